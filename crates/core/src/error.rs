@@ -1,0 +1,71 @@
+//! Errors that name the offending field and the range it accepts.
+
+use std::fmt;
+
+/// An input the estimator cannot use. `field` is the path of the input
+/// (`model.hidden`, `training.micro_batch`, `config.json: num_attention_heads`),
+/// `message` says what is wrong and what range is allowed.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct InputError {
+    pub field: String,
+    pub message: String,
+}
+
+impl InputError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// `value` of `field` is outside `min..=max`.
+    pub fn out_of_range(field: &str, value: impl fmt::Display, min: u64, max: u64) -> Self {
+        Self::new(
+            field,
+            format!("{value} is out of range: allowed {min} to {max}"),
+        )
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+pub type Result<T> = std::result::Result<T, InputError>;
+
+/// Checks `min <= value <= max` for an integer field.
+pub fn check_range(field: &str, value: u64, min: u64, max: u64) -> Result<u64> {
+    if value < min || value > max {
+        Err(InputError::out_of_range(field, value, min, max))
+    } else {
+        Ok(value)
+    }
+}
+
+/// Checked arithmetic on byte counts: every overflow becomes an error naming
+/// what was being computed, never a wrap or a panic.
+pub trait Checked: Sized {
+    fn mul_or(self, rhs: u64, what: &str) -> Result<u64>;
+    fn add_or(self, rhs: u64, what: &str) -> Result<u64>;
+}
+
+impl Checked for u64 {
+    fn mul_or(self, rhs: u64, what: &str) -> Result<u64> {
+        self.checked_mul(rhs)
+            .ok_or_else(|| InputError::new(what, "the size overflows 64-bit bytes: inputs are too large"))
+    }
+    fn add_or(self, rhs: u64, what: &str) -> Result<u64> {
+        self.checked_add(rhs)
+            .ok_or_else(|| InputError::new(what, "the size overflows 64-bit bytes: inputs are too large"))
+    }
+}
+
+/// Multiplies a list of factors with overflow checks.
+pub fn product(what: &str, factors: &[u64]) -> Result<u64> {
+    factors.iter().try_fold(1u64, |acc, &f| acc.mul_or(f, what))
+}

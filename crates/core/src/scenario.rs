@@ -1,0 +1,346 @@
+//! The inputs of one estimate: model, task, precision, parallelism, GPU.
+//!
+//! Serialized as JSON for `vramfit estimate --scenario FILE`; every field but
+//! the model has a default so a scenario file only says what differs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::ModelSpec;
+use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+
+/// Where the model comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelSource {
+    /// A catalog entry by id (`meta-llama/Llama-2-7b-hf`) or short name.
+    Catalog(String),
+    /// Architecture fields given directly.
+    Spec(Box<ModelSpec>),
+    /// A bare parameter count: the last resort, marked approximate.
+    Params(u64),
+}
+
+impl Default for ModelSource {
+    fn default() -> Self {
+        ModelSource::Catalog("meta-llama/Llama-3.1-8B".into())
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    Training,
+    #[default]
+    Inference,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    #[default]
+    Full,
+    Lora,
+    /// LoRA over 4-bit (or 8-bit) quantized frozen weights.
+    Qlora,
+    /// LLaMA-Adapter: prompt tokens and gates, all base weights frozen.
+    Adapter,
+    /// LLaMA-Adapter v2: adapter plus trainable biases and norm scales.
+    AdapterV2,
+    /// Forward and backward with no optimizer (activation benchmarks).
+    ForwardBackward,
+}
+
+/// Linear layers LoRA can adapt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoraTarget {
+    Q,
+    K,
+    V,
+    O,
+    Gate,
+    Up,
+    Down,
+    /// The output head.
+    Head,
+}
+
+impl LoraTarget {
+    pub const ATTENTION: [LoraTarget; 4] = [LoraTarget::Q, LoraTarget::K, LoraTarget::V, LoraTarget::O];
+    pub const MLP: [LoraTarget; 3] = [LoraTarget::Gate, LoraTarget::Up, LoraTarget::Down];
+
+    /// Parses `q`, `k_proj`, `mlp` (gate+up+down), `all` ...; several may come back.
+    pub fn parse(s: &str) -> Option<Vec<LoraTarget>> {
+        let s = s.trim().to_ascii_lowercase();
+        let s = s.strip_suffix("_proj").unwrap_or(&s);
+        Some(match s {
+            "q" => vec![LoraTarget::Q],
+            "k" => vec![LoraTarget::K],
+            "v" => vec![LoraTarget::V],
+            "o" => vec![LoraTarget::O],
+            "gate" | "w1" => vec![LoraTarget::Gate],
+            "up" | "w3" => vec![LoraTarget::Up],
+            "down" | "w2" => vec![LoraTarget::Down],
+            "head" | "lm_head" => vec![LoraTarget::Head],
+            "mlp" => LoraTarget::MLP.to_vec(),
+            "attn" | "attention" => LoraTarget::ATTENTION.to_vec(),
+            "all" | "all-linear" | "all_linear" => {
+                let mut v = LoraTarget::ATTENTION.to_vec();
+                v.extend(LoraTarget::MLP);
+                v
+            }
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lora {
+    pub rank: u64,
+    pub targets: Vec<LoraTarget>,
+}
+
+impl Default for Lora {
+    fn default() -> Self {
+        Lora {
+            rank: 8,
+            targets: vec![LoraTarget::Q, LoraTarget::V],
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Optimizer {
+    Sgd,
+    SgdMomentum,
+    Adam,
+    #[default]
+    Adamw,
+    /// bitsandbytes 8-bit AdamW (block-wise quantized states).
+    Adamw8bit,
+    /// bitsandbytes paged AdamW: 32-bit states in unified (managed) memory.
+    PagedAdamw,
+    /// bitsandbytes paged AdamW with 8-bit states.
+    PagedAdamw8bit,
+    /// HF Adafactor: factored second moment, no first moment.
+    Adafactor,
+    Lion,
+    /// No optimizer (forward/backward only).
+    None,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Checkpointing {
+    #[default]
+    Off,
+    /// Keep only each layer's input; recompute the layer in backward.
+    Full,
+    /// Recompute the attention core only (Megatron "selective").
+    Selective,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Attention {
+    /// Materializes the L×L score matrix.
+    Eager,
+    /// torch scaled_dot_product_attention (flash / memory-efficient kernels).
+    #[default]
+    Sdpa,
+    /// FlashAttention-2/3.
+    Flash,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Training {
+    pub method: Method,
+    pub lora: Lora,
+    pub optimizer: Optimizer,
+    /// dtype of optimizer states; `None` follows the weights (pure 16-bit
+    /// keeps states in 16-bit, AMP and fp32 in fp32).
+    pub optimizer_state_dtype: Option<Dtype>,
+    /// Optimizer step fused into backward (no full gradient buffer).
+    pub optimizer_in_backward: bool,
+    pub micro_batch: u64,
+    pub grad_accum: u64,
+    pub seq_len: u64,
+    pub checkpointing: Checkpointing,
+    /// Loss computed in chunks, never materializing full fp32 logits.
+    pub chunked_loss: bool,
+    /// Saved activations moved to CPU memory between forward and backward.
+    pub activation_offload: bool,
+    /// Vision tower frozen (VLMs).
+    pub freeze_vision: bool,
+    /// Images per sample and their side in pixels (VLMs); 0 images = text only.
+    pub images_per_sample: u64,
+    pub image_size: Option<u64>,
+    /// Trainer-reported trainable parameters, when known (overrides the method's count).
+    pub trainable_params: Option<u64>,
+}
+
+impl Default for Training {
+    fn default() -> Self {
+        Training {
+            method: Method::Full,
+            lora: Lora::default(),
+            optimizer: Optimizer::Adamw,
+            optimizer_state_dtype: None,
+            optimizer_in_backward: false,
+            micro_batch: 1,
+            grad_accum: 1,
+            seq_len: 2048,
+            checkpointing: Checkpointing::Off,
+            chunked_loss: false,
+            activation_offload: false,
+            freeze_vision: false,
+            images_per_sample: 0,
+            image_size: None,
+            trainable_params: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// Hugging Face transformers `generate` (dynamic KV cache).
+    #[default]
+    Transformers,
+    /// litgpt `generate` (KV cache preallocated for prompt + new tokens).
+    Litgpt,
+    /// vLLM: preallocates `gpu_memory_utilization` of the card; KV cache fills the rest.
+    Vllm,
+    /// llama.cpp: GGUF weights, KV cache for the full context.
+    LlamaCpp,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Inference {
+    pub batch: u64,
+    pub prompt_len: u64,
+    pub new_tokens: u64,
+    /// `None` follows the compute dtype.
+    pub kv_cache_dtype: Option<Dtype>,
+    pub engine: Engine,
+    /// vLLM's share of the card it may use (0 < u ≤ 1).
+    pub gpu_memory_utilization: f64,
+    /// Images per prompt (VLMs).
+    pub images_per_prompt: u64,
+}
+
+impl Default for Inference {
+    fn default() -> Self {
+        Inference {
+            batch: 1,
+            prompt_len: 512,
+            new_tokens: 256,
+            kv_cache_dtype: None,
+            engine: Engine::Transformers,
+            gpu_memory_utilization: 0.9,
+            images_per_prompt: 0,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// One GPU, or each GPU holds a full replica (inference).
+    #[default]
+    None,
+    Ddp,
+    Zero1,
+    Zero2,
+    Zero3,
+    /// PyTorch FSDP full shard (= ZeRO-3 layout).
+    Fsdp,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Offload {
+    #[default]
+    None,
+    Optimizer,
+    OptimizerParams,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Parallel {
+    pub gpus: u64,
+    pub strategy: Strategy,
+    /// Tensor-parallel degree.
+    pub tp: u64,
+    /// Pipeline-parallel degree.
+    pub pp: u64,
+    /// Sequence parallelism (shards norm/dropout activations across TP ranks).
+    pub sequence_parallel: bool,
+    pub offload: Offload,
+}
+
+impl Default for Parallel {
+    fn default() -> Self {
+        Parallel {
+            gpus: 1,
+            strategy: Strategy::None,
+            tp: 1,
+            pp: 1,
+            sequence_parallel: false,
+            offload: Offload::None,
+        }
+    }
+}
+
+/// Which GPU the estimate targets (for fit, headroom, context and library overheads).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GpuChoice {
+    /// Catalog id (`h100-sxm-80gb`) or a name NVML prints (`NVIDIA A100-SXM4-40GB`).
+    pub name: Option<String>,
+    /// Capacity in bytes when not from the catalog (or to override it).
+    pub memory_bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Scenario {
+    pub model: ModelSource,
+    pub task: TaskKind,
+    pub weights: WeightFormat,
+    /// bitsandbytes double quantization (NF4/FP4).
+    pub double_quant: bool,
+    /// GPTQ/AWQ group size.
+    pub group_size: u64,
+    /// 16-bit type used for compute and for unquantized tensors.
+    pub compute_dtype: Dtype,
+    pub training_precision: TrainingPrecision,
+    pub attention: Attention,
+    pub training: Training,
+    pub inference: Inference,
+    pub parallel: Parallel,
+    pub gpu: GpuChoice,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            model: ModelSource::default(),
+            task: TaskKind::Inference,
+            weights: WeightFormat::Bf16,
+            double_quant: false,
+            group_size: 128,
+            compute_dtype: Dtype::Bf16,
+            training_precision: TrainingPrecision::Pure16,
+            attention: Attention::Sdpa,
+            training: Training::default(),
+            inference: Inference::default(),
+            parallel: Parallel::default(),
+            gpu: GpuChoice::default(),
+        }
+    }
+}
