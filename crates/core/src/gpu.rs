@@ -1,4 +1,9 @@
 //! GPU catalog: capacity as nvidia-smi reports it, formats supported, bandwidth.
+//!
+//! The catalog lives in `data/gpus.json`, compiled into the library and parsed
+//! once. Each entry's `source` says where every figure comes from.
+
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -38,4 +43,107 @@ pub struct GpuSpec {
     pub aliases: Vec<String>,
     /// Where the figures come from.
     pub source: String,
+    /// Memory the GPU may use when it is smaller than `memory_bytes`: Apple
+    /// unified memory, where Metal's `recommendedMaxWorkingSetSize` allows
+    /// about 75% of the total by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usable_memory_bytes: Option<u64>,
+    /// What to know when using the entry (per-GCD devices, ECC, assumptions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+impl GpuSpec {
+    /// The bytes a workload can plan on: `usable_memory_bytes` where the
+    /// device shares memory with the CPU, else `memory_bytes`.
+    pub fn usable_bytes(&self) -> u64 {
+        self.usable_memory_bytes.unwrap_or(self.memory_bytes)
+    }
+
+    /// Every name the entry answers to: id, name, then aliases.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        [self.id.as_str(), self.name.as_str()]
+            .into_iter()
+            .chain(self.aliases.iter().map(String::as_str))
+    }
+}
+
+/// The catalog as shipped: JSON array of `GpuSpec`.
+const CATALOG_JSON: &str = include_str!("../data/gpus.json");
+
+/// Vendor and product-line words that NVML and vendors put in front of the
+/// model name ("NVIDIA GeForce RTX 4090", "Tesla T4", "AMD Instinct MI300X").
+/// They are dropped before matching so that either spelling finds the entry.
+const NAME_PREFIXES: [&str; 6] = ["nvidia", "tesla", "geforce", "amd", "instinct", "apple"];
+
+/// All catalog entries, in catalog order (datacenter NVIDIA, workstation and
+/// consumer NVIDIA, AMD, Apple).
+pub fn gpus() -> &'static [GpuSpec] {
+    static CATALOG: OnceLock<Vec<GpuSpec>> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        // The JSON is part of the source tree and checked by the tests, so a
+        // parse failure is a build defect; an empty catalog keeps the library
+        // from panicking in a shipped binary.
+        serde_json::from_str(CATALOG_JSON).unwrap_or_default()
+    })
+}
+
+/// Lower-case letters and digits only, with leading vendor words removed:
+/// `"NVIDIA GeForce RTX 4090"` and `"rtx-4090"` both become `"rtx4090"`.
+fn match_key(name: &str) -> String {
+    let mut key: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    loop {
+        let before = key.len();
+        for prefix in NAME_PREFIXES {
+            if let Some(rest) = key.strip_prefix(prefix) {
+                if !rest.is_empty() {
+                    key = rest.to_string();
+                }
+            }
+        }
+        if key.len() == before {
+            return key;
+        }
+    }
+}
+
+/// The entry whose id, name or alias equals `query`, ignoring case, spaces,
+/// dashes, punctuation and leading vendor words (`NVIDIA`, `Tesla`, `GeForce`,
+/// `AMD`, `Instinct`, `Apple`). `None` when nothing matches exactly.
+pub fn find_gpu(query: &str) -> Option<&'static GpuSpec> {
+    let wanted = match_key(query);
+    if wanted.is_empty() {
+        return None;
+    }
+    gpus()
+        .iter()
+        .find(|gpu| gpu.names().any(|name| match_key(name) == wanted))
+}
+
+/// Entries any of whose names contains `query` (same normalization as
+/// `find_gpu`), in catalog order, for pickers. An empty query lists all.
+pub fn search_gpus(query: &str) -> Vec<&'static GpuSpec> {
+    let wanted = match_key(query);
+    gpus()
+        .iter()
+        .filter(|gpu| gpu.names().any(|name| match_key(name).contains(&wanted)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn match_key_drops_vendor_words_and_punctuation() {
+        assert_eq!(match_key("NVIDIA GeForce RTX 4090"), "rtx4090");
+        assert_eq!(match_key("Tesla V100-SXM2-16GB"), "v100sxm216gb");
+        assert_eq!(match_key("AMD Instinct MI300X"), "mi300x");
+        // A bare vendor word stays, so it never matches everything.
+        assert_eq!(match_key("NVIDIA"), "nvidia");
+    }
 }
