@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cmd_score;
 mod output;
 
 #[derive(Parser)]
@@ -15,9 +16,14 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Score the estimator against measured runs (JSONL cases).
+    Score(cmd_score::Args),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Score(args) => cmd_score::run(args),
+    }
 }

@@ -10,3 +10,17 @@ pub mod precision;
 pub mod scenario;
 
 pub use error::{InputError, Result};
+pub mod activations;
+pub mod cases;
+pub mod catalog;
+pub mod estimate;
+pub mod inference;
+pub mod overhead;
+pub mod parallel;
+pub mod report;
+pub mod training;
+pub mod weights;
+
+pub use estimate::estimate;
+pub use report::{Estimate, GpuReport, Line, Part};
+pub use scenario::Scenario;

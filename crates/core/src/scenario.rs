@@ -94,10 +94,13 @@ impl LoraTarget {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Lora {
     pub rank: u64,
     pub targets: Vec<LoraTarget>,
+    /// LoRA dropout probability (> 0 keeps a dropped copy of each adapted input).
+    #[serde(default)]
+    pub dropout: f64,
 }
 
 impl Default for Lora {
@@ -105,6 +108,7 @@ impl Default for Lora {
         Lora {
             rank: 8,
             targets: vec![LoraTarget::Q, LoraTarget::V],
+            dropout: 0.05,
         }
     }
 }
@@ -153,9 +157,23 @@ pub enum Attention {
     Flash,
 }
 
+/// The training framework: decides what it keeps alive (loss implementation,
+/// which linears it quantizes, LoRA dropout defaults).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Framework {
+    /// Hugging Face transformers / Trainer / PEFT / TRL.
+    #[default]
+    Transformers,
+    Litgpt,
+    Torchtune,
+    Deepspeed,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Training {
+    pub framework: Framework,
     pub method: Method,
     pub lora: Lora,
     pub optimizer: Optimizer,
@@ -184,6 +202,7 @@ pub struct Training {
 impl Default for Training {
     fn default() -> Self {
         Training {
+            framework: Framework::Transformers,
             method: Method::Full,
             lora: Lora::default(),
             optimizer: Optimizer::Adamw,

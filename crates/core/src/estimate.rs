@@ -1,0 +1,285 @@
+//! `estimate`: one scenario in, the full per-GPU and CPU breakdown out.
+
+use crate::error::{check_range, InputError, Result};
+use crate::gpu::{find_gpu, GpuSpec};
+use crate::inference::inference_memory;
+use crate::model::{Arch, MlpKind, ModelSpec, NormKind, ParamCounts};
+use crate::overhead::{allocator_slack_bytes, cuda_context_bytes};
+use crate::parallel::Shards;
+use crate::report::{Counter, Estimate, GpuReport, Line, Part};
+use crate::scenario::{Method, ModelSource, Scenario, Strategy, TaskKind};
+use crate::training::{trainable_params, training_memory};
+use crate::weights::weight_bytes;
+
+/// Largest batch, sequence, or token count accepted (2^24 tokens of context).
+pub const MAX_TOKENS: u64 = 1 << 24;
+
+/// The model a scenario refers to, with its exact parameter groups.
+pub fn resolve_model(source: &ModelSource) -> Result<ModelSpec> {
+    match source {
+        ModelSource::Catalog(id) => crate::catalog::find_model(id)
+            .map(|m| m.spec.clone())
+            .ok_or_else(|| {
+                InputError::new(
+                    "model",
+                    format!("\"{id}\" is not in the catalog: give a Hugging Face id from `vramfit models`, a config.json, or architecture fields"),
+                )
+            }),
+        ModelSource::Spec(spec) => {
+            spec.validate()?;
+            Ok((**spec).clone())
+        }
+        ModelSource::Params(n) => {
+            check_range("model.params", *n, 1_000_000, 1 << 44)?;
+            Ok(spec_from_param_count(*n))
+        }
+    }
+}
+
+/// A Llama-shaped model of about `params` parameters, for when nothing else
+/// is known: hidden from the Chinchilla-era aspect ratio (layers ≈ hidden/128),
+/// marked approximate so every figure says so.
+pub fn spec_from_param_count(params: u64) -> ModelSpec {
+    // 12·L·h² with L = h/128  ⇒  h ≈ (params · 128 / 12)^(1/3), rounded to 256.
+    let h = ((params as f64 * 128.0 / 12.0).cbrt() / 256.0).round().max(1.0) as u64 * 256;
+    let layers = (h / 128).max(1);
+    let per_layer = 12 * h * h;
+    let layers = (params / per_layer.max(1)).clamp(1, layers.max(1) * 2);
+    ModelSpec {
+        name: format!("~{:.1}B parameters", params as f64 / 1e9),
+        arch: Arch::Custom,
+        hidden: h,
+        layers,
+        heads: (h / 128).max(1),
+        kv_heads: (h / 128).max(1),
+        head_dim: Some(128),
+        intermediate: h * 8 / 3,
+        vocab: 32000,
+        max_position: 4096,
+        tied_embeddings: false,
+        mlp: MlpKind::Gated,
+        norm: NormKind::Rms,
+        qkv_bias: false,
+        out_bias: false,
+        moe: None,
+        mla: None,
+        sliding_window: None,
+        encoder_layers: None,
+        vision: None,
+        params_override: Some(params),
+        approximate: true,
+    }
+}
+
+/// Parameter groups, scaled to `params_override` when the source states a
+/// total the fields cannot rebuild exactly.
+pub fn effective_counts(spec: &ModelSpec) -> ParamCounts {
+    let mut c = spec.param_counts();
+    if let Some(target) = spec.params_override {
+        if c.total > 0 && target != c.total {
+            let fixed = c.embedding + c.lm_head + c.other + c.vision + c.projector;
+            let layers_total = c.layers.total().max(1);
+            let want = target.saturating_sub(fixed).max(1);
+            let scale = |x: u64| ((x as u128 * want as u128) / layers_total as u128) as u64;
+            let l = &mut c.layers;
+            *l = crate::model::LayerParams {
+                q: scale(l.q),
+                k: scale(l.k),
+                v: scale(l.v),
+                o: scale(l.o),
+                gate: scale(l.gate),
+                up: scale(l.up),
+                down: scale(l.down),
+                router: scale(l.router),
+                norms: scale(l.norms),
+                biases: scale(l.biases),
+            };
+            c.total = fixed + c.layers.total();
+            c.active_per_token = c.active_per_token.min(c.total);
+        }
+    }
+    c
+}
+
+/// Checks the scenario's own fields (the model is checked by `validate`).
+pub fn validate_scenario(sc: &Scenario) -> Result<()> {
+    let p = &sc.parallel;
+    check_range("parallel.gpus", p.gpus, 1, 65_536)?;
+    check_range("parallel.tp", p.tp, 1, p.gpus)?;
+    check_range("parallel.pp", p.pp, 1, p.gpus)?;
+    if p.gpus % (p.tp * p.pp) != 0 {
+        return Err(InputError::new(
+            "parallel.gpus",
+            format!("{} must be a multiple of tp × pp = {}", p.gpus, p.tp * p.pp),
+        ));
+    }
+    check_range("group_size", sc.group_size, 1, 1 << 20)?;
+    match sc.task {
+        TaskKind::Training => {
+            let t = &sc.training;
+            check_range("training.micro_batch", t.micro_batch, 1, 65_536)?;
+            check_range("training.grad_accum", t.grad_accum, 1, 1 << 20)?;
+            check_range("training.seq_len", t.seq_len, 1, MAX_TOKENS)?;
+            check_range("training.images_per_sample", t.images_per_sample, 0, 1024)?;
+            if matches!(t.method, Method::Lora | Method::Qlora) {
+                check_range("training.lora.rank", t.lora.rank, 1, 65_536)?;
+                if t.lora.targets.is_empty() {
+                    return Err(InputError::new("training.lora.targets", "name at least one target: q, k, v, o, gate, up, down, head"));
+                }
+                if !(0.0..1.0).contains(&t.lora.dropout) {
+                    return Err(InputError::new("training.lora.dropout", format!("{} is out of range: allowed 0 to below 1", t.lora.dropout)));
+                }
+            }
+            if let Some(n) = t.trainable_params {
+                check_range("training.trainable_params", n, 0, 1 << 44)?;
+            }
+        }
+        TaskKind::Inference => {
+            let i = &sc.inference;
+            check_range("inference.batch", i.batch, 1, 65_536)?;
+            check_range("inference.prompt_len", i.prompt_len, 1, MAX_TOKENS)?;
+            check_range("inference.new_tokens", i.new_tokens, 0, MAX_TOKENS)?;
+            let u = i.gpu_memory_utilization;
+            if !(u > 0.0 && u <= 1.0) {
+                return Err(InputError::new(
+                    "inference.gpu_memory_utilization",
+                    format!("{u} is out of range: allowed above 0 up to 1"),
+                ));
+            }
+        }
+    }
+    if let Some(m) = sc.gpu.memory_bytes {
+        check_range("gpu.memory_bytes", m, 1 << 20, 1 << 50)?;
+    }
+    Ok(())
+}
+
+fn to_u64(field: &str, bytes: u128) -> Result<u64> {
+    u64::try_from(bytes).map_err(|_| InputError::new(field, "the memory needed exceeds 16 EiB: inputs are too large"))
+}
+
+/// The GPU the scenario names, if any; an unknown name is an error.
+pub fn resolve_gpu(sc: &Scenario) -> Result<Option<&'static GpuSpec>> {
+    match &sc.gpu.name {
+        Some(name) if !name.trim().is_empty() => find_gpu(name)
+            .map(Some)
+            .ok_or_else(|| InputError::new("gpu.name", format!("\"{name}\" is not in the GPU catalog (`vramfit gpus --catalog` lists it); give gpu.memory_bytes for a custom card"))),
+        _ => Ok(None),
+    }
+}
+
+/// Estimates one scenario.
+pub fn estimate(sc: &Scenario) -> Result<Estimate> {
+    let spec = resolve_model(&sc.model)?;
+    estimate_with_model(sc, &spec)
+}
+
+/// Estimates a scenario whose model is already resolved.
+pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> {
+    spec.validate()?;
+    validate_scenario(sc)?;
+    let p = &sc.parallel;
+    if spec.heads % p.tp != 0 {
+        return Err(InputError::new("parallel.tp", format!("{} must divide the model's {} attention heads", p.tp, spec.heads)));
+    }
+    if p.pp > spec.layers {
+        return Err(InputError::new("parallel.pp", format!("{} is out of range: allowed 1 to the model's {} layers", p.pp, spec.layers)));
+    }
+    let gpu = resolve_gpu(sc)?;
+    let capacity = sc.gpu.memory_bytes.or(gpu.map(|g| g.memory_bytes));
+    let counts = effective_counts(spec);
+    let training = sc.task == TaskKind::Training;
+    let shards = Shards::new(p, spec.layers, training);
+    let weights = weight_bytes(spec, &counts, sc);
+    let (context, context_source) = cuda_context_bytes(gpu);
+    let mut notes = Vec::new();
+    if spec.approximate {
+        notes.push("Model given as a bare parameter count: shapes are guessed, figures are approximate.".to_string());
+    }
+
+    let (mut lines, cpu_lines, peak_allocated, phase, kv_per_token, trainable) = if training {
+        let m = training_memory(spec, &counts, sc, &weights, &shards);
+        let trainable = trainable_params(spec, &counts, sc);
+        (m.lines, m.cpu_lines, m.peak_allocated, m.peak_phase.to_string(), 0u128, trainable)
+    } else {
+        let m = inference_memory(spec, sc, &weights, &shards, capacity, context);
+        (m.lines, Vec::new(), m.peak_allocated, "generation".to_string(), m.kv_per_token, 0)
+    };
+    if p.strategy == Strategy::None && p.gpus > 1 && p.tp * p.pp == 1 && training {
+        notes.push("Several GPUs with strategy \"none\": each GPU holds a full replica (as DDP without buckets).".into());
+    }
+
+    // Reserved: what the caching allocator keeps beyond live tensors.
+    let persistent: u128 = lines
+        .iter()
+        .filter(|l| l.counter == Counter::Allocated && matches!(l.part, Part::Weights | Part::MasterWeights | Part::OptimizerStates | Part::Gradients | Part::KvCache))
+        .map(|l| l.bytes as u128)
+        .sum();
+    let per_step = peak_allocated.saturating_sub(persistent);
+    let largest_tensor = largest_tensor_bytes(spec, sc);
+    let (slack, slack_formula) = if sc.inference.engine == crate::scenario::Engine::Vllm && !training {
+        (0, "vLLM allocates its KV cache up front: no growth of the cache".to_string())
+    } else {
+        allocator_slack_bytes(largest_tensor, per_step)
+    };
+    lines.push(Line {
+        part: Part::AllocatorSlack,
+        bytes: to_u64("allocator slack", slack)?,
+        formula: slack_formula,
+        counter: Counter::Reserved,
+    });
+    lines.push(Line {
+        part: Part::CudaContext,
+        bytes: context,
+        formula: context_source.to_string(),
+        counter: Counter::Device,
+    });
+    let paged: u128 = lines
+        .iter()
+        .filter(|l| l.part == Part::PagedOptimizer)
+        .map(|l| l.bytes as u128)
+        .sum();
+    let peak_reserved = peak_allocated + slack;
+    let device_used = peak_reserved + context as u128 + paged;
+    let weights_line = lines.iter().find(|l| l.part == Part::Weights).map_or(0, |l| l.bytes);
+
+    let report = GpuReport {
+        index: 0,
+        lines,
+        peak_allocated_bytes: to_u64("peak allocated", peak_allocated)?,
+        peak_reserved_bytes: to_u64("peak reserved", peak_reserved)?,
+        device_used_bytes: to_u64("device used", device_used)?,
+        weights_bytes: weights_line,
+        kv_bytes_per_token: to_u64("KV cache", kv_per_token)?,
+        peak_phase: phase,
+    };
+    let gpus = (0..p.gpus.min(1024))
+        .map(|i| GpuReport {
+            index: i,
+            ..report.clone()
+        })
+        .collect();
+    let cpu_ram: u128 = cpu_lines.iter().map(|l| l.bytes as u128).sum();
+    Ok(Estimate {
+        model: spec.name.clone(),
+        params: counts.total,
+        trainable_params: to_u64("trainable params", trainable)?,
+        approximate: spec.approximate,
+        gpus,
+        cpu_ram_bytes: to_u64("CPU RAM", cpu_ram)?,
+        cpu_lines,
+        capacity_bytes: capacity,
+        notes,
+    })
+}
+
+/// Largest single parameter tensor in its stored dtype (embedding or a projection).
+fn largest_tensor_bytes(spec: &ModelSpec, sc: &Scenario) -> u128 {
+    let h = spec.hidden as u128;
+    let biggest = (spec.vocab as u128 * h).max(h * spec.intermediate as u128);
+    let bytes = match sc.task {
+        TaskKind::Training => crate::weights::trainable_dtype(sc).bytes(),
+        TaskKind::Inference => sc.weights.plain_dtype().unwrap_or(sc.compute_dtype).bytes(),
+    } as u128;
+    biggest * bytes
+}

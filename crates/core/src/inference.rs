@@ -1,0 +1,148 @@
+//! Inference memory: weights, KV cache, prefill working set, per engine.
+
+use crate::model::ModelSpec;
+use crate::parallel::Shards;
+use crate::precision::Dtype;
+use crate::report::{Counter, Line, Part};
+use crate::scenario::{Attention, Engine, Scenario};
+use crate::weights::{rotary_dim, WeightBytes};
+
+/// KV-cache bytes per token of context on one GPU, all layers, and the formula.
+pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128, String) {
+    let layers = spec.layers as u128;
+    let b = kv.bytes() as u128;
+    match &spec.mla {
+        // MLA caches one compressed latent and the shared RoPE key per token.
+        Some(m) => {
+            let per = layers * (m.kv_lora_rank + m.qk_rope_head_dim) as u128 * b;
+            (per, format!("{layers} layers × ({} latent + {} rope) × {b} B", m.kv_lora_rank, m.qk_rope_head_dim))
+        }
+        None => {
+            let kv_heads = (spec.kv_heads as u128).div_ceil(shards.tp).max(1);
+            let d = spec.head_dim() as u128;
+            let per = layers * 2 * kv_heads * d * b;
+            (per, format!("{layers} layers × 2 (K,V) × {kv_heads} kv heads × {d} × {b} B"))
+        }
+    }
+}
+
+pub struct InferenceMemory {
+    pub lines: Vec<Line>,
+    pub peak_allocated: u128,
+    pub kv_per_token: u128,
+}
+
+fn line(part: Part, bytes: u128, formula: String, counter: Counter) -> Line {
+    Line {
+        part,
+        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+        formula,
+        counter,
+    }
+}
+
+/// Bytes of the KV cache holding `tokens` tokens for each of `batch` sequences,
+/// with sliding-window layers capped at their window.
+pub fn kv_cache_bytes(spec: &ModelSpec, per_token: u128, batch: u128, tokens: u128) -> u128 {
+    let layers = spec.layers.max(1) as u128;
+    let per_layer = per_token / layers;
+    let (windowed, window) = match &spec.sliding_window {
+        Some(w) => (w.layers as u128, w.window as u128),
+        None => (0, tokens),
+    };
+    batch * per_layer * ((layers - windowed) * tokens + windowed * tokens.min(window))
+}
+
+pub fn inference_memory(
+    spec: &ModelSpec,
+    sc: &Scenario,
+    weights: &WeightBytes,
+    shards: &Shards,
+    capacity: Option<u64>,
+    non_torch: u64,
+) -> InferenceMemory {
+    let inf = &sc.inference;
+    let kv_dtype = inf.kv_cache_dtype.unwrap_or(sc.compute_dtype);
+    let (per_token, per_token_formula) = kv_bytes_per_token(spec, kv_dtype, shards);
+    let batch = inf.batch as u128;
+    let context = (inf.prompt_len + inf.new_tokens) as u128;
+    let mut lines = Vec::new();
+    let w = weights.total / (shards.tp * shards.pp);
+    let mut weight_bytes = w;
+    let mut weight_formula = format!("({}){}", weights.formula, shards.weight_note());
+    if inf.engine == Engine::Vllm {
+        // vLLM's rotary layer precomputes cos/sin for every position in the
+        // model dtype: max_position × rotary_dim × bytes (vllm-llmd-177/178/180:
+        // weights match to 0.1% only with it).
+        let rope = spec.max_position as u128 * rotary_dim(spec) as u128 * sc.compute_dtype.bytes() as u128;
+        weight_bytes += rope;
+        weight_formula += &format!(" + RoPE cos/sin cache {} × {} × {} B", spec.max_position, rotary_dim(spec), sc.compute_dtype.bytes());
+    }
+    lines.push(line(Part::Weights, weight_bytes, weight_formula, Counter::Allocated));
+
+    let h = spec.hidden as u128;
+    let i = spec.intermediate as u128;
+    let heads = (spec.heads as u128).div_ceil(shards.tp);
+    let act = sc.compute_dtype.bytes() as u128;
+    let prompt = inf.prompt_len as u128;
+    // Prefill working set of one layer: hidden states and MLP intermediates of
+    // the whole prompt, plus the score matrix where eager attention builds it
+    // (fp32 softmax + 16-bit copy: 6 B per score, as in training).
+    let mut prefill = batch * prompt * (4 * h * act + 3 * i * act / shards.tp);
+    let mut prefill_formula = format!("b·p·(4·h + 3·i)·{act} B");
+    if sc.attention == Attention::Eager {
+        prefill += 6 * batch * heads * prompt * prompt;
+        prefill_formula += " + 6·b·a·p² (eager scores)";
+    }
+    // Last-position logits in fp32 (transformers/litgpt upcast before sampling).
+    let logits = batch * spec.vocab as u128 * 4;
+    let quant = crate::training::inference_quant_buffer_bytes(sc, weights);
+
+    let (kv, kv_formula) = match inf.engine {
+        Engine::Vllm => {
+            // vLLM profiles a forward pass, then gives the KV cache everything
+            // left below gpu_memory_utilization × capacity.
+            match capacity {
+                Some(cap) => {
+                    let budget = (cap as f64 * inf.gpu_memory_utilization.clamp(0.0, 1.0)) as u128;
+                    let used = weight_bytes + prefill + non_torch as u128;
+                    let kv = budget.saturating_sub(used);
+                    (kv, format!("{:.2} × capacity − weights − profile activations − non-torch memory", inf.gpu_memory_utilization))
+                }
+                None => {
+                    let kv = kv_cache_bytes(spec, per_token, batch, context);
+                    (kv, format!("b × context × ({per_token_formula}) (no GPU chosen: the requested context only)"))
+                }
+            }
+        }
+        _ => {
+            let kv = kv_cache_bytes(spec, per_token, batch, context);
+            (kv, format!("{batch} × {context} tokens × {per_token} B/token ({per_token_formula})"))
+        }
+    };
+    lines.push(line(Part::KvCache, kv, kv_formula, Counter::Allocated));
+    // transformers' DynamicCache grows each layer with torch.cat: the old and
+    // new copy of one layer coexist.
+    let growth = if inf.engine == Engine::Transformers { kv / spec.layers.max(1) as u128 } else { 0 };
+    let working = prefill + logits + growth;
+    lines.push(line(
+        Part::Activations,
+        working,
+        format!("prefill {prefill_formula} + fp32 logits b·V·4{}", if growth > 0 { " + one layer of cache growth" } else { "" }),
+        Counter::Allocated,
+    ));
+    if quant > 0 {
+        lines.push(line(
+            Part::QuantBuffers,
+            quant,
+            format!("2 × {} elements (largest linear) × {} B", weights.largest_quantized_linear, sc.compute_dtype.bytes()),
+            Counter::Allocated,
+        ));
+    }
+    let peak = weight_bytes + kv + working + quant;
+    InferenceMemory {
+        lines,
+        peak_allocated: peak,
+        kv_per_token: per_token,
+    }
+}

@@ -1,0 +1,126 @@
+//! The result of an estimate: lines with formulas, three totals, CPU RAM.
+
+use serde::{Deserialize, Serialize};
+
+/// What a line of the breakdown is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    Weights,
+    Gradients,
+    OptimizerStates,
+    MasterWeights,
+    Activations,
+    LogitsLoss,
+    KvCache,
+    QuantBuffers,
+    /// Temporary buffers of the optimizer step (foreach AdamW).
+    OptimizerStep,
+    /// Other transient working memory (communication buckets, gathered shards).
+    Workspace,
+    /// bitsandbytes paged optimizer states: unified memory, outside PyTorch's counters.
+    PagedOptimizer,
+    CudaContext,
+    AllocatorSlack,
+}
+
+impl Part {
+    pub fn label(self) -> &'static str {
+        match self {
+            Part::Weights => "weights",
+            Part::Gradients => "gradients",
+            Part::OptimizerStates => "optimizer states",
+            Part::MasterWeights => "fp32 master weights",
+            Part::Activations => "activations",
+            Part::LogitsLoss => "logits and loss",
+            Part::KvCache => "KV cache",
+            Part::QuantBuffers => "dequantization buffers",
+            Part::OptimizerStep => "optimizer step buffers",
+            Part::Workspace => "parallelism buffers",
+            Part::PagedOptimizer => "paged optimizer states (unified memory)",
+            Part::CudaContext => "CUDA context and libraries",
+            Part::AllocatorSlack => "allocator cache (reserved, unused)",
+        }
+    }
+}
+
+/// Which total a line counts towards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Counter {
+    /// Live tensors at the peak: `torch.cuda.max_memory_allocated`.
+    Allocated,
+    /// Held by PyTorch's caching allocator but unused: adds to reserved.
+    Reserved,
+    /// Outside PyTorch: only nvidia-smi sees it.
+    Device,
+    /// Exists during the run but is not alive at the peak (shown for completeness).
+    NotAtPeak,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    pub part: Part,
+    pub bytes: u64,
+    /// The formula with the numbers put in.
+    pub formula: String,
+    pub counter: Counter,
+}
+
+/// Memory of one GPU.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuReport {
+    pub index: u64,
+    pub lines: Vec<Line>,
+    /// `torch.cuda.max_memory_allocated()`: live tensors at the peak.
+    pub peak_allocated_bytes: u64,
+    /// `torch.cuda.max_memory_reserved()`: allocated plus the allocator's cache.
+    pub peak_reserved_bytes: u64,
+    /// nvidia-smi "used": reserved plus CUDA context, libraries and unified memory.
+    pub device_used_bytes: u64,
+    /// Weights held by this GPU.
+    pub weights_bytes: u64,
+    /// KV cache per token of context held by this GPU (all layers).
+    pub kv_bytes_per_token: u64,
+    /// When the peak happens (`forward/backward`, `optimizer step`, `generation`).
+    pub peak_phase: String,
+}
+
+/// The whole estimate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    pub model: String,
+    /// Total parameters.
+    pub params: u64,
+    pub trainable_params: u64,
+    /// True when the model was given as a bare parameter count.
+    pub approximate: bool,
+    pub gpus: Vec<GpuReport>,
+    /// Host memory: offloaded states and checkpoint loading.
+    pub cpu_ram_bytes: u64,
+    pub cpu_lines: Vec<Line>,
+    /// Capacity of the chosen GPU, when one was chosen.
+    pub capacity_bytes: Option<u64>,
+    pub notes: Vec<String>,
+}
+
+impl Estimate {
+    /// The busiest GPU (pipeline stages differ; otherwise all are equal).
+    pub fn worst_gpu(&self) -> &GpuReport {
+        self.gpus
+            .iter()
+            .max_by_key(|g| g.device_used_bytes)
+            .unwrap_or(&self.gpus[0])
+    }
+
+    /// Bytes to spare on the chosen GPU (negative when it does not fit),
+    /// comparing nvidia-smi "used" against the card's capacity.
+    pub fn headroom_bytes(&self) -> Option<i128> {
+        self.capacity_bytes
+            .map(|c| c as i128 - self.worst_gpu().device_used_bytes as i128)
+    }
+
+    pub fn fits(&self) -> Option<bool> {
+        self.headroom_bytes().map(|h| h >= 0)
+    }
+}

@@ -1,0 +1,154 @@
+//! Bytes of the weights as stored, for every format.
+
+use crate::model::{Arch, ModelSpec, ParamCounts};
+use crate::precision::{Dtype, WeightFormat};
+use crate::scenario::{Engine, Framework, LoraTarget, Method, Scenario, TaskKind};
+
+/// Weight storage split into what is quantized and what stays 16/32-bit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WeightBytes {
+    pub total: u128,
+    pub quantized_params: u128,
+    pub plain_params: u128,
+    /// Largest single quantized linear, in elements (for dequantization buffers).
+    pub largest_quantized_linear: u128,
+    pub formula: String,
+}
+
+/// Which linears a 4/8-bit format replaces, by framework:
+/// * litgpt's bitsandbytes plugin replaces every `nn.Linear`, lm_head included
+///   (groundtruth caveat of litgpt-res-031);
+/// * transformers/PEFT bitsandbytes skip the output head (`llm_int8_skip_modules`);
+/// * torchtune QLoRA quantizes only the LoRA-wrapped linears (caveat of case 115);
+/// * vLLM/GPTQ/AWQ/FP8 checkpoints quantize the block linears, not the head;
+/// * gpt-oss MXFP4 checkpoints quantize only the MoE experts.
+pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> WeightBytes {
+    let format = effective_format(sc);
+    let total_params = counts.total as u128;
+    let plain_dtype = format.unquantized_dtype(sc.compute_dtype);
+    if let Some(d) = format.plain_dtype() {
+        return WeightBytes {
+            total: total_params * d.bytes() as u128,
+            quantized_params: 0,
+            plain_params: total_params,
+            largest_quantized_linear: 0,
+            formula: format!("{} params × {} B ({})", counts.total, d.bytes(), d.name()),
+        };
+    }
+    let layers = &counts.layers;
+    let per_layer = |x: u64| (x as u128) / (spec.layers.max(1) as u128);
+    let mut quantized: u128 = match (format, spec.arch) {
+        (WeightFormat::Mxfp4, _) => (layers.gate + layers.up + layers.down) as u128,
+        _ => layers.linear() as u128,
+    };
+    if sc.task == TaskKind::Training
+        && sc.training.framework == Framework::Torchtune
+        && matches!(sc.training.method, Method::Qlora | Method::Lora)
+    {
+        let t = &sc.training.lora.targets;
+        let has = |x: LoraTarget| t.contains(&x);
+        let mut q = 0u128;
+        for (target, n) in [
+            (LoraTarget::Q, layers.q),
+            (LoraTarget::K, layers.k),
+            (LoraTarget::V, layers.v),
+            (LoraTarget::O, layers.o),
+            (LoraTarget::Gate, layers.gate),
+            (LoraTarget::Up, layers.up),
+            (LoraTarget::Down, layers.down),
+        ] {
+            if has(target) {
+                q += n as u128;
+            }
+        }
+        quantized = q;
+    }
+    let mut largest = [layers.q, layers.k, layers.v, layers.o, layers.gate, layers.up, layers.down]
+        .iter()
+        .map(|&x| per_layer(x))
+        .max()
+        .unwrap_or(0);
+    if let Some(moe) = &spec.moe {
+        largest /= (moe.experts.max(1) as u128).min(largest.max(1));
+    }
+    let head_quantized = sc.task == TaskKind::Training && sc.training.framework == Framework::Litgpt
+        || (sc.task == TaskKind::Inference && sc.inference.engine == Engine::Litgpt);
+    let head_quantized = head_quantized
+        && matches!(format, WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8);
+    // GGUF files quantize the output head and embeddings too (llama.cpp keeps
+    // them at Q6_K/Q8_0 in the _K_M mixes; we charge them the file's average).
+    let gguf = format.is_gguf();
+    if head_quantized || gguf {
+        quantized += counts.lm_head as u128;
+        largest = largest.max(counts.lm_head as u128);
+    }
+    if gguf {
+        quantized += counts.embedding as u128;
+    }
+    let quantized = quantized.min(total_params);
+    let plain = total_params - quantized;
+    let (millibits, why) = format.millibits_per_weight(sc.group_size, sc.double_quant);
+    let mut q_bytes = quantized * millibits as u128 / (8 * 1024);
+    // vLLM's MXFP4 MoE kernels on Hopper pad expert widths to a multiple of 256
+    // (vLLM `mxfp4` layer: hidden and intermediate rounded up for the Triton /
+    // Marlin kernels); gpt-oss 2880 → 3072 (vllm-llmd-193 weights match only with it).
+    if format == WeightFormat::Mxfp4 && sc.inference.engine == Engine::Vllm {
+        if let Some(moe) = &spec.moe {
+            let pad = |x: u64| x.div_ceil(256) * 256;
+            let num = (pad(spec.hidden) * pad(moe.expert_intermediate)) as u128;
+            let den = (spec.hidden * moe.expert_intermediate).max(1) as u128;
+            q_bytes = q_bytes * num / den;
+        }
+    }
+    let plain_bytes = plain * plain_dtype.bytes() as u128;
+    WeightBytes {
+        total: q_bytes + plain_bytes,
+        quantized_params: quantized,
+        plain_params: plain,
+        largest_quantized_linear: largest,
+        formula: format!(
+            "{quantized} quantized params × {:.3} bits ({}: {why}) + {plain} params × {} B ({})",
+            millibits as f64 / 1024.0,
+            format.name(),
+            plain_dtype.bytes(),
+            plain_dtype.name()
+        ),
+    }
+}
+
+/// The weight format in effect: QLoRA on a 16-bit choice means NF4.
+pub fn effective_format(sc: &Scenario) -> WeightFormat {
+    if sc.task == TaskKind::Training
+        && sc.training.method == Method::Qlora
+        && !sc.weights.is_quantized()
+    {
+        WeightFormat::Nf4
+    } else {
+        sc.weights
+    }
+}
+
+/// dtype of the trainable (floating) parameters.
+pub fn trainable_dtype(sc: &Scenario) -> Dtype {
+    use crate::precision::TrainingPrecision::*;
+    match sc.training_precision {
+        Fp32 | Amp => Dtype::Fp32,
+        Pure16 => match sc.weights.plain_dtype() {
+            Some(Dtype::Fp32) | None => sc.compute_dtype,
+            Some(d) => d,
+        },
+    }
+}
+
+/// The arch's rotary embedding covers the whole head (for vLLM's cos/sin cache).
+pub fn rotary_dim(spec: &ModelSpec) -> u64 {
+    match spec.arch {
+        Arch::Phi => spec.head_dim() * 2 / 5,
+        Arch::Stablelm | Arch::GptNeox => spec.head_dim() / 4,
+        Arch::Gpt2 | Arch::Opt | Arch::Bert | Arch::Bloom | Arch::GptBigcode | Arch::T5 => 0,
+        _ => match &spec.mla {
+            Some(m) => m.qk_rope_head_dim,
+            None => spec.head_dim(),
+        },
+    }
+}
