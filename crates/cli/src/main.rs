@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cmd_estimate;
 mod cmd_score;
 mod output;
 
@@ -17,6 +18,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Estimate the memory of one training or inference setup.
+    Estimate(cmd_estimate::Args),
     /// Score the estimator against measured runs (JSONL cases).
     Score(cmd_score::Args),
 }
@@ -24,6 +27,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Estimate(args) => cmd_estimate::run(args),
         Command::Score(args) => cmd_score::run(args),
     }
 }

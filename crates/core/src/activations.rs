@@ -8,7 +8,7 @@
 //! LoRA and frozen towers save memory.
 
 use crate::model::{Arch, MlpKind, ModelSpec, NormKind};
-use crate::scenario::{Attention, Checkpointing, LoraTarget};
+use crate::scenario::{Attention, Checkpointing, Framework, LoraTarget};
 
 /// Shape of one micro-batch through one layer, and what is trainable.
 #[derive(Clone, Debug)]
@@ -76,9 +76,12 @@ pub enum ActFn {
     Relu,
 }
 
-pub fn act_fn(spec: &ModelSpec) -> ActFn {
+/// litgpt writes its own blocks with `torch.nn.functional.gelu` (fused) for
+/// every plain MLP; transformers keeps each model's original activation.
+pub fn act_fn(spec: &ModelSpec, framework: Framework) -> ActFn {
     match (spec.mlp, spec.arch) {
         (MlpKind::Gated, _) => ActFn::Gated,
+        (MlpKind::Plain, _) if framework == Framework::Litgpt => ActFn::Fused,
         (MlpKind::Plain, Arch::Gpt2 | Arch::Phi) => ActFn::PythonGelu,
         (MlpKind::Plain, Arch::Opt | Arch::T5) => ActFn::Relu,
         (MlpKind::Plain, _) => ActFn::Fused,

@@ -272,6 +272,7 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
         "litgpt" => Framework::Litgpt,
         "torchtune" => Framework::Torchtune,
         "deepspeed" => Framework::Deepspeed,
+        "hf-trainer" => Framework::HfTrainer,
         "diffusers" => return Err(unsupported("diffusers (UNet) training is not a transformer LLM the estimator models")),
         _ => Framework::Transformers,
     };

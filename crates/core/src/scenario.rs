@@ -162,9 +162,14 @@ pub enum Attention {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Framework {
-    /// Hugging Face transformers / Trainer / PEFT / TRL.
+    /// Hugging Face transformers / PEFT / TRL with a PyTorch 2.x training loop.
     #[default]
     Transformers,
+    /// Hugging Face Trainer as measured in the transformers performance docs
+    /// (PyTorch 1.x stack): `zero_grad()` kept gradient tensors allocated
+    /// (set_to_none=False was the default before PyTorch 2.0) and transformers'
+    /// own AdamW stepped parameter by parameter.
+    HfTrainer,
     Litgpt,
     Torchtune,
     Deepspeed,

@@ -240,21 +240,29 @@ pub fn training_memory(
 
     // Optimizer step scratch: torch's foreach AdamW (the CUDA default) holds one
     // parameter-sized temporary (cpu/optimizer_states.csv: 1.0× param bytes).
-    let step = if optimizer_on_cpu || t.optimizer_in_backward {
-        0
+    let largest_param = largest_param_elements(spec) * tdtype.bytes() as u128;
+    let (step, step_formula) = if optimizer_on_cpu || t.optimizer_in_backward {
+        (0, String::new())
+    } else if t.framework == Framework::HfTrainer {
+        // A for-loop step holds temporaries of one tensor at a time: ≈ 2× the
+        // largest (cpu/optimizer_states.csv, for-loop rows).
+        (2 * largest_param, "2 × largest parameter tensor (for-loop step)".to_string())
     } else {
         match t.optimizer {
-            Optimizer::Adam | Optimizer::Adamw | Optimizer::Lion | Optimizer::SgdMomentum => {
-                shards.optimizer(trainable * tdtype.bytes() as u128)
-            }
-            _ => 0,
+            Optimizer::Adam | Optimizer::Adamw | Optimizer::Lion | Optimizer::SgdMomentum => (
+                shards.optimizer(trainable * tdtype.bytes() as u128),
+                "one trainable-parameter-sized temporary (foreach step, the CUDA default)".to_string(),
+            ),
+            // HF Adafactor: ≈ 2× the largest tensor in fp32 (optimizer_states.csv).
+            Optimizer::Adafactor => (2 * largest_param_elements(spec) * 4, "2 × largest tensor in fp32 (Adafactor)".to_string()),
+            _ => (0, String::new()),
         }
     };
     // DDP's reducer keeps flat gradient buckets beside .grad (gradient_as_bucket_view=False).
     let buckets = shards.ddp_bucket_bytes(grad_bytes_full);
     let gathered = shards.zero3_gathered(weights.total, 2);
     if step > 0 {
-        lines.push(line(Part::OptimizerStep, step, "one trainable-parameter-sized temporary (foreach AdamW)".into(), Counter::NotAtPeak));
+        lines.push(line(Part::OptimizerStep, step, step_formula, Counter::NotAtPeak));
     }
     if buckets + gathered > 0 {
         lines.push(line(
@@ -266,7 +274,9 @@ pub fn training_memory(
     }
 
     let weights_alloc = if weights_on_cpu { shards.gathered_layers(weights.total, 2) } else { w_gpu };
-    let accumulating = t.grad_accum > 1;
+    // Gradients are alive during forward/backward when they accumulate over
+    // micro-batches, or when zero_grad keeps them (legacy HF Trainer stack).
+    let accumulating = t.grad_accum > 1 || t.framework == Framework::HfTrainer;
     let backward = weights_alloc
         + master_alloc
         + states_alloc
@@ -278,8 +288,20 @@ pub fn training_memory(
         + gathered
         + if accumulating { grads } else { 0 };
     let step_peak = weights_alloc + master_alloc + states_alloc + grads + step + buckets;
-    let (peak, phase) = if step_peak > backward {
+    // End of backward: every gradient exists; a 16-bit embedding's backward
+    // accumulates its gradient in an fp32 buffer (hf-sdpa-156/167 at s = 128:
+    // peak − weights − gradients ≈ vocab × h × 4 B).
+    let embedding_trainable = full_training(t.method);
+    let embedding_grad_buffer = if embedding_trainable && tdtype.bytes() == 2 {
+        shards.gradients(counts.embedding as u128 * 4)
+    } else {
+        0
+    };
+    let backward_end = weights_alloc + master_alloc + states_alloc + grads + buckets + embedding_grad_buffer;
+    let (peak, phase) = if step_peak >= backward.max(backward_end) {
         (step_peak, "optimizer step")
+    } else if backward_end > backward {
+        (backward_end, "end of backward")
     } else {
         (backward, "forward/backward")
     };
@@ -290,7 +312,15 @@ pub fn training_memory(
             l.part,
             Part::Weights | Part::MasterWeights | Part::OptimizerStates | Part::Gradients | Part::OptimizerStep | Part::Workspace
         );
-        let alive = if phase == "optimizer step" { at_step } else { at_backward };
+        let at_backward_end = matches!(
+            l.part,
+            Part::Weights | Part::MasterWeights | Part::OptimizerStates | Part::Gradients | Part::Workspace
+        );
+        let alive = match phase {
+            "optimizer step" => at_step,
+            "end of backward" => at_backward_end,
+            _ => at_backward,
+        };
         if l.counter == Counter::Allocated && !alive {
             l.counter = Counter::NotAtPeak;
         } else if l.counter == Counter::NotAtPeak && alive {
@@ -321,7 +351,7 @@ pub fn inference_quant_buffer_bytes(sc: &Scenario, weights: &WeightBytes) -> u12
 /// extra layer recomputed in backward under checkpointing.
 fn activation_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario, shards: &Shards) -> (u128, String, u128) {
     let t = &sc.training;
-    let autocast = sc.training_precision == TrainingPrecision::Amp;
+    let autocast = crate::weights::uses_autocast(sc);
     let act_dtype = match sc.training_precision {
         TrainingPrecision::Fp32 => 4,
         TrainingPrecision::Amp => 4,
@@ -329,6 +359,14 @@ fn activation_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario, shard
     };
     let lora_like = matches!(t.method, Method::Lora | Method::Qlora);
     let full = matches!(t.method, Method::Full | Method::ForwardBackward);
+    // bitsandbytes' 4/8-bit matmul autograd functions save their input even
+    // when the weight is frozen, so QLoRA keeps every linear's input.
+    let bnb = matches!(crate::weights::effective_format(sc), WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8);
+    // litgpt's parameter-efficient runs keep the inputs of frozen linears too:
+    // the measured per-sample slopes (litgpt-res-012/015/016 phi-1.5,
+    // 022/025 Llama-2-7B, 017/020/021 StableLM-3B) exceed the saved-tensor
+    // minimum by 4·h + 2·i bytes per token and layer, exactly those inputs.
+    let keeps_inputs = bnb || t.framework == Framework::Litgpt;
     let targets = &t.lora.targets;
     let grads = if full {
         GradNeeds::all()
@@ -336,7 +374,10 @@ fn activation_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario, shard
         // Adapter v2 trains biases/scales on linear outputs: inputs not needed.
         GradNeeds {
             norms: t.method == Method::AdapterV2,
-            ..GradNeeds::default()
+            qkv: keeps_inputs,
+            o: keeps_inputs,
+            gate_up: keeps_inputs,
+            down: keeps_inputs,
         }
     };
     let lora = lora_like.then(|| LoraActs {
@@ -362,9 +403,10 @@ fn activation_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario, shard
         attention: sc.attention,
         grads,
         lora,
-        dropout: has_dropout(spec),
+        // A forward/backward benchmark runs the model as loaded: eval mode, no dropout.
+        dropout: has_dropout(spec) && t.method != Method::ForwardBackward,
     };
-    let act = act_fn(spec);
+    let act = act_fn(spec, t.framework);
     let terms = layer_terms(&shape, spec, act);
     let per_layer_full: u128 = terms.iter().map(|x| x.bytes).sum();
     let per_layer = layer_bytes(&terms, &shape, t.checkpointing);
@@ -437,16 +479,22 @@ fn loss_bytes(spec: &ModelSpec, sc: &Scenario, shards: &Shards) -> (u128, String
     let bsv = shards.tp_logits(b * s * v);
     let fp32 = sc.training_precision == TrainingPrecision::Fp32;
     let (mult, why) = if t.chunked_loss {
-        // Fused/chunked cross-entropy never holds full logits.
-        (0, "chunked loss: no full logits")
+        // Cross-entropy per chunk of rows: the 16-bit logits and their 16-bit
+        // gradient exist in full, the fp32 softmax only one chunk at a time.
+        (4, "chunked loss: 16-bit logits 2 + their gradient 2")
     } else {
         match t.framework {
             // HF ForCausalLMLoss: 16-bit logits (2) + fp32 log-softmax saved (4)
             // + two fp32 logit-sized gradients in backward (8) = 14·bsV; fp32: 16
             // (cpu/README §3, measured 7.992–8.000·bsV for the backward term).
-            Framework::Transformers | Framework::Deepspeed => {
+            Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed => {
                 if fp32 {
                     (16, "fp32 logits 4 + log-softmax 4 + 2 fp32 gradients 8")
+                } else if spec.arch == Arch::Opt {
+                    // OPT's head computes cross-entropy in the model dtype, no
+                    // upcast: the hf-sdpa OPT-350m grid grows 0.994 MB per token,
+                    // = 24 layers × 24·h + 8·V bytes.
+                    (8, "16-bit logits 2 + 16-bit log-softmax 2 + 2 16-bit gradients 4")
                 } else {
                     (14, "16-bit logits 2 + fp32 log-softmax 4 + 2 fp32 gradients 8")
                 }
@@ -459,4 +507,14 @@ fn loss_bytes(spec: &ModelSpec, sc: &Scenario, shards: &Shards) -> (u128, String
         }
     };
     (mult * bsv, format!("{mult}·b·s·V = {mult} × {b} × {s} × {v} ({why})"))
+}
+
+/// Elements of the largest parameter tensor (embedding or an MLP projection).
+pub fn largest_param_elements(spec: &ModelSpec) -> u128 {
+    let h = spec.hidden as u128;
+    (spec.vocab as u128 * h).max(h * spec.intermediate as u128)
+}
+
+fn full_training(method: Method) -> bool {
+    matches!(method, Method::Full | Method::ForwardBackward)
 }

@@ -152,3 +152,11 @@ pub fn rotary_dim(spec: &ModelSpec) -> u64 {
         },
     }
 }
+
+/// torch autocast: fp32 weights with 16-bit compute (HF Trainer `fp16=True`).
+/// 16-bit weights with an fp32 master copy (DeepSpeed, Megatron) run without it.
+pub fn uses_autocast(sc: &Scenario) -> bool {
+    sc.task == TaskKind::Training
+        && sc.training_precision == crate::precision::TrainingPrecision::Amp
+        && sc.weights == WeightFormat::Fp32
+}
