@@ -5,6 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cmd_gpus;
+mod cmd_watch;
+mod gpu;
 mod output;
 
 #[derive(Parser)]
@@ -15,9 +18,17 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// List this machine's GPUs: memory, MIG mode, processes, catalog match.
+    Gpus(cmd_gpus::Args),
+    /// Sample used GPU memory until Ctrl-C or --samples; optionally log a CSV.
+    Watch(cmd_watch::Args),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Gpus(args) => cmd_gpus::run(&args),
+        Command::Watch(args) => cmd_watch::run(&args),
+    }
 }
