@@ -199,7 +199,11 @@ fn watch_loop(
             // Flushed every sample so a killed watch still leaves its log.
             let _ = writer.flush();
         }
-        warn_on_crossing(&readings, args.threshold, &mut above);
+        if warn_on_crossing(&readings, args.threshold, &mut above) {
+            // The warning went below the live block on the terminal: start a
+            // new block under it instead of redrawing over it.
+            lines_drawn = 0;
+        }
         let lines: Vec<String> = readings
             .iter()
             .map(|r| live_line(r, names.get(&r.gpu), args.threshold))
@@ -239,12 +243,14 @@ pub fn csv_row(sample: &Sample) -> String {
 }
 
 /// One warning on stderr each time a GPU goes from at-or-below to above the
-/// threshold, not one per sample.
-fn warn_on_crossing(readings: &[MemoryReading], threshold: f64, above: &mut HashSet<u32>) {
+/// threshold, not one per sample. Returns whether it warned.
+fn warn_on_crossing(readings: &[MemoryReading], threshold: f64, above: &mut HashSet<u32>) -> bool {
+    let mut warned = false;
     for reading in readings {
         let percent = used_percent(reading.used_bytes, reading.total_bytes).unwrap_or(0.0);
         if percent > threshold {
             if above.insert(reading.gpu) {
+                warned = true;
                 eprintln!(
                     "vramfit: warning: GPU {} uses {percent:.1}% of its memory ({} of {}), above {threshold}%",
                     reading.gpu,
@@ -256,6 +262,7 @@ fn warn_on_crossing(readings: &[MemoryReading], threshold: f64, above: &mut Hash
             above.remove(&reading.gpu);
         }
     }
+    warned
 }
 
 /// `[##########--------------------]` filled in proportion to `percent`.

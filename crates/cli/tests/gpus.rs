@@ -111,6 +111,21 @@ fn a_broken_fixture_is_named() {
 }
 
 #[test]
+fn a_fixture_with_a_short_sample_row_is_rejected() {
+    let path = temp_path("short_row.json");
+    let mut fixture = read_json(&fixture("two_a100_mig.json"));
+    fixture["used_samples"] = serde_json::json!([[1, 2], [3]]);
+    std::fs::write(&path, fixture.to_string()).expect("temp fixture written");
+    let output = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args(["watch", "--samples", "1"])
+        .env("VRAMFIT_FAKE_NVML", &path)
+        .output()
+        .expect("vramfit runs");
+    let _ = std::fs::remove_file(&path);
+    assert_one_sentence_failure(&output, "used_samples[1] has 1 values for 2 devices");
+}
+
+#[test]
 fn gpus_json_reports_every_field_and_the_catalog_match() {
     let output = vramfit(Some("workstation.json"), &["gpus", "--json"]);
     assert!(output.status.success(), "{}", stderr(&output));
