@@ -7,6 +7,9 @@ use clap::{Parser, Subcommand};
 
 mod cmd_estimate;
 mod cmd_score;
+mod cmd_gpus;
+mod cmd_watch;
+mod gpu;
 mod output;
 
 #[derive(Parser)]
@@ -22,6 +25,10 @@ enum Command {
     Estimate(cmd_estimate::Args),
     /// Score the estimator against measured runs (JSONL cases).
     Score(cmd_score::Args),
+    /// List this machine's GPUs: memory, MIG mode, processes, catalog match.
+    Gpus(cmd_gpus::Args),
+    /// Sample used GPU memory until Ctrl-C or --samples; optionally log a CSV.
+    Watch(cmd_watch::Args),
 }
 
 fn main() -> ExitCode {
@@ -29,5 +36,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Estimate(args) => cmd_estimate::run(args),
         Command::Score(args) => cmd_score::run(args),
+        Command::Gpus(args) => cmd_gpus::run(&args),
+        Command::Watch(args) => cmd_watch::run(&args),
     }
 }
