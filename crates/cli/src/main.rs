@@ -8,7 +8,11 @@ use clap::{Parser, Subcommand};
 mod output;
 
 #[derive(Parser)]
-#[command(name = "vramfit", version, about = "Will it fit? GPU memory for training and serving LLMs and VLMs.")]
+#[command(
+    name = "vramfit",
+    version,
+    about = "Will it fit? GPU memory for training and serving LLMs and VLMs."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -1,0 +1,1 @@
+//! Catalog of well-known models (filled in the next commit).
