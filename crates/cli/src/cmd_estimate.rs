@@ -147,7 +147,7 @@ impl ScenarioArgs {
             (None, None) => Scenario::default(),
         };
         if let Some(path) = &self.config {
-            let spec: vramfit_core::model::ModelSpec = serde_json::from_str(&read(path)?).map_err(|e| InputError::new(path.as_str(), e.to_string()))?; // TEMP until hf_config lands
+            let spec = vramfit_core::hf_config::from_hf_config(&read(path)?)?;
             sc.model = ModelSource::Spec(Box::new(spec));
         }
         if let Some(m) = &self.model {

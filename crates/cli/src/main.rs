@@ -13,7 +13,11 @@ mod gpu;
 mod output;
 
 #[derive(Parser)]
-#[command(name = "vramfit", version, about = "Will it fit? GPU memory for training and serving LLMs and VLMs.")]
+#[command(
+    name = "vramfit",
+    version,
+    about = "Will it fit? GPU memory for training and serving LLMs and VLMs."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

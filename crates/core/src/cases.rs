@@ -195,7 +195,22 @@ fn arch_defaults(arch: &str) -> Option<(Arch, MlpKind, NormKind, bool, bool, boo
 pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
     let m = &case.model;
     if let Some(entry) = crate::catalog::find_model(&m.name) {
-        return Ok(entry.spec.clone());
+        let close = |spec: &ModelSpec, target: u64| {
+            let total = spec.param_counts().total;
+            total.abs_diff(target) * 1000 <= target
+        };
+        match m.params {
+            None => return Ok(entry.spec.clone()),
+            Some(target) if close(&entry.spec, target) => return Ok(entry.spec.clone()),
+            // Some frameworks (litgpt) keep a separate copy of a tied head.
+            Some(target) => {
+                let mut untied = entry.spec.clone();
+                untied.tied_embeddings = false;
+                if close(&untied, target) {
+                    return Ok(untied);
+                }
+            }
+        }
     }
     let (arch, mlp, norm, qkv_bias, out_bias, tied) =
         arch_defaults(&m.arch).ok_or_else(|| unsupported(format!("architecture \"{}\" is not a transformer LLM the estimator models", m.arch)))?;
@@ -237,6 +252,7 @@ pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
         vision: None,
         params_override: m.params,
         approximate: false,
+        ..ModelSpec::default()
     };
     spec.validate().map_err(|e| e.to_string())?;
     Ok(spec)

@@ -68,6 +68,7 @@ pub fn spec_from_param_count(params: u64) -> ModelSpec {
         vision: None,
         params_override: Some(params),
         approximate: true,
+        ..ModelSpec::default()
     }
 }
 

@@ -3,8 +3,10 @@
 //! Pure library: plain structs in, plain structs out, no I/O. Every byte count
 //! it returns carries the formula that produced it.
 
+pub mod catalog;
 pub mod error;
 pub mod gpu;
+pub mod hf_config;
 pub mod model;
 pub mod precision;
 pub mod scenario;
@@ -12,7 +14,6 @@ pub mod scenario;
 pub use error::{InputError, Result};
 pub mod activations;
 pub mod cases;
-pub mod catalog;
 pub mod estimate;
 pub mod inference;
 pub mod overhead;

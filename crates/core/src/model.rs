@@ -2,61 +2,82 @@
 //!
 //! A [`ModelSpec`] holds the architecture fields a memory estimate needs. The
 //! parameter count is computed from them the way transformers instantiates the
-//! model, so it matches `model.num_parameters()` (checked against
-//! `shared/groundtruth/cpu/param_counts.csv` in the tests).
+//! model, so it matches `model.num_parameters()` (checked against measured
+//! counts in `tests/params.rs`). The counting itself lives in `model/params.rs`.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check_range, InputError, Result};
 
+mod params;
+
+pub use params::{llava_projector_params, vision_params};
+
 /// Architecture family; decides biases, norms, MLP shape and block layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Arch {
+    #[default]
     Llama,
     Mistral,
     Mixtral,
     Qwen2,
     Qwen2Moe,
+    /// Adds an RMSNorm on each query and key head.
     Qwen3,
     Qwen3Moe,
+    /// The output head is always tied to the embedding.
     Gemma,
+    /// Four norms per layer (pre and post attention and MLP).
     Gemma2,
+    /// Gemma-2 layout plus query/key norms (text model).
     Gemma3,
     Phi,
     Phi3,
+    /// Learned position embeddings.
     Gpt2,
     GptNeox,
+    /// Learned position embeddings offset by 2 rows.
     Opt,
     Falcon,
+    /// LayerNorm on the word embeddings; ALiBi positions (no table).
     Bloom,
+    /// Learned position embeddings.
     GptBigcode,
+    /// Encoder only: positions, token types, embedding LayerNorm, pooler, no LM head.
     Bert,
+    /// Encoder only: relative position table, optional conv layer, pooler, no LM head.
+    DebertaV2,
+    /// Encoder-decoder with relative attention buckets (T5, mT5).
     T5,
     DeepseekV2,
     DeepseekV3,
+    /// A CLIP vision tower alone: every parameter is in `vision`.
     ClipVision,
     Llava,
     Stablelm,
+    /// Router bias and one attention-sink logit per head.
     GptOss,
     /// Anything else described by raw fields.
     Custom,
 }
 
 /// Feed-forward shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MlpKind {
     /// gate, up and down projections (SwiGLU, GeGLU).
+    #[default]
     Gated,
     /// up and down projections (GELU, ReLU).
     Plain,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NormKind {
     /// RMSNorm: a weight only.
+    #[default]
     Rms,
     /// LayerNorm: weight and bias.
     Layer,
@@ -100,7 +121,7 @@ pub struct SlidingWindow {
 }
 
 /// Vision encoder of a VLM (or a CLIP vision model on its own).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VisionTower {
     pub hidden: u64,
     pub layers: u64,
@@ -108,25 +129,34 @@ pub struct VisionTower {
     pub intermediate: u64,
     pub image_size: u64,
     pub patch_size: u64,
-    /// Parameters of the projector into the language model (LLaVA: 2-layer MLP).
+    /// Parameters of the projector into the language model (LLaVA: 2-layer MLP,
+    /// see [`llava_projector_params`]).
     #[serde(default)]
     pub projector_params: u64,
+    /// Width of CLIP's own `visual_projection` (CLIPVisionModelWithProjection);
+    /// 0 when the tower is loaded without it (what LLaVA does).
+    #[serde(default)]
+    pub projection_dim: u64,
 }
 
 impl VisionTower {
     /// Patches per image (plus the class token) = tokens the tower processes.
     pub fn tokens_per_image(&self) -> u64 {
         let side = self.image_size / self.patch_size.max(1);
-        side * side + 1
+        side.saturating_mul(side).saturating_add(1)
     }
 }
 
 /// Everything the estimator needs to know about a model.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Fields after `approximate` describe layout details that only change the
+/// parameter count; they default to the architecture's usual layout.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelSpec {
     pub name: String,
     pub arch: Arch,
     pub hidden: u64,
+    /// Decoder layers (encoder-only models: encoder layers).
     pub layers: u64,
     pub heads: u64,
     pub kv_heads: u64,
@@ -144,7 +174,7 @@ pub struct ModelSpec {
     /// Biases on q/k/v (Qwen2, GPT-2, Phi, ...).
     #[serde(default)]
     pub qkv_bias: bool,
-    /// Bias on the attention output and the MLP projections.
+    /// Bias on the attention output and (unless `mlp_bias` says otherwise) the MLP projections.
     #[serde(default)]
     pub out_bias: bool,
     #[serde(default)]
@@ -166,6 +196,40 @@ pub struct ModelSpec {
     /// depends on the shape is a rough guess.
     #[serde(default)]
     pub approximate: bool,
+    /// Attention and MLP read the same normed input (Phi, Falcon, GPT-J).
+    #[serde(default)]
+    pub parallel_block: bool,
+    /// Hidden-width norms per layer; `None`: the architecture's default
+    /// (2; Gemma-2/3: 4; a parallel block: 1).
+    #[serde(default)]
+    pub norms_per_layer: Option<u64>,
+    /// Biases on the MLP projections; `None`: same as `out_bias`.
+    #[serde(default)]
+    pub mlp_bias: Option<bool>,
+    /// The output head has a bias (Phi).
+    #[serde(default)]
+    pub lm_head_bias: bool,
+    /// Width of the token embedding when it differs from `hidden` (OPT-350m:
+    /// 512, with `project_in`/`project_out` linears).
+    #[serde(default)]
+    pub embed_proj_dim: Option<u64>,
+    /// Whether a norm follows the last layer; `None`: the architecture's
+    /// default (yes, except BERT and DeBERTa).
+    #[serde(default)]
+    pub final_norm: Option<bool>,
+    /// Rows of the token-type table (BERT: 2).
+    #[serde(default)]
+    pub type_vocab: u64,
+    /// Relative-position buckets (T5: `relative_attention_num_buckets`, default
+    /// 32; DeBERTa: `position_buckets`).
+    #[serde(default)]
+    pub relative_attention_buckets: Option<u64>,
+    /// Kernel width of DeBERTa-v2's convolution after the first layer; 0: none.
+    #[serde(default)]
+    pub conv_kernel: u64,
+    /// Labels of a sequence-classification head on an encoder (0: no head).
+    #[serde(default)]
+    pub classifier_labels: u64,
 }
 
 /// Largest value accepted for any architecture dimension: 2^24, well above
@@ -173,8 +237,24 @@ pub struct ModelSpec {
 pub const MAX_DIM: u64 = 1 << 24;
 /// Largest layer count accepted (real models stay under 200).
 pub const MAX_LAYERS: u64 = 10_000;
+/// Largest head count accepted (real models stay under 256).
+pub const MAX_HEADS: u64 = 65_536;
+/// Largest expert count accepted (the largest public MoE models use 384).
+pub const MAX_EXPERTS: u64 = 4096;
+/// Largest context length or position-table size accepted: 2^30 tokens.
+pub const MAX_POSITION: u64 = 1 << 30;
+/// Largest image side in pixels accepted.
+pub const MAX_IMAGE_SIZE: u64 = 1 << 16;
+/// Largest number of hidden-width norms per layer (Gemma-2 uses 4).
+pub const MAX_NORMS_PER_LAYER: u64 = 16;
+/// Largest total parameter count accepted: 2^44 (17.6 trillion), 8x the
+/// largest public models. Keeping every total under it means no sum or
+/// product in [`ModelSpec::param_counts`] or later byte math (x 16 bytes per
+/// parameter for Adam in fp32) can overflow a u64.
+pub const MAX_TOTAL_PARAMS: u64 = 1 << 44;
 
-/// Parameters of one decoder layer, by tensor group (element counts).
+/// Parameters of the transformer layers, by tensor group (element counts),
+/// summed over all layers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LayerParams {
     pub q: u64,
@@ -187,7 +267,8 @@ pub struct LayerParams {
     pub down: u64,
     pub router: u64,
     pub norms: u64,
-    /// Biases of the linear layers (kept in 16-bit when the weights are quantized).
+    /// Biases of the linear layers and other small per-layer vectors
+    /// (attention sinks); kept in 16-bit when the weights are quantized.
     pub biases: u64,
 }
 
@@ -211,13 +292,14 @@ impl LayerParams {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParamCounts {
     pub total: u64,
-    /// Token (and learned position) embeddings.
+    /// Token (and learned position and token-type) embeddings.
     pub embedding: u64,
-    /// Untied output head; 0 when tied to the embedding.
+    /// Untied output head (plus its bias); 0 when tied to the embedding.
     pub lm_head: u64,
     /// Sum over all transformer layers (decoder + encoder).
     pub layers: LayerParams,
-    /// Final norms, poolers and other small tensors outside the layers.
+    /// Final norms, poolers, classifier heads, relative-position tables and
+    /// other small tensors outside the layers.
     pub other: u64,
     pub vision: u64,
     pub projector: u64,
@@ -238,14 +320,22 @@ impl ModelSpec {
             .unwrap_or_else(|| self.hidden / self.heads.max(1))
     }
 
-    /// Checks every field against its allowed range and the relations between them.
+    /// Checks every field against its allowed range and the relations between
+    /// them, then that the total parameter count stays under [`MAX_TOTAL_PARAMS`].
     pub fn validate(&self) -> Result<()> {
         check_range("model.hidden", self.hidden, 1, MAX_DIM)?;
         check_range("model.layers", self.layers, 1, MAX_LAYERS)?;
-        check_range("model.heads", self.heads, 1, 65_536)?;
-        check_range("model.kv_heads", self.kv_heads, 1, self.heads)
-            .map_err(|_| InputError::new("model.kv_heads", format!("{} is out of range: allowed 1 to heads ({})", self.kv_heads, self.heads)))?;
-        if self.heads % self.kv_heads != 0 {
+        check_range("model.heads", self.heads, 1, MAX_HEADS)?;
+        if self.kv_heads == 0 || self.kv_heads > self.heads {
+            return Err(InputError::new(
+                "model.kv_heads",
+                format!(
+                    "{} is out of range: allowed 1 to heads ({})",
+                    self.kv_heads, self.heads
+                ),
+            ));
+        }
+        if !self.heads.is_multiple_of(self.kv_heads) {
             return Err(InputError::new(
                 "model.kv_heads",
                 format!("{} must divide heads ({})", self.kv_heads, self.heads),
@@ -253,10 +343,10 @@ impl ModelSpec {
         }
         match self.head_dim {
             Some(d) => {
-                check_range("model.head_dim", d, 1, 65_536)?;
+                check_range("model.head_dim", d, 1, MAX_HEADS)?;
             }
             None => {
-                if self.hidden % self.heads != 0 {
+                if !self.hidden.is_multiple_of(self.heads) {
                     return Err(InputError::new(
                         "model.heads",
                         format!(
@@ -268,13 +358,44 @@ impl ModelSpec {
             }
         }
         check_range("model.intermediate", self.intermediate, 1, MAX_DIM)?;
-        check_range("model.vocab", self.vocab, 1, MAX_DIM)?;
-        check_range("model.max_position", self.max_position, 0, 1 << 30)?;
+        // A vision tower alone has no vocabulary.
+        let min_vocab = u64::from(self.arch != Arch::ClipVision);
+        check_range("model.vocab", self.vocab, min_vocab, MAX_DIM)?;
+        check_range("model.max_position", self.max_position, 0, MAX_POSITION)?;
+        self.validate_parts()?;
+        self.validate_layout()?;
+        let total = self.wide_total();
+        if total > u128::from(MAX_TOTAL_PARAMS) {
+            return Err(InputError::new(
+                "model",
+                format!(
+                    "the architecture has {total} parameters: allowed at most {MAX_TOTAL_PARAMS} (2^44)"
+                ),
+            ));
+        }
+        if let Some(p) = self.params_override {
+            check_range("model.params_override", p, 1, MAX_TOTAL_PARAMS)?;
+        }
+        Ok(())
+    }
+
+    /// Optional sub-structures: MoE, MLA, sliding window, encoder, vision.
+    fn validate_parts(&self) -> Result<()> {
         if let Some(moe) = &self.moe {
-            check_range("model.moe.experts", moe.experts, 1, 4096)?;
-            check_range("model.moe.experts_per_token", moe.experts_per_token, 1, moe.experts)?;
+            check_range("model.moe.experts", moe.experts, 1, MAX_EXPERTS)?;
+            check_range(
+                "model.moe.experts_per_token",
+                moe.experts_per_token,
+                1,
+                moe.experts,
+            )?;
             check_range("model.moe.shared_experts", moe.shared_experts, 0, 64)?;
-            check_range("model.moe.expert_intermediate", moe.expert_intermediate, 1, MAX_DIM)?;
+            check_range(
+                "model.moe.expert_intermediate",
+                moe.expert_intermediate,
+                1,
+                MAX_DIM,
+            )?;
             if let Some(s) = moe.shared_intermediate {
                 check_range("model.moe.shared_intermediate", s, 1, MAX_DIM)?;
             }
@@ -285,181 +406,95 @@ impl ModelSpec {
                 check_range("model.mla.q_lora_rank", q, 1, MAX_DIM)?;
             }
             check_range("model.mla.kv_lora_rank", mla.kv_lora_rank, 1, MAX_DIM)?;
-            check_range("model.mla.qk_nope_head_dim", mla.qk_nope_head_dim, 0, 65_536)?;
-            check_range("model.mla.qk_rope_head_dim", mla.qk_rope_head_dim, 0, 65_536)?;
-            check_range("model.mla.v_head_dim", mla.v_head_dim, 1, 65_536)?;
+            check_range(
+                "model.mla.qk_nope_head_dim",
+                mla.qk_nope_head_dim,
+                0,
+                MAX_HEADS,
+            )?;
+            check_range(
+                "model.mla.qk_rope_head_dim",
+                mla.qk_rope_head_dim,
+                0,
+                MAX_HEADS,
+            )?;
+            check_range("model.mla.v_head_dim", mla.v_head_dim, 1, MAX_HEADS)?;
+            if mla.qk_nope_head_dim + mla.qk_rope_head_dim == 0 {
+                return Err(InputError::new(
+                    "model.mla.qk_nope_head_dim",
+                    "qk_nope_head_dim + qk_rope_head_dim must be at least 1",
+                ));
+            }
         }
         if let Some(sw) = &self.sliding_window {
-            check_range("model.sliding_window.window", sw.window, 1, 1 << 30)?;
+            check_range("model.sliding_window.window", sw.window, 1, MAX_POSITION)?;
             check_range("model.sliding_window.layers", sw.layers, 0, self.layers)?;
         }
         if let Some(e) = self.encoder_layers {
             check_range("model.encoder_layers", e, 0, MAX_LAYERS)?;
         }
-        if let Some(v) = &self.vision {
-            check_range("model.vision.hidden", v.hidden, 1, MAX_DIM)?;
-            check_range("model.vision.layers", v.layers, 1, MAX_LAYERS)?;
-            check_range("model.vision.heads", v.heads, 1, 65_536)?;
-            check_range("model.vision.intermediate", v.intermediate, 1, MAX_DIM)?;
-            check_range("model.vision.image_size", v.image_size, 1, 1 << 16)?;
-            check_range("model.vision.patch_size", v.patch_size, 1, v.image_size)?;
-            check_range("model.vision.projector_params", v.projector_params, 0, 1 << 40)?;
-        }
-        if let Some(p) = self.params_override {
-            check_range("model.params_override", p, 1, 1 << 44)?;
+        match &self.vision {
+            Some(v) => {
+                check_range("model.vision.hidden", v.hidden, 1, MAX_DIM)?;
+                check_range("model.vision.layers", v.layers, 1, MAX_LAYERS)?;
+                check_range("model.vision.heads", v.heads, 1, MAX_HEADS)?;
+                if !v.hidden.is_multiple_of(v.heads) {
+                    return Err(InputError::new(
+                        "model.vision.heads",
+                        format!("{} must divide vision.hidden ({})", v.heads, v.hidden),
+                    ));
+                }
+                check_range("model.vision.intermediate", v.intermediate, 1, MAX_DIM)?;
+                check_range("model.vision.image_size", v.image_size, 1, MAX_IMAGE_SIZE)?;
+                check_range("model.vision.patch_size", v.patch_size, 1, v.image_size)?;
+                check_range(
+                    "model.vision.projector_params",
+                    v.projector_params,
+                    0,
+                    MAX_TOTAL_PARAMS,
+                )?;
+                check_range("model.vision.projection_dim", v.projection_dim, 0, MAX_DIM)?;
+            }
+            None => {
+                if matches!(self.arch, Arch::ClipVision | Arch::Llava) {
+                    return Err(InputError::new(
+                        "model.vision",
+                        "is required for a vision model (clip_vision, llava)",
+                    ));
+                }
+            }
         }
         Ok(())
     }
 
-    /// Parameters of one decoder layer with a dense MLP of width `intermediate`.
-    fn attention_params(&self) -> LayerParams {
-        let h = self.hidden;
-        let d = self.head_dim();
-        let (q, k, v, o) = match &self.mla {
-            Some(mla) => {
-                let qk_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
-                let q = match mla.q_lora_rank {
-                    // q_a_proj, q_a_layernorm counted below, q_b_proj
-                    Some(r) => h * r + r * self.heads * qk_head,
-                    None => h * self.heads * qk_head,
-                };
-                // kv_a_proj_with_mqa, kv_b_proj (k_nope and v)
-                let k = h * (mla.kv_lora_rank + mla.qk_rope_head_dim)
-                    + mla.kv_lora_rank * self.heads * mla.qk_nope_head_dim;
-                let v = mla.kv_lora_rank * self.heads * mla.v_head_dim;
-                let o = self.heads * mla.v_head_dim * h;
-                (q, k, v, o)
-            }
-            None => (
-                h * self.heads * d,
-                h * self.kv_heads * d,
-                h * self.kv_heads * d,
-                self.heads * d * h,
-            ),
-        };
-        let mut biases = 0;
-        if self.qkv_bias {
-            biases += (self.heads + 2 * self.kv_heads) * d;
+    /// Layout details that only change the parameter count.
+    fn validate_layout(&self) -> Result<()> {
+        if let Some(n) = self.norms_per_layer {
+            check_range("model.norms_per_layer", n, 0, MAX_NORMS_PER_LAYER)?;
         }
-        if self.out_bias {
-            biases += h;
+        if let Some(p) = self.embed_proj_dim {
+            check_range("model.embed_proj_dim", p, 1, MAX_DIM)?;
         }
-        let norm_width = match self.norm {
-            NormKind::Rms => 1,
-            NormKind::Layer => 2,
-        };
-        let mut norms = 2 * norm_width * h;
-        if let Some(mla) = &self.mla {
-            norms += mla.kv_lora_rank + mla.q_lora_rank.unwrap_or(0);
+        check_range("model.type_vocab", self.type_vocab, 0, MAX_DIM)?;
+        if let Some(b) = self.relative_attention_buckets {
+            check_range("model.relative_attention_buckets", b, 1, MAX_DIM)?;
         }
-        LayerParams {
-            q,
-            k,
-            v,
-            o,
-            norms,
-            biases,
-            ..LayerParams::default()
-        }
+        // Real DeBERTa models use 3; anything wider than 64 is a typo.
+        check_range("model.conv_kernel", self.conv_kernel, 0, 64)?;
+        check_range(
+            "model.classifier_labels",
+            self.classifier_labels,
+            0,
+            MAX_DIM,
+        )?;
+        Ok(())
     }
 
-    fn mlp_params(&self, width: u64) -> (u64, u64, u64, u64) {
-        let h = self.hidden;
-        let gate = match self.mlp {
-            MlpKind::Gated => h * width,
-            MlpKind::Plain => 0,
-        };
-        let bias = if self.out_bias {
-            width + h + if gate > 0 { width } else { 0 }
-        } else {
-            0
-        };
-        (gate, h * width, width * h, bias)
-    }
-
-    /// Exact parameter counts by group.
+    /// Exact parameter counts by group. Never panics: dimensions beyond the
+    /// ranges `validate` accepts are clamped to them, and sums saturate at
+    /// `u64::MAX`, so call `validate` first for meaningful figures.
     pub fn param_counts(&self) -> ParamCounts {
-        let h = self.hidden;
-        let mut one = self.attention_params();
-        let attention_layer = one;
-        let mut layers = LayerParams::default();
-        let mut active_mlp = 0u64;
-        let dense_layers = self.moe.as_ref().map_or(self.layers, |m| m.dense_layers);
-        let moe_layers = self.layers - dense_layers.min(self.layers);
-        // Dense layers
-        let (g, u, dn, b) = self.mlp_params(self.intermediate);
-        one.gate = g;
-        one.up = u;
-        one.down = dn;
-        one.biases += b;
-        add_scaled(&mut layers, &one, dense_layers);
-        active_mlp += dense_layers * (g + u + dn);
-        // MoE layers
-        if let Some(moe) = &self.moe {
-            let (eg, eu, ed, eb) = self.mlp_params(moe.expert_intermediate);
-            let shared_width = moe
-                .shared_intermediate
-                .unwrap_or(moe.shared_experts * moe.expert_intermediate);
-            let (sg, su, sd, sb) = if shared_width > 0 {
-                self.mlp_params(shared_width)
-            } else {
-                (0, 0, 0, 0)
-            };
-            let mut m = attention_layer;
-            m.gate = moe.experts * eg + sg;
-            m.up = moe.experts * eu + su;
-            m.down = moe.experts * ed + sd;
-            m.biases += moe.experts * eb + sb;
-            // Router; qwen2_moe also gates its shared expert with a 1-wide linear.
-            m.router = moe.experts * h + if moe.shared_intermediate.is_some() { h } else { 0 };
-            add_scaled(&mut layers, &m, moe_layers);
-            active_mlp += moe_layers * (moe.experts_per_token * (eg + eu + ed) + sg + su + sd);
-        }
-        // Encoder layers of an encoder-decoder (T5): self-attention + MLP, the
-        // decoder also has cross-attention (counted as one more attention block).
-        let mut encoder = 0u64;
-        if let Some(enc) = self.encoder_layers {
-            let mut e = attention_layer;
-            e.gate = g;
-            e.up = u;
-            e.down = dn;
-            e.norms = e.norms * 1; // two norms per encoder layer
-            add_scaled(&mut layers, &e, enc);
-            // cross-attention in every decoder layer
-            let cross = attention_layer;
-            layers.q += cross.q * self.layers;
-            layers.k += cross.k * self.layers;
-            layers.v += cross.v * self.layers;
-            layers.o += cross.o * self.layers;
-            layers.norms += self.layers * h;
-            encoder = enc;
-        }
-        let embedding = self.vocab * h
-            + match self.arch {
-                Arch::Gpt2 | Arch::Opt | Arch::Bert | Arch::GptBigcode => self.max_position * h,
-                _ => 0,
-            };
-        let lm_head = if self.tied_embeddings { 0 } else { self.vocab * h };
-        let final_norm = match self.norm {
-            NormKind::Rms => h,
-            NormKind::Layer => 2 * h,
-        } * if encoder > 0 { 2 } else { 1 };
-        let (vision, projector) = match &self.vision {
-            Some(v) => (vision_params(v), v.projector_params),
-            None => (0, 0),
-        };
-        let total = embedding + lm_head + layers.total() + final_norm + vision + projector;
-        let inactive = layers.mlp() - active_mlp.min(layers.mlp());
-        ParamCounts {
-            total,
-            embedding,
-            lm_head,
-            layers,
-            other: final_norm,
-            vision,
-            projector,
-            active_per_token: total - inactive,
-        }
+        params::WideCounts::of(self).narrow()
     }
 
     /// The total parameter count (`params_override` when given).
@@ -467,27 +502,9 @@ impl ModelSpec {
         self.params_override
             .unwrap_or_else(|| self.param_counts().total)
     }
-}
 
-fn add_scaled(acc: &mut LayerParams, one: &LayerParams, n: u64) {
-    acc.q += one.q * n;
-    acc.k += one.k * n;
-    acc.v += one.v * n;
-    acc.o += one.o * n;
-    acc.gate += one.gate * n;
-    acc.up += one.up * n;
-    acc.down += one.down * n;
-    acc.router += one.router * n;
-    acc.norms += one.norms * n;
-    acc.biases += one.biases * n;
-}
-
-/// CLIP-style ViT: patch conv, class + position embeddings, pre/post LayerNorm,
-/// `layers` blocks of biased attention + GELU MLP with two LayerNorms.
-pub fn vision_params(v: &VisionTower) -> u64 {
-    let h = v.hidden;
-    let patches = (v.image_size / v.patch_size.max(1)).pow(2);
-    let embeddings = 3 * v.patch_size * v.patch_size * h + h + (patches + 1) * h;
-    let block = 4 * (h * h + h) + 2 * h * v.intermediate + v.intermediate + h + 4 * h;
-    embeddings + 2 * 2 * h + v.layers * block
+    /// The total in 128-bit arithmetic, for the overflow guard of `validate`.
+    fn wide_total(&self) -> u128 {
+        params::WideCounts::of(self).total()
+    }
 }

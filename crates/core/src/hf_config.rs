@@ -1,0 +1,781 @@
+//! Imports a Hugging Face `config.json` into a [`ModelSpec`].
+//!
+//! Field names and defaults follow the transformers configuration classes of
+//! each `model_type`. Every error names the config field it comes from
+//! (`config.json: num_attention_heads`) and never panics, whatever the input.
+
+use serde_json::{Map, Value};
+
+use crate::error::{InputError, Result};
+use crate::model::{
+    llava_projector_params, Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, SlidingWindow,
+    VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_POSITION,
+};
+
+/// `model_type` values this importer reads.
+pub const SUPPORTED_MODEL_TYPES: &[&str] = &[
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "gemma3_text",
+    "phi",
+    "phi3",
+    "gpt2",
+    "gpt_neox",
+    "opt",
+    "falcon",
+    "RefinedWeb",
+    "RefinedWebModel",
+    "bloom",
+    "gpt_bigcode",
+    "bert",
+    "deberta-v2",
+    "t5",
+    "mt5",
+    "deepseek_v2",
+    "deepseek_v3",
+    "clip_vision_model",
+    "clip",
+    "llava",
+    "stablelm",
+    "gpt_oss",
+];
+
+/// Parses a pasted `config.json` and builds the matching [`ModelSpec`].
+pub fn from_hf_config(json: &str) -> Result<ModelSpec> {
+    let value: Value = serde_json::from_str(json).map_err(|e| {
+        InputError::new(
+            "config.json",
+            format!("is not valid JSON ({e}); paste the whole config.json file"),
+        )
+    })?;
+    let Value::Object(root) = &value else {
+        return Err(InputError::new(
+            "config.json",
+            "must be a JSON object ({ ... }), as in a model's config.json",
+        ));
+    };
+    let cfg = Cfg::new(root, "");
+    let mut spec = import(&cfg, Defaults::None)?;
+    if let Some(name) = cfg.string("_name_or_path")? {
+        if !name.is_empty() {
+            spec.name = name.to_string();
+        }
+    }
+    spec.validate().map_err(|e| cfg.rename_error(e))?;
+    Ok(spec)
+}
+
+/// The `quant_method` of a config's `quantization_config` (`gptq`, `awq`,
+/// `fp8`, `mxfp4`, `bitsandbytes`, `compressed-tensors`, ...), if any. The
+/// weight format itself is chosen in the scenario; this only reports it.
+pub fn quantization_method(json: &str) -> Result<Option<String>> {
+    let value: Value = serde_json::from_str(json)
+        .map_err(|e| InputError::new("config.json", format!("is not valid JSON ({e})")))?;
+    let Some(root) = value.as_object() else {
+        return Err(InputError::new("config.json", "must be a JSON object"));
+    };
+    let cfg = Cfg::new(root, "");
+    match cfg.object("quantization_config")? {
+        Some(q) => Ok(q.string("quant_method")?.map(str::to_string)),
+        None => Ok(None),
+    }
+}
+
+/// Fallbacks for sub-configs that transformers saves as a diff against the
+/// class defaults (LLaVA's `text_config`, `vision_config`).
+#[derive(Clone, Copy, PartialEq)]
+enum Defaults {
+    None,
+    /// `LlamaConfig()` in transformers: 4096 hidden, 11008 MLP, 32 layers and heads,
+    /// 32000 vocabulary, 2048 positions.
+    Llama,
+    /// `CLIPVisionConfig()` in transformers: ViT-B/32 at 224 px (768 hidden,
+    /// 3072 MLP, 12 layers and heads).
+    ClipVision,
+}
+
+impl Defaults {
+    fn value(self, key: &str) -> Option<u64> {
+        match (self, key) {
+            (Defaults::Llama, "hidden_size") => Some(4096),
+            (Defaults::Llama, "intermediate_size") => Some(11008),
+            (Defaults::Llama, "num_hidden_layers" | "num_attention_heads") => Some(32),
+            (Defaults::Llama, "vocab_size") => Some(32000),
+            (Defaults::Llama, "max_position_embeddings") => Some(2048),
+            (Defaults::ClipVision, "hidden_size") => Some(768),
+            (Defaults::ClipVision, "intermediate_size") => Some(3072),
+            (Defaults::ClipVision, "num_hidden_layers" | "num_attention_heads") => Some(12),
+            (Defaults::ClipVision, "image_size") => Some(224),
+            (Defaults::ClipVision, "patch_size") => Some(32),
+            _ => None,
+        }
+    }
+}
+
+/// A JSON object with the path used in error messages.
+struct Cfg<'a> {
+    obj: &'a Map<String, Value>,
+    prefix: String,
+    defaults: Defaults,
+}
+
+impl<'a> Cfg<'a> {
+    fn new(obj: &'a Map<String, Value>, prefix: &str) -> Self {
+        Cfg {
+            obj,
+            prefix: prefix.to_string(),
+            defaults: Defaults::None,
+        }
+    }
+
+    fn field(&self, key: &str) -> String {
+        format!("config.json: {}{key}", self.prefix)
+    }
+
+    /// The first of `keys` present and not null.
+    fn find(&self, keys: &[&'a str]) -> Option<(&'a str, &'a Value)> {
+        keys.iter()
+            .find_map(|k| self.obj.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)))
+    }
+
+    /// An integer in `min..=max` under any of `keys`, or `None` when absent.
+    fn int(&self, keys: &[&'a str], min: u64, max: u64) -> Result<Option<u64>> {
+        let Some((key, value)) = self.find(keys) else {
+            let fallback = keys.iter().find_map(|k| self.defaults.value(k));
+            return Ok(fallback);
+        };
+        let number = match value {
+            Value::Number(n) => n.as_u64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e18)
+                    .map(|f| f as u64)
+            }),
+            _ => None,
+        };
+        let Some(number) = number else {
+            return Err(InputError::new(
+                self.field(key),
+                format!("expected a whole number from {min} to {max}, got {value}"),
+            ));
+        };
+        if number < min || number > max {
+            return Err(InputError::out_of_range(&self.field(key), number, min, max));
+        }
+        Ok(Some(number))
+    }
+
+    fn req(&self, keys: &[&'a str], min: u64, max: u64) -> Result<u64> {
+        self.int(keys, min, max)?.ok_or_else(|| {
+            let also = if keys.len() > 1 {
+                format!(" (also read as {})", keys[1..].join(", "))
+            } else {
+                String::new()
+            };
+            InputError::new(
+                self.field(keys.first().copied().unwrap_or("?")),
+                format!("is missing{also}: allowed {min} to {max}"),
+            )
+        })
+    }
+
+    fn flag(&self, key: &str, default: bool) -> Result<bool> {
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(InputError::new(
+                self.field(key),
+                format!("expected true or false, got {other}"),
+            )),
+        }
+    }
+
+    fn string(&self, key: &str) -> Result<Option<&'a str>> {
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(other) => Err(InputError::new(
+                self.field(key),
+                format!("expected a string, got {other}"),
+            )),
+        }
+    }
+
+    fn object(&self, key: &str) -> Result<Option<Cfg<'a>>> {
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(o)) => Ok(Some(Cfg::new(o, &format!("{}{key}.", self.prefix)))),
+            Some(other) => Err(InputError::new(
+                self.field(key),
+                format!("expected an object, got {other}"),
+            )),
+        }
+    }
+
+    fn array(&self, key: &str) -> Result<Option<&'a Vec<Value>>> {
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(a)) => Ok(Some(a)),
+            Some(other) => Err(InputError::new(
+                self.field(key),
+                format!("expected a list, got {other}"),
+            )),
+        }
+    }
+
+    fn model_type(&self) -> Result<&'a str> {
+        if let Some(t) = self.string("model_type")? {
+            return Ok(t);
+        }
+        // Old Falcon checkpoints name only their class.
+        if let Some(list) = self.array("architectures")? {
+            if let Some(Value::String(first)) = list.first() {
+                if first.starts_with("RefinedWeb") || first.starts_with("Falcon") {
+                    return Ok("falcon");
+                }
+            }
+        }
+        Err(InputError::new(
+            self.field("model_type"),
+            format!(
+                "is missing: supported: {}",
+                SUPPORTED_MODEL_TYPES.join(", ")
+            ),
+        ))
+    }
+
+    /// True when `architectures` lists a class whose name ends with `suffix`.
+    fn has_architecture(&self, suffix: &str) -> Result<bool> {
+        Ok(self.array("architectures")?.is_some_and(|list| {
+            list.iter()
+                .any(|a| a.as_str().is_some_and(|s| s.ends_with(suffix)))
+        }))
+    }
+
+    /// Maps a `model.*` error from `ModelSpec::validate` to the config key.
+    fn rename_error(&self, e: InputError) -> InputError {
+        let keys: &[&str] = match e.field.as_str() {
+            "model.hidden" => &["hidden_size", "n_embd", "d_model", "n_embed"],
+            "model.layers" => &[
+                "num_hidden_layers",
+                "n_layer",
+                "num_decoder_layers",
+                "num_layers",
+            ],
+            "model.heads" => &["num_attention_heads", "n_head", "num_heads"],
+            "model.kv_heads" => &["num_key_value_heads", "num_kv_heads", "n_head_kv"],
+            "model.head_dim" => &["head_dim", "d_kv"],
+            "model.intermediate" => &["intermediate_size", "n_inner", "d_ff", "ffn_dim"],
+            "model.vocab" => &["vocab_size"],
+            _ => &[],
+        };
+        match keys.iter().find(|k| self.obj.contains_key(**k)) {
+            Some(k) => InputError::new(self.field(k), e.message),
+            None => InputError::new(format!("config.json ({})", e.field), e.message),
+        }
+    }
+}
+
+const HIDDEN: &[&str] = &["hidden_size", "n_embd", "d_model", "n_embed"];
+const LAYERS: &[&str] = &["num_hidden_layers", "n_layer", "num_layers"];
+const HEADS: &[&str] = &["num_attention_heads", "n_head", "num_heads"];
+const KV_HEADS: &[&str] = &["num_key_value_heads", "num_kv_heads", "n_head_kv"];
+const VOCAB: &[&str] = &["vocab_size"];
+const POSITIONS: &[&str] = &["max_position_embeddings", "n_positions", "seq_length"];
+
+fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
+    let model_type = cfg.model_type()?;
+    let arch = match model_type {
+        "llama" => Arch::Llama,
+        "mistral" => Arch::Mistral,
+        "mixtral" => Arch::Mixtral,
+        "qwen2" => Arch::Qwen2,
+        "qwen2_moe" => Arch::Qwen2Moe,
+        "qwen3" => Arch::Qwen3,
+        "qwen3_moe" => Arch::Qwen3Moe,
+        "gemma" => Arch::Gemma,
+        "gemma2" => Arch::Gemma2,
+        "gemma3" | "gemma3_text" => Arch::Gemma3,
+        "phi" => Arch::Phi,
+        "phi3" => Arch::Phi3,
+        "gpt2" => Arch::Gpt2,
+        "gpt_neox" => Arch::GptNeox,
+        "opt" => Arch::Opt,
+        "falcon" | "RefinedWeb" | "RefinedWebModel" => Arch::Falcon,
+        "bloom" => Arch::Bloom,
+        "gpt_bigcode" => Arch::GptBigcode,
+        "bert" => Arch::Bert,
+        "deberta-v2" => Arch::DebertaV2,
+        "t5" | "mt5" => Arch::T5,
+        "deepseek_v2" => Arch::DeepseekV2,
+        "deepseek_v3" => Arch::DeepseekV3,
+        "clip_vision_model" | "clip" => Arch::ClipVision,
+        "llava" => Arch::Llava,
+        "stablelm" => Arch::Stablelm,
+        "gpt_oss" => Arch::GptOss,
+        other => {
+            return Err(InputError::new(
+                cfg.field("model_type"),
+                format!(
+                    "\"{other}\" is not supported: supported: {}",
+                    SUPPORTED_MODEL_TYPES.join(", ")
+                ),
+            ))
+        }
+    };
+    match arch {
+        Arch::Llava => import_llava(cfg),
+        Arch::ClipVision => import_clip(cfg, model_type),
+        Arch::Gemma3 => match cfg.object("text_config")? {
+            Some(text) if cfg.obj.contains_key("vision_config") => Err(InputError::new(
+                text.field("").trim_end_matches('.').to_string(),
+                "Gemma-3 with a SigLIP vision tower is not supported: paste the text_config alone",
+            )),
+            Some(text) => import_decoder(&text, Arch::Gemma3, "gemma3_text"),
+            None => import_decoder(cfg, Arch::Gemma3, model_type),
+        },
+        Arch::T5 => import_t5(cfg, model_type),
+        _ => {
+            let mut sub = Cfg::new(cfg.obj, &cfg.prefix);
+            sub.defaults = defaults;
+            import_decoder(&sub, arch, model_type)
+        }
+    }
+}
+
+/// Decoder-only language models and BERT-style encoders.
+fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> {
+    let hidden = cfg.req(HIDDEN, 1, MAX_DIM)?;
+    let layers = cfg.req(LAYERS, 1, MAX_LAYERS)?;
+    let heads = cfg.req(HEADS, 1, MAX_HEADS)?;
+    let mut spec = ModelSpec {
+        name: model_type.to_string(),
+        arch,
+        hidden,
+        layers,
+        heads,
+        kv_heads: cfg.int(KV_HEADS, 1, MAX_HEADS)?.unwrap_or(heads),
+        head_dim: cfg.int(&["head_dim"], 1, MAX_HEADS)?,
+        vocab: cfg.req(VOCAB, 1, MAX_DIM)?,
+        max_position: cfg.int(POSITIONS, 0, MAX_POSITION)?.unwrap_or(0),
+        ..ModelSpec::default()
+    };
+    // transformers' PretrainedConfig ties the head unless the class says otherwise.
+    let tied_default = matches!(
+        arch,
+        Arch::Gemma
+            | Arch::Gemma2
+            | Arch::Gemma3
+            | Arch::Gpt2
+            | Arch::Opt
+            | Arch::Falcon
+            | Arch::Bloom
+            | Arch::GptBigcode
+    );
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", tied_default)?;
+    let four_h = hidden.saturating_mul(4).min(MAX_DIM);
+    match arch {
+        Arch::Gpt2 | Arch::GptBigcode => {
+            spec.intermediate = cfg.int(&["n_inner"], 1, MAX_DIM)?.unwrap_or(four_h);
+            spec.mlp = MlpKind::Plain;
+            spec.norm = NormKind::Layer;
+            spec.qkv_bias = true;
+            spec.out_bias = true;
+            if arch == Arch::GptBigcode && cfg.flag("multi_query", true)? {
+                spec.kv_heads = 1;
+            }
+        }
+        Arch::Bloom => {
+            spec.intermediate = four_h;
+            spec.mlp = MlpKind::Plain;
+            spec.norm = NormKind::Layer;
+            spec.qkv_bias = true;
+            spec.out_bias = true;
+        }
+        Arch::Falcon => {
+            let new_arch = cfg.flag("new_decoder_architecture", false)?;
+            spec.kv_heads = if new_arch {
+                cfg.int(KV_HEADS, 1, MAX_HEADS)?.unwrap_or(heads)
+            } else if cfg.flag("multi_query", true)? {
+                1
+            } else {
+                heads
+            };
+            spec.intermediate = cfg.int(&["ffn_hidden_size"], 1, MAX_DIM)?.unwrap_or(four_h);
+            spec.mlp = MlpKind::Plain;
+            spec.norm = NormKind::Layer;
+            let bias = cfg.flag("bias", false)?;
+            spec.qkv_bias = bias;
+            spec.out_bias = bias;
+            spec.parallel_block = cfg.flag("parallel_attn", true)?;
+            if new_arch {
+                spec.norms_per_layer =
+                    Some(cfg.int(&["num_ln_in_parallel_attn"], 1, 2)?.unwrap_or(2));
+            }
+        }
+        Arch::Opt => {
+            spec.intermediate = cfg.req(&["ffn_dim"], 1, MAX_DIM)?;
+            spec.mlp = MlpKind::Plain;
+            spec.norm = NormKind::Layer;
+            let bias = cfg.flag("enable_bias", true)?;
+            spec.qkv_bias = bias;
+            spec.out_bias = bias;
+            if let Some(p) = cfg.int(&["word_embed_proj_dim"], 1, MAX_DIM)? {
+                if p != hidden {
+                    spec.embed_proj_dim = Some(p);
+                }
+            }
+            let pre_norm = cfg.flag("do_layer_norm_before", true)?;
+            let removed = cfg.flag("_remove_final_layer_norm", false)?;
+            spec.final_norm = Some(pre_norm && !removed);
+        }
+        Arch::Bert | Arch::DebertaV2 => {
+            spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
+            spec.mlp = MlpKind::Plain;
+            spec.norm = NormKind::Layer;
+            spec.qkv_bias = true;
+            spec.out_bias = true;
+            spec.tied_embeddings = true;
+            let default_types = if arch == Arch::Bert { 2 } else { 0 };
+            spec.type_vocab = cfg
+                .int(&["type_vocab_size"], 0, MAX_DIM)?
+                .unwrap_or(default_types);
+            if arch == Arch::DebertaV2 {
+                let buckets = cfg.int(&["position_buckets"], 0, MAX_DIM)?.unwrap_or(0);
+                // Without buckets the table spans max_relative_positions, itself
+                // max_position_embeddings when unset (-1).
+                spec.relative_attention_buckets = Some(if buckets > 0 {
+                    buckets
+                } else {
+                    spec.max_position.max(1)
+                });
+                spec.conv_kernel = cfg.int(&["conv_kernel_size"], 0, 64)?.unwrap_or(0);
+            }
+            if cfg.has_architecture("ForSequenceClassification")? {
+                let labels = match cfg.object("id2label")? {
+                    Some(map) => map.obj.len() as u64,
+                    // PretrainedConfig's default num_labels
+                    None => cfg.int(&["num_labels"], 1, MAX_DIM)?.unwrap_or(2),
+                };
+                spec.classifier_labels = labels;
+            }
+        }
+        Arch::Phi => {
+            spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
+            spec.mlp = MlpKind::Plain;
+            spec.norm = NormKind::Layer;
+            spec.qkv_bias = true;
+            spec.out_bias = true;
+            spec.lm_head_bias = true;
+            spec.parallel_block = true;
+        }
+        Arch::GptNeox => {
+            spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
+            spec.mlp = MlpKind::Plain;
+            spec.norm = NormKind::Layer;
+            let bias = cfg.flag("attention_bias", true)?;
+            spec.qkv_bias = bias;
+            spec.out_bias = bias;
+            spec.mlp_bias = Some(true);
+        }
+        Arch::Stablelm => {
+            spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
+            spec.norm = NormKind::Layer;
+            spec.qkv_bias = cfg.flag("use_qkv_bias", false)?;
+            spec.parallel_block = cfg.flag("use_parallel_residual", false)?;
+        }
+        _ => import_llama_like(cfg, arch, &mut spec)?,
+    }
+    spec.sliding_window = sliding_window(cfg, arch, layers)?;
+    Ok(spec)
+}
+
+/// Llama, Mistral, Mixtral, Qwen, Gemma, Phi-3, DeepSeek, gpt-oss: RMSNorm and
+/// a gated MLP, with family-specific biases and MoE fields.
+fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> {
+    spec.mlp = MlpKind::Gated;
+    spec.norm = NormKind::Rms;
+    let dense = cfg.int(&["intermediate_size"], 1, MAX_DIM)?;
+    match arch {
+        Arch::Qwen2 | Arch::Qwen2Moe => spec.qkv_bias = true,
+        Arch::GptOss => {
+            let bias = cfg.flag("attention_bias", true)?;
+            spec.qkv_bias = bias;
+            spec.out_bias = bias;
+            spec.mlp_bias = Some(true);
+        }
+        Arch::Llama | Arch::Mistral | Arch::Qwen3 | Arch::Qwen3Moe => {
+            let bias = cfg.flag("attention_bias", false)?;
+            spec.qkv_bias = bias;
+            spec.out_bias = bias;
+            spec.mlp_bias = Some(cfg.flag("mlp_bias", false)?);
+        }
+        _ => {}
+    }
+    let moe_width_keys: &[&str] = &["moe_intermediate_size"];
+    spec.moe = match arch {
+        Arch::Mixtral | Arch::GptOss => Some(Moe {
+            experts: cfg.req(&["num_local_experts", "num_experts"], 1, MAX_EXPERTS)?,
+            experts_per_token: cfg.req(
+                &["num_experts_per_tok", "experts_per_token"],
+                1,
+                MAX_EXPERTS,
+            )?,
+            shared_experts: 0,
+            expert_intermediate: cfg.req(&["intermediate_size"], 1, MAX_DIM)?,
+            shared_intermediate: None,
+            dense_layers: 0,
+        }),
+        Arch::Qwen2Moe | Arch::Qwen3Moe => {
+            let experts = cfg.req(&["num_experts"], 1, MAX_EXPERTS)?;
+            let step = cfg
+                .int(&["decoder_sparse_step"], 1, MAX_LAYERS)?
+                .unwrap_or(1);
+            let mut dense_layers = 0;
+            let mlp_only = cfg.array("mlp_only_layers")?.cloned().unwrap_or_default();
+            for layer in 0..spec.layers {
+                let listed = mlp_only.iter().any(|v| v.as_u64() == Some(layer));
+                if listed || (layer + 1) % step != 0 {
+                    dense_layers += 1;
+                }
+            }
+            let shared = cfg
+                .int(&["shared_expert_intermediate_size"], 0, MAX_DIM)?
+                .unwrap_or(0);
+            Some(Moe {
+                experts,
+                experts_per_token: cfg.req(&["num_experts_per_tok"], 1, MAX_EXPERTS)?,
+                shared_experts: u64::from(shared > 0),
+                expert_intermediate: cfg.req(moe_width_keys, 1, MAX_DIM)?,
+                shared_intermediate: (shared > 0).then_some(shared),
+                dense_layers,
+            })
+        }
+        Arch::DeepseekV2 | Arch::DeepseekV3 => {
+            match cfg.int(&["n_routed_experts"], 1, MAX_EXPERTS)? {
+                Some(experts) => Some(Moe {
+                    experts,
+                    experts_per_token: cfg.req(&["num_experts_per_tok"], 1, MAX_EXPERTS)?,
+                    shared_experts: cfg.int(&["n_shared_experts"], 0, 64)?.unwrap_or(0),
+                    expert_intermediate: cfg.req(moe_width_keys, 1, MAX_DIM)?,
+                    shared_intermediate: None,
+                    dense_layers: cfg
+                        .int(&["first_k_dense_replace"], 0, MAX_LAYERS)?
+                        .unwrap_or(0)
+                        .min(spec.layers),
+                }),
+                None => None,
+            }
+        }
+        _ => None,
+    };
+    // Models whose layers are all MoE may leave the dense width out.
+    let all_moe = spec.moe.as_ref().is_some_and(|m| m.dense_layers == 0);
+    spec.intermediate = match (dense, all_moe) {
+        (Some(d), _) => d,
+        (None, true) => spec.moe.as_ref().map_or(1, |m| m.expert_intermediate),
+        (None, false) => cfg.req(&["intermediate_size"], 1, MAX_DIM)?,
+    };
+    if matches!(arch, Arch::DeepseekV2 | Arch::DeepseekV3) {
+        spec.mla = Some(Mla {
+            q_lora_rank: cfg.int(&["q_lora_rank"], 1, MAX_DIM)?,
+            kv_lora_rank: cfg.req(&["kv_lora_rank"], 1, MAX_DIM)?,
+            qk_nope_head_dim: cfg.req(&["qk_nope_head_dim"], 0, MAX_HEADS)?,
+            qk_rope_head_dim: cfg.req(&["qk_rope_head_dim"], 0, MAX_HEADS)?,
+            v_head_dim: cfg.req(&["v_head_dim"], 1, MAX_HEADS)?,
+        });
+    }
+    Ok(())
+}
+
+/// How many layers use a sliding window, from `layer_types`, the Gemma
+/// patterns, or a window on every layer (Mistral, Phi-3, Qwen2 with
+/// `use_sliding_window`).
+fn sliding_window(cfg: &Cfg, arch: Arch, layers: u64) -> Result<Option<SlidingWindow>> {
+    let Some(window) = cfg.int(&["sliding_window"], 0, MAX_POSITION)? else {
+        return Ok(None);
+    };
+    if window == 0 {
+        return Ok(None);
+    }
+    let windowed = if let Some(types) = cfg.array("layer_types")? {
+        types
+            .iter()
+            .filter(|t| t.as_str() == Some("sliding_attention"))
+            .count() as u64
+    } else {
+        match arch {
+            // Gemma-2: even layers slide (`not bool(layer_idx % 2)`).
+            Arch::Gemma2 => layers.div_ceil(2),
+            // Gemma-3: every `sliding_window_pattern`-th layer is global (default 6).
+            Arch::Gemma3 => {
+                let pattern = cfg
+                    .int(&["sliding_window_pattern"], 1, MAX_LAYERS)?
+                    .unwrap_or(6);
+                layers - layers / pattern
+            }
+            Arch::GptOss => layers.div_ceil(2),
+            Arch::Qwen2 | Arch::Qwen2Moe | Arch::Qwen3 | Arch::Qwen3Moe => {
+                if !cfg.flag("use_sliding_window", false)? {
+                    return Ok(None);
+                }
+                let first = cfg
+                    .int(&["max_window_layers"], 0, MAX_LAYERS)?
+                    .unwrap_or(layers);
+                layers.saturating_sub(first)
+            }
+            _ => layers,
+        }
+    };
+    Ok(Some(SlidingWindow {
+        window,
+        layers: windowed.min(layers),
+    }))
+}
+
+fn import_t5(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
+    let encoder = cfg.req(&["num_layers"], 1, MAX_LAYERS)?;
+    let heads = cfg.req(&["num_heads"], 1, MAX_HEADS)?;
+    let projection = cfg.string("feed_forward_proj")?.unwrap_or("relu");
+    Ok(ModelSpec {
+        name: model_type.to_string(),
+        arch: Arch::T5,
+        hidden: cfg.req(&["d_model"], 1, MAX_DIM)?,
+        layers: cfg
+            .int(&["num_decoder_layers"], 1, MAX_LAYERS)?
+            .unwrap_or(encoder),
+        heads,
+        kv_heads: heads,
+        head_dim: Some(cfg.req(&["d_kv"], 1, MAX_HEADS)?),
+        intermediate: cfg.req(&["d_ff"], 1, MAX_DIM)?,
+        vocab: cfg.req(VOCAB, 1, MAX_DIM)?,
+        // mT5 unties the head; T5 (v1.0) ties it.
+        tied_embeddings: cfg.flag("tie_word_embeddings", model_type == "t5")?,
+        mlp: if projection.starts_with("gated") {
+            MlpKind::Gated
+        } else {
+            MlpKind::Plain
+        },
+        norm: NormKind::Rms,
+        encoder_layers: Some(encoder),
+        relative_attention_buckets: cfg.int(&["relative_attention_num_buckets"], 1, MAX_DIM)?,
+        ..ModelSpec::default()
+    })
+}
+
+fn vision_tower(cfg: &Cfg, with_projection: bool) -> Result<VisionTower> {
+    let image_size = cfg.req(&["image_size"], 1, MAX_IMAGE_SIZE)?;
+    Ok(VisionTower {
+        hidden: cfg.req(&["hidden_size"], 1, MAX_DIM)?,
+        layers: cfg.req(&["num_hidden_layers"], 1, MAX_LAYERS)?,
+        heads: cfg.req(&["num_attention_heads"], 1, MAX_HEADS)?,
+        intermediate: cfg.req(&["intermediate_size"], 1, MAX_DIM)?,
+        image_size,
+        patch_size: cfg.req(&["patch_size"], 1, image_size)?,
+        projector_params: 0,
+        projection_dim: if with_projection {
+            // CLIPVisionConfig's default projection_dim
+            cfg.int(&["projection_dim"], 1, MAX_DIM)?.unwrap_or(512)
+        } else {
+            0
+        },
+    })
+}
+
+/// A spec whose transformer fields mirror the tower, for the estimator's
+/// activation and attention math.
+fn tower_spec(name: &str, arch: Arch, tower: VisionTower) -> ModelSpec {
+    ModelSpec {
+        name: name.to_string(),
+        arch,
+        hidden: tower.hidden,
+        layers: tower.layers,
+        heads: tower.heads,
+        kv_heads: tower.heads,
+        intermediate: tower.intermediate,
+        vocab: 0,
+        max_position: tower.tokens_per_image(),
+        mlp: MlpKind::Plain,
+        norm: NormKind::Layer,
+        qkv_bias: true,
+        out_bias: true,
+        vision: Some(tower),
+        ..ModelSpec::default()
+    }
+}
+
+fn import_clip(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
+    let with_projection = cfg.has_architecture("WithProjection")?;
+    let tower = if model_type == "clip" {
+        let mut vision = cfg.object("vision_config")?.ok_or_else(|| {
+            InputError::new(
+                cfg.field("vision_config"),
+                "is missing: a clip config needs one",
+            )
+        })?;
+        vision.defaults = Defaults::ClipVision;
+        vision_tower(&vision, with_projection)?
+    } else {
+        let mut plain = Cfg::new(cfg.obj, &cfg.prefix);
+        plain.defaults = cfg.defaults;
+        vision_tower(&plain, with_projection)?
+    };
+    Ok(tower_spec(model_type, Arch::ClipVision, tower))
+}
+
+fn import_llava(cfg: &Cfg) -> Result<ModelSpec> {
+    let mut vision = cfg.object("vision_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("vision_config"),
+            "is missing: a llava config needs one",
+        )
+    })?;
+    vision.defaults = Defaults::ClipVision;
+    match vision.string("model_type")? {
+        None | Some("clip_vision_model") => {}
+        Some(other) => {
+            return Err(InputError::new(
+                vision.field("model_type"),
+                format!("\"{other}\" is not supported: only clip_vision_model towers"),
+            ))
+        }
+    }
+    let mut tower = vision_tower(&vision, false)?;
+    let mut text = cfg.object("text_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("text_config"),
+            "is missing: a llava config needs one",
+        )
+    })?;
+    // LLaVA configs store the text model as a diff against LlamaConfig().
+    let text_type = text.string("model_type")?.unwrap_or("llama");
+    if text_type == "llama" {
+        text.defaults = Defaults::Llama;
+    }
+    let mut spec = if text.string("model_type")?.is_some() {
+        import(&text, text.defaults)?
+    } else {
+        import_decoder(&text, Arch::Llama, "llama")?
+    };
+    if cfg.flag("multimodal_projector_bias", true)? {
+        tower.projector_params = llava_projector_params(tower.hidden, spec.hidden);
+    } else {
+        // Two linears without biases.
+        let with_bias = llava_projector_params(tower.hidden, spec.hidden);
+        tower.projector_params = with_bias.saturating_sub(2 * spec.hidden);
+    }
+    spec.arch = Arch::Llava;
+    spec.name = "llava".to_string();
+    if let Some(tied) = cfg.obj.get("tie_word_embeddings").and_then(Value::as_bool) {
+        spec.tied_embeddings = tied;
+    }
+    spec.vision = Some(tower);
+    Ok(spec)
+}

@@ -1,0 +1,434 @@
+//! Parameter counting, module by module as transformers builds each model.
+//!
+//! All arithmetic is in u128 on dimensions clamped to the ranges
+//! `ModelSpec::validate` accepts (each at most 2^30, layers at most 10^4,
+//! experts at most 2^12), so no product of them can overflow: the largest is
+//! layers x experts x hidden x intermediate < 2^14 x 2^12 x 2^24 x 2^24 = 2^74.
+
+use super::{
+    Arch, LayerParams, MlpKind, ModelSpec, NormKind, ParamCounts, VisionTower, MAX_DIM,
+    MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION,
+    MAX_TOTAL_PARAMS,
+};
+
+/// Default `relative_attention_num_buckets` of T5Config in transformers.
+const T5_DEFAULT_BUCKETS: u64 = 32;
+/// OPT's learned position table has 2 extra rows (`OPTLearnedPositionalEmbedding`, offset 2).
+const OPT_POSITION_OFFSET: u128 = 2;
+
+/// Clamps `value` to `max` and widens it.
+fn dim(value: u64, max: u64) -> u128 {
+    u128::from(value.min(max))
+}
+
+fn narrow(value: u128) -> u64 {
+    u64::try_from(value).unwrap_or(u64::MAX)
+}
+
+/// One group of layer tensors, in 128-bit.
+#[derive(Clone, Copy, Default)]
+struct WideLayer {
+    q: u128,
+    k: u128,
+    v: u128,
+    o: u128,
+    gate: u128,
+    up: u128,
+    down: u128,
+    router: u128,
+    norms: u128,
+    biases: u128,
+}
+
+impl WideLayer {
+    fn add_scaled(&mut self, one: &WideLayer, n: u128) {
+        self.q += one.q * n;
+        self.k += one.k * n;
+        self.v += one.v * n;
+        self.o += one.o * n;
+        self.gate += one.gate * n;
+        self.up += one.up * n;
+        self.down += one.down * n;
+        self.router += one.router * n;
+        self.norms += one.norms * n;
+        self.biases += one.biases * n;
+    }
+
+    fn total(&self) -> u128 {
+        self.q
+            + self.k
+            + self.v
+            + self.o
+            + self.gate
+            + self.up
+            + self.down
+            + self.router
+            + self.norms
+            + self.biases
+    }
+
+    fn narrow(&self) -> LayerParams {
+        LayerParams {
+            q: narrow(self.q),
+            k: narrow(self.k),
+            v: narrow(self.v),
+            o: narrow(self.o),
+            gate: narrow(self.gate),
+            up: narrow(self.up),
+            down: narrow(self.down),
+            router: narrow(self.router),
+            norms: narrow(self.norms),
+            biases: narrow(self.biases),
+        }
+    }
+}
+
+/// A feed-forward block: weights by projection, and their biases.
+#[derive(Clone, Copy, Default)]
+struct Mlp {
+    gate: u128,
+    up: u128,
+    down: u128,
+    bias: u128,
+}
+
+impl Mlp {
+    fn weights(&self) -> u128 {
+        self.gate + self.up + self.down
+    }
+}
+
+/// Every group, in 128-bit, before narrowing to [`ParamCounts`].
+pub(super) struct WideCounts {
+    embedding: u128,
+    lm_head: u128,
+    layers: WideLayer,
+    other: u128,
+    vision: u128,
+    projector: u128,
+    /// Routed-expert parameters a token does not use.
+    inactive: u128,
+}
+
+/// The spec's dimensions, clamped and widened once.
+struct Dims<'a> {
+    spec: &'a ModelSpec,
+    h: u128,
+    heads: u128,
+    kv: u128,
+    d: u128,
+    /// Elements of one hidden-width norm: weight (and bias for LayerNorm).
+    norm_width: u128,
+}
+
+impl<'a> Dims<'a> {
+    fn new(spec: &'a ModelSpec) -> Self {
+        let norm_width = match spec.norm {
+            NormKind::Rms => 1,
+            NormKind::Layer => 2,
+        };
+        Dims {
+            spec,
+            h: dim(spec.hidden, MAX_DIM),
+            heads: dim(spec.heads, MAX_HEADS),
+            kv: dim(spec.kv_heads, MAX_HEADS),
+            d: dim(spec.head_dim(), MAX_HEADS),
+            norm_width,
+        }
+    }
+
+    fn norms_per_layer(&self) -> u128 {
+        let default = match self.spec.arch {
+            Arch::Gemma2 | Arch::Gemma3 => 4,
+            _ if self.spec.parallel_block => 1,
+            _ => 2,
+        };
+        dim(
+            self.spec.norms_per_layer.unwrap_or(default),
+            MAX_NORMS_PER_LAYER,
+        )
+    }
+
+    /// Self-attention projections, their biases and the layer's norms.
+    fn attention(&self) -> WideLayer {
+        let s = self.spec;
+        let (h, heads, d) = (self.h, self.heads, self.d);
+        let mut layer = WideLayer::default();
+        match &s.mla {
+            Some(mla) => {
+                let rank_kv = dim(mla.kv_lora_rank, MAX_DIM);
+                let nope = dim(mla.qk_nope_head_dim, MAX_HEADS);
+                let rope = dim(mla.qk_rope_head_dim, MAX_HEADS);
+                let v_dim = dim(mla.v_head_dim, MAX_HEADS);
+                layer.q = match mla.q_lora_rank {
+                    // q_a_proj, then q_b_proj (q_a_layernorm counted with the norms)
+                    Some(r) => {
+                        let r = dim(r, MAX_DIM);
+                        h * r + r * heads * (nope + rope)
+                    }
+                    None => h * heads * (nope + rope),
+                };
+                // kv_a_proj_with_mqa (latent + shared rope key), the key half of kv_b_proj
+                layer.k = h * (rank_kv + rope) + rank_kv * heads * nope;
+                // the value half of kv_b_proj
+                layer.v = rank_kv * heads * v_dim;
+                layer.o = heads * v_dim * h;
+                layer.norms = rank_kv + mla.q_lora_rank.map_or(0, |r| dim(r, MAX_DIM));
+            }
+            None => {
+                layer.q = h * heads * d;
+                layer.k = h * self.kv * d;
+                layer.v = h * self.kv * d;
+                layer.o = heads * d * h;
+                if s.qkv_bias {
+                    layer.biases += (heads + 2 * self.kv) * d;
+                }
+            }
+        }
+        if s.out_bias {
+            layer.biases += h;
+        }
+        if s.arch == Arch::GptOss {
+            // one learned attention-sink logit per head
+            layer.biases += heads;
+        }
+        layer.norms += self.norms_per_layer() * self.norm_width * h;
+        if matches!(s.arch, Arch::Qwen3 | Arch::Qwen3Moe | Arch::Gemma3) {
+            // q_norm and k_norm, one head wide, shared by all heads
+            layer.norms += 2 * self.norm_width * d;
+        }
+        layer
+    }
+
+    fn mlp(&self, width: u128) -> Mlp {
+        let h = self.h;
+        let gated = self.spec.mlp == MlpKind::Gated;
+        let gate = if gated { h * width } else { 0 };
+        let bias = if self.spec.mlp_bias.unwrap_or(self.spec.out_bias) {
+            width + h + if gated { width } else { 0 }
+        } else {
+            0
+        };
+        Mlp {
+            gate,
+            up: h * width,
+            down: width * h,
+            bias,
+        }
+    }
+
+    fn with_mlp(layer: WideLayer, mlp: &Mlp) -> WideLayer {
+        WideLayer {
+            gate: mlp.gate,
+            up: mlp.up,
+            down: mlp.down,
+            biases: layer.biases + mlp.bias,
+            ..layer
+        }
+    }
+}
+
+impl WideCounts {
+    pub(super) fn of(spec: &ModelSpec) -> WideCounts {
+        let x = Dims::new(spec);
+        let (vision, projector) = match &spec.vision {
+            Some(v) => (vision_wide(v), dim(v.projector_params, MAX_TOTAL_PARAMS)),
+            None => (0, 0),
+        };
+        if spec.arch == Arch::ClipVision {
+            return WideCounts {
+                embedding: 0,
+                lm_head: 0,
+                layers: WideLayer::default(),
+                other: 0,
+                vision,
+                projector,
+                inactive: 0,
+            };
+        }
+        let h = x.h;
+        let decoder_layers = dim(spec.layers, MAX_LAYERS);
+        let attention = x.attention();
+        let dense_mlp = x.mlp(dim(spec.intermediate, MAX_DIM));
+        let dense_layer = Dims::with_mlp(attention, &dense_mlp);
+        let mut layers = WideLayer::default();
+        let mut inactive = 0;
+        let mut other = 0;
+
+        let dense_count = match &spec.moe {
+            Some(moe) => dim(moe.dense_layers, MAX_LAYERS).min(decoder_layers),
+            None => decoder_layers,
+        };
+        if let Some(moe) = &spec.moe {
+            let experts = dim(moe.experts, MAX_EXPERTS);
+            let used = dim(moe.experts_per_token, MAX_EXPERTS).min(experts);
+            let expert = x.mlp(dim(moe.expert_intermediate, MAX_DIM));
+            let shared_width = match moe.shared_intermediate {
+                Some(w) => dim(w, MAX_DIM),
+                None => {
+                    dim(moe.shared_experts, MAX_EXPERTS) * dim(moe.expert_intermediate, MAX_DIM)
+                }
+            };
+            let shared = if shared_width > 0 {
+                x.mlp(shared_width)
+            } else {
+                Mlp::default()
+            };
+            let mut router = experts * h;
+            if spec.arch == Arch::GptOss {
+                router += experts; // the router linear has a bias
+            }
+            if spec.arch == Arch::Qwen2Moe && shared_width > 0 {
+                router += h; // shared_expert_gate: hidden -> 1
+            }
+            let moe_layer = WideLayer {
+                gate: experts * expert.gate + shared.gate,
+                up: experts * expert.up + shared.up,
+                down: experts * expert.down + shared.down,
+                biases: attention.biases + experts * expert.bias + shared.bias,
+                router,
+                ..attention
+            };
+            let moe_count = decoder_layers - dense_count;
+            layers.add_scaled(&moe_layer, moe_count);
+            inactive = moe_count * (experts - used) * (expert.weights() + expert.bias);
+        }
+
+        match spec.encoder_layers {
+            Some(encoder) => {
+                // Encoder-decoder (T5): the encoder layers are dense self-attention
+                // blocks; each decoder layer adds cross-attention and its norm.
+                layers.add_scaled(&dense_layer, dim(encoder, MAX_LAYERS));
+                let decoder_layer = WideLayer {
+                    q: dense_layer.q * 2,
+                    k: dense_layer.k * 2,
+                    v: dense_layer.v * 2,
+                    o: dense_layer.o * 2,
+                    norms: dense_layer.norms + x.norm_width * h,
+                    ..dense_layer
+                };
+                layers.add_scaled(&decoder_layer, dense_count);
+                if spec.arch == Arch::T5 {
+                    // relative_attention_bias (buckets x heads) in the first layer of each stack
+                    other += 2 * x.heads * relative_buckets(spec);
+                }
+            }
+            None => layers.add_scaled(&dense_layer, dense_count),
+        }
+
+        let token_width = spec.embed_proj_dim.map_or(h, |p| dim(p, MAX_DIM));
+        let vocab = dim(spec.vocab, MAX_DIM);
+        let position_rows = match spec.arch {
+            Arch::Gpt2 | Arch::GptBigcode | Arch::Bert => dim(spec.max_position, MAX_POSITION),
+            Arch::Opt => dim(spec.max_position, MAX_POSITION) + OPT_POSITION_OFFSET,
+            _ => 0,
+        };
+        let embedding = vocab * token_width + position_rows * h + dim(spec.type_vocab, MAX_DIM) * h;
+
+        let encoder_only = matches!(spec.arch, Arch::Bert | Arch::DebertaV2);
+        let mut lm_head = 0;
+        if !encoder_only {
+            if !spec.tied_embeddings {
+                lm_head += vocab * token_width;
+            }
+            if spec.lm_head_bias {
+                lm_head += vocab;
+            }
+        }
+
+        let stacks = if spec.encoder_layers.is_some() { 2 } else { 1 };
+        if spec.final_norm.unwrap_or(!encoder_only) {
+            other += stacks * x.norm_width * h;
+        }
+        if token_width != h {
+            other += 2 * token_width * h; // OPT project_in and project_out, no bias
+        }
+        if matches!(spec.arch, Arch::Bloom | Arch::Bert | Arch::DebertaV2) {
+            other += 2 * h; // LayerNorm on the embeddings
+        }
+        if spec.arch == Arch::DebertaV2 {
+            // rel_embeddings (2 x position_buckets rows) and their LayerNorm
+            other += 2 * relative_buckets(spec) * h + 2 * h;
+            if spec.conv_kernel > 0 {
+                // ConvLayer: Conv1d(hidden, hidden, kernel) with bias, then a LayerNorm
+                other += dim(spec.conv_kernel, 64) * h * h + h + 2 * h;
+            }
+        }
+        if encoder_only {
+            other += h * h + h; // pooler dense
+            let labels = dim(spec.classifier_labels, MAX_DIM);
+            other += labels * h + labels;
+        }
+
+        WideCounts {
+            embedding,
+            lm_head,
+            layers,
+            other,
+            vision,
+            projector,
+            inactive,
+        }
+    }
+
+    pub(super) fn total(&self) -> u128 {
+        self.embedding
+            + self.lm_head
+            + self.layers.total()
+            + self.other
+            + self.vision
+            + self.projector
+    }
+
+    pub(super) fn narrow(&self) -> ParamCounts {
+        let total = self.total();
+        ParamCounts {
+            total: narrow(total),
+            embedding: narrow(self.embedding),
+            lm_head: narrow(self.lm_head),
+            layers: self.layers.narrow(),
+            other: narrow(self.other),
+            vision: narrow(self.vision),
+            projector: narrow(self.projector),
+            active_per_token: narrow(total - self.inactive.min(total)),
+        }
+    }
+}
+
+fn relative_buckets(spec: &ModelSpec) -> u128 {
+    dim(
+        spec.relative_attention_buckets
+            .unwrap_or(T5_DEFAULT_BUCKETS),
+        MAX_DIM,
+    )
+}
+
+/// CLIP-style ViT: patch conv (no bias), class + position embeddings,
+/// pre/post LayerNorm, `layers` blocks of biased attention + MLP with two
+/// LayerNorms, and the optional `visual_projection` (no bias).
+fn vision_wide(v: &VisionTower) -> u128 {
+    let h = dim(v.hidden, MAX_DIM);
+    let inter = dim(v.intermediate, MAX_DIM);
+    let patch = dim(v.patch_size, MAX_IMAGE_SIZE).max(1);
+    let side = dim(v.image_size, MAX_IMAGE_SIZE) / patch;
+    let embeddings = 3 * patch * patch * h + h + (side * side + 1) * h;
+    let block = 4 * (h * h + h) + 2 * h * inter + inter + h + 2 * 2 * h;
+    let layer_norms = 2 * 2 * h;
+    embeddings
+        + layer_norms
+        + dim(v.layers, MAX_LAYERS) * block
+        + dim(v.projection_dim, MAX_DIM) * h
+}
+
+/// Parameters of a CLIP vision tower (see [`VisionTower`]); saturates at `u64::MAX`.
+pub fn vision_params(v: &VisionTower) -> u64 {
+    narrow(vision_wide(v))
+}
+
+/// LLaVA's `multi_modal_projector`: Linear(vision, text) and Linear(text, text),
+/// both with biases; saturates at `u64::MAX`.
+pub fn llava_projector_params(vision_hidden: u64, text_hidden: u64) -> u64 {
+    let v = dim(vision_hidden, MAX_DIM);
+    let t = dim(text_hidden, MAX_DIM);
+    narrow(v * t + t + t * t + t)
+}

@@ -1,0 +1,104 @@
+//! The compiled-in catalog: it parses, every entry validates, and every
+//! computed count equals the measured count it states.
+
+mod common;
+
+use common::{csv_rows, get, get_u64};
+use vramfit_core::catalog::{find_model, models, parse};
+
+#[test]
+fn catalog_parses_and_is_large_enough() {
+    let embedded = include_str!("../data/models.json");
+    let parsed = parse(embedded).expect("data/models.json parses");
+    assert_eq!(parsed.len(), models().len());
+    assert!(models().len() >= 45, "{} models", models().len());
+    assert!(parse("[{\"id\": 1}]").is_err());
+}
+
+#[test]
+fn every_entry_validates_and_matches_its_stated_count() {
+    for m in models() {
+        m.spec
+            .validate()
+            .unwrap_or_else(|e| panic!("{}: {e}", m.id));
+        assert_eq!(m.spec.param_counts().total, m.params, "{}", m.id);
+        assert!(!m.source.is_empty() && !m.family.is_empty(), "{}", m.id);
+    }
+}
+
+#[test]
+fn ids_and_names_are_unique() {
+    let mut ids: Vec<String> = models().iter().map(|m| m.id.to_lowercase()).collect();
+    let mut names: Vec<String> = models().iter().map(|m| m.name.to_lowercase()).collect();
+    let n = ids.len();
+    ids.sort();
+    ids.dedup();
+    names.sort();
+    names.dedup();
+    assert_eq!((ids.len(), names.len()), (n, n));
+}
+
+/// Counts in the measured CSV (`note` starts with the HF id) equal the catalog's.
+#[test]
+fn catalog_counts_equal_the_measured_csv() {
+    let mut checked = 0;
+    for row in csv_rows("cpu_param_counts.csv") {
+        let id = get(&row, "note").split(' ').next().unwrap_or("");
+        if let Some(m) = find_model(id).filter(|m| m.id == id) {
+            assert_eq!(m.params, get_u64(&row, "total_params"), "{id}");
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 15,
+        "only {checked} catalog entries found in the CSV"
+    );
+}
+
+/// Every model of cases.jsonl with a transformer architecture is in the
+/// catalog; its count matches the case's, apart from the documented litgpt
+/// untied heads and the rounded DeBERTa figure.
+#[test]
+fn every_case_model_is_in_the_catalog() {
+    for row in csv_rows("cases_params.csv") {
+        let id = get(&row, "model");
+        if get(&row, "arch") == "stable_diffusion" {
+            continue; // a UNet, not a transformer ModelSpec can describe
+        }
+        let m = find_model(id).unwrap_or_else(|| panic!("{id} missing from the catalog"));
+        let case = get_u64(&row, "params");
+        let notes = get(&row, "notes");
+        if notes.contains("litgpt keeps lm_head as a separate tensor") {
+            let mut untied = m.spec.clone();
+            untied.tied_embeddings = false;
+            assert_eq!(untied.param_counts().total, case, "{id} untied");
+        } else if notes.contains("round(") {
+            let off = common::rel_diff(m.params, case);
+            assert!(off < 0.005, "{id}: {off}");
+        } else {
+            assert_eq!(m.params, case, "{id}");
+        }
+    }
+}
+
+#[test]
+fn find_model_by_id_name_and_suffix() {
+    let by_id = find_model("META-LLAMA/llama-2-7b-hf").expect("id");
+    assert_eq!(by_id.id, "meta-llama/Llama-2-7b-hf");
+    assert_eq!(
+        find_model("llama-2-7b").map(|m| m.id.as_str()),
+        Some("meta-llama/Llama-2-7b-hf")
+    );
+    assert_eq!(
+        find_model("Llama-2-7b-hf").map(|m| m.id.as_str()),
+        Some("meta-llama/Llama-2-7b-hf")
+    );
+    assert_eq!(
+        find_model("Mixtral-8x7B-v0.1").map(|m| m.name.as_str()),
+        Some("Mixtral-8x7B")
+    );
+    assert!(find_model("").is_none());
+    assert!(find_model("no-such-model").is_none());
+    // the scenario's default model
+    assert!(find_model("meta-llama/Llama-3.1-8B").is_some());
+}

@@ -1,0 +1,70 @@
+//! Shared helpers for the parameter-count tests: reading the fixtures and the
+//! measured CSV files under `tests/data/`.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use vramfit_core::hf_config::from_hf_config;
+use vramfit_core::model::ModelSpec;
+
+pub fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+pub fn config_text(file: &str) -> String {
+    let path = data_dir().join("configs").join(file);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Imports a fixture from `tests/data/configs/`.
+pub fn import(file: &str) -> ModelSpec {
+    from_hf_config(&config_text(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+/// Splits one CSV line, honouring double-quoted fields.
+pub fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(std::mem::take(&mut current)),
+            _ => current.push(c),
+        }
+    }
+    fields.push(current);
+    fields
+}
+
+/// Rows of a CSV file under `tests/data/params/` as (header -> value) lookups.
+pub fn csv_rows(file: &str) -> Vec<Vec<(String, String)>> {
+    let path = data_dir().join("params").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty());
+    let header = csv_fields(lines.next().expect("header line"));
+    lines
+        .map(|l| header.iter().cloned().zip(csv_fields(l)).collect())
+        .collect()
+}
+
+pub fn get<'a>(row: &'a [(String, String)], key: &str) -> &'a str {
+    row.iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_else(|| panic!("column {key} missing"))
+}
+
+pub fn get_u64(row: &[(String, String)], key: &str) -> u64 {
+    get(row, key)
+        .parse()
+        .unwrap_or_else(|e| panic!("column {key}: {e}"))
+}
+
+/// Relative difference |a - b| / b.
+pub fn rel_diff(a: u64, b: u64) -> f64 {
+    (a as f64 - b as f64).abs() / b as f64
+}

@@ -1,0 +1,217 @@
+//! The config.json importer against counts measured with transformers, and
+//! its error messages.
+
+mod common;
+
+use common::{config_text, csv_rows, get, get_u64, import};
+use vramfit_core::hf_config::{from_hf_config, quantization_method};
+use vramfit_core::model::{Arch, MlpKind, NormKind};
+
+/// T5 v1.1 / mT5 checkpoints keep a separate `lm_head`; transformers 5.x ties it
+/// anyway, so its measured row is the tied count (see tests/data/params/README.md).
+const T5_UNTIED: &[(&str, &str)] = &[
+    ("bigscience__T0_3B.json", "bigscience/T0_3B"),
+    ("bigscience__mt0-xxl.json", "bigscience/mt0-xxl"),
+];
+
+#[test]
+fn every_fixture_matches_the_transformers_count() {
+    let rows = csv_rows("hf_measured.csv");
+    assert!(
+        rows.len() >= 60,
+        "expected the full fixture set, got {}",
+        rows.len()
+    );
+    let mut archs = std::collections::BTreeSet::new();
+    for row in &rows {
+        let file = get(row, "config");
+        let measured = get_u64(row, "num_parameters");
+        let mut spec = import(file);
+        archs.insert(format!("{:?}", spec.arch));
+        if T5_UNTIED.iter().any(|(f, _)| *f == file) {
+            assert!(!spec.tied_embeddings, "{file}: v1.1 head must be untied");
+            spec.tied_embeddings = true;
+        }
+        assert_eq!(spec.param_counts().total, measured, "{file}");
+    }
+    assert!(
+        archs.len() >= 15,
+        "only {} architectures: {archs:?}",
+        archs.len()
+    );
+}
+
+#[test]
+fn t5_v11_keeps_its_own_head_as_the_cases_count() {
+    let cases = csv_rows("cases_params.csv");
+    for (file, id) in T5_UNTIED {
+        let case = cases
+            .iter()
+            .find(|r| get(r, "model") == *id)
+            .unwrap_or_else(|| panic!("{id} not in cases"));
+        assert_eq!(
+            import(file).param_counts().total,
+            get_u64(case, "params"),
+            "{id}"
+        );
+    }
+}
+
+#[test]
+fn field_layouts_are_read_per_architecture() {
+    let falcon40 = import("tiiuae__falcon-40b.json");
+    assert_eq!((falcon40.kv_heads, falcon40.norms_per_layer), (8, Some(2)));
+    let falcon7 = import("tiiuae__falcon-7b--RefinedWebModel.json");
+    assert_eq!(
+        (falcon7.arch, falcon7.kv_heads, falcon7.parallel_block),
+        (Arch::Falcon, 1, true)
+    );
+    let gpt2 = import("openai-community__gpt2.json");
+    assert_eq!(
+        (gpt2.hidden, gpt2.layers, gpt2.heads, gpt2.intermediate),
+        (768, 12, 12, 3072)
+    );
+    assert_eq!(
+        (gpt2.mlp, gpt2.norm, gpt2.tied_embeddings),
+        (MlpKind::Plain, NormKind::Layer, true)
+    );
+    let t5 = import("google-t5__t5-small.json");
+    assert_eq!(
+        (t5.encoder_layers, t5.layers, t5.head_dim),
+        (Some(6), 6, Some(64))
+    );
+    let octo = import("bigcode__octocoder.json");
+    assert_eq!(octo.kv_heads, 1);
+    let mistral = import("mistralai__Mistral-7B-v0.1.json");
+    assert_eq!(
+        mistral.sliding_window.map(|s| (s.window, s.layers)),
+        Some((4096, 32))
+    );
+    let gemma2 = import("google__gemma-2-9b.json");
+    // even layers of 42 slide
+    assert_eq!(gemma2.sliding_window.map(|s| s.layers), Some(21));
+    let gemma3 = import("google__gemma-3-1b-it.json");
+    // 26 layers, every 6th global: 26 - 4
+    assert_eq!(gemma3.sliding_window.map(|s| s.layers), Some(22));
+    let oss = import("openai__gpt-oss-20b.json");
+    assert_eq!(
+        oss.sliding_window.map(|s| (s.window, s.layers)),
+        Some((128, 12))
+    );
+    let ds = import("deepseek-ai__DeepSeek-V2-Lite-Chat.json");
+    let moe = ds.moe.expect("deepseek moe");
+    assert_eq!(
+        (moe.experts, moe.shared_experts, moe.dense_layers),
+        (64, 2, 1)
+    );
+    assert!(ds
+        .mla
+        .is_some_and(|m| m.q_lora_rank.is_none() && m.kv_lora_rank == 512));
+    let llava = import("llava-hf__llava-1.5-7b-hf.json");
+    // text_config lists only its differences from LlamaConfig(): 4096 hidden, 32 layers
+    assert_eq!((llava.hidden, llava.layers, llava.vocab), (4096, 32, 32064));
+    assert_eq!(llava.vision.map(|v| v.tokens_per_image()), Some(577));
+    let bert = import("bert-large-uncased.json");
+    assert_eq!((bert.type_vocab, bert.classifier_labels), (2, 0));
+    let deberta = import("microsoft__deberta-v2-xlarge-mnli.json");
+    assert_eq!(deberta.classifier_labels, 3);
+}
+
+#[test]
+fn quantization_method_is_reported() {
+    let q = |f: &str| quantization_method(&config_text(f)).expect(f);
+    assert_eq!(q("openai__gpt-oss-20b.json").as_deref(), Some("mxfp4"));
+    assert_eq!(q("deepseek-ai__DeepSeek-V3.json").as_deref(), Some("fp8"));
+    assert_eq!(q("meta-llama__Llama-2-7b-hf.json"), None);
+}
+
+fn err(json: &str) -> vramfit_core::InputError {
+    from_hf_config(json).expect_err(json)
+}
+
+const LLAMA_MIN: &str = r#"{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
+    "num_attention_heads":4,"intermediate_size":128,"vocab_size":100}"#;
+
+#[test]
+fn minimal_config_imports() {
+    let spec = from_hf_config(LLAMA_MIN).expect("minimal llama");
+    assert_eq!((spec.kv_heads, spec.tied_embeddings), (4, false));
+}
+
+#[test]
+fn malformed_json_is_an_error() {
+    let e = err("{\"model_type\": \"llama\",");
+    assert_eq!(e.field, "config.json");
+    assert!(e.message.contains("not valid JSON"), "{e}");
+    assert_eq!(err("[1, 2]").field, "config.json");
+    assert_eq!(err("").field, "config.json");
+}
+
+#[test]
+fn missing_required_field_is_named() {
+    let e = err(&LLAMA_MIN.replace("\"num_attention_heads\":4,", ""));
+    assert_eq!(e.field, "config.json: num_attention_heads");
+    assert!(e.message.contains("missing"), "{e}");
+    let e = err(r#"{"hidden_size": 8}"#);
+    assert_eq!(e.field, "config.json: model_type");
+}
+
+#[test]
+fn wrong_types_are_named() {
+    let e = err(&LLAMA_MIN.replace(
+        "\"num_attention_heads\":4",
+        "\"num_attention_heads\":\"four\"",
+    ));
+    assert_eq!(e.field, "config.json: num_attention_heads");
+    assert!(e.message.contains("whole number"), "{e}");
+    let e = err(&LLAMA_MIN.replace("\"hidden_size\":64", "\"hidden_size\":-64"));
+    assert_eq!(e.field, "config.json: hidden_size");
+    let e = err(&LLAMA_MIN.replace("\"hidden_size\":64", "\"hidden_size\":64.5"));
+    assert_eq!(e.field, "config.json: hidden_size");
+    let e = err(&LLAMA_MIN.replace("}", ",\"tie_word_embeddings\":\"yes\"}"));
+    assert_eq!(e.field, "config.json: tie_word_embeddings");
+    let e = err(r#"{"model_type": 7}"#);
+    assert_eq!(e.field, "config.json: model_type");
+    let e = err(r#"{"model_type":"llava","vision_config":[],"text_config":{}}"#);
+    assert_eq!(e.field, "config.json: vision_config");
+}
+
+#[test]
+fn out_of_range_values_name_the_field_and_range() {
+    let e = err(&LLAMA_MIN.replace(
+        "\"num_hidden_layers\":2",
+        "\"num_hidden_layers\":1000000000000000",
+    ));
+    assert_eq!(e.field, "config.json: num_hidden_layers");
+    assert!(e.message.contains("allowed 1 to 10000"), "{e}");
+    let e = err(&LLAMA_MIN.replace("\"hidden_size\":64", "\"hidden_size\":0"));
+    assert_eq!(e.field, "config.json: hidden_size");
+    // kv heads must divide heads: reported under the config's own key
+    let e = err(&LLAMA_MIN.replace("}", ",\"num_key_value_heads\":3}"));
+    assert_eq!(e.field, "config.json: num_key_value_heads");
+    let e = err(&LLAMA_MIN.replace("}", ",\"num_key_value_heads\":8}"));
+    assert_eq!(e.field, "config.json: num_key_value_heads");
+    // heads must divide hidden when head_dim is absent
+    let e = err(&LLAMA_MIN.replace("\"num_attention_heads\":4", "\"num_attention_heads\":5"));
+    assert_eq!(e.field, "config.json: num_attention_heads");
+}
+
+#[test]
+fn unknown_model_type_lists_supported_ones() {
+    let e = err(r#"{"model_type": "mamba", "hidden_size": 8}"#);
+    assert_eq!(e.field, "config.json: model_type");
+    assert!(e.message.contains("\"mamba\" is not supported"), "{e}");
+    assert!(
+        e.message.contains("llama") && e.message.contains("gpt_oss"),
+        "{e}"
+    );
+}
+
+#[test]
+fn oversized_models_are_rejected_not_wrapped() {
+    // 10000 layers of 2^24 hidden: far above 2^44 parameters
+    let huge = r#"{"model_type":"llama","hidden_size":16777216,"num_hidden_layers":10000,
+        "num_attention_heads":1,"intermediate_size":16777216,"vocab_size":16777216}"#;
+    let e = err(huge);
+    assert!(e.message.contains("2^44"), "{e}");
+}
