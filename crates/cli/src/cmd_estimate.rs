@@ -111,17 +111,21 @@ pub struct Args {
 
 /// Parses `value` as the serde name of an enum, naming `field` on error.
 fn parse_enum<T: DeserializeOwned>(field: &str, value: &str) -> Result<T, InputError> {
-    serde_json::from_value(serde_json::Value::String(value.trim().to_ascii_lowercase().replace('-', "_")))
-        .map_err(|e| InputError::new(field, e.to_string()))
+    serde_json::from_value(serde_json::Value::String(
+        value.trim().to_ascii_lowercase().replace('-', "_"),
+    ))
+    .map_err(|e| InputError::new(field, e.to_string()))
 }
 
 fn read(path: &str) -> Result<String, InputError> {
     if path == "-" {
         let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| InputError::new(path, e.to_string()))?;
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| InputError::new(path, e.to_string()))?;
         Ok(s)
     } else {
-        std::fs::read_to_string(path).map_err(|e| InputError::new(path, format!("cannot read: {e}")))
+        std::fs::read_to_string(path)
+            .map_err(|e| InputError::new(path, format!("cannot read: {e}")))
     }
 }
 
@@ -129,8 +133,9 @@ impl ScenarioArgs {
     /// The scenario the flags describe (file first, then each flag on top).
     pub fn build(&self) -> Result<Scenario, InputError> {
         let mut sc = match (&self.scenario, &self.case) {
-            (Some(path), _) => serde_json::from_str::<Scenario>(&read(path)?)
-                .map_err(|e| InputError::new(format!("{path}"), format!("not a valid scenario: {e}")))?,
+            (Some(path), _) => serde_json::from_str::<Scenario>(&read(path)?).map_err(|e| {
+                InputError::new(path.as_str(), format!("not a valid scenario: {e}"))
+            })?,
             (None, Some(path)) => {
                 let id = self.id.as_deref().unwrap_or_default();
                 let text = read(path)?;
@@ -138,9 +143,13 @@ impl ScenarioArgs {
                     .into_iter()
                     .filter_map(Result::ok)
                     .find(|c| c.id == id)
-                    .ok_or_else(|| InputError::new("--id", format!("no case \"{id}\" in {path}")))?;
-                let mut sc = case_scenario(&case).map_err(|e| InputError::new(id, format!("unsupported case: {e}")))?;
-                let spec = case_model(&case).map_err(|e| InputError::new(id, format!("unsupported case: {e}")))?;
+                    .ok_or_else(|| {
+                        InputError::new("--id", format!("no case \"{id}\" in {path}"))
+                    })?;
+                let mut sc = case_scenario(&case)
+                    .map_err(|e| InputError::new(id, format!("unsupported case: {e}")))?;
+                let spec = case_model(&case)
+                    .map_err(|e| InputError::new(id, format!("unsupported case: {e}")))?;
                 sc.model = ModelSource::Spec(Box::new(spec));
                 sc
             }
@@ -154,8 +163,11 @@ impl ScenarioArgs {
             sc.model = ModelSource::Catalog(m.clone());
         }
         if let Some(p) = self.params {
-            if !(p.is_finite() && p >= 1e6 && p <= 1.7e13) {
-                return Err(InputError::new("--params", format!("{p} is out of range: allowed 1e6 to 1.7e13")));
+            if !(p.is_finite() && (1e6..=1.7e13).contains(&p)) {
+                return Err(InputError::new(
+                    "--params",
+                    format!("{p} is out of range: allowed 1e6 to 1.7e13"),
+                ));
             }
             sc.model = ModelSource::Params(p as u64);
         }
@@ -281,9 +293,18 @@ pub fn print_breakdown(e: &Estimate) {
         e.model,
         e.params as f64 / 1e9,
         e.trainable_params,
-        if e.approximate { "  ·  APPROXIMATE" } else { "" }
+        if e.approximate {
+            "  ·  APPROXIMATE"
+        } else {
+            ""
+        }
     );
-    println!("per GPU ({} GPU{}), peak during {}:", e.gpus.len(), if e.gpus.len() == 1 { "" } else { "s" }, g.peak_phase);
+    println!(
+        "per GPU ({} GPU{}), peak during {}:",
+        e.gpus.len(),
+        if e.gpus.len() == 1 { "" } else { "s" },
+        g.peak_phase
+    );
     for l in &g.lines {
         let mark = match l.counter {
             Counter::Allocated => " ",
@@ -291,23 +312,46 @@ pub fn print_breakdown(e: &Estimate) {
             Counter::Device => "d",
             Counter::NotAtPeak => "·",
         };
-        println!("  {mark} {:<40} {:>11}   {}", l.part.label(), gib(l.bytes), l.formula);
+        println!(
+            "  {mark} {:<40} {:>11}   {}",
+            l.part.label(),
+            gib(l.bytes),
+            l.formula
+        );
     }
     println!("  (r: reserved only · d: outside PyTorch · ·: not alive at the peak)");
-    println!("  peak allocated {:>11}   torch.cuda.max_memory_allocated(): live tensors", gib(g.peak_allocated_bytes));
-    println!("  peak reserved  {:>11}   torch.cuda.max_memory_reserved(): + allocator cache", gib(g.peak_reserved_bytes));
-    println!("  device used    {:>11}   nvidia-smi: + CUDA context, libraries, unified memory", gib(g.device_used_bytes));
+    println!(
+        "  peak allocated {:>11}   torch.cuda.max_memory_allocated(): live tensors",
+        gib(g.peak_allocated_bytes)
+    );
+    println!(
+        "  peak reserved  {:>11}   torch.cuda.max_memory_reserved(): + allocator cache",
+        gib(g.peak_reserved_bytes)
+    );
+    println!(
+        "  device used    {:>11}   nvidia-smi: + CUDA context, libraries, unified memory",
+        gib(g.device_used_bytes)
+    );
     if e.cpu_ram_bytes > 0 {
         println!("CPU RAM {}:", gib(e.cpu_ram_bytes));
         for l in &e.cpu_lines {
-            println!("    {:<40} {:>11}   {}", l.part.label(), gib(l.bytes), l.formula);
+            println!(
+                "    {:<40} {:>11}   {}",
+                l.part.label(),
+                gib(l.bytes),
+                l.formula
+            );
         }
     }
     if let (Some(cap), Some(head)) = (e.capacity_bytes, e.headroom_bytes()) {
         if head >= 0 {
             println!("fits: {} to spare of {}", gib(head as u64), gib(cap));
         } else {
-            println!("does NOT fit: short by {} of {}", gib(head.unsigned_abs() as u64), gib(cap));
+            println!(
+                "does NOT fit: short by {} of {}",
+                gib(head.unsigned_abs() as u64),
+                gib(cap)
+            );
         }
     }
     for n in &e.notes {

@@ -28,7 +28,9 @@ pub fn run(args: Args) -> ExitCode {
     for parsed in parse_cases(&text) {
         match parsed {
             Ok(case) => {
-                if args.reliability.is_empty() || args.reliability.iter().any(|r| r == &case.reliability) {
+                if args.reliability.is_empty()
+                    || args.reliability.iter().any(|r| r == &case.reliability)
+                {
                     scores.push(score_case(&case));
                 }
             }
@@ -49,18 +51,26 @@ pub fn run(args: Args) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    println!("{:<28} {:<24} {:>11} {:>11} {:>8}  status", "case", "metric", "estimate", "measured", "error");
+    println!(
+        "{:<28} {:<24} {:>11} {:>11} {:>8}  status",
+        "case", "metric", "estimate", "measured", "error"
+    );
     for s in &scores {
         let est = s.estimate_bytes.map_or("-".to_string(), gib);
         let mea = s.measured_bytes.map_or("-".to_string(), gib);
-        let err = s.rel_error.map_or("".to_string(), |e| format!("{:+.1}%", e * 100.0));
+        let err = s
+            .rel_error
+            .map_or("".to_string(), |e| format!("{:+.1}%", e * 100.0));
         let status = match s.status {
             Status::Ok => "ok".to_string(),
             Status::BoundPass => "bound pass".to_string(),
             Status::BoundFail => "BOUND FAIL".to_string(),
             Status::Unsupported => format!("unsupported: {}", s.reason.as_deref().unwrap_or("")),
         };
-        println!("{:<28} {:<24} {:>11} {:>11} {:>8}  {status}", s.id, s.metric, est, mea, err);
+        println!(
+            "{:<28} {:<24} {:>11} {:>11} {:>8}  {status}",
+            s.id, s.metric, est, mea, err
+        );
     }
     let pct = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{:.1}%", v * 100.0));
     println!();

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cmd_estimate;
-mod cmd_score;
 mod cmd_gpus;
+mod cmd_score;
 mod cmd_watch;
 mod gpu;
 mod output;
@@ -26,7 +26,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Estimate the memory of one training or inference setup.
-    Estimate(cmd_estimate::Args),
+    Estimate(Box<cmd_estimate::Args>),
     /// Score the estimator against measured runs (JSONL cases).
     Score(cmd_score::Args),
     /// List this machine's GPUs: memory, MIG mode, processes, catalog match.
@@ -35,10 +35,23 @@ enum Command {
     Watch(cmd_watch::Args),
 }
 
+/// `vramfit ... | head` closes the pipe early: die quietly as other Unix
+/// tools do instead of panicking on the failed write.
+#[cfg(unix)]
+fn restore_default_sigpipe() {
+    // SAFETY: setting a signal disposition to its default at start-up, before
+    // any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    restore_default_sigpipe();
     let cli = Cli::parse();
     match cli.command {
-        Command::Estimate(args) => cmd_estimate::run(args),
+        Command::Estimate(args) => cmd_estimate::run(*args),
         Command::Score(args) => cmd_score::run(args),
         Command::Gpus(args) => cmd_gpus::run(&args),
         Command::Watch(args) => cmd_watch::run(&args),

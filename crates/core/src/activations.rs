@@ -161,7 +161,11 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
         if lora {
             let dropout = l.lora.as_ref().is_some_and(|lo| lo.dropout);
             // dropped copy (or the input itself) + 1-byte mask
-            bytes += if needs && !dropout { 0 } else { big_b * bs * width };
+            bytes += if needs && !dropout {
+                0
+            } else {
+                big_b * bs * width
+            };
             if dropout {
                 bytes += bs * width;
             }
@@ -187,11 +191,7 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
                 attn_bytes * (2 * bs * qd + 2 * bs * kvd),
                 format!("{attn_bytes}·b·s·(2·{qd} + 2·{kvd})"),
             );
-            push(
-                "logsumexp",
-                4 * b * l.heads * s,
-                "4·a·b·s".into(),
-            );
+            push("logsumexp", 4 * b * l.heads * s, "4·a·b·s".into());
             if linear_input(l.grads.o, lora_on(&[LoraTarget::O]), qd, 1) > attn_bytes * bs * qd {
                 push("o_proj input copy", l.act_bytes * bs * qd, "b·s·a·d".into());
             }
@@ -253,7 +253,11 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
     }
     if let Some(lo) = &l.lora {
         // Each adapted linear keeps its A output (rank wide) for B's gradient.
-        let n = lo.targets.iter().filter(|x| **x != LoraTarget::Head).count() as u128;
+        let n = lo
+            .targets
+            .iter()
+            .filter(|x| **x != LoraTarget::Head)
+            .count() as u128;
         push(
             "LoRA A outputs",
             n * big_b * bs * lo.rank,

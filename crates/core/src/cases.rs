@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::estimate::{effective_counts, estimate_with_model};
 use crate::gpu::find_gpu;
-use crate::model::{Arch, MlpKind, Moe, ModelSpec, NormKind, SlidingWindow};
+use crate::model::{Arch, MlpKind, ModelSpec, Moe, NormKind, SlidingWindow};
 use crate::overhead::cuda_context_bytes;
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::*;
@@ -166,27 +166,160 @@ fn dtype(s: &str) -> Option<Dtype> {
 fn arch_defaults(arch: &str) -> Option<(Arch, MlpKind, NormKind, bool, bool, bool)> {
     // (arch, mlp, norm, qkv_bias, out_bias, tied by default)
     Some(match arch {
-        "llama" => (Arch::Llama, MlpKind::Gated, NormKind::Rms, false, false, false),
-        "mistral" => (Arch::Mistral, MlpKind::Gated, NormKind::Rms, false, false, false),
-        "mixtral" => (Arch::Mixtral, MlpKind::Gated, NormKind::Rms, false, false, false),
-        "qwen2" => (Arch::Qwen2, MlpKind::Gated, NormKind::Rms, true, false, false),
-        "qwen2_moe" => (Arch::Qwen2Moe, MlpKind::Gated, NormKind::Rms, true, false, false),
-        "qwen3" => (Arch::Qwen3, MlpKind::Gated, NormKind::Rms, false, false, false),
-        "qwen3_moe" => (Arch::Qwen3Moe, MlpKind::Gated, NormKind::Rms, false, false, false),
-        "gemma" => (Arch::Gemma, MlpKind::Gated, NormKind::Rms, false, false, true),
-        "gemma2" => (Arch::Gemma2, MlpKind::Gated, NormKind::Rms, false, false, true),
-        "phi" => (Arch::Phi, MlpKind::Plain, NormKind::Layer, true, true, false),
-        "phi3" => (Arch::Phi3, MlpKind::Gated, NormKind::Rms, false, false, false),
-        "gpt2" => (Arch::Gpt2, MlpKind::Plain, NormKind::Layer, true, true, true),
-        "gpt_neox" | "stablelm" => (Arch::GptNeox, MlpKind::Plain, NormKind::Layer, true, true, false),
+        "llama" => (
+            Arch::Llama,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "mistral" => (
+            Arch::Mistral,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "mixtral" => (
+            Arch::Mixtral,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "qwen2" => (
+            Arch::Qwen2,
+            MlpKind::Gated,
+            NormKind::Rms,
+            true,
+            false,
+            false,
+        ),
+        "qwen2_moe" => (
+            Arch::Qwen2Moe,
+            MlpKind::Gated,
+            NormKind::Rms,
+            true,
+            false,
+            false,
+        ),
+        "qwen3" => (
+            Arch::Qwen3,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "qwen3_moe" => (
+            Arch::Qwen3Moe,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "gemma" => (
+            Arch::Gemma,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            true,
+        ),
+        "gemma2" => (
+            Arch::Gemma2,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            true,
+        ),
+        "phi" => (
+            Arch::Phi,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            false,
+        ),
+        "phi3" => (
+            Arch::Phi3,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "gpt2" => (
+            Arch::Gpt2,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            true,
+        ),
+        "gpt_neox" | "stablelm" => (
+            Arch::GptNeox,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            false,
+        ),
         "opt" => (Arch::Opt, MlpKind::Plain, NormKind::Layer, true, true, true),
-        "falcon" => (Arch::Falcon, MlpKind::Plain, NormKind::Layer, false, false, false),
-        "bloom" => (Arch::Bloom, MlpKind::Plain, NormKind::Layer, true, true, true),
-        "gpt_bigcode" => (Arch::GptBigcode, MlpKind::Plain, NormKind::Layer, true, true, true),
-        "bert" | "deberta_v2" => (Arch::Bert, MlpKind::Plain, NormKind::Layer, true, true, true),
+        "falcon" => (
+            Arch::Falcon,
+            MlpKind::Plain,
+            NormKind::Layer,
+            false,
+            false,
+            false,
+        ),
+        "bloom" => (
+            Arch::Bloom,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            true,
+        ),
+        "gpt_bigcode" => (
+            Arch::GptBigcode,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            true,
+        ),
+        "bert" | "deberta_v2" => (
+            Arch::Bert,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            true,
+        ),
         "t5" => (Arch::T5, MlpKind::Gated, NormKind::Rms, false, false, false),
-        "deepseek_v2" => (Arch::DeepseekV2, MlpKind::Gated, NormKind::Rms, false, false, false),
-        "gpt_oss" => (Arch::GptOss, MlpKind::Gated, NormKind::Rms, true, true, false),
+        "deepseek_v2" => (
+            Arch::DeepseekV2,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "gpt_oss" => (
+            Arch::GptOss,
+            MlpKind::Gated,
+            NormKind::Rms,
+            true,
+            true,
+            false,
+        ),
         _ => return None,
     })
 }
@@ -212,9 +345,14 @@ pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
             }
         }
     }
-    let (arch, mlp, norm, qkv_bias, out_bias, tied) =
-        arch_defaults(&m.arch).ok_or_else(|| unsupported(format!("architecture \"{}\" is not a transformer LLM the estimator models", m.arch)))?;
-    let need = |v: Option<u64>, f: &str| v.ok_or_else(|| unsupported(format!("model.{f} not stated")));
+    let (arch, mlp, norm, qkv_bias, out_bias, tied) = arch_defaults(&m.arch).ok_or_else(|| {
+        unsupported(format!(
+            "architecture \"{}\" is not a transformer LLM the estimator models",
+            m.arch
+        ))
+    })?;
+    let need =
+        |v: Option<u64>, f: &str| v.ok_or_else(|| unsupported(format!("model.{f} not stated")));
     let hidden = need(m.hidden, "hidden")?;
     let heads = need(m.heads, "heads")?;
     let layers = need(m.layers.or(m.decoder_layers), "layers")?;
@@ -247,7 +385,10 @@ pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
         out_bias,
         moe,
         mla: None,
-        sliding_window: m.sliding_window.map(|w| SlidingWindow { window: w, layers: 0 }),
+        sliding_window: m.sliding_window.map(|w| SlidingWindow {
+            window: w,
+            layers: 0,
+        }),
         encoder_layers: m.encoder_layers,
         vision: None,
         params_override: m.params,
@@ -263,11 +404,17 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
     let mut sc = Scenario::default();
     let p = &case.precision;
     let compute = p.compute.as_deref().and_then(dtype).unwrap_or(Dtype::Bf16);
-    sc.compute_dtype = if compute == Dtype::Fp32 { Dtype::Bf16 } else { compute };
+    sc.compute_dtype = if compute == Dtype::Fp32 {
+        Dtype::Bf16
+    } else {
+        compute
+    };
     sc.weights = match p.weights.as_deref() {
         None => WeightFormat::Bf16,
         Some("w8a8") => WeightFormat::Int8,
-        Some(w) => WeightFormat::parse(w).ok_or_else(|| unsupported(format!("weight format \"{w}\"")))?,
+        Some(w) => {
+            WeightFormat::parse(w).ok_or_else(|| unsupported(format!("weight format \"{w}\"")))?
+        }
     };
     sc.double_quant = p.double_quant.unwrap_or(false);
     sc.group_size = p.group_size.unwrap_or(128);
@@ -289,7 +436,11 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
         "torchtune" => Framework::Torchtune,
         "deepspeed" => Framework::Deepspeed,
         "hf-trainer" => Framework::HfTrainer,
-        "diffusers" => return Err(unsupported("diffusers (UNet) training is not a transformer LLM the estimator models")),
+        "diffusers" => {
+            return Err(unsupported(
+                "diffusers (UNet) training is not a transformer LLM the estimator models",
+            ))
+        }
         _ => Framework::Transformers,
     };
     // DeepSpeed "fp16" keeps 16-bit module weights and an fp32 master copy in
@@ -340,7 +491,10 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
                 tr.lora.rank = l.rank.unwrap_or(8);
                 let mut targets = Vec::new();
                 for name in &l.targets {
-                    targets.extend(LoraTarget::parse(name).ok_or_else(|| unsupported(format!("LoRA target \"{name}\"")))?);
+                    targets.extend(
+                        LoraTarget::parse(name)
+                            .ok_or_else(|| unsupported(format!("LoRA target \"{name}\"")))?,
+                    );
                 }
                 targets.dedup();
                 if !targets.is_empty() {
@@ -366,7 +520,11 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
                 Some("none") => Optimizer::None,
                 _ => Optimizer::Adamw,
             };
-            tr.optimizer_state_dtype = t.optimizer_state_dtype.as_deref().and_then(dtype).filter(|d| *d != Dtype::Int8);
+            tr.optimizer_state_dtype = t
+                .optimizer_state_dtype
+                .as_deref()
+                .and_then(dtype)
+                .filter(|d| *d != Dtype::Int8);
             tr.optimizer_in_backward = t.optimizer_in_backward.unwrap_or(false);
             tr.micro_batch = t.micro_batch.unwrap_or(1);
             tr.grad_accum = t.grad_accum.unwrap_or(1);
@@ -378,7 +536,9 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
             tr.activation_offload = t.activation_offload.unwrap_or(false);
             tr.chunked_loss = t.chunked_loss.unwrap_or(false);
             if case.task == "training" {
-                tr.seq_len = t.seq_len.ok_or_else(|| unsupported("training.seq_len not stated"))?;
+                tr.seq_len = t
+                    .seq_len
+                    .ok_or_else(|| unsupported("training.seq_len not stated"))?;
             }
         }
         "inference" => {
@@ -394,7 +554,10 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
             inf.kv_cache_dtype = i.kv_cache_dtype.as_deref().and_then(dtype);
             inf.gpu_memory_utilization = i.gpu_memory_utilization.unwrap_or(0.9);
             inf.batch = i.batch.unwrap_or(1);
-            let per_token_only = matches!(case.measured.metric.as_str(), "weights_only" | "kv_bytes_per_token");
+            let per_token_only = matches!(
+                case.measured.metric.as_str(),
+                "weights_only" | "kv_bytes_per_token"
+            );
             inf.prompt_len = match i.prompt_len {
                 Some(p) => p.max(1),
                 None if per_token_only => 1,
@@ -452,11 +615,19 @@ pub fn score_case(case: &Case) -> CaseScore {
             let capacity = case.gpu.memory_bytes;
             match (metric.as_str(), capacity, case.measured.bytes) {
                 ("oom_lower_bound", Some(cap), _) => {
-                    out.status = if estimate > cap { Status::BoundPass } else { Status::BoundFail };
+                    out.status = if estimate > cap {
+                        Status::BoundPass
+                    } else {
+                        Status::BoundFail
+                    };
                     out.reason = Some(format!("estimate must exceed capacity {cap}"));
                 }
                 ("fits_upper_bound", Some(cap), _) => {
-                    out.status = if estimate <= cap { Status::BoundPass } else { Status::BoundFail };
+                    out.status = if estimate <= cap {
+                        Status::BoundPass
+                    } else {
+                        Status::BoundFail
+                    };
                     out.reason = Some(format!("estimate must be at most capacity {cap}"));
                 }
                 (_, _, Some(measured)) if measured > 0 => {
@@ -484,7 +655,11 @@ fn model_load_bytes(sc: &Scenario, spec: &ModelSpec, metric: &str) -> Result<u64
     let counts = effective_counts(spec);
     let w = crate::weights::weight_bytes(spec, &counts, sc);
     let trainable = crate::training::trainable_params(spec, &counts, sc);
-    let adapters = if matches!(sc.training.method, Method::Lora | Method::Qlora) { trainable * 2 } else { 0 };
+    let adapters = if matches!(sc.training.method, Method::Lora | Method::Qlora) {
+        trainable * 2
+    } else {
+        0
+    };
     let allocated = w.total + adapters;
     let h = spec.hidden as u128;
     let largest = (spec.vocab as u128 * h).max(h * spec.intermediate as u128) * 2;
@@ -513,7 +688,10 @@ pub struct Summary {
 }
 
 pub fn summarize(scores: &[CaseScore]) -> Summary {
-    let mut errors: Vec<f64> = scores.iter().filter_map(|s| s.rel_error.map(f64::abs)).collect();
+    let mut errors: Vec<f64> = scores
+        .iter()
+        .filter_map(|s| s.rel_error.map(f64::abs))
+        .collect();
     errors.sort_by(|a, b| a.total_cmp(b));
     let quantile = |q: f64| -> Option<f64> {
         if errors.is_empty() {
@@ -525,12 +703,21 @@ pub fn summarize(scores: &[CaseScore]) -> Summary {
     };
     Summary {
         scored: errors.len(),
-        unsupported: scores.iter().filter(|s| s.status == Status::Unsupported).count(),
+        unsupported: scores
+            .iter()
+            .filter(|s| s.status == Status::Unsupported)
+            .count(),
         median_abs_rel_error: quantile(0.5),
         p90_abs_rel_error: quantile(0.9),
         within_10pct: errors.iter().filter(|e| **e <= 0.10).count(),
-        bound_pass: scores.iter().filter(|s| s.status == Status::BoundPass).count(),
-        bound_fail: scores.iter().filter(|s| s.status == Status::BoundFail).count(),
+        bound_pass: scores
+            .iter()
+            .filter(|s| s.status == Status::BoundPass)
+            .count(),
+        bound_fail: scores
+            .iter()
+            .filter(|s| s.status == Status::BoundFail)
+            .count(),
     }
 }
 

@@ -41,7 +41,10 @@ pub fn resolve_model(source: &ModelSource) -> Result<ModelSpec> {
 /// marked approximate so every figure says so.
 pub fn spec_from_param_count(params: u64) -> ModelSpec {
     // 12·L·h² with L = h/128  ⇒  h ≈ (params · 128 / 12)^(1/3), rounded to 256.
-    let h = ((params as f64 * 128.0 / 12.0).cbrt() / 256.0).round().max(1.0) as u64 * 256;
+    let h = ((params as f64 * 128.0 / 12.0).cbrt() / 256.0)
+        .round()
+        .max(1.0) as u64
+        * 256;
     let layers = (h / 128).max(1);
     let per_layer = 12 * h * h;
     let layers = (params / per_layer.max(1)).clamp(1, layers.max(1) * 2);
@@ -108,7 +111,7 @@ pub fn validate_scenario(sc: &Scenario) -> Result<()> {
     check_range("parallel.gpus", p.gpus, 1, 65_536)?;
     check_range("parallel.tp", p.tp, 1, p.gpus)?;
     check_range("parallel.pp", p.pp, 1, p.gpus)?;
-    if p.gpus % (p.tp * p.pp) != 0 {
+    if !p.gpus.is_multiple_of(p.tp * p.pp) {
         return Err(InputError::new(
             "parallel.gpus",
             format!("{} must be a multiple of tp × pp = {}", p.gpus, p.tp * p.pp),
@@ -125,10 +128,16 @@ pub fn validate_scenario(sc: &Scenario) -> Result<()> {
             if matches!(t.method, Method::Lora | Method::Qlora) {
                 check_range("training.lora.rank", t.lora.rank, 1, 65_536)?;
                 if t.lora.targets.is_empty() {
-                    return Err(InputError::new("training.lora.targets", "name at least one target: q, k, v, o, gate, up, down, head"));
+                    return Err(InputError::new(
+                        "training.lora.targets",
+                        "name at least one target: q, k, v, o, gate, up, down, head",
+                    ));
                 }
                 if !(0.0..1.0).contains(&t.lora.dropout) {
-                    return Err(InputError::new("training.lora.dropout", format!("{} is out of range: allowed 0 to below 1", t.lora.dropout)));
+                    return Err(InputError::new(
+                        "training.lora.dropout",
+                        format!("{} is out of range: allowed 0 to below 1", t.lora.dropout),
+                    ));
                 }
             }
             if let Some(n) = t.trainable_params {
@@ -156,7 +165,12 @@ pub fn validate_scenario(sc: &Scenario) -> Result<()> {
 }
 
 fn to_u64(field: &str, bytes: u128) -> Result<u64> {
-    u64::try_from(bytes).map_err(|_| InputError::new(field, "the memory needed exceeds 16 EiB: inputs are too large"))
+    u64::try_from(bytes).map_err(|_| {
+        InputError::new(
+            field,
+            "the memory needed exceeds 16 EiB: inputs are too large",
+        )
+    })
 }
 
 /// The GPU the scenario names, if any; an unknown name is an error.
@@ -180,11 +194,23 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     spec.validate()?;
     validate_scenario(sc)?;
     let p = &sc.parallel;
-    if spec.heads % p.tp != 0 {
-        return Err(InputError::new("parallel.tp", format!("{} must divide the model's {} attention heads", p.tp, spec.heads)));
+    if !spec.heads.is_multiple_of(p.tp) {
+        return Err(InputError::new(
+            "parallel.tp",
+            format!(
+                "{} must divide the model's {} attention heads",
+                p.tp, spec.heads
+            ),
+        ));
     }
     if p.pp > spec.layers {
-        return Err(InputError::new("parallel.pp", format!("{} is out of range: allowed 1 to the model's {} layers", p.pp, spec.layers)));
+        return Err(InputError::new(
+            "parallel.pp",
+            format!(
+                "{} is out of range: allowed 1 to the model's {} layers",
+                p.pp, spec.layers
+            ),
+        ));
     }
     let gpu = resolve_gpu(sc)?;
     let capacity = sc.gpu.memory_bytes.or(gpu.map(|g| g.memory_bytes));
@@ -195,16 +221,33 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     let (context, context_source) = cuda_context_bytes(gpu);
     let mut notes = Vec::new();
     if spec.approximate {
-        notes.push("Model given as a bare parameter count: shapes are guessed, figures are approximate.".to_string());
+        notes.push(
+            "Model given as a bare parameter count: shapes are guessed, figures are approximate."
+                .to_string(),
+        );
     }
 
     let (mut lines, cpu_lines, peak_allocated, phase, kv_per_token, trainable) = if training {
         let m = training_memory(spec, &counts, sc, &weights, &shards);
         let trainable = trainable_params(spec, &counts, sc);
-        (m.lines, m.cpu_lines, m.peak_allocated, m.peak_phase.to_string(), 0u128, trainable)
+        (
+            m.lines,
+            m.cpu_lines,
+            m.peak_allocated,
+            m.peak_phase.to_string(),
+            0u128,
+            trainable,
+        )
     } else {
         let m = inference_memory(spec, sc, &weights, &shards, capacity, context);
-        (m.lines, Vec::new(), m.peak_allocated, "generation".to_string(), m.kv_per_token, 0)
+        (
+            m.lines,
+            Vec::new(),
+            m.peak_allocated,
+            "generation".to_string(),
+            m.kv_per_token,
+            0,
+        )
     };
     if p.strategy == Strategy::None && p.gpus > 1 && p.tp * p.pp == 1 && training {
         notes.push("Several GPUs with strategy \"none\": each GPU holds a full replica (as DDP without buckets).".into());
@@ -213,16 +256,30 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     // Reserved: what the caching allocator keeps beyond live tensors.
     let persistent: u128 = lines
         .iter()
-        .filter(|l| l.counter == Counter::Allocated && matches!(l.part, Part::Weights | Part::MasterWeights | Part::OptimizerStates | Part::Gradients | Part::KvCache))
+        .filter(|l| {
+            l.counter == Counter::Allocated
+                && matches!(
+                    l.part,
+                    Part::Weights
+                        | Part::MasterWeights
+                        | Part::OptimizerStates
+                        | Part::Gradients
+                        | Part::KvCache
+                )
+        })
         .map(|l| l.bytes as u128)
         .sum();
     let per_step = peak_allocated.saturating_sub(persistent);
     let largest_tensor = largest_tensor_bytes(spec, sc);
-    let (slack, slack_formula) = if sc.inference.engine == crate::scenario::Engine::Vllm && !training {
-        (0, "vLLM allocates its KV cache up front: no growth of the cache".to_string())
-    } else {
-        allocator_slack_bytes(largest_tensor, per_step)
-    };
+    let (slack, slack_formula) =
+        if sc.inference.engine == crate::scenario::Engine::Vllm && !training {
+            (
+                0,
+                "vLLM allocates its KV cache up front: no growth of the cache".to_string(),
+            )
+        } else {
+            allocator_slack_bytes(largest_tensor, per_step)
+        };
     lines.push(Line {
         part: Part::AllocatorSlack,
         bytes: to_u64("allocator slack", slack)?,
@@ -242,7 +299,10 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         .sum();
     let peak_reserved = peak_allocated + slack;
     let device_used = peak_reserved + context as u128 + paged;
-    let weights_line = lines.iter().find(|l| l.part == Part::Weights).map_or(0, |l| l.bytes);
+    let weights_line = lines
+        .iter()
+        .find(|l| l.part == Part::Weights)
+        .map_or(0, |l| l.bytes);
 
     let report = GpuReport {
         index: 0,

@@ -15,13 +15,22 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
         // MLA caches one compressed latent and the shared RoPE key per token.
         Some(m) => {
             let per = layers * (m.kv_lora_rank + m.qk_rope_head_dim) as u128 * b;
-            (per, format!("{layers} layers × ({} latent + {} rope) × {b} B", m.kv_lora_rank, m.qk_rope_head_dim))
+            (
+                per,
+                format!(
+                    "{layers} layers × ({} latent + {} rope) × {b} B",
+                    m.kv_lora_rank, m.qk_rope_head_dim
+                ),
+            )
         }
         None => {
             let kv_heads = (spec.kv_heads as u128).div_ceil(shards.tp).max(1);
             let d = spec.head_dim() as u128;
             let per = layers * 2 * kv_heads * d * b;
-            (per, format!("{layers} layers × 2 (K,V) × {kv_heads} kv heads × {d} × {b} B"))
+            (
+                per,
+                format!("{layers} layers × 2 (K,V) × {kv_heads} kv heads × {d} × {b} B"),
+            )
         }
     }
 }
@@ -74,11 +83,22 @@ pub fn inference_memory(
         // vLLM's rotary layer precomputes cos/sin for every position in the
         // model dtype: max_position × rotary_dim × bytes (vllm-llmd-177/178/180:
         // weights match to 0.1% only with it).
-        let rope = spec.max_position as u128 * rotary_dim(spec) as u128 * sc.compute_dtype.bytes() as u128;
+        let rope =
+            spec.max_position as u128 * rotary_dim(spec) as u128 * sc.compute_dtype.bytes() as u128;
         weight_bytes += rope;
-        weight_formula += &format!(" + RoPE cos/sin cache {} × {} × {} B", spec.max_position, rotary_dim(spec), sc.compute_dtype.bytes());
+        weight_formula += &format!(
+            " + RoPE cos/sin cache {} × {} × {} B",
+            spec.max_position,
+            rotary_dim(spec),
+            sc.compute_dtype.bytes()
+        );
     }
-    lines.push(line(Part::Weights, weight_bytes, weight_formula, Counter::Allocated));
+    lines.push(line(
+        Part::Weights,
+        weight_bytes,
+        weight_formula,
+        Counter::Allocated,
+    ));
 
     let h = spec.hidden as u128;
     let i = spec.intermediate as u128;
@@ -107,7 +127,13 @@ pub fn inference_memory(
                     let budget = (cap as f64 * inf.gpu_memory_utilization.clamp(0.0, 1.0)) as u128;
                     let used = weight_bytes + prefill + non_torch as u128;
                     let kv = budget.saturating_sub(used);
-                    (kv, format!("{:.2} × capacity − weights − profile activations − non-torch memory", inf.gpu_memory_utilization))
+                    (
+                        kv,
+                        format!(
+                            "{:.2} × capacity − weights − profile activations − non-torch memory",
+                            inf.gpu_memory_utilization
+                        ),
+                    )
                 }
                 None => {
                     let kv = kv_cache_bytes(spec, per_token, batch, context);
@@ -117,25 +143,43 @@ pub fn inference_memory(
         }
         _ => {
             let kv = kv_cache_bytes(spec, per_token, batch, context);
-            (kv, format!("{batch} × {context} tokens × {per_token} B/token ({per_token_formula})"))
+            (
+                kv,
+                format!("{batch} × {context} tokens × {per_token} B/token ({per_token_formula})"),
+            )
         }
     };
     lines.push(line(Part::KvCache, kv, kv_formula, Counter::Allocated));
     // transformers' DynamicCache grows each layer with torch.cat: the old and
     // new copy of one layer coexist.
-    let growth = if inf.engine == Engine::Transformers { kv / spec.layers.max(1) as u128 } else { 0 };
+    let growth = if inf.engine == Engine::Transformers {
+        kv / spec.layers.max(1) as u128
+    } else {
+        0
+    };
     let working = prefill + logits + growth;
     lines.push(line(
         Part::Activations,
         working,
-        format!("prefill {prefill_formula} + fp32 logits b·V·4{}", if growth > 0 { " + one layer of cache growth" } else { "" }),
+        format!(
+            "prefill {prefill_formula} + fp32 logits b·V·4{}",
+            if growth > 0 {
+                " + one layer of cache growth"
+            } else {
+                ""
+            }
+        ),
         Counter::Allocated,
     ));
     if quant > 0 {
         lines.push(line(
             Part::QuantBuffers,
             quant,
-            format!("2 × {} elements (largest linear) × {} B", weights.largest_quantized_linear, sc.compute_dtype.bytes()),
+            format!(
+                "2 × {} elements (largest linear) × {} B",
+                weights.largest_quantized_linear,
+                sc.compute_dtype.bytes()
+            ),
             Counter::Allocated,
         ));
     }

@@ -10,6 +10,7 @@ pub mod hf_config;
 pub mod model;
 pub mod precision;
 pub mod scenario;
+pub mod solver;
 
 pub use error::{InputError, Result};
 pub mod activations;

@@ -1,7 +1,7 @@
 //! Memory outside live tensors: the CUDA context and libraries (only
 //! nvidia-smi sees them) and the caching allocator's unused cache.
 
-use crate::gpu::{GpuSpec, Generation};
+use crate::gpu::{Generation, GpuSpec};
 
 const MIB: u64 = 1 << 20;
 
@@ -11,14 +11,17 @@ pub fn cuda_context_bytes(gpu: Option<&GpuSpec>) -> (u64, &'static str) {
     match gpu.map(|g| g.generation) {
         // Measured: 1343 MiB nvidia-smi "used" after torch.ones((1, 1)).to("cuda")
         // on a V100 (hf-bert-v100-001: CUDA 11 era, every kernel loaded eagerly).
-        Some(Generation::Pascal | Generation::Volta | Generation::Turing) => {
-            (1341 * MIB, "measured on V100 with CUDA 11 (transformers docs, case hf-bert-v100-001)")
-        }
+        Some(Generation::Pascal | Generation::Volta | Generation::Turing) => (
+            1341 * MIB,
+            "measured on V100 with CUDA 11 (transformers docs, case hf-bert-v100-001)",
+        ),
         // CUDA ≥ 11.7 loads modules lazily (PyTorch 2.x default
         // CUDA_MODULE_LOADING=LAZY): about 0.5 GiB for context + cuBLAS/cuDNN handles.
-        Some(Generation::Ampere | Generation::Ada | Generation::Hopper | Generation::Blackwell) | None => {
-            (512 * MIB, "PyTorch 2.x, CUDA 12 lazy module loading (typical 0.5 GiB)")
-        }
+        Some(Generation::Ampere | Generation::Ada | Generation::Hopper | Generation::Blackwell)
+        | None => (
+            512 * MIB,
+            "PyTorch 2.x, CUDA 12 lazy module loading (typical 0.5 GiB)",
+        ),
         // ROCm contexts are larger (HIP runtime + rocBLAS kernels loaded at start).
         Some(Generation::Cdna) => (1024 * MIB, "ROCm HIP runtime with rocBLAS (typical 1 GiB)"),
         // MPS has no separate device context: the process shares unified memory.

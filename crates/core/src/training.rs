@@ -1,7 +1,9 @@
 //! Training memory: weights, gradients, optimizer states, activations, loss,
 //! and the two moments one of which is the peak (backward start, optimizer step).
 
-use crate::activations::{act_fn, has_dropout, layer_bytes, layer_terms, GradNeeds, LayerShape, LoraActs};
+use crate::activations::{
+    act_fn, has_dropout, layer_bytes, layer_terms, GradNeeds, LayerShape, LoraActs,
+};
 use crate::model::{Arch, ModelSpec, ParamCounts};
 use crate::parallel::Shards;
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
@@ -21,7 +23,11 @@ pub fn trainable_params(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -
     let per = |x: u64| x as u128 / l;
     match t.method {
         Method::Full | Method::ForwardBackward => {
-            let frozen = if t.freeze_vision { counts.vision as u128 } else { 0 };
+            let frozen = if t.freeze_vision {
+                counts.vision as u128
+            } else {
+                0
+            };
             counts.total as u128 - frozen
         }
         Method::Lora | Method::Qlora => {
@@ -62,7 +68,8 @@ pub fn trainable_params(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -
         // Adapter v2 also trains a bias and a scale on every linear's output
         // and the norms (litgpt adapter_v2).
         Method::AdapterV2 => {
-            let outs = l * (2 * h + 2 * per(layers.k) / h.max(1) + h + 2 * per(layers.up) / h.max(1) + h);
+            let outs =
+                l * (2 * h + 2 * per(layers.k) / h.max(1) + h + 2 * per(layers.up) / h.max(1) + h);
             (l.saturating_sub(2)) * (10 * h + spec.heads as u128) + 2 * outs + layers.norms as u128
         }
     }
@@ -71,10 +78,12 @@ pub fn trainable_params(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -
 /// Optimizer state bytes per trainable parameter ×1024 (integer), and a formula note.
 pub fn optimizer_state_millibytes(sc: &Scenario) -> (u128, &'static str) {
     let t = &sc.training;
-    let state = t.optimizer_state_dtype.unwrap_or(match sc.training_precision {
-        TrainingPrecision::Pure16 => trainable_dtype(sc),
-        _ => Dtype::Fp32,
-    });
+    let state = t
+        .optimizer_state_dtype
+        .unwrap_or(match sc.training_precision {
+            TrainingPrecision::Pure16 => trainable_dtype(sc),
+            _ => Dtype::Fp32,
+        });
     let s = state.bytes() as u128 * 1024;
     match t.optimizer {
         Optimizer::Sgd | Optimizer::None => (0, "no state"),
@@ -83,7 +92,9 @@ pub fn optimizer_state_millibytes(sc: &Scenario) -> (u128, &'static str) {
         Optimizer::Adam | Optimizer::Adamw => (2 * s, "exp_avg + exp_avg_sq"),
         // bitsandbytes block-wise 8-bit states: 2 × 1 B + an fp32 absmax per
         // 2048-element block (Dettmers et al. 2022, "8-bit optimizers").
-        Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => (2 * 1024 + 2 * 2, "2 × int8 + block absmax"),
+        Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => {
+            (2 * 1024 + 2 * 2, "2 × int8 + block absmax")
+        }
         Optimizer::PagedAdamw => (2 * 4 * 1024, "2 × fp32, paged"),
         // Adafactor's factored second moment is counted separately (rows + cols).
         Optimizer::Adafactor => (0, "factored second moment"),
@@ -141,16 +152,28 @@ pub fn training_memory(
     let weights_on_cpu = shards.params_offloaded();
     lines.push(line(
         Part::Weights,
-        if weights_on_cpu { shards.gathered_layers(weights.total, 2) } else { w_gpu },
         if weights_on_cpu {
-            format!("parameters offloaded to CPU; 2 layers gathered at a time of {}", weights.formula)
+            shards.gathered_layers(weights.total, 2)
+        } else {
+            w_gpu
+        },
+        if weights_on_cpu {
+            format!(
+                "parameters offloaded to CPU; 2 layers gathered at a time of {}",
+                weights.formula
+            )
         } else {
             format!("({}){}", weights.formula, shards.weight_note())
         },
         Counter::Allocated,
     ));
     if weights_on_cpu {
-        cpu_lines.push(line(Part::Weights, weights.total, weights.formula.clone(), Counter::Device));
+        cpu_lines.push(line(
+            Part::Weights,
+            weights.total,
+            weights.formula.clone(),
+            Counter::Device,
+        ));
     }
 
     // fp32 master copy: 16-bit weights trained with mixed precision keep one in
@@ -192,7 +215,11 @@ pub fn training_memory(
             tdtype.bytes(),
             tdtype.name(),
             shards.gradient_note(),
-            if t.optimizer_in_backward { ", freed per layer (optimizer in backward)" } else { "" }
+            if t.optimizer_in_backward {
+                ", freed per layer (optimizer in backward)"
+            } else {
+                ""
+            }
         ),
         Counter::Allocated,
     ));
@@ -204,12 +231,27 @@ pub fn training_memory(
         states_full = adafactor_bytes(spec, counts, trainable);
     }
     let states = shards.optimizer(states_full);
-    let paged = matches!(t.optimizer, Optimizer::PagedAdamw | Optimizer::PagedAdamw8bit);
+    let paged = matches!(
+        t.optimizer,
+        Optimizer::PagedAdamw | Optimizer::PagedAdamw8bit
+    );
     let states_line = line(
-        if paged { Part::PagedOptimizer } else { Part::OptimizerStates },
+        if paged {
+            Part::PagedOptimizer
+        } else {
+            Part::OptimizerStates
+        },
         states,
-        format!("{trainable} trainable × {:.3} B ({what}){}", millibytes as f64 / 1024.0, shards.optimizer_note()),
-        if paged { Counter::Device } else { Counter::Allocated },
+        format!(
+            "{trainable} trainable × {:.3} B ({what}){}",
+            millibytes as f64 / 1024.0,
+            shards.optimizer_note()
+        ),
+        if paged {
+            Counter::Device
+        } else {
+            Counter::Allocated
+        },
     );
     if optimizer_on_cpu {
         cpu_lines.push(states_line);
@@ -222,8 +264,18 @@ pub fn training_memory(
     // Activations.
     let (act_bytes, act_formula, recompute) = activation_bytes(spec, counts, sc, shards);
     let (loss_bytes, loss_formula) = loss_bytes(spec, sc, shards);
-    lines.push(line(Part::Activations, act_bytes + recompute, act_formula, Counter::Allocated));
-    lines.push(line(Part::LogitsLoss, loss_bytes, loss_formula, Counter::Allocated));
+    lines.push(line(
+        Part::Activations,
+        act_bytes + recompute,
+        act_formula,
+        Counter::Allocated,
+    ));
+    lines.push(line(
+        Part::LogitsLoss,
+        loss_bytes,
+        loss_formula,
+        Counter::Allocated,
+    ));
 
     // bitsandbytes 4-bit matmuls dequantize a whole weight to 16-bit; litgpt
     // nf4 peaks show two such buffers of the largest linear alive (phi-1.5,
@@ -233,7 +285,11 @@ pub fn training_memory(
         lines.push(line(
             Part::QuantBuffers,
             quant,
-            format!("2 × {} elements (largest linear) × {} B", weights.largest_quantized_linear, sc.compute_dtype.bytes()),
+            format!(
+                "2 × {} elements (largest linear) × {} B",
+                weights.largest_quantized_linear,
+                sc.compute_dtype.bytes()
+            ),
             Counter::Allocated,
         ));
     }
@@ -246,15 +302,22 @@ pub fn training_memory(
     } else if t.framework == Framework::HfTrainer {
         // A for-loop step holds temporaries of one tensor at a time: ≈ 2× the
         // largest (cpu/optimizer_states.csv, for-loop rows).
-        (2 * largest_param, "2 × largest parameter tensor (for-loop step)".to_string())
+        (
+            2 * largest_param,
+            "2 × largest parameter tensor (for-loop step)".to_string(),
+        )
     } else {
         match t.optimizer {
             Optimizer::Adam | Optimizer::Adamw | Optimizer::Lion | Optimizer::SgdMomentum => (
                 shards.optimizer(trainable * tdtype.bytes() as u128),
-                "one trainable-parameter-sized temporary (foreach step, the CUDA default)".to_string(),
+                "one trainable-parameter-sized temporary (foreach step, the CUDA default)"
+                    .to_string(),
             ),
             // HF Adafactor: ≈ 2× the largest tensor in fp32 (optimizer_states.csv).
-            Optimizer::Adafactor => (2 * largest_param_elements(spec) * 4, "2 × largest tensor in fp32 (Adafactor)".to_string()),
+            Optimizer::Adafactor => (
+                2 * largest_param_elements(spec) * 4,
+                "2 × largest tensor in fp32 (Adafactor)".to_string(),
+            ),
             _ => (0, String::new()),
         }
     };
@@ -262,18 +325,31 @@ pub fn training_memory(
     let buckets = shards.ddp_bucket_bytes(grad_bytes_full);
     let gathered = shards.zero3_gathered(weights.total, 2);
     if step > 0 {
-        lines.push(line(Part::OptimizerStep, step, step_formula, Counter::NotAtPeak));
+        lines.push(line(
+            Part::OptimizerStep,
+            step,
+            step_formula,
+            Counter::NotAtPeak,
+        ));
     }
     if buckets + gathered > 0 {
         lines.push(line(
             Part::Workspace,
             buckets + gathered,
-            if buckets > 0 { "DDP gradient buckets = gradient bytes".into() } else { "2 layers of gathered parameters (ZeRO-3/FSDP prefetch)".into() },
+            if buckets > 0 {
+                "DDP gradient buckets = gradient bytes".into()
+            } else {
+                "2 layers of gathered parameters (ZeRO-3/FSDP prefetch)".into()
+            },
             Counter::Allocated,
         ));
     }
 
-    let weights_alloc = if weights_on_cpu { shards.gathered_layers(weights.total, 2) } else { w_gpu };
+    let weights_alloc = if weights_on_cpu {
+        shards.gathered_layers(weights.total, 2)
+    } else {
+        w_gpu
+    };
     // Gradients are alive during forward/backward when they accumulate over
     // micro-batches, or when zero_grad keeps them (legacy HF Trainer stack).
     let accumulating = t.grad_accum > 1 || t.framework == Framework::HfTrainer;
@@ -297,7 +373,8 @@ pub fn training_memory(
     } else {
         0
     };
-    let backward_end = weights_alloc + master_alloc + states_alloc + grads + buckets + embedding_grad_buffer;
+    let backward_end =
+        weights_alloc + master_alloc + states_alloc + grads + buckets + embedding_grad_buffer;
     let (peak, phase) = if step_peak >= backward.max(backward_end) {
         (step_peak, "optimizer step")
     } else if backward_end > backward {
@@ -307,14 +384,24 @@ pub fn training_memory(
     };
     // Mark what is not alive at the chosen peak.
     for l in &mut lines {
-        let at_backward = !matches!(l.part, Part::OptimizerStep) && (accumulating || l.part != Part::Gradients);
+        let at_backward =
+            !matches!(l.part, Part::OptimizerStep) && (accumulating || l.part != Part::Gradients);
         let at_step = matches!(
             l.part,
-            Part::Weights | Part::MasterWeights | Part::OptimizerStates | Part::Gradients | Part::OptimizerStep | Part::Workspace
+            Part::Weights
+                | Part::MasterWeights
+                | Part::OptimizerStates
+                | Part::Gradients
+                | Part::OptimizerStep
+                | Part::Workspace
         );
         let at_backward_end = matches!(
             l.part,
-            Part::Weights | Part::MasterWeights | Part::OptimizerStates | Part::Gradients | Part::Workspace
+            Part::Weights
+                | Part::MasterWeights
+                | Part::OptimizerStates
+                | Part::Gradients
+                | Part::Workspace
         );
         let alive = match phase {
             "optimizer step" => at_step,
@@ -336,7 +423,10 @@ pub fn training_memory(
 }
 
 fn quant_buffer_bytes(sc: &Scenario, weights: &WeightBytes) -> u128 {
-    if matches!(crate::weights::effective_format(sc), WeightFormat::Nf4 | WeightFormat::Fp4) {
+    if matches!(
+        crate::weights::effective_format(sc),
+        WeightFormat::Nf4 | WeightFormat::Fp4
+    ) {
         2 * weights.largest_quantized_linear * sc.compute_dtype.bytes() as u128
     } else {
         0
@@ -349,7 +439,12 @@ pub fn inference_quant_buffer_bytes(sc: &Scenario, weights: &WeightBytes) -> u12
 
 /// Saved activations of the whole model on one GPU, plus (separately) the
 /// extra layer recomputed in backward under checkpointing.
-fn activation_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario, shards: &Shards) -> (u128, String, u128) {
+fn activation_bytes(
+    spec: &ModelSpec,
+    counts: &ParamCounts,
+    sc: &Scenario,
+    shards: &Shards,
+) -> (u128, String, u128) {
     let t = &sc.training;
     let autocast = crate::weights::uses_autocast(sc);
     let act_dtype = match sc.training_precision {
@@ -361,7 +456,10 @@ fn activation_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario, shard
     let full = matches!(t.method, Method::Full | Method::ForwardBackward);
     // bitsandbytes' 4/8-bit matmul autograd functions save their input even
     // when the weight is frozen, so QLoRA keeps every linear's input.
-    let bnb = matches!(crate::weights::effective_format(sc), WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8);
+    let bnb = matches!(
+        crate::weights::effective_format(sc),
+        WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8
+    );
     // litgpt's parameter-efficient runs keep the inputs of frozen linears too:
     // the measured per-sample slopes (litgpt-res-012/015/016 phi-1.5,
     // 022/025 Llama-2-7B, 017/020/021 StableLM-3B) exceed the saved-tensor
@@ -410,7 +508,8 @@ fn activation_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario, shard
     let terms = layer_terms(&shape, spec, act);
     let per_layer_full: u128 = terms.iter().map(|x| x.bytes).sum();
     let per_layer = layer_bytes(&terms, &shape, t.checkpointing);
-    let layers_here = shards.layers_per_gpu(spec.layers as u128 + spec.encoder_layers.unwrap_or(0) as u128);
+    let layers_here =
+        shards.layers_per_gpu(spec.layers as u128 + spec.encoder_layers.unwrap_or(0) as u128);
     let in_flight = shards.micro_batches_in_flight(t.grad_accum as u128);
     let mut total = shards.tp_activations(per_layer * layers_here * in_flight);
     // Non-layer saved tensors (cpu/README §3): embeddings output, final norm,
@@ -419,15 +518,22 @@ fn activation_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario, shard
     let non_layer = (4 + 2 * act_dtype) * bsh;
     total += non_layer;
     // Autocast keeps a 16-bit copy of every linear weight until backward (cpu/README §2).
-    let autocast_copies = if autocast { 2 * counts.layers.linear() as u128 + 2 * counts.lm_head.max(counts.embedding) as u128 } else { 0 };
+    let autocast_copies = if autocast {
+        2 * counts.layers.linear() as u128 + 2 * counts.lm_head.max(counts.embedding) as u128
+    } else {
+        0
+    };
     total += autocast_copies;
     // Vision tower: a ViT over the image tokens (frozen towers keep no activations).
     let mut vision = 0;
     if let (Some(v), true) = (&spec.vision, vision_tokens > 0) {
-        if !(t.freeze_vision && t.method == Method::Full) || !t.freeze_vision {
+        if !t.freeze_vision {
             let vb = shape.batch * vision_tokens as u128 * v.hidden as u128;
             // GPT-2-style block: ≈ (8·B + 2·B·i/h) bytes per token·hidden.
-            vision = v.layers as u128 * vb * act_dtype * (8 + 2 * v.intermediate as u128 / v.hidden.max(1) as u128);
+            vision = v.layers as u128
+                * vb
+                * act_dtype
+                * (8 + 2 * v.intermediate as u128 / v.hidden.max(1) as u128);
         }
         total += vision;
     }
@@ -464,7 +570,11 @@ fn activation_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario, shard
 /// MLP width one token passes through (MoE: routed experts' widths, summed).
 fn moe_active_width(spec: &ModelSpec) -> u64 {
     match &spec.moe {
-        Some(m) => m.experts_per_token * m.expert_intermediate + m.shared_intermediate.unwrap_or(m.shared_experts * m.expert_intermediate),
+        Some(m) => {
+            m.experts_per_token * m.expert_intermediate
+                + m.shared_intermediate
+                    .unwrap_or(m.shared_experts * m.expert_intermediate)
+        }
         None => spec.intermediate,
     }
 }
@@ -475,7 +585,11 @@ fn loss_bytes(spec: &ModelSpec, sc: &Scenario, shards: &Shards) -> (u128, String
     let b = t.micro_batch as u128;
     let s = t.seq_len as u128;
     // Encoder classifiers (BERT) predict a few labels, not a vocabulary.
-    let v = if spec.arch == Arch::Bert { 2 } else { spec.vocab as u128 };
+    let v = if spec.arch == Arch::Bert {
+        2
+    } else {
+        spec.vocab as u128
+    };
     let bsv = shards.tp_logits(b * s * v);
     let fp32 = sc.training_precision == TrainingPrecision::Fp32;
     let (mult, why) = if t.chunked_loss {
@@ -494,9 +608,15 @@ fn loss_bytes(spec: &ModelSpec, sc: &Scenario, shards: &Shards) -> (u128, String
                     // OPT's head computes cross-entropy in the model dtype, no
                     // upcast: the hf-sdpa OPT-350m grid grows 0.994 MB per token,
                     // = 24 layers × 24·h + 8·V bytes.
-                    (8, "16-bit logits 2 + 16-bit log-softmax 2 + 2 16-bit gradients 4")
+                    (
+                        8,
+                        "16-bit logits 2 + 16-bit log-softmax 2 + 2 16-bit gradients 4",
+                    )
                 } else {
-                    (14, "16-bit logits 2 + fp32 log-softmax 4 + 2 fp32 gradients 8")
+                    (
+                        14,
+                        "16-bit logits 2 + fp32 log-softmax 4 + 2 fp32 gradients 8",
+                    )
                 }
             }
             // torchtune casts the output to fp32 before the loss: 4 + 4 + 8.
@@ -506,7 +626,10 @@ fn loss_bytes(spec: &ModelSpec, sc: &Scenario, shards: &Shards) -> (u128, String
             Framework::Litgpt => (8, "bf16 logits 2 + log-softmax 2 + 2 bf16 gradients 4"),
         }
     };
-    (mult * bsv, format!("{mult}·b·s·V = {mult} × {b} × {s} × {v} ({why})"))
+    (
+        mult * bsv,
+        format!("{mult}·b·s·V = {mult} × {b} × {s} × {v} ({why})"),
+    )
 }
 
 /// Elements of the largest parameter tensor (embedding or an MLP projection).

@@ -63,18 +63,30 @@ pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> We
         }
         quantized = q;
     }
-    let mut largest = [layers.q, layers.k, layers.v, layers.o, layers.gate, layers.up, layers.down]
-        .iter()
-        .map(|&x| per_layer(x))
-        .max()
-        .unwrap_or(0);
+    let mut largest = [
+        layers.q,
+        layers.k,
+        layers.v,
+        layers.o,
+        layers.gate,
+        layers.up,
+        layers.down,
+    ]
+    .iter()
+    .map(|&x| per_layer(x))
+    .max()
+    .unwrap_or(0);
     if let Some(moe) = &spec.moe {
         largest /= (moe.experts.max(1) as u128).min(largest.max(1));
     }
-    let head_quantized = sc.task == TaskKind::Training && sc.training.framework == Framework::Litgpt
+    let head_quantized = sc.task == TaskKind::Training
+        && sc.training.framework == Framework::Litgpt
         || (sc.task == TaskKind::Inference && sc.inference.engine == Engine::Litgpt);
     let head_quantized = head_quantized
-        && matches!(format, WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8);
+        && matches!(
+            format,
+            WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8
+        );
     // GGUF files quantize the output head and embeddings too (llama.cpp keeps
     // them at Q6_K/Q8_0 in the _K_M mixes; we charge them the file's average).
     let gguf = format.is_gguf();

@@ -1,0 +1,156 @@
+//! Solvers over the estimator: does it fit, the largest micro-batch or
+//! context that fits, the fewest GPUs, and the fit table over the GPU catalog.
+//!
+//! Memory grows monotonically with batch and sequence length (a property test
+//! checks it), so each "largest that fits" is a binary search.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::estimate::{estimate_with_model, resolve_model};
+use crate::gpu::{gpus, GpuSpec};
+use crate::model::ModelSpec;
+use crate::scenario::{Scenario, Strategy, TaskKind};
+
+/// Device memory the scenario needs on its busiest GPU (nvidia-smi "used").
+fn device_used(sc: &Scenario, spec: &ModelSpec) -> Result<u64> {
+    Ok(estimate_with_model(sc, spec)?.worst_gpu().device_used_bytes)
+}
+
+/// Largest `x` in `1..=max` with `fits(x)`, assuming `fits` is monotone
+/// (true then false). `None` when even 1 does not fit.
+fn largest_fitting(max: u64, mut fits: impl FnMut(u64) -> Result<bool>) -> Result<Option<u64>> {
+    if !fits(1)? {
+        return Ok(None);
+    }
+    let (mut lo, mut hi) = (1u64, 2u64);
+    // Exponential probe, then bisection: ~2·log2(answer) estimates.
+    while hi <= max && fits(hi)? {
+        lo = hi;
+        hi = hi.saturating_mul(2);
+    }
+    let mut hi = hi.min(max.saturating_add(1));
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(Some(lo))
+}
+
+/// Largest training micro-batch that fits in `capacity` bytes (up to 4096).
+pub fn max_micro_batch(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Option<u64>> {
+    let mut s = sc.clone();
+    s.task = TaskKind::Training;
+    largest_fitting(4096, |b| {
+        s.training.micro_batch = b;
+        Ok(device_used(&s, spec)? <= capacity)
+    })
+}
+
+/// Longest training sequence that fits at the scenario's micro-batch.
+pub fn max_seq_len(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Option<u64>> {
+    let mut s = sc.clone();
+    s.task = TaskKind::Training;
+    largest_fitting(crate::estimate::MAX_TOKENS, |len| {
+        s.training.seq_len = len;
+        Ok(device_used(&s, spec)? <= capacity)
+    })
+}
+
+/// Longest context (prompt + new tokens) that fits for inference at the
+/// scenario's batch; the prompt takes the context, new tokens stay as given
+/// unless they alone exceed it.
+pub fn max_context(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Option<u64>> {
+    let mut s = sc.clone();
+    s.task = TaskKind::Inference;
+    let new_tokens = s.inference.new_tokens;
+    largest_fitting(crate::estimate::MAX_TOKENS, |ctx| {
+        s.inference.new_tokens = new_tokens.min(ctx.saturating_sub(1));
+        s.inference.prompt_len = (ctx - s.inference.new_tokens).max(1);
+        Ok(device_used(&s, spec)? <= capacity)
+    })
+}
+
+/// Fewest GPUs (powers of two up to 1024) of `capacity` bytes each that fit,
+/// sharding with the scenario's strategy (ZeRO-3 for training when it has none).
+pub fn min_gpus(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Option<u64>> {
+    let mut s = sc.clone();
+    if s.task == TaskKind::Training && matches!(s.parallel.strategy, Strategy::None | Strategy::Ddp)
+    {
+        s.parallel.strategy = Strategy::Zero3;
+    }
+    let per_replica = s.parallel.tp * s.parallel.pp;
+    let mut n = 1u64;
+    while n <= 1024 {
+        s.parallel.gpus = n * per_replica;
+        if s.task == TaskKind::Inference {
+            // Serving splits a model across GPUs by tensor parallelism.
+            s.parallel.tp = n;
+            s.parallel.gpus = n * s.parallel.pp;
+            if !spec.heads.is_multiple_of(n) {
+                n *= 2;
+                continue;
+            }
+        }
+        if device_used(&s, spec)? <= capacity {
+            return Ok(Some(s.parallel.gpus));
+        }
+        n *= 2;
+    }
+    Ok(None)
+}
+
+/// One row of the fit table: a catalog GPU and how the scenario does on it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitRow {
+    pub gpu_id: String,
+    pub gpu_name: String,
+    pub capacity_bytes: u64,
+    pub device_used_bytes: u64,
+    pub fits: bool,
+    /// Capacity minus device used (negative: short by that much).
+    pub headroom_bytes: i64,
+    /// Training: largest micro-batch that fits. Inference: longest context.
+    pub largest: Option<u64>,
+}
+
+/// The scenario on every catalog GPU, with the largest micro-batch (training)
+/// or context (inference) each one fits.
+pub fn fit_table(sc: &Scenario) -> Result<Vec<FitRow>> {
+    let spec = resolve_model(&sc.model)?;
+    fit_table_with_model(sc, &spec, gpus())
+}
+
+pub fn fit_table_with_model(
+    sc: &Scenario,
+    spec: &ModelSpec,
+    cards: &[GpuSpec],
+) -> Result<Vec<FitRow>> {
+    let mut rows = Vec::with_capacity(cards.len());
+    for g in cards {
+        let mut s = sc.clone();
+        s.gpu.name = Some(g.id.clone());
+        s.gpu.memory_bytes = None;
+        let capacity = g.usable_bytes();
+        let used = device_used(&s, spec)?;
+        let largest = match s.task {
+            TaskKind::Training => max_micro_batch(&s, spec, capacity)?,
+            TaskKind::Inference => max_context(&s, spec, capacity)?,
+        };
+        rows.push(FitRow {
+            gpu_id: g.id.clone(),
+            gpu_name: g.name.clone(),
+            capacity_bytes: capacity,
+            device_used_bytes: used,
+            fits: used <= capacity,
+            headroom_bytes: (capacity as i128 - used as i128)
+                .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+            largest,
+        });
+    }
+    Ok(rows)
+}
