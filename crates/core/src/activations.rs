@@ -31,6 +31,8 @@ pub struct LayerShape {
     pub lora: Option<LoraActs>,
     /// Dropout on attention probabilities and residuals (GPT-2, OPT, BERT, T5).
     pub dropout: bool,
+    /// Quantized linears keep an fp32 copy of their input (see `training.rs`).
+    pub fp32_linear_inputs: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -262,6 +264,21 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
             "LoRA A outputs",
             n * big_b * bs * lo.rank,
             format!("{n} targets × {big_b}·b·s·r"),
+        );
+    }
+    if l.fp32_linear_inputs {
+        // Each quantized linear casts its input to fp32 and keeps that copy:
+        // 4 B × the input width of every linear, less the 16-bit copies above.
+        let (linears_on_h, mlp_in): (u128, u128) = match act {
+            ActFn::Gated => (3, i), // attn, gate, up on h; down on i
+            _ => (2, i),            // attn, fc on h; proj on i
+        };
+        let fp32 = 4 * bs * (linears_on_h * h + qd + mlp_in);
+        let counted = big_b * bs * (2 * h + qd + mlp_in);
+        push(
+            "fp32 inputs of quantized linears",
+            fp32.saturating_sub(counted),
+            format!("4·b·s·({linears_on_h}·h + a·d + i) − the 16-bit copies"),
         );
     }
     if l.dropout {

@@ -447,10 +447,13 @@ fn activation_bytes(
 ) -> (u128, String, u128) {
     let t = &sc.training;
     let autocast = crate::weights::uses_autocast(sc);
+    // fp32 runs and torch autocast (fp32 weights) keep fp32 tensors where the
+    // shapes below say so; 16-bit weights (pure, or with an fp32 master copy
+    // in the optimizer) keep 16-bit activations.
     let act_dtype = match sc.training_precision {
         TrainingPrecision::Fp32 => 4,
-        TrainingPrecision::Amp => 4,
-        TrainingPrecision::Pure16 => 2,
+        TrainingPrecision::Amp if autocast => 4,
+        _ => 2,
     };
     let lora_like = matches!(t.method, Method::Lora | Method::Qlora);
     let full = matches!(t.method, Method::Full | Method::ForwardBackward);
@@ -465,6 +468,7 @@ fn activation_bytes(
     // 022/025 Llama-2-7B, 017/020/021 StableLM-3B) exceed the saved-tensor
     // minimum by 4·h + 2·i bytes per token and layer, exactly those inputs.
     let keeps_inputs = bnb || t.framework == Framework::Litgpt;
+    let bnb4 = matches!(crate::weights::effective_format(sc), WeightFormat::Nf4 | WeightFormat::Fp4);
     let targets = &t.lora.targets;
     let grads = if full {
         GradNeeds::all()
@@ -503,6 +507,12 @@ fn activation_bytes(
         lora,
         // A forward/backward benchmark runs the model as loaded: eval mode, no dropout.
         dropout: has_dropout(spec) && t.method != Method::ForwardBackward,
+        // litgpt QLoRA rows exceed the 16-bit saved inputs by about one fp32
+        // copy of every quantized linear's input, as if bitsandbytes computed
+        // in fp32: config-hub rows (hub-076/078/080/082/085/087) run 1.4–1.6×
+        // this term, resource-table rows (res-014/027) 0.7× — the mechanism
+        // is the same, its size differs between litgpt/bitsandbytes versions.
+        fp32_linear_inputs: t.framework == Framework::Litgpt && bnb4,
     };
     let act = act_fn(spec, t.framework);
     let terms = layer_terms(&shape, spec, act);

@@ -144,8 +144,11 @@ pub fn effective_format(sc: &Scenario) -> WeightFormat {
 pub fn trainable_dtype(sc: &Scenario) -> Dtype {
     use crate::precision::TrainingPrecision::*;
     match sc.training_precision {
-        Fp32 | Amp => Dtype::Fp32,
-        Pure16 => match sc.weights.plain_dtype() {
+        Fp32 => Dtype::Fp32,
+        // AMP over fp32 weights (torch autocast) trains fp32 parameters;
+        // 16-bit weights with an fp32 master copy have 16-bit parameters and gradients.
+        Amp if sc.weights == WeightFormat::Fp32 => Dtype::Fp32,
+        Amp | Pure16 => match sc.weights.plain_dtype() {
             Some(Dtype::Fp32) | None => sc.compute_dtype,
             Some(d) => d,
         },

@@ -1,0 +1,93 @@
+//! The headline: the estimator against measured runs of real frameworks.
+//!
+//! Cases: `tests/data/groundtruth/cases.jsonl` (provenance in the README
+//! beside it). Targets from the product's accuracy goal: on high- and
+//! medium-reliability cases, median |error| ≤ 5 %, p90 ≤ 15 %, weights-only
+//! and KV-per-token cases within 1 %, every bound case right, at most 5 %
+//! of the cases unsupported.
+
+use vramfit_core::cases::{parse_cases, score_case, summarize, Case, CaseScore, Status};
+
+fn cases() -> Vec<Case> {
+    let text = include_str!("data/groundtruth/cases.jsonl");
+    parse_cases(text)
+        .into_iter()
+        .map(|c| c.expect("every line of cases.jsonl parses"))
+        .collect()
+}
+
+fn scored(filter: impl Fn(&Case) -> bool) -> Vec<CaseScore> {
+    cases().iter().filter(|c| filter(c)).map(score_case).collect()
+}
+
+fn trusted(c: &Case) -> bool {
+    c.reliability == "high" || c.reliability == "medium"
+}
+
+#[test]
+fn median_and_p90_error_on_trusted_cases() {
+    let scores = scored(trusted);
+    let s = summarize(&scores);
+    let median = s.median_abs_rel_error.expect("some cases scored");
+    let p90 = s.p90_abs_rel_error.expect("some cases scored");
+    for c in &scores {
+        if let Some(e) = c.rel_error {
+            eprintln!("{:<28} {:<22} {:+7.1}%", c.id, c.metric, e * 100.0);
+        }
+    }
+    eprintln!("summary: {s:?}");
+    assert!(median <= 0.05, "median |error| {:.1}% > 5%", median * 100.0);
+    assert!(p90 <= 0.15, "p90 |error| {:.1}% > 15%", p90 * 100.0);
+}
+
+#[test]
+fn weights_and_kv_per_token_within_one_percent() {
+    let scores = scored(|c| {
+        trusted(c) && matches!(c.measured.metric.as_str(), "weights_only" | "kv_bytes_per_token")
+    });
+    assert!(scores.len() >= 20, "expected the vLLM weight/KV cases, got {}", scores.len());
+    for s in &scores {
+        let e = s.rel_error.unwrap_or(f64::INFINITY);
+        assert!(e.abs() <= 0.01, "{} {}: error {:+.2}%", s.id, s.metric, e * 100.0);
+    }
+}
+
+#[test]
+fn trusted_bound_cases_are_right() {
+    let scores = scored(|c| trusted(c) && c.measured.metric.ends_with("_bound"));
+    for s in &scores {
+        assert_eq!(s.status, Status::BoundPass, "{}: {:?}", s.id, s.reason);
+    }
+}
+
+#[test]
+fn bound_cases_mostly_right_at_any_reliability() {
+    // Low-reliability bounds (OOM rows, capacity claims) are reported; one
+    // miss is tolerated among them: litgpt-res-066 failed inside cuBLAS
+    // initialization with an estimate 2% under the card, a margin within the
+    // CUDA context's spread between driver versions.
+    let scores = scored(|c| c.measured.metric.ends_with("_bound"));
+    let passed = scores.iter().filter(|s| s.status == Status::BoundPass).count();
+    for s in &scores {
+        eprintln!("{} {:?} estimate {:?}", s.id, s.status, s.estimate_bytes);
+    }
+    assert!(scores.len() >= 6);
+    assert!(passed + 1 >= scores.len(), "{passed}/{} bound cases right", scores.len());
+}
+
+#[test]
+fn few_cases_are_unsupported_and_each_says_why() {
+    let scores = scored(trusted);
+    let unsupported: Vec<_> = scores.iter().filter(|s| s.status == Status::Unsupported).collect();
+    for s in &unsupported {
+        let reason = s.reason.as_deref().unwrap_or("");
+        assert!(!reason.is_empty(), "{} unsupported without a reason", s.id);
+        assert!(s.estimate_bytes.is_none(), "{} unsupported but guessed", s.id);
+    }
+    assert!(
+        unsupported.len() * 20 <= scores.len(),
+        "{} of {} cases unsupported (> 5%)",
+        unsupported.len(),
+        scores.len()
+    );
+}
