@@ -56,20 +56,12 @@ pub trait Checked: Sized {
 
 impl Checked for u64 {
     fn mul_or(self, rhs: u64, what: &str) -> Result<u64> {
-        self.checked_mul(rhs).ok_or_else(|| {
-            InputError::new(
-                what,
-                "the size overflows 64-bit bytes: inputs are too large",
-            )
-        })
+        self.checked_mul(rhs)
+            .ok_or_else(|| InputError::new(what, "the size overflows 64-bit bytes: inputs are too large"))
     }
     fn add_or(self, rhs: u64, what: &str) -> Result<u64> {
-        self.checked_add(rhs).ok_or_else(|| {
-            InputError::new(
-                what,
-                "the size overflows 64-bit bytes: inputs are too large",
-            )
-        })
+        self.checked_add(rhs)
+            .ok_or_else(|| InputError::new(what, "the size overflows 64-bit bytes: inputs are too large"))
     }
 }
 

@@ -243,15 +243,8 @@ impl ModelSpec {
         check_range("model.hidden", self.hidden, 1, MAX_DIM)?;
         check_range("model.layers", self.layers, 1, MAX_LAYERS)?;
         check_range("model.heads", self.heads, 1, 65_536)?;
-        check_range("model.kv_heads", self.kv_heads, 1, self.heads).map_err(|_| {
-            InputError::new(
-                "model.kv_heads",
-                format!(
-                    "{} is out of range: allowed 1 to heads ({})",
-                    self.kv_heads, self.heads
-                ),
-            )
-        })?;
+        check_range("model.kv_heads", self.kv_heads, 1, self.heads)
+            .map_err(|_| InputError::new("model.kv_heads", format!("{} is out of range: allowed 1 to heads ({})", self.kv_heads, self.heads)))?;
         if self.heads % self.kv_heads != 0 {
             return Err(InputError::new(
                 "model.kv_heads",
@@ -279,19 +272,9 @@ impl ModelSpec {
         check_range("model.max_position", self.max_position, 0, 1 << 30)?;
         if let Some(moe) = &self.moe {
             check_range("model.moe.experts", moe.experts, 1, 4096)?;
-            check_range(
-                "model.moe.experts_per_token",
-                moe.experts_per_token,
-                1,
-                moe.experts,
-            )?;
+            check_range("model.moe.experts_per_token", moe.experts_per_token, 1, moe.experts)?;
             check_range("model.moe.shared_experts", moe.shared_experts, 0, 64)?;
-            check_range(
-                "model.moe.expert_intermediate",
-                moe.expert_intermediate,
-                1,
-                MAX_DIM,
-            )?;
+            check_range("model.moe.expert_intermediate", moe.expert_intermediate, 1, MAX_DIM)?;
             if let Some(s) = moe.shared_intermediate {
                 check_range("model.moe.shared_intermediate", s, 1, MAX_DIM)?;
             }
@@ -302,18 +285,8 @@ impl ModelSpec {
                 check_range("model.mla.q_lora_rank", q, 1, MAX_DIM)?;
             }
             check_range("model.mla.kv_lora_rank", mla.kv_lora_rank, 1, MAX_DIM)?;
-            check_range(
-                "model.mla.qk_nope_head_dim",
-                mla.qk_nope_head_dim,
-                0,
-                65_536,
-            )?;
-            check_range(
-                "model.mla.qk_rope_head_dim",
-                mla.qk_rope_head_dim,
-                0,
-                65_536,
-            )?;
+            check_range("model.mla.qk_nope_head_dim", mla.qk_nope_head_dim, 0, 65_536)?;
+            check_range("model.mla.qk_rope_head_dim", mla.qk_rope_head_dim, 0, 65_536)?;
             check_range("model.mla.v_head_dim", mla.v_head_dim, 1, 65_536)?;
         }
         if let Some(sw) = &self.sliding_window {
@@ -330,12 +303,7 @@ impl ModelSpec {
             check_range("model.vision.intermediate", v.intermediate, 1, MAX_DIM)?;
             check_range("model.vision.image_size", v.image_size, 1, 1 << 16)?;
             check_range("model.vision.patch_size", v.patch_size, 1, v.image_size)?;
-            check_range(
-                "model.vision.projector_params",
-                v.projector_params,
-                0,
-                1 << 40,
-            )?;
+            check_range("model.vision.projector_params", v.projector_params, 0, 1 << 40)?;
         }
         if let Some(p) = self.params_override {
             check_range("model.params_override", p, 1, 1 << 44)?;
@@ -443,12 +411,7 @@ impl ModelSpec {
             m.down = moe.experts * ed + sd;
             m.biases += moe.experts * eb + sb;
             // Router; qwen2_moe also gates its shared expert with a 1-wide linear.
-            m.router = moe.experts * h
-                + if moe.shared_intermediate.is_some() {
-                    h
-                } else {
-                    0
-                };
+            m.router = moe.experts * h + if moe.shared_intermediate.is_some() { h } else { 0 };
             add_scaled(&mut layers, &m, moe_layers);
             active_mlp += moe_layers * (moe.experts_per_token * (eg + eu + ed) + sg + su + sd);
         }
@@ -476,11 +439,7 @@ impl ModelSpec {
                 Arch::Gpt2 | Arch::Opt | Arch::Bert | Arch::GptBigcode => self.max_position * h,
                 _ => 0,
             };
-        let lm_head = if self.tied_embeddings {
-            0
-        } else {
-            self.vocab * h
-        };
+        let lm_head = if self.tied_embeddings { 0 } else { self.vocab * h };
         let final_norm = match self.norm {
             NormKind::Rms => h,
             NormKind::Layer => 2 * h,

@@ -107,24 +107,21 @@ impl WeightFormat {
 
     pub fn parse(s: &str) -> Option<WeightFormat> {
         let s = s.trim().to_ascii_lowercase().replace('-', "_");
-        Self::ALL
-            .into_iter()
-            .find(|f| f.name() == s)
-            .or(match s.as_str() {
-                "float32" => Some(WeightFormat::Fp32),
-                "float16" | "half" => Some(WeightFormat::Fp16),
-                "bfloat16" => Some(WeightFormat::Bf16),
-                "q8_0" => Some(WeightFormat::GgufQ8_0),
-                "q6_k" => Some(WeightFormat::GgufQ6K),
-                "q5_k_m" => Some(WeightFormat::GgufQ5KM),
-                "q4_k_m" => Some(WeightFormat::GgufQ4KM),
-                "q4_0" => Some(WeightFormat::GgufQ4_0),
-                "q3_k_m" => Some(WeightFormat::GgufQ3KM),
-                "q2_k" => Some(WeightFormat::GgufQ2K),
-                "gptq" => Some(WeightFormat::Gptq4),
-                "awq" => Some(WeightFormat::Awq4),
-                _ => None,
-            })
+        Self::ALL.into_iter().find(|f| f.name() == s).or(match s.as_str() {
+            "float32" => Some(WeightFormat::Fp32),
+            "float16" | "half" => Some(WeightFormat::Fp16),
+            "bfloat16" => Some(WeightFormat::Bf16),
+            "q8_0" => Some(WeightFormat::GgufQ8_0),
+            "q6_k" => Some(WeightFormat::GgufQ6K),
+            "q5_k_m" => Some(WeightFormat::GgufQ5KM),
+            "q4_k_m" => Some(WeightFormat::GgufQ4KM),
+            "q4_0" => Some(WeightFormat::GgufQ4_0),
+            "q3_k_m" => Some(WeightFormat::GgufQ3KM),
+            "q2_k" => Some(WeightFormat::GgufQ2K),
+            "gptq" => Some(WeightFormat::Gptq4),
+            "awq" => Some(WeightFormat::Awq4),
+            _ => None,
+        })
     }
 
     /// Plain 16/32-bit formats: every parameter stored the same way.
@@ -167,20 +164,14 @@ impl WeightFormat {
             // scale per output channel: negligible next to 8 bits/weight.
             WeightFormat::Fp8 => (8 * 1024, "8-bit float, per-channel scales"),
             // LLM.int8(): int8 weights + fp32 row scale (SCB): ~8 bits/weight.
-            WeightFormat::Int8 => (
-                8 * 1024,
-                "bitsandbytes LLM.int8: 8 bits + fp32 scale per row",
-            ),
+            WeightFormat::Int8 => (8 * 1024, "bitsandbytes LLM.int8: 8 bits + fp32 scale per row"),
             // bitsandbytes 4-bit: 4 bits + one fp32 absmax per 64 weights (4 + 32/64
             // = 4.5 bits); double quantization stores the absmax in 8 bits with an
             // fp32 scale per 256 blocks (4 + 8/64 + 32/(64*256) = 4.127 bits).
             // Source: QLoRA paper (Dettmers et al. 2023) section 3.
             WeightFormat::Nf4 | WeightFormat::Fp4 => {
                 if double_quant {
-                    (
-                        4 * 1024 + 128 + 2,
-                        "4 bits + 8-bit absmax per 64 + fp32 per 16384 (double quant)",
-                    )
+                    (4 * 1024 + 128 + 2, "4 bits + 8-bit absmax per 64 + fp32 per 16384 (double quant)")
                 } else {
                     (4 * 1024 + 512, "4 bits + fp32 absmax per 64")
                 }
@@ -192,10 +183,7 @@ impl WeightFormat {
                 "4 bits + fp16 scale and 4-bit zero per group",
             ),
             // MXFP4: 4-bit E2M1 values + one 8-bit E8M0 scale per 32 (OCP MX spec v1.0).
-            WeightFormat::Mxfp4 => (
-                4 * 1024 + 8 * 1024 / 32,
-                "4 bits + 8-bit scale per 32 (OCP MX v1.0)",
-            ),
+            WeightFormat::Mxfp4 => (4 * 1024 + 8 * 1024 / 32, "4 bits + 8-bit scale per 32 (OCP MX v1.0)"),
             // GGUF block sizes from ggml-common.h: Q8_0 34 B/32 w, Q6_K 210 B/256 w,
             // Q4_0 18 B/32 w, Q2_K 84 B/256 w. The *_K_M mixes keep some tensors at a
             // higher type; the averages are llama.cpp's quantize table (bits per weight):

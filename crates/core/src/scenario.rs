@@ -66,8 +66,7 @@ pub enum LoraTarget {
 }
 
 impl LoraTarget {
-    pub const ATTENTION: [LoraTarget; 4] =
-        [LoraTarget::Q, LoraTarget::K, LoraTarget::V, LoraTarget::O];
+    pub const ATTENTION: [LoraTarget; 4] = [LoraTarget::Q, LoraTarget::K, LoraTarget::V, LoraTarget::O];
     pub const MLP: [LoraTarget; 3] = [LoraTarget::Gate, LoraTarget::Up, LoraTarget::Down];
 
     /// Parses `q`, `k_proj`, `mlp` (gate+up+down), `all` ...; several may come back.
