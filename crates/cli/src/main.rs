@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cmd_doctor;
+mod cmd_logs;
 mod output;
 
 #[derive(Parser)]
@@ -15,9 +17,17 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Explain a PyTorch out-of-memory message (or memory_summary table).
+    Doctor(cmd_doctor::Args),
+    /// Find leaks in a training log's memory readings and predict the OOM step.
+    Logs(cmd_logs::Args),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Doctor(args) => cmd_doctor::run(args),
+        Command::Logs(args) => cmd_logs::run(args),
+    }
 }

@@ -214,7 +214,27 @@ fn parse_message(window: &str) -> OomReport {
         report.process_in_use_bytes = bytes(after("this process has "));
         report.allocated_bytes = bytes(before("is allocated by pytorch"));
         report.reserved_unallocated_bytes = bytes(before("is reserved by pytorch but unallocated"));
-        report.other_processes_bytes = other_processes(text, gb);
+        let processes = other_processes(text, gb);
+        report.other_processes_bytes = processes.iter().copied().reduce(u64::saturating_add);
+        // In a container PyTorch cannot match its own PID and lists itself as
+        // "Process N". The process holding at least PyTorch's whole reservation
+        // (allocated + cached) must be this one.
+        let reserved = report
+            .allocated_bytes
+            .zip(report.reserved_unallocated_bytes)
+            .map(|(a, c)| a.saturating_add(c));
+        let largest = processes.iter().copied().max();
+        if let (None, Some(reserved), Some(largest)) =
+            (report.process_in_use_bytes, reserved, largest)
+        {
+            if largest >= reserved {
+                report.process_in_use_bytes = Some(largest);
+                report.other_processes_bytes = report
+                    .other_processes_bytes
+                    .map(|sum| sum.saturating_sub(largest))
+                    .filter(|_| processes.len() > 1);
+            }
+        }
     } else if window.contains("total capacity") || window.contains("already allocated") {
         report.format = OomFormat::Legacy;
         report.total_bytes = bytes(before("total capacity"));
@@ -241,10 +261,10 @@ fn gpu_index(window: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// Sum of `process 1234 has 2.00 gib memory in use` lines.
-fn other_processes(text: &[u8], gb: GbMeaning) -> Option<u64> {
+/// The amounts of `process 1234 has 2.00 gib memory in use` lines.
+fn other_processes(text: &[u8], gb: GbMeaning) -> Vec<u64> {
     const PHRASE: &[u8] = b"process ";
-    let mut total: Option<u64> = None;
+    let mut amounts = Vec::new();
     let mut i = 0;
     while let Some(offset) = text.get(i..).and_then(|rest| find_bytes(rest, PHRASE)) {
         let mut j = i + offset + PHRASE.len();
@@ -261,11 +281,11 @@ fn other_processes(text: &[u8], gb: GbMeaning) -> Option<u64> {
                 .get(end..)
                 .is_some_and(|rest| rest.starts_with(b" memory in use"))
             {
-                total = Some(total.unwrap_or(0).saturating_add(size.bytes));
+                amounts.push(size.bytes);
             }
         }
     }
-    total
+    amounts
 }
 
 fn find_bytes(haystack: &[u8], needle: &[u8]) -> Option<usize> {

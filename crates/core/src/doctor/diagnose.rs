@@ -386,7 +386,7 @@ fn near_limit_spike(r: &OomReport) -> Option<Diagnosis> {
     Some(d(
         "near_limit_spike",
         format!(
-            "The failing request ({}) is small, {:.1}% of the card: the run sat at the limit and an \
+            "The failing request ({}) is small, {:.2}% of the card: the run sat at the limit and an \
              ordinary step-to-step peak tipped it over. Free a little more than {} (e.g. a slightly \
              smaller batch) to leave headroom.",
             hb(requested),
@@ -394,7 +394,7 @@ fn near_limit_spike(r: &OomReport) -> Option<Diagnosis> {
             hb(requested - free)
         ),
         format!(
-            "失败的请求（{}）很小，只占显卡 {:.1}%：训练本就贴着上限，一次普通的峰值就触发了 OOM。\
+            "失败的请求（{}）很小，只占显卡 {:.2}%：训练本就贴着上限，一次普通的峰值就触发了 OOM。\
              多腾出略超过 {} 的显存（如稍减 batch）以留余量。",
             hb(requested),
             share(requested, total) * 100.0,
