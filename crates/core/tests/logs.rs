@@ -91,6 +91,21 @@ fn linear_leak_predicts_the_step() {
 }
 
 #[test]
+fn slow_growth_under_the_steady_threshold() {
+    // 10 GiB + 1 MiB per step for 50 steps: 49 MiB over the run is 0.5 % of
+    // the ~10 GiB mean, under the 5 % threshold: steady, no prediction.
+    let points: Vec<Point> = (0..50)
+        .map(|s| Point {
+            step: f64::from(s),
+            bytes: gib(10.0) + (f64::from(s) * MIB) as u64,
+        })
+        .collect();
+    let analysis = analyze(points, Some(gib(11.0))).expect("fits");
+    assert_eq!(analysis.trend, Trend::Steady);
+    assert_eq!(analysis.predicted_oom_step, None);
+}
+
+#[test]
 fn steady_run_with_noise() {
     // 20 GiB ± 100 MiB alternating: slope ≈ 0, no prediction
     let points: Vec<Point> = (0..40)
