@@ -5,8 +5,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cmd_doctor;
 mod cmd_estimate;
 mod cmd_gpus;
+mod cmd_logs;
 mod cmd_score;
 mod cmd_watch;
 mod gpu;
@@ -29,6 +31,10 @@ enum Command {
     Estimate(Box<cmd_estimate::Args>),
     /// Score the estimator against measured runs (JSONL cases).
     Score(cmd_score::Args),
+    /// Explain a PyTorch out-of-memory message (or memory_summary table).
+    Doctor(cmd_doctor::Args),
+    /// Find leaks in a training log's memory readings and predict the OOM step.
+    Logs(cmd_logs::Args),
     /// List this machine's GPUs: memory, MIG mode, processes, catalog match.
     Gpus(cmd_gpus::Args),
     /// Sample used GPU memory until Ctrl-C or --samples; optionally log a CSV.
@@ -53,6 +59,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Estimate(args) => cmd_estimate::run(*args),
         Command::Score(args) => cmd_score::run(args),
+        Command::Doctor(args) => cmd_doctor::run(args),
+        Command::Logs(args) => cmd_logs::run(args),
         Command::Gpus(args) => cmd_gpus::run(&args),
         Command::Watch(args) => cmd_watch::run(&args),
     }

@@ -4,9 +4,11 @@
 //! it returns carries the formula that produced it.
 
 pub mod catalog;
+pub mod doctor;
 pub mod error;
 pub mod gpu;
 pub mod hf_config;
+pub mod logs;
 pub mod model;
 pub mod precision;
 pub mod scenario;

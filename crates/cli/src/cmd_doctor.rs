@@ -1,0 +1,128 @@
+//! `vramfit doctor [FILE|-] [--json]`: reads a pasted PyTorch out-of-memory
+//! message and says what it means.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use vramfit_core::doctor::{parse_oom, picture, size::human_bytes, Lang, OomReport};
+
+use crate::output::fail;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// File holding the message (a log, a traceback); `-` or nothing reads stdin.
+    pub file: Option<PathBuf>,
+    /// Print JSON: the byte counts (null where the message does not say) and the diagnoses.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Reads a file, or stdin for `-`/none. Bytes that are not UTF-8 become U+FFFD:
+/// pastes with binary junk are still read.
+pub fn read_input(file: Option<&PathBuf>) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    match file {
+        Some(path) if path.as_os_str() != "-" => {
+            bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        _ => {
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| format!("stdin: {e}"))?;
+        }
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let text = match read_input(args.file.as_ref()) {
+        Ok(text) => text,
+        Err(message) => return fail(message),
+    };
+    let report = match parse_oom(&text) {
+        Ok(report) => report,
+        Err(error) => return fail(error.message),
+    };
+    if args.json {
+        print_json(&report)
+    } else {
+        print!("{}", render(&report, Lang::En));
+        ExitCode::SUCCESS
+    }
+}
+
+fn print_json(report: &OomReport) -> ExitCode {
+    match serde_json::to_string_pretty(report) {
+        Ok(json) => {
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => fail(error),
+    }
+}
+
+/// Width of the text bar in characters.
+const BAR_WIDTH: usize = 60;
+
+fn symbol(key: &str) -> char {
+    match key {
+        "allocated" => '#',
+        "reserved_unallocated" => '+',
+        "non_pytorch" => 'x',
+        "other_processes" => 'o',
+        "free" => '.',
+        _ => '!',
+    }
+}
+
+/// The card as a bar (the request that failed shown after it) and the diagnoses.
+pub fn render(report: &OomReport, lang: Lang) -> String {
+    let segments = picture(report);
+    let mut out = String::new();
+    let gpu = report
+        .gpu_index
+        .map_or_else(|| "GPU".to_string(), |i| format!("GPU {i}"));
+    let total = report
+        .total_bytes
+        .map(human_bytes)
+        .unwrap_or_else(|| "capacity not given".into());
+    out.push_str(&format!("{gpu} · {total}\n"));
+    let on_card: Vec<_> = segments.iter().filter(|s| s.key != "request").collect();
+    let scale = report
+        .total_bytes
+        .unwrap_or_else(|| on_card.iter().map(|s| s.bytes).sum())
+        .max(1);
+    if !on_card.is_empty() {
+        let mut bar = String::new();
+        for segment in &on_card {
+            let width = (segment.bytes as f64 / scale as f64 * BAR_WIDTH as f64).round() as usize;
+            bar.extend(std::iter::repeat_n(
+                symbol(segment.key),
+                width.min(BAR_WIDTH),
+            ));
+        }
+        let request = report
+            .requested_bytes
+            .map(|r| format!(" needs {} more", human_bytes(r)))
+            .unwrap_or_default();
+        out.push_str(&format!("[{bar}]{request}\n"));
+    }
+    for segment in &segments {
+        let label = if lang == Lang::Zh {
+            segment.label_zh
+        } else {
+            segment.label
+        };
+        out.push_str(&format!(
+            "  {} {label:<34} {:>12}\n",
+            symbol(segment.key),
+            human_bytes(segment.bytes)
+        ));
+    }
+    out.push('\n');
+    for diagnosis in &report.diagnoses {
+        out.push_str(&format!("[{}] {}\n", diagnosis.code, diagnosis.text(lang)));
+    }
+    out
+}

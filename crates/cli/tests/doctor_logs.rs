@@ -1,0 +1,172 @@
+//! `vramfit doctor` and `vramfit logs` run as a user would, on the core's
+//! fixtures (provenance in crates/core/tests/data/*/README.md).
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+fn data(path: &str) -> String {
+    format!("{}/../core/tests/data/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn vramfit(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    if let Some(mut pipe) = child.stdin.take() {
+        pipe.write_all(stdin.unwrap_or("").as_bytes())
+            .expect("stdin");
+    }
+    child.wait_with_output().expect("finishes")
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("valid JSON")
+}
+
+#[test]
+fn doctor_json_on_the_seed_003_message() {
+    let value = json(&vramfit(
+        &["doctor", &data("oom/modern_seed003.txt"), "--json"],
+        None,
+    ));
+    // printed numbers × 2^30
+    assert_eq!(value["requested_bytes"], (1.23 * GIB).round() as u64);
+    assert_eq!(value["total_bytes"], (19.58 * GIB).round() as u64);
+    assert_eq!(value["free_bytes"], (1.06 * GIB).round() as u64);
+    assert_eq!(value["allocated_bytes"], (14.94 * GIB).round() as u64);
+    assert_eq!(
+        value["reserved_unallocated_bytes"],
+        (3.18 * GIB).round() as u64
+    );
+    assert_eq!(
+        value["reserved_bytes"],
+        (14.94 * GIB).round() as u64 + (3.18 * GIB).round() as u64
+    );
+    assert!(value["non_pytorch_bytes"].is_u64());
+    let codes: Vec<&str> = value["diagnoses"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"fragmentation"), "{codes:?}");
+    assert!(value["diagnoses"][0]["message"].is_string());
+}
+
+#[test]
+fn doctor_json_nulls_what_the_message_does_not_say() {
+    let value = json(&vramfit(
+        &["doctor", "-", "--json"],
+        Some("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB."),
+    ));
+    assert_eq!(value["requested_bytes"], 512 * 1024 * 1024);
+    for field in [
+        "total_bytes",
+        "free_bytes",
+        "allocated_bytes",
+        "reserved_bytes",
+        "reserved_unallocated_bytes",
+        "non_pytorch_bytes",
+    ] {
+        assert!(value[field].is_null(), "{field}: {}", value[field]);
+    }
+}
+
+#[test]
+fn doctor_text_has_a_bar_and_diagnoses() {
+    let output = vramfit(
+        &["doctor"],
+        Some(&std::fs::read_to_string(data("oom/legacy_seed004.txt")).expect("fixture")),
+    );
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("GPU 0 · 23.69 GiB"), "{text}");
+    assert!(text.contains("[####"), "{text}");
+    assert!(text.contains("[card_too_small]"), "{text}");
+}
+
+#[test]
+fn doctor_without_a_message_exits_2() {
+    let output = vramfit(&["doctor", "-"], Some("Traceback: ValueError: bad shape"));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no out-of-memory message found"));
+    let missing = vramfit(&["doctor", &data("oom/does_not_exist.txt")], None);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn logs_json_on_the_seed_004_leak() {
+    let value = json(&vramfit(
+        &[
+            "logs",
+            &data("logs/leak_seed004.txt"),
+            "--capacity",
+            "32GiB",
+            "--json",
+        ],
+        None,
+    ));
+    assert_eq!(value["points"].as_array().map(Vec::len), Some(9));
+    assert_eq!(value["trend"], "accelerating");
+    // hand least squares: 0.0074167 GiB/step (see crates/core/tests/logs.rs)
+    let growth = value["growth_bytes_per_step"].as_f64().expect("number");
+    assert!((growth - 7_963_585.0).abs() < 1_000.0, "{growth}");
+    let step = value["predicted_oom_step"]
+        .as_f64()
+        .expect("capacity given");
+    assert!((step - 1380.196).abs() < 0.5, "{step}");
+}
+
+#[test]
+fn logs_capacity_units_and_nulls() {
+    // no capacity: no prediction
+    let value = json(&vramfit(
+        &["logs", &data("logs/hf_trainer.txt"), "--json"],
+        None,
+    ));
+    assert!(value["predicted_oom_step"].is_null());
+    assert_eq!(value["trend"], "linear");
+    // plain bytes = 16 GiB: 13.5 + 0.05·(x − 40) = 16 → x = 90
+    let value = json(&vramfit(
+        &[
+            "logs",
+            &data("logs/hf_trainer.txt"),
+            "--capacity",
+            "17179869184",
+            "--json",
+        ],
+        None,
+    ));
+    assert!((value["predicted_oom_step"].as_f64().expect("step") - 90.0).abs() < 1e-6);
+    // the companion CSV carries its capacity; the run shrinks: steady
+    let value = json(&vramfit(
+        &["logs", &data("logs/companion.csv"), "--json"],
+        None,
+    ));
+    assert_eq!(value["trend"], "steady");
+    assert_eq!(value["capacity_bytes"], 25_769_803_776u64);
+}
+
+#[test]
+fn logs_bad_input_exits_2() {
+    let output = vramfit(
+        &["logs", "-", "--capacity", "lots"],
+        Some("Step 1: Memory=1GB"),
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--capacity"));
+    let output = vramfit(&["logs", "-"], Some("nothing to see"));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("need at least 3"));
+}

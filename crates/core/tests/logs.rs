@@ -1,0 +1,275 @@
+//! The memory-log analyzer on the seed's leak log and on each log shape
+//! (fixtures in data/logs, provenance in data/logs/README.md).
+
+use vramfit_core::logs::{analyze, parse_log, parse_log_with, GpuPick, Point, Trend};
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+const MIB: f64 = 1024.0 * 1024.0;
+
+fn gib(x: f64) -> u64 {
+    (x * GIB).round() as u64
+}
+
+fn fixture(name: &str) -> String {
+    let path = format!("{}/tests/data/logs/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn close(actual: f64, expected: f64, relative: f64) -> bool {
+    (actual - expected).abs() <= relative * expected.abs()
+}
+
+#[test]
+fn leak_log_from_seed_004() {
+    let points = parse_log(&fixture("leak_seed004.txt"));
+    // nine readings; "Step 1000: CUDA OOM" has none. GB in logs = bytes / 1024**3.
+    let expected_gb = [18.2, 18.5, 18.9, 19.4, 20.1, 20.9, 21.8, 22.9, 24.2];
+    assert_eq!(points.len(), 9);
+    for (i, (point, gb)) in points.iter().zip(expected_gb).enumerate() {
+        assert_eq!(point.step, 100.0 * (i + 1) as f64);
+        assert_eq!(point.bytes, gib(gb));
+    }
+
+    let analysis = analyze(points, Some(gib(32.0))).expect("nine readings");
+    // Hand computation: x̄ = 500, Σ(x−x̄)² = 10⁴·60 = 600000,
+    // Σ(x−x̄)·y = 100·(−4·18.2 − 3·18.5 − 2·18.9 − 19.4 + 20.9 + 2·21.8 + 3·22.9 + 4·24.2)
+    //          = 100·44.5 GiB, slope = 4450 / 600000 GiB/step = 0.0074167 GiB = 7,963,585 B/step.
+    assert!(
+        close(analysis.growth_bytes_per_step, 7_963_585.0, 1e-4),
+        "{}",
+        analysis.growth_bytes_per_step
+    );
+    // Differences 0.3 0.4 0.5 0.7 0.8 0.9 1.1 1.3 GB grow steadily: the guide
+    // says "增长速度在加速". Exact least squares (fractions, by hand in Python):
+    // y = 18.111905 + 4.5779e-4·x + 6.9589e-6·x² GiB, residual ratio 0.0044.
+    assert_eq!(analysis.trend, Trend::Accelerating);
+    // slope of that quadratic at x = 900: (4.5779e-4 + 2·6.9589e-6·900) GiB = 13,941,213 B/step
+    assert!(
+        close(analysis.final_growth_bytes_per_step, 13_941_213.0, 1e-4),
+        "{}",
+        analysis.final_growth_bytes_per_step
+    );
+    // its root at 32 GiB: x = (−a1 + √(a1² − 4·a2·(a0 − 32))) / (2·a2) = 1380.196
+    let predicted = analysis.predicted_oom_step.expect("capacity given");
+    assert!(close(predicted, 1380.196, 1e-4), "{predicted}");
+    let codes: Vec<&str> = analysis.causes.iter().map(|c| c.code).collect();
+    assert_eq!(codes.first(), Some(&"growing_inputs"));
+    assert!(
+        codes.contains(&"graph_kept") && codes.contains(&"hooks_not_removed"),
+        "{codes:?}"
+    );
+    let graph_kept = analysis
+        .causes
+        .iter()
+        .find(|c| c.code == "graph_kept")
+        .expect("named");
+    assert!(
+        graph_kept.message.contains("loss.item()") && graph_kept.message_zh.contains("loss.item()")
+    );
+}
+
+#[test]
+fn linear_leak_predicts_the_step() {
+    // 10 GiB + 20 MiB per step for 50 steps: 980 MiB of growth, 9.5 % of the
+    // mean (above the 5 % steady threshold). 12 GiB = 10 GiB + 2048 MiB is
+    // reached at step 2048 / 20 = 102.4.
+    let points: Vec<Point> = (0..50)
+        .map(|s| Point {
+            step: f64::from(s),
+            bytes: gib(10.0) + (f64::from(s) * 20.0 * MIB) as u64,
+        })
+        .collect();
+    let analysis = analyze(points, Some(gib(12.0))).expect("fits");
+    assert_eq!(analysis.trend, Trend::Linear);
+    assert!(close(analysis.growth_bytes_per_step, 20.0 * MIB, 1e-9));
+    assert!(close(
+        analysis.predicted_oom_step.expect("capacity"),
+        102.4,
+        1e-9
+    ));
+    assert_eq!(analysis.causes.first().map(|c| c.code), Some("graph_kept"));
+}
+
+#[test]
+fn slow_growth_under_the_steady_threshold() {
+    // 10 GiB + 1 MiB per step for 50 steps: 49 MiB over the run is 0.5 % of
+    // the ~10 GiB mean, under the 5 % threshold: steady, no prediction.
+    let points: Vec<Point> = (0..50)
+        .map(|s| Point {
+            step: f64::from(s),
+            bytes: gib(10.0) + (f64::from(s) * MIB) as u64,
+        })
+        .collect();
+    let analysis = analyze(points, Some(gib(11.0))).expect("fits");
+    assert_eq!(analysis.trend, Trend::Steady);
+    assert_eq!(analysis.predicted_oom_step, None);
+}
+
+#[test]
+fn steady_run_with_noise() {
+    // 20 GiB ± 100 MiB alternating: slope ≈ 0, no prediction
+    let points: Vec<Point> = (0..40)
+        .map(|s| Point {
+            step: f64::from(s * 10),
+            bytes: gib(20.0) + if s % 2 == 0 { 100 << 20 } else { 0 },
+        })
+        .collect();
+    let analysis = analyze(points.clone(), Some(gib(80.0))).expect("fits");
+    assert_eq!(analysis.trend, Trend::Steady);
+    assert_eq!(analysis.predicted_oom_step, None);
+    assert!(analysis.causes.is_empty());
+    // 20.1 GiB on a 21 GiB card is 96 % ≥ 90 %: steady but without headroom
+    let tight = analyze(points, Some(gib(21.0))).expect("fits");
+    assert_eq!(tight.causes.first().map(|c| c.code), Some("near_capacity"));
+}
+
+#[test]
+fn shrinking_run_is_steady() {
+    let points: Vec<Point> = (0..10)
+        .map(|s| Point {
+            step: f64::from(s),
+            bytes: gib(20.0 - f64::from(s)),
+        })
+        .collect();
+    assert_eq!(
+        analyze(points, Some(gib(24.0))).expect("fits").trend,
+        Trend::Steady
+    );
+}
+
+#[test]
+fn too_few_or_degenerate_points_are_errors() {
+    let error = analyze(
+        vec![Point {
+            step: 1.0,
+            bytes: 1,
+        }],
+        None,
+    )
+    .expect_err("one point");
+    assert_eq!(error.field, "points");
+    let same_step = vec![
+        Point {
+            step: 5.0,
+            bytes: 1
+        };
+        4
+    ];
+    assert_eq!(
+        analyze(same_step, None).expect_err("one step").field,
+        "points"
+    );
+}
+
+#[test]
+fn hugging_face_trainer_dicts() {
+    let points = parse_log(&fixture("hf_trainer.txt"));
+    let steps: Vec<f64> = points.iter().map(|p| p.step).collect();
+    assert_eq!(steps, [10.0, 20.0, 30.0, 40.0]);
+    assert_eq!(points.first().map(|p| p.bytes), Some(gib(12.0)));
+    assert_eq!(points.last().map(|p| p.bytes), Some(gib(13.5)));
+    let analysis = analyze(points, Some(gib(16.0))).expect("fits");
+    assert_eq!(analysis.trend, Trend::Linear);
+    // 0.5 GiB per 10 steps; 13.5 + 0.05·(x − 40) = 16 → x = 90
+    assert!(close(
+        analysis.predicted_oom_step.expect("capacity"),
+        90.0,
+        1e-6
+    ));
+}
+
+#[test]
+fn lightning_bar_with_carriage_returns() {
+    let points = parse_log(&fixture("lightning.txt"));
+    // epoch 0: 500/1000 and 1000/1000, epoch 1: 500/1000 → 1·1000 + 500
+    let expected = [(500.0, 10.0), (1000.0, 10.1), (1500.0, 10.0)];
+    assert_eq!(points.len(), 3);
+    for (point, (step, gb)) in points.iter().zip(expected) {
+        assert_eq!(point.step, step);
+        assert_eq!(point.bytes, gib(gb));
+    }
+}
+
+#[test]
+fn csv_with_memory_column_in_mib() {
+    let points = parse_log(&fixture("steps.csv"));
+    assert_eq!(points.len(), 4);
+    assert_eq!(
+        points.get(1),
+        Some(&Point {
+            step: 100.0,
+            bytes: (8200.0 * MIB) as u64
+        })
+    );
+    assert_eq!(analyze(points, None).expect("fits").trend, Trend::Steady);
+}
+
+#[test]
+fn companion_csv_max_or_one_gpu() {
+    let text = fixture("companion.csv");
+    let all = parse_log_with(&text, GpuPick::Max);
+    // 24 GiB cards
+    assert_eq!(all.capacity_bytes, Some(25_769_803_776));
+    let max: Vec<u64> = all.points.iter().map(|p| p.bytes).collect();
+    assert_eq!(max, [2_000_000_000, 1_900_000_000, 1_800_000_000]);
+    let gpu0: Vec<u64> = parse_log_with(&text, GpuPick::One(0))
+        .points
+        .iter()
+        .map(|p| p.bytes)
+        .collect();
+    assert_eq!(gpu0, [1_000_000_000, 1_100_000_000, 1_200_000_000]);
+}
+
+#[test]
+fn lines_without_step_are_numbered() {
+    let points = parse_log("gpu mem: 1.0 GiB\nnoise\ngpu mem: 2.0 GiB\nmemory (MB): 3072\n");
+    let read: Vec<(f64, u64)> = points.iter().map(|p| (p.step, p.bytes)).collect();
+    assert_eq!(read, [(0.0, gib(1.0)), (1.0, gib(2.0)), (2.0, gib(3.0))]);
+}
+
+#[test]
+fn bad_input_gives_what_it_can() {
+    for text in [
+        "",
+        "\n\n",
+        "步骤 100：显存 18.2GB",
+        "\u{0}\u{ff}junk",
+        "memory",
+        "mem=",
+        "mem=GB",
+        "step,memory\nx,y\n",
+        "%|||/",
+    ] {
+        let _ = parse_log(text);
+    }
+    assert!(parse_log("").is_empty());
+    assert!(parse_log("no readings here").is_empty());
+    // a reading inside Chinese text still counts
+    assert_eq!(
+        parse_log("第 3 步 memory=2GB").first().map(|p| p.bytes),
+        Some(gib(2.0))
+    );
+}
+
+#[test]
+fn ten_megabyte_log_returns() {
+    let mut log = String::new();
+    let mut step = 0u64;
+    while log.len() < 10 * 1024 * 1024 {
+        step += 1;
+        log.push_str(&format!(
+            "Step {step}: Loss=2.00, Memory={}.{}GB\n",
+            10 + step % 7,
+            step % 10
+        ));
+    }
+    let started = std::time::Instant::now();
+    let points = parse_log(&log);
+    assert_eq!(points.len() as u64, step);
+    let analysis = analyze(points, Some(gib(80.0))).expect("fits");
+    assert_eq!(analysis.trend, Trend::Steady);
+    // one line of 10 MB made of near-misses
+    let junk = "mem mem= memory: step %| 12/ ".repeat(10 * 1024 * 1024 / 30);
+    let _ = parse_log(&junk);
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
