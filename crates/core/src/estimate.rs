@@ -254,22 +254,12 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     }
 
     // Reserved: what the caching allocator keeps beyond live tensors.
-    let persistent: u128 = lines
+    // Tensors created and freed every step, whichever phase holds the peak.
+    let per_step: u128 = lines
         .iter()
-        .filter(|l| {
-            l.counter == Counter::Allocated
-                && matches!(
-                    l.part,
-                    Part::Weights
-                        | Part::MasterWeights
-                        | Part::OptimizerStates
-                        | Part::Gradients
-                        | Part::KvCache
-                )
-        })
+        .filter(|l| matches!(l.part, Part::Activations | Part::LogitsLoss | Part::QuantBuffers | Part::OptimizerStep))
         .map(|l| l.bytes as u128)
         .sum();
-    let per_step = peak_allocated.saturating_sub(persistent);
     let largest_tensor = largest_tensor_bytes(spec, sc);
     let (slack, slack_formula) =
         if sc.inference.engine == crate::scenario::Engine::Vllm && !training {

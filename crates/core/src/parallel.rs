@@ -92,7 +92,9 @@ impl Shards {
     /// ZeRO-3/FSDP gather the current layer and prefetch the next.
     pub fn zero3_gathered(&self, weight_bytes: u128, n: u128) -> u128 {
         if self.zero_stage() >= 3 && self.dp > 1 && !self.params_offloaded() {
-            self.gathered_layers(weight_bytes, n)
+            // Never more than the rest of a full replica (tiny models gather all).
+            let full = self.model_parallel(weight_bytes);
+            self.gathered_layers(weight_bytes, n).min(full - full / self.dp)
         } else {
             0
         }

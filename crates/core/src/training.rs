@@ -551,11 +551,18 @@ fn activation_bytes(
         // Only the layer being computed (and its successor's prefetch) stays on the GPU.
         total = 2 * per_layer + non_layer;
     }
-    let recompute = if t.checkpointing == Checkpointing::Off {
+    let mut recompute = if t.checkpointing == Checkpointing::Off {
         0
     } else {
         shards.tp_activations(per_layer_full)
     };
+    // Checkpointing a model of one or two layers saves nothing; it never
+    // keeps more than running without it.
+    let without = shards.tp_activations(per_layer_full * layers_here * in_flight) + non_layer;
+    if total + recompute > without + autocast_copies + vision {
+        recompute = 0;
+        total = without + autocast_copies + vision;
+    }
     let main = terms
         .iter()
         .map(|x| format!("{} {}", x.name, x.formula))
