@@ -257,7 +257,12 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     // Tensors created and freed every step, whichever phase holds the peak.
     let per_step: u128 = lines
         .iter()
-        .filter(|l| matches!(l.part, Part::Activations | Part::LogitsLoss | Part::QuantBuffers | Part::OptimizerStep))
+        .filter(|l| {
+            matches!(
+                l.part,
+                Part::Activations | Part::LogitsLoss | Part::QuantBuffers | Part::OptimizerStep
+            )
+        })
         .map(|l| l.bytes as u128)
         .sum();
     let largest_tensor = largest_tensor_bytes(spec, sc);

@@ -94,7 +94,8 @@ impl Shards {
         if self.zero_stage() >= 3 && self.dp > 1 && !self.params_offloaded() {
             // Never more than the rest of a full replica (tiny models gather all).
             let full = self.model_parallel(weight_bytes);
-            self.gathered_layers(weight_bytes, n).min(full - full / self.dp)
+            self.gathered_layers(weight_bytes, n)
+                .min(full - full / self.dp)
         } else {
             0
         }

@@ -4,13 +4,16 @@
 //! Memory grows monotonically with batch and sequence length (a property test
 //! checks it), so each "largest that fits" is a binary search.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::estimate::{estimate_with_model, resolve_model};
 use crate::gpu::{gpus, GpuSpec};
 use crate::model::ModelSpec;
-use crate::scenario::{Scenario, Strategy, TaskKind};
+use crate::overhead::cuda_context_bytes;
+use crate::scenario::{Engine, GpuChoice, Scenario, Strategy, TaskKind};
 
 /// Device memory the scenario needs on its busiest GPU (nvidia-smi "used").
 fn device_used(sc: &Scenario, spec: &ModelSpec) -> Result<u64> {
@@ -67,10 +70,10 @@ pub fn max_seq_len(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Opt
 pub fn max_context(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Option<u64>> {
     let mut s = sc.clone();
     s.task = TaskKind::Inference;
-    let new_tokens = s.inference.new_tokens;
+    let base = s.clone();
     largest_fitting(crate::estimate::MAX_TOKENS, |ctx| {
-        s.inference.new_tokens = new_tokens.min(ctx.saturating_sub(1));
-        s.inference.prompt_len = (ctx - s.inference.new_tokens).max(1);
+        s.inference = base.inference.clone();
+        set_context(&mut s, ctx);
         Ok(device_used(&s, spec)? <= capacity)
     })
 }
@@ -130,16 +133,50 @@ pub fn fit_table_with_model(
     spec: &ModelSpec,
     cards: &[GpuSpec],
 ) -> Result<Vec<FitRow>> {
+    // Everything but the CUDA context is the same on every card (vLLM aside,
+    // whose cache fills the card): estimate each probed size once without a
+    // card and add each card's context, so 40 cards cost ~2 dozen estimates.
+    let per_card = sc.task == TaskKind::Inference && sc.inference.engine == Engine::Vllm;
+    let mut bare = sc.clone();
+    bare.gpu = GpuChoice::default();
+    let (bare_context, _) = cuda_context_bytes(None);
+    let mut memo: HashMap<u64, u64> = HashMap::new();
+    let mut without_context = |size: u64| -> Result<u64> {
+        if let Some(v) = memo.get(&size) {
+            return Ok(*v);
+        }
+        let mut s = bare.clone();
+        match s.task {
+            TaskKind::Training => s.training.micro_batch = size,
+            TaskKind::Inference => set_context(&mut s, size),
+        }
+        let v = device_used(&s, spec)?.saturating_sub(bare_context);
+        memo.insert(size, v);
+        Ok(v)
+    };
+    let current = match sc.task {
+        TaskKind::Training => sc.training.micro_batch,
+        TaskKind::Inference => sc.inference.prompt_len + sc.inference.new_tokens,
+    };
+    let limit = match sc.task {
+        TaskKind::Training => 4096,
+        TaskKind::Inference => crate::estimate::MAX_TOKENS,
+    };
     let mut rows = Vec::with_capacity(cards.len());
     for g in cards {
-        let mut s = sc.clone();
-        s.gpu.name = Some(g.id.clone());
-        s.gpu.memory_bytes = None;
         let capacity = g.usable_bytes();
-        let used = device_used(&s, spec)?;
-        let largest = match s.task {
-            TaskKind::Training => max_micro_batch(&s, spec, capacity)?,
-            TaskKind::Inference => max_context(&s, spec, capacity)?,
+        let (used, largest) = if per_card {
+            let mut s = sc.clone();
+            s.gpu.name = Some(g.id.clone());
+            s.gpu.memory_bytes = None;
+            (device_used(&s, spec)?, max_context(&s, spec, capacity)?)
+        } else {
+            let (context, _) = cuda_context_bytes(Some(g));
+            let used = without_context(current)? + context;
+            let largest = largest_fitting(limit, |size| {
+                Ok(without_context(size)? + context <= capacity)
+            })?;
+            (used, largest)
         };
         rows.push(FitRow {
             gpu_id: g.id.clone(),
@@ -153,4 +190,12 @@ pub fn fit_table_with_model(
         });
     }
     Ok(rows)
+}
+
+/// Context `ctx` = prompt + new tokens, keeping the scenario's new tokens
+/// unless they alone exceed it.
+fn set_context(s: &mut Scenario, ctx: u64) {
+    let new_tokens = s.inference.new_tokens.min(ctx.saturating_sub(1));
+    s.inference.new_tokens = new_tokens;
+    s.inference.prompt_len = (ctx - new_tokens).max(1);
 }

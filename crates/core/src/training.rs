@@ -468,7 +468,10 @@ fn activation_bytes(
     // 022/025 Llama-2-7B, 017/020/021 StableLM-3B) exceed the saved-tensor
     // minimum by 4·h + 2·i bytes per token and layer, exactly those inputs.
     let keeps_inputs = bnb || t.framework == Framework::Litgpt;
-    let bnb4 = matches!(crate::weights::effective_format(sc), WeightFormat::Nf4 | WeightFormat::Fp4);
+    let bnb4 = matches!(
+        crate::weights::effective_format(sc),
+        WeightFormat::Nf4 | WeightFormat::Fp4
+    );
     let targets = &t.lora.targets;
     let grads = if full {
         GradNeeds::all()

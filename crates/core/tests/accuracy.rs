@@ -17,7 +17,11 @@ fn cases() -> Vec<Case> {
 }
 
 fn scored(filter: impl Fn(&Case) -> bool) -> Vec<CaseScore> {
-    cases().iter().filter(|c| filter(c)).map(score_case).collect()
+    cases()
+        .iter()
+        .filter(|c| filter(c))
+        .map(score_case)
+        .collect()
 }
 
 fn trusted(c: &Case) -> bool {
@@ -43,12 +47,26 @@ fn median_and_p90_error_on_trusted_cases() {
 #[test]
 fn weights_and_kv_per_token_within_one_percent() {
     let scores = scored(|c| {
-        trusted(c) && matches!(c.measured.metric.as_str(), "weights_only" | "kv_bytes_per_token")
+        trusted(c)
+            && matches!(
+                c.measured.metric.as_str(),
+                "weights_only" | "kv_bytes_per_token"
+            )
     });
-    assert!(scores.len() >= 20, "expected the vLLM weight/KV cases, got {}", scores.len());
+    assert!(
+        scores.len() >= 20,
+        "expected the vLLM weight/KV cases, got {}",
+        scores.len()
+    );
     for s in &scores {
         let e = s.rel_error.unwrap_or(f64::INFINITY);
-        assert!(e.abs() <= 0.01, "{} {}: error {:+.2}%", s.id, s.metric, e * 100.0);
+        assert!(
+            e.abs() <= 0.01,
+            "{} {}: error {:+.2}%",
+            s.id,
+            s.metric,
+            e * 100.0
+        );
     }
 }
 
@@ -67,22 +85,36 @@ fn bound_cases_mostly_right_at_any_reliability() {
     // initialization with an estimate 2% under the card, a margin within the
     // CUDA context's spread between driver versions.
     let scores = scored(|c| c.measured.metric.ends_with("_bound"));
-    let passed = scores.iter().filter(|s| s.status == Status::BoundPass).count();
+    let passed = scores
+        .iter()
+        .filter(|s| s.status == Status::BoundPass)
+        .count();
     for s in &scores {
         eprintln!("{} {:?} estimate {:?}", s.id, s.status, s.estimate_bytes);
     }
     assert!(scores.len() >= 6);
-    assert!(passed + 1 >= scores.len(), "{passed}/{} bound cases right", scores.len());
+    assert!(
+        passed + 1 >= scores.len(),
+        "{passed}/{} bound cases right",
+        scores.len()
+    );
 }
 
 #[test]
 fn few_cases_are_unsupported_and_each_says_why() {
     let scores = scored(trusted);
-    let unsupported: Vec<_> = scores.iter().filter(|s| s.status == Status::Unsupported).collect();
+    let unsupported: Vec<_> = scores
+        .iter()
+        .filter(|s| s.status == Status::Unsupported)
+        .collect();
     for s in &unsupported {
         let reason = s.reason.as_deref().unwrap_or("");
         assert!(!reason.is_empty(), "{} unsupported without a reason", s.id);
-        assert!(s.estimate_bytes.is_none(), "{} unsupported but guessed", s.id);
+        assert!(
+            s.estimate_bytes.is_none(),
+            "{} unsupported but guessed",
+            s.id
+        );
     }
     assert!(
         unsupported.len() * 20 <= scores.len(),

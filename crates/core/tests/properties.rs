@@ -6,7 +6,8 @@ use vramfit_core::model::{Arch, MlpKind, ModelSpec, NormKind};
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::report::{Estimate, Part};
 use vramfit_core::scenario::{
-    Attention, Checkpointing, Framework, Method, Optimizer, Scenario, Strategy as Sharding, TaskKind,
+    Attention, Checkpointing, Framework, Method, Optimizer, Scenario, Strategy as Sharding,
+    TaskKind,
 };
 
 /// A Llama-shaped model from a few free dimensions.
@@ -29,7 +30,12 @@ fn spec(layers: u64, hidden_heads: u64, kv_div: u64, vocab: u64) -> ModelSpec {
 }
 
 fn arb_spec() -> impl Strategy<Value = ModelSpec> {
-    (1u64..48, prop::sample::select(vec![8u64, 16, 32, 64]), prop::sample::select(vec![1u64, 2, 4, 8]), 1000u64..160_000)
+    (
+        1u64..48,
+        prop::sample::select(vec![8u64, 16, 32, 64]),
+        prop::sample::select(vec![1u64, 2, 4, 8]),
+        1000u64..160_000,
+    )
         .prop_map(|(l, h, kv, v)| spec(l, h, kv, v))
 }
 
@@ -38,15 +44,42 @@ fn arb_training() -> impl Strategy<Value = Scenario> {
         1u64..16,
         1u64..4096,
         prop::sample::select(vec![Method::Full, Method::Lora, Method::Qlora]),
-        prop::sample::select(vec![Optimizer::Adamw, Optimizer::Sgd, Optimizer::Adamw8bit, Optimizer::Adafactor]),
-        prop::sample::select(vec![TrainingPrecision::Pure16, TrainingPrecision::Amp, TrainingPrecision::Fp32]),
+        prop::sample::select(vec![
+            Optimizer::Adamw,
+            Optimizer::Sgd,
+            Optimizer::Adamw8bit,
+            Optimizer::Adafactor,
+        ]),
+        prop::sample::select(vec![
+            TrainingPrecision::Pure16,
+            TrainingPrecision::Amp,
+            TrainingPrecision::Fp32,
+        ]),
         prop::sample::select(vec![Attention::Eager, Attention::Sdpa, Attention::Flash]),
-        prop::sample::select(vec![Checkpointing::Off, Checkpointing::Full, Checkpointing::Selective]),
-        prop::sample::select(vec![Framework::Transformers, Framework::Litgpt, Framework::Torchtune, Framework::HfTrainer]),
+        prop::sample::select(vec![
+            Checkpointing::Off,
+            Checkpointing::Full,
+            Checkpointing::Selective,
+        ]),
+        prop::sample::select(vec![
+            Framework::Transformers,
+            Framework::Litgpt,
+            Framework::Torchtune,
+            Framework::HfTrainer,
+        ]),
     )
         .prop_map(|(mb, seq, method, opt, prec, attn, ckpt, fw)| {
-            let mut s = Scenario { task: TaskKind::Training, training_precision: prec, attention: attn, ..Scenario::default() };
-            s.weights = if prec == TrainingPrecision::Pure16 { WeightFormat::Bf16 } else { WeightFormat::Fp32 };
+            let mut s = Scenario {
+                task: TaskKind::Training,
+                training_precision: prec,
+                attention: attn,
+                ..Scenario::default()
+            };
+            s.weights = if prec == TrainingPrecision::Pure16 {
+                WeightFormat::Bf16
+            } else {
+                WeightFormat::Fp32
+            };
             s.training.micro_batch = mb;
             s.training.seq_len = seq;
             s.training.method = method;
@@ -62,7 +95,12 @@ fn used(e: &Estimate) -> u64 {
 }
 
 fn part(e: &Estimate, p: Part) -> u64 {
-    e.worst_gpu().lines.iter().filter(|l| l.part == p).map(|l| l.bytes).sum()
+    e.worst_gpu()
+        .lines
+        .iter()
+        .filter(|l| l.part == p)
+        .map(|l| l.bytes)
+        .sum()
 }
 
 proptest! {

@@ -1,0 +1,83 @@
+//! Solvers against direct estimates: the fast fit table must agree with
+//! solving every card on its own, and "largest that fits" must be tight.
+
+use vramfit_core::estimate::{estimate, resolve_model};
+use vramfit_core::scenario::{Checkpointing, Method, ModelSource, Scenario, TaskKind};
+use vramfit_core::solver::{fit_table, max_context, max_micro_batch, min_gpus};
+
+fn lora_7b() -> Scenario {
+    let mut s = Scenario {
+        model: ModelSource::Catalog("meta-llama/Llama-2-7b-hf".into()),
+        task: TaskKind::Training,
+        ..Scenario::default()
+    };
+    s.training.method = Method::Lora;
+    s.training.seq_len = 2048;
+    s.training.checkpointing = Checkpointing::Full;
+    s
+}
+
+fn used_on(s: &Scenario, gpu: &str) -> u64 {
+    let mut s = s.clone();
+    s.gpu.name = Some(gpu.into());
+    estimate(&s).unwrap().worst_gpu().device_used_bytes
+}
+
+#[test]
+fn fit_table_matches_per_card_solves() {
+    for task in [TaskKind::Training, TaskKind::Inference] {
+        let mut sc = lora_7b();
+        sc.task = task;
+        let spec = resolve_model(&sc.model).unwrap();
+        let rows = fit_table(&sc).unwrap();
+        assert!(rows.len() >= 30);
+        for row in &rows {
+            let direct = used_on(&sc, &row.gpu_id);
+            assert_eq!(row.device_used_bytes, direct, "{}", row.gpu_id);
+            assert_eq!(row.fits, direct <= row.capacity_bytes, "{}", row.gpu_id);
+            let mut on_card = sc.clone();
+            on_card.gpu.name = Some(row.gpu_id.clone());
+            let solved = match task {
+                TaskKind::Training => max_micro_batch(&on_card, &spec, row.capacity_bytes).unwrap(),
+                TaskKind::Inference => max_context(&on_card, &spec, row.capacity_bytes).unwrap(),
+            };
+            assert_eq!(row.largest, solved, "{} {:?}", row.gpu_id, task);
+        }
+    }
+}
+
+#[test]
+fn largest_micro_batch_is_tight() {
+    let sc = lora_7b();
+    let spec = resolve_model(&sc.model).unwrap();
+    let capacity = 80u64 << 30;
+    let mut s = sc.clone();
+    s.gpu.memory_bytes = Some(capacity);
+    let b = max_micro_batch(&s, &spec, capacity)
+        .unwrap()
+        .expect("a 7B LoRA fits on 80 GiB");
+    let at = |mb: u64| {
+        let mut t = s.clone();
+        t.training.micro_batch = mb;
+        estimate(&t).unwrap().worst_gpu().device_used_bytes
+    };
+    assert!(at(b) <= capacity);
+    assert!(at(b + 1) > capacity);
+    // Llama-2-7B in bf16 is 13.5 GB of weights: a 16 GiB card leaves room for
+    // a few sequences of 2048 tokens with checkpointing, an 8 GiB card none.
+    assert!(max_micro_batch(&s, &spec, 8 << 30).unwrap().is_none());
+}
+
+#[test]
+fn fewest_gpus_for_a_70b_full_fine_tune() {
+    let mut sc = lora_7b();
+    sc.model = ModelSource::Catalog("meta-llama/Llama-2-70b-hf".into());
+    sc.training.method = Method::Full;
+    let spec = resolve_model(&sc.model).unwrap();
+    // 69 B params × (2 weights + 2 grads + 4 bf16 Adam states) = 552 GB: at
+    // least eight 80 GiB cards under ZeRO-3, and a power of two.
+    let n = min_gpus(&sc, &spec, 80 << 30)
+        .unwrap()
+        .expect("fits on some count");
+    assert!(n >= 8 && n.is_power_of_two(), "{n}");
+}
