@@ -133,9 +133,8 @@ impl ScenarioArgs {
     /// The scenario the flags describe (file first, then each flag on top).
     pub fn build(&self) -> Result<Scenario, InputError> {
         let mut sc = match (&self.scenario, &self.case) {
-            (Some(path), _) => serde_json::from_str::<Scenario>(&read(path)?).map_err(|e| {
-                InputError::new(path.as_str(), format!("not a valid scenario: {e}"))
-            })?,
+            (Some(path), _) => Scenario::from_json(&read(path)?)
+                .map_err(|e| InputError::new(format!("{path}: {}", e.field), e.message))?,
             (None, Some(path)) => {
                 let id = self.id.as_deref().unwrap_or_default();
                 let text = read(path)?;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cmd_catalog;
 mod cmd_doctor;
 mod cmd_estimate;
 mod cmd_gpus;
@@ -31,6 +32,8 @@ enum Command {
     Estimate(Box<cmd_estimate::Args>),
     /// Score the estimator against measured runs (JSONL cases).
     Score(cmd_score::Args),
+    /// List the built-in model or GPU catalog.
+    Catalog(cmd_catalog::Args),
     /// Explain a PyTorch out-of-memory message (or memory_summary table).
     Doctor(cmd_doctor::Args),
     /// Find leaks in a training log's memory readings and predict the OOM step.
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Estimate(args) => cmd_estimate::run(*args),
         Command::Score(args) => cmd_score::run(args),
+        Command::Catalog(args) => cmd_catalog::run(args),
         Command::Doctor(args) => cmd_doctor::run(args),
         Command::Logs(args) => cmd_logs::run(args),
         Command::Gpus(args) => cmd_gpus::run(&args),

@@ -6,6 +6,7 @@ use crate::inference::inference_memory;
 use crate::model::{Arch, MlpKind, ModelSpec, NormKind, ParamCounts};
 use crate::overhead::{allocator_slack_bytes, cuda_context_bytes};
 use crate::parallel::Shards;
+use crate::precision::WeightFormat;
 use crate::report::{Counter, Estimate, GpuReport, Line, Part};
 use crate::scenario::{Method, ModelSource, Scenario, Strategy, TaskKind};
 use crate::training::{trainable_params, training_memory};
@@ -22,7 +23,7 @@ pub fn resolve_model(source: &ModelSource) -> Result<ModelSpec> {
             .ok_or_else(|| {
                 InputError::new(
                     "model",
-                    format!("\"{id}\" is not in the catalog: give a Hugging Face id from `vramfit models`, a config.json, or architecture fields"),
+                    format!("\"{id}\" is not in the catalog: give a Hugging Face id from `vramfit catalog models`, a config.json, or architecture fields"),
                 )
             }),
         ModelSource::Spec(spec) => {
@@ -178,7 +179,7 @@ pub fn resolve_gpu(sc: &Scenario) -> Result<Option<&'static GpuSpec>> {
     match &sc.gpu.name {
         Some(name) if !name.trim().is_empty() => find_gpu(name)
             .map(Some)
-            .ok_or_else(|| InputError::new("gpu.name", format!("\"{name}\" is not in the GPU catalog (`vramfit gpus --catalog` lists it); give gpu.memory_bytes for a custom card"))),
+            .ok_or_else(|| InputError::new("gpu.name", format!("\"{name}\" is not in the GPU catalog (`vramfit catalog gpus` lists it); give gpu.memory_bytes for a custom card"))),
         _ => Ok(None),
     }
 }
@@ -315,6 +316,26 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
             ..report.clone()
         })
         .collect();
+    // Loading reads the checkpoint shard by shard through host memory:
+    // transformers writes shards of at most 5 GB (`max_shard_size` default),
+    // stored in 16-bit unless the checkpoint is pre-quantized.
+    let mut cpu_lines = cpu_lines;
+    let stored = if sc.weights.is_quantized()
+        && !matches!(
+            sc.weights,
+            WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8
+        ) {
+        weights.total
+    } else {
+        counts.total as u128 * sc.weights.plain_dtype().unwrap_or(sc.compute_dtype).bytes() as u128
+    };
+    const SHARD_BYTES: u128 = 5_000_000_000;
+    cpu_lines.push(Line {
+        part: Part::Weights,
+        bytes: to_u64("CPU RAM", stored.min(SHARD_BYTES))?,
+        formula: format!("checkpoint loading: one shard of at most 5 GB of the {stored}-byte checkpoint (transient)"),
+        counter: Counter::NotAtPeak,
+    });
     let cpu_ram: u128 = cpu_lines.iter().map(|l| l.bytes as u128).sum();
     Ok(Estimate {
         model: spec.name.clone(),

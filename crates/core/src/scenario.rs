@@ -369,3 +369,20 @@ impl Default for Scenario {
         }
     }
 }
+
+impl Scenario {
+    /// Parses a scenario file, naming the field of any error
+    /// (`training.micro_batch: invalid type: string "4", expected u64`).
+    pub fn from_json(text: &str) -> crate::error::Result<Scenario> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." || path.is_empty() {
+                "scenario".to_string()
+            } else {
+                path
+            };
+            crate::error::InputError::new(field, e.into_inner().to_string())
+        })
+    }
+}
