@@ -381,8 +381,8 @@ fn growth_text(bytes_per_minute: f64) -> String {
 }
 
 /// Prints per-GPU min/max/last used memory and the growth per minute
-/// (least squares) at the end of a watch. The lead may replace this with the
-/// core log analyzer, which reads the same samples.
+/// (least squares) at the end of a watch, then the core log analyzer's
+/// verdict (steady / linear / leak) and predicted time to OOM.
 pub fn summarize(samples: &[Sample]) {
     let summaries = gpu_summaries(samples);
     if summaries.is_empty() {
@@ -405,6 +405,37 @@ pub fn summarize(samples: &[Sample]) {
             s.samples,
             s.duration_s
         );
+        analyze_gpu(samples, s.gpu, s.total_bytes);
+    }
+}
+
+/// The core's log analyzer over one GPU's readings (time in seconds as the
+/// step): steady, linear or accelerating, and when the trend reaches the card.
+fn analyze_gpu(samples: &[Sample], gpu: u32, total_bytes: u64) {
+    let points: Vec<vramfit_core::logs::Point> = samples
+        .iter()
+        .filter(|x| x.gpu == gpu)
+        .map(|x| vramfit_core::logs::Point {
+            step: x.time_s,
+            bytes: x.used_bytes,
+        })
+        .collect();
+    match vramfit_core::logs::analyze(points, Some(total_bytes)) {
+        Ok(a) => {
+            let when = match a.predicted_oom_step {
+                Some(t) => format!("reaches {} at t = {t:.0} s", gib(total_bytes)),
+                None => "does not reach the card's capacity".to_string(),
+            };
+            println!(
+                "GPU {gpu}: trend {} ({}), {when}",
+                a.trend.name(),
+                growth_text(a.growth_bytes_per_step * 60.0),
+            );
+            for c in &a.causes {
+                println!("  - {}", c.message);
+            }
+        }
+        Err(e) => println!("GPU {gpu}: no trend: {}", e.message),
     }
 }
 
