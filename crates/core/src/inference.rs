@@ -111,8 +111,9 @@ pub fn inference_memory(
     let mut prefill = batch * prompt * (4 * h * act + 3 * i * act / shards.tp);
     let mut prefill_formula = format!("b·p·(4·h + 3·i)·{act} B");
     if sc.attention == Attention::Eager {
-        prefill += 6 * batch * heads * prompt * prompt;
-        prefill_formula += " + 6·b·a·p² (eager scores)";
+        // Scores of one layer (fp32 softmax + 16-bit copy) and the 4-D mask.
+        prefill += 6 * batch * heads * prompt * prompt + act * batch * prompt * prompt;
+        prefill_formula += " + 6·b·a·p² (eager scores) + b·p²·2 (mask)";
     }
     // Last-position logits in fp32 (transformers/litgpt upcast before sampling).
     let logits = batch * spec.vocab as u128 * 4;
@@ -150,25 +151,44 @@ pub fn inference_memory(
         }
     };
     lines.push(line(Part::KvCache, kv, kv_formula, Counter::Allocated));
-    // transformers' DynamicCache grows each layer with torch.cat: the old and
-    // new copy of one layer coexist.
+    // The peak is either the prefill (prompt-sized working set over the cache
+    // of the prompt) or the last decode step (the full cache, one token's
+    // working set). transformers' DynamicCache grows each layer with
+    // torch.cat, so the old and new copy of one layer coexist while decoding.
     let growth = if inf.engine == Engine::Transformers {
         kv / spec.layers.max(1) as u128
     } else {
         0
     };
-    let working = prefill + logits + growth;
+    let decode = batch * (4 * h * act + 3 * i * act / shards.tp) + logits + growth;
+    let kv_prompt = if inf.engine == Engine::Vllm {
+        kv
+    } else {
+        kv_cache_bytes(spec, per_token, batch, prompt)
+    };
+    let prefill_peak = (kv_prompt + prefill + logits).saturating_sub(kv);
+    let (working, working_formula) = if prefill_peak >= decode {
+        (
+            prefill_peak,
+            format!("prefill {prefill_formula} + fp32 logits b·V·4, less the cache not yet filled"),
+        )
+    } else {
+        (
+            decode,
+            format!(
+                "last decode step b·(4·h + 3·i)·{act} B + fp32 logits b·V·4{}",
+                if growth > 0 {
+                    " + one layer of cache growth"
+                } else {
+                    ""
+                }
+            ),
+        )
+    };
     lines.push(line(
         Part::Activations,
         working,
-        format!(
-            "prefill {prefill_formula} + fp32 logits b·V·4{}",
-            if growth > 0 {
-                " + one layer of cache growth"
-            } else {
-                ""
-            }
-        ),
+        working_formula,
         Counter::Allocated,
     ));
     if quant > 0 {
