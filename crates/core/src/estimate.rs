@@ -228,6 +228,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         );
     }
 
+    let mut inference_churn = None;
     let (mut lines, cpu_lines, peak_allocated, phase, kv_per_token, trainable) = if training {
         let m = training_memory(spec, &counts, sc, &weights, &shards);
         let trainable = trainable_params(spec, &counts, sc);
@@ -241,6 +242,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         )
     } else {
         let m = inference_memory(spec, sc, &weights, &shards, capacity, context);
+        inference_churn = Some(m.per_step);
         (
             m.lines,
             Vec::new(),
@@ -256,16 +258,18 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
 
     // Reserved: what the caching allocator keeps beyond live tensors.
     // Tensors created and freed every step, whichever phase holds the peak.
-    let per_step: u128 = lines
-        .iter()
-        .filter(|l| {
-            matches!(
-                l.part,
-                Part::Activations | Part::LogitsLoss | Part::QuantBuffers | Part::OptimizerStep
-            )
-        })
-        .map(|l| l.bytes as u128)
-        .sum();
+    let per_step: u128 = inference_churn.unwrap_or_else(|| {
+        lines
+            .iter()
+            .filter(|l| {
+                matches!(
+                    l.part,
+                    Part::Activations | Part::LogitsLoss | Part::QuantBuffers | Part::OptimizerStep
+                )
+            })
+            .map(|l| l.bytes as u128)
+            .sum()
+    });
     let largest_tensor = largest_tensor_bytes(spec, sc);
     let (slack, slack_formula) =
         if sc.inference.engine == crate::scenario::Engine::Vllm && !training {

@@ -37,6 +37,9 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
 
 pub struct InferenceMemory {
     pub lines: Vec<Line>,
+    /// Bytes allocated and freed again during generation (prefill working
+    /// set, logits, cache growth): what fragments the allocator's cache.
+    pub per_step: u128,
     pub peak_allocated: u128,
     pub kv_per_token: u128,
 }
@@ -206,6 +209,7 @@ pub fn inference_memory(
     let peak = weight_bytes + kv + working + quant;
     InferenceMemory {
         lines,
+        per_step: prefill + logits + growth + quant,
         peak_allocated: peak,
         kv_per_token: per_token,
     }
