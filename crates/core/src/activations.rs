@@ -189,9 +189,21 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
         Attention::Sdpa | Attention::Flash => {
             // q, un-repeated k and v, the output and fp32 logsumexp.
             push(
-                "q, k, v, attention output",
-                attn_bytes * (2 * bs * qd + 2 * bs * kvd),
-                format!("{attn_bytes}·b·s·(2·{qd} + 2·{kvd})"),
+                "q, k, v",
+                attn_bytes * (bs * qd + 2 * bs * kvd),
+                format!("{attn_bytes}·b·s·({qd} + 2·{kvd})"),
+            );
+            // Also o_proj's input: selective recompute keeps it when o_proj
+            // needs its weight gradient, and drops it with the core otherwise.
+            let o_needs = linear_input(l.grads.o, lora_on(&[LoraTarget::O]), qd, 1) > 0;
+            push(
+                if o_needs {
+                    "attention output (o_proj input)"
+                } else {
+                    "attention output"
+                },
+                attn_bytes * bs * qd,
+                format!("{attn_bytes}·b·s·{qd}"),
             );
             push("logsumexp", 4 * b * l.heads * s, "4·a·b·s".into());
             if linear_input(l.grads.o, lora_on(&[LoraTarget::O]), qd, 1) > attn_bytes * bs * qd {
@@ -308,7 +320,7 @@ pub fn layer_bytes(terms: &[Term], l: &LayerShape, ckpt: Checkpointing) -> u128 
             .filter(|t| {
                 !matches!(
                     t.name,
-                    "attention scores" | "attention dropout" | "logsumexp"
+                    "attention scores" | "attention dropout" | "logsumexp" | "attention output"
                 )
             })
             .map(|t| t.bytes)
