@@ -75,7 +75,8 @@ impl Default for PlanOptions {
             // purchase, not a fix (vramfit's bound).
             max_gpus: 64,
             max_changes: 8,
-            // About 20 ms of estimates on a native build (see plan tests).
+            // A bound on the worst case: the 7B-on-16 GB search of tests/plan.rs
+            // estimates 329 candidates (about 25 ms in a release build).
             max_evaluations: 3000,
         }
     }
