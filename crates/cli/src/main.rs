@@ -10,8 +10,10 @@ mod cmd_doctor;
 mod cmd_estimate;
 mod cmd_gpus;
 mod cmd_logs;
+mod cmd_plan;
 mod cmd_score;
 mod cmd_watch;
+mod cmd_wizard;
 mod gpu;
 mod output;
 
@@ -42,6 +44,10 @@ enum Command {
     Gpus(cmd_gpus::Args),
     /// Sample used GPU memory until Ctrl-C or --samples; optionally log a CSV.
     Watch(cmd_watch::Args),
+    /// The cheapest changes that make a setup fit its GPU, ranked by cost.
+    Plan(Box<cmd_plan::Args>),
+    /// Answer four questions, get the decision-table row and a setup that fits.
+    Wizard(cmd_wizard::Args),
 }
 
 /// `vramfit ... | head` closes the pipe early: die quietly as other Unix
@@ -67,5 +73,7 @@ fn main() -> ExitCode {
         Command::Logs(args) => cmd_logs::run(args),
         Command::Gpus(args) => cmd_gpus::run(&args),
         Command::Watch(args) => cmd_watch::run(&args),
+        Command::Plan(args) => cmd_plan::run(*args),
+        Command::Wizard(args) => cmd_wizard::run(args),
     }
 }

@@ -21,9 +21,11 @@ pub mod estimate;
 pub mod inference;
 pub mod overhead;
 pub mod parallel;
+pub mod plan;
 pub mod report;
 pub mod training;
 pub mod weights;
+pub mod wizard;
 
 pub use estimate::estimate;
 pub use report::{Estimate, GpuReport, Line, Part};

@@ -1,0 +1,100 @@
+//! `vramfit plan`: the cheapest changes that make a setup fit its GPU.
+
+use std::process::ExitCode;
+
+use clap::Args as ClapArgs;
+use vramfit_core::plan::{fix_plans, Plan, PlanOptions, PlanReport};
+
+use crate::cmd_estimate::ScenarioArgs;
+use crate::output::{fail, gib};
+
+#[derive(ClapArgs)]
+pub struct Args {
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
+    /// How many plans to propose (1 to 20).
+    #[arg(long, default_value_t = 3)]
+    pub max_plans: usize,
+    /// Most GPUs a plan may add up to (1 to 1024).
+    #[arg(long, default_value_t = 64)]
+    pub max_gpus: u64,
+    /// A JSON list of plans (changes, cost, peak_allocated_bytes, scenario, ...).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let sc = match args.scenario.build() {
+        Ok(sc) => sc,
+        Err(e) => return fail(e),
+    };
+    let options = PlanOptions {
+        max_plans: args.max_plans,
+        max_gpus: args.max_gpus,
+        ..PlanOptions::default()
+    };
+    let report = match fix_plans(&sc, &options) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    if args.json {
+        match serde_json::to_string_pretty(&report.plans) {
+            Ok(s) => println!("{s}"),
+            Err(e) => return fail(e),
+        }
+    } else {
+        print_report(&report);
+    }
+    ExitCode::SUCCESS
+}
+
+pub fn print_plan(rank: usize, p: &Plan) {
+    println!(
+        "plan {rank}: {:.2}× step time, {:.1}% quality risk, {:.0}× GPUs (score {:.1})",
+        p.cost.slowdown, p.cost.quality_risk_pct, p.cost.gpu_factor, p.cost.score
+    );
+    for c in &p.changes {
+        println!("  - {}  /  {}", c.en, c.zh);
+        println!(
+            "      speed: {} · quality: {}",
+            c.speed_cost, c.quality_risk
+        );
+        if let Some(source) = c.sources.first() {
+            println!("      source: {source}");
+        }
+    }
+    println!(
+        "  peak allocated {}, device used {} of {} ({} to spare)",
+        gib(p.peak_allocated_bytes),
+        gib(p.device_used_bytes),
+        gib(p.capacity_bytes),
+        gib(p.headroom_bytes.max(0) as u64)
+    );
+}
+
+fn print_report(r: &PlanReport) {
+    if r.fits {
+        println!(
+            "already fits: {} of {} used; nothing to change",
+            gib(r.device_used_bytes),
+            gib(r.capacity_bytes)
+        );
+        return;
+    }
+    println!(
+        "does NOT fit: {} needed of {} (short by {})",
+        gib(r.device_used_bytes),
+        gib(r.capacity_bytes),
+        gib(r.device_used_bytes.saturating_sub(r.capacity_bytes))
+    );
+    if r.plans.is_empty() {
+        println!(
+            "no plan within the limits fits ({} candidates estimated): try a larger GPU, --max-gpus, or a smaller model",
+            r.evaluated
+        );
+    }
+    for (i, p) in r.plans.iter().enumerate() {
+        println!();
+        print_plan(i + 1, p);
+    }
+}

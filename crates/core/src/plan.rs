@@ -1,0 +1,437 @@
+//! Fix-it plans: for a setup that does not fit, the cheapest few sets of
+//! changes that make it fit, found by a best-first search over the estimator.
+//!
+//! Each change (`data/techniques.json`) carries its documented speed cost
+//! (a step-time factor) and quality risk (percentage points). A plan's cost
+//! multiplies the speed factors and the GPU-count factors and adds the risks;
+//! `CostWeights` turn the three into one score. Every factor is ≥ 1 and every
+//! risk ≥ 0, so adding a change never lowers the score: the search pops
+//! candidate sets in score order (uniform-cost search), records the first sets
+//! that fit, and never extends a set that fits or repeats a found one.
+
+pub mod techniques;
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{InputError, Result};
+use crate::estimate::{estimate_with_model, resolve_gpu, resolve_model};
+use crate::model::ModelSpec;
+use crate::scenario::{Scenario, TaskKind};
+use techniques::{apply, describe, Context};
+pub use techniques::{techniques, Applies, Technique, TechniqueId, Text};
+
+/// Score points per unit of each cost. One point ≈ 1% more step time; 1
+/// percentage point of quality risk counts as 10% of step time; doubling the
+/// GPUs counts as doubling the step time (both double the GPU-hours).
+/// vramfit's ranking policy, not a measured figure.
+const POINTS_PER_SLOWDOWN: f64 = 100.0;
+const POINTS_PER_RISK_PCT: f64 = 10.0;
+const POINTS_PER_GPU_FACTOR: f64 = 100.0;
+/// Each change costs a point of effort, so fewer changes win ties.
+const POINTS_PER_CHANGE: f64 = 1.0;
+
+/// How much each kind of cost weighs in the score (all ≥ 0).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostWeights {
+    pub speed: f64,
+    pub quality: f64,
+    pub hardware: f64,
+}
+
+impl Default for CostWeights {
+    fn default() -> Self {
+        CostWeights {
+            speed: 1.0,
+            quality: 1.0,
+            hardware: 1.0,
+        }
+    }
+}
+
+/// Search settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PlanOptions {
+    /// Plans to return (1..=20).
+    pub max_plans: usize,
+    pub weights: CostWeights,
+    /// Most GPUs a plan may use (1..=1024).
+    pub max_gpus: u64,
+    /// Most changes in one plan (1..=12).
+    pub max_changes: usize,
+    /// Most candidate scenarios estimated (bounds the time; 1..=100 000).
+    pub max_evaluations: usize,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            max_plans: 3,
+            weights: CostWeights::default(),
+            // Eight nodes of eight GPUs: beyond that a plan is a cluster
+            // purchase, not a fix (vramfit's bound).
+            max_gpus: 64,
+            max_changes: 8,
+            // A bound on the worst case: the 7B-on-16 GB search of tests/plan.rs
+            // estimates 329 candidates (about 25 ms in a release build).
+            max_evaluations: 3000,
+        }
+    }
+}
+
+/// One change of a plan, with its concrete values, costs and sources.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanChange {
+    pub id: TechniqueId,
+    pub en: String,
+    pub zh: String,
+    pub speed_factor: f64,
+    pub speed_cost: String,
+    pub quality_risk_pct: f64,
+    pub quality_risk: String,
+    pub sources: Vec<String>,
+}
+
+/// The cost of a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanCost {
+    /// Step time relative to the original setup (product of speed factors).
+    pub slowdown: f64,
+    /// Summed quality risk, percentage points.
+    pub quality_risk_pct: f64,
+    /// GPUs used relative to the original setup.
+    pub gpu_factor: f64,
+    /// The rankable total (lower is cheaper).
+    pub score: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub changes: Vec<PlanChange>,
+    pub cost: PlanCost,
+    pub peak_allocated_bytes: u64,
+    pub device_used_bytes: u64,
+    pub capacity_bytes: u64,
+    /// Capacity minus device used (≥ 0: every plan fits).
+    pub headroom_bytes: i64,
+    /// The whole changed scenario, as `vramfit estimate --scenario` reads it.
+    pub scenario: Scenario,
+}
+
+/// The search's answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanReport {
+    pub capacity_bytes: u64,
+    /// The setup as given.
+    pub device_used_bytes: u64,
+    pub peak_allocated_bytes: u64,
+    pub fits: bool,
+    /// Cheapest first; empty when the setup fits or nothing within the
+    /// options does.
+    pub plans: Vec<Plan>,
+    /// Candidate scenarios estimated.
+    pub evaluated: usize,
+}
+
+/// The bytes a plan must fit in: `gpu.memory_bytes` when given, else the
+/// catalog GPU's usable memory.
+pub fn target_capacity(sc: &Scenario) -> Result<u64> {
+    if let Some(m) = sc.gpu.memory_bytes {
+        return Ok(m);
+    }
+    resolve_gpu(sc)?.map(|g| g.usable_bytes()).ok_or_else(|| {
+        InputError::new(
+            "gpu",
+            "choose a GPU (a catalog name, e.g. rtx-4090) or give gpu.memory_bytes: a plan needs a capacity to fit in",
+        )
+    })
+}
+
+/// Fix-it plans for a scenario on its GPU.
+pub fn fix_plans(sc: &Scenario, options: &PlanOptions) -> Result<PlanReport> {
+    let spec = resolve_model(&sc.model)?;
+    let capacity = target_capacity(sc)?;
+    fix_plans_with_model(sc, &spec, capacity, options)
+}
+
+fn check_options(o: &PlanOptions) -> Result<()> {
+    let range = |field: &str, v: usize, min: usize, max: usize| {
+        crate::error::check_range(field, v as u64, min as u64, max as u64).map(|_| ())
+    };
+    range("max_plans", o.max_plans, 1, 20)?;
+    range("max_changes", o.max_changes, 1, 12)?;
+    range("max_evaluations", o.max_evaluations, 1, 100_000)?;
+    crate::error::check_range("max_gpus", o.max_gpus, 1, 1024)?;
+    let w = o.weights;
+    for (field, v) in [
+        ("weights.speed", w.speed),
+        ("weights.quality", w.quality),
+        ("weights.hardware", w.hardware),
+    ] {
+        if !(v.is_finite() && (0.0..=100.0).contains(&v)) {
+            return Err(InputError::new(
+                field,
+                format!("{v} is out of range: allowed 0 to 100"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A candidate: the changes so far and the scenario they give.
+struct Node {
+    score: f64,
+    /// Insertion order, so equal scores pop first-come (deterministic).
+    seq: usize,
+    applied: Vec<TechniqueId>,
+    scenario: Scenario,
+    slowdown: f64,
+    risk: f64,
+    penalty: f64,
+    device_used: u64,
+    peak_allocated: u64,
+}
+
+impl PartialEq for Node {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Node {}
+impl PartialOrd for Node {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Node {
+    /// Reversed: `BinaryHeap` pops the lowest score, then the oldest.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(other.seq.cmp(&self.seq))
+    }
+}
+
+/// The multiset of applied changes, order-free.
+fn key(applied: &[TechniqueId]) -> Vec<TechniqueId> {
+    let mut k = applied.to_vec();
+    k.sort();
+    k
+}
+
+/// `small` ⊆ `big` as multisets (both sorted).
+fn is_sub_multiset(small: &[TechniqueId], big: &[TechniqueId]) -> bool {
+    let mut it = big.iter();
+    small.iter().all(|s| it.by_ref().any(|b| b == s))
+}
+
+fn score(
+    w: &CostWeights,
+    slowdown: f64,
+    risk: f64,
+    gpu_factor: f64,
+    penalty: f64,
+    n: usize,
+) -> f64 {
+    POINTS_PER_SLOWDOWN * w.speed * (slowdown - 1.0)
+        + POINTS_PER_RISK_PCT * w.quality * risk
+        + POINTS_PER_GPU_FACTOR * w.hardware * (gpu_factor - 1.0)
+        + penalty
+        + POINTS_PER_CHANGE * n as f64
+}
+
+fn gpu_factor(base: &Scenario, sc: &Scenario) -> f64 {
+    sc.parallel.gpus as f64 / base.parallel.gpus.max(1) as f64
+}
+
+/// Fix-it plans against an explicit capacity (bytes per GPU).
+pub fn fix_plans_with_model(
+    sc: &Scenario,
+    spec: &ModelSpec,
+    capacity: u64,
+    options: &PlanOptions,
+) -> Result<PlanReport> {
+    check_options(options)?;
+    crate::error::check_range("capacity_bytes", capacity, 1 << 20, 1 << 50)?;
+    let base = estimate_with_model(sc, spec)?;
+    let base_used = base.worst_gpu().device_used_bytes;
+    let mut report = PlanReport {
+        capacity_bytes: capacity,
+        device_used_bytes: base_used,
+        peak_allocated_bytes: base.worst_gpu().peak_allocated_bytes,
+        fits: base_used <= capacity,
+        plans: Vec::new(),
+        evaluated: 1,
+    };
+    if report.fits {
+        return Ok(report);
+    }
+    let ctx = Context {
+        spec,
+        gpu: resolve_gpu(sc)?,
+        max_gpus: options.max_gpus,
+    };
+    let catalog = techniques();
+    let training = sc.task == TaskKind::Training;
+    let usable: Vec<&Technique> = catalog
+        .iter()
+        .filter(|t| match t.task {
+            Applies::Both => true,
+            Applies::Training => training,
+            Applies::Inference => !training,
+        })
+        .collect();
+
+    let mut heap = BinaryHeap::new();
+    let mut seen: HashSet<Vec<TechniqueId>> = HashSet::new();
+    let mut found: Vec<(Vec<TechniqueId>, Plan)> = Vec::new();
+    let mut seq = 0usize;
+    heap.push(Node {
+        score: 0.0,
+        seq,
+        applied: Vec::new(),
+        scenario: sc.clone(),
+        slowdown: 1.0,
+        risk: 0.0,
+        penalty: 0.0,
+        device_used: base_used,
+        peak_allocated: report.peak_allocated_bytes,
+    });
+    seen.insert(Vec::new());
+
+    while let Some(node) = heap.pop() {
+        let node_key = key(&node.applied);
+        if found.iter().any(|(k, _)| is_sub_multiset(k, &node_key)) {
+            continue;
+        }
+        if node.device_used <= capacity {
+            let plan = make_plan(sc, &node, capacity, &ctx);
+            found.push((node_key, plan));
+            if found.len() >= options.max_plans {
+                break;
+            }
+            continue;
+        }
+        if node.applied.len() >= options.max_changes {
+            continue;
+        }
+        for t in &usable {
+            if report.evaluated >= options.max_evaluations {
+                break;
+            }
+            let repeats = node.applied.contains(&t.id);
+            if repeats && !t.repeatable {
+                continue;
+            }
+            let group_taken = t.group.as_ref().is_some_and(|g| {
+                node.applied.iter().any(|a| {
+                    *a != t.id
+                        && catalog
+                            .iter()
+                            .any(|c| c.id == *a && c.group.as_ref() == Some(g))
+                })
+            });
+            if group_taken {
+                continue;
+            }
+            let mut applied = node.applied.clone();
+            applied.push(t.id);
+            let child_key = key(&applied);
+            if seen.contains(&child_key) {
+                continue;
+            }
+            let Some(child) = apply(t.id, &node.scenario, &ctx) else {
+                continue;
+            };
+            seen.insert(child_key);
+            report.evaluated += 1;
+            // A change the estimator rejects (say tp not dividing the heads)
+            // is not a candidate; the search goes on without it.
+            let Ok(e) = estimate_with_model(&child, spec) else {
+                continue;
+            };
+            let used = e.worst_gpu().device_used_bytes;
+            if used >= node.device_used && !t.enabler {
+                continue;
+            }
+            let slowdown = node.slowdown * t.speed_factor;
+            let risk = node.risk + t.quality_risk_pct;
+            let penalty = node.penalty + t.penalty;
+            seq += 1;
+            heap.push(Node {
+                score: score(
+                    &options.weights,
+                    slowdown,
+                    risk,
+                    gpu_factor(sc, &child),
+                    penalty,
+                    applied.len(),
+                ),
+                seq,
+                applied,
+                scenario: child,
+                slowdown,
+                risk,
+                penalty,
+                device_used: used,
+                peak_allocated: e.worst_gpu().peak_allocated_bytes,
+            });
+        }
+    }
+    report.plans = found.into_iter().map(|(_, p)| p).collect();
+    Ok(report)
+}
+
+fn make_plan(base: &Scenario, node: &Node, capacity: u64, ctx: &Context) -> Plan {
+    let catalog = techniques();
+    let changes = node
+        .applied
+        .iter()
+        .zip(replay(base, node, ctx))
+        .map(|(id, text)| {
+            let t = catalog.iter().find(|t| t.id == *id);
+            PlanChange {
+                id: *id,
+                en: text.en,
+                zh: text.zh,
+                speed_factor: t.map_or(1.0, |t| t.speed_factor),
+                speed_cost: t.map(|t| t.speed_cost.clone()).unwrap_or_default(),
+                quality_risk_pct: t.map_or(0.0, |t| t.quality_risk_pct),
+                quality_risk: t.map(|t| t.quality_risk.clone()).unwrap_or_default(),
+                sources: t.map(|t| t.sources.clone()).unwrap_or_default(),
+            }
+        })
+        .collect();
+    Plan {
+        changes,
+        cost: PlanCost {
+            slowdown: node.slowdown,
+            quality_risk_pct: node.risk,
+            gpu_factor: gpu_factor(base, &node.scenario),
+            score: node.score,
+        },
+        peak_allocated_bytes: node.peak_allocated,
+        device_used_bytes: node.device_used,
+        capacity_bytes: capacity,
+        headroom_bytes: (capacity as i128 - node.device_used as i128)
+            .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+        scenario: node.scenario.clone(),
+    }
+}
+
+/// The text of each applied change, in order, replaying them from the base
+/// scenario so each shows its own before → after values.
+fn replay(base: &Scenario, node: &Node, ctx: &Context) -> Vec<Text> {
+    let mut before = base.clone();
+    let mut texts = Vec::with_capacity(node.applied.len());
+    for id in &node.applied {
+        let after = apply(*id, &before, ctx).unwrap_or_else(|| before.clone());
+        texts.push(describe(*id, &before, &after));
+        before = after;
+    }
+    texts
+}

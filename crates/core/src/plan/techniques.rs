@@ -1,0 +1,484 @@
+//! The memory-saving changes of `data/techniques.json`: their documented
+//! costs (data) and how each one rewrites a scenario (code, keyed by id).
+
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::gpu::{Generation, GpuSpec};
+use crate::model::ModelSpec;
+use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+use crate::scenario::{
+    Attention, Checkpointing, Engine, Method, Offload, Optimizer, Scenario, Strategy, TaskKind,
+};
+
+/// Every change the planner knows. The JSON names them in snake_case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TechniqueId {
+    SmallerMicroBatch,
+    GradientCheckpointing,
+    HalfPrecision,
+    MixedPrecision,
+    FlashAttention,
+    #[serde(rename = "adamw_8bit")]
+    Adamw8bit,
+    #[serde(rename = "paged_adamw_8bit")]
+    PagedAdamw8bit,
+    Adafactor,
+    Lora,
+    #[serde(rename = "quantize_8bit")]
+    Quantize8bit,
+    #[serde(rename = "quantize_4bit")]
+    Quantize4bit,
+    FreezeVision,
+    ShorterSequence,
+    ShorterGeneration,
+    SmallerBatch,
+    #[serde(rename = "kv_cache_8bit")]
+    KvCache8bit,
+    Zero1,
+    Zero2,
+    Zero3,
+    OffloadOptimizer,
+    OffloadOptimizerParams,
+    MoreGpus,
+}
+
+impl TechniqueId {
+    /// Every id, for checks that the data covers the code and back.
+    pub const ALL: [TechniqueId; 22] = [
+        TechniqueId::SmallerMicroBatch,
+        TechniqueId::GradientCheckpointing,
+        TechniqueId::HalfPrecision,
+        TechniqueId::MixedPrecision,
+        TechniqueId::FlashAttention,
+        TechniqueId::Adamw8bit,
+        TechniqueId::PagedAdamw8bit,
+        TechniqueId::Adafactor,
+        TechniqueId::Lora,
+        TechniqueId::Quantize8bit,
+        TechniqueId::Quantize4bit,
+        TechniqueId::FreezeVision,
+        TechniqueId::ShorterSequence,
+        TechniqueId::ShorterGeneration,
+        TechniqueId::SmallerBatch,
+        TechniqueId::KvCache8bit,
+        TechniqueId::Zero1,
+        TechniqueId::Zero2,
+        TechniqueId::Zero3,
+        TechniqueId::OffloadOptimizer,
+        TechniqueId::OffloadOptimizerParams,
+        TechniqueId::MoreGpus,
+    ];
+}
+
+/// English and Chinese text.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Text {
+    pub en: String,
+    pub zh: String,
+}
+
+/// Which task a technique applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Applies {
+    Training,
+    Inference,
+    Both,
+}
+
+/// One entry of `data/techniques.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Technique {
+    pub id: TechniqueId,
+    pub task: Applies,
+    /// At most one technique of a group per plan (optimizers, ZeRO stages, ...).
+    pub group: Option<String>,
+    /// May apply several times (each halving, each doubling).
+    pub repeatable: bool,
+    /// Kept in the search even when it saves nothing by itself (more GPUs as
+    /// plain replicas enable ZeRO sharding).
+    pub enabler: bool,
+    pub name: Text,
+    pub change: Text,
+    /// Step-time multiplier (≥ 1).
+    pub speed_factor: f64,
+    pub speed_cost: String,
+    /// Documented accuracy loss, percentage points.
+    pub quality_risk_pct: f64,
+    pub quality_risk: String,
+    /// vramfit's ranking points for changing the workload itself.
+    pub penalty: f64,
+    pub penalty_reason: Option<String>,
+    pub memory_effect: String,
+    pub sources: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct TechniquesFile {
+    techniques: Vec<Technique>,
+}
+
+const TECHNIQUES_JSON: &str = include_str!("../../data/techniques.json");
+
+/// Parses a techniques file in the format of `data/techniques.json`.
+pub fn parse_techniques(json: &str) -> Result<Vec<Technique>, serde_json::Error> {
+    serde_json::from_str::<TechniquesFile>(json).map(|f| f.techniques)
+}
+
+/// The shipped techniques, parsed once (empty if the embedded JSON were
+/// broken; `tests/plan.rs` guards against that).
+pub fn techniques() -> &'static [Technique] {
+    static ALL: OnceLock<Vec<Technique>> = OnceLock::new();
+    ALL.get_or_init(|| parse_techniques(TECHNIQUES_JSON).unwrap_or_default())
+}
+
+/// Shortest training sequence the planner halves to: below 256 tokens most
+/// text tasks lose their context (vramfit's floor, not a documented figure).
+const MIN_SEQ_LEN: u64 = 256;
+/// Shortest prompt the planner halves to when serving (same reasoning).
+const MIN_PROMPT_LEN: u64 = 256;
+/// Fewest new tokens the planner halves to: 000's case cut 512 → 128–200.
+const MIN_NEW_TOKENS: u64 = 64;
+/// Largest gradient accumulation `validate_scenario` accepts (2^20).
+const MAX_GRAD_ACCUM: u64 = 1 << 20;
+
+/// What the search knows besides the scenario.
+pub struct Context<'a> {
+    pub spec: &'a ModelSpec,
+    pub gpu: Option<&'a GpuSpec>,
+    pub max_gpus: u64,
+}
+
+/// bf16 where the GPU has it (or is unknown), fp16 otherwise (T4, V100).
+fn sixteen_bit(ctx: &Context) -> (WeightFormat, Dtype) {
+    match ctx.gpu {
+        Some(g) if !g.bf16 => (WeightFormat::Fp16, Dtype::Fp16),
+        _ => (WeightFormat::Bf16, Dtype::Bf16),
+    }
+}
+
+fn smallest_prime_factor(n: u64) -> u64 {
+    (2..)
+        .take_while(|p| p * p <= n)
+        .find(|p| n.is_multiple_of(*p))
+        .unwrap_or(n)
+}
+
+fn zero_stage(s: Strategy) -> u8 {
+    match s {
+        Strategy::None | Strategy::Ddp => 0,
+        Strategy::Zero1 => 1,
+        Strategy::Zero2 => 2,
+        Strategy::Zero3 | Strategy::Fsdp => 3,
+    }
+}
+
+fn is_four_bit(w: WeightFormat) -> bool {
+    matches!(
+        w,
+        WeightFormat::Nf4
+            | WeightFormat::Fp4
+            | WeightFormat::Gptq4
+            | WeightFormat::Awq4
+            | WeightFormat::Mxfp4
+            | WeightFormat::GgufQ4KM
+            | WeightFormat::GgufQ4_0
+            | WeightFormat::GgufQ3KM
+            | WeightFormat::GgufQ2K
+    )
+}
+
+/// The scenario after `id`, or `None` where the change makes no sense there.
+pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> {
+    use TechniqueId as T;
+    let training = sc.task == TaskKind::Training;
+    let mut s = sc.clone();
+    let t = &mut s.training;
+    let ok = match id {
+        T::SmallerMicroBatch => {
+            let p = smallest_prime_factor(t.micro_batch);
+            let accum = t.grad_accum.checked_mul(p).filter(|&a| a <= MAX_GRAD_ACCUM);
+            match accum {
+                Some(a) if training && t.micro_batch > 1 => {
+                    t.micro_batch /= p;
+                    t.grad_accum = a;
+                    true
+                }
+                _ => false,
+            }
+        }
+        T::GradientCheckpointing => {
+            let on = training && t.checkpointing != Checkpointing::Full;
+            t.checkpointing = Checkpointing::Full;
+            on
+        }
+        T::HalfPrecision => {
+            let fp32 = s.weights == WeightFormat::Fp32
+                || (training && s.training_precision == TrainingPrecision::Fp32);
+            let (w, d) = sixteen_bit(ctx);
+            if s.weights.plain_dtype().is_some() {
+                s.weights = w;
+            }
+            s.compute_dtype = d;
+            s.training_precision = TrainingPrecision::Pure16;
+            fp32
+        }
+        T::MixedPrecision => {
+            let fp32 = training && s.training_precision == TrainingPrecision::Fp32;
+            s.training_precision = TrainingPrecision::Amp;
+            s.compute_dtype = sixteen_bit(ctx).1;
+            fp32
+        }
+        T::FlashAttention => {
+            let flash_capable = ctx.gpu.is_none_or(|g| {
+                matches!(
+                    g.generation,
+                    Generation::Ampere
+                        | Generation::Ada
+                        | Generation::Hopper
+                        | Generation::Blackwell
+                )
+            });
+            let eager = s.attention == Attention::Eager;
+            s.attention = if flash_capable {
+                Attention::Flash
+            } else {
+                Attention::Sdpa
+            };
+            eager
+        }
+        T::Adamw8bit | T::PagedAdamw8bit | T::Adafactor => {
+            let adam = matches!(
+                t.optimizer,
+                Optimizer::Adam | Optimizer::Adamw | Optimizer::PagedAdamw
+            );
+            t.optimizer = match id {
+                T::Adamw8bit => Optimizer::Adamw8bit,
+                T::PagedAdamw8bit => Optimizer::PagedAdamw8bit,
+                _ => Optimizer::Adafactor,
+            };
+            training && adam && !t.optimizer_in_backward
+        }
+        T::Lora => {
+            let full = t.method == Method::Full;
+            t.method = Method::Lora;
+            training && full
+        }
+        T::Quantize8bit => quantize(&mut s, training, false),
+        T::Quantize4bit => quantize(&mut s, training, true),
+        T::FreezeVision => {
+            let ok = training
+                && ctx.spec.vision.is_some()
+                && !t.freeze_vision
+                && matches!(t.method, Method::Full | Method::ForwardBackward);
+            t.freeze_vision = true;
+            ok
+        }
+        T::ShorterSequence => {
+            if training {
+                let ok = t.seq_len >= 2 * MIN_SEQ_LEN;
+                t.seq_len /= 2;
+                ok
+            } else {
+                let ok = s.inference.prompt_len >= 2 * MIN_PROMPT_LEN;
+                s.inference.prompt_len /= 2;
+                ok
+            }
+        }
+        T::ShorterGeneration => {
+            let ok = !training && s.inference.new_tokens >= 2 * MIN_NEW_TOKENS;
+            s.inference.new_tokens /= 2;
+            ok
+        }
+        T::SmallerBatch => {
+            let ok = !training && s.inference.batch > 1;
+            s.inference.batch = s.inference.batch.div_ceil(2);
+            ok
+        }
+        T::KvCache8bit => {
+            let i = &mut s.inference;
+            let wide = i.kv_cache_dtype.unwrap_or(sc.compute_dtype).bytes() >= 2;
+            i.kv_cache_dtype = Some(if i.engine == Engine::Vllm {
+                Dtype::Fp8
+            } else {
+                Dtype::Int8
+            });
+            !training && wide
+        }
+        T::Zero1 | T::Zero2 | T::Zero3 => {
+            let (stage, strategy) = match id {
+                T::Zero1 => (1, Strategy::Zero1),
+                T::Zero2 => (2, Strategy::Zero2),
+                _ => (3, Strategy::Zero3),
+            };
+            let p = &mut s.parallel;
+            let data_parallel = p.gpus / (p.tp * p.pp).max(1) > 1;
+            let ok = training && data_parallel && zero_stage(p.strategy) < stage;
+            p.strategy = strategy;
+            ok
+        }
+        T::OffloadOptimizer | T::OffloadOptimizerParams => {
+            let (offload, min_stage, strategy) = if id == T::OffloadOptimizer {
+                (Offload::Optimizer, 2, Strategy::Zero2)
+            } else {
+                (Offload::OptimizerParams, 3, Strategy::Zero3)
+            };
+            let p = &mut s.parallel;
+            let ok = training
+                && p.offload != offload
+                && p.offload != Offload::OptimizerParams
+                && t.optimizer != Optimizer::None;
+            p.offload = offload;
+            if zero_stage(p.strategy) < min_stage {
+                p.strategy = strategy;
+            }
+            ok
+        }
+        T::MoreGpus => more_gpus(&mut s, training, ctx),
+    };
+    ok.then_some(s)
+}
+
+/// Quantizes the weights: the base model of LoRA training, or the served model.
+fn quantize(s: &mut Scenario, training: bool, four_bit: bool) -> bool {
+    let current = s.weights;
+    if training {
+        let lora = matches!(s.training.method, Method::Lora | Method::Qlora);
+        if four_bit {
+            let ok = lora && !is_four_bit(current);
+            s.training.method = Method::Qlora;
+            s.weights = WeightFormat::Nf4;
+            s.double_quant = true;
+            ok
+        } else {
+            let ok = lora && current.plain_dtype().is_some();
+            s.training.method = Method::Lora;
+            s.weights = WeightFormat::Int8;
+            ok
+        }
+    } else {
+        let engine = s.inference.engine;
+        s.weights = match (engine, four_bit) {
+            (Engine::Vllm, false) => WeightFormat::Fp8,
+            (Engine::Vllm, true) => WeightFormat::Awq4,
+            (Engine::LlamaCpp, false) => WeightFormat::GgufQ8_0,
+            (Engine::LlamaCpp, true) => WeightFormat::GgufQ4KM,
+            (_, false) => WeightFormat::Int8,
+            (_, true) => WeightFormat::Nf4,
+        };
+        if four_bit {
+            !is_four_bit(current)
+        } else {
+            current.plain_dtype().is_some()
+        }
+    }
+}
+
+/// Doubles the GPUs: replicas for training (ZeRO changes shard them), tensor
+/// parallelism for serving where the heads divide, else pipeline stages.
+fn more_gpus(s: &mut Scenario, training: bool, ctx: &Context) -> bool {
+    let p = &mut s.parallel;
+    let Some(gpus) = p.gpus.checked_mul(2).filter(|&g| g <= ctx.max_gpus) else {
+        return false;
+    };
+    if training {
+        if p.strategy == Strategy::None {
+            p.strategy = Strategy::Ddp;
+        }
+        p.gpus = gpus;
+        return true;
+    }
+    let replicas = (p.gpus / (p.tp * p.pp).max(1)).max(1);
+    if ctx.spec.heads.is_multiple_of(p.tp * 2) {
+        p.tp *= 2;
+    } else if p.pp * 2 <= ctx.spec.layers {
+        p.pp *= 2;
+    } else {
+        return false;
+    }
+    p.gpus = p.tp * p.pp * replicas;
+    true
+}
+
+/// The concrete change from `before` to `after`, in English and Chinese.
+pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
+    use TechniqueId as T;
+    let (b, a) = (&before.training, &after.training);
+    let (bi, ai) = (&before.inference, &after.inference);
+    let (bp, ap) = (&before.parallel, &after.parallel);
+    let text = |en: String, zh: String| Text { en, zh };
+    match id {
+        T::SmallerMicroBatch => text(
+            format!(
+                "micro-batch {} → {}, gradient accumulation {} → {} (effective batch {} kept)",
+                b.micro_batch,
+                a.micro_batch,
+                b.grad_accum,
+                a.grad_accum,
+                a.micro_batch * a.grad_accum
+            ),
+            format!(
+                "micro-batch {} → {}，梯度累积 {} → {}（有效 batch {} 不变）",
+                b.micro_batch,
+                a.micro_batch,
+                b.grad_accum,
+                a.grad_accum,
+                a.micro_batch * a.grad_accum
+            ),
+        ),
+        T::ShorterSequence if after.task == TaskKind::Training => text(
+            format!("sequence length {} → {}", b.seq_len, a.seq_len),
+            format!("序列长度 {} → {}", b.seq_len, a.seq_len),
+        ),
+        T::ShorterSequence => text(
+            format!("prompt length {} → {}", bi.prompt_len, ai.prompt_len),
+            format!("提示长度 {} → {}", bi.prompt_len, ai.prompt_len),
+        ),
+        T::ShorterGeneration => text(
+            format!("max_new_tokens {} → {}", bi.new_tokens, ai.new_tokens),
+            format!("max_new_tokens {} → {}", bi.new_tokens, ai.new_tokens),
+        ),
+        T::SmallerBatch => text(
+            format!("generation batch {} → {}", bi.batch, ai.batch),
+            format!("推理 batch {} → {}", bi.batch, ai.batch),
+        ),
+        T::Quantize8bit | T::Quantize4bit => text(
+            format!(
+                "weights {} → {}",
+                before.weights.name(),
+                after.weights.name()
+            ),
+            format!("权重 {} → {}", before.weights.name(), after.weights.name()),
+        ),
+        T::HalfPrecision => text(
+            format!(
+                "weights {} → {}, pure 16-bit training",
+                before.weights.name(),
+                after.weights.name()
+            ),
+            format!(
+                "权重 {} → {}，纯 16 位训练",
+                before.weights.name(),
+                after.weights.name()
+            ),
+        ),
+        T::MoreGpus => {
+            let layout = if after.task == TaskKind::Training {
+                format!("strategy {:?}", ap.strategy).to_lowercase()
+            } else {
+                format!("tp {} × pp {}", ap.tp, ap.pp)
+            };
+            text(
+                format!("GPUs {} → {} ({layout})", bp.gpus, ap.gpus),
+                format!("GPU {} → {} 块（{layout}）", bp.gpus, ap.gpus),
+            )
+        }
+        _ => {
+            let t = techniques().iter().find(|t| t.id == id);
+            t.map(|t| t.name.clone()).unwrap_or_default()
+        }
+    }
+}
