@@ -300,8 +300,8 @@ pub fn print_breakdown(e: &Estimate) {
     );
     println!(
         "per GPU ({} GPU{}), peak during {}:",
-        e.gpus.len(),
-        if e.gpus.len() == 1 { "" } else { "s" },
+        e.gpu_count,
+        if e.gpu_count == 1 { "" } else { "s, each" },
         g.peak_phase
     );
     for l in &g.lines {

@@ -314,12 +314,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         kv_bytes_per_token: to_u64("KV cache", kv_per_token)?,
         peak_phase: phase,
     };
-    let gpus = (0..p.gpus.min(1024))
-        .map(|i| GpuReport {
-            index: i,
-            ..report.clone()
-        })
-        .collect();
+    let gpus = vec![report];
     // Loading reads the checkpoint shard by shard through host memory:
     // transformers writes shards of at most 5 GB (`max_shard_size` default),
     // stored in 16-bit unless the checkpoint is pre-quantized.
@@ -346,6 +341,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         params: counts.total,
         trainable_params: to_u64("trainable params", trainable)?,
         approximate: spec.approximate,
+        gpu_count: p.gpus,
         gpus,
         cpu_ram_bytes: to_u64("CPU RAM", cpu_ram)?,
         cpu_lines,

@@ -95,6 +95,11 @@ pub struct Estimate {
     pub trainable_params: u64,
     /// True when the model was given as a bare parameter count.
     pub approximate: bool,
+    /// GPUs in the job.
+    pub gpu_count: u64,
+    /// One report per distinct GPU role. Data, tensor and ZeRO parallelism
+    /// give every GPU the same load, and pipeline stages are reported as the
+    /// busiest one, so today this holds one report that applies to each GPU.
     pub gpus: Vec<GpuReport>,
     /// Host memory: offloaded states and checkpoint loading.
     pub cpu_ram_bytes: u64,
@@ -107,10 +112,20 @@ pub struct Estimate {
 impl Estimate {
     /// The busiest GPU (pipeline stages differ; otherwise all are equal).
     pub fn worst_gpu(&self) -> &GpuReport {
+        static NONE: std::sync::LazyLock<GpuReport> = std::sync::LazyLock::new(|| GpuReport {
+            index: 0,
+            lines: Vec::new(),
+            peak_allocated_bytes: 0,
+            peak_reserved_bytes: 0,
+            device_used_bytes: 0,
+            weights_bytes: 0,
+            kv_bytes_per_token: 0,
+            peak_phase: String::new(),
+        });
         self.gpus
             .iter()
             .max_by_key(|g| g.device_used_bytes)
-            .unwrap_or(&self.gpus[0])
+            .unwrap_or(&NONE)
     }
 
     /// Bytes to spare on the chosen GPU (negative when it does not fit),
