@@ -95,15 +95,31 @@ pub struct ScenarioArgs {
     /// none | optimizer | optimizer_params
     #[arg(long)]
     pub offload: Option<String>,
+}
+
+/// `--gpu NAME`: the card to fit on (estimate, plan). `check` reads the real
+/// cards instead and takes GPU indices.
+#[derive(ClapArgs, Clone, Default)]
+pub struct GpuNameArg {
     /// GPU from the catalog (e.g. a100-sxm4-40gb, "RTX 4090").
     #[arg(long)]
     pub gpu: Option<String>,
+}
+
+impl GpuNameArg {
+    pub fn apply(&self, sc: &mut Scenario) {
+        if let Some(g) = &self.gpu {
+            sc.gpu.name = Some(g.clone());
+        }
+    }
 }
 
 #[derive(ClapArgs)]
 pub struct Args {
     #[command(flatten)]
     pub scenario: ScenarioArgs,
+    #[command(flatten)]
+    pub gpu: GpuNameArg,
     /// One JSON object with integer byte fields.
     #[arg(long)]
     pub json: bool,
@@ -257,9 +273,6 @@ impl ScenarioArgs {
         if let Some(v) = &self.offload {
             p.offload = parse_enum("--offload", v)?;
         }
-        if let Some(g) = &self.gpu {
-            sc.gpu.name = Some(g.clone());
-        }
         // --config alone: inference at batch 1 with a short context.
         if self.config.is_some() && self.scenario.is_none() && self.task.is_none() {
             sc.task = TaskKind::Inference;
@@ -359,10 +372,11 @@ pub fn print_breakdown(e: &Estimate) {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let sc = match args.scenario.build() {
+    let mut sc = match args.scenario.build() {
         Ok(sc) => sc,
         Err(e) => return fail(e),
     };
+    args.gpu.apply(&mut sc);
     let e = match vramfit_core::estimate(&sc) {
         Ok(e) => e,
         Err(e) => return fail(e),

@@ -5,13 +5,15 @@ use std::process::ExitCode;
 use clap::Args as ClapArgs;
 use vramfit_core::plan::{fix_plans, Plan, PlanOptions, PlanReport};
 
-use crate::cmd_estimate::ScenarioArgs;
+use crate::cmd_estimate::{GpuNameArg, ScenarioArgs};
 use crate::output::{fail, gib};
 
 #[derive(ClapArgs)]
 pub struct Args {
     #[command(flatten)]
     pub scenario: ScenarioArgs,
+    #[command(flatten)]
+    pub gpu: GpuNameArg,
     /// How many plans to propose (1 to 20).
     #[arg(long, default_value_t = 3)]
     pub max_plans: usize,
@@ -24,7 +26,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let sc = match args.scenario.build() {
+    let sc = match args.scenario.build().map(|mut sc| {
+        args.gpu.apply(&mut sc);
+        sc
+    }) {
         Ok(sc) => sc,
         Err(e) => return fail(e),
     };

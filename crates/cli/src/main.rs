@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cmd_catalog;
+mod cmd_check;
 mod cmd_doctor;
 mod cmd_estimate;
 mod cmd_gpus;
@@ -34,6 +35,8 @@ enum Command {
     Estimate(Box<cmd_estimate::Args>),
     /// Score the estimator against measured runs (JSONL cases).
     Score(cmd_score::Args),
+    /// Does this job fit on this machine's GPUs now? Exit 0 fits, 1 not, 2 error.
+    Check(Box<cmd_check::Args>),
     /// List the built-in model or GPU catalog.
     Catalog(cmd_catalog::Args),
     /// Explain a PyTorch out-of-memory message (or memory_summary table).
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Estimate(args) => cmd_estimate::run(*args),
         Command::Score(args) => cmd_score::run(args),
+        Command::Check(args) => cmd_check::run(*args),
         Command::Catalog(args) => cmd_catalog::run(args),
         Command::Doctor(args) => cmd_doctor::run(args),
         Command::Logs(args) => cmd_logs::run(args),
