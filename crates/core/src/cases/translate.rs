@@ -1,0 +1,434 @@
+//! Turning a measured case into a scenario and a model: the framework
+//! mechanics each case's fields imply, and the catalog shape of its model.
+
+use crate::gpu::find_gpu;
+use crate::model::{Arch, MlpKind, ModelSpec, Moe, NormKind, SlidingWindow};
+use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+use crate::scenario::*;
+
+use super::Case;
+
+pub(super) fn unsupported(why: impl Into<String>) -> String {
+    why.into()
+}
+
+fn dtype(s: &str) -> Option<Dtype> {
+    match s {
+        "fp32" => Some(Dtype::Fp32),
+        "fp16" => Some(Dtype::Fp16),
+        "bf16" => Some(Dtype::Bf16),
+        "fp8" => Some(Dtype::Fp8),
+        "int8" => Some(Dtype::Int8),
+        _ => None,
+    }
+}
+
+/// Architecture defaults the case fields leave out (biases, norms, MLP shape),
+/// from each family's transformers implementation.
+fn arch_defaults(arch: &str) -> Option<(Arch, MlpKind, NormKind, bool, bool, bool)> {
+    // (arch, mlp, norm, qkv_bias, out_bias, tied by default)
+    Some(match arch {
+        "llama" => (
+            Arch::Llama,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "mistral" => (
+            Arch::Mistral,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "mixtral" => (
+            Arch::Mixtral,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "qwen2" => (
+            Arch::Qwen2,
+            MlpKind::Gated,
+            NormKind::Rms,
+            true,
+            false,
+            false,
+        ),
+        "qwen2_moe" => (
+            Arch::Qwen2Moe,
+            MlpKind::Gated,
+            NormKind::Rms,
+            true,
+            false,
+            false,
+        ),
+        "qwen3" => (
+            Arch::Qwen3,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "qwen3_moe" => (
+            Arch::Qwen3Moe,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "gemma" => (
+            Arch::Gemma,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            true,
+        ),
+        "gemma2" => (
+            Arch::Gemma2,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            true,
+        ),
+        "phi" => (
+            Arch::Phi,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            false,
+        ),
+        "phi3" => (
+            Arch::Phi3,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "gpt2" => (
+            Arch::Gpt2,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            true,
+        ),
+        "gpt_neox" | "stablelm" => (
+            Arch::GptNeox,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            false,
+        ),
+        "opt" => (Arch::Opt, MlpKind::Plain, NormKind::Layer, true, true, true),
+        "falcon" => (
+            Arch::Falcon,
+            MlpKind::Plain,
+            NormKind::Layer,
+            false,
+            false,
+            false,
+        ),
+        "bloom" => (
+            Arch::Bloom,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            true,
+        ),
+        "gpt_bigcode" => (
+            Arch::GptBigcode,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            true,
+        ),
+        "bert" | "deberta_v2" => (
+            Arch::Bert,
+            MlpKind::Plain,
+            NormKind::Layer,
+            true,
+            true,
+            true,
+        ),
+        "t5" => (Arch::T5, MlpKind::Gated, NormKind::Rms, false, false, false),
+        "deepseek_v2" => (
+            Arch::DeepseekV2,
+            MlpKind::Gated,
+            NormKind::Rms,
+            false,
+            false,
+            false,
+        ),
+        "gpt_oss" => (
+            Arch::GptOss,
+            MlpKind::Gated,
+            NormKind::Rms,
+            true,
+            true,
+            false,
+        ),
+        _ => return None,
+    })
+}
+
+/// The model of a case: the catalog entry when the case names one, else its fields.
+pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
+    let m = &case.model;
+    if let Some(entry) = crate::catalog::find_model(&m.name) {
+        let close = |spec: &ModelSpec, target: u64| {
+            let total = spec.param_counts().total;
+            total.abs_diff(target) * 1000 <= target
+        };
+        match m.params {
+            None => return Ok(entry.spec.clone()),
+            Some(target) if close(&entry.spec, target) => return Ok(entry.spec.clone()),
+            // Some frameworks (litgpt) keep a separate copy of a tied head.
+            Some(target) => {
+                let mut untied = entry.spec.clone();
+                untied.tied_embeddings = false;
+                if close(&untied, target) {
+                    return Ok(untied);
+                }
+            }
+        }
+    }
+    let (arch, mlp, norm, qkv_bias, out_bias, tied) = arch_defaults(&m.arch).ok_or_else(|| {
+        unsupported(format!(
+            "architecture \"{}\" is not a transformer LLM the estimator models",
+            m.arch
+        ))
+    })?;
+    let need =
+        |v: Option<u64>, f: &str| v.ok_or_else(|| unsupported(format!("model.{f} not stated")));
+    let hidden = need(m.hidden, "hidden")?;
+    let heads = need(m.heads, "heads")?;
+    let layers = need(m.layers.or(m.decoder_layers), "layers")?;
+    let moe = match (m.experts, m.experts_per_token) {
+        (Some(e), Some(k)) => Some(Moe {
+            experts: e,
+            experts_per_token: k,
+            shared_experts: m.shared_experts.unwrap_or(0),
+            expert_intermediate: m.moe_intermediate.or(m.intermediate).unwrap_or(hidden),
+            shared_intermediate: None,
+            dense_layers: 0,
+        }),
+        _ => None,
+    };
+    let spec = ModelSpec {
+        name: m.name.clone(),
+        arch,
+        hidden,
+        layers,
+        heads,
+        kv_heads: m.kv_heads.unwrap_or(heads),
+        head_dim: m.head_dim,
+        intermediate: m.intermediate.unwrap_or(4 * hidden),
+        vocab: need(m.vocab, "vocab")?,
+        max_position: m.max_position.unwrap_or(2048),
+        tied_embeddings: m.tied_embeddings.unwrap_or(tied),
+        mlp,
+        norm,
+        qkv_bias,
+        out_bias,
+        moe,
+        mla: None,
+        sliding_window: m.sliding_window.map(|w| SlidingWindow {
+            window: w,
+            layers: 0,
+        }),
+        encoder_layers: m.encoder_layers,
+        vision: None,
+        params_override: m.params,
+        approximate: false,
+        ..ModelSpec::default()
+    };
+    spec.validate().map_err(|e| e.to_string())?;
+    Ok(spec)
+}
+
+/// The scenario a case describes, or why it cannot be expressed.
+pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
+    let mut sc = Scenario::default();
+    let p = &case.precision;
+    let compute = p.compute.as_deref().and_then(dtype).unwrap_or(Dtype::Bf16);
+    sc.compute_dtype = if compute == Dtype::Fp32 {
+        Dtype::Bf16
+    } else {
+        compute
+    };
+    sc.weights = match p.weights.as_deref() {
+        None => WeightFormat::Bf16,
+        Some("w8a8") => WeightFormat::Int8,
+        Some(w) => {
+            WeightFormat::parse(w).ok_or_else(|| unsupported(format!("weight format \"{w}\"")))?
+        }
+    };
+    sc.double_quant = p.double_quant.unwrap_or(false);
+    sc.group_size = p.group_size.unwrap_or(128);
+    sc.training_precision = match p.mixed_precision.as_deref() {
+        Some("amp") => TrainingPrecision::Amp,
+        Some("none") => TrainingPrecision::Fp32,
+        _ => TrainingPrecision::Pure16,
+    };
+    if sc.training_precision == TrainingPrecision::Fp32 && sc.weights == WeightFormat::Fp32 {
+        sc.compute_dtype = Dtype::Fp16;
+    }
+    sc.attention = match case.attention.as_deref() {
+        Some("eager") => Attention::Eager,
+        Some("flash") => Attention::Flash,
+        _ => Attention::Sdpa,
+    };
+    let framework = match case.framework.as_str() {
+        "litgpt" => Framework::Litgpt,
+        "torchtune" => Framework::Torchtune,
+        "deepspeed" => Framework::Deepspeed,
+        "hf-trainer" => Framework::HfTrainer,
+        "diffusers" => {
+            return Err(unsupported(
+                "diffusers (UNet) training is not a transformer LLM the estimator models",
+            ))
+        }
+        _ => Framework::Transformers,
+    };
+    // DeepSpeed "fp16" keeps 16-bit module weights and an fp32 master copy in
+    // the optimizer (FORMAT maps it to weights fp32 / amp).
+    if framework == Framework::Deepspeed && sc.training_precision == TrainingPrecision::Amp {
+        sc.weights = WeightFormat::Fp16;
+        sc.compute_dtype = Dtype::Fp16;
+    }
+    let par = &case.parallel;
+    sc.parallel.gpus = par.gpus.unwrap_or(1);
+    sc.parallel.tp = par.tp.unwrap_or(1);
+    sc.parallel.pp = par.pp.unwrap_or(1);
+    sc.parallel.strategy = match par.strategy.as_deref() {
+        Some("ddp") => Strategy::Ddp,
+        Some("zero1") => Strategy::Zero1,
+        Some("zero2") => Strategy::Zero2,
+        Some("zero3") => Strategy::Zero3,
+        Some("fsdp") => Strategy::Fsdp,
+        _ => Strategy::None,
+    };
+    sc.parallel.offload = match par.offload.as_deref() {
+        Some("optimizer") => Offload::Optimizer,
+        Some("optimizer+params") => Offload::OptimizerParams,
+        _ => Offload::None,
+    };
+    if let Some(name) = &case.gpu.name {
+        if find_gpu(name).is_some() {
+            sc.gpu.name = Some(name.clone());
+        }
+    }
+    sc.gpu.memory_bytes = case.gpu.memory_bytes;
+
+    match case.task.as_str() {
+        "training" | "model_load" => {
+            sc.task = TaskKind::Training;
+            let t = case.training.clone().unwrap_or_default();
+            let tr = &mut sc.training;
+            tr.framework = framework;
+            tr.method = match t.method.as_deref() {
+                Some("lora") => Method::Lora,
+                Some("qlora") => Method::Qlora,
+                Some("adapter") => Method::Adapter,
+                Some("adapter_v2") => Method::AdapterV2,
+                Some("fwd_bwd_only") => Method::ForwardBackward,
+                _ => Method::Full,
+            };
+            if let Some(l) = &t.lora {
+                tr.lora.rank = l.rank.unwrap_or(8);
+                let mut targets = Vec::new();
+                for name in &l.targets {
+                    targets.extend(
+                        LoraTarget::parse(name)
+                            .ok_or_else(|| unsupported(format!("LoRA target \"{name}\"")))?,
+                    );
+                }
+                targets.dedup();
+                if !targets.is_empty() {
+                    tr.lora.targets = targets;
+                }
+                // Framework defaults when the case does not say: litgpt 0.05
+                // (finetune/lora.py), torchtune 0.0 (lora builders), PEFT examples 0.1.
+                tr.lora.dropout = l.dropout.unwrap_or(match framework {
+                    Framework::Litgpt => 0.05,
+                    Framework::Torchtune => 0.0,
+                    _ => 0.1,
+                });
+            }
+            tr.trainable_params = t.trainable_params;
+            tr.optimizer = match t.optimizer.as_deref() {
+                Some("adam") => Optimizer::Adam,
+                Some("adamw_8bit") => Optimizer::Adamw8bit,
+                Some("paged_adamw") => Optimizer::PagedAdamw,
+                Some("paged_adamw_8bit") => Optimizer::PagedAdamw8bit,
+                Some("adafactor") => Optimizer::Adafactor,
+                Some("sgd") => Optimizer::Sgd,
+                Some("sgd_momentum") => Optimizer::SgdMomentum,
+                Some("none") => Optimizer::None,
+                _ => Optimizer::Adamw,
+            };
+            tr.optimizer_state_dtype = t
+                .optimizer_state_dtype
+                .as_deref()
+                .and_then(dtype)
+                .filter(|d| *d != Dtype::Int8);
+            tr.optimizer_in_backward = t.optimizer_in_backward.unwrap_or(false);
+            tr.micro_batch = t.micro_batch.unwrap_or(1);
+            tr.grad_accum = t.grad_accum.unwrap_or(1);
+            tr.checkpointing = match t.gradient_checkpointing.as_deref() {
+                Some("full") => Checkpointing::Full,
+                Some("selective") => Checkpointing::Selective,
+                _ => Checkpointing::Off,
+            };
+            tr.activation_offload = t.activation_offload.unwrap_or(false);
+            tr.chunked_loss = t.chunked_loss.unwrap_or(false);
+            if case.task == "training" {
+                tr.seq_len = t
+                    .seq_len
+                    .ok_or_else(|| unsupported("training.seq_len not stated"))?;
+            }
+        }
+        "inference" => {
+            sc.task = TaskKind::Inference;
+            let i = case.inference.clone().unwrap_or_default();
+            let inf = &mut sc.inference;
+            inf.engine = match (case.framework.as_str(), i.engine.as_deref()) {
+                (_, Some("vllm")) | ("vllm", _) => Engine::Vllm,
+                (_, Some("litgpt")) | ("litgpt", _) => Engine::Litgpt,
+                (_, Some("llama.cpp" | "llama_cpp")) => Engine::LlamaCpp,
+                _ => Engine::Transformers,
+            };
+            inf.kv_cache_dtype = i.kv_cache_dtype.as_deref().and_then(dtype);
+            inf.gpu_memory_utilization = i.gpu_memory_utilization.unwrap_or(0.9);
+            inf.batch = i.batch.unwrap_or(1);
+            let per_token_only = matches!(
+                case.measured.metric.as_str(),
+                "weights_only" | "kv_bytes_per_token"
+            );
+            inf.prompt_len = match i.prompt_len {
+                Some(p) => p.max(1),
+                None if per_token_only => 1,
+                None => return Err(unsupported("inference.prompt_len not stated")),
+            };
+            inf.new_tokens = i.new_tokens.unwrap_or(0);
+        }
+        "cuda_context" => {}
+        other => return Err(unsupported(format!("task \"{other}\""))),
+    }
+    Ok(sc)
+}

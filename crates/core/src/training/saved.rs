@@ -1,0 +1,225 @@
+//! What one training step keeps alive between forward and backward: the
+//! saved activations of every layer and the logits and loss.
+
+use crate::activations::{
+    act_fn, has_dropout, layer_bytes, layer_terms, GradNeeds, LayerShape, LoraActs,
+};
+use crate::model::{Arch, ModelSpec, ParamCounts};
+use crate::parallel::Shards;
+use crate::precision::{TrainingPrecision, WeightFormat};
+use crate::scenario::{Checkpointing, Framework, Method, Scenario};
+
+/// Saved activations of the whole model on one GPU, plus (separately) the
+/// extra layer recomputed in backward under checkpointing.
+pub(super) fn activation_bytes(
+    spec: &ModelSpec,
+    counts: &ParamCounts,
+    sc: &Scenario,
+    shards: &Shards,
+) -> (u128, String, u128) {
+    let t = &sc.training;
+    let autocast = crate::weights::uses_autocast(sc);
+    // fp32 runs and torch autocast (fp32 weights) keep fp32 tensors where the
+    // shapes below say so; 16-bit weights (pure, or with an fp32 master copy
+    // in the optimizer) keep 16-bit activations.
+    let act_dtype = match sc.training_precision {
+        TrainingPrecision::Fp32 => 4,
+        TrainingPrecision::Amp if autocast => 4,
+        _ => 2,
+    };
+    let lora_like = matches!(t.method, Method::Lora | Method::Qlora);
+    let full = matches!(t.method, Method::Full | Method::ForwardBackward);
+    // bitsandbytes' 4/8-bit matmul autograd functions save their input even
+    // when the weight is frozen, so QLoRA keeps every linear's input.
+    let bnb = matches!(
+        crate::weights::effective_format(sc),
+        WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8
+    );
+    // litgpt's parameter-efficient runs keep the inputs of frozen linears too:
+    // the measured per-sample slopes (litgpt-res-012/015/016 phi-1.5,
+    // 022/025 Llama-2-7B, 017/020/021 StableLM-3B) exceed the saved-tensor
+    // minimum by 4·h + 2·i bytes per token and layer, exactly those inputs.
+    let keeps_inputs = bnb || t.framework == Framework::Litgpt;
+    let bnb4 = matches!(
+        crate::weights::effective_format(sc),
+        WeightFormat::Nf4 | WeightFormat::Fp4
+    );
+    let targets = &t.lora.targets;
+    let grads = if full {
+        GradNeeds::all()
+    } else {
+        // Adapter v2 trains biases/scales on linear outputs: inputs not needed.
+        GradNeeds {
+            norms: t.method == Method::AdapterV2,
+            qkv: keeps_inputs,
+            o: keeps_inputs,
+            gate_up: keeps_inputs,
+            down: keeps_inputs,
+        }
+    };
+    let lora = lora_like.then(|| LoraActs {
+        rank: t.lora.rank as u128,
+        targets: targets.clone(),
+        dropout: t.lora.dropout > 0.0,
+    });
+    let vision_tokens = match (&spec.vision, t.images_per_sample) {
+        (Some(v), n) if n > 0 => n * v.tokens_per_image(),
+        _ => 0,
+    };
+    let seq = t.seq_len as u128;
+    let shape = LayerShape {
+        batch: t.micro_batch as u128,
+        seq,
+        hidden: spec.hidden as u128,
+        intermediate: moe_active_width(spec) as u128,
+        heads: spec.heads as u128,
+        kv_heads: spec.kv_heads as u128,
+        head_dim: spec.head_dim() as u128,
+        act_bytes: if autocast { 4 } else { act_dtype },
+        autocast,
+        attention: sc.attention,
+        grads,
+        lora,
+        // A forward/backward benchmark runs the model as loaded: eval mode, no dropout.
+        dropout: has_dropout(spec) && t.method != Method::ForwardBackward,
+        // litgpt QLoRA rows exceed the 16-bit saved inputs by about one fp32
+        // copy of every quantized linear's input, as if bitsandbytes computed
+        // in fp32: config-hub rows (hub-076/078/080/082/085/087) run 1.4–1.6×
+        // this term, resource-table rows (res-014/027) 0.7× — the mechanism
+        // is the same, its size differs between litgpt/bitsandbytes versions.
+        fp32_linear_inputs: t.framework == Framework::Litgpt && bnb4,
+    };
+    let act = act_fn(spec, t.framework);
+    let terms = layer_terms(&shape, spec, act);
+    let per_layer_full: u128 = terms.iter().map(|x| x.bytes).sum();
+    let per_layer = layer_bytes(&terms, &shape, t.checkpointing);
+    let layers_here =
+        shards.layers_per_gpu(spec.layers as u128 + spec.encoder_layers.unwrap_or(0) as u128);
+    let in_flight = shards.micro_batches_in_flight(t.grad_accum as u128);
+    let mut total = shards.tp_activations(per_layer * layers_here * in_flight);
+    // Non-layer saved tensors (cpu/README §3): embeddings output, final norm,
+    // lm_head input, RoPE cos/sin: ≈ (4 + 2B)·b·s·h.
+    let bsh = shape.batch * seq * shape.hidden;
+    let non_layer = (4 + 2 * act_dtype) * bsh;
+    total += non_layer;
+    // Autocast keeps a 16-bit copy of every linear weight until backward (cpu/README §2).
+    let autocast_copies = if autocast {
+        2 * counts.layers.linear() as u128 + 2 * counts.lm_head.max(counts.embedding) as u128
+    } else {
+        0
+    };
+    total += autocast_copies;
+    // Vision tower: a ViT over the image tokens (frozen towers keep no activations).
+    let mut vision = 0;
+    if let (Some(v), true) = (&spec.vision, vision_tokens > 0) {
+        if !t.freeze_vision {
+            let vb = shape.batch * vision_tokens as u128 * v.hidden as u128;
+            // GPT-2-style block: ≈ (8·B + 2·B·i/h) bytes per token·hidden.
+            vision = v.layers as u128
+                * vb
+                * act_dtype
+                * (8 + 2 * v.intermediate as u128 / v.hidden.max(1) as u128);
+        }
+        total += vision;
+    }
+    if t.activation_offload {
+        // Only the layer being computed (and its successor's prefetch) stays on the GPU.
+        total = 2 * per_layer + non_layer;
+    }
+    let mut recompute = if t.checkpointing == Checkpointing::Off {
+        0
+    } else {
+        shards.tp_activations(per_layer_full)
+    };
+    // Checkpointing a model of one or two layers saves nothing; it never
+    // keeps more than running without it.
+    let without = shards.tp_activations(per_layer_full * layers_here * in_flight) + non_layer;
+    if total + recompute > without + autocast_copies + vision {
+        recompute = 0;
+        total = without + autocast_copies + vision;
+    }
+    let main = terms
+        .iter()
+        .map(|x| format!("{} {}", x.name, x.formula))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let formula = format!(
+        "{layers_here} layers × {per_layer} B/layer{}{} × {in_flight} micro-batch(es) in flight{}; per layer: {main}; + non-layer (4+2·{act_dtype})·b·s·h = {non_layer}{}{}{}",
+        match t.checkpointing {
+            Checkpointing::Off => "",
+            Checkpointing::Full => " (checkpointed: layer input only)",
+            Checkpointing::Selective => " (selective recompute)",
+        },
+        if shards.tp > 1 { format!(" (tensor-parallel share over tp {})", shards.tp) } else { String::new() },
+        if recompute > 0 { format!(" + one recomputed layer {recompute}") } else { String::new() },
+        if autocast_copies > 0 { format!(" + autocast 16-bit weight copies {autocast_copies}") } else { String::new() },
+        if vision > 0 { format!(" + vision tower {vision}") } else { String::new() },
+        if t.activation_offload { " (offloaded: 2 layers on GPU)" } else { "" },
+    );
+    (total, formula, recompute)
+}
+
+/// MLP width one token passes through (MoE: routed experts' widths, summed).
+fn moe_active_width(spec: &ModelSpec) -> u64 {
+    match &spec.moe {
+        Some(m) => {
+            m.experts_per_token * m.expert_intermediate
+                + m.shared_intermediate
+                    .unwrap_or(m.shared_experts * m.expert_intermediate)
+        }
+        None => spec.intermediate,
+    }
+}
+
+/// Logits and cross-entropy at their peak, by how the framework computes the loss.
+pub(super) fn loss_bytes(spec: &ModelSpec, sc: &Scenario, shards: &Shards) -> (u128, String) {
+    let t = &sc.training;
+    let b = t.micro_batch as u128;
+    let s = t.seq_len as u128;
+    // Encoder classifiers (BERT) predict a few labels, not a vocabulary.
+    let v = if spec.arch == Arch::Bert {
+        2
+    } else {
+        spec.vocab as u128
+    };
+    let bsv = shards.tp_logits(b * s * v);
+    let fp32 = sc.training_precision == TrainingPrecision::Fp32;
+    let (mult, why) = if t.chunked_loss {
+        // Cross-entropy per chunk of rows: the 16-bit logits and their 16-bit
+        // gradient exist in full, the fp32 softmax only one chunk at a time.
+        (4, "chunked loss: 16-bit logits 2 + their gradient 2")
+    } else {
+        match t.framework {
+            // HF ForCausalLMLoss: 16-bit logits (2) + fp32 log-softmax saved (4)
+            // + two fp32 logit-sized gradients in backward (8) = 14·bsV; fp32: 16
+            // (cpu/README §3, measured 7.992–8.000·bsV for the backward term).
+            Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed => {
+                if fp32 {
+                    (16, "fp32 logits 4 + log-softmax 4 + 2 fp32 gradients 8")
+                } else if spec.arch == Arch::Opt {
+                    // OPT's head computes cross-entropy in the model dtype, no
+                    // upcast: the hf-sdpa OPT-350m grid grows 0.994 MB per token,
+                    // = 24 layers × 24·h + 8·V bytes.
+                    (
+                        8,
+                        "16-bit logits 2 + 16-bit log-softmax 2 + 2 16-bit gradients 4",
+                    )
+                } else {
+                    (
+                        14,
+                        "16-bit logits 2 + fp32 log-softmax 4 + 2 fp32 gradients 8",
+                    )
+                }
+            }
+            // torchtune casts the output to fp32 before the loss: 4 + 4 + 8.
+            Framework::Torchtune => (16, "fp32 logits 4 + log-softmax 4 + 2 fp32 gradients 8"),
+            // litgpt computes the head and cross-entropy in 128-row chunks of
+            // bf16 logits: logits 2 + bf16 log-softmax 2 + bf16 gradients 4.
+            Framework::Litgpt => (8, "bf16 logits 2 + log-softmax 2 + 2 bf16 gradients 4"),
+        }
+    };
+    (
+        mult * bsv,
+        format!("{mult}·b·s·V = {mult} × {b} × {s} × {v} ({why})"),
+    )
+}
