@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd_estimate;
 mod cmd_gpus;
+mod cmd_link;
 mod cmd_score;
 mod cmd_watch;
 mod gpu;
@@ -33,6 +34,8 @@ enum Command {
     Gpus(cmd_gpus::Args),
     /// Sample used GPU memory until Ctrl-C or --samples; optionally log a CSV.
     Watch(cmd_watch::Args),
+    /// Print the web calculator's share link for a scenario or a measured case.
+    Link(Box<cmd_link::Args>),
 }
 
 /// `vramfit ... | head` closes the pipe early: die quietly as other Unix
@@ -55,5 +58,6 @@ fn main() -> ExitCode {
         Command::Score(args) => cmd_score::run(args),
         Command::Gpus(args) => cmd_gpus::run(&args),
         Command::Watch(args) => cmd_watch::run(&args),
+        Command::Link(args) => cmd_link::run(&args),
     }
 }
