@@ -18,6 +18,23 @@ pub fn choice_label<T: Choice>(choice: T) -> String {
     choice.key().replace('_', " ")
 }
 
+/// The test hook of a field: the given id, else the label in kebab case
+/// (`micro-batch`, `sequence-length`).
+pub fn testid_or_slug(testid: &str, label: &str) -> String {
+    if !testid.is_empty() {
+        return testid.to_owned();
+    }
+    let mut slug = String::with_capacity(label.len());
+    for c in label.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+    }
+    slug.trim_end_matches('-').to_owned()
+}
+
 /// Parses a whole number typed by a person (`2,048` and `2048` alike).
 pub fn parse_count(text: &str, min: u64, max: u64) -> Result<u64, String> {
     let cleaned: String = text
@@ -85,7 +102,7 @@ where
                 type="text"
                 inputmode="decimal"
                 autocomplete="off"
-                data-testid=(!testid.is_empty()).then_some(testid)
+                data-testid=testid_or_slug(testid, label)
                 aria-describedby=message_id.clone()
                 aria-invalid=move || error.with(Option::is_some).to_string()
                 prop:value=move || text.get()
@@ -212,6 +229,16 @@ mod tests {
         assert_eq!(parse_decimal("0.9", 0.01, 1.0), Ok(0.9));
         assert!(parse_decimal("1.5", 0.01, 1.0).is_err());
         assert!(parse_decimal("NaN", 0.0, 1.0).is_err());
+    }
+
+    #[test]
+    fn test_hooks_follow_the_label() {
+        assert_eq!(testid_or_slug("", "micro-batch"), "micro-batch");
+        assert_eq!(
+            testid_or_slug("", "image side (px, 0 = model's)"),
+            "image-side-px-0-model-s"
+        );
+        assert_eq!(testid_or_slug("gpu-count", "GPU count"), "gpu-count");
     }
 
     #[test]
