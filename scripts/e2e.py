@@ -75,12 +75,16 @@ class Browser:
             "return document.querySelector(`[data-testid='${arguments[0]}']`).getAttribute(arguments[1])",
             testid, name)
 
-    def type_into(self, testid, text):
+    def focus(self, testid):
+        """Clicks the element (WebDriver scrolls it into view) and returns its id."""
         element = self.find(testid)
-        base = f"/session/{self.session}/element/{element}"
-        call("POST", base + "/click", {})
+        call("POST", f"/session/{self.session}/element/{element}/click", {})
+        return element
+
+    def type_over(self, element, text):
         # Select all (Ctrl+A), then type over it: the page sees real input events.
-        call("POST", base + "/value", {"text": "\ue009a\ue000" + text})
+        call("POST", f"/session/{self.session}/element/{element}/value",
+             {"text": "\ue009a\ue000" + text})
 
     def click(self, testid):
         call("POST", f"/session/{self.session}/element/{self.find(testid)}/click", {})
@@ -121,12 +125,14 @@ def main():
         print("1. opened link: totals equal vramfit estimate --json:", opened)
 
         history_before = browser.script("return history.length")
-        browser.type_into("micro-batch", "8")
+        field = browser.focus("micro-batch")
+        scroll_before = browser.script("return window.scrollY")
+        browser.type_over(field, "8")
         wait_for(lambda: "mb=8" in browser.script("return location.search"), "mb=8 in the address")
         wait_for(lambda: page_totals(browser) != opened, "the totals to change")
         changed = page_totals(browser)
         assert browser.script("return history.length") == history_before, "typing added history entries"
-        assert browser.script("return window.scrollY") == 0, "typing scrolled the page"
+        assert browser.script("return window.scrollY") == scroll_before, "typing scrolled the page"
         browser.click("copy-link")
         copied = browser.script(
             "return document.querySelector(`[data-testid='share-link']`).value")

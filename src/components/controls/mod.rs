@@ -56,6 +56,10 @@ pub fn parse_decimal(text: &str, min: f64, max: f64) -> Result<f64, String> {
 }
 
 /// A text field for a number; `parse` turns the text into a value or says why not.
+///
+/// Generic only in this thin layer: the markup lives in the non-generic
+/// [`NumberInput`], so each call site adds two small closures, not a copy of
+/// the view (wasm size).
 #[component]
 pub fn NumberField<T, P>(
     label: &'static str,
@@ -69,30 +73,45 @@ where
     T: Clone + PartialEq + ToString + Send + Sync + 'static,
     P: Fn(&str) -> Result<T, String> + Copy + Send + Sync + 'static,
 {
+    let shown = Signal::derive(move || value.get().to_string());
+    // The canonical text of what a string means (to tell "2,048" from a change).
+    let canonical = Callback::new(move |text: String| parse(&text).ok().map(|v| v.to_string()));
+    let commit = Callback::new(move |text: String| match parse(&text) {
+        Ok(v) => {
+            on_change.run(v);
+            None
+        }
+        Err(why) => Some(why),
+    });
+    view! { <NumberInput label shown canonical commit hint testid/> }
+}
+
+#[component]
+fn NumberInput(
+    label: &'static str,
+    shown: Signal<String>,
+    canonical: Callback<String, Option<String>>,
+    commit: Callback<String, Option<String>>,
+    hint: &'static str,
+    testid: &'static str,
+) -> impl IntoView {
     let id = next_id("num");
     let message_id = format!("{id}-msg");
-    let text = RwSignal::new(value.get_untracked().to_string());
+    let text = RwSignal::new(shown.get_untracked());
     let error = RwSignal::new(None::<String>);
     // Follow outside changes (another control, back/forward) unless the text
     // already means that value.
     Effect::new(move |_| {
-        let v = value.get();
-        let shown = text.with_untracked(|t| parse(t).ok());
-        if shown.as_ref() != Some(&v) {
-            text.set(v.to_string());
+        let value = shown.get();
+        if canonical.run(text.get_untracked()).as_ref() != Some(&value) {
+            text.set(value);
             error.set(None);
         }
     });
     let on_input = move |ev| {
         let typed = event_target_value(&ev);
-        match parse(&typed) {
-            Ok(v) => {
-                error.set(None);
-                on_change.run(v);
-            }
-            Err(why) => error.set(Some(why)),
-        }
-        text.set(typed);
+        text.set(typed.clone());
+        error.set(commit.run(typed));
     };
     view! {
         <div class="field">
@@ -116,6 +135,7 @@ where
 }
 
 /// A menu over a [`Choice`] enum; `options` limits it to what applies.
+/// Thin generic layer over the non-generic [`ChoiceSelect`].
 #[component]
 pub fn ChoiceField<T>(
     label: &'static str,
@@ -127,28 +147,45 @@ pub fn ChoiceField<T>(
 where
     T: Choice + Send + Sync,
 {
+    let keys = match options {
+        Some(options) => {
+            Signal::derive(move || options.get().into_iter().map(|c| (c.key(), choice_label(c))).collect())
+        }
+        None => Signal::derive(|| T::ALL.iter().map(|&c| (c.key(), choice_label(c))).collect()),
+    };
+    let selected = Signal::derive(move || value.get().key());
+    let pick = Callback::new(move |key: String| {
+        if let Some(choice) = T::parse(&key) {
+            on_change.run(choice);
+        }
+    });
+    view! { <ChoiceSelect label keys selected pick testid/> }
+}
+
+#[component]
+fn ChoiceSelect(
+    label: &'static str,
+    keys: Signal<Vec<(&'static str, String)>>,
+    selected: Signal<&'static str>,
+    pick: Callback<String>,
+    testid: &'static str,
+) -> impl IntoView {
     let id = next_id("sel");
-    let options = options.unwrap_or_else(|| Signal::derive(|| T::ALL.to_vec()));
     view! {
         <div class="field">
             <label for=id.clone()>{label}</label>
             <select
                 id=id
-                data-testid=(!testid.is_empty()).then_some(testid)
-                on:change=move |ev| {
-                    if let Some(choice) = T::parse(&event_target_value(&ev)) {
-                        on_change.run(choice);
-                    }
-                }
+                data-testid=testid_or_slug(testid, label)
+                on:change=move |ev| pick.run(event_target_value(&ev))
             >
                 {move || {
-                    options
-                        .get()
+                    keys.get()
                         .into_iter()
-                        .map(|c| {
+                        .map(|(key, text)| {
                             view! {
-                                <option value=c.key() prop:selected=move || value.get() == c>
-                                    {choice_label(c)}
+                                <option value=key prop:selected=move || selected.get() == key>
+                                    {text}
                                 </option>
                             }
                         })
@@ -171,26 +208,14 @@ pub fn OptionalChoiceField<T>(
 where
     T: Choice + Send + Sync,
 {
-    let id = next_id("opt");
-    view! {
-        <div class="field">
-            <label for=id.clone()>{label}</label>
-            <select id=id on:change=move |ev| on_change.run(T::parse(&event_target_value(&ev)))>
-                <option value="auto" prop:selected=move || value.get().is_none()>{none_label}</option>
-                {T::ALL
-                    .iter()
-                    .map(|&c| {
-                        view! {
-                            <option value=c.key() prop:selected=move || value.get() == Some(c)>
-                                {choice_label(c)}
-                            </option>
-                        }
-                    })
-                    .collect_view()}
-            </select>
-            <span class="field-msg"></span>
-        </div>
-    }
+    let keys = Signal::derive(move || {
+        std::iter::once(("auto", none_label.to_owned()))
+            .chain(T::ALL.iter().map(|&c| (c.key(), choice_label(c))))
+            .collect()
+    });
+    let selected = Signal::derive(move || value.get().map_or("auto", |c| c.key()));
+    let pick = Callback::new(move |key: String| on_change.run(T::parse(&key)));
+    view! { <ChoiceSelect label keys selected pick testid=""/> }
 }
 
 #[component]
