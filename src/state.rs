@@ -11,6 +11,11 @@ use vramfit_core::{Estimate, InputError, Scenario};
 use crate::format::Units;
 use crate::link;
 
+/// Pause after the last input before the fit table and chart recompute: long
+/// enough to coalesce a burst of keystrokes, short enough to feel immediate
+/// (well under the ~100 ms people perceive as a delay).
+const SETTLE_DELAY: std::time::Duration = std::time::Duration::from_millis(30);
+
 /// A result kept for comparison.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pinned {
@@ -30,6 +35,9 @@ pub struct AppState {
     pub pinned: RwSignal<Option<Pinned>>,
     /// The query string the state maps to (without `?`).
     pub query: Memo<String>,
+    /// The scenario once typing pauses: what the heavy views (fit table,
+    /// chart) follow, so a keystroke paints at once and they catch up after.
+    pub settled: RwSignal<Scenario>,
 }
 
 impl AppState {
@@ -43,6 +51,17 @@ impl AppState {
             scenario.with(|sc| estimate_with_model(sc, &spec))
         });
         let query = Memo::new(move |_| scenario.with(|sc| link::write(sc, units.get())));
+        let settled = RwSignal::new(scenario.get_untracked());
+        let pending = StoredValue::new(None::<TimeoutHandle>);
+        Effect::new(move |_| {
+            let next = scenario.get();
+            if let Some(handle) = pending.get_value() {
+                handle.clear();
+            }
+            // Settle after the browser has painted this keystroke's echo and totals.
+            let handle = set_timeout_with_handle(move || settled.set(next), SETTLE_DELAY).ok();
+            pending.set_value(handle);
+        });
         AppState {
             scenario,
             units,
@@ -51,6 +70,7 @@ impl AppState {
             estimate,
             pinned: RwSignal::new(None),
             query,
+            settled,
         }
     }
 

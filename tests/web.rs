@@ -37,7 +37,8 @@ fn mount() -> (web_sys::HtmlElement, impl Drop) {
         .append_child(&container)
         .expect("append");
     let handle = leptos::mount::mount_to(container.clone(), App);
-    (container, DropGuard(Some(handle), container.clone()))
+    let guard = DropGuard(Some(handle), container.clone());
+    (container, guard)
 }
 
 struct DropGuard<T>(Option<T>, web_sys::HtmlElement);
@@ -48,8 +49,16 @@ impl<T> Drop for DropGuard<T> {
     }
 }
 
-/// Lets effects and re-renders run.
+/// Lets effects, re-renders and the settle timer of the heavy views run.
 async fn settle() {
+    for _ in 0..10 {
+        leptos::task::tick().await;
+    }
+    let wait = js_sys::Promise::new(&mut |resolve, _| {
+        // 200 ms: several times the app's 30 ms settle delay.
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 200);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(wait).await;
     for _ in 0..10 {
         leptos::task::tick().await;
     }

@@ -148,9 +148,13 @@ where
     T: Choice + Send + Sync,
 {
     let keys = match options {
-        Some(options) => {
-            Signal::derive(move || options.get().into_iter().map(|c| (c.key(), choice_label(c))).collect())
-        }
+        Some(options) => Signal::derive(move || {
+            options
+                .get()
+                .into_iter()
+                .map(|c| (c.key(), choice_label(c)))
+                .collect()
+        }),
         None => Signal::derive(|| T::ALL.iter().map(|&c| (c.key(), choice_label(c))).collect()),
     };
     let selected = Signal::derive(move || value.get().key());

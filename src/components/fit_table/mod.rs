@@ -3,8 +3,9 @@
 //! memo, so only a change of the scenario recomputes it.
 
 use leptos::prelude::*;
+use vramfit_core::estimate::resolve_model;
 use vramfit_core::gpu::gpus;
-use vramfit_core::scenario::TaskKind;
+use vramfit_core::scenario::{GpuChoice, TaskKind};
 use vramfit_core::solver::fit_table_with_model;
 
 use crate::format::{grouped, Units};
@@ -13,11 +14,17 @@ use crate::state::use_state;
 #[component]
 pub fn FitTable() -> impl IntoView {
     let state = use_state();
+    // The table sets each card itself: the chosen GPU does not enter it, so
+    // picking another card does not recompute it.
+    let inputs = Memo::new(move |_| {
+        let mut sc = state.settled.get();
+        sc.gpu = GpuChoice::default();
+        sc
+    });
     let rows = Memo::new(move |_| {
-        let spec = state.spec.get().ok()?;
-        state
-            .scenario
-            .with(|sc| fit_table_with_model(sc, &spec, gpus()).ok())
+        let sc = inputs.get();
+        let spec = resolve_model(&sc.model).ok()?;
+        fit_table_with_model(&sc, &spec, gpus()).ok()
     });
     let largest_label = move || match state.scenario.with(|sc| sc.task) {
         TaskKind::Training => "largest micro-batch",

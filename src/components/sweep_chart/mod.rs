@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use vramfit_core::estimate::{estimate_with_model, resolve_model};
+
 use crate::analysis::{sweep, SweepAxis};
 use crate::format::{grouped, Units};
 use crate::state::use_state;
@@ -38,13 +40,12 @@ pub fn plot(points: &[(u64, u64)], y_max: u64) -> Vec<(f64, f64)> {
 pub fn SweepChart() -> impl IntoView {
     let state = use_state();
     let data = Memo::new(move |_| {
-        let spec = state.spec.get().ok()?;
-        let capacity = state
-            .estimate
-            .with(|e| e.as_ref().ok().and_then(|e| e.capacity_bytes));
-        state
-            .scenario
-            .with(|sc| Some((SweepAxis::of(sc.task), sweep(sc, &spec), capacity)))
+        let sc = state.settled.get();
+        let spec = resolve_model(&sc.model).ok()?;
+        let capacity = estimate_with_model(&sc, &spec)
+            .ok()
+            .and_then(|e| e.capacity_bytes);
+        Some((SweepAxis::of(sc.task), sweep(&sc, &spec), capacity))
     });
     view! {
         <section class="panel sweep-chart" aria-labelledby="sweep-heading">
