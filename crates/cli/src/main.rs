@@ -12,6 +12,7 @@ mod cmd_estimate;
 mod cmd_gpus;
 mod cmd_logs;
 mod cmd_plan;
+mod cmd_link;
 mod cmd_score;
 mod cmd_watch;
 mod cmd_wizard;
@@ -51,6 +52,8 @@ enum Command {
     Plan(Box<cmd_plan::Args>),
     /// Answer four questions, get the decision-table row and a setup that fits.
     Wizard(cmd_wizard::Args),
+    /// Print the web calculator's share link for a scenario or a measured case.
+    Link(Box<cmd_link::Args>),
 }
 
 /// `vramfit ... | head` closes the pipe early: die quietly as other Unix
@@ -79,5 +82,6 @@ fn main() -> ExitCode {
         Command::Watch(args) => cmd_watch::run(&args),
         Command::Plan(args) => cmd_plan::run(*args),
         Command::Wizard(args) => cmd_wizard::run(args),
+        Command::Link(args) => cmd_link::run(&args),
     }
 }

@@ -13,6 +13,7 @@ pub mod model;
 pub mod precision;
 pub mod scenario;
 pub mod solver;
+pub mod url;
 
 pub use error::{InputError, Result};
 pub mod activations;

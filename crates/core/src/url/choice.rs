@@ -1,0 +1,153 @@
+//! The named values of each enum a link carries, in one place: the codec
+//! reads and writes them, the web app lists them in its selects.
+//!
+//! Keys equal the serde (JSON scenario) names, except the task (`train`,
+//! `infer`), where the link favours brevity; [`Choice::parse`] accepts the
+//! serde name too.
+
+use crate::model::{Arch, MlpKind, NormKind};
+use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+use crate::scenario::{
+    Attention, Checkpointing, Engine, Framework, LoraTarget, Method, Offload, Optimizer, Strategy,
+    TaskKind,
+};
+
+/// An enum whose every value has a short key.
+pub trait Choice: Sized + Copy + PartialEq + serde::de::DeserializeOwned + 'static {
+    /// Every value, in the order a menu shows them.
+    const ALL: &'static [Self];
+    /// The key in a link (`lora`, `gguf_q4_k_m`).
+    fn key(self) -> &'static str;
+
+    /// The value for a key or a serde name (case-insensitive); `None` otherwise.
+    fn parse(text: &str) -> Option<Self> {
+        let text = text.trim().to_ascii_lowercase();
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|c| c.key() == text)
+            .or_else(|| serde_json::from_value(serde_json::Value::String(text)).ok())
+    }
+
+    /// `a, b, c`: the keys, for messages that say what is allowed.
+    fn allowed() -> String {
+        Self::ALL
+            .iter()
+            .map(|c| c.key())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+macro_rules! choice {
+    ($t:ident { $($variant:ident => $key:literal),* $(,)? }) => {
+        impl Choice for $t {
+            const ALL: &'static [Self] = &[$($t::$variant),*];
+            fn key(self) -> &'static str {
+                match self {
+                    $($t::$variant => $key),*
+                }
+            }
+        }
+    };
+}
+
+choice!(TaskKind { Inference => "infer", Training => "train" });
+choice!(Method {
+    Full => "full",
+    Lora => "lora",
+    Qlora => "qlora",
+    Adapter => "adapter",
+    AdapterV2 => "adapter_v2",
+    ForwardBackward => "forward_backward",
+});
+choice!(LoraTarget {
+    Q => "q",
+    K => "k",
+    V => "v",
+    O => "o",
+    Gate => "gate",
+    Up => "up",
+    Down => "down",
+    Head => "head",
+});
+choice!(Optimizer {
+    Adamw => "adamw",
+    Adam => "adam",
+    Adamw8bit => "adamw8bit",
+    PagedAdamw => "paged_adamw",
+    PagedAdamw8bit => "paged_adamw8bit",
+    Adafactor => "adafactor",
+    Lion => "lion",
+    Sgd => "sgd",
+    SgdMomentum => "sgd_momentum",
+    None => "none",
+});
+choice!(Checkpointing { Off => "off", Full => "full", Selective => "selective" });
+choice!(Attention { Sdpa => "sdpa", Flash => "flash", Eager => "eager" });
+choice!(Framework {
+    Transformers => "transformers",
+    HfTrainer => "hf_trainer",
+    Litgpt => "litgpt",
+    Torchtune => "torchtune",
+    Deepspeed => "deepspeed",
+});
+choice!(Engine {
+    Transformers => "transformers",
+    Litgpt => "litgpt",
+    Vllm => "vllm",
+    LlamaCpp => "llama_cpp",
+});
+choice!(Strategy {
+    None => "none",
+    Ddp => "ddp",
+    Zero1 => "zero1",
+    Zero2 => "zero2",
+    Zero3 => "zero3",
+    Fsdp => "fsdp",
+});
+choice!(Offload { None => "none", Optimizer => "optimizer", OptimizerParams => "optimizer_params" });
+choice!(Dtype { Bf16 => "bf16", Fp16 => "fp16", Fp32 => "fp32", Fp8 => "fp8", Int8 => "int8" });
+choice!(TrainingPrecision { Pure16 => "pure16", Amp => "amp", Fp32 => "fp32" });
+choice!(MlpKind { Gated => "gated", Plain => "plain" });
+choice!(NormKind { Rms => "rms", Layer => "layer" });
+choice!(Arch {
+    Llama => "llama",
+    Mistral => "mistral",
+    Mixtral => "mixtral",
+    Qwen2 => "qwen2",
+    Qwen2Moe => "qwen2_moe",
+    Qwen3 => "qwen3",
+    Qwen3Moe => "qwen3_moe",
+    Gemma => "gemma",
+    Gemma2 => "gemma2",
+    Gemma3 => "gemma3",
+    Phi => "phi",
+    Phi3 => "phi3",
+    Gpt2 => "gpt2",
+    GptNeox => "gpt_neox",
+    Opt => "opt",
+    Falcon => "falcon",
+    Bloom => "bloom",
+    GptBigcode => "gpt_bigcode",
+    Bert => "bert",
+    DebertaV2 => "deberta_v2",
+    T5 => "t5",
+    DeepseekV2 => "deepseek_v2",
+    DeepseekV3 => "deepseek_v3",
+    ClipVision => "clip_vision",
+    Llava => "llava",
+    Stablelm => "stablelm",
+    GptOss => "gpt_oss",
+    Custom => "custom",
+});
+
+impl Choice for WeightFormat {
+    const ALL: &'static [Self] = &WeightFormat::ALL;
+    fn key(self) -> &'static str {
+        self.name()
+    }
+    fn parse(text: &str) -> Option<Self> {
+        WeightFormat::parse(text)
+    }
+}

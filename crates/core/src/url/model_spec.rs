@@ -1,0 +1,253 @@
+//! A custom model's architecture in a link: `s.arch=llama&s.h=4096&s.l=32...`.
+//!
+//! Scalar fields get one key each; the nested groups (MoE, MLA, sliding
+//! window, vision tower) are comma lists in a fixed order, `-` for an absent
+//! optional member. Fields equal to `ModelSpec::default()` are left out, but
+//! `s.arch` is always written so that a link always says "custom model".
+
+use super::choice::Choice;
+use super::fields::{bool_text, parse_bool, parse_u64_in};
+use super::Notice;
+use crate::model::{
+    Mla, ModelSpec, Moe, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
+    MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
+};
+
+pub(super) const PREFIX: &str = "s.";
+
+/// Range of a nested list's members: any size up to the model limits
+/// (`ModelSpec::validate` checks the finer rules).
+const ANY: (u64, u64) = (0, MAX_TOTAL_PARAMS);
+
+pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
+    let d = ModelSpec::default();
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut put = |key: &str, value: String| out.push((format!("{PREFIX}{key}"), value));
+    put("arch", spec.arch.key().to_owned());
+    if spec.name != d.name {
+        put("name", spec.name.clone());
+    }
+    let numbers = [
+        ("h", spec.hidden, d.hidden),
+        ("l", spec.layers, d.layers),
+        ("heads", spec.heads, d.heads),
+        ("kv", spec.kv_heads, d.kv_heads),
+        ("ff", spec.intermediate, d.intermediate),
+        ("vocab", spec.vocab, d.vocab),
+        ("pos", spec.max_position, d.max_position),
+        ("tv", spec.type_vocab, d.type_vocab),
+        ("conv", spec.conv_kernel, d.conv_kernel),
+        ("cls", spec.classifier_labels, d.classifier_labels),
+    ];
+    for (key, value, default) in numbers {
+        if value != default {
+            put(key, value.to_string());
+        }
+    }
+    let optional_numbers = [
+        ("hd", spec.head_dim),
+        ("enc", spec.encoder_layers),
+        ("params", spec.params_override),
+        ("npl", spec.norms_per_layer),
+        ("embd", spec.embed_proj_dim),
+        ("rab", spec.relative_attention_buckets),
+    ];
+    for (key, value) in optional_numbers {
+        if let Some(n) = value {
+            put(key, n.to_string());
+        }
+    }
+    let flags = [
+        ("tied", spec.tied_embeddings, d.tied_embeddings),
+        ("qkvb", spec.qkv_bias, d.qkv_bias),
+        ("outb", spec.out_bias, d.out_bias),
+        ("approx", spec.approximate, d.approximate),
+        ("pblock", spec.parallel_block, d.parallel_block),
+        ("headb", spec.lm_head_bias, d.lm_head_bias),
+    ];
+    for (key, value, default) in flags {
+        if value != default {
+            put(key, bool_text(value));
+        }
+    }
+    for (key, value) in [("mlpb", spec.mlp_bias), ("fnorm", spec.final_norm)] {
+        if let Some(b) = value {
+            put(key, bool_text(b));
+        }
+    }
+    if spec.mlp != d.mlp {
+        put("mlp", spec.mlp.key().to_owned());
+    }
+    if spec.norm != d.norm {
+        put("norm", spec.norm.key().to_owned());
+    }
+    if let Some(m) = &spec.moe {
+        put(
+            "moe",
+            list(&[
+                Some(m.experts),
+                Some(m.experts_per_token),
+                Some(m.shared_experts),
+                Some(m.expert_intermediate),
+                m.shared_intermediate,
+                Some(m.dense_layers),
+            ]),
+        );
+    }
+    if let Some(m) = &spec.mla {
+        put(
+            "mla",
+            list(&[
+                m.q_lora_rank,
+                Some(m.kv_lora_rank),
+                Some(m.qk_nope_head_dim),
+                Some(m.qk_rope_head_dim),
+                Some(m.v_head_dim),
+            ]),
+        );
+    }
+    if let Some(w) = &spec.sliding_window {
+        put("sw", list(&[Some(w.window), Some(w.layers)]));
+    }
+    if let Some(v) = &spec.vision {
+        put(
+            "vis",
+            list(&[
+                Some(v.hidden),
+                Some(v.layers),
+                Some(v.heads),
+                Some(v.intermediate),
+                Some(v.image_size),
+                Some(v.patch_size),
+                Some(v.projector_params),
+                Some(v.projection_dim),
+            ]),
+        );
+    }
+    out
+}
+
+fn list(values: &[Option<u64>]) -> String {
+    values
+        .iter()
+        .map(|v| v.map_or("-".to_owned(), |n| n.to_string()))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Builds the model from its `s.*` pairs; a bad field keeps its default.
+pub(super) fn decode(pairs: &[(&str, &str)], notices: &mut Vec<Notice>) -> ModelSpec {
+    let mut spec = ModelSpec::default();
+    for &(key, value) in pairs {
+        let field = key.strip_prefix(PREFIX).unwrap_or(key);
+        if let Err(message) = set(&mut spec, field, value) {
+            notices.push(Notice::new(key, &format!("{message}; the default is used")));
+        }
+    }
+    spec
+}
+
+fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
+    let dim = |v: &str| parse_u64_in(v, 0, MAX_DIM);
+    match field {
+        "arch" => spec.arch = choice(v)?,
+        "name" => spec.name = v.to_owned(),
+        "h" => spec.hidden = dim(v)?,
+        "l" => spec.layers = parse_u64_in(v, 0, MAX_LAYERS)?,
+        "heads" => spec.heads = parse_u64_in(v, 0, MAX_HEADS)?,
+        "kv" => spec.kv_heads = parse_u64_in(v, 0, MAX_HEADS)?,
+        "ff" => spec.intermediate = dim(v)?,
+        "vocab" => spec.vocab = dim(v)?,
+        "pos" => spec.max_position = parse_u64_in(v, 0, MAX_POSITION)?,
+        "tv" => spec.type_vocab = dim(v)?,
+        "conv" => spec.conv_kernel = dim(v)?,
+        "cls" => spec.classifier_labels = dim(v)?,
+        "hd" => spec.head_dim = Some(dim(v)?),
+        "enc" => spec.encoder_layers = Some(parse_u64_in(v, 0, MAX_LAYERS)?),
+        "params" => spec.params_override = Some(parse_u64_in(v, 1, MAX_TOTAL_PARAMS)?),
+        "npl" => spec.norms_per_layer = Some(parse_u64_in(v, 0, MAX_NORMS_PER_LAYER)?),
+        "embd" => spec.embed_proj_dim = Some(dim(v)?),
+        "rab" => spec.relative_attention_buckets = Some(dim(v)?),
+        "tied" => spec.tied_embeddings = parse_bool(v)?,
+        "qkvb" => spec.qkv_bias = parse_bool(v)?,
+        "outb" => spec.out_bias = parse_bool(v)?,
+        "approx" => spec.approximate = parse_bool(v)?,
+        "pblock" => spec.parallel_block = parse_bool(v)?,
+        "headb" => spec.lm_head_bias = parse_bool(v)?,
+        "mlpb" => spec.mlp_bias = Some(parse_bool(v)?),
+        "fnorm" => spec.final_norm = Some(parse_bool(v)?),
+        "mlp" => spec.mlp = choice(v)?,
+        "norm" => spec.norm = choice(v)?,
+        "moe" => {
+            let [experts, per_token, shared, expert_ff, shared_ff, dense] = numbers::<6>(v)?;
+            spec.moe = Some(Moe {
+                experts: required(experts, MAX_EXPERTS)?,
+                experts_per_token: required(per_token, MAX_EXPERTS)?,
+                shared_experts: required(shared, MAX_EXPERTS)?,
+                expert_intermediate: required(expert_ff, MAX_DIM)?,
+                shared_intermediate: shared_ff,
+                dense_layers: required(dense, MAX_LAYERS)?,
+            });
+        }
+        "mla" => {
+            let [q_lora, kv_lora, nope, rope, v_dim] = numbers::<5>(v)?;
+            spec.mla = Some(Mla {
+                q_lora_rank: q_lora,
+                kv_lora_rank: required(kv_lora, MAX_DIM)?,
+                qk_nope_head_dim: required(nope, MAX_DIM)?,
+                qk_rope_head_dim: required(rope, MAX_DIM)?,
+                v_head_dim: required(v_dim, MAX_DIM)?,
+            });
+        }
+        "sw" => {
+            let [window, layers] = numbers::<2>(v)?;
+            spec.sliding_window = Some(SlidingWindow {
+                window: required(window, MAX_POSITION)?,
+                layers: required(layers, MAX_LAYERS)?,
+            });
+        }
+        "vis" => {
+            let [hidden, layers, heads, ff, image, patch, projector, projection] = numbers::<8>(v)?;
+            spec.vision = Some(VisionTower {
+                hidden: required(hidden, MAX_DIM)?,
+                layers: required(layers, MAX_LAYERS)?,
+                heads: required(heads, MAX_HEADS)?,
+                intermediate: required(ff, MAX_DIM)?,
+                image_size: required(image, MAX_IMAGE_SIZE)?,
+                patch_size: required(patch, MAX_IMAGE_SIZE)?,
+                projector_params: required(projector, MAX_TOTAL_PARAMS)?,
+                projection_dim: required(projection, MAX_DIM)?,
+            });
+        }
+        _ => return Err("unknown custom-model field".to_owned()),
+    }
+    Ok(())
+}
+
+fn choice<T: Choice>(v: &str) -> Result<T, String> {
+    T::parse(v).ok_or_else(|| format!("\"{v}\" is not one of: {}", T::allowed()))
+}
+
+/// Exactly `N` comma-separated whole numbers, `-` for an absent one.
+fn numbers<const N: usize>(v: &str) -> Result<[Option<u64>; N], String> {
+    let mut out = [None; N];
+    let parts: Vec<&str> = v.split(',').collect();
+    if parts.len() != N {
+        return Err(format!("\"{v}\" should be {N} comma-separated numbers"));
+    }
+    for (slot, part) in out.iter_mut().zip(parts) {
+        *slot = match part.trim() {
+            "-" => None,
+            text => Some(parse_u64_in(text, ANY.0, ANY.1)?),
+        };
+    }
+    Ok(out)
+}
+
+fn required(value: Option<u64>, max: u64) -> Result<u64, String> {
+    match value {
+        Some(n) if n <= max => Ok(n),
+        Some(n) => Err(format!("{n} is out of range: allowed 0 to {max}")),
+        None => Err("\"-\" is only allowed for optional members".to_owned()),
+    }
+}

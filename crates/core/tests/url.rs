@@ -1,0 +1,454 @@
+//! The share-link codec: the format the issue specifies, round trips of
+//! random scenarios, and notices (never panics) for anything else.
+
+use proptest::prelude::*;
+use vramfit_core::catalog::models;
+use vramfit_core::gpu::gpus;
+use vramfit_core::model::{
+    Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, SlidingWindow, VisionTower,
+};
+use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
+use vramfit_core::scenario::{
+    Attention, Checkpointing, Engine, Framework, GpuChoice, Inference, Lora, LoraTarget, Method,
+    ModelSource, Offload, Optimizer, Parallel, Scenario, Strategy as Sharding, TaskKind, Training,
+};
+use vramfit_core::url::{decode, decode_with, encode, share_url, Choice, DEFAULT_BASE};
+
+fn params_named(decoded: &vramfit_core::url::Decoded) -> Vec<&str> {
+    decoded.notices.iter().map(|n| n.param.as_str()).collect()
+}
+
+#[test]
+fn the_issue_example_decodes_field_by_field() {
+    let d = decode("v=1&m=meta-llama/Llama-2-7b-hf&t=train&w=nf4&mb=4&seq=2048&gpu=a100-sxm4-40gb");
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    let mut expected = Scenario::default();
+    expected.model = ModelSource::Catalog("meta-llama/Llama-2-7b-hf".into());
+    expected.task = TaskKind::Training;
+    expected.weights = WeightFormat::Nf4;
+    expected.training.micro_batch = 4;
+    expected.training.seq_len = 2048;
+    expected.gpu.name = Some("a100-sxm4-40gb".into());
+    assert_eq!(d.scenario, expected);
+}
+
+#[test]
+fn the_default_scenario_is_just_the_version() {
+    assert_eq!(encode(&Scenario::default()), "v=1");
+    assert_eq!(decode("").scenario, Scenario::default());
+    assert_eq!(decode("?v=1").scenario, Scenario::default());
+}
+
+#[test]
+fn version_first_and_defaults_left_out() {
+    let mut sc = Scenario::default();
+    sc.training.micro_batch = 4;
+    sc.gpu.name = Some("h100-sxm-80gb".into());
+    // seq_len 2048 is the default: it must not appear.
+    assert_eq!(encode(&sc), "v=1&mb=4&gpu=h100-sxm-80gb");
+}
+
+#[test]
+fn unknown_and_invalid_parameters_name_themselves_and_fall_back() {
+    let d = decode("v=1&mb=zero&bogus=3&w=q9&bs=0&gpu=rtx-9999&m=nobody/nothing&mb=8");
+    let named = params_named(&d);
+    for param in ["mb", "bogus", "w", "bs", "gpu", "m"] {
+        assert!(named.contains(&param), "{param} missing from {named:?}");
+    }
+    // Every bad field keeps its default; the duplicate mb=8 is not used either.
+    assert_eq!(d.scenario, Scenario::default());
+    let bs = d
+        .notices
+        .iter()
+        .find(|n| n.param == "bs")
+        .map(|n| n.message.as_str());
+    assert!(bs.is_some_and(|m| m.contains("1 to 65536")), "{bs:?}");
+}
+
+#[test]
+fn newer_or_garbled_versions_are_noticed_and_read_as_v1() {
+    let d = decode("v=2&mb=4");
+    assert_eq!(params_named(&d), ["v"]);
+    assert_eq!(d.scenario.training.micro_batch, 4);
+}
+
+#[test]
+fn passthrough_keys_are_left_to_the_caller() {
+    let d = decode_with("v=1&u=gb&mb=2", &["u"]);
+    assert!(d.notices.is_empty());
+    assert_eq!(d.scenario.training.micro_batch, 2);
+    assert_eq!(params_named(&decode("v=1&u=gb")), ["u"]);
+}
+
+#[test]
+fn memory_sizes_read_with_units() {
+    // 24 GiB = 24 * 2^30 = 25_769_803_776 bytes; 80 GB = 80 * 10^9.
+    assert_eq!(
+        decode("mem=24GiB").scenario.gpu.memory_bytes,
+        Some(25_769_803_776)
+    );
+    assert_eq!(
+        decode("mem=80GB").scenario.gpu.memory_bytes,
+        Some(80_000_000_000)
+    );
+    assert_eq!(
+        decode("mem=1.5GiB").scenario.gpu.memory_bytes,
+        Some(1_610_612_736)
+    );
+    assert_eq!(params_named(&decode("mem=12parsecs")), ["mem"]);
+    assert_eq!(params_named(&decode("mem=1KiB")), ["mem"]);
+}
+
+#[test]
+fn names_with_reserved_characters_survive() {
+    let mut spec = ModelSpec {
+        name: "my model & co = 100% #1".into(),
+        hidden: 256,
+        ..ModelSpec::default()
+    };
+    spec.layers = 2;
+    let sc = Scenario {
+        model: ModelSource::Spec(Box::new(spec)),
+        ..Scenario::default()
+    };
+    let q = encode(&sc);
+    assert!(
+        !q.contains(' ') && !q.contains('#') && q.matches('&').count() == 4,
+        "{q}"
+    );
+    assert_eq!(decode(&q).scenario, sc);
+}
+
+#[test]
+fn share_url_replaces_the_base_query() {
+    let mut sc = Scenario::default();
+    sc.task = TaskKind::Training;
+    assert_eq!(
+        share_url(DEFAULT_BASE, &sc),
+        format!("{DEFAULT_BASE}?v=1&t=train")
+    );
+    assert_eq!(
+        share_url("http://127.0.0.1:8080/?v=1&mb=3#top", &sc),
+        "http://127.0.0.1:8080/?v=1&t=train"
+    );
+}
+
+#[test]
+fn choice_keys_match_the_json_names() {
+    fn check<T: Choice + serde::Serialize + std::fmt::Debug>() {
+        for &c in T::ALL {
+            assert_eq!(T::parse(c.key()), Some(c));
+            let json = serde_json::to_value(c).expect("serializes");
+            let name = json.as_str().expect("a string");
+            assert_eq!(T::parse(name), Some(c), "{name}");
+        }
+    }
+    check::<TaskKind>();
+    check::<Method>();
+    check::<LoraTarget>();
+    check::<Optimizer>();
+    check::<Checkpointing>();
+    check::<Attention>();
+    check::<Framework>();
+    check::<Engine>();
+    check::<Sharding>();
+    check::<Offload>();
+    check::<Dtype>();
+    check::<TrainingPrecision>();
+    check::<WeightFormat>();
+    check::<Arch>();
+    check::<MlpKind>();
+    check::<NormKind>();
+}
+
+#[test]
+fn every_catalog_model_and_gpu_round_trips() {
+    for m in models() {
+        let mut sc = Scenario::default();
+        sc.model = ModelSource::Catalog(m.id.clone());
+        let d = decode(&encode(&sc));
+        assert!(d.notices.is_empty(), "{}: {:?}", m.id, d.notices);
+        assert_eq!(d.scenario, sc);
+        // The catalog spec written out as a custom model comes back whole.
+        sc.model = ModelSource::Spec(Box::new(m.spec.clone()));
+        let d = decode(&encode(&sc));
+        assert!(d.notices.is_empty(), "{}: {:?}", m.id, d.notices);
+        assert_eq!(d.scenario, sc, "{}", m.id);
+    }
+    for g in gpus() {
+        let mut sc = Scenario::default();
+        sc.gpu.name = Some(g.id.clone());
+        assert_eq!(decode(&encode(&sc)).scenario, sc, "{}", g.id);
+    }
+}
+
+fn pick<T: Choice + std::fmt::Debug>() -> impl Strategy<Value = T> {
+    proptest::sample::select(T::ALL)
+}
+
+fn model_source() -> impl Strategy<Value = ModelSource> {
+    let catalog =
+        proptest::sample::select(models().iter().map(|m| m.id.clone()).collect::<Vec<_>>())
+            .prop_map(ModelSource::Catalog);
+    let params = (1u64..=1 << 44).prop_map(ModelSource::Params);
+    let dims = (
+        pick::<Arch>(),
+        "[ -~]{0,12}",
+        0u64..70_000,
+        0u64..200,
+        0u64..128,
+        0u64..128,
+    );
+    let options = (
+        proptest::option::of(0u64..512),
+        proptest::option::of(0u64..64),
+        proptest::option::of(1u64..1 << 40),
+        proptest::option::of(any::<bool>()),
+        any::<[bool; 6]>(),
+        (pick::<MlpKind>(), pick::<NormKind>()),
+    );
+    let groups = (
+        proptest::option::of((
+            0u64..512,
+            0u64..16,
+            proptest::option::of(0u64..9000),
+            0u64..4,
+        )),
+        proptest::option::of((proptest::option::of(0u64..2000), 0u64..600)),
+        proptest::option::of((1u64..9000, 0u64..64)),
+        proptest::option::of((0u64..2000, 0u64..40, 0u64..600)),
+    );
+    let spec = (dims, options, groups).prop_map(|(d, o, g)| {
+        let (arch, name, hidden, layers, heads, vocab) = d;
+        let (head_dim, encoder_layers, params_override, mlp_bias, flags, (mlp, norm)) = o;
+        let (moe, mla, window, vision) = g;
+        ModelSpec {
+            name,
+            arch,
+            hidden,
+            layers,
+            heads,
+            kv_heads: heads / 2,
+            head_dim,
+            intermediate: hidden * 3,
+            vocab: vocab * 1000,
+            max_position: hidden,
+            tied_embeddings: flags[0],
+            mlp,
+            norm,
+            qkv_bias: flags[1],
+            out_bias: flags[2],
+            moe: moe.map(|(experts, k, shared_ff, dense)| Moe {
+                experts,
+                experts_per_token: k,
+                shared_experts: dense,
+                expert_intermediate: experts * 7,
+                shared_intermediate: shared_ff,
+                dense_layers: dense,
+            }),
+            mla: mla.map(|(q, kv)| Mla {
+                q_lora_rank: q,
+                kv_lora_rank: kv,
+                qk_nope_head_dim: 128,
+                qk_rope_head_dim: 64,
+                v_head_dim: 128,
+            }),
+            sliding_window: window.map(|(window, layers)| SlidingWindow { window, layers }),
+            encoder_layers,
+            vision: vision.map(|(hidden, layers, image)| VisionTower {
+                hidden,
+                layers,
+                heads: 16,
+                intermediate: hidden * 4,
+                image_size: image,
+                patch_size: 14,
+                projector_params: hidden * 1000,
+                projection_dim: 0,
+            }),
+            params_override,
+            approximate: flags[3],
+            parallel_block: flags[4],
+            norms_per_layer: head_dim.map(|h| h % 16),
+            mlp_bias,
+            lm_head_bias: flags[5],
+            embed_proj_dim: encoder_layers.map(|e| e * 8),
+            final_norm: mlp_bias.map(|b| !b),
+            type_vocab: layers % 3,
+            relative_attention_buckets: encoder_layers,
+            conv_kernel: layers % 4,
+            classifier_labels: heads % 5,
+        }
+    });
+    prop_oneof![
+        catalog,
+        params,
+        spec.prop_map(|s| ModelSource::Spec(Box::new(s)))
+    ]
+}
+
+/// Dropout and utilization as the UI sets them: hundredths.
+fn fraction(lo: u64, hi: u64) -> impl Strategy<Value = f64> {
+    (lo..hi).prop_map(|n| n as f64 / 100.0)
+}
+
+fn scenario() -> impl Strategy<Value = Scenario> {
+    let top = (
+        model_source(),
+        pick::<TaskKind>(),
+        pick::<WeightFormat>(),
+        any::<bool>(),
+        1u64..4096,
+        pick::<Dtype>(),
+        pick::<TrainingPrecision>(),
+        pick::<Attention>(),
+    );
+    let training = (
+        (pick::<Framework>(), pick::<Method>(), 1u64..512),
+        proptest::collection::vec(pick::<LoraTarget>(), 0..5),
+        fraction(0, 100),
+        (
+            pick::<Optimizer>(),
+            proptest::option::of(pick::<Dtype>()),
+            any::<bool>(),
+        ),
+        (
+            1u64..65_536,
+            1u64..64,
+            1u64..1 << 20,
+            pick::<Checkpointing>(),
+        ),
+        any::<[bool; 3]>(),
+        (
+            0u64..8,
+            proptest::option::of(1u64..2048),
+            proptest::option::of(0u64..1 << 40),
+        ),
+    );
+    let inference = (
+        (1u64..512, 1u64..1 << 20, 0u64..1 << 16),
+        proptest::option::of(pick::<Dtype>()),
+        pick::<Engine>(),
+        fraction(1, 101),
+        0u64..8,
+    );
+    let rest = (
+        (
+            1u64..64,
+            pick::<Sharding>(),
+            1u64..8,
+            1u64..8,
+            any::<bool>(),
+            pick::<Offload>(),
+        ),
+        proptest::option::of(proptest::sample::select(
+            gpus().iter().map(|g| g.id.clone()).collect::<Vec<_>>(),
+        )),
+        proptest::option::of(1u64 << 20..1 << 50),
+    );
+    (top, training, inference, rest).prop_map(|(top, t, i, rest)| {
+        let (
+            model,
+            task,
+            weights,
+            double_quant,
+            group_size,
+            compute_dtype,
+            training_precision,
+            attention,
+        ) = top;
+        let (
+            (framework, method, rank),
+            targets,
+            dropout,
+            (optimizer, osd, oib),
+            counts,
+            flags,
+            vlm,
+        ) = t;
+        let (micro_batch, grad_accum, seq_len, checkpointing) = counts;
+        let ((batch, prompt_len, new_tokens), kv_cache_dtype, engine, gmu, images_per_prompt) = i;
+        let ((gpus, strategy, tp, pp, sequence_parallel, offload), gpu_name, memory_bytes) = rest;
+        Scenario {
+            model,
+            task,
+            weights,
+            double_quant,
+            group_size,
+            compute_dtype,
+            training_precision,
+            attention,
+            training: Training {
+                framework,
+                method,
+                lora: Lora {
+                    rank,
+                    targets,
+                    dropout,
+                },
+                optimizer,
+                optimizer_state_dtype: osd,
+                optimizer_in_backward: oib,
+                micro_batch,
+                grad_accum,
+                seq_len,
+                checkpointing,
+                chunked_loss: flags[0],
+                activation_offload: flags[1],
+                freeze_vision: flags[2],
+                images_per_sample: vlm.0,
+                image_size: vlm.1,
+                trainable_params: vlm.2,
+            },
+            inference: Inference {
+                batch,
+                prompt_len,
+                new_tokens,
+                kv_cache_dtype,
+                engine,
+                gpu_memory_utilization: gmu,
+                images_per_prompt,
+            },
+            parallel: Parallel {
+                gpus,
+                strategy,
+                tp,
+                pp,
+                sequence_parallel,
+                offload,
+            },
+            gpu: GpuChoice {
+                name: gpu_name,
+                memory_bytes,
+            },
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn decode_inverts_encode(sc in scenario()) {
+        let query = encode(&sc);
+        prop_assert!(query.starts_with("v=1"));
+        let d = decode(&query);
+        prop_assert!(d.notices.is_empty(), "{query}: {:?}", d.notices);
+        prop_assert_eq!(d.scenario, sc);
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
+        let _ = decode(&text);
+    }
+
+    #[test]
+    fn near_miss_queries_never_panic_and_name_each_bad_key(
+        pairs in proptest::collection::vec(("[a-z.]{1,6}", "[-a-z0-9.,%+]{0,12}"), 0..12)
+    ) {
+        let query: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let d = decode(&query.join("&"));
+        for n in &d.notices {
+            prop_assert!(pairs.iter().any(|(k, _)| *k == n.param), "{n:?}");
+        }
+    }
+}

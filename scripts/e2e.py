@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""End-to-end test of the release build in headless Chromium.
+
+Talks WebDriver (W3C, plain HTTP via urllib: no third-party package) to a
+chromedriver started by scripts/e2e.sh, against dist/ served on 127.0.0.1.
+
+Checks, in order:
+  1. a share link made by `vramfit link` opens and the three data-testid
+     totals equal `vramfit estimate --json` for the same scenario;
+  2. typing a new micro-batch replaces the address (no new history entry),
+     recomputes, and the copied link carries it;
+  3. reopening that link reproduces the exact numbers, which equal the CLI's
+     for the changed scenario;
+  4. a malformed link shows the notice naming each bad parameter and still
+     shows a result.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+DRIVER = os.environ.get("WEBDRIVER_URL", "http://127.0.0.1:9515")
+BASE = os.environ["E2E_BASE"]  # e.g. http://127.0.0.1:8765/
+VRAMFIT = os.environ["VRAMFIT_BIN"]
+SCENARIO = os.environ["E2E_SCENARIO"]
+TOTALS = ["peak-allocated-bytes", "peak-reserved-bytes", "device-used-bytes"]
+JSON_KEYS = ["peak_allocated_bytes", "peak_reserved_bytes", "device_used_bytes"]
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # W3C WebDriver element key
+
+
+def call(method, path, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(DRIVER + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        return json.loads(resp.read().decode())["value"]
+
+
+class Browser:
+    def __init__(self):
+        options = {
+            "binary": os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--disable-background-networking", "--disable-component-update",
+                     "--disable-sync", "--no-first-run", "--window-size=1280,900",
+                     "--user-data-dir=" + os.environ["E2E_PROFILE"]],
+        }
+        caps = {"capabilities": {"alwaysMatch": {"browserName": "chrome",
+                                                  "goog:chromeOptions": options}}}
+        self.session = call("POST", "/session", caps)["sessionId"]
+
+    def go(self, url):
+        call("POST", f"/session/{self.session}/url", {"url": url})
+
+    def script(self, source, *args):
+        return call("POST", f"/session/{self.session}/execute/sync",
+                    {"script": source, "args": list(args)})
+
+    def find(self, testid, timeout=20.0):
+        deadline = time.time() + timeout
+        while True:
+            found = self.script(
+                "return document.querySelector(`[data-testid='${arguments[0]}']`)", testid)
+            if found:
+                return found[ELEMENT]
+            if time.time() > deadline:
+                raise AssertionError(f"no element with data-testid={testid}")
+            time.sleep(0.1)
+
+    def attr(self, testid, name):
+        self.find(testid)
+        return self.script(
+            "return document.querySelector(`[data-testid='${arguments[0]}']`).getAttribute(arguments[1])",
+            testid, name)
+
+    def focus(self, testid):
+        """Clicks the element (WebDriver scrolls it into view) and returns its id."""
+        element = self.find(testid)
+        call("POST", f"/session/{self.session}/element/{element}/click", {})
+        return element
+
+    def type_over(self, element, text):
+        # Select all (Ctrl+A), then type over it: the page sees real input events.
+        call("POST", f"/session/{self.session}/element/{element}/value",
+             {"text": "\ue009a\ue000" + text})
+
+    def click(self, testid):
+        call("POST", f"/session/{self.session}/element/{self.find(testid)}/click", {})
+
+    def quit(self):
+        call("DELETE", f"/session/{self.session}")
+
+
+def cli_totals(*extra):
+    out = subprocess.run([VRAMFIT, "estimate", "--scenario", SCENARIO, "--json", *extra],
+                         check=True, capture_output=True, text=True).stdout
+    first_gpu = json.loads(out)["gpus"][0]
+    return [first_gpu[k] for k in JSON_KEYS]
+
+
+def page_totals(browser):
+    return [int(browser.attr(t, "data-bytes")) for t in TOTALS]
+
+
+def wait_for(predicate, what, timeout=10.0):
+    deadline = time.time() + timeout
+    while not predicate():
+        if time.time() > deadline:
+            raise AssertionError("timed out waiting for " + what)
+        time.sleep(0.1)
+
+
+def main():
+    link = subprocess.run([VRAMFIT, "link", "--scenario", SCENARIO, "--base", BASE],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    print("share link:", link)
+    browser = Browser()
+    try:
+        browser.go(link)
+        opened = page_totals(browser)
+        expected = cli_totals()
+        assert opened == expected, f"page {opened} != vramfit estimate {expected}"
+        print("1. opened link: totals equal vramfit estimate --json:", opened)
+
+        history_before = browser.script("return history.length")
+        field = browser.focus("micro-batch")
+        scroll_before = browser.script("return window.scrollY")
+        browser.type_over(field, "8")
+        wait_for(lambda: "mb=8" in browser.script("return location.search"), "mb=8 in the address")
+        wait_for(lambda: page_totals(browser) != opened, "the totals to change")
+        changed = page_totals(browser)
+        assert browser.script("return history.length") == history_before, "typing added history entries"
+        assert browser.script("return window.scrollY") == scroll_before, "typing scrolled the page"
+        browser.click("copy-link")
+        copied = browser.script(
+            "return document.querySelector(`[data-testid='share-link']`).value")
+        assert copied == browser.script("return location.href"), (copied, "!= address bar")
+        print("2. typed micro-batch 8: address replaced in place, link", copied)
+
+        browser.go(copied)
+        reopened = page_totals(browser)
+        assert reopened == changed, f"reopened {reopened} != before {changed}"
+        cli_changed = cli_totals("--micro-batch", "8")
+        assert reopened == cli_changed, f"reopened {reopened} != vramfit estimate {cli_changed}"
+        print("3. reopened the copied link: same totals, equal to the CLI:", reopened)
+
+        browser.go(BASE + "?v=1&mb=zero&bogus=1&gpu=no-such-card")
+        browser.find("link-notices")
+        notice = browser.script(
+            "return document.querySelector(`[data-testid='link-notices']`).textContent")
+        for param in ["mb", "bogus", "gpu"]:
+            assert param in notice, f"notice does not name {param}: {notice}"
+        page_totals(browser)  # a result is still shown
+        print("4. malformed link: notice names mb, bogus, gpu; defaults computed")
+    finally:
+        browser.quit()
+    print("e2e: all checks passed")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssertionError as failure:
+        print("e2e FAILED:", failure, file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the release web app and prints the first load as a static host
+# serves it: every file index.html pulls in (wasm, JS, CSS; the catalogs are
+# inside the wasm), each gzip-compressed at level 9. Fails above the budget.
+#   scripts/size-report.sh            build, then measure
+#   scripts/size-report.sh --no-build measure the existing dist/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Budget from issue 3: the first load stays under 400 KB (400 * 1000 bytes) gzipped.
+BUDGET_BYTES=400000
+
+if [ "${1:-}" != "--no-build" ]; then
+  scripts/build-web.sh >&2
+fi
+[ -f dist/index.html ] || { echo "size-report: no dist/index.html; build first" >&2; exit 1; }
+
+total=0
+printf '%-48s %10s %10s\n' "file" "raw" "gzip -9"
+for file in dist/index.html dist/*.js dist/*.wasm dist/*.css; do
+  [ -f "$file" ] || continue
+  raw=$(wc -c < "$file")
+  gz=$(gzip -9 -c "$file" | wc -c)
+  total=$((total + gz))
+  printf '%-48s %10d %10d\n' "${file#dist/}" "$raw" "$gz"
+done
+printf '%-48s %10s %10d  (%d.%d KB of %d KB)\n' "first load" "" "$total" \
+  $((total / 1000)) $(((total % 1000) / 100)) $((BUDGET_BYTES / 1000))
+if [ "$total" -ge "$BUDGET_BYTES" ]; then
+  echo "size-report: first load $total bytes is over the $BUDGET_BYTES-byte budget" >&2
+  exit 1
+fi

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The web app's browser tests: wasm-bindgen-test in headless Chromium
+# (tests/web.rs; capabilities in webdriver.json), then the end-to-end test of
+# the release build (scripts/e2e.sh). Native tests run with `cargo test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+# Generous: the first run in a cold browser compiles the test module.
+export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}"
+cargo test --target wasm32-unknown-unknown -p vramfit-web --test web
+scripts/e2e.sh "$@"

@@ -1,0 +1,311 @@
+//! What the views show, computed from the core's results: plain functions,
+//! tested natively, no DOM.
+
+use vramfit_core::catalog::{models, CatalogModel};
+use vramfit_core::estimate::estimate_with_model;
+use vramfit_core::model::ModelSpec;
+use vramfit_core::report::{Counter, GpuReport, Part};
+use vramfit_core::scenario::{Scenario, TaskKind};
+
+/// Catalog models whose id, name or family contain every word of `query`.
+pub fn search_models(query: &str) -> Vec<&'static CatalogModel> {
+    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    models()
+        .iter()
+        .filter(|m| {
+            let hay = format!("{} {} {}", m.id, m.name, m.family).to_lowercase();
+            words.iter().all(|w| hay.contains(w.as_str()))
+        })
+        .collect()
+}
+
+/// What `vramfit gpus --json` says about this machine, as the GPU picker uses it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PastedGpus {
+    pub count: u64,
+    /// Catalog id of the first device, when its name is in the catalog.
+    pub catalog_id: Option<String>,
+    /// Total memory of the first device.
+    pub memory_bytes: Option<u64>,
+    pub name: Option<String>,
+}
+
+/// Reads the output of `vramfit gpus --json` (an array of devices).
+pub fn parse_gpus_json(text: &str) -> Result<PastedGpus, String> {
+    let value: serde_json::Value = serde_json::from_str(text.trim())
+        .map_err(|e| format!("not JSON from `vramfit gpus --json`: {e}"))?;
+    let devices = value
+        .as_array()
+        .ok_or("expected the array `vramfit gpus --json` prints")?;
+    let first = devices.first().ok_or("the list has no GPU in it")?;
+    let text_field = |key: &str| first.get(key).and_then(|v| v.as_str()).map(str::to_owned);
+    let catalog_id =
+        text_field("catalog_id").filter(|id| vramfit_core::gpu::find_gpu(id).is_some());
+    let memory_bytes = first.get("memory_total_bytes").and_then(|v| v.as_u64());
+    if catalog_id.is_none() && memory_bytes.is_none() {
+        return Err("the first GPU has neither a catalog id nor memory_total_bytes".into());
+    }
+    Ok(PastedGpus {
+        count: devices.len() as u64,
+        catalog_id,
+        memory_bytes,
+        name: text_field("name"),
+    })
+}
+
+/// The lines alive at the peak (what the stacked bar draws), largest first
+/// within each counter so the bar reads allocated, then reserved, then device.
+pub fn bar_lines(report: &GpuReport) -> Vec<(Part, u64, Counter)> {
+    let mut lines: Vec<(Part, u64, Counter)> = report
+        .lines
+        .iter()
+        .filter(|l| l.counter != Counter::NotAtPeak && l.bytes > 0)
+        .map(|l| (l.part, l.bytes, l.counter))
+        .collect();
+    let rank = |c: Counter| match c {
+        Counter::Allocated => 0,
+        Counter::Reserved => 1,
+        Counter::Device => 2,
+        Counter::NotAtPeak => 3,
+    };
+    lines.sort_by_key(|&(_, bytes, counter)| (rank(counter), std::cmp::Reverse(bytes)));
+    lines
+}
+
+/// GPUs whose breakdowns are identical, drawn once: `(first index, last index, report)`.
+pub fn distinct_gpus(reports: &[GpuReport]) -> Vec<(u64, u64, &GpuReport)> {
+    let mut out: Vec<(u64, u64, &GpuReport)> = Vec::new();
+    for r in reports {
+        match out.last_mut() {
+            Some((_, last, prev)) if prev.lines == r.lines => *last = r.index,
+            _ => out.push((r.index, r.index, r)),
+        }
+    }
+    out
+}
+
+/// The x axis of the memory chart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepAxis {
+    MicroBatch,
+    Context,
+}
+
+impl SweepAxis {
+    pub fn of(task: TaskKind) -> Self {
+        match task {
+            TaskKind::Training => SweepAxis::MicroBatch,
+            TaskKind::Inference => SweepAxis::Context,
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            SweepAxis::MicroBatch => "micro-batch size",
+            SweepAxis::Context => "context (prompt + new tokens)",
+        }
+    }
+}
+
+/// Micro-batches 1, 2, 4 ... 128: the range people try on one card.
+const BATCH_SWEEP: [u64; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+/// Contexts 512 ... 128Ki tokens (2^9 to 2^17): short chats to long-context models.
+const CONTEXT_SWEEP: [u64; 9] = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
+
+/// nvidia-smi "used" on the busiest GPU at each point of the sweep; points
+/// the estimator rejects are left out.
+pub fn sweep(sc: &Scenario, spec: &ModelSpec) -> Vec<(u64, u64)> {
+    let mut s = sc.clone();
+    match SweepAxis::of(sc.task) {
+        SweepAxis::MicroBatch => BATCH_SWEEP
+            .iter()
+            .filter_map(|&b| {
+                s.training.micro_batch = b;
+                estimate_with_model(&s, spec)
+                    .ok()
+                    .map(|e| (b, e.worst_gpu().device_used_bytes))
+            })
+            .collect(),
+        SweepAxis::Context => CONTEXT_SWEEP
+            .iter()
+            .filter(|&&c| spec.max_position == 0 || c <= spec.max_position.max(512))
+            .filter_map(|&context| {
+                // Keep the scenario's share of new tokens, at least one prompt token.
+                let new = sc.inference.new_tokens.min(context / 2);
+                s.inference.new_tokens = new;
+                s.inference.prompt_len = (context - new).max(1);
+                estimate_with_model(&s, spec)
+                    .ok()
+                    .map(|e| (context, e.worst_gpu().device_used_bytes))
+            })
+            .collect(),
+    }
+}
+
+/// One row of the compare table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompareRow {
+    pub label: String,
+    pub pinned: Option<u64>,
+    pub current: Option<u64>,
+}
+
+impl CompareRow {
+    /// current − pinned (a missing side counts as 0).
+    pub fn delta(&self) -> i128 {
+        i128::from(self.current.unwrap_or(0)) - i128::from(self.pinned.unwrap_or(0))
+    }
+}
+
+/// Every line of either breakdown (pinned order first), then the three totals.
+pub fn compare_rows(pinned: &GpuReport, current: &GpuReport) -> Vec<CompareRow> {
+    let bytes_of = |r: &GpuReport, part: Part| -> Option<u64> {
+        let matching: Vec<u64> = r
+            .lines
+            .iter()
+            .filter(|l| l.part == part)
+            .map(|l| l.bytes)
+            .collect();
+        (!matching.is_empty()).then(|| matching.iter().sum())
+    };
+    let mut parts: Vec<Part> = Vec::new();
+    for line in pinned.lines.iter().chain(&current.lines) {
+        if !parts.contains(&line.part) {
+            parts.push(line.part);
+        }
+    }
+    let mut rows: Vec<CompareRow> = parts
+        .into_iter()
+        .map(|part| CompareRow {
+            label: part.label().to_owned(),
+            pinned: bytes_of(pinned, part),
+            current: bytes_of(current, part),
+        })
+        .collect();
+    let totals = [
+        (
+            "peak allocated",
+            pinned.peak_allocated_bytes,
+            current.peak_allocated_bytes,
+        ),
+        (
+            "peak reserved",
+            pinned.peak_reserved_bytes,
+            current.peak_reserved_bytes,
+        ),
+        (
+            "nvidia-smi used",
+            pinned.device_used_bytes,
+            current.device_used_bytes,
+        ),
+    ];
+    rows.extend(totals.into_iter().map(|(label, p, c)| CompareRow {
+        label: label.to_owned(),
+        pinned: Some(p),
+        current: Some(c),
+    }));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vramfit_core::estimate;
+    use vramfit_core::scenario::ModelSource;
+
+    #[test]
+    fn search_matches_every_word_anywhere() {
+        let hits = search_models("llama 7b");
+        assert!(hits.iter().any(|m| m.id == "meta-llama/Llama-2-7b-hf"));
+        assert!(hits.iter().all(|m| {
+            let hay = format!("{} {} {}", m.id, m.name, m.family).to_lowercase();
+            hay.contains("llama") && hay.contains("7b")
+        }));
+        assert_eq!(search_models("").len(), models().len());
+        assert!(search_models("no such model anywhere").is_empty());
+    }
+
+    #[test]
+    fn pasted_gpus_json_reads_count_catalog_and_memory() {
+        // Shape of `vramfit gpus --json` (crates/cli/src/cmd_gpus.rs): 40 GiB A100s.
+        let text = r#"[{"index":0,"name":"NVIDIA A100-SXM4-40GB","memory_total_bytes":42949672960,"catalog_id":"a100-sxm4-40gb"},
+                       {"index":1,"name":"NVIDIA A100-SXM4-40GB","memory_total_bytes":42949672960,"catalog_id":"a100-sxm4-40gb"}]"#;
+        let p = parse_gpus_json(text).expect("parses");
+        assert_eq!(p.count, 2);
+        assert_eq!(p.catalog_id.as_deref(), Some("a100-sxm4-40gb"));
+        assert_eq!(p.memory_bytes, Some(42_949_672_960));
+        let unknown =
+            r#"[{"name":"Mystery GPU","memory_total_bytes":1073741824,"catalog_id":null}]"#;
+        assert_eq!(parse_gpus_json(unknown).map(|p| p.catalog_id), Ok(None));
+        assert!(parse_gpus_json("[]").is_err());
+        assert!(parse_gpus_json("{\"a\":1}").is_err());
+        assert!(parse_gpus_json("not json").is_err());
+        assert!(parse_gpus_json("[{\"name\":\"x\"}]").is_err());
+    }
+
+    fn training_scenario() -> Scenario {
+        Scenario {
+            model: ModelSource::Catalog("meta-llama/Llama-2-7b-hf".into()),
+            task: TaskKind::Training,
+            ..Scenario::default()
+        }
+    }
+
+    #[test]
+    fn bar_lines_sum_to_device_used() {
+        let e = estimate(&training_scenario()).expect("estimates");
+        let g = &e.gpus[0];
+        let lines = bar_lines(g);
+        let total: u64 = lines.iter().map(|l| l.1).sum();
+        assert_eq!(total, g.device_used_bytes);
+        let allocated: u64 = lines
+            .iter()
+            .filter(|l| l.2 == Counter::Allocated)
+            .map(|l| l.1)
+            .sum();
+        assert_eq!(allocated, g.peak_allocated_bytes);
+    }
+
+    #[test]
+    fn sweep_grows_with_the_batch_and_includes_the_estimate() {
+        let sc = training_scenario();
+        let spec = vramfit_core::estimate::resolve_model(&sc.model).expect("catalog model");
+        let points = sweep(&sc, &spec);
+        assert_eq!(points.len(), BATCH_SWEEP.len());
+        assert!(points.windows(2).all(|w| w[0].1 <= w[1].1));
+        let at_one = estimate(&sc)
+            .expect("estimates")
+            .worst_gpu()
+            .device_used_bytes;
+        assert_eq!(points.first().map(|p| p.1), Some(at_one));
+    }
+
+    #[test]
+    fn compare_rows_cover_both_sides_and_totals() {
+        let sc = training_scenario();
+        let mut lora = sc.clone();
+        lora.training.method = vramfit_core::scenario::Method::Lora;
+        let a = estimate(&sc).expect("full");
+        let b = estimate(&lora).expect("lora");
+        let rows = compare_rows(&a.gpus[0], &b.gpus[0]);
+        let last = rows.last().expect("totals");
+        assert_eq!(last.label, "nvidia-smi used");
+        assert_eq!(
+            last.delta(),
+            i128::from(b.gpus[0].device_used_bytes) - i128::from(a.gpus[0].device_used_bytes)
+        );
+        for line in a.gpus[0].lines.iter().chain(&b.gpus[0].lines) {
+            assert!(rows.iter().any(|r| r.label == line.part.label()));
+        }
+    }
+
+    #[test]
+    fn identical_gpus_are_drawn_once() {
+        let mut sc = training_scenario();
+        sc.parallel.gpus = 4;
+        sc.parallel.strategy = vramfit_core::scenario::Strategy::Ddp;
+        let e = estimate(&sc).expect("estimates");
+        let groups = distinct_gpus(&e.gpus);
+        assert_eq!(groups.len(), 1);
+        assert_eq!((groups[0].0, groups[0].1), (0, 3));
+    }
+}

@@ -1,0 +1,278 @@
+//! Labelled form fields shared by the panels. Each keeps the text being
+//! typed, reports a valid value at once, and shows what is wrong in a line
+//! whose space is always reserved (no layout jump while typing).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use leptos::prelude::*;
+use vramfit_core::url::Choice;
+
+/// A fresh element id for `for`/`aria-describedby` pairs.
+pub fn next_id(prefix: &str) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// What a choice is called in a menu: its link key, spaced.
+pub fn choice_label<T: Choice>(choice: T) -> String {
+    choice.key().replace('_', " ")
+}
+
+/// The test hook of a field: the given id, else the label in kebab case
+/// (`micro-batch`, `sequence-length`).
+pub fn testid_or_slug(testid: &str, label: &str) -> String {
+    if !testid.is_empty() {
+        return testid.to_owned();
+    }
+    let mut slug = String::with_capacity(label.len());
+    for c in label.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+    }
+    slug.trim_end_matches('-').to_owned()
+}
+
+/// Parses a whole number typed by a person (`2,048` and `2048` alike).
+pub fn parse_count(text: &str, min: u64, max: u64) -> Result<u64, String> {
+    let cleaned: String = text
+        .chars()
+        .filter(|c| !matches!(c, ',' | '_' | ' '))
+        .collect();
+    match cleaned.parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(format!("a whole number from {min} to {max}")),
+    }
+}
+
+/// Parses a decimal number typed by a person, within `min..=max`.
+pub fn parse_decimal(text: &str, min: f64, max: f64) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= min && x <= max => Ok(x),
+        _ => Err(format!("a number from {min} to {max}")),
+    }
+}
+
+/// A text field for a number; `parse` turns the text into a value or says why not.
+///
+/// Generic only in this thin layer: the markup lives in the non-generic
+/// [`NumberInput`], so each call site adds two small closures, not a copy of
+/// the view (wasm size).
+#[component]
+pub fn NumberField<T, P>(
+    label: &'static str,
+    #[prop(into)] value: Signal<T>,
+    #[prop(into)] on_change: Callback<T>,
+    parse: P,
+    #[prop(optional)] hint: &'static str,
+    #[prop(optional)] testid: &'static str,
+) -> impl IntoView
+where
+    T: Clone + PartialEq + ToString + Send + Sync + 'static,
+    P: Fn(&str) -> Result<T, String> + Copy + Send + Sync + 'static,
+{
+    let shown = Signal::derive(move || value.get().to_string());
+    // The canonical text of what a string means (to tell "2,048" from a change).
+    let canonical = Callback::new(move |text: String| parse(&text).ok().map(|v| v.to_string()));
+    let commit = Callback::new(move |text: String| match parse(&text) {
+        Ok(v) => {
+            on_change.run(v);
+            None
+        }
+        Err(why) => Some(why),
+    });
+    view! { <NumberInput label shown canonical commit hint testid/> }
+}
+
+#[component]
+fn NumberInput(
+    label: &'static str,
+    shown: Signal<String>,
+    canonical: Callback<String, Option<String>>,
+    commit: Callback<String, Option<String>>,
+    hint: &'static str,
+    testid: &'static str,
+) -> impl IntoView {
+    let id = next_id("num");
+    let message_id = format!("{id}-msg");
+    let text = RwSignal::new(shown.get_untracked());
+    let error = RwSignal::new(None::<String>);
+    // Follow outside changes (another control, back/forward) unless the text
+    // already means that value.
+    Effect::new(move |_| {
+        let value = shown.get();
+        if canonical.run(text.get_untracked()).as_ref() != Some(&value) {
+            text.set(value);
+            error.set(None);
+        }
+    });
+    let on_input = move |ev| {
+        let typed = event_target_value(&ev);
+        text.set(typed.clone());
+        error.set(commit.run(typed));
+    };
+    view! {
+        <div class="field">
+            <label for=id.clone()>{label}</label>
+            <input
+                id=id
+                type="text"
+                inputmode="decimal"
+                autocomplete="off"
+                data-testid=testid_or_slug(testid, label)
+                aria-describedby=message_id.clone()
+                aria-invalid=move || error.with(Option::is_some).to_string()
+                prop:value=move || text.get()
+                on:input=on_input
+            />
+            <span id=message_id class="field-msg" class:field-error=move || error.with(Option::is_some)>
+                {move || error.get().unwrap_or_else(|| hint.to_owned())}
+            </span>
+        </div>
+    }
+}
+
+/// A menu over a [`Choice`] enum; `options` limits it to what applies.
+/// Thin generic layer over the non-generic [`ChoiceSelect`].
+#[component]
+pub fn ChoiceField<T>(
+    label: &'static str,
+    #[prop(into)] value: Signal<T>,
+    #[prop(into)] on_change: Callback<T>,
+    #[prop(into, optional)] options: Option<Signal<Vec<T>>>,
+    #[prop(optional)] testid: &'static str,
+) -> impl IntoView
+where
+    T: Choice + Send + Sync,
+{
+    let keys = match options {
+        Some(options) => Signal::derive(move || {
+            options
+                .get()
+                .into_iter()
+                .map(|c| (c.key(), choice_label(c)))
+                .collect()
+        }),
+        None => Signal::derive(|| T::ALL.iter().map(|&c| (c.key(), choice_label(c))).collect()),
+    };
+    let selected = Signal::derive(move || value.get().key());
+    let pick = Callback::new(move |key: String| {
+        if let Some(choice) = T::parse(&key) {
+            on_change.run(choice);
+        }
+    });
+    view! { <ChoiceSelect label keys selected pick testid/> }
+}
+
+#[component]
+fn ChoiceSelect(
+    label: &'static str,
+    keys: Signal<Vec<(&'static str, String)>>,
+    selected: Signal<&'static str>,
+    pick: Callback<String>,
+    testid: &'static str,
+) -> impl IntoView {
+    let id = next_id("sel");
+    view! {
+        <div class="field">
+            <label for=id.clone()>{label}</label>
+            <select
+                id=id
+                data-testid=testid_or_slug(testid, label)
+                on:change=move |ev| pick.run(event_target_value(&ev))
+            >
+                {move || {
+                    keys.get()
+                        .into_iter()
+                        .map(|(key, text)| {
+                            view! {
+                                <option value=key prop:selected=move || selected.get() == key>
+                                    {text}
+                                </option>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </select>
+            <span class="field-msg"></span>
+        </div>
+    }
+}
+
+/// A menu over an optional [`Choice`]: `none_label` stands for `None`.
+#[component]
+pub fn OptionalChoiceField<T>(
+    label: &'static str,
+    none_label: &'static str,
+    #[prop(into)] value: Signal<Option<T>>,
+    #[prop(into)] on_change: Callback<Option<T>>,
+) -> impl IntoView
+where
+    T: Choice + Send + Sync,
+{
+    let keys = Signal::derive(move || {
+        std::iter::once(("auto", none_label.to_owned()))
+            .chain(T::ALL.iter().map(|&c| (c.key(), choice_label(c))))
+            .collect()
+    });
+    let selected = Signal::derive(move || value.get().map_or("auto", |c| c.key()));
+    let pick = Callback::new(move |key: String| on_change.run(T::parse(&key)));
+    view! { <ChoiceSelect label keys selected pick testid=""/> }
+}
+
+#[component]
+pub fn CheckField(
+    label: &'static str,
+    #[prop(into)] value: Signal<bool>,
+    #[prop(into)] on_change: Callback<bool>,
+) -> impl IntoView {
+    view! {
+        <label class="check">
+            <input
+                type="checkbox"
+                prop:checked=move || value.get()
+                on:change=move |ev| on_change.run(event_target_checked(&ev))
+            />
+            {label}
+        </label>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_accept_separators_and_reject_out_of_range() {
+        assert_eq!(parse_count("2,048", 1, 4096), Ok(2048));
+        assert_eq!(parse_count(" 16 ", 1, 4096), Ok(16));
+        assert!(parse_count("0", 1, 4096).is_err());
+        assert!(parse_count("", 1, 4096).is_err());
+        assert!(parse_count("1e3", 1, 4096).is_err());
+    }
+
+    #[test]
+    fn decimals_stay_in_range() {
+        assert_eq!(parse_decimal("0.9", 0.01, 1.0), Ok(0.9));
+        assert!(parse_decimal("1.5", 0.01, 1.0).is_err());
+        assert!(parse_decimal("NaN", 0.0, 1.0).is_err());
+    }
+
+    #[test]
+    fn test_hooks_follow_the_label() {
+        assert_eq!(testid_or_slug("", "micro-batch"), "micro-batch");
+        assert_eq!(
+            testid_or_slug("", "image side (px, 0 = model's)"),
+            "image-side-px-0-model-s"
+        );
+        assert_eq!(testid_or_slug("gpu-count", "GPU count"), "gpu-count");
+    }
+
+    #[test]
+    fn labels_read_as_words() {
+        use vramfit_core::scenario::Optimizer;
+        assert_eq!(choice_label(Optimizer::PagedAdamw8bit), "paged adamw8bit");
+    }
+}

@@ -1,0 +1,72 @@
+//! Every catalog GPU: does the scenario fit, the headroom, and the largest
+//! micro-batch (training) or context (inference) that fits. Computed in a
+//! memo, so only a change of the scenario recomputes it.
+
+use leptos::prelude::*;
+use vramfit_core::estimate::resolve_model;
+use vramfit_core::gpu::gpus;
+use vramfit_core::scenario::{GpuChoice, TaskKind};
+use vramfit_core::solver::fit_table_with_model;
+
+use crate::format::{grouped, Units};
+use crate::state::use_state;
+
+#[component]
+pub fn FitTable() -> impl IntoView {
+    let state = use_state();
+    // The table sets each card itself: the chosen GPU does not enter it, so
+    // picking another card does not recompute it.
+    let inputs = Memo::new(move |_| {
+        let mut sc = state.settled.get();
+        sc.gpu = GpuChoice::default();
+        sc
+    });
+    let rows = Memo::new(move |_| {
+        let sc = inputs.get();
+        let spec = resolve_model(&sc.model).ok()?;
+        fit_table_with_model(&sc, &spec, gpus()).ok()
+    });
+    let largest_label = move || match state.scenario.with(|sc| sc.task) {
+        TaskKind::Training => "largest micro-batch",
+        TaskKind::Inference => "longest context",
+    };
+    view! {
+        <section class="panel fit-table" aria-labelledby="fit-heading">
+            <h2 id="fit-heading">"Every GPU"</h2>
+            <div class="table-scroll" tabindex="0" role="region" aria-labelledby="fit-heading">
+                <table>
+                    <thead>
+                        <tr>
+                            <th scope="col">"GPU"</th>
+                            <th scope="col">"memory"</th>
+                            <th scope="col">"fits"</th>
+                            <th scope="col">"headroom"</th>
+                            <th scope="col">{largest_label}</th>
+                        </tr>
+                    </thead>
+                    <tbody data-testid="fit-rows">
+                        {move || {
+                            let units: Units = state.units.get();
+                            rows.get()
+                                .unwrap_or_default()
+                                .into_iter()
+                                .map(|r| {
+                                    let headroom = i128::from(r.headroom_bytes);
+                                    view! {
+                                        <tr class:no=!r.fits>
+                                            <th scope="row">{r.gpu_name}</th>
+                                            <td>{units.bytes(r.capacity_bytes)}</td>
+                                            <td>{if r.fits { "yes" } else { "no" }}</td>
+                                            <td class:short=!r.fits>{units.signed_bytes(headroom)}</td>
+                                            <td>{r.largest.map_or_else(|| "—".to_owned(), grouped)}</td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view()
+                        }}
+                    </tbody>
+                </table>
+            </div>
+        </section>
+    }
+}

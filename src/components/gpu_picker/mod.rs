@@ -1,0 +1,154 @@
+//! GPU picker: the catalog (searchable), the GPU count, a custom capacity,
+//! or the pasted output of `vramfit gpus --json`.
+
+use leptos::prelude::*;
+use vramfit_core::gpu::{find_gpu, search_gpus};
+
+use crate::analysis::parse_gpus_json;
+use crate::components::controls::{next_id, parse_count, parse_decimal, NumberField};
+use crate::state::use_state;
+
+/// Largest GPU count the estimator accepts.
+const MAX_GPUS: u64 = 65_536;
+
+#[component]
+pub fn GpuPicker() -> impl IntoView {
+    let state = use_state();
+    let query = RwSignal::new(String::new());
+    let hits = Memo::new(move |_| {
+        query.with(|q| {
+            search_gpus(q)
+                .into_iter()
+                .map(|g| (g.id.clone(), g.name.clone(), g.memory_bytes))
+                .collect::<Vec<_>>()
+        })
+    });
+    let current = move || {
+        state.scenario.with(|sc| {
+            sc.gpu
+                .name
+                .as_deref()
+                .and_then(find_gpu)
+                .map(|g| g.id.clone())
+        })
+    };
+    let gpus = Signal::derive(move || state.scenario.with(|sc| sc.parallel.gpus));
+    let custom = Signal::derive(move || {
+        let giga = state.units.get().giga() as f64;
+        state
+            .scenario
+            .with(|sc| sc.gpu.memory_bytes.map_or(0.0, |b| b as f64 / giga))
+    });
+    let paste_message = RwSignal::new(None::<Result<String, String>>);
+    let on_paste = move |ev| {
+        let text = event_target_value(&ev);
+        if text.trim().is_empty() {
+            paste_message.set(None);
+            return;
+        }
+        paste_message.set(Some(parse_gpus_json(&text).map(|p| {
+            state.update(|sc| {
+                sc.parallel.gpus = p.count.max(1);
+                sc.gpu.name = p.catalog_id.clone();
+                sc.gpu.memory_bytes = if p.catalog_id.is_some() {
+                    None
+                } else {
+                    p.memory_bytes
+                };
+            });
+            format!("{} × {}", p.count, p.name.unwrap_or_else(|| "GPU".into()))
+        })));
+    };
+    let search_id = next_id("gpu-search");
+    let list_id = next_id("gpu-list");
+    let paste_id = next_id("gpu-paste");
+    view! {
+        <section class="panel gpu-picker" aria-labelledby="gpu-heading">
+            <h2 id="gpu-heading">"GPU"</h2>
+            <div class="field">
+                <label for=search_id.clone()>"Search GPUs"</label>
+                <input
+                    id=search_id
+                    type="search"
+                    placeholder="a100 40"
+                    prop:value=move || query.get()
+                    on:input=move |ev| query.set(event_target_value(&ev))
+                />
+            </div>
+            <div class="field">
+                <label for=list_id.clone()>"Card"</label>
+                <select
+                    id=list_id
+                    data-testid="gpu-select"
+                    on:change=move |ev| {
+                        let id = event_target_value(&ev);
+                        state.update(|sc| {
+                            sc.gpu.name = (!id.is_empty()).then_some(id);
+                            sc.gpu.memory_bytes = None;
+                        });
+                    }
+                >
+                    <option value="" prop:selected=move || current().is_none()>"none (no fit check)"</option>
+                    {move || {
+                        let units = state.units.get();
+                        let selected = current();
+                        hits.get()
+                            .into_iter()
+                            .map(|(id, name, bytes)| {
+                                let is_current = selected.as_deref() == Some(id.as_str());
+                                view! {
+                                    <option value=id prop:selected=is_current>
+                                        {format!("{name} · {}", units.bytes(bytes))}
+                                    </option>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </select>
+                <span class="field-msg"></span>
+            </div>
+            <div class="grid">
+                <NumberField
+                    label="GPU count"
+                    value=gpus
+                    on_change=Callback::new(move |n| state.update(|sc| sc.parallel.gpus = n))
+                    parse=|t| parse_count(t, 1, MAX_GPUS)
+                    testid="gpu-count"
+                />
+                <NumberField
+                    label="custom capacity (GiB or GB, 0 = card's)"
+                    value=custom
+                    on_change=Callback::new(move |x: f64| {
+                        let giga = state.units.get_untracked().giga() as f64;
+                        state.update(|sc| {
+                            // 0 clears the override; others round to whole bytes (range-checked by the field).
+                            sc.gpu.memory_bytes = (x > 0.0).then(|| (x * giga).round() as u64);
+                        });
+                    })
+                    parse=|t| parse_decimal(t, 0.0, 1_000_000.0)
+                />
+            </div>
+            <div class="field">
+                <label for=paste_id.clone()>"or paste `vramfit gpus --json`"</label>
+                <textarea
+                    id=paste_id
+                    rows="2"
+                    spellcheck="false"
+                    aria-describedby="gpu-paste-msg"
+                    on:input=on_paste
+                ></textarea>
+                <span
+                    id="gpu-paste-msg"
+                    class="field-msg"
+                    class:field-error=move || matches!(paste_message.get(), Some(Err(_)))
+                    role="status"
+                >
+                    {move || match paste_message.get() {
+                        Some(Ok(m)) | Some(Err(m)) => m,
+                        None => String::new(),
+                    }}
+                </span>
+            </div>
+        </section>
+    }
+}

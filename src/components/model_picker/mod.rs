@@ -1,0 +1,315 @@
+//! Model picker: the catalog (searchable), a pasted or uploaded config.json
+//! (through the core's importer, its errors next to the field), raw
+//! architecture fields, or a bare parameter count.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use vramfit_core::estimate::resolve_model;
+use vramfit_core::hf_config::from_hf_config;
+use vramfit_core::model::{Arch, ModelSpec, MAX_DIM, MAX_HEADS, MAX_LAYERS};
+use vramfit_core::scenario::ModelSource;
+use vramfit_core::Scenario;
+
+use crate::analysis::search_models;
+use crate::components::controls::{
+    next_id, parse_count, parse_decimal, CheckField, ChoiceField, NumberField,
+};
+use crate::format;
+use crate::state::{use_state, AppState};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Catalog,
+    Config,
+    Custom,
+    Params,
+}
+
+/// The architecture the custom fields start from: the model as it is now.
+pub fn editable_spec(sc: &Scenario) -> ModelSpec {
+    match &sc.model {
+        ModelSource::Spec(spec) => (**spec).clone(),
+        other => resolve_model(other).unwrap_or_default(),
+    }
+}
+
+/// Sets one field of the custom architecture (switching the model to custom).
+fn edit_spec(state: AppState, change: impl FnOnce(&mut ModelSpec)) {
+    state.update(|sc| {
+        let mut spec = editable_spec(sc);
+        change(&mut spec);
+        sc.model = ModelSource::Spec(Box::new(spec));
+    });
+}
+
+/// One of the custom fields as a number input.
+fn dimension(
+    state: AppState,
+    label: &'static str,
+    max: u64,
+    get: fn(&ModelSpec) -> u64,
+    set: fn(&mut ModelSpec, u64),
+) -> impl IntoView {
+    let value = Signal::derive(move || state.scenario.with(|sc| get(&editable_spec(sc))));
+    let on_change = Callback::new(move |n: u64| edit_spec(state, |s| set(s, n)));
+    view! { <NumberField label value on_change parse=move |t| parse_count(t, 1, max)/> }
+}
+
+#[component]
+pub fn ModelPicker() -> impl IntoView {
+    let state = use_state();
+    let initial = state.scenario.with_untracked(|sc| match sc.model {
+        ModelSource::Catalog(_) => Mode::Catalog,
+        ModelSource::Spec(_) => Mode::Custom,
+        ModelSource::Params(_) => Mode::Params,
+    });
+    let mode = RwSignal::new(initial);
+    let mode_button = move |m: Mode, text: &'static str| {
+        view! {
+            <label class="tab">
+                <input
+                    type="radio"
+                    name="model-mode"
+                    prop:checked=move || mode.get() == m
+                    on:change=move |_| mode.set(m)
+                />
+                {text}
+            </label>
+        }
+    };
+    let summary = move || match state.estimate.get() {
+        Ok(e) => format!(
+            "{}: {} parameters{}",
+            e.model,
+            format::count(e.params),
+            if e.approximate {
+                " (shape guessed from the count)"
+            } else {
+                ""
+            }
+        ),
+        Err(_) => String::new(),
+    };
+    view! {
+        <section class="panel model-picker" aria-labelledby="model-heading">
+            <h2 id="model-heading">"Model"</h2>
+            <fieldset class="tabs">
+                <legend class="visually-hidden">"How to give the model"</legend>
+                {mode_button(Mode::Catalog, "Catalog")}
+                {mode_button(Mode::Config, "config.json")}
+                {mode_button(Mode::Custom, "Custom")}
+                {mode_button(Mode::Params, "Parameter count")}
+            </fieldset>
+            {move || match mode.get() {
+                Mode::Catalog => view! { <CatalogSearch/> }.into_any(),
+                Mode::Config => view! { <ConfigImport/> }.into_any(),
+                Mode::Custom => view! { <CustomFields/> }.into_any(),
+                Mode::Params => view! { <ParamCount/> }.into_any(),
+            }}
+            <p class="model-summary" data-testid="model-summary">{summary}</p>
+        </section>
+    }
+}
+
+#[component]
+fn CatalogSearch() -> impl IntoView {
+    let state = use_state();
+    let query = RwSignal::new(String::new());
+    let hits = Memo::new(move |_| query.with(|q| search_models(q)));
+    let selected = move || match state.scenario.with(|sc| sc.model.clone()) {
+        ModelSource::Catalog(id) => vramfit_core::catalog::find_model(&id).map(|m| m.id.clone()),
+        _ => None,
+    };
+    let search_id = next_id("model-search");
+    let list_id = next_id("model-list");
+    view! {
+        <div class="field">
+            <label for=search_id.clone()>"Search models (name, size, family)"</label>
+            <input
+                id=search_id
+                type="search"
+                placeholder="llama 8b"
+                data-testid="model-search"
+                prop:value=move || query.get()
+                on:input=move |ev| query.set(event_target_value(&ev))
+            />
+        </div>
+        <div class="field">
+            <label for=list_id.clone()>
+                {move || format!("Models ({} shown)", hits.with(Vec::len))}
+            </label>
+            <select
+                id=list_id
+                size="7"
+                data-testid="model-select"
+                on:change=move |ev| {
+                    let id = event_target_value(&ev);
+                    state.update(|sc| sc.model = ModelSource::Catalog(id));
+                }
+            >
+                {move || {
+                    let current = selected();
+                    hits.get()
+                        .into_iter()
+                        .map(|m| {
+                            let is_current = current.as_deref() == Some(m.id.as_str());
+                            view! {
+                                <option value=m.id.clone() prop:selected=is_current>
+                                    {format!("{} · {} · {}", m.name, format::count(m.params), m.family)}
+                                </option>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </select>
+        </div>
+    }
+}
+
+#[component]
+fn ConfigImport() -> impl IntoView {
+    let state = use_state();
+    let text = RwSignal::new(String::new());
+    let message = RwSignal::new(None::<Result<String, String>>);
+    let import = move |json: String| {
+        let outcome = from_hf_config(&json);
+        text.set(json);
+        message.set(Some(match outcome {
+            Ok(spec) => {
+                let name = if spec.name.is_empty() {
+                    "model".to_owned()
+                } else {
+                    spec.name.clone()
+                };
+                state.update(|sc| sc.model = ModelSource::Spec(Box::new(spec)));
+                Ok(format!("Imported {name}"))
+            }
+            Err(e) => Err(e.to_string()),
+        }));
+    };
+    let on_file = move |ev: leptos::ev::Event| {
+        use wasm_bindgen::JsCast;
+        let file = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .and_then(|input| input.files())
+            .and_then(|files| files.get(0));
+        if let Some(file) = file {
+            let promise = file.text();
+            spawn_local(async move {
+                match wasm_bindgen_futures::JsFuture::from(promise).await {
+                    Ok(v) => import(v.as_string().unwrap_or_default()),
+                    Err(_) => message.set(Some(Err("the file could not be read".into()))),
+                }
+            });
+        }
+    };
+    let area_id = next_id("config");
+    let file_id = next_id("config-file");
+    view! {
+        <div class="field">
+            <label for=area_id.clone()>"Paste config.json"</label>
+            <textarea
+                id=area_id
+                rows="6"
+                spellcheck="false"
+                data-testid="config-json"
+                aria-describedby="config-msg"
+                prop:value=move || text.get()
+                on:input=move |ev| import(event_target_value(&ev))
+            ></textarea>
+            <span
+                id="config-msg"
+                class="field-msg"
+                class:field-error=move || matches!(message.get(), Some(Err(_)))
+                data-testid="config-message"
+                role="status"
+            >
+                {move || match message.get() {
+                    Some(Ok(m)) | Some(Err(m)) => m,
+                    None => "Hugging Face config.json of the checkpoint".to_owned(),
+                }}
+            </span>
+        </div>
+        <div class="field">
+            <label for=file_id.clone()>"or upload it"</label>
+            <input id=file_id type="file" accept=".json,application/json" on:change=on_file/>
+        </div>
+    }
+}
+
+#[component]
+fn CustomFields() -> impl IntoView {
+    let state = use_state();
+    let arch = Signal::derive(move || state.scenario.with(|sc| editable_spec(sc).arch));
+    let tied = Signal::derive(move || state.scenario.with(|sc| editable_spec(sc).tied_embeddings));
+    view! {
+        <div class="grid">
+            <ChoiceField
+                label="architecture"
+                value=arch
+                on_change=Callback::new(move |a: Arch| edit_spec(state, |s| s.arch = a))
+            />
+            {dimension(state, "hidden size", MAX_DIM, |s| s.hidden, |s, n| s.hidden = n)}
+            {dimension(state, "layers", MAX_LAYERS, |s| s.layers, |s, n| s.layers = n)}
+            {dimension(state, "attention heads", MAX_HEADS, |s| s.heads, |s, n| s.heads = n)}
+            {dimension(state, "KV heads", MAX_HEADS, |s| s.kv_heads, |s, n| s.kv_heads = n)}
+            {dimension(state, "MLP width", MAX_DIM, |s| s.intermediate, |s, n| s.intermediate = n)}
+            {dimension(state, "vocabulary", MAX_DIM, |s| s.vocab, |s, n| s.vocab = n)}
+        </div>
+        <CheckField
+            label="output head tied to the embedding"
+            value=tied
+            on_change=Callback::new(move |b| edit_spec(state, |s| s.tied_embeddings = b))
+        />
+    }
+}
+
+#[component]
+fn ParamCount() -> impl IntoView {
+    let state = use_state();
+    let value = Signal::derive(move || {
+        state.scenario.with(|sc| match sc.model {
+            ModelSource::Params(n) => n as f64 / 1e9,
+            _ => 7.0,
+        })
+    });
+    let on_change = Callback::new(move |billions: f64| {
+        // Billions to a whole count; the field's range keeps it within u64.
+        let n = (billions * 1e9).round() as u64;
+        state.update(|sc| sc.model = ModelSource::Params(n));
+    });
+    view! {
+        <NumberField
+            label="parameters (billions)"
+            value
+            on_change
+            parse=|t| parse_decimal(t, 0.001, 17_000.0)
+            hint="layer shapes are guessed from the count"
+        />
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_fields_start_from_the_chosen_model() {
+        let mut sc = Scenario {
+            model: ModelSource::Catalog("meta-llama/Llama-2-7b-hf".into()),
+            ..Scenario::default()
+        };
+        let spec = editable_spec(&sc);
+        let catalog =
+            vramfit_core::catalog::find_model("meta-llama/Llama-2-7b-hf").expect("in catalog");
+        assert_eq!(spec, catalog.spec);
+        // An invalid custom model is still editable (heads = 0 is kept, not replaced).
+        let broken = ModelSpec {
+            heads: 0,
+            ..catalog.spec.clone()
+        };
+        sc.model = ModelSource::Spec(Box::new(broken.clone()));
+        assert_eq!(editable_spec(&sc), broken);
+    }
+}

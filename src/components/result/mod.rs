@@ -1,0 +1,194 @@
+//! The result: a stacked bar per GPU against the card, the three totals with
+//! what each one means, the formula behind every line, and the headroom.
+
+use leptos::prelude::*;
+use vramfit_core::report::{Counter, GpuReport, Part};
+use vramfit_core::Estimate;
+
+use crate::analysis::{bar_lines, distinct_gpus};
+use crate::format::{grouped, Units};
+use crate::state::{use_state, Pinned};
+
+/// Width of the bar's drawing in SVG user units (scaled to the page).
+const BAR_WIDTH: f64 = 1000.0;
+
+/// CSS class giving each part its colour (see result.css).
+pub fn part_class(part: Part) -> &'static str {
+    match part {
+        Part::Weights => "p-weights",
+        Part::Gradients => "p-grads",
+        Part::OptimizerStates | Part::PagedOptimizer => "p-optim",
+        Part::MasterWeights => "p-master",
+        Part::Activations => "p-acts",
+        Part::LogitsLoss => "p-logits",
+        Part::KvCache => "p-kv",
+        Part::QuantBuffers | Part::OptimizerStep | Part::Workspace => "p-work",
+        Part::CudaContext => "p-context",
+        Part::AllocatorSlack => "p-slack",
+    }
+}
+
+fn counter_text(counter: Counter) -> &'static str {
+    match counter {
+        Counter::Allocated => "allocated at the peak",
+        Counter::Reserved => "reserved, not allocated",
+        Counter::Device => "outside PyTorch (nvidia-smi only)",
+        Counter::NotAtPeak => "not alive at the peak",
+    }
+}
+
+#[component]
+pub fn ResultPanel() -> impl IntoView {
+    let state = use_state();
+    view! {
+        <section class="panel result" aria-labelledby="result-heading" aria-live="polite">
+            <h2 id="result-heading">"Memory"</h2>
+            {move || match state.estimate.get() {
+                Ok(e) => view! { <Breakdown estimate=e units=state.units.get()/> }.into_any(),
+                Err(err) => view! {
+                    <p class="error" role="alert" data-testid="estimate-error">
+                        <code>{err.field.clone()}</code>": "{err.message.clone()}
+                    </p>
+                }.into_any(),
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
+    let state = use_state();
+    let capacity = estimate.capacity_bytes;
+    let Some(first) = estimate.gpus.first().cloned() else {
+        return view! { <p class="error">"The estimate has no GPU."</p> }.into_any();
+    };
+    let headroom = estimate.headroom_bytes();
+    let bars = distinct_gpus(&estimate.gpus)
+        .into_iter()
+        .map(|(from, to, report)| {
+            let name = if from == to {
+                format!("GPU {from}")
+            } else {
+                format!("GPUs {from}–{to}")
+            };
+            view! { <Bar name report=report.clone() capacity units/> }
+        })
+        .collect_view();
+    let totals = [
+        ("peak-allocated-bytes", "peak allocated", first.peak_allocated_bytes,
+         "Live tensors at the peak: torch.cuda.max_memory_allocated()."),
+        ("peak-reserved-bytes", "peak reserved", first.peak_reserved_bytes,
+         "Allocated plus the caching allocator's spare blocks: torch.cuda.max_memory_reserved()."),
+        ("device-used-bytes", "nvidia-smi used", first.device_used_bytes,
+         "Reserved plus CUDA context and libraries: what nvidia-smi shows, and what must fit."),
+    ];
+    let pin_report = first.clone();
+    let model = estimate.model.clone();
+    view! {
+        <div class="bars">{bars}</div>
+        <dl class="totals">
+            {totals
+                .into_iter()
+                .map(|(testid, name, bytes, meaning)| {
+                    view! {
+                        <div class="total">
+                            <dt>{name}</dt>
+                            <dd data-testid=testid data-bytes=bytes.to_string() title=format!("{} bytes", grouped(bytes))>
+                                {units.bytes(bytes)}
+                            </dd>
+                            <dd class="meaning">{meaning}</dd>
+                        </div>
+                    }
+                })
+                .collect_view()}
+        </dl>
+        <p class="headroom" data-testid="headroom">
+            {match (headroom, capacity) {
+                (Some(h), Some(c)) if h >= 0 => view! {
+                    <span class="fits">{format!("Fits: {} to spare on {} ", units.bytes(h as u64), units.bytes(c))}</span>
+                }.into_any(),
+                (Some(h), Some(c)) => view! {
+                    <span class="short">{format!("Does not fit: short by {} of {} ", units.bytes(h.unsigned_abs() as u64), units.bytes(c))}</span>
+                }.into_any(),
+                _ => view! { <span>"Pick a GPU to see the headroom."</span> }.into_any(),
+            }}
+            <span class="phase">{format!("Peak during {}.", first.peak_phase)}</span>
+        </p>
+        <h3>"Show the math"</h3>
+        <ul class="math">
+            {first
+                .lines
+                .iter()
+                .map(|line| {
+                    view! {
+                        <li>
+                            <details>
+                                <summary>
+                                    <span class=format!("swatch {}", part_class(line.part))></span>
+                                    <span class="label">{line.part.label()}</span>
+                                    <span class="bytes">{units.bytes(line.bytes)}</span>
+                                </summary>
+                                <code>{line.formula.clone()}</code>
+                                <p class="counter">{counter_text(line.counter)}</p>
+                            </details>
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ul>
+        {(!estimate.notes.is_empty()).then(|| view! {
+            <ul class="notes">{estimate.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
+        })}
+        <button
+            type="button"
+            data-testid="pin"
+            on:click=move |_| state.pinned.set(Some(Pinned {
+                model: model.clone(),
+                query: state.query.get_untracked(),
+                report: pin_report.clone(),
+            }))
+        >
+            "Pin to compare"
+        </button>
+    }
+    .into_any()
+}
+
+#[component]
+fn Bar(name: String, report: GpuReport, capacity: Option<u64>, units: Units) -> impl IntoView {
+    let lines = bar_lines(&report);
+    let used = report.device_used_bytes;
+    let scale = capacity.unwrap_or(0).max(used).max(1) as f64;
+    let mut x = 0.0;
+    let rects = lines
+        .iter()
+        .map(|&(part, bytes, _)| {
+            let width = bytes as f64 / scale * BAR_WIDTH;
+            let rect = view! {
+                <rect class=part_class(part) x=format!("{x:.2}") y="0" width=format!("{width:.2}") height="28">
+                    <title>{format!("{}: {}", part.label(), units.bytes(bytes))}</title>
+                </rect>
+            };
+            x += width;
+            rect
+        })
+        .collect_view();
+    let capacity_mark = capacity.map(|c| {
+        let cx = format!("{:.2}", c as f64 / scale * BAR_WIDTH);
+        view! { <line class="capacity" x1=cx.clone() x2=cx y1="0" y2="36"/> }
+    });
+    let caption = match capacity {
+        Some(c) => format!("{name}: {} of {}", units.bytes(used), units.bytes(c)),
+        None => format!("{name}: {}", units.bytes(used)),
+    };
+    view! {
+        <figure class="bar">
+            <svg viewBox="0 0 1000 36" preserveAspectRatio="none" role="img" aria-label=caption.clone()>
+                <rect class="track" x="0" y="0" width="1000" height="28"/>
+                {rects}
+                {capacity_mark}
+            </svg>
+            <figcaption>{caption}</figcaption>
+        </figure>
+    }
+}

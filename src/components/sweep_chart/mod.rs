@@ -1,0 +1,141 @@
+//! Peak memory against micro-batch (training) or context (inference), with
+//! the card's capacity as a line. Drawn as SVG by the app.
+
+use leptos::prelude::*;
+
+use vramfit_core::estimate::{estimate_with_model, resolve_model};
+
+use crate::analysis::{sweep, SweepAxis};
+use crate::format::{grouped, Units};
+use crate::state::use_state;
+
+/// Drawing area in SVG user units; the margins hold the axis labels.
+const WIDTH: f64 = 600.0;
+const HEIGHT: f64 = 260.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 10.0;
+const TOP: f64 = 10.0;
+const BOTTOM: f64 = 30.0;
+
+/// Screen coordinates of `(x, bytes)` points on a log2 x axis and linear y.
+pub fn plot(points: &[(u64, u64)], y_max: u64) -> Vec<(f64, f64)> {
+    let xs: Vec<f64> = points.iter().map(|p| (p.0.max(1) as f64).log2()).collect();
+    let (x_lo, x_hi) = xs
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let span = (x_hi - x_lo).max(1.0);
+    let y_max = y_max.max(1) as f64;
+    points
+        .iter()
+        .zip(xs)
+        .map(|(p, x)| {
+            let sx = LEFT + (x - x_lo) / span * (WIDTH - LEFT - RIGHT);
+            let sy = TOP + (1.0 - p.1 as f64 / y_max) * (HEIGHT - TOP - BOTTOM);
+            (sx, sy)
+        })
+        .collect()
+}
+
+#[component]
+pub fn SweepChart() -> impl IntoView {
+    let state = use_state();
+    let data = Memo::new(move |_| {
+        let sc = state.settled.get();
+        let spec = resolve_model(&sc.model).ok()?;
+        let capacity = estimate_with_model(&sc, &spec)
+            .ok()
+            .and_then(|e| e.capacity_bytes);
+        Some((SweepAxis::of(sc.task), sweep(&sc, &spec), capacity))
+    });
+    view! {
+        <section class="panel sweep-chart" aria-labelledby="sweep-heading">
+            <h2 id="sweep-heading">
+                {move || match data.get() {
+                    Some((axis, _, _)) => format!("Memory against {}", axis.label()),
+                    None => "Memory chart".to_owned(),
+                }}
+            </h2>
+            {move || {
+                let units: Units = state.units.get();
+                let (axis, points, capacity) = data.get()?;
+                let top = points.iter().map(|p| p.1).max().unwrap_or(0).max(capacity.unwrap_or(0));
+                // 10% above the highest value so the line and the capacity stay inside.
+                let y_max = top + top / 10;
+                let coords = plot(&points, y_max);
+                let path = coords
+                    .iter()
+                    .map(|(x, y)| format!("{x:.1},{y:.1}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let capacity_line = capacity.map(|c| {
+                    let y = TOP + (1.0 - c as f64 / y_max.max(1) as f64) * (HEIGHT - TOP - BOTTOM);
+                    let label = format!("capacity {}", units.bytes(c));
+                    view! {
+                        <line class="cap" x1=LEFT x2=WIDTH - RIGHT y1=y y2=y/>
+                        <text class="cap-label" x=WIDTH - RIGHT - 4.0 y=y - 4.0 text-anchor="end">{label}</text>
+                    }
+                });
+                let dots = points
+                    .iter()
+                    .zip(&coords)
+                    .map(|(p, (x, y))| {
+                        let over = capacity.is_some_and(|c| p.1 > c);
+                        view! {
+                            <circle class:over=over cx=*x cy=*y r="4">
+                                <title>{format!("{}: {}", grouped(p.0), units.bytes(p.1))}</title>
+                            </circle>
+                            <text class="tick" x=*x y=HEIGHT - 10.0 text-anchor="middle">{short(p.0)}</text>
+                        }
+                    })
+                    .collect_view();
+                let summary = format!(
+                    "nvidia-smi used by {}: {}",
+                    axis.label(),
+                    points.iter().map(|p| format!("{} → {}", grouped(p.0), units.bytes(p.1))).collect::<Vec<_>>().join(", ")
+                );
+                Some(view! {
+                    <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="img" aria-label=summary>
+                        <text class="tick" x=LEFT - 6.0 y=TOP + 10.0 text-anchor="end">{units.bytes(y_max)}</text>
+                        <text class="tick" x=LEFT - 6.0 y=HEIGHT - BOTTOM text-anchor="end">"0"</text>
+                        <line class="axis" x1=LEFT x2=LEFT y1=TOP y2=HEIGHT - BOTTOM/>
+                        <line class="axis" x1=LEFT x2=WIDTH - RIGHT y1=HEIGHT - BOTTOM y2=HEIGHT - BOTTOM/>
+                        {capacity_line}
+                        <polyline class="series" points=path/>
+                        {dots}
+                    </svg>
+                })
+            }}
+        </section>
+    }
+}
+
+/// `512`, `4K`, `128K`: tick labels that fit under a point.
+fn short(n: u64) -> String {
+    if n >= 1024 && n.is_multiple_of(1024) {
+        format!("{}K", n / 1024)
+    } else {
+        n.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plot_spans_the_drawing_area() {
+        // x: 1, 2, 4 -> log2 0, 1, 2 spread over [LEFT, WIDTH - RIGHT];
+        // y: 0 at the bottom edge, y_max at the top edge.
+        let coords = plot(&[(1, 0), (2, 50), (4, 100)], 100);
+        assert_eq!(coords[0], (LEFT, HEIGHT - BOTTOM));
+        assert_eq!(coords[1].0, (LEFT + WIDTH - RIGHT) / 2.0);
+        assert_eq!(coords[2], (WIDTH - RIGHT, TOP));
+    }
+
+    #[test]
+    fn ticks_are_short() {
+        assert_eq!(short(131_072), "128K");
+        assert_eq!(short(512), "512");
+        assert_eq!(short(1500), "1500");
+    }
+}

@@ -1,0 +1,305 @@
+//! Task panels: training or inference, with only the controls that apply to
+//! the chosen method, engine, weight format, parallelism and model.
+
+use leptos::prelude::*;
+use vramfit_core::estimate::MAX_TOKENS;
+use vramfit_core::precision::WeightFormat;
+use vramfit_core::scenario::{Engine, LoraTarget, Method, Optimizer, Scenario, Strategy, TaskKind};
+use vramfit_core::url::Choice;
+
+use crate::components::controls::{
+    parse_count, parse_decimal, CheckField, ChoiceField, NumberField, OptionalChoiceField,
+};
+use crate::state::{use_state, AppState};
+
+/// Largest micro-batch, batch, rank and GPU degree the estimator accepts.
+const MAX_COUNT: u64 = 65_536;
+/// Largest gradient accumulation the estimator accepts (2^20).
+const MAX_GRAD_ACCUM: u64 = 1 << 20;
+/// Largest images per sample the estimator accepts.
+const MAX_IMAGES: u64 = 1024;
+/// Largest image side in pixels (the core's limit).
+const MAX_IMAGE_SIZE: u64 = vramfit_core::model::MAX_IMAGE_SIZE;
+
+/// Weight formats that apply: GGUF only with llama.cpp (which takes nothing
+/// else but 16/32-bit GGUF), QLoRA needs 4- or 8-bit bitsandbytes weights.
+pub fn weight_formats(sc: &Scenario) -> Vec<WeightFormat> {
+    let llama_cpp = sc.task == TaskKind::Inference && sc.inference.engine == Engine::LlamaCpp;
+    WeightFormat::ALL
+        .into_iter()
+        .filter(|w| match (sc.task, llama_cpp) {
+            (_, true) => w.is_gguf() || w.plain_dtype().is_some(),
+            (TaskKind::Training, _) if sc.training.method == Method::Qlora => {
+                matches!(
+                    w,
+                    WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8
+                )
+            }
+            _ => !w.is_gguf(),
+        })
+        .collect()
+}
+
+/// A whole-number field bound to one scenario field.
+fn count(
+    state: AppState,
+    label: &'static str,
+    min: u64,
+    max: u64,
+    get: fn(&Scenario) -> u64,
+    set: fn(&mut Scenario, u64),
+) -> impl IntoView {
+    view! {
+        <NumberField
+            label
+            value=Signal::derive(move || state.scenario.with(get))
+            on_change=Callback::new(move |n| state.update(|sc| set(sc, n)))
+            parse=move |t| parse_count(t, min, max)
+        />
+    }
+}
+
+fn flag(
+    state: AppState,
+    label: &'static str,
+    get: fn(&Scenario) -> bool,
+    set: fn(&mut Scenario, bool),
+) -> impl IntoView {
+    view! {
+        <CheckField
+            label
+            value=Signal::derive(move || state.scenario.with(get))
+            on_change=Callback::new(move |b| state.update(|sc| set(sc, b)))
+        />
+    }
+}
+
+fn pick<T: Choice + Send + Sync>(
+    state: AppState,
+    label: &'static str,
+    get: fn(&Scenario) -> T,
+    set: fn(&mut Scenario, T),
+) -> impl IntoView {
+    view! {
+        <ChoiceField
+            label
+            value=Signal::derive(move || state.scenario.with(get))
+            on_change=Callback::new(move |c| state.update(|sc| set(sc, c)))
+        />
+    }
+}
+
+#[component]
+pub fn TaskPanel() -> impl IntoView {
+    let state = use_state();
+    let task = Signal::derive(move || state.scenario.with(|sc| sc.task));
+    let weights = Signal::derive(move || state.scenario.with(|sc| sc.weights));
+    let has_vision = Memo::new(move |_| {
+        state
+            .spec
+            .with(|s| s.as_ref().is_ok_and(|s| s.vision.is_some()))
+    });
+    let weight_options = Signal::derive(move || state.scenario.with(weight_formats));
+    view! {
+        <section class="panel task-panel" aria-labelledby="task-heading">
+            <h2 id="task-heading">"Task"</h2>
+            <fieldset class="tabs">
+                <legend class="visually-hidden">"Task"</legend>
+                {[(TaskKind::Inference, "Inference"), (TaskKind::Training, "Training")]
+                    .into_iter()
+                    .map(|(t, text)| {
+                        view! {
+                            <label class="tab">
+                                <input
+                                    type="radio"
+                                    name="task"
+                                    data-testid=format!("task-{}", t.key())
+                                    prop:checked=move || task.get() == t
+                                    on:change=move |_| state.update(|sc| sc.task = t)
+                                />
+                                {text}
+                            </label>
+                        }
+                    })
+                    .collect_view()}
+            </fieldset>
+            <div class="grid">
+                <ChoiceField
+                    label="weight format"
+                    value=weights
+                    options=weight_options
+                    testid="weights"
+                    on_change=Callback::new(move |w| state.update(|sc| sc.weights = w))
+                />
+                {pick(state, "compute dtype", |sc| sc.compute_dtype, |sc, d| sc.compute_dtype = d)}
+                {pick(state, "attention kernel", |sc| sc.attention, |sc, a| sc.attention = a)}
+                <Show when=move || matches!(weights.get(), WeightFormat::Nf4 | WeightFormat::Fp4)>
+                    {flag(state, "double quantization", |sc| sc.double_quant, |sc, b| sc.double_quant = b)}
+                </Show>
+                <Show when=move || matches!(weights.get(), WeightFormat::Gptq4 | WeightFormat::Awq4)>
+                    {count(state, "group size", 1, 1 << 20, |sc| sc.group_size, |sc, n| sc.group_size = n)}
+                </Show>
+            </div>
+            {move || match task.get() {
+                TaskKind::Training => view! { <TrainingFields has_vision/> }.into_any(),
+                TaskKind::Inference => view! { <InferenceFields has_vision/> }.into_any(),
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
+    let state = use_state();
+    let method = Memo::new(move |_| state.scenario.with(|sc| sc.training.method));
+    let lora = move || matches!(method.get(), Method::Lora | Method::Qlora);
+    let strategy = Memo::new(move |_| state.scenario.with(|sc| sc.parallel.strategy));
+    let targets = move || state.scenario.with(|sc| sc.training.lora.targets.clone());
+    view! {
+        <h3>"Training"</h3>
+        <div class="grid">
+            {pick(state, "framework", |sc| sc.training.framework, |sc, f| sc.training.framework = f)}
+            {pick(state, "method", |sc| sc.training.method, |sc, m| sc.training.method = m)}
+            {pick(state, "precision mode", |sc| sc.training_precision, |sc, p| sc.training_precision = p)}
+            <Show when=move || method.get() != Method::ForwardBackward>
+                {pick(state, "optimizer", |sc| sc.training.optimizer, |sc, o| sc.training.optimizer = o)}
+                <OptionalChoiceField
+                    label="optimizer state dtype"
+                    none_label="follow precision"
+                    value=Signal::derive(move || state.scenario.with(|sc| sc.training.optimizer_state_dtype))
+                    on_change=Callback::new(move |d| state.update(|sc| sc.training.optimizer_state_dtype = d))
+                />
+            </Show>
+            {count(state, "micro-batch", 1, MAX_COUNT, |sc| sc.training.micro_batch, |sc, n| sc.training.micro_batch = n)}
+            {count(state, "gradient accumulation", 1, MAX_GRAD_ACCUM, |sc| sc.training.grad_accum, |sc, n| sc.training.grad_accum = n)}
+            {count(state, "sequence length", 1, MAX_TOKENS, |sc| sc.training.seq_len, |sc, n| sc.training.seq_len = n)}
+            {pick(state, "checkpointing", |sc| sc.training.checkpointing, |sc, c| sc.training.checkpointing = c)}
+        </div>
+        <Show when=lora>
+            <h3>"LoRA"</h3>
+            <div class="grid">
+                {count(state, "rank", 1, MAX_COUNT, |sc| sc.training.lora.rank, |sc, n| sc.training.lora.rank = n)}
+                <NumberField
+                    label="dropout"
+                    value=Signal::derive(move || state.scenario.with(|sc| sc.training.lora.dropout))
+                    on_change=Callback::new(move |p| state.update(|sc| sc.training.lora.dropout = p))
+                    parse=|t| parse_decimal(t, 0.0, 0.99)
+                />
+            </div>
+            <fieldset class="targets">
+                <legend>"targets"</legend>
+                {LoraTarget::ALL
+                    .iter()
+                    .map(|&t| {
+                        view! {
+                            <label class="check">
+                                <input
+                                    type="checkbox"
+                                    prop:checked=move || targets().contains(&t)
+                                    on:change=move |ev| {
+                                        let on = event_target_checked(&ev);
+                                        state.update(|sc| {
+                                            let list = &mut sc.training.lora.targets;
+                                            list.retain(|x| *x != t);
+                                            if on {
+                                                list.push(t);
+                                            }
+                                        });
+                                    }
+                                />
+                                {t.key()}
+                            </label>
+                        }
+                    })
+                    .collect_view()}
+            </fieldset>
+        </Show>
+        <div class="checks">
+            {flag(state, "chunked loss", |sc| sc.training.chunked_loss, |sc, b| sc.training.chunked_loss = b)}
+            {flag(state, "activation offload to CPU", |sc| sc.training.activation_offload, |sc, b| sc.training.activation_offload = b)}
+            <Show when=move || state.scenario.with(|sc| sc.training.optimizer != Optimizer::None)>
+                {flag(state, "optimizer step in backward", |sc| sc.training.optimizer_in_backward, |sc, b| sc.training.optimizer_in_backward = b)}
+            </Show>
+        </div>
+        <h3>"Parallelism"</h3>
+        <div class="grid">
+            {pick(state, "ZeRO / FSDP", |sc| sc.parallel.strategy, |sc, s| sc.parallel.strategy = s)}
+            <Show when=move || strategy.get() != Strategy::None && strategy.get() != Strategy::Ddp>
+                {pick(state, "offload", |sc| sc.parallel.offload, |sc, o| sc.parallel.offload = o)}
+            </Show>
+            {count(state, "tensor parallel", 1, MAX_COUNT, |sc| sc.parallel.tp, |sc, n| sc.parallel.tp = n)}
+            {count(state, "pipeline parallel", 1, MAX_COUNT, |sc| sc.parallel.pp, |sc, n| sc.parallel.pp = n)}
+            <Show when=move || state.scenario.with(|sc| sc.parallel.tp > 1)>
+                {flag(state, "sequence parallel", |sc| sc.parallel.sequence_parallel, |sc, b| sc.parallel.sequence_parallel = b)}
+            </Show>
+        </div>
+        <Show when=move || has_vision.get()>
+            <h3>"Images"</h3>
+            <div class="grid">
+                {count(state, "images per sample", 0, MAX_IMAGES, |sc| sc.training.images_per_sample, |sc, n| sc.training.images_per_sample = n)}
+                <NumberField
+                    label="image side (px, 0 = model's)"
+                    value=Signal::derive(move || state.scenario.with(|sc| sc.training.image_size.unwrap_or(0)))
+                    on_change=Callback::new(move |n: u64| state.update(|sc| sc.training.image_size = (n > 0).then_some(n)))
+                    parse=|t| parse_count(t, 0, MAX_IMAGE_SIZE)
+                />
+                {flag(state, "freeze vision tower", |sc| sc.training.freeze_vision, |sc, b| sc.training.freeze_vision = b)}
+            </div>
+        </Show>
+    }
+}
+
+#[component]
+fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
+    let state = use_state();
+    let engine = Memo::new(move |_| state.scenario.with(|sc| sc.inference.engine));
+    view! {
+        <h3>"Inference"</h3>
+        <div class="grid">
+            {pick(state, "engine", |sc| sc.inference.engine, |sc, e| sc.inference.engine = e)}
+            {count(state, "batch", 1, MAX_COUNT, |sc| sc.inference.batch, |sc, n| sc.inference.batch = n)}
+            {count(state, "prompt tokens", 1, MAX_TOKENS, |sc| sc.inference.prompt_len, |sc, n| sc.inference.prompt_len = n)}
+            {count(state, "new tokens", 0, MAX_TOKENS, |sc| sc.inference.new_tokens, |sc, n| sc.inference.new_tokens = n)}
+            <OptionalChoiceField
+                label="KV cache dtype"
+                none_label="same as compute"
+                value=Signal::derive(move || state.scenario.with(|sc| sc.inference.kv_cache_dtype))
+                on_change=Callback::new(move |d| state.update(|sc| sc.inference.kv_cache_dtype = d))
+            />
+            <Show when=move || engine.get() == Engine::Vllm>
+                <NumberField
+                    label="gpu_memory_utilization"
+                    value=Signal::derive(move || state.scenario.with(|sc| sc.inference.gpu_memory_utilization))
+                    on_change=Callback::new(move |u| state.update(|sc| sc.inference.gpu_memory_utilization = u))
+                    parse=|t| parse_decimal(t, 0.01, 1.0)
+                />
+            </Show>
+            {count(state, "tensor parallel", 1, MAX_COUNT, |sc| sc.parallel.tp, |sc, n| sc.parallel.tp = n)}
+            {count(state, "pipeline parallel", 1, MAX_COUNT, |sc| sc.parallel.pp, |sc, n| sc.parallel.pp = n)}
+            <Show when=move || has_vision.get()>
+                {count(state, "images per prompt", 0, MAX_IMAGES, |sc| sc.inference.images_per_prompt, |sc, n| sc.inference.images_per_prompt = n)}
+            </Show>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gguf_only_with_llama_cpp_and_qlora_only_quantized() {
+        let mut sc = Scenario::default();
+        assert!(weight_formats(&sc).iter().all(|w| !w.is_gguf()));
+        sc.inference.engine = Engine::LlamaCpp;
+        let formats = weight_formats(&sc);
+        assert!(formats.contains(&WeightFormat::GgufQ4KM) && formats.contains(&WeightFormat::Fp16));
+        assert!(!formats.contains(&WeightFormat::Nf4));
+        sc.task = TaskKind::Training;
+        sc.training.method = Method::Qlora;
+        assert_eq!(
+            weight_formats(&sc),
+            [WeightFormat::Int8, WeightFormat::Nf4, WeightFormat::Fp4]
+        );
+    }
+}

@@ -1,0 +1,6 @@
+//! Entry point of the web calculator: mounts the app, nothing else.
+
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(vramfit_web::App);
+}

@@ -1,0 +1,125 @@
+//! The page's reactive state: the scenario and units (mirrored in the URL),
+//! the model and estimate derived from them, and the pinned result.
+
+use leptos::prelude::*;
+use vramfit_core::estimate::{estimate_with_model, resolve_model};
+use vramfit_core::model::ModelSpec;
+use vramfit_core::report::GpuReport;
+use vramfit_core::url::Notice;
+use vramfit_core::{Estimate, InputError, Scenario};
+
+use crate::format::Units;
+use crate::link;
+
+/// Pause after the last input before the fit table and chart recompute: long
+/// enough to coalesce a burst of keystrokes, short enough to feel immediate
+/// (well under the ~100 ms people perceive as a delay).
+const SETTLE_DELAY: std::time::Duration = std::time::Duration::from_millis(30);
+
+/// A result kept for comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pinned {
+    pub model: String,
+    pub query: String,
+    pub report: GpuReport,
+}
+
+#[derive(Clone, Copy)]
+pub struct AppState {
+    pub scenario: RwSignal<Scenario>,
+    pub units: RwSignal<Units>,
+    /// What the opened link got wrong (kept until dismissed).
+    pub notices: RwSignal<Vec<Notice>>,
+    pub spec: Memo<Result<ModelSpec, InputError>>,
+    pub estimate: Memo<Result<Estimate, InputError>>,
+    pub pinned: RwSignal<Option<Pinned>>,
+    /// The query string the state maps to (without `?`).
+    pub query: Memo<String>,
+    /// The scenario once typing pauses: what the heavy views (fit table,
+    /// chart) follow, so a keystroke paints at once and they catch up after.
+    pub settled: RwSignal<Scenario>,
+}
+
+impl AppState {
+    pub fn new(query: &str) -> Self {
+        let page = link::read(query);
+        let scenario = RwSignal::new(page.scenario);
+        let units = RwSignal::new(page.units);
+        let spec = Memo::new(move |_| scenario.with(|sc| resolve_model(&sc.model)));
+        let estimate = Memo::new(move |_| {
+            let spec = spec.get()?;
+            scenario.with(|sc| estimate_with_model(sc, &spec))
+        });
+        let query = Memo::new(move |_| scenario.with(|sc| link::write(sc, units.get())));
+        let settled = RwSignal::new(scenario.get_untracked());
+        let pending = StoredValue::new(None::<TimeoutHandle>);
+        Effect::new(move |_| {
+            let next = scenario.get();
+            if let Some(handle) = pending.get_value() {
+                handle.clear();
+            }
+            // Settle after the browser has painted this keystroke's echo and totals.
+            let handle = set_timeout_with_handle(move || settled.set(next), SETTLE_DELAY).ok();
+            pending.set_value(handle);
+        });
+        AppState {
+            scenario,
+            units,
+            notices: RwSignal::new(page.notices),
+            spec,
+            estimate,
+            pinned: RwSignal::new(None),
+            query,
+            settled,
+        }
+    }
+
+    /// Changes the scenario in place (one URL replacement, no history entry).
+    pub fn update(&self, change: impl FnOnce(&mut Scenario)) {
+        self.scenario.update(change);
+    }
+
+    /// Writes each new query into the address bar with `history.replaceState`
+    /// (no new history entry, no scroll), and reads it back on back/forward.
+    pub fn sync_with_address_bar(self) {
+        Effect::new(move |_| {
+            let query = self.query.get();
+            if location_query() != query {
+                replace_query(&query);
+            }
+        });
+        let handle = window_event_listener(leptos::ev::popstate, move |_| {
+            let page = link::read(&location_query());
+            self.scenario.set(page.scenario);
+            self.units.set(page.units);
+            self.notices.set(page.notices);
+        });
+        on_cleanup(move || handle.remove());
+    }
+
+    /// The full share link for the current state.
+    pub fn share_link(&self) -> String {
+        let location = window().location();
+        let origin = location.origin().unwrap_or_default();
+        let path = location.pathname().unwrap_or_default();
+        format!("{origin}{path}?{}", self.query.get())
+    }
+}
+
+pub fn use_state() -> AppState {
+    expect_context::<AppState>()
+}
+
+/// `location.search` without the leading `?`.
+pub fn location_query() -> String {
+    let search = window().location().search().unwrap_or_default();
+    search.strip_prefix('?').unwrap_or(&search).to_owned()
+}
+
+fn replace_query(query: &str) {
+    let url = format!("?{query}");
+    if let Ok(history) = window().history() {
+        // A failure leaves the old address; the page itself keeps working.
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
