@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test of the workspace: core (unit, accuracy against measured
-# runs, properties), CLI (commands run as a user would), on a fresh machine.
+# Runs every test: installs what is missing (scripts/setup-web.sh), then the
+# native tests of the workspace (core: unit, accuracy against measured runs,
+# properties; CLI run as a user would; web logic), then the web app's tests in
+# headless Chromium (wasm-bindgen-test, and end-to-end against the release
+# build served on 127.0.0.1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,4 +12,6 @@ if ! command -v cargo >/dev/null 2>&1; then
     exit 1
 fi
 
+scripts/setup-web.sh
 cargo test --workspace --all-targets
+scripts/test-web.sh

@@ -4,7 +4,7 @@
 use vramfit_core::catalog::{models, CatalogModel};
 use vramfit_core::estimate::estimate_with_model;
 use vramfit_core::model::ModelSpec;
-use vramfit_core::report::{Counter, GpuReport, Part};
+use vramfit_core::report::{Counter, Estimate, GpuReport, Part};
 use vramfit_core::scenario::{Scenario, TaskKind};
 
 /// Catalog models whose id, name or family contain every word of `query`.
@@ -73,15 +73,22 @@ pub fn bar_lines(report: &GpuReport) -> Vec<(Part, u64, Counter)> {
 }
 
 /// GPUs whose breakdowns are identical, drawn once: `(first index, last index, report)`.
-pub fn distinct_gpus(reports: &[GpuReport]) -> Vec<(u64, u64, &GpuReport)> {
-    let mut out: Vec<(u64, u64, &GpuReport)> = Vec::new();
-    for r in reports {
-        match out.last_mut() {
-            Some((_, last, prev)) if prev.lines == r.lines => *last = r.index,
-            _ => out.push((r.index, r.index, r)),
-        }
-    }
-    out
+/// The estimate carries one report per distinct role; the last role spans
+/// the remaining GPUs of the job.
+pub fn distinct_gpus(estimate: &Estimate) -> Vec<(u64, u64, &GpuReport)> {
+    let reports = &estimate.gpus;
+    let last_gpu = estimate.gpu_count.max(1) - 1;
+    reports
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let until = match reports.get(i + 1) {
+                Some(next) => next.index.saturating_sub(1).max(r.index),
+                None => last_gpu.max(r.index),
+            };
+            (r.index, until, r)
+        })
+        .collect()
 }
 
 /// The x axis of the memory chart.
@@ -304,7 +311,7 @@ mod tests {
         sc.parallel.gpus = 4;
         sc.parallel.strategy = vramfit_core::scenario::Strategy::Ddp;
         let e = estimate(&sc).expect("estimates");
-        let groups = distinct_gpus(&e.gpus);
+        let groups = distinct_gpus(&e);
         assert_eq!(groups.len(), 1);
         assert_eq!((groups[0].0, groups[0].1), (0, 3));
     }

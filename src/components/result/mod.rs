@@ -63,7 +63,7 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
         return view! { <p class="error">"The estimate has no GPU."</p> }.into_any();
     };
     let headroom = estimate.headroom_bytes();
-    let bars = distinct_gpus(&estimate.gpus)
+    let bars = distinct_gpus(&estimate)
         .into_iter()
         .map(|(from, to, report)| {
             let name = if from == to {
