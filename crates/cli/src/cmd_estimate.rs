@@ -19,6 +19,9 @@ pub struct ScenarioArgs {
     /// Hugging Face config.json of the model.
     #[arg(long, value_name = "FILE")]
     pub config: Option<String>,
+    /// A share link of the web calculator (`https://…/?v=1&m=…`): its scenario.
+    #[arg(long, value_name = "SHARE_URL", conflicts_with_all = ["scenario", "case"])]
+    pub url: Option<String>,
     /// Measured-case JSONL file; with --id, estimate that case's setup.
     #[arg(long, value_name = "FILE", requires = "id")]
     pub case: Option<String>,
@@ -168,7 +171,10 @@ impl ScenarioArgs {
                 sc.model = ModelSource::Spec(Box::new(spec));
                 sc
             }
-            (None, None) => Scenario::default(),
+            (None, None) => match &self.url {
+                Some(link) => scenario_from_link(link)?,
+                None => Scenario::default(),
+            },
         };
         if let Some(path) = &self.config {
             let spec = vramfit_core::hf_config::from_hf_config(&read(path)?)?;
@@ -387,4 +393,25 @@ pub fn run(args: Args) -> ExitCode {
         print_breakdown(&e);
     }
     ExitCode::SUCCESS
+}
+
+/// The scenario of a share link. Parameters the link could not use are
+/// reported on stderr, as the web app shows them, and left at their defaults.
+pub fn scenario_from_link(link: &str) -> Result<Scenario, InputError> {
+    let query = match link.split_once('?') {
+        Some((_, q)) => q,
+        None if link.contains('=') => link,
+        None => {
+            return Err(InputError::new(
+                "--url",
+                "not a share link: expected an address with a query string (…/?v=1&m=…)",
+            ))
+        }
+    };
+    let query = query.split('#').next().unwrap_or_default();
+    let decoded = vramfit_core::url::decode(query);
+    for n in &decoded.notices {
+        eprintln!("vramfit: link parameter `{}`: {}", n.param, n.message);
+    }
+    Ok(decoded.scenario)
 }

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 use vramfit_core::plan::{fix_plans, Plan, PlanOptions, PlanReport};
+use vramfit_core::url::share_url;
 
 use crate::cmd_estimate::{GpuNameArg, ScenarioArgs};
 use crate::output::{fail, gib};
@@ -20,9 +21,12 @@ pub struct Args {
     /// Most GPUs a plan may add up to (1 to 1024).
     #[arg(long, default_value_t = 64)]
     pub max_gpus: u64,
-    /// A JSON list of plans (changes, cost, peak_allocated_bytes, scenario, ...).
+    /// A JSON list of plans (changes, cost, peak_allocated_bytes, scenario, url, ...).
     #[arg(long)]
     pub json: bool,
+    /// Address of the web calculator each plan's share link opens.
+    #[arg(long, value_name = "URL", default_value = vramfit_core::url::DEFAULT_BASE)]
+    pub base: String,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -43,17 +47,29 @@ pub fn run(args: Args) -> ExitCode {
         Err(e) => return fail(e),
     };
     if args.json {
-        match serde_json::to_string_pretty(&report.plans) {
+        // Each plan with its share link beside its scenario.
+        let plans: Vec<serde_json::Value> = report
+            .plans
+            .iter()
+            .map(|p| {
+                let mut v = serde_json::to_value(p).unwrap_or(serde_json::Value::Null);
+                if let Some(obj) = v.as_object_mut() {
+                    obj.insert("url".into(), share_url(&args.base, &p.scenario).into());
+                }
+                v
+            })
+            .collect();
+        match serde_json::to_string_pretty(&plans) {
             Ok(s) => println!("{s}"),
             Err(e) => return fail(e),
         }
     } else {
-        print_report(&report);
+        print_report(&report, &args.base);
     }
     ExitCode::SUCCESS
 }
 
-pub fn print_plan(rank: usize, p: &Plan) {
+pub fn print_plan(rank: usize, p: &Plan, base: &str) {
     println!(
         "plan {rank}: {:.2}× step time, {:.1}% quality risk, {:.0}× GPUs (score {:.1})",
         p.cost.slowdown, p.cost.quality_risk_pct, p.cost.gpu_factor, p.cost.score
@@ -75,9 +91,10 @@ pub fn print_plan(rank: usize, p: &Plan) {
         gib(p.capacity_bytes),
         gib(p.headroom_bytes.max(0) as u64)
     );
+    println!("  {}", share_url(base, &p.scenario));
 }
 
-fn print_report(r: &PlanReport) {
+fn print_report(r: &PlanReport, base: &str) {
     if r.fits {
         println!(
             "already fits: {} of {} used; nothing to change",
@@ -100,6 +117,6 @@ fn print_report(r: &PlanReport) {
     }
     for (i, p) in r.plans.iter().enumerate() {
         println!();
-        print_plan(i + 1, p);
+        print_plan(i + 1, p, base);
     }
 }

@@ -205,7 +205,7 @@ fn print_recommendation(r: &Recommendation) {
             }
             for (i, plan) in r.plans.iter().enumerate() {
                 println!();
-                crate::cmd_plan::print_plan(i + 1, plan);
+                crate::cmd_plan::print_plan(i + 1, plan, vramfit_core::url::DEFAULT_BASE);
             }
         }
         _ => println!(

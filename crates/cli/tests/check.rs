@@ -139,3 +139,75 @@ fn no_driver_is_one_sentence_and_exit_2() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(o.stdout.is_empty());
 }
+
+#[test]
+fn link_detect_fills_in_this_machines_gpus_and_check_reads_the_link() {
+    let link = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args([
+            "link",
+            "--model",
+            "meta-llama/Llama-2-7b-hf",
+            "--task",
+            "training",
+            "--method",
+            "lora",
+            "--detect",
+        ])
+        .env("VRAMFIT_FAKE_NVML", fixture("two_a100_mig.json"))
+        .output()
+        .expect("run vramfit");
+    assert!(
+        link.status.success(),
+        "{}",
+        String::from_utf8_lossy(&link.stderr)
+    );
+    let url = String::from_utf8(link.stdout).unwrap().trim().to_string();
+    let query = url.split_once('?').unwrap().1;
+    let decoded = vramfit_core::url::decode(query);
+    assert!(decoded.notices.is_empty(), "{:?}", decoded.notices);
+    // Two A100-SXM4-80GB in the fixture: the link carries the model and the count.
+    assert_eq!(decoded.scenario.gpu.name.as_deref(), Some("a100-sxm4-80gb"));
+    assert_eq!(decoded.scenario.parallel.gpus, 2);
+    assert_eq!(decoded.scenario.training.method, Method::Lora);
+
+    let o = check("two_a100_mig.json", &["--url", &url, "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        json(&o)["gpus"].as_array().unwrap().len(),
+        2,
+        "both detected GPUs are checked"
+    );
+}
+
+#[test]
+fn link_detect_without_a_driver_is_exit_2() {
+    let o = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args(["link", "--detect"])
+        .env("VRAMFIT_FAKE_NVML", fixture("no_library.json"))
+        .output()
+        .expect("run vramfit");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn a_link_with_a_bad_parameter_warns_and_uses_the_default() {
+    let o = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args([
+            "estimate",
+            "--url",
+            "https://vramfit.github.io/vramfit/?v=1&m=meta-llama/Llama-2-7b-hf&mb=abc",
+            "--json",
+        ])
+        .output()
+        .expect("run vramfit");
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`mb`"));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["params"].as_u64(), Some(6_738_415_616));
+    let o = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args(["estimate", "--url", "not a link"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -92,6 +92,15 @@ fn plan_json_lists_plans_whose_scenarios_estimate_to_the_same_fit() {
         assert_eq!(e["peak_allocated_bytes"], plan["peak_allocated_bytes"]);
         assert_eq!(e["device_used_bytes"], plan["device_used_bytes"]);
         assert_eq!(e["fits"], Value::Bool(true));
+        // And its share link opens the same setup in the web calculator.
+        let url = plan["url"].as_str().expect("each plan has a share link");
+        let linked = vramfit(&["estimate", "--url", url, "--json"], None);
+        assert!(linked.status.success(), "{}", stderr(&linked));
+        let linked: Value = serde_json::from_str(&stdout(&linked)).unwrap();
+        assert_eq!(
+            linked["device_used_bytes"], plan["device_used_bytes"],
+            "{url}"
+        );
         let t = &plan["scenario"]["training"];
         assert_eq!(
             t["micro_batch"].as_u64().unwrap() * t["grad_accum"].as_u64().unwrap(),
