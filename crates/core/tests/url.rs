@@ -22,10 +22,12 @@ fn params_named(decoded: &vramfit_core::url::Decoded) -> Vec<&str> {
 fn the_issue_example_decodes_field_by_field() {
     let d = decode("v=1&m=meta-llama/Llama-2-7b-hf&t=train&w=nf4&mb=4&seq=2048&gpu=a100-sxm4-40gb");
     assert!(d.notices.is_empty(), "{:?}", d.notices);
-    let mut expected = Scenario::default();
-    expected.model = ModelSource::Catalog("meta-llama/Llama-2-7b-hf".into());
-    expected.task = TaskKind::Training;
-    expected.weights = WeightFormat::Nf4;
+    let mut expected = Scenario {
+        model: ModelSource::Catalog("meta-llama/Llama-2-7b-hf".into()),
+        task: TaskKind::Training,
+        weights: WeightFormat::Nf4,
+        ..Scenario::default()
+    };
     expected.training.micro_batch = 4;
     expected.training.seq_len = 2048;
     expected.gpu.name = Some("a100-sxm4-40gb".into());
@@ -121,8 +123,10 @@ fn names_with_reserved_characters_survive() {
 
 #[test]
 fn share_url_replaces_the_base_query() {
-    let mut sc = Scenario::default();
-    sc.task = TaskKind::Training;
+    let sc = Scenario {
+        task: TaskKind::Training,
+        ..Scenario::default()
+    };
     assert_eq!(
         share_url(DEFAULT_BASE, &sc),
         format!("{DEFAULT_BASE}?v=1&t=train")
@@ -164,8 +168,10 @@ fn choice_keys_match_the_json_names() {
 #[test]
 fn every_catalog_model_and_gpu_round_trips() {
     for m in models() {
-        let mut sc = Scenario::default();
-        sc.model = ModelSource::Catalog(m.id.clone());
+        let mut sc = Scenario {
+            model: ModelSource::Catalog(m.id.clone()),
+            ..Scenario::default()
+        };
         let d = decode(&encode(&sc));
         assert!(d.notices.is_empty(), "{}: {:?}", m.id, d.notices);
         assert_eq!(d.scenario, sc);
