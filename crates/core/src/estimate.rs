@@ -4,9 +4,9 @@ use crate::error::{check_range, InputError, Result};
 use crate::gpu::{find_gpu, GpuSpec};
 use crate::inference::inference_memory;
 use crate::model::{Arch, MlpKind, ModelSpec, NormKind, ParamCounts};
-use crate::overhead::{allocator_slack_bytes, cuda_context_bytes};
+use crate::overhead::{allocator_slack_bytes, cuda_context_bytes, library_workspace_bytes};
 use crate::parallel::Shards;
-use crate::precision::WeightFormat;
+use crate::precision::{Dtype, WeightFormat};
 use crate::report::{Counter, Estimate, GpuReport, Line, Part};
 use crate::scenario::{Method, ModelSource, Scenario, Strategy, TaskKind};
 use crate::training::{trainable_params, training_memory};
@@ -256,6 +256,28 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         notes.push("Several GPUs with strategy \"none\": each GPU holds a full replica (as DDP without buckets).".into());
     }
 
+    let (workspace, workspace_source) = library_workspace_bytes(gpu);
+    let peak_allocated = peak_allocated + workspace as u128;
+    lines.push(Line {
+        part: Part::LibraryWorkspace,
+        bytes: workspace,
+        formula: workspace_source.to_string(),
+        counter: Counter::Allocated,
+    });
+    if let Some(g) = gpu {
+        let uses = |d: Dtype| sc.compute_dtype == d || sc.weights.plain_dtype() == Some(d);
+        if !g.bf16 && uses(Dtype::Bf16) {
+            notes.push(format!(
+                "{} has no bf16 support: use fp16 (with loss scaling for training).",
+                g.name
+            ));
+        }
+        if !g.fp8
+            && (sc.weights == WeightFormat::Fp8 || sc.inference.kv_cache_dtype == Some(Dtype::Fp8))
+        {
+            notes.push(format!("{} has no fp8 units: fp8 weights or KV cache are stored in 8 bits but computed in 16.", g.name));
+        }
+    }
     // Reserved: what the caching allocator keeps beyond live tensors.
     // Tensors created and freed every step, whichever phase holds the peak.
     let per_step: u128 = inference_churn.unwrap_or_else(|| {

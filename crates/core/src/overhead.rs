@@ -49,3 +49,27 @@ pub fn allocator_slack_bytes(largest_tensor_bytes: u128, per_step_bytes: u128) -
 /// training rows (hf-bert-v100-003/006/010: nvidia-smi − context − allocated
 /// ≈ 20–30% of activations) and the torchtune LoRA rows (110/112/113).
 pub const CHURN_SLACK_PERCENT: u128 = 25;
+
+/// cuBLAS workspaces PyTorch allocates through its caching allocator (one per
+/// handle/stream), by generation: the default `CUBLAS_WORKSPACE_CONFIG` is
+/// `:4096:2:16:8` (2 × 4 MiB + 8 × 16 KiB) before Hopper and `:4096:8`
+/// (8 × 4 MiB) from Hopper on (PyTorch `CublasHandlePool.cpp`).
+pub fn library_workspace_bytes(gpu: Option<&GpuSpec>) -> (u64, &'static str) {
+    match gpu.map(|g| g.generation) {
+        Some(Generation::Hopper | Generation::Blackwell) => (
+            32 * MIB,
+            "cuBLAS workspace :4096:8 (PyTorch default on Hopper and later)",
+        ),
+        Some(Generation::AppleSilicon) => (0, "MPS: no cuBLAS workspace"),
+        _ => (
+            8 * MIB + 128 * 1024,
+            "cuBLAS workspace :4096:2:16:8 (PyTorch default before Hopper)",
+        ),
+    }
+}
+
+/// What differs between cards for the same job: context plus workspaces
+/// (everything else is the same bytes on any card; the fit table relies on it).
+pub fn per_card_bytes(gpu: Option<&GpuSpec>) -> u64 {
+    cuda_context_bytes(gpu).0 + library_workspace_bytes(gpu).0
+}

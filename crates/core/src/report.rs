@@ -20,6 +20,8 @@ pub enum Part {
     Workspace,
     /// bitsandbytes paged optimizer states: unified memory, outside PyTorch's counters.
     PagedOptimizer,
+    /// cuBLAS workspaces (through PyTorch's allocator).
+    LibraryWorkspace,
     CudaContext,
     AllocatorSlack,
 }
@@ -38,6 +40,7 @@ impl Part {
             Part::OptimizerStep => "optimizer step buffers",
             Part::Workspace => "parallelism buffers",
             Part::PagedOptimizer => "paged optimizer states (unified memory)",
+            Part::LibraryWorkspace => "cuBLAS workspaces",
             Part::CudaContext => "CUDA context and libraries",
             Part::AllocatorSlack => "allocator cache (reserved, unused)",
         }

@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::estimate::{estimate_with_model, resolve_model};
 use crate::gpu::{gpus, GpuSpec};
 use crate::model::ModelSpec;
-use crate::overhead::cuda_context_bytes;
+use crate::overhead::per_card_bytes;
 use crate::scenario::{Engine, GpuChoice, Scenario, Strategy, TaskKind};
 
 /// Device memory the scenario needs on its busiest GPU (nvidia-smi "used").
@@ -133,13 +133,13 @@ pub fn fit_table_with_model(
     spec: &ModelSpec,
     cards: &[GpuSpec],
 ) -> Result<Vec<FitRow>> {
-    // Everything but the CUDA context is the same on every card (vLLM aside,
+    // Everything but the CUDA context and workspaces is the same on every card (vLLM aside,
     // whose cache fills the card): estimate each probed size once without a
     // card and add each card's context, so 40 cards cost ~2 dozen estimates.
     let per_card = sc.task == TaskKind::Inference && sc.inference.engine == Engine::Vllm;
     let mut bare = sc.clone();
     bare.gpu = GpuChoice::default();
-    let (bare_context, _) = cuda_context_bytes(None);
+    let bare_context = per_card_bytes(None);
     let mut memo: HashMap<u64, u64> = HashMap::new();
     let mut without_context = |size: u64| -> Result<u64> {
         if let Some(v) = memo.get(&size) {
@@ -171,7 +171,7 @@ pub fn fit_table_with_model(
             s.gpu.memory_bytes = None;
             (device_used(&s, spec)?, max_context(&s, spec, capacity)?)
         } else {
-            let (context, _) = cuda_context_bytes(Some(g));
+            let context = per_card_bytes(Some(g));
             let used = without_context(current)? + context;
             let largest = largest_fitting(limit, |size| {
                 Ok(without_context(size)? + context <= capacity)

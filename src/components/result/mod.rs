@@ -22,7 +22,9 @@ pub fn part_class(part: Part) -> &'static str {
         Part::Activations => "p-acts",
         Part::LogitsLoss => "p-logits",
         Part::KvCache => "p-kv",
-        Part::QuantBuffers | Part::OptimizerStep | Part::Workspace => "p-work",
+        Part::QuantBuffers | Part::OptimizerStep | Part::Workspace | Part::LibraryWorkspace => {
+            "p-work"
+        }
         Part::CudaContext => "p-context",
         Part::AllocatorSlack => "p-slack",
     }
