@@ -62,6 +62,11 @@ pub struct LoraActs {
     pub targets: Vec<LoraTarget>,
     /// LoRA dropout > 0 keeps a dropped copy of the input and a 1-byte mask.
     pub dropout: bool,
+    /// PEFT style: every adapted module has its own dropout and fp32 adapter
+    /// weights (PEFT's `autocast_adapter_dtype=True` default upcasts 16-bit
+    /// adapters), so each one keeps an fp32 copy of its own input. Otherwise
+    /// (litgpt, torchtune) adapters share the block's input in its dtype.
+    pub per_module_fp32: bool,
 }
 
 /// How the feed-forward's activation function saves tensors.
@@ -148,10 +153,12 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
             format!("{norms_per_layer} × {big_b}·b·s·h"),
         );
     }
+    // Shared-input LoRA (litgpt, torchtune) is counted with the input of
+    // each group of linears; PEFT's per-module copies are counted below.
     let lora_on = |targets: &[LoraTarget]| {
         l.lora
             .as_ref()
-            .is_some_and(|lo| lo.targets.iter().any(|x| targets.contains(x)))
+            .is_some_and(|lo| !lo.per_module_fp32 && lo.targets.iter().any(|x| targets.contains(x)))
     };
     // Input of a group of linears: saved for their weight gradient or LoRA's A.
     // Autocast re-casts the input inside each linear: one 16-bit copy per linear.
@@ -272,11 +279,37 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
             .iter()
             .filter(|x| **x != LoraTarget::Head)
             .count() as u128;
+        let a_bytes = if lo.per_module_fp32 { 4 } else { big_b };
         push(
             "LoRA A outputs",
-            n * big_b * bs * lo.rank,
-            format!("{n} targets × {big_b}·b·s·r"),
+            n * a_bytes * bs * lo.rank,
+            format!("{n} targets × {a_bytes}·b·s·r"),
         );
+        if lo.per_module_fp32 {
+            // Each adapted module: its input cast to fp32 (4 B) and, with
+            // dropout, the 1-byte mask; under autocast also the 16-bit copy
+            // lora_A's matmul casts.
+            let width: u128 = lo
+                .targets
+                .iter()
+                .map(|t| match t {
+                    LoraTarget::Q
+                    | LoraTarget::K
+                    | LoraTarget::V
+                    | LoraTarget::Gate
+                    | LoraTarget::Up => h,
+                    LoraTarget::O => qd,
+                    LoraTarget::Down => i,
+                    LoraTarget::Head => 0,
+                })
+                .sum();
+            let per = 4 + u128::from(lo.dropout) + if l.autocast { 2 } else { 0 };
+            push(
+                "LoRA inputs (fp32, per module)",
+                per * bs * width,
+                format!("{per}·b·s × Σ adapted input widths ({width})"),
+            );
+        }
     }
     if l.fp32_linear_inputs {
         // Each quantized linear casts its input to fp32 and keeps that copy:

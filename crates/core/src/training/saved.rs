@@ -61,6 +61,7 @@ pub(super) fn activation_bytes(
         rank: t.lora.rank as u128,
         targets: targets.clone(),
         dropout: t.lora.dropout > 0.0,
+        per_module_fp32: matches!(t.framework, Framework::Transformers | Framework::HfTrainer),
     });
     let vision_tokens = match (&spec.vision, t.images_per_sample) {
         (Some(v), n) if n > 0 => n * v.tokens_per_image(),
