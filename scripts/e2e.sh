@@ -14,6 +14,8 @@ fi
 # The same app built for a sub-path, as GitHub Pages serves it (the compiled
 # wasm is reused: only wasm-bindgen, wasm-opt and the hook run again).
 scripts/build-site.sh /vramfit/ --dist "$WORK/site/vramfit" >&2
+# A development build (no --release), which must not register the worker.
+PATH="$PWD/node_modules/.bin:$PATH" trunk build --offline --dist "$WORK/dev" >&2
 cargo build -q -p vramfit-cli
 pids=()
 cleanup() {
@@ -54,4 +56,6 @@ E2E_SCENARIO="$PWD/tests/e2e/scenario.json" \
 E2E_PROFILE="$WORK/profile-pwa" \
 E2E_SITE_ROOT="$WORK/site" \
 E2E_WORK="$WORK" \
+E2E_RELEASE_DIST="$PWD/dist" \
+E2E_DEV_DIST="$WORK/dev" \
   python3 scripts/e2e_pwa.py

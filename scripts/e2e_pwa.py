@@ -19,6 +19,10 @@ Root site (dist/, served by scripts/e2e.sh at E2E_BASE):
      app with the same totals and without the embed parameters;
   5. the full app's Embed panel writes a snippet whose iframe link opens an
      embed with the app's totals and the chosen inputs.
+Development build (`trunk build` without --release):
+  6. it requests no sw.js (no worker registered), and its sw.js, met by a
+     release's worker on the same address, deletes that worker's caches and
+     unregisters it.
 """
 import functools
 import http.server
@@ -62,8 +66,14 @@ class Server:
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
+    requested = []  # paths asked for, in order (for the development build check)
+
     def log_message(self, *args):
         pass
+
+    def do_GET(self):
+        Handler.requested.append(self.path.split("?")[0])
+        super().do_GET()
 
 
 def fresh_browser(name):
@@ -235,11 +245,44 @@ def check_embeds():
         browser.quit()
 
 
+def check_development_build():
+    """A development build registers no worker, and its sw.js retires a
+    release's worker met on the same address (with its caches)."""
+    server = Server()
+    server.start(os.environ["E2E_RELEASE_DIST"])
+    base = f"http://127.0.0.1:{server.port}/"
+    browser = fresh_browser("development")
+    try:
+        browser.go(base)
+        page_totals(browser)
+        wait_for(lambda: len(cache_names(browser)) == 1, "the release's cache", timeout=30)
+        server.stop()
+        server.start(os.environ["E2E_DEV_DIST"])
+        browser.go(base)
+        wait_for(lambda: cache_names(browser) == [], "the release's caches deleted", timeout=30)
+        wait_for(lambda: run_async(browser, "return String(await navigator.serviceWorker.getRegistration());")
+                 == "undefined", "the release's worker unregistered")
+    finally:
+        browser.quit()
+    browser = fresh_browser("development-fresh")
+    try:
+        Handler.requested.clear()
+        browser.go(base)
+        page_totals(browser)
+        time.sleep(1)  # registration would follow the first render at once
+        assert "/sw.js" not in Handler.requested, "the development build registered a worker"
+    finally:
+        browser.quit()
+        server.stop()
+    print("6. development build: registers no worker; its sw.js removed a release's worker and caches")
+
+
 def main():
     os.makedirs(PROFILE_ROOT, exist_ok=True)
     started = time.time()
     check_sub_path()
     check_embeds()
+    check_development_build()
     print(f"e2e_pwa: all checks passed in {time.time() - started:.0f} s")
 
 

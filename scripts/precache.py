@@ -8,7 +8,9 @@ In Trunk's staging directory (TRUNK_STAGING_DIR, the next dist/) it writes:
                         else "./" (relative: the build works at any path);
   sw.js                 public/sw.js with the precache list inlined: every
                         file of the build with its SHA-256, and the release
-                        version (a hash of that list);
+                        version (a hash of that list); in a development
+                        build (TRUNK_PROFILE=debug), a worker that removes
+                        any earlier one and its caches instead;
 and, when VRAMFIT_SITE_URL is set (https://vramfit.github.io/vramfit/), turns
 the link-preview URLs in index.html (og:image, og:url, twitter:image) into
 absolute ones, which chat apps need.
@@ -31,6 +33,20 @@ THEME_COLOUR = "#2f6fde"
 BACKGROUND_COLOUR = "#ffffff"
 # Length of the release version: 16 hex digits (64 bits) of SHA-256.
 VERSION_HEX_DIGITS = 16
+# The sw.js of a development build (`trunk serve` without --release): the app
+# does not register a worker then, but a release's worker registered earlier
+# on the same address would keep serving its cached files; the browser's
+# update check fetches this one, which deletes those caches and unregisters.
+RETIRING_WORKER = """// Development build: no offline copy (scripts/precache.py).
+self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches.keys()
+      .then((names) => Promise.all(names.filter((n) => n.startsWith("vramfit-")).map((n) => caches.delete(n))))
+      .then(() => self.registration.unregister()),
+  );
+});
+"""
 
 
 def app_path(public_url):
@@ -112,6 +128,12 @@ def main():
     with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8") as f:
         json.dump(web_manifest(public_url), f, indent=1)
         f.write("\n")
+
+    if os.environ.get("TRUNK_PROFILE") == "debug":
+        with open(os.path.join(staging, SERVICE_WORKER), "w", encoding="utf-8") as f:
+            f.write(RETIRING_WORKER)
+        print("precache: development build, sw.js retires any earlier worker")
+        return
 
     precache = precache_list(staging)
     with open(os.path.join(source, TEMPLATE), encoding="utf-8") as f:
