@@ -3,6 +3,8 @@
 Chromium through chromedriver (plain WebDriver over urllib, as scripts/e2e.py).
 Started by scripts/e2e.sh, which builds the two sites and sets the paths.
 
+  0. the page's link-preview tags (Open Graph, Twitter card), made absolute
+     by VRAMFIT_SITE_URL, and the 1200x630 preview image.
 Sub-path site (built by `scripts/build-site.sh /vramfit/`, served from a
 parent folder so that it lives at http://127.0.0.1:PORT/vramfit/):
   1. loads; the service worker takes control with scope /vramfit/ and one
@@ -114,6 +116,33 @@ def cache_names(browser):
 def fetch_json(url):
     with urllib.request.urlopen(url, timeout=10) as resp:
         return json.loads(resp.read().decode())
+
+
+def meta_tags(html):
+    return dict(re.findall(r'<meta (?:property|name)="([^"]+)" content="([^"]*)"', html))
+
+
+def check_link_preview():
+    """The page carries Open Graph and Twitter card tags; built with
+    VRAMFIT_SITE_URL, their URLs are absolute (chat apps need that)."""
+    site = os.path.join(WORK, "preview")
+    shutil.copytree(os.path.join(SITE_ROOT, "vramfit"), site)
+    env = dict(os.environ, TRUNK_STAGING_DIR=site, TRUNK_PUBLIC_URL=SUB_PATH,
+               VRAMFIT_SITE_URL="https://example.org/vramfit")
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "precache.py")],
+                   check=True, env=env, capture_output=True)
+    with open(os.path.join(site, "index.html"), encoding="utf-8") as f:
+        tags = meta_tags(f.read())
+    for name in ["og:title", "og:description", "twitter:card", "twitter:title"]:
+        assert tags.get(name), f"no {name} tag"
+    image = "https://example.org/vramfit/public/og-image.png"
+    assert tags.get("og:image") == image and tags.get("twitter:image") == image, tags
+    assert tags.get("og:url") == "https://example.org/vramfit/", tags
+    with open(os.path.join(site, "public", "og-image.png"), "rb") as f:
+        png = f.read(24)
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert (width, height) == (1200, 630), (width, height)
+    print(f"0. link preview: og:title {tags['og:title']!r}, og:image {image} ({width}x{height})")
 
 
 def check_sub_path():
@@ -280,6 +309,7 @@ def check_development_build():
 def main():
     os.makedirs(PROFILE_ROOT, exist_ok=True)
     started = time.time()
+    check_link_preview()
     check_sub_path()
     check_embeds()
     check_development_build()
