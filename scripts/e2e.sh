@@ -6,13 +6,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+WORK=$(mktemp -d)
 if [ "${1:-}" != "--no-build" ]; then
   scripts/build-web.sh >&2
 fi
 [ -f dist/index.html ] || { echo "e2e: no dist/index.html; build first" >&2; exit 1; }
+# The same app built for a sub-path, as GitHub Pages serves it (the compiled
+# wasm is reused: only wasm-bindgen, wasm-opt and the hook run again).
+scripts/build-site.sh /vramfit/ --dist "$WORK/site/vramfit" >&2
+# A development build (no --release), which must not register the worker.
+PATH="$PWD/node_modules/.bin:$PATH" trunk build --offline --dist "$WORK/dev" >&2
 cargo build -q -p vramfit-cli
-
-WORK=$(mktemp -d)
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -43,3 +47,15 @@ VRAMFIT_BIN="$PWD/target/debug/vramfit" \
 E2E_SCENARIO="$PWD/tests/e2e/scenario.json" \
 E2E_PROFILE="$WORK/profile" \
   python3 scripts/e2e.py
+
+# Offline, a new release, the sub-path build and embedding (scripts/e2e_pwa.py).
+E2E_BASE="http://127.0.0.1:$HTTP_PORT/" \
+WEBDRIVER_URL="http://127.0.0.1:$DRIVER_PORT" \
+VRAMFIT_BIN="$PWD/target/debug/vramfit" \
+E2E_SCENARIO="$PWD/tests/e2e/scenario.json" \
+E2E_PROFILE="$WORK/profile-pwa" \
+E2E_SITE_ROOT="$WORK/site" \
+E2E_WORK="$WORK" \
+E2E_RELEASE_DIST="$PWD/dist" \
+E2E_DEV_DIST="$WORK/dev" \
+  python3 scripts/e2e_pwa.py

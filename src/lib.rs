@@ -7,8 +7,10 @@
 
 pub mod analysis;
 pub mod components;
+pub mod embed;
 pub mod format;
 pub mod link;
+pub mod pwa;
 pub mod state;
 
 use leptos::prelude::*;
@@ -21,11 +23,16 @@ use components::{
 use state::AppState;
 
 /// The whole page. Reads the link it was opened with, then keeps the address
-/// bar in step with every input.
+/// bar in step with every input; with `embed=1`, the compact embed instead
+/// (whose address stays as opened: it is inside someone else's page).
 #[component]
 pub fn App() -> impl IntoView {
-    let state = AppState::new(&state::location_query());
+    let query = state::location_query();
+    let state = AppState::new(&query);
     provide_context(state);
+    if let Some(options) = embed::embed_options(&query) {
+        return view! { <embed::EmbedView options/> }.into_any();
+    }
     state.sync_with_address_bar();
     view! {
         <Toolbar/>
@@ -38,10 +45,12 @@ pub fn App() -> impl IntoView {
             </section>
             <section class="outputs" aria-label="Results">
                 <ResultPanel/>
+                <embed::EmbedSnippet/>
                 <Compare/>
                 <SweepChart/>
                 <FitTable/>
             </section>
         </main>
     }
+    .into_any()
 }

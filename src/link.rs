@@ -19,7 +19,13 @@ pub struct PageState {
 
 /// Reads `location.search` (with or without `?`); never fails.
 pub fn read(query: &str) -> PageState {
-    let decoded = decode_with(query, &[UNITS_PARAM]);
+    // The embed parameters belong to the page too (read by crate::embed).
+    let page_params = [
+        UNITS_PARAM,
+        crate::embed::EMBED_PARAM,
+        crate::embed::SHOW_PARAM,
+    ];
+    let decoded = decode_with(query, &page_params);
     let mut notices = decoded.notices;
     let mut units = Units::default();
     let units_values = vramfit_core::url::query_pairs(query)

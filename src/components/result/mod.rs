@@ -157,7 +157,7 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
 }
 
 #[component]
-fn Bar(name: String, report: GpuReport, capacity: Option<u64>, units: Units) -> impl IntoView {
+pub fn Bar(name: String, report: GpuReport, capacity: Option<u64>, units: Units) -> impl IntoView {
     let lines = bar_lines(&report);
     let used = report.device_used_bytes;
     let scale = capacity.unwrap_or(0).max(used).max(1) as f64;

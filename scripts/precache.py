@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Trunk post-build hook (Trunk.toml): makes the build an installable,
+offline-capable site for the path it is built for.
+
+In Trunk's staging directory (TRUNK_STAGING_DIR, the next dist/) it writes:
+  manifest.webmanifest  name, icons, colours, and start_url/scope equal to
+                        TRUNK_PUBLIC_URL when that is a path ("/vramfit/"),
+                        else "./" (relative: the build works at any path);
+  sw.js                 public/sw.js with the precache list inlined: every
+                        file of the build with its SHA-256, and the release
+                        version (a hash of that list); in a development
+                        build (TRUNK_PROFILE=debug), a worker that removes
+                        any earlier one and its caches instead;
+and, when VRAMFIT_SITE_URL is set (https://vramfit.github.io/vramfit/), turns
+the link-preview URLs in index.html (og:image, og:url, twitter:image) into
+absolute ones, which chat apps need.
+
+Run again on a finished dist/ (TRUNK_STAGING_DIR=dist) it rewrites the same
+files: the tests use that to make a "new release" without a second compile.
+"""
+import hashlib
+import json
+import os
+import re
+import sys
+
+MANIFEST = "manifest.webmanifest"
+SERVICE_WORKER = "sw.js"
+TEMPLATE = os.path.join("public", SERVICE_WORKER)
+PLACEHOLDER = re.compile(r"/\*PRECACHE\*/.*?/\*END PRECACHE\*/", re.S)
+# From style/main.css: --accent (theme, the browser's title bar) and --bg.
+THEME_COLOUR = "#2f6fde"
+BACKGROUND_COLOUR = "#ffffff"
+# Length of the release version: 16 hex digits (64 bits) of SHA-256.
+VERSION_HEX_DIGITS = 16
+# The sw.js of a development build (`trunk serve` without --release): the app
+# does not register a worker then, but a release's worker registered earlier
+# on the same address would keep serving its cached files; the browser's
+# update check fetches this one, which deletes those caches and unregisters.
+RETIRING_WORKER = """// Development build: no offline copy (scripts/precache.py).
+self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches.keys()
+      .then((names) => Promise.all(names.filter((n) => n.startsWith("vramfit-")).map((n) => caches.delete(n))))
+      .then(() => self.registration.unregister()),
+  );
+});
+"""
+
+
+def app_path(public_url):
+    """start_url and scope: the deploy path when known, else relative."""
+    return public_url if public_url.startswith("/") else "./"
+
+
+def web_manifest(public_url):
+    path = app_path(public_url)
+    return {
+        "name": "vramfit: will it fit on the GPU?",
+        "short_name": "vramfit",
+        "description": "GPU memory calculator for training and serving LLMs: every byte with its formula.",
+        "start_url": path,
+        "scope": path,
+        "id": path,
+        "display": "standalone",
+        "theme_color": THEME_COLOUR,
+        "background_color": BACKGROUND_COLOUR,
+        "icons": [
+            {"src": "public/icons/icon-192.png", "sizes": "192x192", "type": "image/png"},
+            {"src": "public/icons/icon-512.png", "sizes": "512x512", "type": "image/png"},
+            {"src": "public/icons/maskable-512.png", "sizes": "512x512", "type": "image/png",
+             "purpose": "maskable"},
+        ],
+    }
+
+
+def absolute_previews(html, site_url):
+    """Makes og:image, og:url and twitter:image absolute under site_url."""
+    site_url = site_url if site_url.endswith("/") else site_url + "/"
+
+    def absolute(match):
+        value = match.group(2)
+        if re.match(r"^[a-z]+://", value):
+            return match.group(0)
+        return match.group(1) + site_url + value.removeprefix("./") + match.group(3)
+
+    pattern = r'(<meta (?:property|name)="(?:og:image|og:url|twitter:image)" content=")([^"]*)(")'
+    return re.sub(pattern, absolute, html)
+
+
+def precache_list(staging):
+    files = []
+    for folder, _, names in os.walk(staging):
+        for name in names:
+            full = os.path.join(folder, name)
+            path = os.path.relpath(full, staging).replace(os.sep, "/")
+            if path == SERVICE_WORKER:
+                continue
+            with open(full, "rb") as f:
+                files.append({"path": path, "sha256": hashlib.sha256(f.read()).hexdigest()})
+    files.sort(key=lambda f: f["path"])
+    listing = "".join(f"{f['path']} {f['sha256']}\n" for f in files)
+    version = hashlib.sha256(listing.encode()).hexdigest()[:VERSION_HEX_DIGITS]
+    return {"version": version, "files": files}
+
+
+def main():
+    staging = os.environ.get("TRUNK_STAGING_DIR")
+    if not staging or not os.path.isfile(os.path.join(staging, "index.html")):
+        sys.exit("precache: TRUNK_STAGING_DIR must be a build holding index.html")
+    source = os.environ.get("TRUNK_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), "..")
+    public_url = os.environ.get("TRUNK_PUBLIC_URL", "./")
+
+    # The template itself is not part of the site (copy-dir brought it along).
+    stray = os.path.join(staging, TEMPLATE)
+    if os.path.exists(stray):
+        os.remove(stray)
+
+    site_url = os.environ.get("VRAMFIT_SITE_URL", "")
+    if site_url:
+        index = os.path.join(staging, "index.html")
+        with open(index, encoding="utf-8") as f:
+            html = f.read()
+        with open(index, "w", encoding="utf-8") as f:
+            f.write(absolute_previews(html, site_url))
+
+    with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8") as f:
+        json.dump(web_manifest(public_url), f, indent=1)
+        f.write("\n")
+
+    if os.environ.get("TRUNK_PROFILE") == "debug":
+        with open(os.path.join(staging, SERVICE_WORKER), "w", encoding="utf-8") as f:
+            f.write(RETIRING_WORKER)
+        print("precache: development build, sw.js retires any earlier worker")
+        return
+
+    precache = precache_list(staging)
+    with open(os.path.join(source, TEMPLATE), encoding="utf-8") as f:
+        template = f.read()
+    if not PLACEHOLDER.search(template):
+        sys.exit(f"precache: {TEMPLATE} has no /*PRECACHE*/ ... /*END PRECACHE*/ placeholder")
+    inlined = json.dumps(precache, separators=(",", ":"))
+    worker = PLACEHOLDER.sub(lambda _: inlined, template, count=1)
+    with open(os.path.join(staging, SERVICE_WORKER), "w", encoding="utf-8") as f:
+        f.write(worker)
+    print(f"precache: release {precache['version']}, {len(precache['files'])} files, "
+          f"start_url {app_path(public_url)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,590 @@
+//! Embed mode: `embed=1` in the link gives a compact calculator for an
+//! iframe in a documentation page (the result, the few inputs the author
+//! listed in `show=`, an "open in vramfit" link), which posts its height to
+//! the parent page so the iframe fits its content. The full app's "Embed"
+//! panel writes the iframe snippet for the current scenario.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use vramfit_core::precision::WeightFormat;
+use vramfit_core::scenario::{Engine, Method, Scenario, TaskKind};
+use vramfit_core::url::query_pairs;
+
+use crate::components::controls::{parse_count, ChoiceField, NumberField};
+use crate::components::result::Bar;
+use crate::format::{grouped, Units};
+use crate::state::{use_state, AppState};
+
+/// `embed=1` switches the page to embed mode.
+pub const EMBED_PARAM: &str = "embed";
+/// `show=mb,seq`: the inputs an embed exposes (link codec keys).
+pub const SHOW_PARAM: &str = "show";
+/// The `type` of the message carrying the content height to the parent page.
+pub const HEIGHT_MESSAGE: &str = "vramfit:height";
+/// Starting height of the snippet's iframe, before the first height message
+/// arrives: about what a two-input embed measures (no layout jump after).
+const SNIPPET_HEIGHT_PX: u32 = 300;
+/// Largest count the estimator accepts (micro-batch, batch, rank, GPUs).
+const MAX_COUNT: u64 = 65_536;
+
+/// An input an embed can expose, named by its key in the share link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exposed {
+    MicroBatch,
+    GradAccum,
+    SeqLen,
+    Rank,
+    Method,
+    Batch,
+    PromptLen,
+    NewTokens,
+    Engine,
+    Weights,
+    GpuCount,
+    Gpu,
+}
+
+impl Exposed {
+    pub const ALL: [Exposed; 12] = [
+        Exposed::MicroBatch,
+        Exposed::GradAccum,
+        Exposed::SeqLen,
+        Exposed::Rank,
+        Exposed::Method,
+        Exposed::Batch,
+        Exposed::PromptLen,
+        Exposed::NewTokens,
+        Exposed::Engine,
+        Exposed::Weights,
+        Exposed::GpuCount,
+        Exposed::Gpu,
+    ];
+
+    /// The key in `show=` (the same as the share link's key for the field).
+    pub fn key(self) -> &'static str {
+        match self {
+            Exposed::MicroBatch => "mb",
+            Exposed::GradAccum => "ga",
+            Exposed::SeqLen => "seq",
+            Exposed::Rank => "r",
+            Exposed::Method => "meth",
+            Exposed::Batch => "bs",
+            Exposed::PromptLen => "pl",
+            Exposed::NewTokens => "nt",
+            Exposed::Engine => "eng",
+            Exposed::Weights => "w",
+            Exposed::GpuCount => "n",
+            Exposed::Gpu => "gpu",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Exposed> {
+        Exposed::ALL.into_iter().find(|e| e.key() == key)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Exposed::MicroBatch => "micro-batch",
+            Exposed::GradAccum => "gradient accumulation",
+            Exposed::SeqLen => "sequence length",
+            Exposed::Rank => "rank",
+            Exposed::Method => "method",
+            Exposed::Batch => "batch",
+            Exposed::PromptLen => "prompt tokens",
+            Exposed::NewTokens => "new tokens",
+            Exposed::Engine => "engine",
+            Exposed::Weights => "weights",
+            Exposed::GpuCount => "GPU count",
+            Exposed::Gpu => "GPU",
+        }
+    }
+
+    /// Whether the input means something for the task.
+    pub fn applies(self, task: TaskKind) -> bool {
+        match self {
+            Exposed::MicroBatch
+            | Exposed::GradAccum
+            | Exposed::SeqLen
+            | Exposed::Rank
+            | Exposed::Method => task == TaskKind::Training,
+            Exposed::Batch | Exposed::PromptLen | Exposed::NewTokens | Exposed::Engine => {
+                task == TaskKind::Inference
+            }
+            Exposed::Weights | Exposed::GpuCount | Exposed::Gpu => true,
+        }
+    }
+
+    /// What the Embed panel ticks until the author chooses: the two inputs
+    /// people vary most for the task.
+    pub fn defaults(task: TaskKind) -> Vec<Exposed> {
+        match task {
+            TaskKind::Training => vec![Exposed::MicroBatch, Exposed::SeqLen],
+            TaskKind::Inference => vec![Exposed::Batch, Exposed::PromptLen],
+        }
+    }
+}
+
+/// What an embed link asks for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EmbedOptions {
+    pub exposed: Vec<Exposed>,
+    /// `show=` keys that name no input (shown as ignored).
+    pub unknown: Vec<String>,
+}
+
+/// The embed options of a query string, `None` unless it says `embed=1`.
+pub fn embed_options(query: &str) -> Option<EmbedOptions> {
+    let pairs = query_pairs(query);
+    let value = |key: &str| {
+        pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    };
+    if value(EMBED_PARAM) != Some("1") {
+        return None;
+    }
+    let mut options = EmbedOptions::default();
+    for key in value(SHOW_PARAM).unwrap_or("").split(',') {
+        let key = key.trim();
+        match Exposed::from_key(key) {
+            Some(e) if !options.exposed.contains(&e) => options.exposed.push(e),
+            Some(_) => {}
+            None if key.is_empty() => {}
+            None => options.unknown.push(key.to_owned()),
+        }
+    }
+    Some(options)
+}
+
+/// The embed link: the app's address, the scenario's query, then the embed
+/// parameters (so "open in vramfit" is the same link without them).
+pub fn embed_url(app_address: &str, query: &str, exposed: &[Exposed]) -> String {
+    let mut url = format!("{app_address}?{query}&{EMBED_PARAM}=1");
+    if !exposed.is_empty() {
+        let keys: Vec<&str> = exposed.iter().map(|e| e.key()).collect();
+        url.push_str(&format!("&{SHOW_PARAM}={}", keys.join(",")));
+    }
+    url
+}
+
+/// Text made safe inside a double-quoted HTML attribute.
+pub fn escape_attribute(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The HTML to paste into a page: the iframe, and a listener that sets each
+/// vramfit iframe's height from its messages (once per page is enough).
+pub fn iframe_snippet(src: &str, title: &str) -> String {
+    format!(
+        "<iframe data-vramfit src=\"{src}\" title=\"{title}\" width=\"100%\" height=\"{SNIPPET_HEIGHT_PX}\" style=\"border:0\" loading=\"lazy\"></iframe>\n\
+         <script>addEventListener(\"message\",e=>{{if(e.data&&e.data.type===\"{HEIGHT_MESSAGE}\")\
+         for(const f of document.querySelectorAll(\"iframe[data-vramfit]\"))\
+         if(f.contentWindow===e.source)f.style.height=e.data.height+\"px\"}})</script>",
+        src = escape_attribute(src),
+        title = escape_attribute(title),
+    )
+}
+
+/// The page address without query or fragment.
+fn app_address() -> String {
+    let location = window().location();
+    let origin = location.origin().unwrap_or_default();
+    let path = location.pathname().unwrap_or_default();
+    format!("{origin}{path}")
+}
+
+fn gpu_name(sc: &Scenario) -> Option<String> {
+    let name = sc.gpu.name.as_deref()?;
+    Some(vramfit_core::gpu::find_gpu(name).map_or_else(|| name.to_owned(), |g| g.name.clone()))
+}
+
+/// "Llama-2-7b-hf on NVIDIA A100 40GB", or the model alone.
+fn scenario_title(state: AppState) -> String {
+    let model = state
+        .estimate
+        .with(|e| e.as_ref().map(|e| e.model.clone()).ok())
+        .unwrap_or_else(|| "vramfit".to_owned());
+    match state.scenario.with(gpu_name) {
+        Some(gpu) => format!("{model} on {gpu}"),
+        None => model,
+    }
+}
+
+/// The compact page of embed mode.
+#[component]
+pub fn EmbedView(options: EmbedOptions) -> impl IntoView {
+    let state = use_state();
+    let root = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        if let Some(element) = root.get() {
+            post_height_on_resize(&element);
+        }
+    });
+    let open_link = Memo::new(move |_| {
+        state.query.track();
+        state.share_link()
+    });
+    let ignored = move || {
+        let mut params: Vec<String> = state
+            .notices
+            .with(|n| n.iter().map(|n| n.param.clone()).collect());
+        params.extend(options.unknown.iter().map(|k| format!("show={k}")));
+        (!params.is_empty()).then(|| {
+            view! { <p class="embed-ignored" data-testid="link-notices">{format!("ignored: {}", params.join(", "))}</p> }
+        })
+    };
+    let inputs = options
+        .exposed
+        .iter()
+        .map(|&e| exposed_input(state, e))
+        .collect_view();
+    view! {
+        <div class="embed" node_ref=root data-testid="embed">
+            <header class="embed-head">
+                <span class="embed-title">{move || scenario_title(state)}</span>
+                <a href=move || open_link.get() target="_blank" rel="noopener" data-testid="open-in-vramfit">
+                    "open in vramfit ↗"
+                </a>
+            </header>
+            {move || match state.estimate.get() {
+                Ok(estimate) => compact_result(estimate, state.units.get()).into_any(),
+                Err(err) => view! {
+                    <p class="error" role="alert" data-testid="estimate-error">
+                        <code>{err.field.clone()}</code>": "{err.message.clone()}
+                    </p>
+                }.into_any(),
+            }}
+            <div class="embed-inputs">{inputs}</div>
+            {ignored}
+        </div>
+    }
+}
+
+fn compact_result(estimate: vramfit_core::Estimate, units: Units) -> impl IntoView {
+    let capacity = estimate.capacity_bytes;
+    let headroom = estimate.headroom_bytes();
+    let Some(first) = estimate.gpus.first().cloned() else {
+        return view! { <p class="error">"The estimate has no GPU."</p> }.into_any();
+    };
+    let totals = [
+        (
+            "peak-allocated-bytes",
+            "peak allocated",
+            first.peak_allocated_bytes,
+        ),
+        (
+            "peak-reserved-bytes",
+            "peak reserved",
+            first.peak_reserved_bytes,
+        ),
+        (
+            "device-used-bytes",
+            "nvidia-smi used",
+            first.device_used_bytes,
+        ),
+    ];
+    let verdict = match (headroom, capacity) {
+        (Some(h), Some(_)) if h >= 0 => format!("fits, {} to spare", units.bytes(h as u64)),
+        (Some(h), Some(_)) => format!(
+            "does not fit, short by {}",
+            units.bytes(h.unsigned_abs() as u64)
+        ),
+        _ => String::new(),
+    };
+    let fits = headroom.is_some_and(|h| h >= 0);
+    view! {
+        <Bar name="per GPU".to_owned() report=first capacity units/>
+        <dl class="embed-totals">
+            {totals
+                .into_iter()
+                .map(|(testid, name, bytes)| view! {
+                    <div>
+                        <dt>{name}</dt>
+                        <dd data-testid=testid data-bytes=bytes.to_string() title=format!("{} bytes", grouped(bytes))>
+                            {units.bytes(bytes)}
+                        </dd>
+                    </div>
+                })
+                .collect_view()}
+        </dl>
+        <p class="embed-verdict" class:fits=fits class:short=move || !fits && !verdict.is_empty() data-testid="headroom">
+            {verdict.clone()}
+        </p>
+    }
+    .into_any()
+}
+
+/// One exposed input, bound to the scenario like the full app's field.
+fn exposed_input(state: AppState, exposed: Exposed) -> AnyView {
+    let count = |get: fn(&Scenario) -> u64, set: fn(&mut Scenario, u64), min: u64, max: u64| {
+        view! {
+            <NumberField
+                label=exposed.label()
+                value=Signal::derive(move || state.scenario.with(get))
+                on_change=Callback::new(move |n| state.update(|sc| set(sc, n)))
+                parse=move |t| parse_count(t, min, max)
+            />
+        }
+        .into_any()
+    };
+    let tokens = vramfit_core::estimate::MAX_TOKENS;
+    match exposed {
+        Exposed::MicroBatch => count(|sc| sc.training.micro_batch, |sc, n| sc.training.micro_batch = n, 1, MAX_COUNT),
+        Exposed::GradAccum => count(|sc| sc.training.grad_accum, |sc, n| sc.training.grad_accum = n, 1, 1 << 20),
+        Exposed::SeqLen => count(|sc| sc.training.seq_len, |sc, n| sc.training.seq_len = n, 1, tokens),
+        Exposed::Rank => count(|sc| sc.training.lora.rank, |sc, n| sc.training.lora.rank = n, 1, MAX_COUNT),
+        Exposed::Batch => count(|sc| sc.inference.batch, |sc, n| sc.inference.batch = n, 1, MAX_COUNT),
+        Exposed::PromptLen => count(|sc| sc.inference.prompt_len, |sc, n| sc.inference.prompt_len = n, 1, tokens),
+        Exposed::NewTokens => count(|sc| sc.inference.new_tokens, |sc, n| sc.inference.new_tokens = n, 0, tokens),
+        Exposed::GpuCount => count(|sc| sc.parallel.gpus, |sc, n| sc.parallel.gpus = n, 1, MAX_COUNT),
+        Exposed::Method => view! {
+            <ChoiceField
+                label=exposed.label()
+                value=Signal::derive(move || state.scenario.with(|sc| sc.training.method))
+                on_change=Callback::new(move |m: Method| state.update(|sc| sc.training.method = m))
+            />
+        }
+        .into_any(),
+        Exposed::Engine => view! {
+            <ChoiceField
+                label=exposed.label()
+                value=Signal::derive(move || state.scenario.with(|sc| sc.inference.engine))
+                on_change=Callback::new(move |e: Engine| state.update(|sc| sc.inference.engine = e))
+            />
+        }
+        .into_any(),
+        Exposed::Weights => view! {
+            <ChoiceField
+                label=exposed.label()
+                value=Signal::derive(move || state.scenario.with(|sc| sc.weights))
+                on_change=Callback::new(move |w: WeightFormat| state.update(|sc| sc.weights = w))
+                options=Signal::derive(move || state.scenario.with(crate::components::task_panel::weight_formats))
+            />
+        }
+        .into_any(),
+        Exposed::Gpu => gpu_select(state),
+    }
+}
+
+fn gpu_select(state: AppState) -> AnyView {
+    let current = move || {
+        state.scenario.with(|sc| {
+            sc.gpu
+                .name
+                .as_deref()
+                .and_then(vramfit_core::gpu::find_gpu)
+                .map(|g| g.id.clone())
+        })
+    };
+    view! {
+        <div class="field">
+            <label for="embed-gpu">"GPU"</label>
+            <select
+                id="embed-gpu"
+                data-testid="gpu-select"
+                on:change=move |ev| {
+                    let id = event_target_value(&ev);
+                    state.update(|sc| {
+                        sc.gpu.name = (!id.is_empty()).then_some(id);
+                        sc.gpu.memory_bytes = None;
+                    });
+                }
+            >
+                <option value="" prop:selected=move || current().is_none()>"none"</option>
+                {vramfit_core::gpu::gpus()
+                    .iter()
+                    .map(|g| {
+                        let id = g.id.clone();
+                        let is_current = move || current().as_deref() == Some(id.as_str());
+                        view! { <option value=g.id.clone() prop:selected=is_current>{g.name.clone()}</option> }
+                    })
+                    .collect_view()}
+            </select>
+            <span class="field-msg"></span>
+        </div>
+    }
+    .into_any()
+}
+
+/// Posts the element's height to the parent page whenever it changes (a
+/// ResizeObserver sees every cause: inputs, fonts, the iframe's width).
+fn post_height_on_resize(element: &web_sys::HtmlElement) {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+
+    let window = window();
+    let parent = match window.parent() {
+        Ok(Some(parent)) if !js_sys::Object::is(&parent, &window) => parent,
+        _ => return, // not inside a frame: nobody to tell
+    };
+    let observed = element.clone();
+    let post = Closure::<dyn FnMut()>::new(move || {
+        let message = js_sys::Object::new();
+        let height = f64::from(observed.offset_height().max(0));
+        // Setting plain data properties on a fresh object cannot fail.
+        let _ = js_sys::Reflect::set(&message, &"type".into(), &HEIGHT_MESSAGE.into());
+        let _ = js_sys::Reflect::set(&message, &"height".into(), &height.into());
+        // The parent may be any page that embeds vramfit; the height is public.
+        let _ = parent.post_message(&message, "*");
+    });
+    if let Ok(observer) = web_sys::ResizeObserver::new(post.as_ref().unchecked_ref()) {
+        observer.observe(element);
+    }
+    // The observer lives as long as the page: so does its callback.
+    post.forget();
+}
+
+/// The full app's "Embed" panel: which inputs to expose, and the snippet.
+#[component]
+pub fn EmbedSnippet() -> impl IntoView {
+    let state = use_state();
+    let chosen = RwSignal::new(None::<Vec<Exposed>>);
+    let task = Memo::new(move |_| state.scenario.with(|sc| sc.task));
+    let exposed = Memo::new(move |_| {
+        let task = task.get();
+        chosen
+            .get()
+            .unwrap_or_else(|| Exposed::defaults(task))
+            .into_iter()
+            .filter(|e| e.applies(task))
+            .collect::<Vec<_>>()
+    });
+    let snippet = Memo::new(move |_| {
+        let src = embed_url(&app_address(), &state.query.get(), &exposed.get());
+        iframe_snippet(&src, &format!("vramfit: {}", scenario_title(state)))
+    });
+    let copy_status = RwSignal::new(String::new());
+    let copy = move |_| {
+        let text = snippet.get_untracked();
+        spawn_local(async move {
+            let clipboard = window().navigator().clipboard();
+            let done = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&text)).await;
+            copy_status.set(match done {
+                Ok(_) => "Copied".to_owned(),
+                Err(_) => "Select the snippet and copy it".to_owned(),
+            });
+        });
+    };
+    let toggle = move |e: Exposed, on: bool| {
+        let mut list = exposed.get_untracked();
+        list.retain(|x| *x != e);
+        if on {
+            list.push(e);
+        }
+        // Keep the panel's order, whatever the clicking order.
+        list.sort_by_key(|x| Exposed::ALL.iter().position(|a| a == x));
+        chosen.set(Some(list));
+    };
+    view! {
+        <details class="panel embed-panel" data-testid="embed-panel">
+            <summary data-testid="embed-toggle">"Embed"</summary>
+            <fieldset class="embed-choices">
+                <legend>"Inputs the embedded calculator shows"</legend>
+                {move || {
+                    Exposed::ALL
+                        .into_iter()
+                        .filter(|e| e.applies(task.get()))
+                        .map(|e| view! {
+                            <label class="check">
+                                <input
+                                    type="checkbox"
+                                    data-testid=format!("embed-show-{}", e.key())
+                                    prop:checked=move || exposed.with(|l| l.contains(&e))
+                                    on:change=move |ev| toggle(e, event_target_checked(&ev))
+                                />
+                                {e.label()}
+                            </label>
+                        })
+                        .collect_view()
+                }}
+            </fieldset>
+            <textarea class="embed-code" readonly rows="5" data-testid="embed-snippet" prop:value=move || snippet.get()></textarea>
+            <button type="button" data-testid="copy-embed" on:click=copy>"Copy snippet"</button>
+            <span class="copy-status" role="status">{move || copy_status.get()}</span>
+        </details>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embed_needs_embed_1_and_reads_show_in_order() {
+        assert_eq!(embed_options("v=1&mb=4"), None);
+        assert_eq!(embed_options("v=1&embed=0"), None);
+        let options = embed_options("?v=1&embed=1&show=seq,mb,seq,zz,").expect("embed");
+        assert_eq!(options.exposed, vec![Exposed::SeqLen, Exposed::MicroBatch]);
+        assert_eq!(options.unknown, vec!["zz".to_owned()]);
+        assert_eq!(embed_options("embed=1"), Some(EmbedOptions::default()));
+    }
+
+    #[test]
+    fn embed_params_are_not_scenario_notices() {
+        let page = crate::link::read("v=1&mb=4&embed=1&show=mb");
+        assert!(page.notices.is_empty(), "{:?}", page.notices);
+        assert_eq!(page.scenario.training.micro_batch, 4);
+    }
+
+    #[test]
+    fn show_keys_are_share_link_keys() {
+        // Each exposed input's key is the key the link codec writes for its
+        // field: change the field, and the key appears in the query.
+        let mut sc = Scenario::default();
+        sc.training.micro_batch = 3;
+        sc.training.grad_accum = 3;
+        sc.training.seq_len = 3;
+        sc.training.lora.rank = 3;
+        sc.inference.batch = 3;
+        sc.inference.prompt_len = 3;
+        sc.inference.new_tokens = 3;
+        sc.parallel.gpus = 3;
+        let query = vramfit_core::url::encode(&sc);
+        let keys: Vec<String> = query_pairs(&query).into_iter().map(|(k, _)| k).collect();
+        for e in [
+            Exposed::MicroBatch,
+            Exposed::GradAccum,
+            Exposed::SeqLen,
+            Exposed::Rank,
+            Exposed::Batch,
+            Exposed::PromptLen,
+            Exposed::NewTokens,
+            Exposed::GpuCount,
+        ] {
+            assert!(
+                keys.iter().any(|k| k == e.key()),
+                "{} not in {query}",
+                e.key()
+            );
+        }
+    }
+
+    #[test]
+    fn snippet_escapes_the_link_and_round_trips() {
+        let url = embed_url(
+            "https://x.test/vramfit/",
+            "v=1&mb=4",
+            &[Exposed::MicroBatch, Exposed::SeqLen],
+        );
+        assert_eq!(url, "https://x.test/vramfit/?v=1&mb=4&embed=1&show=mb,seq");
+        let snippet = iframe_snippet(&url, "a \"quoted\" <title>");
+        assert!(snippet
+            .contains("src=\"https://x.test/vramfit/?v=1&amp;mb=4&amp;embed=1&amp;show=mb,seq\""));
+        assert!(snippet.contains("title=\"a &quot;quoted&quot; &lt;title&gt;\""));
+        assert!(snippet.contains(HEIGHT_MESSAGE));
+        let query = url.split_once('?').map(|(_, q)| q).unwrap_or_default();
+        let options = embed_options(query).expect("embed");
+        assert_eq!(options.exposed, vec![Exposed::MicroBatch, Exposed::SeqLen]);
+    }
+
+    #[test]
+    fn defaults_apply_to_their_task() {
+        for task in [TaskKind::Training, TaskKind::Inference] {
+            assert!(Exposed::defaults(task).iter().all(|e| e.applies(task)));
+        }
+    }
+}
