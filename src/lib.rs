@@ -8,16 +8,18 @@
 pub mod analysis;
 pub mod components;
 pub mod format;
+pub mod i18n;
 pub mod link;
 pub mod state;
 
 use leptos::prelude::*;
 
 use components::{
-    compare::Compare, fit_table::FitTable, gpu_picker::GpuPicker, model_picker::ModelPicker,
-    notices::Notices, result::ResultPanel, sweep_chart::SweepChart, task_panel::TaskPanel,
-    toolbar::Toolbar,
+    compare::Compare, doctor::Doctor, fit_table::FitTable, gpu_picker::GpuPicker, logs::Logs,
+    model_picker::ModelPicker, notices::Notices, plans::CalculatorPlans, result::ResultPanel,
+    sweep_chart::SweepChart, tabs::Tabs, task_panel::TaskPanel, toolbar::Toolbar, wizard::Wizard,
 };
+use link::View;
 use state::AppState;
 
 /// The whole page. Reads the link it was opened with, then keeps the address
@@ -26,22 +28,37 @@ use state::AppState;
 pub fn App() -> impl IntoView {
     let state = AppState::new(&state::location_query());
     provide_context(state);
+    i18n::LangSignal::provide(state.lang);
     state.sync_with_address_bar();
     view! {
         <Toolbar/>
+        <Tabs/>
         <main class="layout">
             <Notices/>
-            <section class="inputs" aria-label="Inputs">
-                <ModelPicker/>
-                <GpuPicker/>
-                <TaskPanel/>
-            </section>
-            <section class="outputs" aria-label="Results">
-                <ResultPanel/>
-                <Compare/>
-                <SweepChart/>
-                <FitTable/>
-            </section>
+            {move || match state.view.get() {
+                View::Calculator => view! { <Calculator/> }.into_any(),
+                View::Wizard => view! { <Wizard/> }.into_any(),
+                View::Doctor => view! { <Doctor/> }.into_any(),
+                View::Logs => view! { <Logs/> }.into_any(),
+            }}
         </main>
+    }
+}
+
+#[component]
+fn Calculator() -> impl IntoView {
+    view! {
+        <section class="inputs" aria-label=i18n::tr("inputs")>
+            <ModelPicker/>
+            <GpuPicker/>
+            <TaskPanel/>
+        </section>
+        <section class="outputs" aria-label=i18n::tr("results")>
+            <ResultPanel/>
+            <CalculatorPlans/>
+            <Compare/>
+            <SweepChart/>
+            <FitTable/>
+        </section>
     }
 }
