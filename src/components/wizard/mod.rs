@@ -108,9 +108,13 @@ pub fn Wizard() -> impl IntoView {
             <GpuPicker/>
         </section>
         <section class="outputs" aria-label=tr("results")>
-            {move || match result.get() {
-                Ok(r) => view! { <RecommendationView rec=r/> }.into_any(),
-                Err(err) => view! { <WizardError err/> }.into_any(),
+            {move || {
+                // The recommendation reads the units once: re-render on a change.
+                state.units.track();
+                match result.get() {
+                    Ok(r) => view! { <RecommendationView rec=r/> }.into_any(),
+                    Err(err) => view! { <WizardError err/> }.into_any(),
+                }
             }}
         </section>
     }
