@@ -356,6 +356,41 @@ async fn doctor_draws_the_picture_and_lists_the_diagnoses() {
         first.text_content().unwrap_or_default(),
         report.diagnoses[0].message
     );
+    // No setup in the calculator: nothing to plan.
+    assert!(root
+        .query_selector("[data-testid='doctor-plan']")
+        .unwrap()
+        .is_none());
+}
+
+#[wasm_bindgen_test]
+async fn doctor_hands_the_calculators_setup_to_the_plans() {
+    // Full training of 7B against the seed's 23.69 GiB card: does not fit.
+    let sc = seven_b_on_sixteen_gb(TaskKind::Training);
+    set_query(&format!("{}&view=doctor", encode(&sc)));
+    let (root, _guard) = mount();
+    settle().await;
+    paste_into(&by_testid(&root, "doctor-paste"), SEED_OOM);
+    wait_ms(500).await;
+    by_testid(&root, "doctor-plan")
+        .unchecked_ref::<web_sys::HtmlElement>()
+        .click();
+    settle().await;
+    let capacity = parse_oom(SEED_OOM)
+        .expect("parses")
+        .total_bytes
+        .expect("total");
+    let links = root
+        .query_selector_all("[data-testid='plan-link']")
+        .expect("selector");
+    assert!(links.length() > 0, "no plan shown");
+    let first: web_sys::Element = links.item(0).expect("link").unchecked_into();
+    let plan = decode(&first.get_attribute("href").expect("href")).scenario;
+    let used = vramfit_core::estimate(&plan)
+        .expect("estimates")
+        .worst_gpu()
+        .device_used_bytes;
+    assert!(used <= capacity, "{used} > {capacity}");
 }
 
 #[wasm_bindgen_test]
