@@ -16,13 +16,7 @@ use fluent_syntax::ast::{Entry, Expression, InlineExpression, PatternElement};
 
 const LANGUAGES: [(&str, &str); 2] = [("EN", "locales/en.ftl"), ("ZH", "locales/zh.ftl")];
 
-/// One piece of a message: literal text or the name of a variable.
-enum Piece {
-    Text(String),
-    Var(String),
-}
-
-fn messages(path: &str) -> BTreeMap<String, Vec<Piece>> {
+fn messages(path: &str) -> BTreeMap<String, String> {
     let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let resource = fluent_syntax::parser::parse(source.as_str())
         .unwrap_or_else(|(_, errors)| panic!("{path}: Fluent syntax errors: {errors:?}"));
@@ -35,22 +29,24 @@ fn messages(path: &str) -> BTreeMap<String, Vec<Piece>> {
         let pattern = message
             .value
             .unwrap_or_else(|| panic!("{path}: {key} has no value"));
-        let pieces = pattern
+        // Text as it is; a variable as `{$name}` (text cannot hold a `{`:
+        // in Fluent it would start a placeable).
+        let text = pattern
             .elements
             .into_iter()
             .map(|element| match element {
-                PatternElement::TextElement { value } => Piece::Text(value.to_owned()),
+                PatternElement::TextElement { value } => value.to_owned(),
                 PatternElement::Placeable {
                     expression: Expression::Inline(InlineExpression::VariableReference { id }),
-                } => Piece::Var(id.name.to_owned()),
+                } => format!("{{${}}}", id.name),
                 other => panic!(
                     "{path}: {key}: only text and {{ $variable }} are supported, found {other:?}"
                 ),
             })
-            .collect();
+            .collect::<String>();
         // The first definition wins, as in Fluent; the tests in
         // src/i18n.rs reject duplicates and keys missing from a language.
-        out.entry(key).or_insert(pieces);
+        out.entry(key).or_insert(text);
     }
     out
 }
@@ -64,19 +60,24 @@ fn main() {
             (name, messages(path))
         })
         .collect();
+    // One sorted key list (English's: the tests keep both files' keys
+    // equal) and each language's texts in its order; a key missing from a
+    // language gets an empty text there, which falls back to English.
+    let keys: Vec<&String> = tables
+        .first()
+        .map(|(_, t)| t.keys().collect())
+        .unwrap_or_default();
+    let _ = writeln!(code, "pub static KEYS: [&str; {}] = {keys:?};", keys.len());
     for (name, table) in &tables {
-        let _ = writeln!(code, "pub static {name}: &[(&str, &[Piece])] = &[");
-        for (key, pieces) in table {
-            let _ = write!(code, "    ({key:?}, &[");
-            for piece in pieces {
-                let _ = match piece {
-                    Piece::Text(t) => write!(code, "Piece::Text({t:?}), "),
-                    Piece::Var(v) => write!(code, "Piece::Var({v:?}), "),
-                };
-            }
-            let _ = writeln!(code, "]),");
-        }
-        let _ = writeln!(code, "];");
+        let texts: Vec<&str> = keys
+            .iter()
+            .map(|k| table.get(*k).map_or("", String::as_str))
+            .collect();
+        let _ = writeln!(
+            code,
+            "pub static {name}: [&str; {}] = {texts:?};",
+            keys.len()
+        );
     }
     let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("locales.rs");
     std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
