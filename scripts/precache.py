@@ -105,6 +105,13 @@ def precache_list(staging):
     return {"version": version, "files": files}
 
 
+def strip_comments(js):
+    """The shipped worker without its whole-line comments and indentation:
+    the template keeps the explanations, the site only the code."""
+    lines = (line.strip() for line in js.splitlines())
+    return "\n".join(l for l in lines if l and not l.startswith("//")) + "\n"
+
+
 def main():
     staging = os.environ.get("TRUNK_STAGING_DIR")
     if not staging or not os.path.isfile(os.path.join(staging, "index.html")):
@@ -141,7 +148,7 @@ def main():
     if not PLACEHOLDER.search(template):
         sys.exit(f"precache: {TEMPLATE} has no /*PRECACHE*/ ... /*END PRECACHE*/ placeholder")
     inlined = json.dumps(precache, separators=(",", ":"))
-    worker = PLACEHOLDER.sub(lambda _: inlined, template, count=1)
+    worker = PLACEHOLDER.sub(lambda _: inlined, strip_comments(template), count=1)
     with open(os.path.join(staging, SERVICE_WORKER), "w", encoding="utf-8") as f:
         f.write(worker)
     print(f"precache: release {precache['version']}, {len(precache['files'])} files, "

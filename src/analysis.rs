@@ -213,9 +213,152 @@ pub fn compare_rows(pinned: &GpuReport, current: &GpuReport) -> Vec<CompareRow> 
     rows
 }
 
+/// Most points the memory-log plot draws: a 10 MB log has ~10^5 readings,
+/// far more than the ~1000 px of a plot can show.
+pub const MAX_PLOTTED: usize = 1000;
+
+/// At most `max` readings, in order: the largest of each run of consecutive
+/// readings (memory peaks are what matter).
+pub fn downsample(points: &[(f64, u64)], max: usize) -> Vec<(f64, u64)> {
+    if points.len() <= max {
+        return points.to_vec();
+    }
+    if max == 0 {
+        return Vec::new();
+    }
+    let bucket = points.len().div_ceil(max);
+    points
+        .chunks(bucket)
+        .filter_map(|chunk| chunk.iter().copied().max_by_key(|p| p.1))
+        .collect()
+}
+
+/// Least-squares polynomial of degree 1 or 2 through `(x, y)` readings, on
+/// x centred and scaled to about [−1, 1] so that steps in the millions and
+/// bytes in the billions stay well conditioned.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrendFit {
+    x_mean: f64,
+    x_scale: f64,
+    /// y = c0 + c1·u + c2·u², u = (x − x_mean) / x_scale.
+    coefficients: [f64; 3],
+}
+
+impl TrendFit {
+    /// `None` with fewer than `degree + 1` distinct x or a singular system.
+    pub fn new(points: &[(f64, f64)], degree: usize) -> Option<TrendFit> {
+        let n = points.len() as f64;
+        if points.is_empty() {
+            return None;
+        }
+        let x_mean = points.iter().map(|p| p.0).sum::<f64>() / n;
+        let x_scale = points
+            .iter()
+            .map(|p| (p.0 - x_mean).abs())
+            .fold(0.0, f64::max);
+        if x_scale <= 0.0 || !x_scale.is_finite() {
+            return None;
+        }
+        // Sums of u^k (k = 0..4) and y·u^k (k = 0..2): the normal equations.
+        let mut su = [0.0f64; 5];
+        let mut sy = [0.0f64; 3];
+        for &(x, y) in points {
+            let u = (x - x_mean) / x_scale;
+            let mut power = 1.0;
+            for (k, s) in su.iter_mut().enumerate() {
+                *s += power;
+                if k < 3 {
+                    sy[k] += y * power;
+                }
+                power *= u;
+            }
+        }
+        let coefficients = if degree >= 2 {
+            let m = [
+                [su[0], su[1], su[2]],
+                [su[1], su[2], su[3]],
+                [su[2], su[3], su[4]],
+            ];
+            solve3(m, sy)?
+        } else {
+            let det = su[0] * su[2] - su[1] * su[1];
+            if det.abs() < 1e-12 * su[0].max(1.0) {
+                return None;
+            }
+            [
+                (sy[0] * su[2] - su[1] * sy[1]) / det,
+                (su[0] * sy[1] - su[1] * sy[0]) / det,
+                0.0,
+            ]
+        };
+        Some(TrendFit {
+            x_mean,
+            x_scale,
+            coefficients,
+        })
+    }
+
+    pub fn at(&self, x: f64) -> f64 {
+        let u = (x - self.x_mean) / self.x_scale;
+        let [c0, c1, c2] = self.coefficients;
+        c0 + c1 * u + c2 * u * u
+    }
+}
+
+/// Cramer's rule for a 3×3 system; `None` when it is (nearly) singular.
+fn solve3(m: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
+    let det = |m: [[f64; 3]; 3]| {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    };
+    let d = det(m);
+    if !d.is_finite() || d.abs() < 1e-12 {
+        return None;
+    }
+    let mut out = [0.0; 3];
+    for (col, slot) in out.iter_mut().enumerate() {
+        let mut mc = m;
+        for row in 0..3 {
+            mc[row][col] = b[row];
+        }
+        *slot = det(mc) / d;
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trend_fit_recovers_exact_polynomials() {
+        // y = 3 + 2x + 0.5x² at x = 0..9 (hand-built): the quadratic fit is exact.
+        let quad: Vec<(f64, f64)> = (0..10)
+            .map(|x| (x as f64, 3.0 + 2.0 * x as f64 + 0.5 * (x * x) as f64))
+            .collect();
+        let fit = TrendFit::new(&quad, 2).expect("fits");
+        for x in [0.0, 4.5, 12.0] {
+            assert!((fit.at(x) - (3.0 + 2.0 * x + 0.5 * x * x)).abs() < 1e-6);
+        }
+        // y = 7 − x: the line is exact; one distinct x cannot be fitted.
+        let line: Vec<(f64, f64)> = (0..5).map(|x| (x as f64, 7.0 - x as f64)).collect();
+        let fit = TrendFit::new(&line, 1).expect("fits");
+        assert!((fit.at(10.0) - -3.0).abs() < 1e-9);
+        assert!(TrendFit::new(&[(1.0, 2.0), (1.0, 3.0)], 1).is_none());
+        assert!(TrendFit::new(&[], 1).is_none());
+    }
+
+    #[test]
+    fn downsampling_keeps_peaks_and_the_bound() {
+        let points: Vec<(f64, u64)> = (0..10_000u64).map(|i| (i as f64, i % 7)).collect();
+        let kept = downsample(&points, MAX_PLOTTED);
+        assert!(kept.len() <= MAX_PLOTTED);
+        // Buckets of 10 consecutive readings each hold a 6 (the max of i % 7).
+        assert!(kept.iter().all(|p| p.1 == 6));
+        assert_eq!(downsample(&points[..5], MAX_PLOTTED).len(), 5);
+        assert!(downsample(&[], MAX_PLOTTED).is_empty());
+    }
     use vramfit_core::estimate;
     use vramfit_core::scenario::ModelSource;
 

@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod components;
 pub mod embed;
 pub mod format;
+pub mod i18n;
 pub mod link;
 pub mod pwa;
 pub mod state;
@@ -16,10 +17,11 @@ pub mod state;
 use leptos::prelude::*;
 
 use components::{
-    compare::Compare, fit_table::FitTable, gpu_picker::GpuPicker, model_picker::ModelPicker,
-    notices::Notices, result::ResultPanel, sweep_chart::SweepChart, task_panel::TaskPanel,
-    toolbar::Toolbar,
+    compare::Compare, doctor::Doctor, fit_table::FitTable, gpu_picker::GpuPicker, logs::Logs,
+    model_picker::ModelPicker, notices::Notices, plans::CalculatorPlans, result::ResultPanel,
+    sweep_chart::SweepChart, tabs::Tabs, task_panel::TaskPanel, toolbar::Toolbar, wizard::Wizard,
 };
+use link::View;
 use state::AppState;
 
 /// The whole page. Reads the link it was opened with, then keeps the address
@@ -30,27 +32,42 @@ pub fn App() -> impl IntoView {
     let query = state::location_query();
     let state = AppState::new(&query);
     provide_context(state);
+    i18n::LangSignal::provide(state.lang);
     if let Some(options) = embed::embed_options(&query) {
         return view! { <embed::EmbedView options/> }.into_any();
     }
     state.sync_with_address_bar();
     view! {
         <Toolbar/>
+        <Tabs/>
         <main class="layout">
             <Notices/>
-            <section class="inputs" aria-label="Inputs">
-                <ModelPicker/>
-                <GpuPicker/>
-                <TaskPanel/>
-            </section>
-            <section class="outputs" aria-label="Results">
-                <ResultPanel/>
-                <embed::EmbedSnippet/>
-                <Compare/>
-                <SweepChart/>
-                <FitTable/>
-            </section>
+            {move || match state.view.get() {
+                View::Calculator => view! { <Calculator/> }.into_any(),
+                View::Wizard => view! { <Wizard/> }.into_any(),
+                View::Doctor => view! { <Doctor/> }.into_any(),
+                View::Logs => view! { <Logs/> }.into_any(),
+            }}
         </main>
     }
     .into_any()
+}
+
+#[component]
+fn Calculator() -> impl IntoView {
+    view! {
+        <section class="inputs" aria-label=i18n::tr("inputs")>
+            <ModelPicker/>
+            <GpuPicker/>
+            <TaskPanel/>
+        </section>
+        <section class="outputs" aria-label=i18n::tr("results")>
+            <ResultPanel/>
+            <CalculatorPlans/>
+            <embed::EmbedSnippet/>
+            <Compare/>
+            <SweepChart/>
+            <FitTable/>
+        </section>
+    }
 }

@@ -1,58 +1,190 @@
 //! The page's query string: the scenario (through the core's codec, shared
-//! with `vramfit link`) plus the display units, which only the page has.
+//! with `vramfit link`) plus what only the page has: display units, the
+//! active view, the language and the wizard's answers.
 
-use vramfit_core::url::{decode_with, encode, Notice};
+use vramfit_core::url::{decode_with, encode, query_pairs, Notice};
+use vramfit_core::wizard::{Goal, Priority};
 use vramfit_core::Scenario;
 
 use crate::format::Units;
+use crate::i18n::{lang_param, parse_lang, Lang, LANG_PARAM};
 
 /// Link parameter for the units; the core codec leaves it to the page.
 pub const UNITS_PARAM: &str = "u";
+/// Link parameter for the active view (absent: the calculator).
+pub const VIEW_PARAM: &str = "view";
+/// Link parameters for the wizard's goal and priority; the wizard's model,
+/// GPU and count are the calculator's own parameters.
+pub const GOAL_PARAM: &str = "goal";
+pub const PRIORITY_PARAM: &str = "prio";
+
+/// The views of the page, in tab order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum View {
+    #[default]
+    Calculator,
+    Wizard,
+    Doctor,
+    Logs,
+}
+
+impl View {
+    pub const ALL: [View; 4] = [View::Calculator, View::Wizard, View::Doctor, View::Logs];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            View::Calculator => "calculator",
+            View::Wizard => "wizard",
+            View::Doctor => "doctor",
+            View::Logs => "logs",
+        }
+    }
+
+    fn parse(value: &str) -> Option<View> {
+        View::ALL.into_iter().find(|v| v.key() == value)
+    }
+}
+
+/// The wizard's own answers (goal and priority).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WizardChoice {
+    pub goal: Goal,
+    pub priority: Priority,
+}
+
+impl Default for WizardChoice {
+    /// Fine-tuning for the least cost: the most common question on one card.
+    fn default() -> Self {
+        WizardChoice {
+            goal: Goal::FineTune,
+            priority: Priority::Cost,
+        }
+    }
+}
+
+pub fn goal_key(goal: Goal) -> &'static str {
+    match goal {
+        Goal::TrainFull => "train_full",
+        Goal::FineTune => "fine_tune",
+        Goal::Serve => "serve",
+    }
+}
+
+pub fn priority_key(priority: Priority) -> &'static str {
+    match priority {
+        Priority::Speed => "speed",
+        Priority::Quality => "quality",
+        Priority::Cost => "cost",
+    }
+}
+
+pub const GOALS: [Goal; 3] = [Goal::TrainFull, Goal::FineTune, Goal::Serve];
+pub const PRIORITIES: [Priority; 3] = [Priority::Speed, Priority::Quality, Priority::Cost];
+
+/// The page's settings beside the scenario.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PageSettings {
+    pub units: Units,
+    pub view: View,
+    /// `None`: no `lang=` in the link (the browser's language applies).
+    pub lang: Option<Lang>,
+    pub wizard: WizardChoice,
+}
 
 /// Everything a link holds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PageState {
     pub scenario: Scenario,
-    pub units: Units,
+    pub settings: PageSettings,
     pub notices: Vec<Notice>,
 }
 
 /// Reads `location.search` (with or without `?`); never fails.
 pub fn read(query: &str) -> PageState {
-    // The embed parameters belong to the page too (read by crate::embed).
-    let page_params = [
+    let params = [
         UNITS_PARAM,
+        VIEW_PARAM,
+        LANG_PARAM,
+        GOAL_PARAM,
+        PRIORITY_PARAM,
+        // The embed parameters belong to the page too (read by crate::embed).
         crate::embed::EMBED_PARAM,
         crate::embed::SHOW_PARAM,
     ];
-    let decoded = decode_with(query, &page_params);
+    let decoded = decode_with(query, &params);
     let mut notices = decoded.notices;
-    let mut units = Units::default();
-    let units_values = vramfit_core::url::query_pairs(query)
-        .into_iter()
-        .filter(|(k, _)| k == UNITS_PARAM)
-        .map(|(_, v)| v);
-    if let Some(value) = units_values.into_iter().next() {
+    let mut settings = PageSettings::default();
+    let pairs = query_pairs(query);
+    let first = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let mut bad = |param: &str, value: &str, allowed: &str| {
+        notices.push(Notice {
+            param: param.to_owned(),
+            message: format!("\"{value}\" is not {allowed}"),
+        });
+    };
+    if let Some(value) = first(UNITS_PARAM) {
         match Units::from_param(&value) {
-            Some(u) => units = u,
-            None => notices.push(Notice {
-                param: UNITS_PARAM.to_owned(),
-                message: format!("\"{value}\" is not gib or gb; GiB is used"),
-            }),
+            Some(u) => settings.units = u,
+            None => bad(UNITS_PARAM, &value, "gib or gb; GiB is used"),
+        }
+    }
+    if let Some(value) = first(VIEW_PARAM) {
+        match View::parse(&value) {
+            Some(v) => settings.view = v,
+            None => bad(VIEW_PARAM, &value, "calculator, wizard, doctor or logs"),
+        }
+    }
+    if let Some(value) = first(LANG_PARAM) {
+        match parse_lang(&value) {
+            Some(l) => settings.lang = Some(l),
+            None => bad(
+                LANG_PARAM,
+                &value,
+                "en or zh; the browser's language is used",
+            ),
+        }
+    }
+    if let Some(value) = first(GOAL_PARAM) {
+        match GOALS.into_iter().find(|g| goal_key(*g) == value) {
+            Some(g) => settings.wizard.goal = g,
+            None => bad(GOAL_PARAM, &value, "train_full, fine_tune or serve"),
+        }
+    }
+    if let Some(value) = first(PRIORITY_PARAM) {
+        match PRIORITIES.into_iter().find(|p| priority_key(*p) == value) {
+            Some(p) => settings.wizard.priority = p,
+            None => bad(PRIORITY_PARAM, &value, "speed, quality or cost"),
         }
     }
     PageState {
         scenario: decoded.scenario,
-        units,
+        settings,
         notices,
     }
 }
 
-/// The query string (without `?`) for the page's state.
-pub fn write(scenario: &Scenario, units: Units) -> String {
+/// The query string (without `?`) for the page's state; defaults omitted.
+/// The wizard's answers are written only while the wizard is shown.
+pub fn write(scenario: &Scenario, settings: &PageSettings) -> String {
     let mut query = encode(scenario);
-    if let Some(u) = units.param() {
-        query.push_str(&format!("&{UNITS_PARAM}={u}"));
+    let mut push = |key: &str, value: &str| query.push_str(&format!("&{key}={value}"));
+    if let Some(u) = settings.units.param() {
+        push(UNITS_PARAM, u);
+    }
+    if settings.view != View::Calculator {
+        push(VIEW_PARAM, settings.view.key());
+    }
+    if settings.view == View::Wizard {
+        let default = WizardChoice::default();
+        if settings.wizard.goal != default.goal {
+            push(GOAL_PARAM, goal_key(settings.wizard.goal));
+        }
+        if settings.wizard.priority != default.priority {
+            push(PRIORITY_PARAM, priority_key(settings.wizard.priority));
+        }
+    }
+    if let Some(l) = settings.lang.and_then(lang_param) {
+        push(LANG_PARAM, l);
     }
     query
 }
@@ -62,27 +194,66 @@ mod tests {
     use super::*;
     use vramfit_core::scenario::TaskKind;
 
-    #[test]
-    fn units_ride_along_with_the_scenario() {
-        let sc = Scenario {
+    fn training() -> Scenario {
+        Scenario {
             task: TaskKind::Training,
             ..Scenario::default()
-        };
-        let state = read(&write(&sc, Units::Decimal));
-        assert_eq!(state.scenario, sc);
-        assert_eq!(state.units, Units::Decimal);
-        assert!(state.notices.is_empty());
-        assert!(!write(&sc, Units::Binary).contains("u="));
+        }
     }
 
     #[test]
-    fn bad_units_are_noticed() {
-        let state = read("?v=1&u=furlongs&zz=1");
-        let params: Vec<&str> = state.notices.iter().map(|n| n.param.as_str()).collect();
-        assert!(
-            params.contains(&"u") && params.contains(&"zz"),
-            "{params:?}"
+    fn units_ride_along_with_the_scenario() {
+        let sc = training();
+        let settings = PageSettings {
+            units: Units::Decimal,
+            ..PageSettings::default()
+        };
+        let state = read(&write(&sc, &settings));
+        assert_eq!(state.scenario, sc);
+        assert_eq!(state.settings.units, Units::Decimal);
+        assert!(state.notices.is_empty());
+        assert!(!write(&sc, &PageSettings::default()).contains("u="));
+    }
+
+    #[test]
+    fn view_language_and_wizard_answers_round_trip() {
+        let sc = training();
+        let settings = PageSettings {
+            units: Units::Binary,
+            view: View::Wizard,
+            lang: Some(Lang::Zh),
+            wizard: WizardChoice {
+                goal: Goal::Serve,
+                priority: Priority::Speed,
+            },
+        };
+        let query = write(&sc, &settings);
+        assert!(query.contains("&view=wizard") && query.contains("&goal=serve"));
+        assert!(query.contains("&prio=speed") && query.ends_with("&lang=zh"));
+        let state = read(&query);
+        assert_eq!(state.settings, settings);
+        assert!(state.notices.is_empty(), "{:?}", state.notices);
+        // The calculator is the default view and English the default language: no params.
+        let plain = write(
+            &sc,
+            &PageSettings {
+                lang: Some(Lang::En),
+                ..PageSettings::default()
+            },
         );
-        assert_eq!(state.units, Units::Binary);
+        assert!(
+            !plain.contains("view=") && !plain.contains("lang="),
+            "{plain}"
+        );
+    }
+
+    #[test]
+    fn bad_page_params_are_noticed() {
+        let state = read("?v=1&u=furlongs&zz=1&view=chart&lang=fr&goal=x&prio=y");
+        let params: Vec<&str> = state.notices.iter().map(|n| n.param.as_str()).collect();
+        for p in ["u", "zz", "view", "lang", "goal", "prio"] {
+            assert!(params.contains(&p), "{p} not in {params:?}");
+        }
+        assert_eq!(state.settings, PageSettings::default());
     }
 }

@@ -9,12 +9,40 @@ use vramfit_core::url::Notice;
 use vramfit_core::{Estimate, InputError, Scenario};
 
 use crate::format::Units;
-use crate::link;
+use crate::i18n::{browser_lang, Lang};
+use crate::link::{self, PageSettings, View, WizardChoice};
 
 /// Pause after the last input before the fit table and chart recompute: long
 /// enough to coalesce a burst of keystrokes, short enough to feel immediate
 /// (well under the ~100 ms people perceive as a delay).
 const SETTLE_DELAY: std::time::Duration = std::time::Duration::from_millis(30);
+
+/// Pause after the last edit of a pasted text before it is parsed: a paste
+/// arrives as one input event, typing as many; 250 ms is a typing pause.
+pub const PASTE_DELAY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// A copy of `source` that follows it once it has been still for `delay`:
+/// heavy work reads the copy, so a burst of edits costs one computation.
+pub fn debounced<T>(source: RwSignal<T>, delay: std::time::Duration) -> RwSignal<T>
+where
+    T: Clone + Send + Sync + 'static,
+{
+    let settled = RwSignal::new(source.get_untracked());
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |first: Option<()>| {
+        let next = source.get();
+        if first.is_none() {
+            return;
+        }
+        if let Some(handle) = pending.get_value() {
+            handle.clear();
+        }
+        // Settle after the browser has painted this edit's echo.
+        let handle = set_timeout_with_handle(move || settled.set(next), delay).ok();
+        pending.set_value(handle);
+    });
+    settled
+}
 
 /// A result kept for comparison.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +56,12 @@ pub struct Pinned {
 pub struct AppState {
     pub scenario: RwSignal<Scenario>,
     pub units: RwSignal<Units>,
+    /// The view shown (tabs), in the link as `view=`.
+    pub view: RwSignal<View>,
+    /// The language of the page, in the link as `lang=zh`.
+    pub lang: RwSignal<Lang>,
+    /// The wizard's goal and priority (`goal=`, `prio=`).
+    pub wizard: RwSignal<WizardChoice>,
     /// What the opened link got wrong (kept until dismissed).
     pub notices: RwSignal<Vec<Notice>>,
     pub spec: Memo<Result<ModelSpec, InputError>>,
@@ -44,27 +78,32 @@ impl AppState {
     pub fn new(query: &str) -> Self {
         let page = link::read(query);
         let scenario = RwSignal::new(page.scenario);
-        let units = RwSignal::new(page.units);
+        let settings = page.settings;
+        let units = RwSignal::new(settings.units);
+        let view = RwSignal::new(settings.view);
+        let lang = RwSignal::new(settings.lang.unwrap_or_else(browser_lang));
+        let wizard = RwSignal::new(settings.wizard);
         let spec = Memo::new(move |_| scenario.with(|sc| resolve_model(&sc.model)));
         let estimate = Memo::new(move |_| {
             let spec = spec.get()?;
             scenario.with(|sc| estimate_with_model(sc, &spec))
         });
-        let query = Memo::new(move |_| scenario.with(|sc| link::write(sc, units.get())));
-        let settled = RwSignal::new(scenario.get_untracked());
-        let pending = StoredValue::new(None::<TimeoutHandle>);
-        Effect::new(move |_| {
-            let next = scenario.get();
-            if let Some(handle) = pending.get_value() {
-                handle.clear();
-            }
-            // Settle after the browser has painted this keystroke's echo and totals.
-            let handle = set_timeout_with_handle(move || settled.set(next), SETTLE_DELAY).ok();
-            pending.set_value(handle);
+        let query = Memo::new(move |_| {
+            let settings = PageSettings {
+                units: units.get(),
+                view: view.get(),
+                lang: Some(lang.get()),
+                wizard: wizard.get(),
+            };
+            scenario.with(|sc| link::write(sc, &settings))
         });
+        let settled = debounced(scenario, SETTLE_DELAY);
         AppState {
             scenario,
             units,
+            view,
+            lang,
+            wizard,
             notices: RwSignal::new(page.notices),
             spec,
             estimate,
@@ -91,7 +130,12 @@ impl AppState {
         let handle = window_event_listener(leptos::ev::popstate, move |_| {
             let page = link::read(&location_query());
             self.scenario.set(page.scenario);
-            self.units.set(page.units);
+            self.units.set(page.settings.units);
+            self.view.set(page.settings.view);
+            self.wizard.set(page.settings.wizard);
+            if let Some(lang) = page.settings.lang {
+                self.lang.set(lang);
+            }
             self.notices.set(page.notices);
         });
         on_cleanup(move || handle.remove());

@@ -3,11 +3,16 @@
 
 pub mod compare;
 pub mod controls;
+pub mod doctor;
 pub mod fit_table;
 pub mod gpu_picker;
+pub mod logs;
 pub mod model_picker;
 pub mod notices;
+pub mod plans;
 pub mod result;
 pub mod sweep_chart;
+pub mod tabs;
 pub mod task_panel;
 pub mod toolbar;
+pub mod wizard;

@@ -21,12 +21,14 @@ pub struct CatalogModel {
     pub family: String,
     /// Exact total parameter count.
     pub params: u64,
-    /// Where the architecture and the count come from.
+    /// Where the architecture and the count come from (empty in the web
+    /// build, which compiles the catalog without citations: see build.rs).
+    #[serde(default)]
     pub source: String,
     pub spec: ModelSpec,
 }
 
-const MODELS_JSON: &str = include_str!("../data/models.json");
+const MODELS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/models.json"));
 
 /// Every catalog model, parsed once. Empty if the embedded JSON were broken
 /// (a test guards against that), never a panic.

@@ -41,7 +41,8 @@ pub struct GpuSpec {
     /// Other names the card goes by (NVML names, short names).
     #[serde(default)]
     pub aliases: Vec<String>,
-    /// Where the figures come from.
+    /// Where the figures come from (empty in the web build: see build.rs).
+    #[serde(default)]
     pub source: String,
     /// Memory the GPU may use when it is smaller than `memory_bytes`: Apple
     /// unified memory, where Metal's `recommendedMaxWorkingSetSize` allows
@@ -69,7 +70,7 @@ impl GpuSpec {
 }
 
 /// The catalog as shipped: JSON array of `GpuSpec`.
-const CATALOG_JSON: &str = include_str!("../data/gpus.json");
+const CATALOG_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/gpus.json"));
 
 /// Vendor and product-line words that NVML and vendors put in front of the
 /// model name ("NVIDIA GeForce RTX 4090", "Tesla T4", "AMD Instinct MI300X").

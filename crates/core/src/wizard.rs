@@ -9,15 +9,17 @@
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::error::{check_range, InputError, Result};
 use crate::estimate::{effective_counts, estimate_with_model, resolve_model};
 use crate::gpu::{find_gpu, GpuSpec};
 use crate::model::ModelSpec;
 use crate::plan::{fix_plans_with_model, CostWeights, Plan, PlanOptions, Text};
-use crate::precision::{Dtype, WeightFormat};
-use crate::scenario::{GpuChoice, ModelSource, Scenario, Strategy, TaskKind};
+use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+use crate::scenario::{
+    Checkpointing, Engine, GpuChoice, Method, ModelSource, Offload, Optimizer, Scenario, Strategy,
+    TaskKind,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -126,10 +128,72 @@ pub struct DecisionRow {
     /// Empty: any priority.
     pub priorities: Vec<Priority>,
     pub layout: Layout,
-    /// Scenario fields to set (merged into the wizard's base scenario).
-    pub config: Value,
+    /// Scenario fields to set on the wizard's base scenario.
+    pub config: RowConfig,
     pub text: Text,
     pub source: String,
+}
+
+/// The scenario fields a decision-table row may set. Typed, so a row that
+/// names a field or value the scenario does not have fails to parse (and the
+/// table test with it), and no JSON value machinery ships in the web app.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RowConfig {
+    pub weights: Option<WeightFormat>,
+    pub double_quant: Option<bool>,
+    pub training_precision: Option<TrainingPrecision>,
+    pub training: TrainingPatch,
+    pub inference: InferencePatch,
+    pub parallel: ParallelPatch,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainingPatch {
+    pub method: Option<Method>,
+    pub checkpointing: Option<Checkpointing>,
+    pub optimizer: Option<Optimizer>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct InferencePatch {
+    pub engine: Option<Engine>,
+    pub new_tokens: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ParallelPatch {
+    pub strategy: Option<Strategy>,
+    pub offload: Option<Offload>,
+    pub sequence_parallel: Option<bool>,
+}
+
+impl RowConfig {
+    /// Sets the fields the row names; leaves the rest.
+    pub fn apply(&self, sc: &mut Scenario) {
+        fn set<T: Clone>(field: &mut T, value: &Option<T>) {
+            if let Some(v) = value {
+                *field = v.clone();
+            }
+        }
+        set(&mut sc.weights, &self.weights);
+        set(&mut sc.double_quant, &self.double_quant);
+        set(&mut sc.training_precision, &self.training_precision);
+        set(&mut sc.training.method, &self.training.method);
+        set(&mut sc.training.checkpointing, &self.training.checkpointing);
+        set(&mut sc.training.optimizer, &self.training.optimizer);
+        set(&mut sc.inference.engine, &self.inference.engine);
+        set(&mut sc.inference.new_tokens, &self.inference.new_tokens);
+        set(&mut sc.parallel.strategy, &self.parallel.strategy);
+        set(&mut sc.parallel.offload, &self.parallel.offload);
+        set(
+            &mut sc.parallel.sequence_parallel,
+            &self.parallel.sequence_parallel,
+        );
+    }
 }
 
 #[derive(Deserialize)]
@@ -137,7 +201,7 @@ struct TableFile {
     rows: Vec<DecisionRow>,
 }
 
-const TABLE_JSON: &str = include_str!("../data/decision_table.json");
+const TABLE_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/decision_table.json"));
 
 /// Parses a table in the format of `data/decision_table.json`.
 pub fn parse_table(json: &str) -> std::result::Result<Vec<DecisionRow>, serde_json::Error> {
@@ -218,17 +282,6 @@ pub fn find_row(
 }
 
 /// Recursively overlays `patch` onto `base` (objects merge, the rest replaces).
-fn merge(base: &mut Value, patch: &Value) {
-    match (base, patch) {
-        (Value::Object(b), Value::Object(p)) => {
-            for (k, v) in p {
-                merge(b.entry(k.clone()).or_insert(Value::Null), v);
-            }
-        }
-        (b, p) => *b = p.clone(),
-    }
-}
-
 /// Largest divisor of `n` that is at most `cap` and satisfies `ok`.
 fn largest_divisor(n: u64, cap: u64, ok: impl Fn(u64) -> bool) -> u64 {
     (1..=cap.min(n).max(1))
@@ -331,15 +384,7 @@ pub fn recommend(a: &WizardAnswers) -> Result<Recommendation> {
 
     let mut sc = base_scenario(a, gpu.and_then(|(_, g)| g));
     set_layout(&mut sc, row.layout, a.gpu_count, &spec);
-    let mut value = serde_json::to_value(&sc)
-        .map_err(|e| InputError::new("scenario", format!("cannot serialize: {e}")))?;
-    merge(&mut value, &row.config);
-    let sc: Scenario = serde_json::from_value(value).map_err(|e| {
-        InputError::new(
-            format!("decision_table.{}.config", row.id),
-            format!("not a valid scenario patch: {e}"),
-        )
-    })?;
+    row.config.apply(&mut sc);
     let e = estimate_with_model(&sc, &spec)?;
     let g = e.worst_gpu();
     let fits = capacity.map(|c| g.device_used_bytes <= c);

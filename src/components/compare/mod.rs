@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::analysis::compare_rows;
+use crate::i18n::{lang, text_with, tr};
 use crate::state::use_state;
 
 #[component]
@@ -18,19 +19,19 @@ pub fn Compare() -> impl IntoView {
     view! {
         <Show when=move || state.pinned.with(Option::is_some)>
             <section class="panel compare" aria-labelledby="compare-heading">
-                <h2 id="compare-heading">"Compare"</h2>
+                <h2 id="compare-heading">{tr("compare-heading")}</h2>
                 {move || {
                     let units = state.units.get();
                     match rows.get() {
-                        None => view! { <p>"The current inputs have no estimate to compare."</p> }.into_any(),
+                        None => view! { <p>{tr("compare-none")}</p> }.into_any(),
                         Some((model, rows)) => view! {
                             <table data-testid="compare-table">
                                 <thead>
                                     <tr>
-                                        <th scope="col">"line"</th>
-                                        <th scope="col">{format!("pinned ({model})")}</th>
-                                        <th scope="col">"current"</th>
-                                        <th scope="col">"difference"</th>
+                                        <th scope="col">{tr("compare-line")}</th>
+                                        <th scope="col">{text_with(lang(), "compare-pinned", &[("model", model)])}</th>
+                                        <th scope="col">{tr("compare-current")}</th>
+                                        <th scope="col">{tr("compare-difference")}</th>
                                     </tr>
                                 </thead>
                                 <tbody>
@@ -60,8 +61,8 @@ pub fn Compare() -> impl IntoView {
                     }
                 }}
                 <p class="compare-actions">
-                    <a href=move || state.pinned.with(|p| p.as_ref().map(|p| format!("?{}", p.query)))>"open the pinned inputs"</a>
-                    <button type="button" on:click=move |_| state.pinned.set(None)>"Unpin"</button>
+                    <a href=move || state.pinned.with(|p| p.as_ref().map(|p| format!("?{}", p.query)))>{tr("compare-open")}</a>
+                    <button type="button" on:click=move |_| state.pinned.set(None)>{tr("unpin")}</button>
                 </p>
             </section>
         </Show>

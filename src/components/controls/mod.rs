@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use leptos::prelude::*;
 use vramfit_core::url::Choice;
 
+use crate::i18n::{current_lang, lang, text, text_with};
+
 /// A fresh element id for `for`/`aria-describedby` pairs.
 pub fn next_id(prefix: &str) -> String {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -35,6 +37,27 @@ pub fn testid_or_slug(testid: &str, label: &str) -> String {
     slug.trim_end_matches('-').to_owned()
 }
 
+/// The label of a field in the page's language: the message `field-<slug>`
+/// of the English label (`locales/*.ftl`), else the English label itself.
+pub fn field_label(label: &'static str) -> impl Fn() -> String + Clone + Send + Sync + 'static {
+    translated_or(format!("field-{}", testid_or_slug("", label)), label)
+}
+
+/// The message `key` in the page's language (tracked), else `english`.
+fn translated_or(
+    key: String,
+    english: &'static str,
+) -> impl Fn() -> String + Clone + Send + Sync + 'static {
+    move || {
+        let shown = text(lang(), &key);
+        if shown == key {
+            english.to_owned()
+        } else {
+            shown
+        }
+    }
+}
+
 /// Parses a whole number typed by a person (`2,048` and `2048` alike).
 pub fn parse_count(text: &str, min: u64, max: u64) -> Result<u64, String> {
     let cleaned: String = text
@@ -43,7 +66,11 @@ pub fn parse_count(text: &str, min: u64, max: u64) -> Result<u64, String> {
         .collect();
     match cleaned.parse::<u64>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
-        _ => Err(format!("a whole number from {min} to {max}")),
+        _ => Err(text_with(
+            current_lang(),
+            "err-whole-number",
+            &[("min", min.to_string()), ("max", max.to_string())],
+        )),
     }
 }
 
@@ -51,7 +78,11 @@ pub fn parse_count(text: &str, min: u64, max: u64) -> Result<u64, String> {
 pub fn parse_decimal(text: &str, min: f64, max: f64) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(x) if x.is_finite() && x >= min && x <= max => Ok(x),
-        _ => Err(format!("a number from {min} to {max}")),
+        _ => Err(text_with(
+            current_lang(),
+            "err-number",
+            &[("min", min.to_string()), ("max", max.to_string())],
+        )),
     }
 }
 
@@ -108,6 +139,7 @@ fn NumberInput(
             error.set(None);
         }
     });
+    let hint_text = translated_or(testid_or_slug("", hint), hint);
     let on_input = move |ev| {
         let typed = event_target_value(&ev);
         text.set(typed.clone());
@@ -115,7 +147,7 @@ fn NumberInput(
     };
     view! {
         <div class="field">
-            <label for=id.clone()>{label}</label>
+            <label for=id.clone()>{field_label(label)}</label>
             <input
                 id=id
                 type="text"
@@ -128,7 +160,7 @@ fn NumberInput(
                 on:input=on_input
             />
             <span id=message_id class="field-msg" class:field-error=move || error.with(Option::is_some)>
-                {move || error.get().unwrap_or_else(|| hint.to_owned())}
+                {move || error.get().unwrap_or_else(&hint_text)}
             </span>
         </div>
     }
@@ -177,7 +209,7 @@ fn ChoiceSelect(
     let id = next_id("sel");
     view! {
         <div class="field">
-            <label for=id.clone()>{label}</label>
+            <label for=id.clone()>{field_label(label)}</label>
             <select
                 id=id
                 data-testid=testid_or_slug(testid, label)
@@ -212,8 +244,9 @@ pub fn OptionalChoiceField<T>(
 where
     T: Choice + Send + Sync,
 {
+    let none_text = translated_or(testid_or_slug("", none_label), none_label);
     let keys = Signal::derive(move || {
-        std::iter::once(("auto", none_label.to_owned()))
+        std::iter::once(("auto", none_text()))
             .chain(T::ALL.iter().map(|&c| (c.key(), choice_label(c))))
             .collect()
     });
@@ -235,7 +268,7 @@ pub fn CheckField(
                 prop:checked=move || value.get()
                 on:change=move |ev| on_change.run(event_target_checked(&ev))
             />
-            {label}
+            {field_label(label)}
         </label>
     }
 }

@@ -9,6 +9,7 @@ use vramfit_core::scenario::{GpuChoice, TaskKind};
 use vramfit_core::solver::fit_table_with_model;
 
 use crate::format::{grouped, Units};
+use crate::i18n::{lang, text, tr};
 use crate::state::use_state;
 
 #[component]
@@ -27,26 +28,28 @@ pub fn FitTable() -> impl IntoView {
         fit_table_with_model(&sc, &spec, gpus()).ok()
     });
     let largest_label = move || match state.scenario.with(|sc| sc.task) {
-        TaskKind::Training => "largest micro-batch",
-        TaskKind::Inference => "longest context",
+        TaskKind::Training => text(lang(), "fit-largest-batch"),
+        TaskKind::Inference => text(lang(), "fit-longest-context"),
     };
     view! {
         <section class="panel fit-table" aria-labelledby="fit-heading">
-            <h2 id="fit-heading">"Every GPU"</h2>
+            <h2 id="fit-heading">{tr("fit-heading")}</h2>
             <div class="table-scroll" tabindex="0" role="region" aria-labelledby="fit-heading">
                 <table>
                     <thead>
                         <tr>
-                            <th scope="col">"GPU"</th>
-                            <th scope="col">"memory"</th>
-                            <th scope="col">"fits"</th>
-                            <th scope="col">"headroom"</th>
+                            <th scope="col">{tr("fit-gpu")}</th>
+                            <th scope="col">{tr("fit-memory")}</th>
+                            <th scope="col">{tr("fit-fits")}</th>
+                            <th scope="col">{tr("fit-headroom")}</th>
                             <th scope="col">{largest_label}</th>
                         </tr>
                     </thead>
                     <tbody data-testid="fit-rows">
                         {move || {
                             let units: Units = state.units.get();
+                            let lang = lang();
+                            let (yes, no) = (text(lang, "yes"), text(lang, "no"));
                             rows.get()
                                 .unwrap_or_default()
                                 .into_iter()
@@ -56,7 +59,7 @@ pub fn FitTable() -> impl IntoView {
                                         <tr class:no=!r.fits>
                                             <th scope="row">{r.gpu_name}</th>
                                             <td>{units.bytes(r.capacity_bytes)}</td>
-                                            <td>{if r.fits { "yes" } else { "no" }}</td>
+                                            <td>{if r.fits { yes.clone() } else { no.clone() }}</td>
                                             <td class:short=!r.fits>{units.signed_bytes(headroom)}</td>
                                             <td>{r.largest.map_or_else(|| "—".to_owned(), grouped)}</td>
                                         </tr>

@@ -6,6 +6,7 @@ use vramfit_core::gpu::{find_gpu, search_gpus};
 
 use crate::analysis::parse_gpus_json;
 use crate::components::controls::{next_id, parse_count, parse_decimal, NumberField};
+use crate::i18n::tr;
 use crate::state::use_state;
 
 /// Largest GPU count the estimator accepts.
@@ -64,9 +65,9 @@ pub fn GpuPicker() -> impl IntoView {
     let paste_id = next_id("gpu-paste");
     view! {
         <section class="panel gpu-picker" aria-labelledby="gpu-heading">
-            <h2 id="gpu-heading">"GPU"</h2>
+            <h2 id="gpu-heading">{tr("gpu-heading")}</h2>
             <div class="field">
-                <label for=search_id.clone()>"Search GPUs"</label>
+                <label for=search_id.clone()>{tr("gpu-search")}</label>
                 <input
                     id=search_id
                     type="search"
@@ -76,7 +77,7 @@ pub fn GpuPicker() -> impl IntoView {
                 />
             </div>
             <div class="field">
-                <label for=list_id.clone()>"Card"</label>
+                <label for=list_id.clone()>{tr("gpu-card")}</label>
                 <select
                     id=list_id
                     data-testid="gpu-select"
@@ -88,7 +89,7 @@ pub fn GpuPicker() -> impl IntoView {
                         });
                     }
                 >
-                    <option value="" prop:selected=move || current().is_none()>"none (no fit check)"</option>
+                    <option value="" prop:selected=move || current().is_none()>{tr("gpu-none")}</option>
                     {move || {
                         let units = state.units.get();
                         let selected = current();
@@ -129,7 +130,7 @@ pub fn GpuPicker() -> impl IntoView {
                 />
             </div>
             <div class="field">
-                <label for=paste_id.clone()>"or paste `vramfit gpus --json`"</label>
+                <label for=paste_id.clone()>{tr("gpu-paste")}</label>
                 <textarea
                     id=paste_id
                     rows="2"

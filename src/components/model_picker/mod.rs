@@ -15,6 +15,7 @@ use crate::components::controls::{
     next_id, parse_count, parse_decimal, CheckField, ChoiceField, NumberField,
 };
 use crate::format;
+use crate::i18n::{current_lang, lang, text, text_with, tr};
 use crate::state::{use_state, AppState};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +65,7 @@ pub fn ModelPicker() -> impl IntoView {
         ModelSource::Params(_) => Mode::Params,
     });
     let mode = RwSignal::new(initial);
-    let mode_button = move |m: Mode, text: &'static str| {
+    let mode_button = move |m: Mode, key: &'static str| {
         view! {
             <label class="tab">
                 <input
@@ -73,32 +74,38 @@ pub fn ModelPicker() -> impl IntoView {
                     prop:checked=move || mode.get() == m
                     on:change=move |_| mode.set(m)
                 />
-                {text}
+                {tr(key)}
             </label>
         }
     };
     let summary = move || match state.estimate.get() {
-        Ok(e) => format!(
-            "{}: {} parameters{}",
-            e.model,
-            format::count(e.params),
+        Ok(e) => {
+            let lang = lang();
+            let mut shown = text_with(
+                lang,
+                "model-summary",
+                &[
+                    ("model", e.model.clone()),
+                    ("params", format::count(e.params)),
+                ],
+            );
             if e.approximate {
-                " (shape guessed from the count)"
-            } else {
-                ""
+                shown.push(' ');
+                shown.push_str(&text(lang, "model-guessed"));
             }
-        ),
+            shown
+        }
         Err(_) => String::new(),
     };
     view! {
         <section class="panel model-picker" aria-labelledby="model-heading">
-            <h2 id="model-heading">"Model"</h2>
+            <h2 id="model-heading">{tr("model-heading")}</h2>
             <fieldset class="tabs">
-                <legend class="visually-hidden">"How to give the model"</legend>
-                {mode_button(Mode::Catalog, "Catalog")}
-                {mode_button(Mode::Config, "config.json")}
-                {mode_button(Mode::Custom, "Custom")}
-                {mode_button(Mode::Params, "Parameter count")}
+                <legend class="visually-hidden">{tr("model-how")}</legend>
+                {mode_button(Mode::Catalog, "model-catalog")}
+                {mode_button(Mode::Config, "model-config")}
+                {mode_button(Mode::Custom, "model-custom")}
+                {mode_button(Mode::Params, "model-params")}
             </fieldset>
             {move || match mode.get() {
                 Mode::Catalog => view! { <CatalogSearch/> }.into_any(),
@@ -124,7 +131,7 @@ fn CatalogSearch() -> impl IntoView {
     let list_id = next_id("model-list");
     view! {
         <div class="field">
-            <label for=search_id.clone()>"Search models (name, size, family)"</label>
+            <label for=search_id.clone()>{tr("model-search")}</label>
             <input
                 id=search_id
                 type="search"
@@ -136,7 +143,7 @@ fn CatalogSearch() -> impl IntoView {
         </div>
         <div class="field">
             <label for=list_id.clone()>
-                {move || format!("Models ({} shown)", hits.with(Vec::len))}
+                {move || text_with(lang(), "model-list", &[("count", hits.with(Vec::len).to_string())])}
             </label>
             <select
                 id=list_id
@@ -182,7 +189,11 @@ fn ConfigImport() -> impl IntoView {
                     spec.name.clone()
                 };
                 state.update(|sc| sc.model = ModelSource::Spec(Box::new(spec)));
-                Ok(format!("Imported {name}"))
+                Ok(text_with(
+                    current_lang(),
+                    "config-imported",
+                    &[("name", name)],
+                ))
             }
             Err(e) => Err(e.to_string()),
         }));
@@ -199,7 +210,10 @@ fn ConfigImport() -> impl IntoView {
             spawn_local(async move {
                 match wasm_bindgen_futures::JsFuture::from(promise).await {
                     Ok(v) => import(v.as_string().unwrap_or_default()),
-                    Err(_) => message.set(Some(Err("the file could not be read".into()))),
+                    Err(_) => message.set(Some(Err(crate::i18n::text(
+                        current_lang(),
+                        "config-unreadable",
+                    )))),
                 }
             });
         }
@@ -208,7 +222,7 @@ fn ConfigImport() -> impl IntoView {
     let file_id = next_id("config-file");
     view! {
         <div class="field">
-            <label for=area_id.clone()>"Paste config.json"</label>
+            <label for=area_id.clone()>{tr("config-paste")}</label>
             <textarea
                 id=area_id
                 rows="6"
@@ -227,12 +241,12 @@ fn ConfigImport() -> impl IntoView {
             >
                 {move || match message.get() {
                     Some(Ok(m)) | Some(Err(m)) => m,
-                    None => "Hugging Face config.json of the checkpoint".to_owned(),
+                    None => crate::i18n::text(lang(), "config-hint"),
                 }}
             </span>
         </div>
         <div class="field">
-            <label for=file_id.clone()>"or upload it"</label>
+            <label for=file_id.clone()>{tr("config-upload")}</label>
             <input id=file_id type="file" accept=".json,application/json" on:change=on_file/>
         </div>
     }

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::tr;
 use crate::state::use_state;
 
 #[component]
@@ -10,7 +11,7 @@ pub fn Notices() -> impl IntoView {
     view! {
         <Show when=move || state.notices.with(|n| !n.is_empty())>
             <div class="notices" role="alert" data-testid="link-notices">
-                <p>"Some parts of this link could not be used; defaults stand in for them:"</p>
+                <p>{tr("notices-intro")}</p>
                 <ul>
                     {move || {
                         state
@@ -30,7 +31,7 @@ pub fn Notices() -> impl IntoView {
                     }}
                 </ul>
                 <button type="button" on:click=move |_| state.notices.set(Vec::new())>
-                    "Dismiss"
+                    {tr("dismiss")}
                 </button>
             </div>
         </Show>

@@ -7,6 +7,7 @@ use vramfit_core::Estimate;
 
 use crate::analysis::{bar_lines, distinct_gpus};
 use crate::format::{grouped, Units};
+use crate::i18n::{lang, lang_untracked, text, text_with, tr};
 use crate::state::{use_state, Pinned};
 
 /// Width of the bar's drawing in SVG user units (scaled to the page).
@@ -30,12 +31,12 @@ pub fn part_class(part: Part) -> &'static str {
     }
 }
 
-fn counter_text(counter: Counter) -> &'static str {
+fn counter_key(counter: Counter) -> &'static str {
     match counter {
-        Counter::Allocated => "allocated at the peak",
-        Counter::Reserved => "reserved, not allocated",
-        Counter::Device => "outside PyTorch (nvidia-smi only)",
-        Counter::NotAtPeak => "not alive at the peak",
+        Counter::Allocated => "counter-allocated",
+        Counter::Reserved => "counter-reserved",
+        Counter::Device => "counter-device",
+        Counter::NotAtPeak => "counter-not-at-peak",
     }
 }
 
@@ -44,14 +45,18 @@ pub fn ResultPanel() -> impl IntoView {
     let state = use_state();
     view! {
         <section class="panel result" aria-labelledby="result-heading" aria-live="polite">
-            <h2 id="result-heading">"Memory"</h2>
-            {move || match state.estimate.get() {
-                Ok(e) => view! { <Breakdown estimate=e units=state.units.get()/> }.into_any(),
-                Err(err) => view! {
-                    <p class="error" role="alert" data-testid="estimate-error">
-                        <code>{err.field.clone()}</code>": "{err.message.clone()}
-                    </p>
-                }.into_any(),
+            <h2 id="result-heading">{tr("memory-heading")}</h2>
+            {move || {
+                // Re-rendered on a language switch too: the breakdown's texts are built once.
+                lang();
+                match state.estimate.get() {
+                    Ok(e) => view! { <Breakdown estimate=e units=state.units.get()/> }.into_any(),
+                    Err(err) => view! {
+                        <p class="error" role="alert" data-testid="estimate-error">
+                            <code>{err.field.clone()}</code>": "{err.message.clone()}
+                        </p>
+                    }.into_any(),
+                }
             }}
         </section>
     }
@@ -62,27 +67,44 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
     let state = use_state();
     let capacity = estimate.capacity_bytes;
     let Some(first) = estimate.gpus.first().cloned() else {
-        return view! { <p class="error">"The estimate has no GPU."</p> }.into_any();
+        return view! { <p class="error">{tr("no-gpu-in-estimate")}</p> }.into_any();
     };
     let headroom = estimate.headroom_bytes();
+    let lang = lang_untracked();
     let bars = distinct_gpus(&estimate)
         .into_iter()
         .map(|(from, to, report)| {
             let name = if from == to {
-                format!("GPU {from}")
+                text_with(lang, "gpu-one", &[("index", from.to_string())])
             } else {
-                format!("GPUs {from}–{to}")
+                text_with(
+                    lang,
+                    "gpu-range",
+                    &[("from", from.to_string()), ("to", to.to_string())],
+                )
             };
             view! { <Bar name report=report.clone() capacity units/> }
         })
         .collect_view();
     let totals = [
-        ("peak-allocated-bytes", "peak allocated", first.peak_allocated_bytes,
-         "Live tensors at the peak: torch.cuda.max_memory_allocated()."),
-        ("peak-reserved-bytes", "peak reserved", first.peak_reserved_bytes,
-         "Allocated plus the caching allocator's spare blocks: torch.cuda.max_memory_reserved()."),
-        ("device-used-bytes", "nvidia-smi used", first.device_used_bytes,
-         "Reserved plus CUDA context and libraries: what nvidia-smi shows, and what must fit."),
+        (
+            "peak-allocated-bytes",
+            text(lang, "total-peak-allocated"),
+            first.peak_allocated_bytes,
+            text(lang, "meaning-peak-allocated"),
+        ),
+        (
+            "peak-reserved-bytes",
+            text(lang, "total-peak-reserved"),
+            first.peak_reserved_bytes,
+            text(lang, "meaning-peak-reserved"),
+        ),
+        (
+            "device-used-bytes",
+            text(lang, "total-device-used"),
+            first.device_used_bytes,
+            text(lang, "meaning-device-used"),
+        ),
     ];
     let pin_report = first.clone();
     let model = estimate.model.clone();
@@ -107,16 +129,16 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
         <p class="headroom" data-testid="headroom">
             {match (headroom, capacity) {
                 (Some(h), Some(c)) if h >= 0 => view! {
-                    <span class="fits">{format!("Fits: {} to spare on {} ", units.bytes(h as u64), units.bytes(c))}</span>
+                    <span class="fits">{text_with(lang, "fits-spare", &[("spare", units.bytes(h as u64)), ("capacity", units.bytes(c))])}" "</span>
                 }.into_any(),
                 (Some(h), Some(c)) => view! {
-                    <span class="short">{format!("Does not fit: short by {} of {} ", units.bytes(h.unsigned_abs() as u64), units.bytes(c))}</span>
+                    <span class="short">{text_with(lang, "short-by", &[("short", units.bytes(h.unsigned_abs() as u64)), ("capacity", units.bytes(c))])}" "</span>
                 }.into_any(),
-                _ => view! { <span>"Pick a GPU to see the headroom."</span> }.into_any(),
+                _ => view! { <span>{text(lang, "pick-gpu")}" "</span> }.into_any(),
             }}
-            <span class="phase">{format!("Peak during {}.", first.peak_phase)}</span>
+            <span class="phase">{text_with(lang, "peak-during", &[("phase", first.peak_phase.to_string())])}</span>
         </p>
-        <h3>"Show the math"</h3>
+        <h3>{text(lang, "show-math")}</h3>
         <ul class="math">
             {first
                 .lines
@@ -131,7 +153,7 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
                                     <span class="bytes">{units.bytes(line.bytes)}</span>
                                 </summary>
                                 <code>{line.formula.clone()}</code>
-                                <p class="counter">{counter_text(line.counter)}</p>
+                                <p class="counter">{text(lang, counter_key(line.counter))}</p>
                             </details>
                         </li>
                     }
@@ -150,7 +172,7 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
                 report: pin_report.clone(),
             }))
         >
-            "Pin to compare"
+            {text(lang, "pin")}
         </button>
     }
     .into_any()

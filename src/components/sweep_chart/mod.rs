@@ -7,6 +7,7 @@ use vramfit_core::estimate::{estimate_with_model, resolve_model};
 
 use crate::analysis::{sweep, SweepAxis};
 use crate::format::{grouped, Units};
+use crate::i18n::{lang, text};
 use crate::state::use_state;
 
 /// Drawing area in SVG user units; the margins hold the axis labels.
@@ -50,9 +51,13 @@ pub fn SweepChart() -> impl IntoView {
     view! {
         <section class="panel sweep-chart" aria-labelledby="sweep-heading">
             <h2 id="sweep-heading">
-                {move || match data.get() {
-                    Some((axis, _, _)) => format!("Memory against {}", axis.label()),
-                    None => "Memory chart".to_owned(),
+                {move || {
+                    let lang = lang();
+                    match data.get() {
+                        Some((SweepAxis::MicroBatch, _, _)) => text(lang, "sweep-heading-batch"),
+                        Some((SweepAxis::Context, _, _)) => text(lang, "sweep-heading-context"),
+                        None => text(lang, "sweep-heading"),
+                    }
                 }}
             </h2>
             {move || {
@@ -69,7 +74,7 @@ pub fn SweepChart() -> impl IntoView {
                     .join(" ");
                 let capacity_line = capacity.map(|c| {
                     let y = TOP + (1.0 - c as f64 / y_max.max(1) as f64) * (HEIGHT - TOP - BOTTOM);
-                    let label = format!("capacity {}", units.bytes(c));
+                    let label = format!("{} {}", text(lang(), "capacity"), units.bytes(c));
                     view! {
                         <line class="cap" x1=LEFT x2=WIDTH - RIGHT y1=y y2=y/>
                         <text class="cap-label" x=WIDTH - RIGHT - 4.0 y=y - 4.0 text-anchor="end">{label}</text>

@@ -10,6 +10,7 @@ use vramfit_core::url::Choice;
 use crate::components::controls::{
     parse_count, parse_decimal, CheckField, ChoiceField, NumberField, OptionalChoiceField,
 };
+use crate::i18n::tr;
 use crate::state::{use_state, AppState};
 
 /// Largest micro-batch, batch, rank and GPU degree the estimator accepts.
@@ -102,10 +103,10 @@ pub fn TaskPanel() -> impl IntoView {
     let weight_options = Signal::derive(move || state.scenario.with(weight_formats));
     view! {
         <section class="panel task-panel" aria-labelledby="task-heading">
-            <h2 id="task-heading">"Task"</h2>
+            <h2 id="task-heading">{tr("task-heading")}</h2>
             <fieldset class="tabs">
-                <legend class="visually-hidden">"Task"</legend>
-                {[(TaskKind::Inference, "Inference"), (TaskKind::Training, "Training")]
+                <legend class="visually-hidden">{tr("task-heading")}</legend>
+                {[(TaskKind::Inference, "task-inference"), (TaskKind::Training, "task-training")]
                     .into_iter()
                     .map(|(t, text)| {
                         view! {
@@ -117,7 +118,7 @@ pub fn TaskPanel() -> impl IntoView {
                                     prop:checked=move || task.get() == t
                                     on:change=move |_| state.update(|sc| sc.task = t)
                                 />
-                                {text}
+                                {tr(text)}
                             </label>
                         }
                     })
@@ -156,7 +157,7 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
     let strategy = Memo::new(move |_| state.scenario.with(|sc| sc.parallel.strategy));
     let targets = move || state.scenario.with(|sc| sc.training.lora.targets.clone());
     view! {
-        <h3>"Training"</h3>
+        <h3>{tr("section-training")}</h3>
         <div class="grid">
             {pick(state, "framework", |sc| sc.training.framework, |sc, f| sc.training.framework = f)}
             {pick(state, "method", |sc| sc.training.method, |sc, m| sc.training.method = m)}
@@ -176,7 +177,7 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
             {pick(state, "checkpointing", |sc| sc.training.checkpointing, |sc, c| sc.training.checkpointing = c)}
         </div>
         <Show when=lora>
-            <h3>"LoRA"</h3>
+            <h3>{tr("section-lora")}</h3>
             <div class="grid">
                 {count(state, "rank", 1, MAX_COUNT, |sc| sc.training.lora.rank, |sc, n| sc.training.lora.rank = n)}
                 <NumberField
@@ -187,7 +188,7 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
                 />
             </div>
             <fieldset class="targets">
-                <legend>"targets"</legend>
+                <legend>{tr("lora-targets")}</legend>
                 {LoraTarget::ALL
                     .iter()
                     .map(|&t| {
@@ -221,7 +222,7 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
                 {flag(state, "optimizer step in backward", |sc| sc.training.optimizer_in_backward, |sc, b| sc.training.optimizer_in_backward = b)}
             </Show>
         </div>
-        <h3>"Parallelism"</h3>
+        <h3>{tr("section-parallelism")}</h3>
         <div class="grid">
             {pick(state, "ZeRO / FSDP", |sc| sc.parallel.strategy, |sc, s| sc.parallel.strategy = s)}
             <Show when=move || strategy.get() != Strategy::None && strategy.get() != Strategy::Ddp>
@@ -234,7 +235,7 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
             </Show>
         </div>
         <Show when=move || has_vision.get()>
-            <h3>"Images"</h3>
+            <h3>{tr("section-images")}</h3>
             <div class="grid">
                 {count(state, "images per sample", 0, MAX_IMAGES, |sc| sc.training.images_per_sample, |sc, n| sc.training.images_per_sample = n)}
                 <NumberField
@@ -254,7 +255,7 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
     let state = use_state();
     let engine = Memo::new(move |_| state.scenario.with(|sc| sc.inference.engine));
     view! {
-        <h3>"Inference"</h3>
+        <h3>{tr("section-inference")}</h3>
         <div class="grid">
             {pick(state, "engine", |sc| sc.inference.engine, |sc, e| sc.inference.engine = e)}
             {count(state, "batch", 1, MAX_COUNT, |sc| sc.inference.batch, |sc, n| sc.inference.batch = n)}

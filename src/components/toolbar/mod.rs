@@ -1,9 +1,10 @@
-//! Title bar: units toggle and the share link with its copy button.
+//! Title bar: units and language toggles and the share link with its copy button.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::format::Units;
+use crate::i18n::{text, tr, Lang};
 use crate::state::use_state;
 
 #[component]
@@ -15,13 +16,14 @@ pub fn Toolbar() -> impl IntoView {
     });
     let copy_status = RwSignal::new(String::new());
     let copy = move |_| {
-        let text = link.get_untracked();
+        let link_text = link.get_untracked();
         spawn_local(async move {
             let clipboard = window().navigator().clipboard();
-            let done = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&text)).await;
+            let done = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&link_text)).await;
+            let lang = state.lang.get_untracked();
             copy_status.set(match done {
-                Ok(_) => "Copied".to_owned(),
-                Err(_) => "Select the link and copy it".to_owned(),
+                Ok(_) => text(lang, "copied"),
+                Err(_) => text(lang, "copy-failed"),
             });
         });
     };
@@ -36,16 +38,33 @@ pub fn Toolbar() -> impl IntoView {
             </button>
         }
     };
+    let lang_button = move |lang: Lang, name: &'static str| {
+        view! {
+            <button
+                type="button"
+                lang=if lang == Lang::Zh { "zh" } else { "en" }
+                data-testid=format!("lang-{}", if lang == Lang::Zh { "zh" } else { "en" })
+                aria-pressed=move || (state.lang.get() == lang).to_string()
+                on:click=move |_| state.lang.set(lang)
+            >
+                {name}
+            </button>
+        }
+    };
     view! {
         <header class="toolbar">
             <h1>"vramfit"</h1>
-            <p class="tagline">"Will it fit? GPU memory for training and serving LLMs."</p>
-            <div class="units" role="group" aria-label="Units">
+            <p class="tagline">{tr("tagline")}</p>
+            <div class="units" role="group" aria-label=tr("units")>
                 {unit_button(Units::Binary, "GiB")}
                 {unit_button(Units::Decimal, "GB")}
             </div>
+            <div class="units lang" role="group" aria-label=tr("language")>
+                {lang_button(Lang::En, "English")}
+                {lang_button(Lang::Zh, "中文")}
+            </div>
             <div class="share">
-                <label for="share-link" class="visually-hidden">"Share link"</label>
+                <label for="share-link" class="visually-hidden">{tr("share-link")}</label>
                 <input
                     id="share-link"
                     data-testid="share-link"
@@ -62,7 +81,7 @@ pub fn Toolbar() -> impl IntoView {
                     }
                 />
                 <button type="button" data-testid="copy-link" on:click=copy>
-                    "Copy link"
+                    {tr("copy-link")}
                 </button>
                 <span class="copy-status" role="status">{move || copy_status.get()}</span>
             </div>

@@ -121,7 +121,7 @@ struct TechniquesFile {
     techniques: Vec<Technique>,
 }
 
-const TECHNIQUES_JSON: &str = include_str!("../../data/techniques.json");
+const TECHNIQUES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/techniques.json"));
 
 /// Parses a techniques file in the format of `data/techniques.json`.
 pub fn parse_techniques(json: &str) -> Result<Vec<Technique>, serde_json::Error> {

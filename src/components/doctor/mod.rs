@@ -1,0 +1,241 @@
+//! The OOM doctor: paste a PyTorch out-of-memory message (or a
+//! `torch.cuda.memory_summary()` table); the core reads it
+//! (`vramfit_core::doctor::parse_oom`), the card is drawn as a stacked bar
+//! (allocated, reserved-but-unallocated, outside PyTorch, free, and the
+//! request that failed), the diagnoses are listed, and "plan a fix" runs the
+//! fix-it plans for the calculator's scenario against the card in the message.
+
+use leptos::prelude::*;
+use vramfit_core::doctor::{parse_oom, picture, OomReport, Segment};
+use vramfit_core::estimate::resolve_model;
+use vramfit_core::plan::{fix_plans_with_model, PlanOptions, PlanReport};
+use vramfit_core::{InputError, Scenario};
+
+use crate::components::plans::PlanList;
+use crate::format::Units;
+use crate::i18n::{lang, pick, text, tr};
+use crate::state::{debounced, use_state, PASTE_DELAY};
+
+/// Width of the bar's drawing in SVG user units (scaled to the page).
+const BAR_WIDTH: f64 = 1000.0;
+/// Height of one bar row in SVG user units.
+const ROW: f64 = 28.0;
+
+/// Where each segment of the card starts and how wide it is, in bar units;
+/// the request is drawn on a second row from where free memory starts, so it
+/// shows how far past the free memory it reaches.
+pub fn layout(segments: &[Segment], total: Option<u64>) -> Vec<(&Segment, f64, f64)> {
+    let card: u64 = segments
+        .iter()
+        .filter(|s| s.key != "request")
+        .map(|s| s.bytes)
+        .sum();
+    let free_start: u64 = segments
+        .iter()
+        .take_while(|s| s.key != "free" && s.key != "request")
+        .map(|s| s.bytes)
+        .sum();
+    let request = segments
+        .iter()
+        .find(|s| s.key == "request")
+        .map_or(0, |s| s.bytes);
+    let scale = total
+        .unwrap_or(0)
+        .max(card)
+        .max(free_start + request)
+        .max(1) as f64;
+    let mut x = 0.0;
+    segments
+        .iter()
+        .map(|s| {
+            let width = s.bytes as f64 / scale * BAR_WIDTH;
+            if s.key == "request" {
+                (s, free_start as f64 / scale * BAR_WIDTH, width)
+            } else {
+                let start = x;
+                x += width;
+                (s, start, width)
+            }
+        })
+        .collect()
+}
+
+#[component]
+pub fn Doctor() -> impl IntoView {
+    let state = use_state();
+    let pasted = RwSignal::new(String::new());
+    let settled = debounced(pasted, PASTE_DELAY);
+    let report = Memo::new(move |_| settled.with(|t| (!t.trim().is_empty()).then(|| parse_oom(t))));
+    let plans = RwSignal::new(None::<Result<PlanReport, InputError>>);
+    // A new paste invalidates the plans made for the previous one.
+    Effect::new(move |_| {
+        report.track();
+        plans.set(None);
+    });
+    let scenario_set = move || state.scenario.with(|sc| *sc != Scenario::default());
+    let plan_fix = move |_| {
+        let capacity = report.with_untracked(|r| {
+            r.as_ref()
+                .and_then(|r| r.as_ref().ok())
+                .and_then(|r| r.total_bytes)
+        });
+        let Some(capacity) = capacity else { return };
+        let sc = state.scenario.get_untracked();
+        let result = resolve_model(&sc.model)
+            .and_then(|spec| fix_plans_with_model(&sc, &spec, capacity, &PlanOptions::default()));
+        plans.set(Some(result));
+    };
+    view! {
+        <section class="inputs" aria-label=tr("inputs")>
+            <section class="panel doctor-input" aria-labelledby="doctor-heading">
+                <h2 id="doctor-heading">{tr("doctor-heading")}</h2>
+                <label for="doctor-paste">{tr("doctor-paste-label")}</label>
+                <textarea
+                    id="doctor-paste"
+                    data-testid="doctor-paste"
+                    rows="12"
+                    spellcheck="false"
+                    placeholder="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate …"
+                    on:input=move |ev| pasted.set(event_target_value(&ev))
+                ></textarea>
+                <p class="hint">{tr("doctor-hint")}</p>
+            </section>
+        </section>
+        <section class="outputs" aria-label=tr("results")>
+            {move || {
+                let units = state.units.get();
+                match report.get() {
+                    None => view! { <p class="panel hint">{tr("doctor-empty")}</p> }.into_any(),
+                    Some(Err(_)) => view! {
+                        <p class="panel error" role="alert" data-testid="doctor-error">{tr("doctor-not-found")}</p>
+                    }.into_any(),
+                    Some(Ok(r)) => view! { <OomPicture report=r units/> }.into_any(),
+                }
+            }}
+            <Show when=move || {
+                scenario_set()
+                    && report.with(|r| matches!(r, Some(Ok(r)) if r.total_bytes.is_some()))
+            }>
+                <section class="panel doctor-plans">
+                    <button type="button" data-testid="doctor-plan" on:click=plan_fix>
+                        {tr("doctor-plan-fix")}
+                    </button>
+                    {move || {
+                        let units = state.units.get();
+                        plans.get().map(|p| match p {
+                            Ok(p) if p.fits => view! { <p data-testid="doctor-plan-fits">{tr("doctor-plan-fits")}</p> }.into_any(),
+                            Ok(p) => view! { <PlanList plans=p.plans units/> }.into_any(),
+                            Err(e) => view! { <p class="error"><code>{e.field}</code>": "{e.message}</p> }.into_any(),
+                        })
+                    }}
+                </section>
+            </Show>
+        </section>
+    }
+}
+
+fn segment_class(key: &str) -> &'static str {
+    match key {
+        "allocated" => "seg-allocated",
+        "reserved_unallocated" => "seg-reserved",
+        "non_pytorch" => "seg-outside",
+        "other_processes" => "seg-others",
+        "free" => "seg-free",
+        _ => "seg-request",
+    }
+}
+
+#[component]
+fn OomPicture(report: OomReport, units: Units) -> impl IntoView {
+    let segments = picture(&report);
+    let placed: Vec<(Segment, f64, f64)> = layout(&segments, report.total_bytes)
+        .into_iter()
+        .map(|(s, x, w)| (s.clone(), x, w))
+        .collect();
+    let rects = placed
+        .iter()
+        .map(|(s, x, w)| {
+            let y = if s.key == "request" { ROW + 6.0 } else { 0.0 };
+            let (en, zh, bytes) = (s.label, s.label_zh, s.bytes);
+            view! {
+                <rect class=segment_class(s.key) x=format!("{x:.2}") y=y width=format!("{w:.2}") height=ROW>
+                    <title>{move || format!("{}: {}", pick(lang(), en, zh), units.bytes(bytes))}</title>
+                </rect>
+            }
+        })
+        .collect_view();
+    let legend = segments
+        .iter()
+        .map(|s| {
+            let (en, zh, bytes, key) = (s.label, s.label_zh, s.bytes, s.key);
+            view! {
+                <li data-segment=key data-bytes=bytes.to_string()>
+                    <span class=format!("swatch {}", segment_class(key))></span>
+                    {move || pick(lang(), en, zh).to_owned()}
+                    ": "
+                    <strong>{units.bytes(bytes)}</strong>
+                </li>
+            }
+        })
+        .collect_view();
+    let diagnoses = report.diagnoses.clone();
+    let total = report.total_bytes;
+    view! {
+        <section class="panel doctor-result" aria-live="polite">
+            <h2>{tr("doctor-picture")}</h2>
+            <figure class="oom-bar" data-testid="doctor-picture">
+                <svg viewBox=format!("0 0 {BAR_WIDTH} {}", 2.0 * ROW + 6.0) preserveAspectRatio="none" role="img" aria-label=tr("doctor-picture")>
+                    <rect class="track" x="0" y="0" width=BAR_WIDTH height=ROW/>
+                    {rects}
+                </svg>
+                <figcaption>
+                    {move || total.map(|t| format!("{} {}", text(lang(), "doctor-total"), units.bytes(t)))}
+                </figcaption>
+            </figure>
+            <ul class="oom-legend">{legend}</ul>
+            <h3>{tr("doctor-diagnoses")}</h3>
+            <ul class="diagnoses" data-testid="doctor-diagnoses">
+                {diagnoses
+                    .into_iter()
+                    .map(|d| {
+                        let code = d.code;
+                        view! {
+                            <li data-code=code>{move || d.text(lang()).to_owned()}</li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seed_message_lays_out_the_card_and_the_request() {
+        // Seed 004 §9.2 (crates/core/tests/data/oom/legacy_seed004.txt):
+        // 23.69 GiB card, 21.45 GiB allocated, 1.89 GiB free, 2.50 GiB asked.
+        let text = include_str!("../../../crates/core/tests/data/oom/legacy_seed004.txt");
+        let report = parse_oom(text).expect("the seed message parses");
+        let segments = picture(&report);
+        let placed = layout(&segments, report.total_bytes);
+        let request = placed
+            .iter()
+            .find(|p| p.0.key == "request")
+            .expect("request");
+        let free = placed.iter().find(|p| p.0.key == "free").expect("free");
+        // The request starts where free memory starts and is wider than it
+        // (2.50 GiB asked > 1.89 GiB free): it visibly does not fit.
+        assert!((request.1 - free.1).abs() < 1e-9);
+        assert!(request.2 > free.2);
+        // The card's parts fill at most the bar.
+        let end = placed
+            .iter()
+            .filter(|p| p.0.key != "request")
+            .map(|p| p.1 + p.2)
+            .fold(0.0, f64::max);
+        assert!(end <= BAR_WIDTH + 1e-9, "{end}");
+    }
+}

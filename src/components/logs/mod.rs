@@ -1,0 +1,237 @@
+//! The memory-log analyzer: paste training-log lines; the core reads the
+//! memory readings (`vramfit_core::logs::parse_log_with`) and fits the trend
+//! (`analyze`: steady, linear, accelerating). The plot shows memory against
+//! step (at most `MAX_PLOTTED` points), the fitted trend and the capacity
+//! line; below it the growth, the predicted OOM step and the usual causes.
+//! The capacity is the log's own (companion CSV) or the chosen GPU's.
+
+use leptos::prelude::*;
+use vramfit_core::logs::{analyze, parse_log_with, Analysis, GpuPick, Trend};
+use vramfit_core::plan::target_capacity;
+use vramfit_core::InputError;
+
+use crate::analysis::{downsample, TrendFit, MAX_PLOTTED};
+use crate::components::gpu_picker::GpuPicker;
+use crate::format::{grouped, Units};
+use crate::i18n::{lang, text, text_with, tr};
+use crate::state::{debounced, use_state, PASTE_DELAY};
+
+/// Drawing area in SVG user units; the margins hold the axis labels.
+const WIDTH: f64 = 600.0;
+const HEIGHT: f64 = 280.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 10.0;
+const TOP: f64 = 10.0;
+const BOTTOM: f64 = 30.0;
+/// Points of the drawn trend curve (smooth at this width).
+const CURVE_SAMPLES: usize = 100;
+/// The plot reaches a predicted OOM step at most this many run lengths past
+/// the last reading, so a far-off prediction does not squash the readings.
+const MAX_EXTRAPOLATION: f64 = 3.0;
+
+fn trend_key(trend: Trend) -> &'static str {
+    match trend {
+        Trend::Steady => "trend-steady",
+        Trend::Linear => "trend-linear",
+        Trend::Accelerating => "trend-accelerating",
+    }
+}
+
+/// Reads and fits a paste: `None` for an empty one.
+fn examine(text: &str, fallback_capacity: Option<u64>) -> Option<Result<Analysis, InputError>> {
+    if text.trim().is_empty() {
+        return None;
+    }
+    let parsed = parse_log_with(text, GpuPick::Max);
+    Some(analyze(
+        parsed.points,
+        parsed.capacity_bytes.or(fallback_capacity),
+    ))
+}
+
+#[component]
+pub fn Logs() -> impl IntoView {
+    let state = use_state();
+    let pasted = RwSignal::new(String::new());
+    let settled = debounced(pasted, PASTE_DELAY);
+    let gpu_capacity = Memo::new(move |_| state.settled.with(|sc| target_capacity(sc).ok()));
+    let analysis = Memo::new(move |_| {
+        let capacity = gpu_capacity.get();
+        settled.with(|t| examine(t, capacity))
+    });
+    view! {
+        <section class="inputs" aria-label=tr("inputs")>
+            <section class="panel logs-input" aria-labelledby="logs-heading">
+                <h2 id="logs-heading">{tr("logs-heading")}</h2>
+                <label for="logs-paste">{tr("logs-paste-label")}</label>
+                <textarea
+                    id="logs-paste"
+                    data-testid="logs-paste"
+                    rows="12"
+                    spellcheck="false"
+                    placeholder="Step 100: Loss=2.34, Memory=18.2GB"
+                    on:input=move |ev| pasted.set(event_target_value(&ev))
+                ></textarea>
+                <p class="hint">{tr("logs-hint")}</p>
+            </section>
+            <GpuPicker/>
+        </section>
+        <section class="outputs" aria-label=tr("results")>
+            {move || {
+                let units = state.units.get();
+                match analysis.get() {
+                    None => view! { <p class="panel hint">{tr("logs-empty")}</p> }.into_any(),
+                    Some(Err(e)) => view! {
+                        <p class="panel error" role="alert" data-testid="logs-error">
+                            {tr("logs-not-enough")}" ("{e.message}")"
+                        </p>
+                    }.into_any(),
+                    Some(Ok(a)) => view! { <LogReport analysis=a units/> }.into_any(),
+                }
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn LogReport(analysis: Analysis, units: Units) -> impl IntoView {
+    let trend = analysis.trend;
+    let readings: Vec<(f64, u64)> = analysis.points.iter().map(|p| (p.step, p.bytes)).collect();
+    let growth = analysis.growth_bytes_per_step;
+    let final_growth = analysis.final_growth_bytes_per_step;
+    let predicted = analysis.predicted_oom_step;
+    let capacity = analysis.capacity_bytes;
+    let growth_text = move |bytes_per_step: f64| {
+        let rounded = bytes_per_step.round();
+        // Clamped into i128: a fit on absurd pastes may be huge, never a panic.
+        units.signed_bytes(rounded.clamp(-1e30, 1e30) as i128)
+    };
+    let summary = move || {
+        let lang = lang();
+        let mut lines = vec![text_with(
+            lang,
+            "logs-growth",
+            &[
+                ("average", growth_text(growth)),
+                ("last", growth_text(final_growth)),
+            ],
+        )];
+        lines.push(match (predicted, capacity) {
+            (Some(step), Some(c)) => text_with(
+                lang,
+                "logs-predicted",
+                &[
+                    ("step", grouped(step.max(0.0).round() as u64)),
+                    ("capacity", units.bytes(c)),
+                ],
+            ),
+            (None, Some(_)) => text(lang, "logs-no-oom"),
+            _ => text(lang, "logs-no-capacity"),
+        });
+        lines.join(" ")
+    };
+    let causes = analysis.causes.clone();
+    view! {
+        <section class="panel logs-result" aria-live="polite">
+            <h2>{tr("logs-result")}</h2>
+            <p class="trend">
+                {tr("logs-trend")}": "
+                <strong data-testid="logs-trend" data-trend=trend.name()>{tr(trend_key(trend))}</strong>
+            </p>
+            <MemoryPlot readings predicted capacity trend units/>
+            <p data-testid="logs-summary">{summary}</p>
+            <h3>{tr("logs-causes")}</h3>
+            <ul class="diagnoses" data-testid="logs-causes">
+                {causes
+                    .into_iter()
+                    .map(|c| {
+                        let code = c.code;
+                        view! { <li data-code=code>{move || c.text(lang()).to_owned()}</li> }
+                    })
+                    .collect_view()}
+            </ul>
+        </section>
+    }
+}
+
+#[component]
+fn MemoryPlot(
+    readings: Vec<(f64, u64)>,
+    predicted: Option<f64>,
+    capacity: Option<u64>,
+    trend: Trend,
+    units: Units,
+) -> impl IntoView {
+    let as_f64: Vec<(f64, f64)> = readings.iter().map(|&(x, y)| (x, y as f64)).collect();
+    let degree = if trend == Trend::Accelerating { 2 } else { 1 };
+    let fit = TrendFit::new(&as_f64, degree);
+    let shown = downsample(&readings, MAX_PLOTTED);
+    let x_min = readings.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let x_last = readings
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let span = (x_last - x_min).max(1.0);
+    let x_max = predicted.map_or(x_last, |p| {
+        p.clamp(x_last, x_last + MAX_EXTRAPOLATION * span)
+    });
+    let curve: Vec<(f64, f64)> = fit
+        .map(|f| {
+            (0..=CURVE_SAMPLES)
+                .map(|i| {
+                    let x = x_min + (x_max - x_min) * i as f64 / CURVE_SAMPLES as f64;
+                    (x, f.at(x))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let top = readings
+        .iter()
+        .map(|p| p.1 as f64)
+        .chain(capacity.map(|c| c as f64))
+        .chain(curve.iter().map(|p| p.1))
+        .fold(1.0, f64::max);
+    // 10% above the highest value so lines stay inside the frame.
+    let y_max = top * 1.1;
+    let sx = move |x: f64| LEFT + (x - x_min) / (x_max - x_min).max(1e-9) * (WIDTH - LEFT - RIGHT);
+    let sy = move |y: f64| TOP + (1.0 - y.clamp(0.0, y_max) / y_max) * (HEIGHT - TOP - BOTTOM);
+    let path = |points: &mut dyn Iterator<Item = (f64, f64)>| {
+        points
+            .map(|(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let readings_path = path(&mut shown.iter().map(|&(x, y)| (x, y as f64)));
+    let curve_path = path(&mut curve.iter().copied());
+    let capacity_line = capacity.map(|c| {
+        let y = sy(c as f64);
+        view! {
+            <line class="cap" x1=LEFT x2=WIDTH - RIGHT y1=y y2=y/>
+            <text class="cap-label" x=WIDTH - RIGHT - 4.0 y=y - 4.0 text-anchor="end">
+                {move || format!("{} {}", text(lang(), "logs-capacity"), units.bytes(c))}
+            </text>
+        }
+    });
+    let oom_mark = predicted.filter(|p| *p <= x_max).map(|p| {
+        let x = sx(p);
+        view! { <line class="oom" x1=x x2=x y1=TOP y2=HEIGHT - BOTTOM/> }
+    });
+    let y_top = units.bytes(y_max.min(u64::MAX as f64) as u64);
+    view! {
+        <figure class="log-plot">
+            <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="img" aria-label=tr("logs-plot") data-testid="logs-plot" data-points=shown.len().to_string()>
+                <text class="tick" x=LEFT - 6.0 y=TOP + 10.0 text-anchor="end">{y_top}</text>
+                <text class="tick" x=LEFT - 6.0 y=HEIGHT - BOTTOM text-anchor="end">"0"</text>
+                <text class="tick" x=LEFT y=HEIGHT - 10.0 text-anchor="start">{grouped(x_min.max(0.0) as u64)}</text>
+                <text class="tick" x=WIDTH - RIGHT y=HEIGHT - 10.0 text-anchor="end">{grouped(x_max.max(0.0) as u64)}</text>
+                <line class="axis" x1=LEFT x2=LEFT y1=TOP y2=HEIGHT - BOTTOM/>
+                <line class="axis" x1=LEFT x2=WIDTH - RIGHT y1=HEIGHT - BOTTOM y2=HEIGHT - BOTTOM/>
+                {capacity_line}
+                {oom_mark}
+                <polyline class="fit" points=curve_path/>
+                <polyline class="series" points=readings_path/>
+            </svg>
+            <figcaption>{tr("logs-plot-caption")}</figcaption>
+        </figure>
+    }
+}

@@ -1,0 +1,129 @@
+//! Fix-it plans: for a setup that does not fit, the cheapest few sets of
+//! changes that do (`vramfit_core::plan`), ranked by cost. Each change shows
+//! its documented speed cost, quality risk and source; each plan its
+//! resulting memory and a share link to the changed scenario.
+
+use leptos::prelude::*;
+use vramfit_core::plan::{fix_plans, Plan, PlanOptions};
+use vramfit_core::url::encode;
+
+use crate::format::Units;
+use crate::i18n::{lang, pick, text_with, tr};
+use crate::state::use_state;
+
+/// The relative share link of a plan's scenario: works under any deploy path.
+pub fn plan_href(plan: &Plan) -> String {
+    format!("?{}", encode(&plan.scenario))
+}
+
+/// Under the calculator's result: plans when the settled scenario does not
+/// fit its GPU (the search runs once typing pauses).
+#[component]
+pub fn CalculatorPlans() -> impl IntoView {
+    let state = use_state();
+    let report = Memo::new(move |_| {
+        let sc = state.settled.get();
+        // Only a chosen GPU gives a capacity; `fix_plans` reports fits itself.
+        if sc.gpu.name.is_none() && sc.gpu.memory_bytes.is_none() {
+            return None;
+        }
+        fix_plans(&sc, &PlanOptions::default()).ok()
+    });
+    view! {
+        {move || {
+            let report = report.get().filter(|r| !r.fits)?;
+            let units = state.units.get();
+            Some(view! {
+                <section class="panel plans" aria-labelledby="plans-heading" data-testid="plans">
+                    <h2 id="plans-heading">{tr("plan-heading")}</h2>
+                    <p class="plans-intro">
+                        {move || text_with(lang(), "plan-intro", &[
+                            ("used", units.bytes(report.device_used_bytes)),
+                            ("capacity", units.bytes(report.capacity_bytes)),
+                        ])}
+                    </p>
+                    <PlanList plans=report.plans.clone() units/>
+                </section>
+            })
+        }}
+    }
+}
+
+/// The plans, cheapest first; a sentence when there is none.
+#[component]
+pub fn PlanList(plans: Vec<Plan>, units: Units) -> impl IntoView {
+    if plans.is_empty() {
+        return view! { <p class="plans-none" data-testid="plans-none">{tr("plan-none")}</p> }
+            .into_any();
+    }
+    view! {
+        <ol class="plan-list" data-testid="plan-list">
+            {plans
+                .into_iter()
+                .enumerate()
+                .map(|(i, plan)| view! { <PlanItem rank=i + 1 plan units/> })
+                .collect_view()}
+        </ol>
+    }
+    .into_any()
+}
+
+#[component]
+fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
+    let href = plan_href(&plan);
+    let cost = plan.cost;
+    let summary = move || {
+        let lang = lang();
+        text_with(
+            lang,
+            "plan-cost",
+            &[
+                ("rank", rank.to_string()),
+                ("slowdown", format!("{:.2}", cost.slowdown)),
+                ("risk", format!("{:.1}", cost.quality_risk_pct)),
+                ("gpus", format!("{:.0}", cost.gpu_factor)),
+            ],
+        )
+    };
+    let memory = move || {
+        text_with(
+            lang(),
+            "plan-memory",
+            &[
+                ("used", units.bytes(plan.device_used_bytes)),
+                ("capacity", units.bytes(plan.capacity_bytes)),
+                ("headroom", units.bytes(plan.headroom_bytes.max(0) as u64)),
+            ],
+        )
+    };
+    let changes = plan.changes.clone();
+    view! {
+        <li class="plan" data-testid="plan">
+            <p class="plan-summary">{summary}</p>
+            <ul class="plan-changes">
+                {changes
+                    .into_iter()
+                    .map(|c| {
+                        let (en, zh) = (c.en.clone(), c.zh.clone());
+                        let sources = c.sources.join(" · ");
+                        view! {
+                            <li>
+                                <p class="change">{move || pick(lang(), &en, &zh).to_owned()}</p>
+                                <dl class="change-costs">
+                                    <dt>{tr("plan-speed-cost")}</dt>
+                                    <dd>{format!("×{:.2}: {}", c.speed_factor, c.speed_cost)}</dd>
+                                    <dt>{tr("plan-quality-risk")}</dt>
+                                    <dd>{format!("{:.1} pp: {}", c.quality_risk_pct, c.quality_risk)}</dd>
+                                    <dt>{tr("plan-source")}</dt>
+                                    <dd class="source">{sources}</dd>
+                                </dl>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+            <p class="plan-memory">{memory}</p>
+            <a class="plan-link" data-testid="plan-link" href=href>{tr("plan-open")}</a>
+        </li>
+    }
+}

@@ -1,0 +1,202 @@
+//! The wizard: goal, model, GPU and count, priority walk the core's decision
+//! table (`vramfit_core::wizard::recommend`) to a recommended configuration,
+//! shown with the table row that applied, why, its estimate and, when it
+//! does not fit, the fix-it plans. Model, GPU and count are the calculator's
+//! own inputs (and link parameters); goal and priority are `goal=`, `prio=`.
+
+use leptos::prelude::*;
+use vramfit_core::scenario::Scenario;
+use vramfit_core::wizard::{recommend, Goal, Priority, Recommendation, WizardAnswers, WizardGpu};
+use vramfit_core::InputError;
+
+use crate::components::gpu_picker::GpuPicker;
+use crate::components::model_picker::ModelPicker;
+use crate::components::plans::PlanList;
+use crate::i18n::{lang, pick, text, tr};
+use crate::link::{goal_key, priority_key, View, WizardChoice, GOALS, PRIORITIES};
+use crate::state::use_state;
+
+/// The wizard's answers from the calculator's scenario and the wizard's choices.
+pub fn answers(sc: &Scenario, choice: WizardChoice) -> WizardAnswers {
+    let gpu = match (&sc.gpu.name, sc.gpu.memory_bytes) {
+        (_, Some(bytes)) => Some(WizardGpu::MemoryBytes(bytes)),
+        (Some(name), None) => Some(WizardGpu::Catalog(name.clone())),
+        (None, None) => None,
+    };
+    WizardAnswers {
+        goal: choice.goal,
+        model: sc.model.clone(),
+        // No GPU chosen: serving on the CPU (the table's row for it).
+        gpu_count: if gpu.is_some() { sc.parallel.gpus } else { 0 },
+        gpu,
+        priority: choice.priority,
+    }
+}
+
+fn goal_text_key(goal: Goal) -> &'static str {
+    match goal {
+        Goal::TrainFull => "goal-train-full",
+        Goal::FineTune => "goal-fine-tune",
+        Goal::Serve => "goal-serve",
+    }
+}
+
+fn priority_text_key(priority: Priority) -> &'static str {
+    match priority {
+        Priority::Speed => "prio-speed",
+        Priority::Quality => "prio-quality",
+        Priority::Cost => "prio-cost",
+    }
+}
+
+#[component]
+pub fn Wizard() -> impl IntoView {
+    let state = use_state();
+    let result = Memo::new(move |_| {
+        let sc = state.settled.get();
+        recommend(&answers(&sc, state.wizard.get()))
+    });
+    let goal_buttons = GOALS
+        .into_iter()
+        .map(|g| {
+            view! {
+                <label class="choice">
+                    <input
+                        type="radio"
+                        name="wizard-goal"
+                        data-testid=format!("goal-{}", goal_key(g))
+                        prop:checked=move || state.wizard.with(|w| w.goal == g)
+                        on:change=move |_| state.wizard.update(|w| w.goal = g)
+                    />
+                    {tr(goal_text_key(g))}
+                </label>
+            }
+        })
+        .collect_view();
+    let priority_buttons = PRIORITIES
+        .into_iter()
+        .map(|p| {
+            view! {
+                <label class="choice">
+                    <input
+                        type="radio"
+                        name="wizard-priority"
+                        data-testid=format!("prio-{}", priority_key(p))
+                        prop:checked=move || state.wizard.with(|w| w.priority == p)
+                        on:change=move |_| state.wizard.update(|w| w.priority = p)
+                    />
+                    {tr(priority_text_key(p))}
+                </label>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="inputs" aria-label=tr("inputs")>
+            <section class="panel wizard-questions" aria-labelledby="wizard-heading">
+                <h2 id="wizard-heading">{tr("wizard-heading")}</h2>
+                <fieldset class="choices">
+                    <legend>{tr("wizard-goal")}</legend>
+                    {goal_buttons}
+                </fieldset>
+                <fieldset class="choices">
+                    <legend>{tr("wizard-priority")}</legend>
+                    {priority_buttons}
+                </fieldset>
+                <p class="hint">{tr("wizard-hint")}</p>
+            </section>
+            <ModelPicker/>
+            <GpuPicker/>
+        </section>
+        <section class="outputs" aria-label=tr("results")>
+            {move || {
+                // The recommendation reads the units once: re-render on a change.
+                state.units.track();
+                match result.get() {
+                    Ok(r) => view! { <RecommendationView rec=r/> }.into_any(),
+                    Err(err) => view! { <WizardError err/> }.into_any(),
+                }
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn WizardError(err: InputError) -> impl IntoView {
+    view! {
+        <section class="panel wizard-result">
+            <p class="error" role="alert" data-testid="wizard-error">
+                <code>{err.field.clone()}</code>": "{err.message.clone()}
+            </p>
+        </section>
+    }
+}
+
+#[component]
+fn RecommendationView(rec: Recommendation) -> impl IntoView {
+    let state = use_state();
+    let units = state.units.get_untracked();
+    let Recommendation {
+        row_id,
+        row_text,
+        why,
+        source,
+        scenario,
+        device_used_bytes,
+        capacity_bytes,
+        fits,
+        plans,
+        ..
+    } = rec;
+    let fit_line = move || {
+        let lang = lang();
+        match (fits, capacity_bytes) {
+            (Some(true), Some(c)) => format!(
+                "{} {} / {}",
+                text(lang, "wizard-fits"),
+                units.bytes(device_used_bytes),
+                units.bytes(c)
+            ),
+            (Some(false), Some(c)) => format!(
+                "{} {} / {}",
+                text(lang, "wizard-does-not-fit"),
+                units.bytes(device_used_bytes),
+                units.bytes(c)
+            ),
+            _ => format!(
+                "{} {}",
+                text(lang, "wizard-cpu-memory"),
+                units.bytes(device_used_bytes)
+            ),
+        }
+    };
+    let open = move |_| {
+        state.scenario.set(scenario.clone());
+        state.view.set(View::Calculator);
+    };
+    let show_plans = fits == Some(false);
+    view! {
+        <section class="panel wizard-result" aria-live="polite">
+            <h2>{tr("wizard-recommendation")}</h2>
+            <p class="row-text" data-testid="wizard-row-text">
+                {move || pick(lang(), &row_text.en, &row_text.zh).to_owned()}
+            </p>
+            <dl class="wizard-facts">
+                <dt>{tr("wizard-row")}</dt>
+                <dd><code data-testid="wizard-row">{row_id}</code></dd>
+                <dt>{tr("wizard-why")}</dt>
+                <dd data-testid="wizard-why">{move || pick(lang(), &why.en, &why.zh).to_owned()}</dd>
+                <dt>{tr("plan-source")}</dt>
+                <dd class="source">{source}</dd>
+                <dt>{tr("wizard-memory")}</dt>
+                <dd data-testid="wizard-fit" class:short=fits == Some(false)>{fit_line}</dd>
+            </dl>
+            <button type="button" data-testid="wizard-open" on:click=open>
+                {tr("wizard-open")}
+            </button>
+            {show_plans.then(|| view! {
+                <h3>{tr("plan-heading")}</h3>
+                <PlanList plans units/>
+            })}
+        </section>
+    }
+}
