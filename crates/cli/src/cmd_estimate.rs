@@ -129,7 +129,7 @@ pub struct Args {
 }
 
 /// Parses `value` as the serde name of an enum, naming `field` on error.
-fn parse_enum<T: DeserializeOwned>(field: &str, value: &str) -> Result<T, InputError> {
+pub fn parse_enum<T: DeserializeOwned>(field: &str, value: &str) -> Result<T, InputError> {
     serde_json::from_value(serde_json::Value::String(
         value.trim().to_ascii_lowercase().replace('-', "_"),
     ))

@@ -6,11 +6,11 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use serde::de::DeserializeOwned;
 use vramfit_core::scenario::ModelSource;
 use vramfit_core::wizard::{recommend, Goal, Priority, Recommendation, WizardAnswers, WizardGpu};
 use vramfit_core::InputError;
 
+use crate::cmd_estimate::parse_enum;
 use crate::output::{fail, gib};
 
 #[derive(ClapArgs)]
@@ -36,13 +36,6 @@ pub struct Args {
     /// The recommendation as one JSON object.
     #[arg(long)]
     pub json: bool,
-}
-
-fn parse_enum<T: DeserializeOwned>(field: &str, value: &str) -> Result<T, InputError> {
-    serde_json::from_value(serde_json::Value::String(
-        value.trim().to_ascii_lowercase().replace('-', "_"),
-    ))
-    .map_err(|e| InputError::new(field, e.to_string()))
 }
 
 /// The flag's value, or the next line of stdin after printing `question` on stderr.

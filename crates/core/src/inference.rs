@@ -44,15 +44,6 @@ pub struct InferenceMemory {
     pub kv_per_token: u128,
 }
 
-fn line(part: Part, bytes: u128, formula: String, counter: Counter) -> Line {
-    Line {
-        part,
-        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
-        formula,
-        counter,
-    }
-}
-
 /// Bytes of the KV cache holding `tokens` tokens for each of `batch` sequences,
 /// with sliding-window layers capped at their window.
 pub fn kv_cache_bytes(spec: &ModelSpec, per_token: u128, batch: u128, tokens: u128) -> u128 {
@@ -96,7 +87,7 @@ pub fn inference_memory(
             sc.compute_dtype.bytes()
         );
     }
-    lines.push(line(
+    lines.push(Line::new(
         Part::Weights,
         weight_bytes,
         weight_formula,
@@ -153,7 +144,7 @@ pub fn inference_memory(
             )
         }
     };
-    lines.push(line(Part::KvCache, kv, kv_formula, Counter::Allocated));
+    lines.push(Line::new(Part::KvCache, kv, kv_formula, Counter::Allocated));
     // The peak is either the prefill (prompt-sized working set over the cache
     // of the prompt) or the last decode step (the full cache, one token's
     // working set). transformers' DynamicCache grows each layer with
@@ -188,24 +179,13 @@ pub fn inference_memory(
             ),
         )
     };
-    lines.push(line(
+    lines.push(Line::new(
         Part::Activations,
         working,
         working_formula,
         Counter::Allocated,
     ));
-    if quant > 0 {
-        lines.push(line(
-            Part::QuantBuffers,
-            quant,
-            format!(
-                "2 × {} elements (largest linear) × {} B",
-                weights.largest_quantized_linear,
-                sc.compute_dtype.bytes()
-            ),
-            Counter::Allocated,
-        ));
-    }
+    lines.extend(crate::training::quant_buffer_line(sc, weights));
     let peak = weight_bytes + kv + working + quant;
     InferenceMemory {
         lines,

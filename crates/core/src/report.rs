@@ -70,6 +70,19 @@ pub struct Line {
     pub counter: Counter,
 }
 
+impl Line {
+    /// A line from a 128-bit byte count (saturating: sizes are range-checked
+    /// before they get here).
+    pub fn new(part: Part, bytes: u128, formula: String, counter: Counter) -> Line {
+        Line {
+            part,
+            bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+            formula,
+            counter,
+        }
+    }
+}
+
 /// Memory of one GPU.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GpuReport {

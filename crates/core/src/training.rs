@@ -124,15 +124,6 @@ pub struct TrainingMemory {
     pub peak_phase: &'static str,
 }
 
-fn line(part: Part, bytes: u128, formula: String, counter: Counter) -> Line {
-    Line {
-        part,
-        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
-        formula,
-        counter,
-    }
-}
-
 /// Everything one GPU holds during training.
 pub fn training_memory(
     spec: &ModelSpec,
@@ -150,7 +141,7 @@ pub fn training_memory(
     // Weights on this GPU.
     let w_gpu = shards.weights(weights.total);
     let weights_on_cpu = shards.params_offloaded();
-    lines.push(line(
+    lines.push(Line::new(
         Part::Weights,
         if weights_on_cpu {
             shards.gathered_layers(weights.total, 2)
@@ -168,7 +159,7 @@ pub fn training_memory(
         Counter::Allocated,
     ));
     if weights_on_cpu {
-        cpu_lines.push(line(
+        cpu_lines.push(Line::new(
             Part::Weights,
             weights.total,
             weights.formula.clone(),
@@ -186,7 +177,7 @@ pub fn training_memory(
     };
     let optimizer_on_cpu = shards.optimizer_offloaded();
     if master > 0 {
-        let l = line(
+        let l = Line::new(
             Part::MasterWeights,
             master,
             format!("{trainable} trainable × 4 B{}", shards.optimizer_note()),
@@ -207,7 +198,7 @@ pub fn training_memory(
     } else {
         shards.gradients(grad_bytes_full)
     };
-    lines.push(line(
+    lines.push(Line::new(
         Part::Gradients,
         grads,
         format!(
@@ -235,7 +226,7 @@ pub fn training_memory(
         t.optimizer,
         Optimizer::PagedAdamw | Optimizer::PagedAdamw8bit
     );
-    let states_line = line(
+    let states_line = Line::new(
         if paged {
             Part::PagedOptimizer
         } else {
@@ -264,13 +255,13 @@ pub fn training_memory(
     // Activations.
     let (act_bytes, act_formula, recompute) = activation_bytes(spec, counts, sc, shards);
     let (loss_bytes, loss_formula) = loss_bytes(spec, sc, shards);
-    lines.push(line(
+    lines.push(Line::new(
         Part::Activations,
         act_bytes + recompute,
         act_formula,
         Counter::Allocated,
     ));
-    lines.push(line(
+    lines.push(Line::new(
         Part::LogitsLoss,
         loss_bytes,
         loss_formula,
@@ -281,18 +272,7 @@ pub fn training_memory(
     // nf4 peaks show two such buffers of the largest linear alive (phi-1.5,
     // stablelm-3b, Llama-2-7B, CodeLlama-34B, Falcon-40B inference within 3%).
     let quant = quant_buffer_bytes(sc, weights);
-    if quant > 0 {
-        lines.push(line(
-            Part::QuantBuffers,
-            quant,
-            format!(
-                "2 × {} elements (largest linear) × {} B",
-                weights.largest_quantized_linear,
-                sc.compute_dtype.bytes()
-            ),
-            Counter::Allocated,
-        ));
-    }
+    lines.extend(quant_buffer_line(sc, weights));
 
     // Optimizer step scratch: torch's foreach AdamW (the CUDA default) holds one
     // parameter-sized temporary (cpu/optimizer_states.csv: 1.0× param bytes).
@@ -325,7 +305,7 @@ pub fn training_memory(
     let buckets = shards.ddp_bucket_bytes(grad_bytes_full);
     let gathered = shards.zero3_gathered(weights.total, 2);
     if step > 0 {
-        lines.push(line(
+        lines.push(Line::new(
             Part::OptimizerStep,
             step,
             step_formula,
@@ -333,7 +313,7 @@ pub fn training_memory(
         ));
     }
     if buckets + gathered > 0 {
-        lines.push(line(
+        lines.push(Line::new(
             Part::Workspace,
             buckets + gathered,
             if buckets > 0 {
@@ -435,6 +415,23 @@ fn quant_buffer_bytes(sc: &Scenario, weights: &WeightBytes) -> u128 {
 
 pub fn inference_quant_buffer_bytes(sc: &Scenario, weights: &WeightBytes) -> u128 {
     quant_buffer_bytes(sc, weights)
+}
+
+/// The dequantization-buffer line, when the format has one.
+pub fn quant_buffer_line(sc: &Scenario, weights: &WeightBytes) -> Option<Line> {
+    let quant = quant_buffer_bytes(sc, weights);
+    (quant > 0).then(|| {
+        Line::new(
+            Part::QuantBuffers,
+            quant,
+            format!(
+                "2 × {} elements (largest linear) × {} B",
+                weights.largest_quantized_linear,
+                sc.compute_dtype.bytes()
+            ),
+            Counter::Allocated,
+        )
+    })
 }
 
 /// Elements of the largest parameter tensor (embedding or an MLP projection).
