@@ -309,3 +309,37 @@ mod tests {
         assert_eq!(choice_label(Optimizer::PagedAdamw8bit), "paged adamw8bit");
     }
 }
+
+/// A titled panel with one paste box (OOM doctor, memory logs): every edit
+/// goes to `pasted`; the views parse a debounced copy of it.
+#[component]
+pub fn PastePanel(
+    /// Element id prefix and test id stem (`doctor` → `doctor-paste`).
+    name: &'static str,
+    /// Locale keys of the heading, the box's label and the hint under it.
+    heading: &'static str,
+    label: &'static str,
+    hint: &'static str,
+    placeholder: &'static str,
+    pasted: RwSignal<String>,
+) -> impl IntoView {
+    let heading_id = format!("{name}-heading");
+    let paste_id = format!("{name}-paste");
+    let (heading_ref, paste_for, paste_testid) =
+        (heading_id.clone(), paste_id.clone(), paste_id.clone());
+    view! {
+        <section class=format!("panel {name}-input") aria-labelledby=heading_ref>
+            <h2 id=heading_id>{crate::i18n::tr(heading)}</h2>
+            <label for=paste_for>{crate::i18n::tr(label)}</label>
+            <textarea
+                id=paste_id
+                data-testid=paste_testid
+                rows="12"
+                spellcheck="false"
+                placeholder=placeholder
+                on:input=move |ev| pasted.set(event_target_value(&ev))
+            ></textarea>
+            <p class="hint">{crate::i18n::tr(hint)}</p>
+        </section>
+    }
+}

@@ -6,6 +6,8 @@
 //! fix-it plans for the calculator's scenario against the card in the message.
 
 use leptos::prelude::*;
+
+use crate::components::controls::PastePanel;
 use vramfit_core::doctor::{parse_oom, picture, OomReport, Segment};
 use vramfit_core::estimate::resolve_model;
 use vramfit_core::plan::{fix_plans_with_model, PlanOptions, PlanReport};
@@ -87,19 +89,14 @@ pub fn Doctor() -> impl IntoView {
     };
     view! {
         <section class="inputs" aria-label=tr("inputs")>
-            <section class="panel doctor-input" aria-labelledby="doctor-heading">
-                <h2 id="doctor-heading">{tr("doctor-heading")}</h2>
-                <label for="doctor-paste">{tr("doctor-paste-label")}</label>
-                <textarea
-                    id="doctor-paste"
-                    data-testid="doctor-paste"
-                    rows="12"
-                    spellcheck="false"
-                    placeholder="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate …"
-                    on:input=move |ev| pasted.set(event_target_value(&ev))
-                ></textarea>
-                <p class="hint">{tr("doctor-hint")}</p>
-            </section>
+            <PastePanel
+                name="doctor"
+                heading="doctor-heading"
+                label="doctor-paste-label"
+                hint="doctor-hint"
+                placeholder="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate …"
+                pasted
+            />
         </section>
         <section class="outputs" aria-label=tr("results")>
             {move || {

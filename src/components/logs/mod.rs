@@ -6,6 +6,8 @@
 //! The capacity is the log's own (companion CSV) or the chosen GPU's.
 
 use leptos::prelude::*;
+
+use crate::components::controls::PastePanel;
 use vramfit_core::logs::{analyze, parse_log_with, Analysis, GpuPick, Trend};
 use vramfit_core::plan::target_capacity;
 use vramfit_core::InputError;
@@ -61,19 +63,14 @@ pub fn Logs() -> impl IntoView {
     });
     view! {
         <section class="inputs" aria-label=tr("inputs")>
-            <section class="panel logs-input" aria-labelledby="logs-heading">
-                <h2 id="logs-heading">{tr("logs-heading")}</h2>
-                <label for="logs-paste">{tr("logs-paste-label")}</label>
-                <textarea
-                    id="logs-paste"
-                    data-testid="logs-paste"
-                    rows="12"
-                    spellcheck="false"
-                    placeholder="Step 100: Loss=2.34, Memory=18.2GB"
-                    on:input=move |ev| pasted.set(event_target_value(&ev))
-                ></textarea>
-                <p class="hint">{tr("logs-hint")}</p>
-            </section>
+            <PastePanel
+                name="logs"
+                heading="logs-heading"
+                label="logs-paste-label"
+                hint="logs-hint"
+                placeholder="Step 100: Loss=2.34, Memory=18.2GB"
+                pasted
+            />
             <GpuPicker/>
         </section>
         <section class="outputs" aria-label=tr("results")>
