@@ -124,16 +124,19 @@ def main():
     if os.path.exists(stray):
         os.remove(stray)
 
+    # The page ships without the source's HTML comments (they explain the
+    # build to readers of index.html, not to browsers).
     site_url = os.environ.get("VRAMFIT_SITE_URL", "")
+    index = os.path.join(staging, "index.html")
+    with open(index, encoding="utf-8") as f:
+        html = re.sub(r"\s*<!--.*?-->", "", f.read(), flags=re.S)
     if site_url:
-        index = os.path.join(staging, "index.html")
-        with open(index, encoding="utf-8") as f:
-            html = f.read()
-        with open(index, "w", encoding="utf-8") as f:
-            f.write(absolute_previews(html, site_url))
+        html = absolute_previews(html, site_url)
+    with open(index, "w", encoding="utf-8") as f:
+        f.write(html)
 
     with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8") as f:
-        json.dump(web_manifest(public_url), f, indent=1)
+        json.dump(web_manifest(public_url), f, separators=(",", ":"))
         f.write("\n")
 
     if os.environ.get("TRUNK_PROFILE") == "debug":
