@@ -192,3 +192,58 @@ logs-causes = Usual causes
 logs-capacity = capacity
 logs-plot = Memory against step with the fitted trend
 logs-plot-caption = Solid: readings (at most 1000 drawn). Dashed: fitted trend and capacity.
+
+# Breakdown lines (the core's `Part`, by its JSON name).
+part-weights = weights
+part-gradients = gradients
+part-optimizer_states = optimizer states
+part-master_weights = fp32 master weights
+part-activations = activations
+part-logits_loss = logits and loss
+part-kv_cache = KV cache
+part-quant_buffers = dequantization buffers
+part-optimizer_step = optimizer step buffers
+part-workspace = parallelism buffers
+part-paged_optimizer = paged optimizer states (unified memory)
+part-library_workspace = cuBLAS workspaces
+part-cuda_context = CUDA context and libraries
+part-allocator_slack = allocator cache (reserved, unused)
+# When the peak happens (the core's `peak_phase`, spaces and / as -).
+phase-optimizer-step = the optimizer step
+phase-forward-backward = forward and backward
+phase-generation = generation
+bar-caption = { $name }: { $used } of { $capacity }
+bar-per-gpu = per GPU
+
+# Embed mode and the full app's Embed panel.
+embed-open = open in vramfit ↗
+embed-ignored = ignored: { $params }
+embed-fits = fits, { $spare } to spare
+embed-short = does not fit, short by { $short }
+embed-heading = Embed
+embed-inputs = Inputs the embedded calculator shows
+embed-copy = Copy snippet
+embed-copy-failed = Select the snippet and copy it
+field-weights = weights
+field-gpu = GPU
+
+# Menu values that are words (the others are names: adamw, sdpa, zero3).
+choice-none = none
+choice-off = off
+choice-full = full
+choice-selective = selective
+choice-pure16 = pure 16-bit
+choice-amp = AMP (fp32 master weights)
+choice-hf_trainer = HF Trainer
+choice-llama_cpp = llama.cpp
+choice-forward_backward = forward + backward only
+choice-adapter = adapter
+choice-adapter_v2 = adapter v2
+choice-sgd_momentum = SGD with momentum
+choice-optimizer = optimizer
+choice-optimizer_params = optimizer and parameters
+choice-gated = gated
+choice-plain = plain
+choice-rms = RMSNorm
+choice-layer = LayerNorm
+choice-custom = custom

@@ -192,3 +192,58 @@ logs-causes = 常见原因
 logs-capacity = 容量
 logs-plot = 显存随步数变化及拟合趋势
 logs-plot-caption = 实线：读数（最多绘制 1000 个）。虚线：拟合趋势和容量。
+
+# 显存明细的各行（核心库 `Part` 的 JSON 名）。
+part-weights = 权重
+part-gradients = 梯度
+part-optimizer_states = 优化器状态
+part-master_weights = fp32 主权重
+part-activations = 激活值
+part-logits_loss = logits 与 loss
+part-kv_cache = KV cache
+part-quant_buffers = 反量化缓冲区
+part-optimizer_step = 优化器更新的临时缓冲区
+part-workspace = 并行通信缓冲区
+part-paged_optimizer = 分页优化器状态（统一内存）
+part-library_workspace = cuBLAS 工作区
+part-cuda_context = CUDA 上下文与库
+part-allocator_slack = 分配器缓存（已预留、未使用）
+# 峰值出现的阶段。
+phase-optimizer-step = 优化器更新
+phase-forward-backward = 前向与反向传播
+phase-generation = 生成
+bar-caption = { $name }：{ $used } / { $capacity }
+bar-per-gpu = 每张 GPU
+
+# 嵌入模式与完整应用中的“嵌入”面板。
+embed-open = 在 vramfit 中打开 ↗
+embed-ignored = 已忽略：{ $params }
+embed-fits = 放得下，余 { $spare }
+embed-short = 放不下，差 { $short }
+embed-heading = 嵌入
+embed-inputs = 嵌入的计算器显示哪些输入
+embed-copy = 复制代码
+embed-copy-failed = 请选中代码后手动复制
+field-weights = 权重
+field-gpu = GPU
+
+# 菜单里需要翻译的取值（其余是名称：adamw、sdpa、zero3）。
+choice-none = 无
+choice-off = 关闭
+choice-full = 全量
+choice-selective = 选择性
+choice-pure16 = 纯 16 位
+choice-amp = AMP（fp32 主权重）
+choice-hf_trainer = HF Trainer
+choice-llama_cpp = llama.cpp
+choice-forward_backward = 仅前向 + 反向
+choice-adapter = Adapter
+choice-adapter_v2 = Adapter v2
+choice-sgd_momentum = 带动量的 SGD
+choice-optimizer = 优化器
+choice-optimizer_params = 优化器和参数
+choice-gated = 门控
+choice-plain = 普通
+choice-rms = RMSNorm
+choice-layer = LayerNorm
+choice-custom = 自定义

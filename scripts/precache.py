@@ -11,6 +11,9 @@ In Trunk's staging directory (TRUNK_STAGING_DIR, the next dist/) it writes:
                         version (a hash of that list); in a development
                         build (TRUNK_PROFILE=debug), a worker that removes
                         any earlier one and its caches instead;
+index.html  with the stylesheets Trunk linked (each component's own CSS,
+            minified in a release) inlined, in order, as one <style>: one
+            request instead of seventeen, compressed as one stream;
 and, when VRAMFIT_SITE_URL is set (https://vramfit.github.io/vramfit/), turns
 the link-preview URLs in index.html (og:image, og:url, twitter:image) into
 absolute ones, which chat apps need.
@@ -89,6 +92,29 @@ def absolute_previews(html, site_url):
     return re.sub(pattern, absolute, html)
 
 
+STYLESHEET_LINK = re.compile(r'<link rel="stylesheet" href="([^"]+\.css)"[^>]*>')
+
+
+def inline_stylesheets(html, staging):
+    """Replaces the stylesheet links with one <style> holding their rules in
+    link order (the cascade is unchanged) and removes the linked files. A
+    page already inlined has no links left: running again changes nothing."""
+    rules = []
+
+    def take(match):
+        name = match.group(1).rsplit("/", 1)[-1]
+        path = os.path.join(staging, name)
+        with open(path, encoding="utf-8") as f:
+            rules.append(f.read().strip())
+        os.remove(path)
+        return "\0" if len(rules) == 1 else ""
+
+    html = STYLESHEET_LINK.sub(take, html)
+    if not rules:
+        return html
+    return html.replace("\0", "<style>" + "\n".join(rules) + "</style>", 1)
+
+
 def precache_list(staging):
     files = []
     for folder, _, names in os.walk(staging):
@@ -130,6 +156,7 @@ def main():
     index = os.path.join(staging, "index.html")
     with open(index, encoding="utf-8") as f:
         html = re.sub(r"\s*<!--.*?-->", "", f.read(), flags=re.S)
+    html = inline_stylesheets(html, staging)
     if site_url:
         html = absolute_previews(html, site_url)
     with open(index, "w", encoding="utf-8") as f:

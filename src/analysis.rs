@@ -1,6 +1,7 @@
 //! What the views show, computed from the core's results: plain functions,
 //! tested natively, no DOM.
 
+use crate::i18n::part_key;
 use vramfit_core::catalog::{models, CatalogModel};
 use vramfit_core::estimate::estimate_with_model;
 use vramfit_core::model::ModelSpec;
@@ -105,10 +106,11 @@ impl SweepAxis {
             TaskKind::Inference => SweepAxis::Context,
         }
     }
-    pub fn label(self) -> &'static str {
+    /// The text key of the chart's heading.
+    pub fn heading_key(self) -> &'static str {
         match self {
-            SweepAxis::MicroBatch => "micro-batch size",
-            SweepAxis::Context => "context (prompt + new tokens)",
+            SweepAxis::MicroBatch => "sweep-heading-batch",
+            SweepAxis::Context => "sweep-heading-context",
         }
     }
 }
@@ -151,7 +153,8 @@ pub fn sweep(sc: &Scenario, spec: &ModelSpec) -> Vec<(u64, u64)> {
 /// One row of the compare table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompareRow {
-    pub label: String,
+    /// The text key of the row's name (`part-weights`, `total-peak-allocated`).
+    pub key: String,
     pub pinned: Option<u64>,
     pub current: Option<u64>,
 }
@@ -183,30 +186,30 @@ pub fn compare_rows(pinned: &GpuReport, current: &GpuReport) -> Vec<CompareRow> 
     let mut rows: Vec<CompareRow> = parts
         .into_iter()
         .map(|part| CompareRow {
-            label: part.label().to_owned(),
+            key: part_key(part),
             pinned: bytes_of(pinned, part),
             current: bytes_of(current, part),
         })
         .collect();
     let totals = [
         (
-            "peak allocated",
+            "total-peak-allocated",
             pinned.peak_allocated_bytes,
             current.peak_allocated_bytes,
         ),
         (
-            "peak reserved",
+            "total-peak-reserved",
             pinned.peak_reserved_bytes,
             current.peak_reserved_bytes,
         ),
         (
-            "nvidia-smi used",
+            "total-device-used",
             pinned.device_used_bytes,
             current.device_used_bytes,
         ),
     ];
-    rows.extend(totals.into_iter().map(|(label, p, c)| CompareRow {
-        label: label.to_owned(),
+    rows.extend(totals.into_iter().map(|(key, p, c)| CompareRow {
+        key: key.to_owned(),
         pinned: Some(p),
         current: Some(c),
     }));
@@ -438,13 +441,13 @@ mod tests {
         let b = estimate(&lora).expect("lora");
         let rows = compare_rows(&a.gpus[0], &b.gpus[0]);
         let last = rows.last().expect("totals");
-        assert_eq!(last.label, "nvidia-smi used");
+        assert_eq!(last.key, "total-device-used");
         assert_eq!(
             last.delta(),
             i128::from(b.gpus[0].device_used_bytes) - i128::from(a.gpus[0].device_used_bytes)
         );
         for line in a.gpus[0].lines.iter().chain(&b.gpus[0].lines) {
-            assert!(rows.iter().any(|r| r.label == line.part.label()));
+            assert!(rows.iter().any(|r| r.key == part_key(line.part)));
         }
     }
 

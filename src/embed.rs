@@ -10,9 +10,11 @@ use vramfit_core::precision::WeightFormat;
 use vramfit_core::scenario::{Engine, Method, Scenario, TaskKind};
 use vramfit_core::url::query_pairs;
 
+use crate::components::controls::field_label;
 use crate::components::controls::{parse_count, ChoiceField, NumberField};
 use crate::components::result::Bar;
 use crate::format::{grouped, Units};
+use crate::i18n::{lang, lang_untracked, text, text_with, tr};
 use crate::state::{use_state, AppState};
 
 /// `embed=1` switches the page to embed mode.
@@ -234,7 +236,12 @@ pub fn EmbedView(options: EmbedOptions) -> impl IntoView {
             .with(|n| n.iter().map(|n| n.param.clone()).collect());
         params.extend(options.unknown.iter().map(|k| format!("show={k}")));
         (!params.is_empty()).then(|| {
-            view! { <p class="embed-ignored" data-testid="link-notices">{format!("ignored: {}", params.join(", "))}</p> }
+            let params = params.join(", ");
+            view! {
+                <p class="embed-ignored" data-testid="link-notices">
+                    {move || text_with(lang(), "embed-ignored", &[("params", params.clone())])}
+                </p>
+            }
         })
     };
     let inputs = options
@@ -247,7 +254,7 @@ pub fn EmbedView(options: EmbedOptions) -> impl IntoView {
             <header class="embed-head">
                 <span class="embed-title">{move || scenario_title(state)}</span>
                 <a href=move || open_link.get() target="_blank" rel="noopener" data-testid="open-in-vramfit">
-                    "open in vramfit ↗"
+                    {tr("embed-open")}
                 </a>
             </header>
             {move || match state.estimate.get() {
@@ -264,40 +271,46 @@ pub fn EmbedView(options: EmbedOptions) -> impl IntoView {
     }
 }
 
+/// Rendered inside a tracked closure (estimate, units): the language is read
+/// untracked, as the full app's result does.
 fn compact_result(estimate: vramfit_core::Estimate, units: Units) -> impl IntoView {
+    let lang = lang_untracked();
     let capacity = estimate.capacity_bytes;
     let headroom = estimate.headroom_bytes();
     let Some(first) = estimate.gpus.first().cloned() else {
-        return view! { <p class="error">"The estimate has no GPU."</p> }.into_any();
+        return view! { <p class="error">{text(lang, "no-gpu-in-estimate")}</p> }.into_any();
     };
     let totals = [
         (
             "peak-allocated-bytes",
-            "peak allocated",
+            text(lang, "total-peak-allocated"),
             first.peak_allocated_bytes,
         ),
         (
             "peak-reserved-bytes",
-            "peak reserved",
+            text(lang, "total-peak-reserved"),
             first.peak_reserved_bytes,
         ),
         (
             "device-used-bytes",
-            "nvidia-smi used",
+            text(lang, "total-device-used"),
             first.device_used_bytes,
         ),
     ];
     let verdict = match (headroom, capacity) {
-        (Some(h), Some(_)) if h >= 0 => format!("fits, {} to spare", units.bytes(h as u64)),
-        (Some(h), Some(_)) => format!(
-            "does not fit, short by {}",
-            units.bytes(h.unsigned_abs() as u64)
+        (Some(h), Some(_)) if h >= 0 => {
+            text_with(lang, "embed-fits", &[("spare", units.bytes(h as u64))])
+        }
+        (Some(h), Some(_)) => text_with(
+            lang,
+            "embed-short",
+            &[("short", units.bytes(h.unsigned_abs() as u64))],
         ),
         _ => String::new(),
     };
     let fits = headroom.is_some_and(|h| h >= 0);
     view! {
-        <Bar name="per GPU".to_owned() report=first capacity units/>
+        <Bar name=text(lang, "bar-per-gpu") report=first capacity units/>
         <dl class="embed-totals">
             {totals
                 .into_iter()
@@ -459,13 +472,14 @@ pub fn EmbedSnippet() -> impl IntoView {
     });
     let copy_status = RwSignal::new(String::new());
     let copy = move |_| {
-        let text = snippet.get_untracked();
+        let snippet_text = snippet.get_untracked();
         spawn_local(async move {
             let clipboard = window().navigator().clipboard();
-            let done = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&text)).await;
+            let done =
+                wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&snippet_text)).await;
             copy_status.set(match done {
-                Ok(_) => "Copied".to_owned(),
-                Err(_) => "Select the snippet and copy it".to_owned(),
+                Ok(_) => text(lang_untracked(), "copied"),
+                Err(_) => text(lang_untracked(), "embed-copy-failed"),
             });
         });
     };
@@ -481,9 +495,9 @@ pub fn EmbedSnippet() -> impl IntoView {
     };
     view! {
         <details class="panel embed-panel" data-testid="embed-panel">
-            <summary data-testid="embed-toggle">"Embed"</summary>
+            <summary data-testid="embed-toggle">{tr("embed-heading")}</summary>
             <fieldset class="embed-choices">
-                <legend>"Inputs the embedded calculator shows"</legend>
+                <legend>{tr("embed-inputs")}</legend>
                 {move || {
                     Exposed::ALL
                         .into_iter()
@@ -496,14 +510,14 @@ pub fn EmbedSnippet() -> impl IntoView {
                                     prop:checked=move || exposed.with(|l| l.contains(&e))
                                     on:change=move |ev| toggle(e, event_target_checked(&ev))
                                 />
-                                {e.label()}
+                                {field_label(e.label())}
                             </label>
                         })
                         .collect_view()
                 }}
             </fieldset>
             <textarea class="embed-code" readonly rows="5" data-testid="embed-snippet" prop:value=move || snippet.get()></textarea>
-            <button type="button" data-testid="copy-embed" on:click=copy>"Copy snippet"</button>
+            <button type="button" data-testid="copy-embed" on:click=copy>{tr("embed-copy")}</button>
             <span class="copy-status" role="status">{move || copy_status.get()}</span>
         </details>
     }

@@ -92,6 +92,35 @@ pub fn text(lang: Lang, key: &str) -> String {
     text_with(lang, key, &[])
 }
 
+/// The text of `key` in `lang` where a language has it, else `fallback()`
+/// (for names that are only sometimes translated: phases, menu values).
+pub fn text_or(lang: Lang, key: &str, fallback: impl FnOnce() -> String) -> String {
+    match message(lang, key).or_else(|| message(Lang::En, key)) {
+        Some(_) => text(lang, key),
+        None => fallback(),
+    }
+}
+
+/// The key of a breakdown line's name (`part-optimizer_states`).
+pub fn part_key(part: vramfit_core::report::Part) -> String {
+    format!("part-{}", part.key())
+}
+
+/// What a breakdown line is called in `lang`.
+pub fn part_label(lang: Lang, part: vramfit_core::report::Part) -> String {
+    text(lang, &part_key(part))
+}
+
+/// The key of a peak phase: `forward/backward` -> `phase-forward-backward`.
+fn phase_key(phase: &str) -> String {
+    format!("phase-{}", phase.replace(['/', ' '], "-"))
+}
+
+/// The phase of the peak (`optimizer step`) in `lang`; an unknown phase as is.
+pub fn phase_label(lang: Lang, phase: &str) -> String {
+    text_or(lang, &phase_key(phase), || phase.to_owned())
+}
+
 thread_local! {
     // The language for code outside the reactive tree (input parsers run in
     // event handlers): mirrored from the page's signal by `LangSignal::provide`.
@@ -263,6 +292,28 @@ mod tests {
         assert!(only_en.is_empty(), "missing in zh.ftl: {only_en:?}");
         assert!(only_zh.is_empty(), "missing in en.ftl: {only_zh:?}");
         assert!(en.len() > 50, "only {} keys", en.len());
+    }
+
+    #[test]
+    fn every_breakdown_line_and_phase_has_its_own_text() {
+        use vramfit_core::report::Part;
+        for lang in [Lang::En, Lang::Zh] {
+            for part in Part::ALL {
+                assert!(
+                    message(lang, &part_key(part)).is_some(),
+                    "{lang:?} {part:?}"
+                );
+            }
+            // The phases the core reports (training.rs, estimate.rs).
+            for phase in ["optimizer step", "forward/backward", "generation"] {
+                assert!(
+                    message(lang, &phase_key(phase)).is_some(),
+                    "{lang:?} {phase}"
+                );
+            }
+        }
+        assert_eq!(part_label(Lang::Zh, Part::OptimizerStates), "优化器状态");
+        assert_eq!(phase_label(Lang::En, "no such phase"), "no such phase");
     }
 
     #[test]

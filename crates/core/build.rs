@@ -1,18 +1,23 @@
 //! Compiles the data catalogs in as minified JSON. For the web build
 //! (wasm32) the model and GPU catalogs also drop their citation fields
-//! (`source`, `notes`): the web app does not show them and every byte counts
-//! against its first-load budget; the data files and the CLI keep them.
+//! (`source`, `notes`) and the techniques their `memory_effect` and
+//! `penalty_reason` explanations: the web app does not show them and every
+//! byte counts against its first-load budget; the data files and the CLI
+//! keep them.
 
 use std::path::Path;
 
 fn main() {
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "wasm32");
+    const CITATIONS: &[&str] = &["source", "notes"];
+    const EXPLANATIONS: &[&str] = &["memory_effect", "penalty_reason"];
+    let none: &[&str] = &[];
     for (name, strip) in [
-        ("models.json", wasm),
-        ("gpus.json", wasm),
-        ("techniques.json", false),
-        ("decision_table.json", false),
+        ("models.json", if wasm { CITATIONS } else { none }),
+        ("gpus.json", if wasm { CITATIONS } else { none }),
+        ("techniques.json", if wasm { EXPLANATIONS } else { none }),
+        ("decision_table.json", none),
     ] {
         let path = Path::new("data").join(name);
         println!("cargo:rerun-if-changed={}", path.display());
@@ -20,12 +25,18 @@ fn main() {
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let mut value: serde_json::Value =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        if strip {
-            if let Some(entries) = value.as_array_mut() {
-                for entry in entries.iter_mut().filter_map(|e| e.as_object_mut()) {
-                    entry.remove("source");
-                    entry.remove("notes");
-                }
+        // The catalogs are arrays; techniques.json holds its array in `techniques`.
+        let entries = match value.get_mut("techniques") {
+            Some(list) => list.as_array_mut(),
+            None => value.as_array_mut(),
+        };
+        for entry in entries
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.as_object_mut())
+        {
+            for field in strip {
+                entry.remove(*field);
             }
         }
         let minified = serde_json::to_string(&value).expect("JSON writes");

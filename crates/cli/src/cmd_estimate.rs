@@ -373,7 +373,7 @@ pub fn print_breakdown(e: &Estimate) {
         }
     }
     for n in &e.notes {
-        println!("note: {n}");
+        println!("note: {}", n.message);
     }
 }
 

@@ -78,7 +78,7 @@ pub fn print_plan(rank: usize, p: &Plan, base: &str) {
         println!("  - {}  /  {}", c.en, c.zh);
         println!(
             "      speed: {} · quality: {}",
-            c.speed_cost, c.quality_risk
+            c.speed_cost.en, c.quality_risk.en
         );
         if let Some(source) = c.sources.first() {
             println!("      source: {source}");

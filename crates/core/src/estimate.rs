@@ -7,7 +7,7 @@ use crate::model::{Arch, MlpKind, ModelSpec, NormKind, ParamCounts};
 use crate::overhead::{allocator_slack_bytes, cuda_context_bytes, library_workspace_bytes};
 use crate::parallel::Shards;
 use crate::precision::{Dtype, WeightFormat};
-use crate::report::{Counter, Estimate, GpuReport, Line, Part};
+use crate::report::{Counter, Estimate, GpuReport, Line, Note, Part};
 use crate::scenario::{Method, ModelSource, Scenario, Strategy, TaskKind};
 use crate::training::{trainable_params, training_memory};
 use crate::weights::weight_bytes;
@@ -222,10 +222,12 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     let (context, context_source) = cuda_context_bytes(gpu);
     let mut notes = Vec::new();
     if spec.approximate {
-        notes.push(
+        notes.push(Note::new(
+            "approximate_model",
             "Model given as a bare parameter count: shapes are guessed, figures are approximate."
-                .to_string(),
-        );
+                .into(),
+            "模型只给了参数量：形状是推测的，数字是近似值。".into(),
+        ));
     }
 
     let mut inference_churn = None;
@@ -253,7 +255,11 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         )
     };
     if p.strategy == Strategy::None && p.gpus > 1 && p.tp * p.pp == 1 && training {
-        notes.push("Several GPUs with strategy \"none\": each GPU holds a full replica (as DDP without buckets).".into());
+        notes.push(Note::new(
+            "full_replicas",
+            "Several GPUs with strategy \"none\": each GPU holds a full replica (as DDP without buckets).".into(),
+            "多卡但未选并行策略：每张卡各放一份完整副本（同不分桶的 DDP）。".into(),
+        ));
     }
 
     let (workspace, workspace_source) = library_workspace_bytes(gpu);
@@ -267,15 +273,26 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     if let Some(g) = gpu {
         let uses = |d: Dtype| sc.compute_dtype == d || sc.weights.plain_dtype() == Some(d);
         if !g.bf16 && uses(Dtype::Bf16) {
-            notes.push(format!(
-                "{} has no bf16 support: use fp16 (with loss scaling for training).",
-                g.name
+            notes.push(Note::new(
+                "no_bf16",
+                format!(
+                    "{} has no bf16 support: use fp16 (with loss scaling for training).",
+                    g.name
+                ),
+                format!(
+                    "{} 不支持 bf16：请用 fp16（训练时配合 loss scaling）。",
+                    g.name
+                ),
             ));
         }
         if !g.fp8
             && (sc.weights == WeightFormat::Fp8 || sc.inference.kv_cache_dtype == Some(Dtype::Fp8))
         {
-            notes.push(format!("{} has no fp8 units: fp8 weights or KV cache are stored in 8 bits but computed in 16.", g.name));
+            notes.push(Note::new(
+                "no_fp8",
+                format!("{} has no fp8 units: fp8 weights or KV cache are stored in 8 bits but computed in 16.", g.name),
+                format!("{} 没有 fp8 计算单元：fp8 权重或 KV cache 以 8 位存储，但按 16 位计算。", g.name),
+            ));
         }
     }
     // Reserved: what the caching allocator keeps beyond live tensors.

@@ -89,9 +89,9 @@ pub struct PlanChange {
     pub en: String,
     pub zh: String,
     pub speed_factor: f64,
-    pub speed_cost: String,
+    pub speed_cost: Text,
     pub quality_risk_pct: f64,
-    pub quality_risk: String,
+    pub quality_risk: Text,
     pub sources: Vec<String>,
 }
 

@@ -27,6 +27,45 @@ pub enum Part {
 }
 
 impl Part {
+    /// Every part, in breakdown order.
+    pub const ALL: [Part; 14] = [
+        Part::Weights,
+        Part::Gradients,
+        Part::OptimizerStates,
+        Part::MasterWeights,
+        Part::Activations,
+        Part::LogitsLoss,
+        Part::KvCache,
+        Part::QuantBuffers,
+        Part::OptimizerStep,
+        Part::Workspace,
+        Part::PagedOptimizer,
+        Part::LibraryWorkspace,
+        Part::CudaContext,
+        Part::AllocatorSlack,
+    ];
+
+    /// The JSON name (`optimizer_states`): the key the web app's texts use.
+    pub fn key(self) -> &'static str {
+        match self {
+            Part::Weights => "weights",
+            Part::Gradients => "gradients",
+            Part::OptimizerStates => "optimizer_states",
+            Part::MasterWeights => "master_weights",
+            Part::Activations => "activations",
+            Part::LogitsLoss => "logits_loss",
+            Part::KvCache => "kv_cache",
+            Part::QuantBuffers => "quant_buffers",
+            Part::OptimizerStep => "optimizer_step",
+            Part::Workspace => "workspace",
+            Part::PagedOptimizer => "paged_optimizer",
+            Part::LibraryWorkspace => "library_workspace",
+            Part::CudaContext => "cuda_context",
+            Part::AllocatorSlack => "allocator_slack",
+        }
+    }
+
+    /// The English label (the CLI's; the web app translates by [`Part::key`]).
     pub fn label(self) -> &'static str {
         match self {
             Part::Weights => "weights",
@@ -122,7 +161,35 @@ pub struct Estimate {
     pub cpu_lines: Vec<Line>,
     /// Capacity of the chosen GPU, when one was chosen.
     pub capacity_bytes: Option<u64>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
+}
+
+/// A remark on the estimate (approximate model, unsupported dtype, ...),
+/// with a stable `code` and its text in each language.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Note {
+    pub code: String,
+    /// English text.
+    pub message: String,
+    /// Chinese text.
+    pub message_zh: String,
+}
+
+impl Note {
+    pub fn new(code: &str, message: String, message_zh: String) -> Note {
+        Note {
+            code: code.to_owned(),
+            message,
+            message_zh,
+        }
+    }
+
+    pub fn text(&self, lang: crate::doctor::Lang) -> &str {
+        match lang {
+            crate::doctor::Lang::En => &self.message,
+            crate::doctor::Lang::Zh => &self.message_zh,
+        }
+    }
 }
 
 impl Estimate {
@@ -153,5 +220,18 @@ impl Estimate {
 
     pub fn fits(&self) -> Option<bool> {
         self.headroom_bytes().map(|h| h >= 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn part_keys_are_the_json_names() {
+        for part in Part::ALL {
+            let json = serde_json::to_value(part).expect("serializes");
+            assert_eq!(json.as_str(), Some(part.key()), "{part:?}");
+        }
     }
 }

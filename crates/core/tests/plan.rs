@@ -65,11 +65,26 @@ fn every_technique_parses_has_sources_and_sane_costs() {
             "{:?}",
             t.id
         );
-        assert!(
-            !t.memory_effect.is_empty() && !t.speed_cost.is_empty(),
-            "{:?}",
-            t.id
-        );
+        assert!(!t.memory_effect.is_empty(), "{:?}", t.id);
+        // Both languages for what the plans show (a missing Chinese text
+        // would leave English in the Chinese page).
+        for (field, text) in [
+            ("speed_cost", &t.speed_cost),
+            ("quality_risk", &t.quality_risk),
+        ] {
+            assert!(
+                !text.en.is_empty() && !text.zh.is_empty(),
+                "{:?}: {field} in both languages",
+                t.id
+            );
+            assert!(
+                text.zh
+                    .chars()
+                    .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                "{:?}: {field}.zh is Chinese",
+                t.id
+            );
+        }
         for s in &t.sources {
             if let Some(rest) = s.strip_prefix("shared/seeds/") {
                 let file = rest.split_whitespace().next().unwrap_or_default();

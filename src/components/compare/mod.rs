@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::analysis::compare_rows;
-use crate::i18n::{lang, text_with, tr};
+use crate::i18n::{lang, text, text_with, tr};
 use crate::state::use_state;
 
 #[component]
@@ -47,7 +47,7 @@ pub fn Compare() -> impl IntoView {
                                             let show = move |b: Option<u64>| b.map_or_else(|| "—".to_owned(), |b| units.bytes(b));
                                             view! {
                                                 <tr>
-                                                    <th scope="row">{r.label.clone()}</th>
+                                                    <th scope="row">{text(lang(), &r.key)}</th>
                                                     <td>{show(r.pinned)}</td>
                                                     <td>{show(r.current)}</td>
                                                     <td class=trend>{units.signed_bytes(delta)}</td>

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use leptos::prelude::*;
 use vramfit_core::url::Choice;
 
-use crate::i18n::{current_lang, lang, text, text_with};
+use crate::i18n::{current_lang, lang, text_or, text_with};
 
 /// A fresh element id for `for`/`aria-describedby` pairs.
 pub fn next_id(prefix: &str) -> String {
@@ -15,9 +15,12 @@ pub fn next_id(prefix: &str) -> String {
     format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
-/// What a choice is called in a menu: its link key, spaced.
+/// What a choice is called in a menu: the message `choice-<key>` in the
+/// page's language where a key is a word to translate (`none`, `pure16`),
+/// else the link key spaced (`paged adamw8bit`: names stay names).
 pub fn choice_label<T: Choice>(choice: T) -> String {
-    choice.key().replace('_', " ")
+    let key = format!("choice-{}", choice.key());
+    text_or(lang(), &key, || choice.key().replace('_', " "))
 }
 
 /// The test hook of a field: the given id, else the label in kebab case
@@ -48,14 +51,7 @@ fn translated_or(
     key: String,
     english: &'static str,
 ) -> impl Fn() -> String + Clone + Send + Sync + 'static {
-    move || {
-        let shown = text(lang(), &key);
-        if shown == key {
-            english.to_owned()
-        } else {
-            shown
-        }
-    }
+    move || text_or(lang(), &key, || english.to_owned())
 }
 
 /// Parses a whole number typed by a person (`2,048` and `2048` alike).

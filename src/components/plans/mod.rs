@@ -105,15 +105,20 @@ fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
                     .into_iter()
                     .map(|c| {
                         let (en, zh) = (c.en.clone(), c.zh.clone());
+                        let (speed, risk) = (c.speed_cost.clone(), c.quality_risk.clone());
                         let sources = c.sources.join(" · ");
                         view! {
                             <li>
                                 <p class="change">{move || pick(lang(), &en, &zh).to_owned()}</p>
                                 <dl class="change-costs">
                                     <dt>{tr("plan-speed-cost")}</dt>
-                                    <dd>{format!("×{:.2}: {}", c.speed_factor, c.speed_cost)}</dd>
+                                    <dd>
+                                        {move || format!("×{:.2}: {}", c.speed_factor, pick(lang(), &speed.en, &speed.zh))}
+                                    </dd>
                                     <dt>{tr("plan-quality-risk")}</dt>
-                                    <dd>{format!("{:.1} pp: {}", c.quality_risk_pct, c.quality_risk)}</dd>
+                                    <dd>
+                                        {move || format!("{:.1} pp: {}", c.quality_risk_pct, pick(lang(), &risk.en, &risk.zh))}
+                                    </dd>
                                     <dt>{tr("plan-source")}</dt>
                                     <dd class="source">{sources}</dd>
                                 </dl>

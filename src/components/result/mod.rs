@@ -7,7 +7,7 @@ use vramfit_core::Estimate;
 
 use crate::analysis::{bar_lines, distinct_gpus};
 use crate::format::{grouped, Units};
-use crate::i18n::{lang, lang_untracked, text, text_with, tr};
+use crate::i18n::{lang, lang_untracked, part_label, phase_label, text, text_with, tr};
 use crate::state::{use_state, Pinned};
 
 /// Width of the bar's drawing in SVG user units (scaled to the page).
@@ -136,7 +136,7 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
                 }.into_any(),
                 _ => view! { <span>{text(lang, "pick-gpu")}" "</span> }.into_any(),
             }}
-            <span class="phase">{text_with(lang, "peak-during", &[("phase", first.peak_phase.to_string())])}</span>
+            <span class="phase">{text_with(lang, "peak-during", &[("phase", phase_label(lang, &first.peak_phase))])}</span>
         </p>
         <h3>{text(lang, "show-math")}</h3>
         <ul class="math">
@@ -149,7 +149,7 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
                             <details>
                                 <summary>
                                     <span class=format!("swatch {}", part_class(line.part))></span>
-                                    <span class="label">{line.part.label()}</span>
+                                    <span class="label">{part_label(lang, line.part)}</span>
                                     <span class="bytes">{units.bytes(line.bytes)}</span>
                                 </summary>
                                 <code>{line.formula.clone()}</code>
@@ -161,7 +161,7 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
                 .collect_view()}
         </ul>
         {(!estimate.notes.is_empty()).then(|| view! {
-            <ul class="notes">{estimate.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
+            <ul class="notes">{estimate.notes.iter().map(|n| view! { <li>{n.text(lang).to_owned()}</li> }).collect_view()}</ul>
         })}
         <button
             type="button"
@@ -181,6 +181,7 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
 #[component]
 pub fn Bar(name: String, report: GpuReport, capacity: Option<u64>, units: Units) -> impl IntoView {
     let lines = bar_lines(&report);
+    let lang = lang_untracked();
     let used = report.device_used_bytes;
     let scale = capacity.unwrap_or(0).max(used).max(1) as f64;
     let mut x = 0.0;
@@ -190,7 +191,7 @@ pub fn Bar(name: String, report: GpuReport, capacity: Option<u64>, units: Units)
             let width = bytes as f64 / scale * BAR_WIDTH;
             let rect = view! {
                 <rect class=part_class(part) x=format!("{x:.2}") y="0" width=format!("{width:.2}") height="28">
-                    <title>{format!("{}: {}", part.label(), units.bytes(bytes))}</title>
+                    <title>{format!("{}: {}", part_label(lang, part), units.bytes(bytes))}</title>
                 </rect>
             };
             x += width;
@@ -202,7 +203,15 @@ pub fn Bar(name: String, report: GpuReport, capacity: Option<u64>, units: Units)
         view! { <line class="capacity" x1=cx.clone() x2=cx y1="0" y2="36"/> }
     });
     let caption = match capacity {
-        Some(c) => format!("{name}: {} of {}", units.bytes(used), units.bytes(c)),
+        Some(c) => text_with(
+            lang,
+            "bar-caption",
+            &[
+                ("name", name),
+                ("used", units.bytes(used)),
+                ("capacity", units.bytes(c)),
+            ],
+        ),
         None => format!("{name}: {}", units.bytes(used)),
     };
     view! {

@@ -54,8 +54,7 @@ pub fn SweepChart() -> impl IntoView {
                 {move || {
                     let lang = lang();
                     match data.get() {
-                        Some((SweepAxis::MicroBatch, _, _)) => text(lang, "sweep-heading-batch"),
-                        Some((SweepAxis::Context, _, _)) => text(lang, "sweep-heading-context"),
+                        Some((axis, _, _)) => text(lang, axis.heading_key()),
                         None => text(lang, "sweep-heading"),
                     }
                 }}
@@ -94,8 +93,8 @@ pub fn SweepChart() -> impl IntoView {
                     })
                     .collect_view();
                 let summary = format!(
-                    "nvidia-smi used by {}: {}",
-                    axis.label(),
+                    "{}: {}",
+                    text(lang(), axis.heading_key()),
                     points.iter().map(|p| format!("{} → {}", grouped(p.0), units.bytes(p.1))).collect::<Vec<_>>().join(", ")
                 );
                 Some(view! {

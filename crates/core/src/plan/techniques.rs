@@ -105,13 +105,17 @@ pub struct Technique {
     pub change: Text,
     /// Step-time multiplier (≥ 1).
     pub speed_factor: f64,
-    pub speed_cost: String,
+    pub speed_cost: Text,
     /// Documented accuracy loss, percentage points.
     pub quality_risk_pct: f64,
-    pub quality_risk: String,
+    pub quality_risk: Text,
     /// vramfit's ranking points for changing the workload itself.
     pub penalty: f64,
+    /// Not in the web build (it does not show it): see `build.rs`.
+    #[serde(default)]
     pub penalty_reason: Option<String>,
+    /// Not in the web build (it does not show it): see `build.rs`.
+    #[serde(default)]
     pub memory_effect: String,
     pub sources: Vec<String>,
 }
