@@ -247,3 +247,5 @@ choice-plain = 普通
 choice-rms = RMSNorm
 choice-layer = LayerNorm
 choice-custom = 自定义
+wizard-pick-gpu = 请在上方选择 GPU（及数量）以获得推荐：训练需要 GPU。推理部署也可以不用 GPU。
+page-title = vramfit：放得下吗？GPU 显存计算器

@@ -138,16 +138,20 @@ pub struct LangSignal(pub RwSignal<Lang>);
 
 impl LangSignal {
     /// Makes the language available to every component (and to
-    /// [`current_lang`]), and keeps `<html lang>` in step for screen readers.
+    /// [`current_lang`]), and keeps `<html lang>` (for screen readers) and
+    /// the document's title in step.
     pub fn provide(signal: RwSignal<Lang>) {
         provide_context(LangSignal(signal));
         CURRENT.with(|c| c.set(signal.get_untracked()));
         Effect::new(move |_| {
             let lang = signal.get();
             CURRENT.with(|c| c.set(lang));
-            if let Some(html) = document().document_element() {
+            let page = document();
+            if let Some(html) = page.document_element() {
                 let _ = html.set_attribute("lang", if lang == Lang::Zh { "zh" } else { "en" });
             }
+            // The tab's (and a bookmark's) title in the page's language.
+            page.set_title(&text(lang, "page-title"));
         });
     }
 }

@@ -33,6 +33,13 @@ pub fn answers(sc: &Scenario, choice: WizardChoice) -> WizardAnswers {
     }
 }
 
+/// Whether the answers lack only a GPU: a training goal and none picked
+/// (serving without one is the table's CPU row).
+pub fn needs_a_gpu(sc: &Scenario, choice: WizardChoice) -> bool {
+    let answers = answers(sc, choice);
+    answers.gpu.is_none() && answers.goal != Goal::Serve
+}
+
 fn goal_text_key(goal: Goal) -> &'static str {
     match goal {
         Goal::TrainFull => "goal-train-full",
@@ -113,6 +120,14 @@ pub fn Wizard() -> impl IntoView {
                 state.units.track();
                 match result.get() {
                     Ok(r) => view! { <RecommendationView rec=r/> }.into_any(),
+                    // Training with no GPU picked yet (the page as first opened):
+                    // a prompt, not an error.
+                    Err(_) if needs_a_gpu(&state.settled.get(), state.wizard.get()) => view! {
+                        <section class="panel wizard-result">
+                            <p class="hint" data-testid="wizard-pick-gpu">{tr("wizard-pick-gpu")}</p>
+                        </section>
+                    }
+                    .into_any(),
                     Err(err) => view! { <WizardError err/> }.into_any(),
                 }
             }}
@@ -198,5 +213,29 @@ fn RecommendationView(rec: Recommendation) -> impl IntoView {
                 <PlanList plans units/>
             })}
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_training_without_a_gpu_waits_for_one() {
+        let mut sc = Scenario::default();
+        sc.gpu.name = None;
+        sc.gpu.memory_bytes = None;
+        let choice = |goal| WizardChoice {
+            goal,
+            priority: Priority::Cost,
+        };
+        assert!(needs_a_gpu(&sc, choice(Goal::TrainFull)));
+        assert!(needs_a_gpu(&sc, choice(Goal::FineTune)));
+        // Serving without a GPU is a row of the table, not a missing answer.
+        assert!(!needs_a_gpu(&sc, choice(Goal::Serve)));
+        assert!(recommend(&answers(&sc, choice(Goal::Serve))).is_ok());
+        sc.gpu.name = Some("rtx-4090".into());
+        assert!(!needs_a_gpu(&sc, choice(Goal::FineTune)));
+        assert!(recommend(&answers(&sc, choice(Goal::FineTune))).is_ok());
     }
 }
