@@ -18,7 +18,26 @@ const RIGHT: f64 = 10.0;
 const TOP: f64 = 10.0;
 const BOTTOM: f64 = 30.0;
 
-/// Screen coordinates of `(x, bytes)` points on a log2 x axis and linear y.
+/// The y axis shows at most this many times the card's capacity: a sweep
+/// whose last points need 20× the card would otherwise squash the region
+/// around the capacity line, where the decision is, into the bottom rows.
+/// (vramfit's choice of layout, not a measured figure.)
+const MAX_CAPACITY_MULTIPLE: u64 = 3;
+
+/// The top of the y axis: the highest point (at most
+/// [`MAX_CAPACITY_MULTIPLE`] × the capacity) or the capacity, whichever is
+/// higher, plus 10% so the line and the capacity stay inside.
+pub fn y_axis_top(points: &[(u64, u64)], capacity: Option<u64>) -> u64 {
+    let highest = points.iter().map(|p| p.1).max().unwrap_or(0);
+    let top = match capacity {
+        Some(c) => highest.min(c.saturating_mul(MAX_CAPACITY_MULTIPLE)).max(c),
+        None => highest,
+    };
+    top.saturating_add(top / 10)
+}
+
+/// Screen coordinates of `(x, bytes)` points on a log2 x axis and linear y;
+/// a point above `y_max` sits on the top edge (its dot says the exact value).
 pub fn plot(points: &[(u64, u64)], y_max: u64) -> Vec<(f64, f64)> {
     let xs: Vec<f64> = points.iter().map(|p| (p.0.max(1) as f64).log2()).collect();
     let (x_lo, x_hi) = xs
@@ -31,7 +50,7 @@ pub fn plot(points: &[(u64, u64)], y_max: u64) -> Vec<(f64, f64)> {
         .zip(xs)
         .map(|(p, x)| {
             let sx = LEFT + (x - x_lo) / span * (WIDTH - LEFT - RIGHT);
-            let sy = TOP + (1.0 - p.1 as f64 / y_max) * (HEIGHT - TOP - BOTTOM);
+            let sy = TOP + (1.0 - (p.1 as f64).min(y_max) / y_max) * (HEIGHT - TOP - BOTTOM);
             (sx, sy)
         })
         .collect()
@@ -62,9 +81,7 @@ pub fn SweepChart() -> impl IntoView {
             {move || {
                 let units: Units = state.units.get();
                 let (axis, points, capacity) = data.get()?;
-                let top = points.iter().map(|p| p.1).max().unwrap_or(0).max(capacity.unwrap_or(0));
-                // 10% above the highest value so the line and the capacity stay inside.
-                let y_max = top + top / 10;
+                let y_max = y_axis_top(&points, capacity);
                 let coords = plot(&points, y_max);
                 let path = coords
                     .iter()
@@ -134,6 +151,24 @@ mod tests {
         assert_eq!(coords[0], (LEFT, HEIGHT - BOTTOM));
         assert_eq!(coords[1].0, (LEFT + WIDTH - RIGHT) / 2.0);
         assert_eq!(coords[2], (WIDTH - RIGHT, TOP));
+    }
+
+    #[test]
+    fn the_axis_keeps_the_capacity_line_readable() {
+        const GB: u64 = 1_000_000_000;
+        let exploding = [(1, 10 * GB), (2, 20 * GB), (4, 500 * GB)];
+        // Capped at 3 × 24 GB (+10%): the capacity line sits at a third of the height.
+        assert_eq!(
+            y_axis_top(&exploding, Some(24 * GB)),
+            72 * GB + 72 * GB / 10
+        );
+        // Without a card, the highest point; below the card, the card.
+        assert_eq!(y_axis_top(&exploding, None), 550 * GB);
+        assert_eq!(y_axis_top(&[(1, 10 * GB)], Some(80 * GB)), 88 * GB);
+        // The clipped point sits on the top edge, not above the drawing.
+        let coords = plot(&exploding, y_axis_top(&exploding, Some(24 * GB)));
+        assert_eq!(coords[2].1, TOP);
+        assert!(coords[1].1 > TOP);
     }
 
     #[test]
