@@ -249,3 +249,4 @@ choice-layer = LayerNorm
 choice-custom = custom
 wizard-pick-gpu = Pick a GPU above (and how many) to get a recommendation: training needs one. Serving can also run without a GPU.
 page-title = vramfit: will it fit on the GPU?
+field-fused-optimizer-fused-true = fused optimizer (fused=True)

@@ -29,6 +29,9 @@ pub struct Case {
     pub parallel: CaseParallel,
     pub gpu: CaseGpu,
     pub measured: CaseMeasured,
+    /// How the run was measured, in words: the setup details the fields
+    /// have no place for (a fused optimizer, a VLM's images) are read here.
+    pub caveats: String,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -194,6 +194,12 @@ pub fn estimate(sc: &Scenario) -> Result<Estimate> {
 pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> {
     spec.validate()?;
     validate_scenario(sc)?;
+    // A VLM's images are sequence positions of its language model.
+    let with_images = crate::vision::with_image_tokens(sc, spec)?;
+    let (sc, image_note) = match &with_images {
+        Some((adjusted, note)) => (adjusted, Some(note.clone())),
+        None => (sc, None),
+    };
     let p = &sc.parallel;
     if !spec.heads.is_multiple_of(p.tp) {
         return Err(InputError::new(
@@ -220,7 +226,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     let shards = Shards::new(p, spec.layers, training);
     let weights = weight_bytes(spec, &counts, sc);
     let (context, context_source) = cuda_context_bytes(gpu);
-    let mut notes = Vec::new();
+    let mut notes: Vec<Note> = image_note.into_iter().collect();
     if spec.approximate {
         notes.push(Note::new(
             "approximate_model",

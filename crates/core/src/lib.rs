@@ -25,6 +25,7 @@ pub mod parallel;
 pub mod plan;
 pub mod report;
 pub mod training;
+pub mod vision;
 pub mod weights;
 pub mod wizard;
 

@@ -142,8 +142,7 @@ pub struct VisionTower {
 impl VisionTower {
     /// Patches per image (plus the class token) = tokens the tower processes.
     pub fn tokens_per_image(&self) -> u64 {
-        let side = self.image_size / self.patch_size.max(1);
-        side.saturating_mul(side).saturating_add(1)
+        crate::vision::image_tokens(self, None).tower
     }
 }
 

@@ -188,6 +188,10 @@ pub struct Training {
     pub optimizer_state_dtype: Option<Dtype>,
     /// Optimizer step fused into backward (no full gradient buffer).
     pub optimizer_in_backward: bool,
+    /// torch's fused Adam/AdamW/SGD (`fused=True`, HF `adamw_torch_fused`):
+    /// one kernel updates each tensor in place, without the full-size
+    /// temporary of the default foreach step.
+    pub fused_optimizer: bool,
     pub micro_batch: u64,
     pub grad_accum: u64,
     pub seq_len: u64,
@@ -214,6 +218,7 @@ impl Default for Training {
             optimizer: Optimizer::Adamw,
             optimizer_state_dtype: None,
             optimizer_in_backward: false,
+            fused_optimizer: false,
             micro_batch: 1,
             grad_accum: 1,
             seq_len: 2048,

@@ -288,6 +288,11 @@ pub fn training_memory(
         )
     } else {
         match t.optimizer {
+            // torch's fused kernels (Adam, AdamW, SGD) update each tensor in
+            // place: no list of full-size intermediates.
+            Optimizer::Adam | Optimizer::Adamw | Optimizer::SgdMomentum if t.fused_optimizer => {
+                (0, String::new())
+            }
             Optimizer::Adam | Optimizer::Adamw | Optimizer::Lion | Optimizer::SgdMomentum => (
                 shards.optimizer(trainable * tdtype.bytes() as u128),
                 "one trainable-parameter-sized temporary (foreach step, the CUDA default)"

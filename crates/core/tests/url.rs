@@ -323,7 +323,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             1u64..1 << 20,
             pick::<Checkpointing>(),
         ),
-        any::<[bool; 3]>(),
+        any::<[bool; 4]>(),
         (
             0u64..8,
             proptest::option::of(1u64..2048),
@@ -401,6 +401,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 chunked_loss: flags[0],
                 activation_offload: flags[1],
                 freeze_vision: flags[2],
+                fused_optimizer: flags[3],
                 images_per_sample: vlm.0,
                 image_size: vlm.1,
                 trainable_params: vlm.2,

@@ -221,6 +221,9 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
             <Show when=move || state.scenario.with(|sc| sc.training.optimizer != Optimizer::None)>
                 {flag(state, "optimizer step in backward", |sc| sc.training.optimizer_in_backward, |sc, b| sc.training.optimizer_in_backward = b)}
             </Show>
+            <Show when=move || state.scenario.with(|sc| matches!(sc.training.optimizer, Optimizer::Adam | Optimizer::Adamw | Optimizer::SgdMomentum))>
+                {flag(state, "fused optimizer (fused=True)", |sc| sc.training.fused_optimizer, |sc, b| sc.training.fused_optimizer = b)}
+            </Show>
         </div>
         <h3>{tr("section-parallelism")}</h3>
         <div class="grid">

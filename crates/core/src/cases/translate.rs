@@ -261,6 +261,55 @@ pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
     Ok(spec)
 }
 
+/// The number written just after `marker` in `text`.
+fn number_after(text: &str, marker: &str) -> Option<u64> {
+    let rest = &text[text.find(marker)? + marker.len()..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+/// The number written just before `marker` in `text`.
+fn number_before(text: &str, marker: &str) -> Option<u64> {
+    let head = &text[..text.find(marker)?];
+    let start = head
+        .rfind(|c: char| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
+    head[start..].parse().ok()
+}
+
+/// Setup details a case states only in its caveats, in the words of the
+/// measuring harness (shared/measure/measure_cases.py) and of HF Trainer
+/// options: torch's fused AdamW, and a VLM's images, which the fields count
+/// inside the sequence length.
+fn caveat_details(case: &Case, sc: &mut Scenario) {
+    let caveats = case.caveats.as_str();
+    if caveats.contains("fused=True") || caveats.contains("adamw_torch_fused") {
+        sc.training.fused_optimizer = true;
+    }
+    // "VLM: 4 image(s) of 336x336 per sample = 2304 image tokens + 512 text
+    // tokens; vision tower frozen"
+    if let (Some(images), Some(text)) = (
+        number_after(caveats, "VLM: "),
+        number_before(caveats, " text tokens"),
+    ) {
+        let t = &mut sc.training;
+        t.images_per_sample = images;
+        t.image_size = number_after(caveats, " image(s) of ");
+        t.seq_len = text;
+        t.freeze_vision = caveats.contains("vision tower frozen");
+    }
+    // "prompt 640 random tokens (1 image(s) x 576 image tokens + 64 text)"
+    if let (Some(images), Some(text)) = (
+        number_before(caveats, " image(s) x "),
+        number_before(caveats, " text)"),
+    ) {
+        sc.inference.images_per_prompt = images;
+        sc.inference.prompt_len = text.max(1);
+    }
+}
+
 /// The scenario a case describes, or why it cannot be expressed.
 pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
     let mut sc = Scenario::default();
@@ -430,5 +479,6 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
         "cuda_context" => {}
         other => return Err(unsupported(format!("task \"{other}\""))),
     }
+    caveat_details(case, &mut sc);
     Ok(sc)
 }

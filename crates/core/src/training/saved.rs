@@ -64,7 +64,7 @@ pub(super) fn activation_bytes(
         per_module_fp32: matches!(t.framework, Framework::Transformers | Framework::HfTrainer),
     });
     let vision_tokens = match (&spec.vision, t.images_per_sample) {
-        (Some(v), n) if n > 0 => n * v.tokens_per_image(),
+        (Some(v), n) if n > 0 => n * crate::vision::image_tokens(v, t.image_size).tower,
         _ => 0,
     };
     let seq = t.seq_len as u128;

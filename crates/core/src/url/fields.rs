@@ -142,6 +142,7 @@ pub(super) const V1: &[Field] = &[
     choice!("opt", training.optimizer),
     optional_choice!("osd", training.optimizer_state_dtype),
     flag!("oib", training.optimizer_in_backward),
+    flag!("fused", training.fused_optimizer),
     count!("mb", 1, MAX_COUNT, training.micro_batch),
     count!("ga", 1, 1 << 20, training.grad_accum),
     count!("seq", 1, MAX_TOKENS, training.seq_len),
