@@ -250,3 +250,4 @@ choice-custom = custom
 wizard-pick-gpu = Pick a GPU above (and how many) to get a recommendation: training needs one. Serving can also run without a GPU.
 page-title = vramfit: will it fit on the GPU?
 field-fused-optimizer-fused-true = fused optimizer (fused=True)
+field-target-tokens-0-sequence-length = target tokens (0 = sequence length)

@@ -250,3 +250,4 @@ choice-custom = 自定义
 wizard-pick-gpu = 请在上方选择 GPU（及数量）以获得推荐：训练需要 GPU。推理部署也可以不用 GPU。
 page-title = vramfit：放得下吗？GPU 显存计算器
 field-fused-optimizer-fused-true = 融合优化器（fused=True）
+field-target-tokens-0-sequence-length = 目标（解码器）token 数（0 = 与序列长度相同）

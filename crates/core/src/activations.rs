@@ -33,6 +33,9 @@ pub struct LayerShape {
     pub dropout: bool,
     /// Quantized linears keep an fp32 copy of their input (see `training.rs`).
     pub fp32_linear_inputs: bool,
+    /// Encoder tokens a decoder layer of an encoder-decoder model (T5)
+    /// attends to; 0 for every other layer.
+    pub cross_seq: u128,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -242,6 +245,39 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
             }
         }
     }
+    if l.cross_seq > 0 {
+        // T5's decoder layers add a cross-attention block (transformers
+        // T5LayerCrossAttention): its own norm (input + normalized), q over
+        // the target tokens, k and v over the encoder's, the attention output
+        // for o, and the scores over target × source like self-attention's.
+        let src = l.cross_seq;
+        push(
+            "cross-attention norm",
+            norm_in * bsh + norm_stat * bs + big_b * bsh,
+            format!("{norm_in}·b·s·h + {norm_stat}·b·s + {big_b}·b·s·h"),
+        );
+        push(
+            "cross-attention q, k, v, output",
+            attn_bytes * (2 * bs * qd + 2 * b * src * kvd),
+            format!("{attn_bytes}·(2·b·s·{qd} + 2·b·{src}·{kvd})"),
+        );
+        match l.attention {
+            Attention::Sdpa | Attention::Flash => push(
+                "cross-attention logsumexp",
+                4 * b * l.heads * s,
+                "4·a·b·s".into(),
+            ),
+            Attention::Eager => {
+                let per_score = eager_score_bytes(spec.arch, l.act_bytes, l.autocast)
+                    + if l.dropout { 1 + attn_bytes } else { 0 };
+                push(
+                    "cross-attention scores",
+                    per_score * b * l.heads * s * src,
+                    format!("{per_score}·a·b·s·{src}"),
+                );
+            }
+        }
+    }
     // Feed-forward.
     let mlp_act = if l.autocast { 2 } else { big_b };
     let (n, what) = match act {
@@ -255,6 +291,15 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
         n * mlp_act * bsi,
         format!("{n}·{mlp_act}·b·s·i ({what})"),
     );
+    if l.dropout && spec.arch == Arch::T5 {
+        // T5DenseActDense drops out the intermediate itself (wi → act →
+        // dropout → wo): a 1-byte mask and the dropped copy wo reads.
+        push(
+            "feed-forward dropout",
+            (1 + mlp_act) * bsi,
+            format!("(1 + {mlp_act})·b·s·i mask + dropped copy"),
+        );
+    }
     push(
         "feed-forward input",
         linear_input(

@@ -125,6 +125,9 @@ pub fn validate_scenario(sc: &Scenario) -> Result<()> {
             check_range("training.micro_batch", t.micro_batch, 1, 65_536)?;
             check_range("training.grad_accum", t.grad_accum, 1, 1 << 20)?;
             check_range("training.seq_len", t.seq_len, 1, MAX_TOKENS)?;
+            if let Some(target) = t.target_len {
+                check_range("training.target_len", target, 1, MAX_TOKENS)?;
+            }
             check_range("training.images_per_sample", t.images_per_sample, 0, 1024)?;
             if matches!(t.method, Method::Lora | Method::Qlora) {
                 check_range("training.lora.rank", t.lora.rank, 1, 65_536)?;

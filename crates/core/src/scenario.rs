@@ -195,6 +195,9 @@ pub struct Training {
     pub micro_batch: u64,
     pub grad_accum: u64,
     pub seq_len: u64,
+    /// Decoder (target) tokens of an encoder-decoder model (T5); `None`:
+    /// as many as `seq_len`. Decoder-only models ignore it.
+    pub target_len: Option<u64>,
     pub checkpointing: Checkpointing,
     /// Loss computed in chunks, never materializing full fp32 logits.
     pub chunked_loss: bool,
@@ -222,6 +225,7 @@ impl Default for Training {
             micro_batch: 1,
             grad_accum: 1,
             seq_len: 2048,
+            target_len: None,
             checkpointing: Checkpointing::Off,
             chunked_loss: false,
             activation_offload: false,

@@ -322,6 +322,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             1u64..64,
             1u64..1 << 20,
             pick::<Checkpointing>(),
+            proptest::option::of(1u64..1 << 16),
         ),
         any::<[bool; 4]>(),
         (
@@ -371,7 +372,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             flags,
             vlm,
         ) = t;
-        let (micro_batch, grad_accum, seq_len, checkpointing) = counts;
+        let (micro_batch, grad_accum, seq_len, checkpointing, target_len) = counts;
         let ((batch, prompt_len, new_tokens), kv_cache_dtype, engine, gmu, images_per_prompt) = i;
         let ((gpus, strategy, tp, pp, sequence_parallel, offload), gpu_name, memory_bytes) = rest;
         Scenario {
@@ -397,6 +398,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 micro_batch,
                 grad_accum,
                 seq_len,
+                target_len,
                 checkpointing,
                 chunked_loss: flags[0],
                 activation_offload: flags[1],

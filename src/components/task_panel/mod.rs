@@ -174,6 +174,15 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
             {count(state, "micro-batch", 1, MAX_COUNT, |sc| sc.training.micro_batch, |sc, n| sc.training.micro_batch = n)}
             {count(state, "gradient accumulation", 1, MAX_GRAD_ACCUM, |sc| sc.training.grad_accum, |sc, n| sc.training.grad_accum = n)}
             {count(state, "sequence length", 1, MAX_TOKENS, |sc| sc.training.seq_len, |sc, n| sc.training.seq_len = n)}
+            // Encoder-decoder models (T5): the decoder's own length.
+            <Show when=move || state.spec.with(|s| s.as_ref().is_ok_and(|s| s.encoder_layers.is_some_and(|e| e > 0)))>
+                <NumberField
+                    label="target tokens (0 = sequence length)"
+                    value=Signal::derive(move || state.scenario.with(|sc| sc.training.target_len.unwrap_or(0)))
+                    on_change=Callback::new(move |n: u64| state.update(|sc| sc.training.target_len = (n > 0).then_some(n)))
+                    parse=|t| parse_count(t, 0, MAX_TOKENS)
+                />
+            </Show>
             {pick(state, "checkpointing", |sc| sc.training.checkpointing, |sc, c| sc.training.checkpointing = c)}
         </div>
         <Show when=lora>

@@ -288,6 +288,10 @@ fn caveat_details(case: &Case, sc: &mut Scenario) {
     if caveats.contains("fused=True") || caveats.contains("adamw_torch_fused") {
         sc.training.fused_optimizer = true;
     }
+    // "encoder input 512 tokens, decoder (target) 128 tokens" (T5 training)
+    if let Some(target) = number_after(caveats, "decoder (target) ") {
+        sc.training.target_len = Some(target);
+    }
     // "VLM: 4 image(s) of 336x336 per sample = 2304 image tokens + 512 text
     // tokens; vision tower frozen"
     if let (Some(images), Some(text)) = (

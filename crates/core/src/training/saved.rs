@@ -68,7 +68,7 @@ pub(super) fn activation_bytes(
         _ => 0,
     };
     let seq = t.seq_len as u128;
-    let shape = LayerShape {
+    let layer_shape = |seq: u128, cross_seq: u128| LayerShape {
         batch: t.micro_batch as u128,
         seq,
         hidden: spec.hidden as u128,
@@ -80,7 +80,7 @@ pub(super) fn activation_bytes(
         autocast,
         attention: sc.attention,
         grads,
-        lora,
+        lora: lora.clone(),
         // A forward/backward benchmark runs the model as loaded: eval mode, no dropout.
         dropout: has_dropout(spec) && t.method != Method::ForwardBackward,
         // litgpt QLoRA rows exceed the 16-bit saved inputs by about one fp32
@@ -89,11 +89,33 @@ pub(super) fn activation_bytes(
         // this term, resource-table rows (res-014/027) 0.7× — the mechanism
         // is the same, its size differs between litgpt/bitsandbytes versions.
         fp32_linear_inputs: t.framework == Framework::Litgpt && bnb4,
+        cross_seq,
     };
     let act = act_fn(spec, t.framework);
+    let shape = layer_shape(seq, 0);
     let terms = layer_terms(&shape, spec, act);
-    let per_layer_full: u128 = terms.iter().map(|x| x.bytes).sum();
-    let per_layer = layer_bytes(&terms, &shape, t.checkpointing);
+    let mut per_layer_full: u128 = terms.iter().map(|x| x.bytes).sum();
+    let mut per_layer = layer_bytes(&terms, &shape, t.checkpointing);
+    // The layer recomputed in backward under checkpointing: the largest one.
+    let mut largest_layer_full = per_layer_full;
+    let mut decoder_note = String::new();
+    // Encoder-decoder (T5): `layers` decoder layers run over the target
+    // tokens and attend to the encoder's; per layer below is the mean over
+    // the stack, which is what the layer count multiplies.
+    if let Some(encoder) = spec.encoder_layers.filter(|&e| e > 0) {
+        let target = decoder_tokens(spec, t);
+        let decoder_shape = layer_shape(target, seq);
+        let decoder_terms = layer_terms(&decoder_shape, spec, act);
+        let decoder_full: u128 = decoder_terms.iter().map(|x| x.bytes).sum();
+        let decoder_kept = layer_bytes(&decoder_terms, &decoder_shape, t.checkpointing);
+        let (e, d) = (encoder as u128, spec.layers as u128);
+        per_layer = (per_layer * e + decoder_kept * d).div_ceil(e + d);
+        per_layer_full = (per_layer_full * e + decoder_full * d).div_ceil(e + d);
+        largest_layer_full = largest_layer_full.max(decoder_full);
+        decoder_note = format!(
+            " (mean of {e} encoder layers over {seq} tokens and {d} decoder layers over {target} target tokens with cross-attention)"
+        );
+    }
     let layers_here =
         shards.layers_per_gpu(spec.layers as u128 + spec.encoder_layers.unwrap_or(0) as u128);
     let in_flight = shards.micro_batches_in_flight(t.grad_accum as u128);
@@ -130,7 +152,7 @@ pub(super) fn activation_bytes(
     let mut recompute = if t.checkpointing == Checkpointing::Off {
         0
     } else {
-        shards.tp_activations(per_layer_full)
+        shards.tp_activations(largest_layer_full)
     };
     // Checkpointing a model of one or two layers saves nothing; it never
     // keeps more than running without it.
@@ -145,7 +167,7 @@ pub(super) fn activation_bytes(
         .collect::<Vec<_>>()
         .join(" + ");
     let formula = format!(
-        "{layers_here} layers × {per_layer} B/layer{}{} × {in_flight} micro-batch(es) in flight{}; per layer: {main}; + non-layer (4+2·{act_dtype})·b·s·h = {non_layer}{}{}{}",
+        "{layers_here} layers × {per_layer} B/layer{decoder_note}{}{} × {in_flight} micro-batch(es) in flight{}; per layer: {main}; + non-layer (4+2·{act_dtype})·b·s·h = {non_layer}{}{}{}",
         match t.checkpointing {
             Checkpointing::Off => "",
             Checkpointing::Full => " (checkpointed: layer input only)",
@@ -158,6 +180,15 @@ pub(super) fn activation_bytes(
         if t.activation_offload { " (offloaded: 2 layers on GPU)" } else { "" },
     );
     (total, formula, recompute)
+}
+
+/// Tokens the decoder of an encoder-decoder model runs over (the target);
+/// the sequence length for every other model.
+pub(super) fn decoder_tokens(spec: &ModelSpec, t: &crate::scenario::Training) -> u128 {
+    match (spec.encoder_layers, t.target_len) {
+        (Some(e), Some(target)) if e > 0 => target as u128,
+        _ => t.seq_len as u128,
+    }
 }
 
 /// MLP width one token passes through (MoE: routed experts' widths, summed).
@@ -176,7 +207,8 @@ fn moe_active_width(spec: &ModelSpec) -> u64 {
 pub(super) fn loss_bytes(spec: &ModelSpec, sc: &Scenario, shards: &Shards) -> (u128, String) {
     let t = &sc.training;
     let b = t.micro_batch as u128;
-    let s = t.seq_len as u128;
+    // An encoder-decoder predicts its target tokens.
+    let s = decoder_tokens(spec, t);
     // Encoder classifiers (BERT) predict a few labels, not a vocabulary.
     let v = if spec.arch == Arch::Bert {
         2

@@ -144,6 +144,7 @@ pub(super) const V1: &[Field] = &[
     flag!("oib", training.optimizer_in_backward),
     flag!("fused", training.fused_optimizer),
     count!("mb", 1, MAX_COUNT, training.micro_batch),
+    optional_count!("tgt", 1, MAX_TOKENS, training.target_len),
     count!("ga", 1, 1 << 20, training.grad_accum),
     count!("seq", 1, MAX_TOKENS, training.seq_len),
     choice!("ckpt", training.checkpointing),
