@@ -251,3 +251,4 @@ wizard-pick-gpu = Pick a GPU above (and how many) to get a recommendation: train
 page-title = vramfit: will it fit on the GPU?
 field-fused-optimizer-fused-true = fused optimizer (fused=True)
 field-target-tokens-0-sequence-length = target tokens (0 = sequence length)
+phase-forward = the forward pass

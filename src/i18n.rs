@@ -309,7 +309,12 @@ mod tests {
                 );
             }
             // The phases the core reports (training.rs, estimate.rs).
-            for phase in ["optimizer step", "forward/backward", "generation"] {
+            for phase in [
+                "optimizer step",
+                "forward/backward",
+                "generation",
+                "forward",
+            ] {
                 assert!(
                     message(lang, &phase_key(phase)).is_some(),
                     "{lang:?} {phase}"

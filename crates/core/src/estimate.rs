@@ -258,7 +258,11 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
             m.lines,
             Vec::new(),
             m.peak_allocated,
-            "generation".to_string(),
+            if spec.arch.is_encoder_only() {
+                "forward".to_string()
+            } else {
+                "generation".to_string()
+            },
             m.kv_per_token,
             0,
         )

@@ -93,6 +93,23 @@ pub fn inference_memory(
         weight_formula,
         Counter::Allocated,
     ));
+    if spec.arch.is_encoder_only() {
+        let (working, formula) = encoder_forward_bytes(spec, sc, shards);
+        lines.push(Line::new(
+            Part::Activations,
+            working,
+            formula,
+            Counter::Allocated,
+        ));
+        lines.extend(crate::training::quant_buffer_line(sc, weights));
+        let quant = crate::training::inference_quant_buffer_bytes(sc, weights);
+        return InferenceMemory {
+            lines,
+            per_step: working + quant,
+            peak_allocated: weight_bytes + working + quant,
+            kv_per_token: 0,
+        };
+    }
 
     let h = spec.hidden as u128;
     let i = spec.intermediate as u128;
@@ -193,4 +210,28 @@ pub fn inference_memory(
         peak_allocated: peak,
         kv_per_token: per_token,
     }
+}
+
+/// One forward pass of an encoder (BERT) under `torch.no_grad()`: nothing
+/// is cached between layers, so the peak is the residual stream plus the
+/// working set of one layer: q, k, v and the attention output, the MLP's
+/// intermediate and its activation, and where eager attention builds them
+/// the scores and their softmax, both in the activation dtype (BERT's
+/// softmax runs in the input dtype: 2 × B per score).
+fn encoder_forward_bytes(spec: &ModelSpec, sc: &Scenario, shards: &Shards) -> (u128, String) {
+    let inf = &sc.inference;
+    let (b, p) = (inf.batch as u128, inf.prompt_len as u128);
+    let h = spec.hidden as u128;
+    let i = spec.intermediate as u128 / shards.tp;
+    let heads = (spec.heads as u128).div_ceil(shards.tp);
+    let act = sc.compute_dtype.bytes() as u128;
+    let mut bytes = b * p * (6 * h + 2 * i) * act;
+    let mut formula = format!(
+        "encoder forward, no KV cache: b·p·(2·h residual + 4·h q, k, v, output + 2·i MLP)·{act} B"
+    );
+    if sc.attention == Attention::Eager {
+        bytes += 2 * act * b * heads * p * p;
+        formula += &format!(" + 2·{act}·b·a·p² (eager scores and softmax)");
+    }
+    (bytes, formula)
 }

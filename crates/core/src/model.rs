@@ -146,6 +146,14 @@ impl VisionTower {
     }
 }
 
+impl Arch {
+    /// Encoders (BERT, DeBERTa): inference is one forward pass over the
+    /// input, with no KV cache and nothing generated.
+    pub fn is_encoder_only(self) -> bool {
+        matches!(self, Arch::Bert | Arch::DebertaV2)
+    }
+}
+
 /// Everything the estimator needs to know about a model.
 ///
 /// Fields after `approximate` describe layout details that only change the

@@ -1,7 +1,8 @@
-//! Encoder-decoder training (T5): the encoder runs over the input tokens,
-//! the decoder over the target tokens, and the loss covers the targets.
-//! shared/measure/measure_cases.py trains t5-base on 512 input and 128
-//! target tokens and says so only in its caveats.
+//! Encoders. Encoder-decoder training (T5): the encoder runs over the
+//! input tokens, the decoder over the target tokens, and the loss covers
+//! the targets (shared/measure/measure_cases.py trains t5-base on 512 input
+//! and 128 target tokens and says so only in its caveats). Encoder-only
+//! inference (BERT): one forward pass, no KV cache.
 
 use vramfit_core::estimate::estimate;
 use vramfit_core::report::{Estimate, Part};
@@ -97,4 +98,38 @@ fn a_harness_t5_case_reads_its_target_length_from_the_caveats() {
         (sc.training.seq_len, sc.training.target_len),
         (512, Some(128))
     );
+}
+
+fn bert_forward(attention: vramfit_core::scenario::Attention, new_tokens: u64) -> Estimate {
+    let mut sc = Scenario {
+        model: ModelSource::Catalog("bert-large-uncased".into()),
+        task: TaskKind::Inference,
+        weights: vramfit_core::precision::WeightFormat::Fp16,
+        compute_dtype: vramfit_core::precision::Dtype::Fp16,
+        attention,
+        ..Scenario::default()
+    };
+    sc.inference.batch = 64;
+    sc.inference.prompt_len = 512;
+    sc.inference.new_tokens = new_tokens;
+    estimate(&sc).expect("bert")
+}
+
+#[test]
+fn an_encoder_forward_has_no_kv_cache_and_generates_nothing() {
+    use vramfit_core::scenario::Attention;
+    let sdpa = bert_forward(Attention::Sdpa, 0);
+    assert_eq!(bytes(&sdpa, Part::KvCache), 0);
+    assert_eq!(sdpa.gpus[0].kv_bytes_per_token, 0);
+    assert_eq!(sdpa.gpus[0].peak_phase, "forward");
+    // New tokens mean nothing to an encoder.
+    assert_eq!(sdpa, bert_forward(Attention::Sdpa, 128));
+    // Eager attention adds one layer's fp16 scores and softmax: 2·2·b·a·p².
+    let eager = bert_forward(Attention::Eager, 0);
+    assert_eq!(
+        bytes(&eager, Part::Activations) - bytes(&sdpa, Part::Activations),
+        2 * 2 * 64 * 16 * 512 * 512
+    );
+    // Weights (335 M fp16) plus about one layer's working set: far below a cache of 64 × 512 tokens.
+    assert!(sdpa.gpus[0].peak_allocated_bytes < 2 << 30);
 }
