@@ -252,3 +252,4 @@ page-title = vramfit: will it fit on the GPU?
 field-fused-optimizer-fused-true = fused optimizer (fused=True)
 field-target-tokens-0-sequence-length = target tokens (0 = sequence length)
 phase-forward = the forward pass
+field-empty-cache-after-loading = empty_cache() after loading

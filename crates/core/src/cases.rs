@@ -18,6 +18,8 @@ use crate::scenario::*;
 #[serde(default)]
 pub struct Case {
     pub id: String,
+    /// Where the measurement comes from (repository, file).
+    pub source: CaseSource,
     pub reliability: String,
     pub framework: String,
     pub model: CaseModel,
@@ -124,6 +126,13 @@ pub struct CaseGpu {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(default)]
+pub struct CaseSource {
+    pub repo: String,
+    pub file: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CaseMeasured {
     pub metric: String,
     pub bytes: Option<u64>,
@@ -175,11 +184,7 @@ pub fn score_case(case: &Case) -> CaseScore {
         let mut sc = sc;
         sc.model = ModelSource::Spec(Box::new(spec.clone()));
         if case.task == "model_load" {
-            // A model built from its config with random weights (the
-            // measuring harness: "random init, no checkpoint") reads no
-            // checkpoint, so no loading transient stays cached.
-            let from_checkpoint = !case.caveats.contains("no checkpoint");
-            return model_load_bytes(&sc, &spec, &metric, from_checkpoint);
+            return model_load_bytes(&sc, &spec, &metric, !sc.empty_cache_after_load);
         }
         let e = estimate_with_model(&sc, &spec).map_err(|e| e.to_string())?;
         let g = e.worst_gpu();

@@ -330,7 +330,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
                 "vLLM allocates its KV cache up front: no growth of the cache".to_string(),
             )
         } else {
-            allocator_slack_bytes(largest_tensor, per_step)
+            allocator_slack_bytes(largest_tensor, per_step, sc.empty_cache_after_load)
         };
     lines.push(Line {
         part: Part::AllocatorSlack,

@@ -36,9 +36,21 @@ pub fn cuda_context_bytes(gpu: Option<&GpuSpec>) -> (u64, &'static str) {
 ///   embedding of Llama-2-7B);
 /// * per-step tensors (activations, logits) of varying sizes split cached
 ///   blocks: a share `CHURN_SLACK_PERCENT` of them stays reserved beyond the peak.
-pub fn allocator_slack_bytes(largest_tensor_bytes: u128, per_step_bytes: u128) -> (u128, String) {
-    let load = 2 * largest_tensor_bytes;
+/// `empty_cache_after_load`: the loading temporaries were released (or
+/// never existed), so only the churn remains.
+pub fn allocator_slack_bytes(
+    largest_tensor_bytes: u128,
+    per_step_bytes: u128,
+    empty_cache_after_load: bool,
+) -> (u128, String) {
     let churn = per_step_bytes * CHURN_SLACK_PERCENT / 100;
+    if empty_cache_after_load {
+        return (
+            churn,
+            format!("{CHURN_SLACK_PERCENT}% of per-step tensors {per_step_bytes} (fragmentation; loading blocks released by empty_cache)"),
+        );
+    }
+    let load = 2 * largest_tensor_bytes;
     (
         load + churn,
         format!("2 × largest tensor {largest_tensor_bytes} (loading) + {CHURN_SLACK_PERCENT}% of per-step tensors {per_step_bytes} (fragmentation)"),

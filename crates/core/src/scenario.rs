@@ -358,6 +358,9 @@ pub struct Scenario {
     pub inference: Inference,
     pub parallel: Parallel,
     pub gpu: GpuChoice,
+    /// `torch.cuda.empty_cache()` after loading, or weights created on the
+    /// GPU from a config: no loading temporaries stay cached.
+    pub empty_cache_after_load: bool,
 }
 
 impl Default for Scenario {
@@ -375,6 +378,7 @@ impl Default for Scenario {
             inference: Inference::default(),
             parallel: Parallel::default(),
             gpu: GpuChoice::default(),
+            empty_cache_after_load: false,
         }
     }
 }

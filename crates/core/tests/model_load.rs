@@ -1,7 +1,8 @@
 //! Memory right after building a model. Loading a checkpoint leaves its
 //! transient blocks cached (torchtune's model-init rows); building from a
 //! config with random weights on the GPU, as shared/measure/measure_cases.py
-//! does ("random init, no checkpoint"), reads nothing and leaves none.
+//! does ("random init, no checkpoint"), reads nothing and leaves none; nor
+//! does a run that empties the cache after loading.
 
 use vramfit_core::cases::{score_case, Case};
 
@@ -36,4 +37,41 @@ fn a_random_init_build_caches_no_loading_transient() {
     assert_eq!(checkpoint - random, 2 * 128_256 * 2048 * 2);
     // What remains above the weights is the CUDA context of a Hopper card.
     assert!(random > weights && random - weights < 1 << 30);
+}
+
+#[test]
+fn empty_cache_after_loading_releases_the_loading_blocks() {
+    use vramfit_core::estimate::estimate;
+    use vramfit_core::scenario::{ModelSource, Scenario};
+    let loaded = Scenario {
+        model: ModelSource::Catalog("meta-llama/Llama-3.2-1B".into()),
+        ..Scenario::default()
+    };
+    let emptied = Scenario {
+        empty_cache_after_load: true,
+        ..loaded.clone()
+    };
+    let (a, b) = (
+        estimate(&loaded).expect("a"),
+        estimate(&emptied).expect("b"),
+    );
+    assert_eq!(
+        a.gpus[0].peak_allocated_bytes,
+        b.gpus[0].peak_allocated_bytes
+    );
+    // Two of the largest tensor: the 128256 × 2048 bf16 embedding.
+    assert_eq!(
+        a.gpus[0].peak_reserved_bytes - b.gpus[0].peak_reserved_bytes,
+        2 * 128_256 * 2048 * 2
+    );
+}
+
+#[test]
+fn cases_of_the_measuring_harness_build_without_a_checkpoint() {
+    let mut case = load_case("measured as: 2 training steps", "peak_reserved");
+    let sc = vramfit_core::cases::case_scenario(&case).expect("expressible");
+    assert!(!sc.empty_cache_after_load);
+    case.source.file = "shared/measure/measure_cases.py".into();
+    let sc = vramfit_core::cases::case_scenario(&case).expect("expressible");
+    assert!(sc.empty_cache_after_load);
 }

@@ -307,6 +307,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         pick::<Dtype>(),
         pick::<TrainingPrecision>(),
         pick::<Attention>(),
+        any::<bool>(),
     );
     let training = (
         (pick::<Framework>(), pick::<Method>(), 1u64..512),
@@ -362,6 +363,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             compute_dtype,
             training_precision,
             attention,
+            empty_cache_after_load,
         ) = top;
         let (
             (framework, method, rank),
@@ -429,6 +431,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 name: gpu_name,
                 memory_bytes,
             },
+            empty_cache_after_load,
         }
     })
 }

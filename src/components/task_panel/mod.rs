@@ -140,6 +140,7 @@ pub fn TaskPanel() -> impl IntoView {
                 <Show when=move || matches!(weights.get(), WeightFormat::Gptq4 | WeightFormat::Awq4)>
                     {count(state, "group size", 1, 1 << 20, |sc| sc.group_size, |sc, n| sc.group_size = n)}
                 </Show>
+                {flag(state, "empty_cache() after loading", |sc| sc.empty_cache_after_load, |sc, b| sc.empty_cache_after_load = b)}
             </div>
             {move || match task.get() {
                 TaskKind::Training => view! { <TrainingFields has_vision/> }.into_any(),

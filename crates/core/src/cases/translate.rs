@@ -285,6 +285,15 @@ fn number_before(text: &str, marker: &str) -> Option<u64> {
 /// inside the sequence length.
 fn caveat_details(case: &Case, sc: &mut Scenario) {
     let caveats = case.caveats.as_str();
+    // No loading temporaries in the cache: the model was built from its
+    // config with random weights ("random init, no checkpoint"), or the
+    // cache was emptied before measuring. shared/measure/measure_cases.py
+    // does both for every run (its README: weights "created directly on the
+    // GPU"; `empty_cache` after each build), whatever a run's caveats say.
+    sc.empty_cache_after_load = caveats.contains("random init")
+        || caveats.contains("no checkpoint")
+        || caveats.contains("empty_cache")
+        || case.source.file.ends_with("measure/measure_cases.py");
     if caveats.contains("fused=True") || caveats.contains("adamw_torch_fused") {
         sc.training.fused_optimizer = true;
     }
