@@ -36,7 +36,8 @@ pub fn cuda_context_bytes(gpu: Option<&GpuSpec>) -> (u64, &'static str) {
 ///   embedding of Llama-2-7B);
 /// * per-step tensors (activations, logits) of varying sizes split cached
 ///   blocks: a share `CHURN_SLACK_PERCENT` of them stays reserved beyond the peak.
-/// `empty_cache_after_load`: the loading temporaries were released (or
+///
+/// With `empty_cache_after_load` the loading temporaries were released (or
 /// never existed), so only the churn remains.
 pub fn allocator_slack_bytes(
     largest_tensor_bytes: u128,
