@@ -25,6 +25,7 @@ pub enum TechniqueId {
     Adamw8bit,
     #[serde(rename = "paged_adamw_8bit")]
     PagedAdamw8bit,
+    FusedOptimizer,
     Adafactor,
     Lora,
     #[serde(rename = "quantize_8bit")]
@@ -47,7 +48,7 @@ pub enum TechniqueId {
 
 impl TechniqueId {
     /// Every id, for checks that the data covers the code and back.
-    pub const ALL: [TechniqueId; 22] = [
+    pub const ALL: [TechniqueId; 23] = [
         TechniqueId::SmallerMicroBatch,
         TechniqueId::GradientCheckpointing,
         TechniqueId::HalfPrecision,
@@ -55,6 +56,7 @@ impl TechniqueId {
         TechniqueId::FlashAttention,
         TechniqueId::Adamw8bit,
         TechniqueId::PagedAdamw8bit,
+        TechniqueId::FusedOptimizer,
         TechniqueId::Adafactor,
         TechniqueId::Lora,
         TechniqueId::Quantize8bit,
@@ -266,6 +268,17 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
             };
             training && adam && !t.optimizer_in_backward
         }
+        T::FusedOptimizer => {
+            // torch has fused kernels for Adam, AdamW and SGD; a step
+            // already fused into backward has no separate step to fuse.
+            let fusable = matches!(
+                t.optimizer,
+                Optimizer::Adam | Optimizer::Adamw | Optimizer::SgdMomentum
+            );
+            let before = t.fused_optimizer;
+            t.fused_optimizer = true;
+            training && fusable && !before && !t.optimizer_in_backward
+        }
         T::Lora => {
             let full = t.method == Method::Full;
             t.method = Method::Lora;
@@ -445,6 +458,13 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
             format!("max_new_tokens {} → {}", bi.new_tokens, ai.new_tokens),
             format!("max_new_tokens {} → {}", bi.new_tokens, ai.new_tokens),
         ),
+        T::FusedOptimizer => {
+            let name = crate::url::Choice::key(a.optimizer);
+            text(
+                format!("{name} with fused=True (no foreach temporary)"),
+                format!("{name} 设为 fused=True（无 foreach 临时缓冲）"),
+            )
+        }
         T::SmallerBatch => text(
             format!("generation batch {} → {}", bi.batch, ai.batch),
             format!("推理 batch {} → {}", bi.batch, ai.batch),
