@@ -40,10 +40,26 @@ fn with_a_frozen_tower_images_cost_what_their_tokens_cost_as_text() {
     as_text.training.images_per_sample = 0;
     as_text.training.seq_len = 512 + 4 * 576;
     assert_eq!(peak(&with_images), peak(&as_text));
-    // A trainable tower also keeps its own activations.
+    // A trainable tower also keeps its own activations; checkpointed, as
+    // transformers does the CLIP encoder's layers: each layer's input
+    // (24 × 4·577·1024 × 2 B) plus one layer rebuilt in backward
+    // (4·577·1024 × 2 B × (8 + 2·4096/1024)).
     let mut trainable = with_images.clone();
     trainable.training.freeze_vision = false;
     assert!(peak(&trainable) > peak(&with_images));
+    let activations = |sc: &Scenario| {
+        estimate(sc).expect("estimates").gpus[0]
+            .lines
+            .iter()
+            .filter(|l| l.part == vramfit_core::report::Part::Activations)
+            .map(|l| l.bytes)
+            .sum::<u64>()
+    };
+    let tokens_hidden_bytes = 4 * 577 * 1024 * 2;
+    assert_eq!(
+        activations(&trainable) - activations(&with_images),
+        24 * tokens_hidden_bytes + 16 * tokens_hidden_bytes
+    );
     let note = &estimate(&with_images).expect("estimates").notes[0];
     assert_eq!(note.code, "image_tokens");
     assert!(note.message.contains("2816"), "{}", note.message);

@@ -138,10 +138,15 @@ pub(super) fn activation_bytes(
         if !t.freeze_vision {
             let vb = shape.batch * vision_tokens as u128 * v.hidden as u128;
             // GPT-2-style block: ≈ (8·B + 2·B·i/h) bytes per token·hidden.
-            vision = v.layers as u128
-                * vb
-                * act_dtype
-                * (8 + 2 * v.intermediate as u128 / v.hidden.max(1) as u128);
+            let per_layer =
+                vb * act_dtype * (8 + 2 * v.intermediate as u128 / v.hidden.max(1) as u128);
+            vision = match t.checkpointing {
+                // transformers checkpoints the CLIP encoder's layers too
+                // (CLIPEncoder supports gradient checkpointing): each keeps
+                // its input, and one layer is rebuilt at a time in backward.
+                Checkpointing::Full => v.layers as u128 * vb * act_dtype + per_layer,
+                _ => v.layers as u128 * per_layer,
+            };
         }
         total += vision;
     }
