@@ -11,7 +11,7 @@ use vramfit_core::scenario::{Engine, Method, Scenario, TaskKind};
 use vramfit_core::url::query_pairs;
 
 use crate::components::controls::field_label;
-use crate::components::controls::{parse_count, ChoiceField, NumberField};
+use crate::components::controls::{parse_count, ChoiceField, InputErrorText, NumberField};
 use crate::components::result::Bar;
 use crate::format::{grouped, Units};
 use crate::i18n::{lang, lang_untracked, text, text_with, tr};
@@ -261,7 +261,7 @@ pub fn EmbedView(options: EmbedOptions) -> impl IntoView {
                 Ok(estimate) => compact_result(estimate, state.units.get()).into_any(),
                 Err(err) => view! {
                     <p class="error" role="alert" data-testid="estimate-error">
-                        <code>{err.field.clone()}</code>": "{err.message.clone()}
+                        <InputErrorText err=err.clone()/>
                     </p>
                 }.into_any(),
             }}

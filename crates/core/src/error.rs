@@ -9,6 +9,10 @@ use std::fmt;
 pub struct InputError {
     pub field: String,
     pub message: String,
+    /// The message in Chinese where it has one (range errors, the most
+    /// common); others show the English message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_zh: Option<String>,
 }
 
 impl InputError {
@@ -16,15 +20,27 @@ impl InputError {
         Self {
             field: field.into(),
             message: message.into(),
+            message_zh: None,
         }
     }
 
     /// `value` of `field` is outside `min..=max`.
     pub fn out_of_range(field: &str, value: impl fmt::Display, min: u64, max: u64) -> Self {
-        Self::new(
-            field,
-            format!("{value} is out of range: allowed {min} to {max}"),
-        )
+        Self {
+            message_zh: Some(format!("{value} 超出范围：允许 {min} 到 {max}")),
+            ..Self::new(
+                field,
+                format!("{value} is out of range: allowed {min} to {max}"),
+            )
+        }
+    }
+
+    /// The message in `lang` (English where no Chinese text exists).
+    pub fn text(&self, lang: crate::doctor::Lang) -> &str {
+        match (lang, &self.message_zh) {
+            (crate::doctor::Lang::Zh, Some(zh)) => zh,
+            _ => &self.message,
+        }
     }
 }
 
@@ -76,4 +92,20 @@ impl Checked for u64 {
 /// Multiplies a list of factors with overflow checks.
 pub fn product(what: &str, factors: &[u64]) -> Result<u64> {
     factors.iter().try_fold(1u64, |acc, &f| acc.mul_or(f, what))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doctor::Lang;
+
+    #[test]
+    fn range_errors_speak_both_languages() {
+        let err = check_range("training.micro_batch", 0, 1, 65_536).expect_err("0 < 1");
+        assert_eq!(err.text(Lang::En), "0 is out of range: allowed 1 to 65536");
+        assert_eq!(err.text(Lang::Zh), "0 超出范围：允许 1 到 65536");
+        // Messages without a Chinese text fall back to English.
+        let other = InputError::new("parallel.tp", "must divide the heads");
+        assert_eq!(other.text(Lang::Zh), "must divide the heads");
+    }
 }

@@ -276,10 +276,11 @@ impl<'a> Cfg<'a> {
             "model.vocab" => &["vocab_size"],
             _ => &[],
         };
-        match keys.iter().find(|k| self.obj.contains_key(**k)) {
-            Some(k) => InputError::new(self.field(k), e.message),
-            None => InputError::new(format!("config.json ({})", e.field), e.message),
-        }
+        let field = match keys.iter().find(|k| self.obj.contains_key(**k)) {
+            Some(k) => self.field(k),
+            None => format!("config.json ({})", e.field),
+        };
+        InputError { field, ..e }
     }
 }
 

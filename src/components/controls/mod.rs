@@ -9,6 +9,14 @@ use vramfit_core::url::Choice;
 
 use crate::i18n::{current_lang, lang, text_or, text_with};
 
+/// A core input error: the field it names, then what is wrong, in the
+/// page's language (English where the core has no Chinese text).
+#[component]
+pub fn InputErrorText(err: vramfit_core::InputError) -> impl IntoView {
+    let field = err.field.clone();
+    view! { <code>{field}</code>": "{move || err.text(lang()).to_owned()} }
+}
+
 /// A fresh element id for `for`/`aria-describedby` pairs.
 pub fn next_id(prefix: &str) -> String {
     static NEXT: AtomicUsize = AtomicUsize::new(0);

@@ -7,6 +7,8 @@
 
 use leptos::prelude::*;
 
+use crate::components::controls::InputErrorText;
+
 use crate::components::controls::PastePanel;
 use vramfit_core::doctor::{parse_oom, picture, OomReport, Segment};
 use vramfit_core::estimate::resolve_model;
@@ -122,7 +124,7 @@ pub fn Doctor() -> impl IntoView {
                         plans.get().map(|p| match p {
                             Ok(p) if p.fits => view! { <p data-testid="doctor-plan-fits">{tr("doctor-plan-fits")}</p> }.into_any(),
                             Ok(p) => view! { <PlanList plans=p.plans units/> }.into_any(),
-                            Err(e) => view! { <p class="error"><code>{e.field}</code>": "{e.message}</p> }.into_any(),
+                            Err(e) => view! { <p class="error"><InputErrorText err=e/></p> }.into_any(),
                         })
                     }}
                 </section>

@@ -2,6 +2,8 @@
 //! what each one means, the formula behind every line, and the headroom.
 
 use leptos::prelude::*;
+
+use crate::components::controls::InputErrorText;
 use vramfit_core::report::{Counter, GpuReport, Part};
 use vramfit_core::Estimate;
 
@@ -53,7 +55,7 @@ pub fn ResultPanel() -> impl IntoView {
                     Ok(e) => view! { <Breakdown estimate=e units=state.units.get()/> }.into_any(),
                     Err(err) => view! {
                         <p class="error" role="alert" data-testid="estimate-error">
-                            <code>{err.field.clone()}</code>": "{err.message.clone()}
+                            <InputErrorText err=err.clone()/>
                         </p>
                     }.into_any(),
                 }

@@ -5,6 +5,8 @@
 //! own inputs (and link parameters); goal and priority are `goal=`, `prio=`.
 
 use leptos::prelude::*;
+
+use crate::components::controls::InputErrorText;
 use vramfit_core::scenario::Scenario;
 use vramfit_core::wizard::{recommend, Goal, Priority, Recommendation, WizardAnswers, WizardGpu};
 use vramfit_core::InputError;
@@ -140,7 +142,7 @@ fn WizardError(err: InputError) -> impl IntoView {
     view! {
         <section class="panel wizard-result">
             <p class="error" role="alert" data-testid="wizard-error">
-                <code>{err.field.clone()}</code>": "{err.message.clone()}
+                <InputErrorText err=err.clone()/>
             </p>
         </section>
     }
