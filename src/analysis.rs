@@ -10,11 +10,14 @@ use vramfit_core::scenario::{Scenario, TaskKind};
 
 /// Catalog models whose id, name or family contain every word of `query`.
 pub fn search_models(query: &str) -> Vec<&'static CatalogModel> {
-    let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    let words: Vec<String> = query
+        .split_whitespace()
+        .map(str::to_ascii_lowercase)
+        .collect();
     models()
         .iter()
         .filter(|m| {
-            let hay = format!("{} {} {}", m.id, m.name, m.family).to_lowercase();
+            let hay = format!("{} {} {}", m.id, m.name, m.family).to_ascii_lowercase();
             words.iter().all(|w| hay.contains(w.as_str()))
         })
         .collect()
@@ -370,7 +373,7 @@ mod tests {
         let hits = search_models("llama 7b");
         assert!(hits.iter().any(|m| m.id == "meta-llama/Llama-2-7b-hf"));
         assert!(hits.iter().all(|m| {
-            let hay = format!("{} {} {}", m.id, m.name, m.family).to_lowercase();
+            let hay = format!("{} {} {}", m.id, m.name, m.family).to_ascii_lowercase();
             hay.contains("llama") && hay.contains("7b")
         }));
         assert_eq!(search_models("").len(), models().len());

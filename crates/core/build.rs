@@ -7,6 +7,17 @@
 
 use std::path::Path;
 
+fn drop_nulls(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            map.values_mut().for_each(drop_nulls);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
+}
+
 fn main() {
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "wasm32");
@@ -38,6 +49,14 @@ fn main() {
             for field in strip {
                 entry.remove(*field);
             }
+        }
+        if wasm {
+            // The files' own `about` notes, and nulls (serde reads a missing
+            // Option as None), are for readers of the data, not the app.
+            if let Some(file) = value.as_object_mut() {
+                file.remove("about");
+            }
+            drop_nulls(&mut value);
         }
         let minified = serde_json::to_string(&value).expect("JSON writes");
         std::fs::write(Path::new(&out).join(name), minified).expect("OUT_DIR is writable");

@@ -9,37 +9,33 @@ use std::fmt;
 pub struct InputError {
     pub field: String,
     pub message: String,
-    /// The message in Chinese where it has one (range errors, the most
-    /// common); others show the English message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message_zh: Option<String>,
 }
+
+/// How every range error reads: `{value}{OUT_OF_RANGE}{min} to {max}`.
+const OUT_OF_RANGE: &str = " is out of range: allowed ";
 
 impl InputError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             field: field.into(),
             message: message.into(),
-            message_zh: None,
         }
     }
 
     /// `value` of `field` is outside `min..=max`.
     pub fn out_of_range(field: &str, value: impl fmt::Display, min: u64, max: u64) -> Self {
-        Self {
-            message_zh: Some(format!("{value} 超出范围：允许 {min} 到 {max}")),
-            ..Self::new(
-                field,
-                format!("{value} is out of range: allowed {min} to {max}"),
-            )
-        }
+        Self::new(field, format!("{value}{OUT_OF_RANGE}{min} to {max}"))
     }
 
-    /// The message in `lang` (English where no Chinese text exists).
-    pub fn text(&self, lang: crate::doctor::Lang) -> &str {
-        match (lang, &self.message_zh) {
-            (crate::doctor::Lang::Zh, Some(zh)) => zh,
-            _ => &self.message,
+    /// The message in `lang`. Range errors (the most common, and every one
+    /// written by [`InputError::out_of_range`]) read in Chinese too; other
+    /// messages stay English.
+    pub fn text(&self, lang: crate::doctor::Lang) -> String {
+        match (lang, self.message.split_once(OUT_OF_RANGE)) {
+            (crate::doctor::Lang::Zh, Some((value, allowed))) => {
+                format!("{value} 超出范围：允许 {}", allowed.replace(" to ", " 到 "))
+            }
+            _ => self.message.clone(),
         }
     }
 }
@@ -106,6 +102,7 @@ mod tests {
         assert_eq!(err.text(Lang::Zh), "0 超出范围：允许 1 到 65536");
         // Messages without a Chinese text fall back to English.
         let other = InputError::new("parallel.tp", "must divide the heads");
+        assert_eq!(other.text(Lang::En), "must divide the heads");
         assert_eq!(other.text(Lang::Zh), "must divide the heads");
     }
 }

@@ -280,7 +280,7 @@ impl<'a> Cfg<'a> {
             Some(k) => self.field(k),
             None => format!("config.json ({})", e.field),
         };
-        InputError { field, ..e }
+        InputError::new(field, e.message)
     }
 }
 

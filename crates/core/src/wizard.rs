@@ -444,7 +444,7 @@ fn why(
     let priority = if row.priorities.is_empty() {
         String::new()
     } else {
-        format!(", priority {:?}", a.priority).to_lowercase()
+        format!(", priority {:?}", a.priority).to_ascii_lowercase()
     };
     Text {
         en: format!(

@@ -14,7 +14,7 @@ use crate::i18n::{current_lang, lang, text_or, text_with};
 #[component]
 pub fn InputErrorText(err: vramfit_core::InputError) -> impl IntoView {
     let field = err.field.clone();
-    view! { <code>{field}</code>": "{move || err.text(lang()).to_owned()} }
+    view! { <code>{field}</code>": "{move || err.text(lang())} }
 }
 
 /// A fresh element id for `for`/`aria-describedby` pairs.

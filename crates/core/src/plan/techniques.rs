@@ -491,7 +491,7 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
         ),
         T::MoreGpus => {
             let layout = if after.task == TaskKind::Training {
-                format!("strategy {:?}", ap.strategy).to_lowercase()
+                format!("strategy {:?}", ap.strategy).to_ascii_lowercase()
             } else {
                 format!("tp {} × pp {}", ap.tp, ap.pp)
             };

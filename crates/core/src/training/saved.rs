@@ -93,29 +93,43 @@ pub(super) fn activation_bytes(
     };
     let act = act_fn(spec, t.framework);
     let shape = layer_shape(seq, 0);
-    let terms = layer_terms(&shape, spec, act);
-    let mut per_layer_full: u128 = terms.iter().map(|x| x.bytes).sum();
-    let mut per_layer = layer_bytes(&terms, &shape, t.checkpointing);
+    // Stacks of (layers, tokens, encoder tokens attended to): one for a
+    // decoder-only model; an encoder-decoder (T5) runs its encoder over the
+    // input and `layers` decoder layers over the target tokens, attending to
+    // the encoder's. Per layer below is the mean over the stacks, which is
+    // what the layer count multiplies.
+    let encoder = spec.encoder_layers.filter(|&e| e > 0);
+    let target = decoder_tokens(spec, t);
+    let stacks = match encoder {
+        Some(e) => vec![(e as u128, seq, 0), (spec.layers as u128, target, seq)],
+        None => vec![(spec.layers as u128, seq, 0)],
+    };
+    let mut terms = Vec::new();
+    let (mut kept, mut full, mut layer_count) = (0u128, 0u128, 0u128);
     // The layer recomputed in backward under checkpointing: the largest one.
-    let mut largest_layer_full = per_layer_full;
-    let mut decoder_note = String::new();
-    // Encoder-decoder (T5): `layers` decoder layers run over the target
-    // tokens and attend to the encoder's; per layer below is the mean over
-    // the stack, which is what the layer count multiplies.
-    if let Some(encoder) = spec.encoder_layers.filter(|&e| e > 0) {
-        let target = decoder_tokens(spec, t);
-        let decoder_shape = layer_shape(target, seq);
-        let decoder_terms = layer_terms(&decoder_shape, spec, act);
-        let decoder_full: u128 = decoder_terms.iter().map(|x| x.bytes).sum();
-        let decoder_kept = layer_bytes(&decoder_terms, &decoder_shape, t.checkpointing);
-        let (e, d) = (encoder as u128, spec.layers as u128);
-        per_layer = (per_layer * e + decoder_kept * d).div_ceil(e + d);
-        per_layer_full = (per_layer_full * e + decoder_full * d).div_ceil(e + d);
-        largest_layer_full = largest_layer_full.max(decoder_full);
-        decoder_note = format!(
-            " (mean of {e} encoder layers over {seq} tokens and {d} decoder layers over {target} target tokens with cross-attention)"
-        );
+    let mut largest_layer_full = 0;
+    for &(layers, tokens, cross) in &stacks {
+        let stack_shape = layer_shape(tokens, cross);
+        let stack_terms = layer_terms(&stack_shape, spec, act);
+        let stack_full: u128 = stack_terms.iter().map(|x| x.bytes).sum();
+        kept += layers * layer_bytes(&stack_terms, &stack_shape, t.checkpointing);
+        full += layers * stack_full;
+        layer_count += layers;
+        largest_layer_full = largest_layer_full.max(stack_full);
+        if terms.is_empty() {
+            // The formula spells out the first stack's terms.
+            terms = stack_terms;
+        }
     }
+    let per_layer = kept.div_ceil(layer_count.max(1));
+    let per_layer_full = full.div_ceil(layer_count.max(1));
+    let decoder_note = match encoder {
+        Some(e) => format!(
+            " (mean of {e} encoder layers over {seq} tokens and {} decoder layers over {target} target tokens with cross-attention)",
+            spec.layers
+        ),
+        None => String::new(),
+    };
     let layers_here =
         shards.layers_per_gpu(spec.layers as u128 + spec.encoder_layers.unwrap_or(0) as u128);
     let in_flight = shards.micro_batches_in_flight(t.grad_accum as u128);
