@@ -57,6 +57,18 @@ pub struct ScenarioArgs {
     /// sgd, sgd_momentum, adam, adamw, adamw8bit, paged_adamw, paged_adamw8bit, adafactor, lion
     #[arg(long)]
     pub optimizer: Option<String>,
+    /// torch's fused AdamW/Adam/SGD step (fused=True): no foreach temporary
+    #[arg(long)]
+    pub fused_optimizer: bool,
+    /// Images per sample (training) or per prompt (inference) of a VLM
+    #[arg(long)]
+    pub images: Option<u64>,
+    /// Decoder (target) tokens of an encoder-decoder model such as T5
+    #[arg(long)]
+    pub target_len: Option<u64>,
+    /// torch.cuda.empty_cache() after loading: no loading blocks stay reserved
+    #[arg(long)]
+    pub empty_cache: bool,
     #[arg(long)]
     pub micro_batch: Option<u64>,
     #[arg(long)]
@@ -206,6 +218,13 @@ impl ScenarioArgs {
         if let Some(p) = &self.precision {
             sc.training_precision = parse_enum("--precision", p)?;
         }
+        if let Some(v) = self.images {
+            sc.training.images_per_sample = v;
+            sc.inference.images_per_prompt = v;
+        }
+        if self.empty_cache {
+            sc.empty_cache_after_load = true;
+        }
         let t = &mut sc.training;
         if let Some(m) = &self.method {
             t.method = parse_enum("--method", m)?;
@@ -235,6 +254,13 @@ impl ScenarioArgs {
         if let Some(v) = self.seq_len {
             t.seq_len = v;
         }
+        if self.fused_optimizer {
+            t.fused_optimizer = true;
+        }
+        if let Some(v) = self.target_len {
+            t.target_len = Some(v);
+        }
+
         if let Some(v) = &self.checkpointing {
             t.checkpointing = parse_enum("--checkpointing", v)?;
         }

@@ -230,3 +230,60 @@ fn catalog_lists_models_and_gpus() {
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert!(v.as_array().unwrap().len() >= 30);
 }
+
+#[test]
+fn flags_for_images_targets_fused_steps_and_empty_cache_reach_the_core() {
+    let o = vramfit(&[
+        "estimate",
+        "--model",
+        "llava-hf/llava-1.5-7b-hf",
+        "--task",
+        "training",
+        "--seq-len",
+        "512",
+        "--images",
+        "4",
+        "--fused-optimizer",
+        "--empty-cache",
+        "--checkpointing",
+        "full",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON object");
+    let mut sc = Scenario {
+        model: ModelSource::Catalog("llava-hf/llava-1.5-7b-hf".into()),
+        task: TaskKind::Training,
+        empty_cache_after_load: true,
+        ..Scenario::default()
+    };
+    sc.training.seq_len = 512;
+    sc.training.images_per_sample = 4;
+    sc.training.fused_optimizer = true;
+    sc.training.checkpointing = vramfit_core::scenario::Checkpointing::Full;
+    let e = vramfit_core::estimate(&sc).unwrap();
+    assert_eq!(
+        v["gpus"][0]["peak_reserved_bytes"].as_u64(),
+        Some(e.worst_gpu().peak_reserved_bytes)
+    );
+    assert_eq!(v["notes"][0]["code"], "image_tokens");
+    // T5's target length.
+    let t5 = |extra: &[&str]| {
+        let mut args = vec![
+            "estimate",
+            "-m",
+            "google-t5/t5-base",
+            "--task",
+            "training",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = vramfit(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+        v["gpus"][0]["peak_allocated_bytes"]
+            .as_u64()
+            .expect("bytes")
+    };
+    assert!(t5(&["--target-len", "128"]) < t5(&[]));
+}

@@ -273,9 +273,12 @@ fn number_after(text: &str, marker: &str) -> Option<u64> {
 /// The number written just before `marker` in `text`.
 fn number_before(text: &str, marker: &str) -> Option<u64> {
     let head = &text[..text.find(marker)?];
+    // After the last non-digit, whatever its width in UTF-8.
     let start = head
-        .rfind(|c: char| !c.is_ascii_digit())
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !c.is_ascii_digit())
+        .map_or(0, |(i, c)| i + c.len_utf8());
     head[start..].parse().ok()
 }
 
@@ -494,4 +497,19 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
     }
     caveat_details(case, &mut sc);
     Ok(sc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_next_to_words_in_any_script() {
+        assert_eq!(number_after("VLM: 4 image(s)", "VLM: "), Some(4));
+        assert_eq!(number_before("batch 16 text)", " text)"), Some(16));
+        // A multi-byte character right before the digits.
+        assert_eq!(number_before("图像12 text)", " text)"), Some(12));
+        assert_eq!(number_before("图像 text)", " text)"), None);
+        assert_eq!(number_after("no marker", "VLM: "), None);
+    }
 }
