@@ -126,6 +126,12 @@ pub fn inference_memory(
         prefill += 6 * batch * heads * prompt * prompt + act * batch * prompt * prompt;
         prefill_formula += " + 6·b·a·p² (eager scores) + b·p²·2 (mask)";
     }
+    if spec.arch == crate::model::Arch::T5 {
+        // The encoder's relative-position bias, (b, heads, p, p), lives
+        // through the whole encoder pass (see training/saved.rs).
+        prefill += act * batch * heads * prompt * prompt;
+        prefill_formula += " + b·a·p²·B (T5 position bias)";
+    }
     // Last-position logits in fp32 (transformers/litgpt upcast before sampling).
     let logits = batch * spec.vocab as u128 * 4;
     let quant = crate::training::inference_quant_buffer_bytes(sc, weights);

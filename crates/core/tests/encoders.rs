@@ -40,6 +40,21 @@ fn the_loss_covers_the_target_tokens() {
         bytes(&same, Part::LogitsLoss),
         4 * bytes(&short, Part::LogitsLoss)
     );
+    // T5's relative-position bias: one (b, heads, s, s) tensor per stack.
+    let formula = |e: &Estimate| {
+        e.gpus[0]
+            .lines
+            .iter()
+            .find(|l| l.part == Part::Activations)
+            .expect("activations")
+            .formula
+            .clone()
+    };
+    assert!(
+        formula(&short).contains("position bias 2·b·a·(s² + t²)"),
+        "{}",
+        formula(&short)
+    );
     // Shorter decoder, fewer activations; the encoder's part stays.
     let (a_short, a_same) = (
         bytes(&short, Part::Activations),

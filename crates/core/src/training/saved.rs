@@ -137,7 +137,14 @@ pub(super) fn activation_bytes(
     // Non-layer saved tensors (cpu/README §3): embeddings output, final norm,
     // lm_head input, RoPE cos/sin: ≈ (4 + 2B)·b·s·h.
     let bsh = shape.batch * seq * shape.hidden;
-    let non_layer = (4 + 2 * act_dtype) * bsh;
+    let mut non_layer = (4 + 2 * act_dtype) * bsh;
+    // T5 adds a learned relative-position bias to every layer's scores: one
+    // (b, heads, s, s) tensor per stack (encoder over the input, decoder over
+    // the targets), built in the first layer and kept by all of them.
+    if spec.arch == Arch::T5 {
+        let heads = shape.heads;
+        non_layer += act_dtype * shape.batch * heads * (seq * seq + target * target);
+    }
     total += non_layer;
     // Autocast keeps a 16-bit copy of every linear weight until backward (cpu/README §2).
     let autocast_copies = if autocast {
@@ -186,7 +193,7 @@ pub(super) fn activation_bytes(
         .collect::<Vec<_>>()
         .join(" + ");
     let formula = format!(
-        "{layers_here} layers × {per_layer} B/layer{decoder_note}{}{} × {in_flight} micro-batch(es) in flight{}; per layer: {main}; + non-layer (4+2·{act_dtype})·b·s·h = {non_layer}{}{}{}",
+        "{layers_here} layers × {per_layer} B/layer{decoder_note}{}{} × {in_flight} micro-batch(es) in flight{}; per layer: {main}; + non-layer (4+2·{act_dtype})·b·s·h{} = {non_layer}{}{}{}",
         match t.checkpointing {
             Checkpointing::Off => "",
             Checkpointing::Full => " (checkpointed: layer input only)",
@@ -194,6 +201,7 @@ pub(super) fn activation_bytes(
         },
         if shards.tp > 1 { format!(" (tensor-parallel share over tp {})", shards.tp) } else { String::new() },
         if recompute > 0 { format!(" + one recomputed layer {recompute}") } else { String::new() },
+        if spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else { String::new() },
         if autocast_copies > 0 { format!(" + autocast 16-bit weight copies {autocast_copies}") } else { String::new() },
         if vision > 0 { format!(" + vision tower {vision}") } else { String::new() },
         if t.activation_offload { " (offloaded: 2 layers on GPU)" } else { "" },
