@@ -253,3 +253,4 @@ field-fused-optimizer-fused-true = fused optimizer (fused=True)
 field-target-tokens-0-sequence-length = target tokens (0 = sequence length)
 phase-forward = the forward pass
 field-empty-cache-after-loading = empty_cache() after loading
+field-static-kv-cache = static KV cache

@@ -253,3 +253,4 @@ field-fused-optimizer-fused-true = 融合优化器（fused=True）
 field-target-tokens-0-sequence-length = 目标（解码器）token 数（0 = 与序列长度相同）
 phase-forward = 前向传播
 field-empty-cache-after-loading = 加载后调用 empty_cache()
+field-static-kv-cache = 静态 KV cache（预分配）

@@ -69,6 +69,9 @@ pub struct ScenarioArgs {
     /// torch.cuda.empty_cache() after loading: no loading blocks stay reserved
     #[arg(long)]
     pub empty_cache: bool,
+    /// transformers' static KV cache (cache_implementation="static")
+    #[arg(long)]
+    pub static_cache: bool,
     #[arg(long)]
     pub micro_batch: Option<u64>,
     #[arg(long)]
@@ -224,6 +227,9 @@ impl ScenarioArgs {
         }
         if self.empty_cache {
             sc.empty_cache_after_load = true;
+        }
+        if self.static_cache {
+            sc.inference.static_cache = true;
         }
         let t = &mut sc.training;
         if let Some(m) = &self.method {

@@ -172,13 +172,15 @@ pub fn inference_memory(
     // of the prompt) or the last decode step (the full cache, one token's
     // working set). transformers' DynamicCache grows each layer with
     // torch.cat, so the old and new copy of one layer coexist while decoding.
-    let growth = if inf.engine == Engine::Transformers {
+    // A static cache is allocated whole before the prefill and never grows.
+    let static_cache = inf.engine == Engine::Transformers && inf.static_cache;
+    let growth = if inf.engine == Engine::Transformers && !static_cache {
         kv / spec.layers.max(1) as u128
     } else {
         0
     };
     let decode = batch * (4 * h * act + 3 * i * act / shards.tp) + logits + growth;
-    let kv_prompt = if inf.engine == Engine::Vllm {
+    let kv_prompt = if inf.engine == Engine::Vllm || static_cache {
         kv
     } else {
         kv_cache_bytes(spec, per_token, batch, prompt)

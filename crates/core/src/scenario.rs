@@ -264,6 +264,9 @@ pub struct Inference {
     pub gpu_memory_utilization: f64,
     /// Images per prompt (VLMs).
     pub images_per_prompt: u64,
+    /// transformers' `cache_implementation="static"`: the KV cache for
+    /// prompt + new tokens is allocated before the prefill and never grows.
+    pub static_cache: bool,
 }
 
 impl Default for Inference {
@@ -276,6 +279,7 @@ impl Default for Inference {
             engine: Engine::Transformers,
             gpu_memory_utilization: 0.9,
             images_per_prompt: 0,
+            static_cache: false,
         }
     }
 }

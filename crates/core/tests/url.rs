@@ -338,6 +338,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         pick::<Engine>(),
         fraction(1, 101),
         0u64..8,
+        any::<bool>(),
     );
     let rest = (
         (
@@ -375,7 +376,14 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             vlm,
         ) = t;
         let (micro_batch, grad_accum, seq_len, checkpointing, target_len) = counts;
-        let ((batch, prompt_len, new_tokens), kv_cache_dtype, engine, gmu, images_per_prompt) = i;
+        let (
+            (batch, prompt_len, new_tokens),
+            kv_cache_dtype,
+            engine,
+            gmu,
+            images_per_prompt,
+            static_cache,
+        ) = i;
         let ((gpus, strategy, tp, pp, sequence_parallel, offload), gpu_name, memory_bytes) = rest;
         Scenario {
             model,
@@ -418,6 +426,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 engine,
                 gpu_memory_utilization: gmu,
                 images_per_prompt,
+                static_cache,
             },
             parallel: Parallel {
                 gpus,

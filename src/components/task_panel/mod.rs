@@ -288,6 +288,9 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
                     parse=|t| parse_decimal(t, 0.01, 1.0)
                 />
             </Show>
+            <Show when=move || engine.get() == Engine::Transformers>
+                {flag(state, "static KV cache", |sc| sc.inference.static_cache, |sc, b| sc.inference.static_cache = b)}
+            </Show>
             {count(state, "tensor parallel", 1, MAX_COUNT, |sc| sc.parallel.tp, |sc, n| sc.parallel.tp = n)}
             {count(state, "pipeline parallel", 1, MAX_COUNT, |sc| sc.parallel.pp, |sc, n| sc.parallel.pp = n)}
             <Show when=move || has_vision.get()>

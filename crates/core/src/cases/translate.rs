@@ -316,6 +316,12 @@ fn caveat_details(case: &Case, sc: &mut Scenario) {
         t.seq_len = text;
         t.freeze_vision = caveats.contains("vision tower frozen");
     }
+    // "StaticCache preallocated for prompt+new tokens (cache_implementation='static')"
+    if caveats.contains("cache_implementation='static'")
+        || caveats.contains("cache_implementation=\"static\"")
+    {
+        sc.inference.static_cache = true;
+    }
     // "prompt 640 random tokens (1 image(s) x 576 image tokens + 64 text)"
     if let (Some(images), Some(text)) = (
         number_before(caveats, " image(s) x "),

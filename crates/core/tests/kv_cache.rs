@@ -1,0 +1,73 @@
+//! transformers' KV caches: the default DynamicCache grows one token at a
+//! time (torch.cat: a layer's old and new copy coexist), a StaticCache
+//! (`cache_implementation="static"`) is allocated for prompt + new tokens
+//! before the prefill and never grows.
+
+use vramfit_core::estimate::estimate;
+use vramfit_core::report::Part;
+use vramfit_core::scenario::{ModelSource, Scenario};
+
+fn generate(static_cache: bool) -> vramfit_core::report::Estimate {
+    let mut sc = Scenario {
+        model: ModelSource::Catalog("meta-llama/Llama-3.2-1B".into()),
+        ..Scenario::default()
+    };
+    sc.inference.batch = 4;
+    sc.inference.prompt_len = 2048;
+    sc.inference.new_tokens = 512;
+    sc.inference.static_cache = static_cache;
+    estimate(&sc).expect("estimates")
+}
+
+#[test]
+fn a_static_cache_holds_every_token_from_the_prefill_on() {
+    let (dynamic, fixed) = (generate(false), generate(true));
+    let kv = |e: &vramfit_core::report::Estimate| {
+        e.gpus[0]
+            .lines
+            .iter()
+            .find(|l| l.part == Part::KvCache)
+            .expect("kv")
+            .bytes
+    };
+    // Same cache at the end: 4 × 2560 tokens × 16 layers × 2 × 8 heads × 64 × 2 B.
+    assert_eq!(kv(&dynamic), 4 * 2560 * 16 * 2 * 8 * 64 * 2);
+    assert_eq!(kv(&dynamic), kv(&fixed));
+    // The prefill of a static cache runs over the whole cache: its peak is
+    // the cache plus the prefill's working set, above the dynamic one's.
+    assert!(fixed.gpus[0].peak_allocated_bytes > dynamic.gpus[0].peak_allocated_bytes);
+    // Nothing grows: the reserved memory beyond the peak is smaller.
+    let slack = |e: &vramfit_core::report::Estimate| {
+        e.gpus[0].peak_reserved_bytes - e.gpus[0].peak_allocated_bytes
+    };
+    assert!(slack(&fixed) < slack(&dynamic));
+}
+
+#[test]
+fn a_harness_case_says_when_its_cache_was_static() {
+    // shared/measure/measure_cases.py's generate caveat for cache="static".
+    let case = r#"{"id": "vfm-example-llama32-1b-gen-bf16-sdpa-b4-p2048-n512-static-alloc",
+      "framework": "transformers", "model": {"name": "meta-llama/Llama-3.2-1B", "arch": "llama"},
+      "task": "inference", "precision": {"weights": "bf16", "compute": "bf16", "mixed_precision": "pure"},
+      "inference": {"batch": 4, "prompt_len": 2048, "new_tokens": 512, "kv_cache_dtype": "bf16", "engine": "transformers"},
+      "attention": "sdpa", "parallel": {"gpus": 1}, "gpu": {},
+      "measured": {"metric": "peak_allocated", "bytes": 1},
+      "caveats": "measured as: model.generate greedy, batch 4, prompt 2048 random tokens, exactly 512 new tokens (min_new_tokens = max_new_tokens), StaticCache preallocated for prompt+new tokens (cache_implementation='static')"}"#;
+    let case: vramfit_core::cases::Case = serde_json::from_str(case).expect("case");
+    let sc = vramfit_core::cases::case_scenario(&case).expect("expressible");
+    assert!(sc.inference.static_cache);
+    let dynamic = case
+        .caveats
+        .replace("StaticCache preallocated", "DynamicCache")
+        .replace("cache_implementation='static'", "transformers default");
+    let case = vramfit_core::cases::Case {
+        caveats: dynamic,
+        ..case
+    };
+    assert!(
+        !vramfit_core::cases::case_scenario(&case)
+            .expect("expressible")
+            .inference
+            .static_cache
+    );
+}
