@@ -254,3 +254,5 @@ field-target-tokens-0-sequence-length = target tokens (0 = sequence length)
 phase-forward = the forward pass
 field-empty-cache-after-loading = empty_cache() after loading
 field-static-kv-cache = static KV cache
+update-ready = A new version of vramfit is ready.
+reload = Reload

@@ -254,3 +254,5 @@ field-target-tokens-0-sequence-length = 目标（解码器）token 数（0 = 与
 phase-forward = 前向传播
 field-empty-cache-after-loading = 加载后调用 empty_cache()
 field-static-kv-cache = 静态 KV cache（预分配）
+update-ready = vramfit 有新版本可用。
+reload = 重新加载

@@ -13,6 +13,7 @@ parent folder so that it lives at http://127.0.0.1:PORT/vramfit/):
   2. offline (the server stopped and DevTools' network emulation offline),
      a share link never opened before shows the totals of `vramfit estimate`;
   3. a new release on the server (index.html changed, the hook run again):
+     the open page offers a reload once the new worker takes over;
      after one reload the new worker has replaced the old cache; the next
      reload shows the new page, still computing.
 Root site (dist/, served by scripts/e2e.sh at E2E_BASE):
@@ -199,6 +200,10 @@ def check_sub_path():
         browser.go(link)
         wait_for(lambda: cache_names(browser) == ["vramfit-" + version_b],
                  f"cache vramfit-{version_b} alone", timeout=30)
+        # The page still runs release A; the new worker's takeover offers a reload.
+        wait_for(lambda: browser.script(
+            "return !!document.querySelector('[data-testid=update-ready]')"),
+            "the old release's page offers the reload", timeout=15)
         browser.go(link)
         wait_for(lambda: browser.script(
             "return document.querySelector('meta[name=vramfit-release]')?.content") == "B",

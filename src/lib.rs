@@ -17,9 +17,20 @@ pub mod state;
 use leptos::prelude::*;
 
 use components::{
-    compare::Compare, doctor::Doctor, fit_table::FitTable, gpu_picker::GpuPicker, logs::Logs,
-    model_picker::ModelPicker, notices::Notices, plans::CalculatorPlans, result::ResultPanel,
-    sweep_chart::SweepChart, tabs::Tabs, task_panel::TaskPanel, toolbar::Toolbar, wizard::Wizard,
+    compare::Compare,
+    doctor::Doctor,
+    fit_table::FitTable,
+    gpu_picker::GpuPicker,
+    logs::Logs,
+    model_picker::ModelPicker,
+    notices::{Notices, UpdateNotice},
+    plans::CalculatorPlans,
+    result::ResultPanel,
+    sweep_chart::SweepChart,
+    tabs::Tabs,
+    task_panel::TaskPanel,
+    toolbar::Toolbar,
+    wizard::Wizard,
 };
 use link::View;
 use state::AppState;
@@ -41,6 +52,7 @@ pub fn App() -> impl IntoView {
         <Toolbar/>
         <Tabs/>
         <main class="layout">
+            <UpdateNotice/>
             <Notices/>
             {move || match state.view.get() {
                 View::Calculator => view! { <Calculator/> }.into_any(),

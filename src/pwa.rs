@@ -1,7 +1,9 @@
 //! Offline support: registers the service worker (`sw.js` beside
 //! `index.html`, written by the build's hook, scripts/precache.py).
 
-use leptos::prelude::window;
+use leptos::prelude::{window, RwSignal, Set};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 
 /// The service worker script, relative to the page: its scope is then the
 /// directory the app is served from (`/` or `/vramfit/`).
@@ -37,6 +39,25 @@ pub fn register_service_worker() {
     leptos::task::spawn_local(async move {
         let _ = wasm_bindgen_futures::JsFuture::from(registering).await;
     });
+}
+
+/// Sets `ready` when a new release's worker takes over a page that an
+/// earlier release's worker was serving: the page runs the old release
+/// until it reloads. The first install (no worker before) is not news.
+pub fn watch_for_updates(ready: RwSignal<bool>) {
+    let navigator = window().navigator();
+    let has_workers = js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false);
+    if !has_workers {
+        return;
+    }
+    let container = navigator.service_worker();
+    if container.controller().is_none() {
+        return;
+    }
+    let on_change = Closure::<dyn FnMut()>::new(move || ready.set(true));
+    container.set_oncontrollerchange(Some(on_change.as_ref().unchecked_ref()));
+    // Lives as long as the page.
+    on_change.forget();
 }
 
 #[cfg(test)]
