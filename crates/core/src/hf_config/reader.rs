@@ -1,0 +1,203 @@
+//! The typed reader of a `config.json` object: every value read with its
+//! range, every error naming the field (with the sub-config's prefix), and
+//! the class defaults of sub-configs saved as a diff.
+
+use serde_json::{Map, Value};
+
+use super::SUPPORTED_MODEL_TYPES;
+use crate::error::{InputError, Result};
+
+/// Fallbacks for sub-configs that transformers saves as a diff against the
+/// class defaults (LLaVA's `text_config`, `vision_config`).
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Defaults {
+    None,
+    /// `LlamaConfig()` in transformers: 4096 hidden, 11008 MLP, 32 layers and heads,
+    /// 32000 vocabulary, 2048 positions.
+    Llama,
+    /// `CLIPVisionConfig()` in transformers: ViT-B/32 at 224 px (768 hidden,
+    /// 3072 MLP, 12 layers and heads).
+    ClipVision,
+}
+
+impl Defaults {
+    pub(super) fn value(self, key: &str) -> Option<u64> {
+        match (self, key) {
+            (Defaults::Llama, "hidden_size") => Some(4096),
+            (Defaults::Llama, "intermediate_size") => Some(11008),
+            (Defaults::Llama, "num_hidden_layers" | "num_attention_heads") => Some(32),
+            (Defaults::Llama, "vocab_size") => Some(32000),
+            (Defaults::Llama, "max_position_embeddings") => Some(2048),
+            (Defaults::ClipVision, "hidden_size") => Some(768),
+            (Defaults::ClipVision, "intermediate_size") => Some(3072),
+            (Defaults::ClipVision, "num_hidden_layers" | "num_attention_heads") => Some(12),
+            (Defaults::ClipVision, "image_size") => Some(224),
+            (Defaults::ClipVision, "patch_size") => Some(32),
+            _ => None,
+        }
+    }
+}
+
+/// A JSON object with the path used in error messages.
+pub(super) struct Cfg<'a> {
+    pub(super) obj: &'a Map<String, Value>,
+    pub(super) prefix: String,
+    pub(super) defaults: Defaults,
+}
+
+impl<'a> Cfg<'a> {
+    pub(super) fn new(obj: &'a Map<String, Value>, prefix: &str) -> Self {
+        Cfg {
+            obj,
+            prefix: prefix.to_string(),
+            defaults: Defaults::None,
+        }
+    }
+
+    pub(super) fn field(&self, key: &str) -> String {
+        format!("config.json: {}{key}", self.prefix)
+    }
+
+    /// The first of `keys` present and not null.
+    pub(super) fn find(&self, keys: &[&'a str]) -> Option<(&'a str, &'a Value)> {
+        keys.iter()
+            .find_map(|k| self.obj.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)))
+    }
+
+    /// An integer in `min..=max` under any of `keys`, or `None` when absent.
+    pub(super) fn int(&self, keys: &[&'a str], min: u64, max: u64) -> Result<Option<u64>> {
+        let Some((key, value)) = self.find(keys) else {
+            let fallback = keys.iter().find_map(|k| self.defaults.value(k));
+            return Ok(fallback);
+        };
+        let number = match value {
+            Value::Number(n) => n.as_u64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e18)
+                    .map(|f| f as u64)
+            }),
+            _ => None,
+        };
+        let Some(number) = number else {
+            return Err(InputError::new(
+                self.field(key),
+                format!("expected a whole number from {min} to {max}, got {value}"),
+            ));
+        };
+        if number < min || number > max {
+            return Err(InputError::out_of_range(&self.field(key), number, min, max));
+        }
+        Ok(Some(number))
+    }
+
+    pub(super) fn req(&self, keys: &[&'a str], min: u64, max: u64) -> Result<u64> {
+        self.int(keys, min, max)?.ok_or_else(|| {
+            let also = if keys.len() > 1 {
+                format!(" (also read as {})", keys[1..].join(", "))
+            } else {
+                String::new()
+            };
+            InputError::new(
+                self.field(keys.first().copied().unwrap_or("?")),
+                format!("is missing{also}: allowed {min} to {max}"),
+            )
+        })
+    }
+
+    pub(super) fn flag(&self, key: &str, default: bool) -> Result<bool> {
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(InputError::new(
+                self.field(key),
+                format!("expected true or false, got {other}"),
+            )),
+        }
+    }
+
+    pub(super) fn string(&self, key: &str) -> Result<Option<&'a str>> {
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(other) => Err(InputError::new(
+                self.field(key),
+                format!("expected a string, got {other}"),
+            )),
+        }
+    }
+
+    pub(super) fn object(&self, key: &str) -> Result<Option<Cfg<'a>>> {
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(o)) => Ok(Some(Cfg::new(o, &format!("{}{key}.", self.prefix)))),
+            Some(other) => Err(InputError::new(
+                self.field(key),
+                format!("expected an object, got {other}"),
+            )),
+        }
+    }
+
+    pub(super) fn array(&self, key: &str) -> Result<Option<&'a Vec<Value>>> {
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(a)) => Ok(Some(a)),
+            Some(other) => Err(InputError::new(
+                self.field(key),
+                format!("expected a list, got {other}"),
+            )),
+        }
+    }
+
+    pub(super) fn model_type(&self) -> Result<&'a str> {
+        if let Some(t) = self.string("model_type")? {
+            return Ok(t);
+        }
+        // Old Falcon checkpoints name only their class.
+        if let Some(list) = self.array("architectures")? {
+            if let Some(Value::String(first)) = list.first() {
+                if first.starts_with("RefinedWeb") || first.starts_with("Falcon") {
+                    return Ok("falcon");
+                }
+            }
+        }
+        Err(InputError::new(
+            self.field("model_type"),
+            format!(
+                "is missing: supported: {}",
+                SUPPORTED_MODEL_TYPES.join(", ")
+            ),
+        ))
+    }
+
+    /// True when `architectures` lists a class whose name ends with `suffix`.
+    pub(super) fn has_architecture(&self, suffix: &str) -> Result<bool> {
+        Ok(self.array("architectures")?.is_some_and(|list| {
+            list.iter()
+                .any(|a| a.as_str().is_some_and(|s| s.ends_with(suffix)))
+        }))
+    }
+
+    /// Maps a `model.*` error from `ModelSpec::validate` to the config key.
+    pub(super) fn rename_error(&self, e: InputError) -> InputError {
+        let keys: &[&str] = match e.field.as_str() {
+            "model.hidden" => &["hidden_size", "n_embd", "d_model", "n_embed"],
+            "model.layers" => &[
+                "num_hidden_layers",
+                "n_layer",
+                "num_decoder_layers",
+                "num_layers",
+            ],
+            "model.heads" => &["num_attention_heads", "n_head", "num_heads"],
+            "model.kv_heads" => &["num_key_value_heads", "num_kv_heads", "n_head_kv"],
+            "model.head_dim" => &["head_dim", "d_kv"],
+            "model.intermediate" => &["intermediate_size", "n_inner", "d_ff", "ffn_dim"],
+            "model.vocab" => &["vocab_size"],
+            _ => &[],
+        };
+        let field = match keys.iter().find(|k| self.obj.contains_key(**k)) {
+            Some(k) => self.field(k),
+            None => format!("config.json ({})", e.field),
+        };
+        InputError::new(field, e.message)
+    }
+}

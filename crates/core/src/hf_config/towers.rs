@@ -1,0 +1,122 @@
+//! Vision towers: a CLIP vision model on its own, and LLaVA (CLIP tower +
+//! projector + a Llama-family language model).
+
+use serde_json::Value;
+
+use super::reader::{Cfg, Defaults};
+use super::{import, import_decoder};
+use crate::error::{InputError, Result};
+use crate::model::{
+    llava_projector_params, Arch, MlpKind, ModelSpec, NormKind, VisionTower, MAX_DIM, MAX_HEADS,
+    MAX_IMAGE_SIZE, MAX_LAYERS,
+};
+
+pub(super) fn vision_tower(cfg: &Cfg, with_projection: bool) -> Result<VisionTower> {
+    let image_size = cfg.req(&["image_size"], 1, MAX_IMAGE_SIZE)?;
+    Ok(VisionTower {
+        hidden: cfg.req(&["hidden_size"], 1, MAX_DIM)?,
+        layers: cfg.req(&["num_hidden_layers"], 1, MAX_LAYERS)?,
+        heads: cfg.req(&["num_attention_heads"], 1, MAX_HEADS)?,
+        intermediate: cfg.req(&["intermediate_size"], 1, MAX_DIM)?,
+        image_size,
+        patch_size: cfg.req(&["patch_size"], 1, image_size)?,
+        projector_params: 0,
+        projection_dim: if with_projection {
+            // CLIPVisionConfig's default projection_dim
+            cfg.int(&["projection_dim"], 1, MAX_DIM)?.unwrap_or(512)
+        } else {
+            0
+        },
+    })
+}
+
+/// A spec whose transformer fields mirror the tower, for the estimator's
+/// activation and attention math.
+fn tower_spec(name: &str, arch: Arch, tower: VisionTower) -> ModelSpec {
+    ModelSpec {
+        name: name.to_string(),
+        arch,
+        hidden: tower.hidden,
+        layers: tower.layers,
+        heads: tower.heads,
+        kv_heads: tower.heads,
+        intermediate: tower.intermediate,
+        vocab: 0,
+        max_position: tower.tokens_per_image(),
+        mlp: MlpKind::Plain,
+        norm: NormKind::Layer,
+        qkv_bias: true,
+        out_bias: true,
+        vision: Some(tower),
+        ..ModelSpec::default()
+    }
+}
+
+pub(super) fn import_clip(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
+    let with_projection = cfg.has_architecture("WithProjection")?;
+    let tower = if model_type == "clip" {
+        let mut vision = cfg.object("vision_config")?.ok_or_else(|| {
+            InputError::new(
+                cfg.field("vision_config"),
+                "is missing: a clip config needs one",
+            )
+        })?;
+        vision.defaults = Defaults::ClipVision;
+        vision_tower(&vision, with_projection)?
+    } else {
+        let mut plain = Cfg::new(cfg.obj, &cfg.prefix);
+        plain.defaults = cfg.defaults;
+        vision_tower(&plain, with_projection)?
+    };
+    Ok(tower_spec(model_type, Arch::ClipVision, tower))
+}
+
+pub(super) fn import_llava(cfg: &Cfg) -> Result<ModelSpec> {
+    let mut vision = cfg.object("vision_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("vision_config"),
+            "is missing: a llava config needs one",
+        )
+    })?;
+    vision.defaults = Defaults::ClipVision;
+    match vision.string("model_type")? {
+        None | Some("clip_vision_model") => {}
+        Some(other) => {
+            return Err(InputError::new(
+                vision.field("model_type"),
+                format!("\"{other}\" is not supported: only clip_vision_model towers"),
+            ))
+        }
+    }
+    let mut tower = vision_tower(&vision, false)?;
+    let mut text = cfg.object("text_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("text_config"),
+            "is missing: a llava config needs one",
+        )
+    })?;
+    // LLaVA configs store the text model as a diff against LlamaConfig().
+    let text_type = text.string("model_type")?.unwrap_or("llama");
+    if text_type == "llama" {
+        text.defaults = Defaults::Llama;
+    }
+    let mut spec = if text.string("model_type")?.is_some() {
+        import(&text, text.defaults)?
+    } else {
+        import_decoder(&text, Arch::Llama, "llama")?
+    };
+    if cfg.flag("multimodal_projector_bias", true)? {
+        tower.projector_params = llava_projector_params(tower.hidden, spec.hidden);
+    } else {
+        // Two linears without biases.
+        let with_bias = llava_projector_params(tower.hidden, spec.hidden);
+        tower.projector_params = with_bias.saturating_sub(2 * spec.hidden);
+    }
+    spec.arch = Arch::Llava;
+    spec.name = "llava".to_string();
+    if let Some(tied) = cfg.obj.get("tie_word_embeddings").and_then(Value::as_bool) {
+        spec.tied_embeddings = tied;
+    }
+    spec.vision = Some(tower);
+    Ok(spec)
+}
