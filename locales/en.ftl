@@ -256,3 +256,4 @@ field-empty-cache-after-loading = empty_cache() after loading
 field-static-kv-cache = static KV cache
 update-ready = A new version of vramfit is ready.
 reload = Reload
+field-tuple-kv-cache-transformers-4-36 = tuple KV cache (transformers < 4.36)

@@ -256,3 +256,4 @@ field-empty-cache-after-loading = 加载后调用 empty_cache()
 field-static-kv-cache = 静态 KV cache（预分配）
 update-ready = vramfit 有新版本可用。
 reload = 重新加载
+field-tuple-kv-cache-transformers-4-36 = 元组形式的 KV cache（transformers < 4.36）

@@ -72,6 +72,9 @@ pub struct ScenarioArgs {
     /// transformers' static KV cache (cache_implementation="static")
     #[arg(long)]
     pub static_cache: bool,
+    /// transformers before 4.36: past_key_values as tuples (the old and new cache coexist)
+    #[arg(long)]
+    pub tuple_cache: bool,
     #[arg(long)]
     pub micro_batch: Option<u64>,
     #[arg(long)]
@@ -230,6 +233,9 @@ impl ScenarioArgs {
         }
         if self.static_cache {
             sc.inference.static_cache = true;
+        }
+        if self.tuple_cache {
+            sc.inference.tuple_cache = true;
         }
         let t = &mut sc.training;
         if let Some(m) = &self.method {

@@ -129,6 +129,8 @@ pub struct CaseGpu {
 pub struct CaseSource {
     pub repo: String,
     pub file: String,
+    /// The software version or date of the run (`2023-08 blog`, `torch 2.9.0 …`).
+    pub version: String,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -267,6 +267,10 @@ pub struct Inference {
     /// transformers' `cache_implementation="static"`: the KV cache for
     /// prompt + new tokens is allocated before the prefill and never grows.
     pub static_cache: bool,
+    /// transformers before v4.36 (December 2023) passed `past_key_values` as
+    /// tuples: each decode step builds the whole new cache by torch.cat
+    /// while the old one is still referenced.
+    pub tuple_cache: bool,
 }
 
 impl Default for Inference {
@@ -280,6 +284,7 @@ impl Default for Inference {
             gpu_memory_utilization: 0.9,
             images_per_prompt: 0,
             static_cache: false,
+            tuple_cache: false,
         }
     }
 }

@@ -71,3 +71,41 @@ fn a_harness_case_says_when_its_cache_was_static() {
             .static_cache
     );
 }
+
+#[test]
+fn a_tuple_cache_holds_two_copies_at_the_last_step() {
+    // transformers < 4.36: the old tuple of every layer and the new one
+    // coexist at the end of a step. Batch 16, 512 + 512 tokens (the shape
+    // of the 2023 quantization blog's runs): the last decode step holds one
+    // token's working set b·(4h + 3i)·2 B, fp32 logits b·V·4 and the
+    // previous cache again, by hand for Llama-3.2-1B (h 2048, i 8192,
+    // V 128256, 16 layers × 2 × 8 KV heads × 64 × 2 B per token).
+    let mut sc = Scenario {
+        model: ModelSource::Catalog("meta-llama/Llama-3.2-1B".into()),
+        ..Scenario::default()
+    };
+    sc.inference.batch = 16;
+    sc.inference.prompt_len = 512;
+    sc.inference.new_tokens = 512;
+    sc.inference.tuple_cache = true;
+    let tuples = estimate(&sc).expect("estimates");
+    let cache: u64 = 16 * 1024 * 16 * 2 * 8 * 64 * 2;
+    let working = 16 * (4 * 2048 + 3 * 8192) * 2 + 16 * 128_256 * 4;
+    let activations = tuples.gpus[0]
+        .lines
+        .iter()
+        .find(|l| l.part == Part::Activations)
+        .expect("activations");
+    assert_eq!(
+        activations.bytes,
+        working + cache,
+        "{}",
+        activations.formula
+    );
+    // With today's DynamicCache the prefill holds the peak instead.
+    sc.inference.tuple_cache = false;
+    assert!(
+        estimate(&sc).expect("estimates").gpus[0].peak_allocated_bytes
+            < tuples.gpus[0].peak_allocated_bytes
+    );
+}

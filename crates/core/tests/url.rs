@@ -338,7 +338,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         pick::<Engine>(),
         fraction(1, 101),
         0u64..8,
-        any::<bool>(),
+        any::<[bool; 2]>(),
     );
     let rest = (
         (
@@ -382,7 +382,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             engine,
             gmu,
             images_per_prompt,
-            static_cache,
+            caches,
         ) = i;
         let ((gpus, strategy, tp, pp, sequence_parallel, offload), gpu_name, memory_bytes) = rest;
         Scenario {
@@ -426,7 +426,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 engine,
                 gpu_memory_utilization: gmu,
                 images_per_prompt,
-                static_cache,
+                static_cache: caches[0],
+                tuple_cache: caches[1],
             },
             parallel: Parallel {
                 gpus,

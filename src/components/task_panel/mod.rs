@@ -290,6 +290,7 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
             </Show>
             <Show when=move || engine.get() == Engine::Transformers>
                 {flag(state, "static KV cache", |sc| sc.inference.static_cache, |sc, b| sc.inference.static_cache = b)}
+                {flag(state, "tuple KV cache (transformers < 4.36)", |sc| sc.inference.tuple_cache, |sc, b| sc.inference.tuple_cache = b)}
             </Show>
             {count(state, "tensor parallel", 1, MAX_COUNT, |sc| sc.parallel.tp, |sc, n| sc.parallel.tp = n)}
             {count(state, "pipeline parallel", 1, MAX_COUNT, |sc| sc.parallel.pp, |sc, n| sc.parallel.pp = n)}

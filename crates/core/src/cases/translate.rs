@@ -282,6 +282,34 @@ fn number_before(text: &str, marker: &str) -> Option<u64> {
     head[start..].parse().ok()
 }
 
+/// Whether a transformers run predates v4.36 (December 2023), when
+/// `DynamicCache` replaced the tuples of `past_key_values`: by the
+/// transformers version the case names, else by the year it is dated.
+fn predates_dynamic_cache(version: &str) -> bool {
+    if let Some(at) = version.find("transformers ") {
+        let rest = &version[at + "transformers ".len()..];
+        let major = number_after(rest, "");
+        let minor = rest
+            .split_once('.')
+            .and_then(|(_, after)| number_after(after, ""));
+        if let (Some(major), Some(minor)) = (major, minor) {
+            return (major, minor) < (4, 36);
+        }
+    }
+    // The first year written (2019–2099); none: not known to be old.
+    let bytes = version.as_bytes();
+    (0..bytes.len().saturating_sub(3)).any(|i| {
+        let word_start = i == 0 || !bytes[i - 1].is_ascii_digit();
+        let word_end = bytes.get(i + 4).is_none_or(|b| !b.is_ascii_digit());
+        word_start
+            && word_end
+            && bytes[i..i + 4].iter().all(u8::is_ascii_digit)
+            && version[i..i + 4]
+                .parse::<u64>()
+                .is_ok_and(|year| (2019..2024).contains(&year))
+    })
+}
+
 /// Setup details a case states only in its caveats, in the words of the
 /// measuring harness (shared/measure/measure_cases.py) and of HF Trainer
 /// options: torch's fused AdamW, and a VLM's images, which the fields count
@@ -502,12 +530,35 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
         other => return Err(unsupported(format!("task \"{other}\""))),
     }
     caveat_details(case, &mut sc);
+    if sc.task == TaskKind::Inference
+        && sc.inference.engine == Engine::Transformers
+        && predates_dynamic_cache(&case.source.version)
+    {
+        sc.inference.tuple_cache = true;
+    }
     Ok(sc)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_before_transformers_4_36_used_tuple_caches() {
+        assert!(predates_dynamic_cache("2023-08 blog"));
+        assert!(predates_dynamic_cache(
+            "commit 008f5c8c (doc read); runs from 2023"
+        ));
+        assert!(predates_dynamic_cache("transformers 4.35.2, torch 2.1"));
+        assert!(!predates_dynamic_cache("transformers 4.36.0"));
+        assert!(!predates_dynamic_cache(
+            "torch 2.9.0 (CUDA 12.8), transformers 4.57.1"
+        ));
+        assert!(!predates_dynamic_cache("vLLM 0.19, 2025"));
+        // A commit hash or a byte count is not a year.
+        assert!(!predates_dynamic_cache("commit 20230801ab"));
+        assert!(!predates_dynamic_cache(""));
+    }
 
     #[test]
     fn numbers_next_to_words_in_any_script() {

@@ -174,6 +174,7 @@ pub(super) const V1: &[Field] = &[
     },
     count!("ipp", 0, MAX_IMAGES, inference.images_per_prompt),
     flag!("static", inference.static_cache),
+    flag!("tuple", inference.tuple_cache),
     count!("n", 1, MAX_COUNT, parallel.gpus),
     choice!("par", parallel.strategy),
     count!("tp", 1, MAX_COUNT, parallel.tp),
