@@ -372,3 +372,36 @@ fn a_fused_step_is_the_free_fix_for_the_foreach_temporary() {
     let check = estimate::estimate(&best.scenario).expect("estimates");
     assert!(check.fits() == Some(true));
 }
+
+/// Llama-2-13B in fp16 serving 16 × (512 + 512) tokens on an A100 40 GB with
+/// a 2023 transformers (tuple caches): weights 26 GB + twice the 13.4 GB
+/// cache at the last step do not fit; one cache does, so upgrading to the
+/// DynamicCache is a plan, free of speed and quality cost.
+#[test]
+fn old_tuple_caches_are_fixed_by_upgrading_transformers() {
+    let mut sc = Scenario {
+        model: ModelSource::Catalog("meta-llama/Llama-2-13b-hf".into()),
+        weights: vramfit_core::precision::WeightFormat::Fp16,
+        compute_dtype: vramfit_core::precision::Dtype::Fp16,
+        ..Scenario::default()
+    };
+    sc.inference.batch = 16;
+    sc.inference.prompt_len = 512;
+    sc.inference.new_tokens = 512;
+    sc.inference.tuple_cache = true;
+    sc.gpu.name = Some("a100-sxm4-40gb".into());
+    let report = fix_plans(&sc, &PlanOptions::default()).expect("plans");
+    assert!(!report.fits);
+    let upgrade = report
+        .plans
+        .iter()
+        .find(|p| p.changes.iter().any(|c| c.id == TechniqueId::DynamicCache))
+        .expect("a plan that upgrades transformers");
+    assert!(!upgrade.scenario.inference.tuple_cache);
+    assert!(
+        estimate::estimate(&upgrade.scenario)
+            .expect("estimates")
+            .fits()
+            == Some(true)
+    );
+}

@@ -36,6 +36,7 @@ pub enum TechniqueId {
     ShorterSequence,
     ShorterGeneration,
     SmallerBatch,
+    DynamicCache,
     #[serde(rename = "kv_cache_8bit")]
     KvCache8bit,
     Zero1,
@@ -48,7 +49,7 @@ pub enum TechniqueId {
 
 impl TechniqueId {
     /// Every id, for checks that the data covers the code and back.
-    pub const ALL: [TechniqueId; 23] = [
+    pub const ALL: [TechniqueId; 24] = [
         TechniqueId::SmallerMicroBatch,
         TechniqueId::GradientCheckpointing,
         TechniqueId::HalfPrecision,
@@ -65,6 +66,7 @@ impl TechniqueId {
         TechniqueId::ShorterSequence,
         TechniqueId::ShorterGeneration,
         TechniqueId::SmallerBatch,
+        TechniqueId::DynamicCache,
         TechniqueId::KvCache8bit,
         TechniqueId::Zero1,
         TechniqueId::Zero2,
@@ -267,6 +269,11 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
                 _ => Optimizer::Adafactor,
             };
             training && adam && !t.optimizer_in_backward
+        }
+        T::DynamicCache => {
+            let old = s.inference.tuple_cache;
+            s.inference.tuple_cache = false;
+            !training && old && s.inference.engine == Engine::Transformers
         }
         T::FusedOptimizer => {
             // torch has fused kernels for Adam, AdamW and SGD; a step
