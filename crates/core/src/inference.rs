@@ -95,20 +95,7 @@ pub fn inference_memory(
     ));
     if spec.arch.is_encoder_only() {
         let (working, formula) = encoder_forward_bytes(spec, sc, shards);
-        lines.push(Line::new(
-            Part::Activations,
-            working,
-            formula,
-            Counter::Allocated,
-        ));
-        lines.extend(crate::training::quant_buffer_line(sc, weights));
-        let quant = crate::training::inference_quant_buffer_bytes(sc, weights);
-        return InferenceMemory {
-            lines,
-            per_step: working + quant,
-            peak_allocated: weight_bytes + working + quant,
-            kv_per_token: 0,
-        };
+        return finish(lines, sc, weights, weight_bytes, 0, (working, formula), working, 0);
     }
 
     let h = spec.hidden as u128;
@@ -134,7 +121,6 @@ pub fn inference_memory(
     }
     // Last-position logits in fp32 (transformers/litgpt upcast before sampling).
     let logits = batch * spec.vocab as u128 * 4;
-    let quant = crate::training::inference_quant_buffer_bytes(sc, weights);
 
     let (kv, kv_formula) = match inf.engine {
         Engine::Vllm => {
@@ -210,19 +196,45 @@ pub fn inference_memory(
             ),
         )
     };
+    finish(
+        lines,
+        sc,
+        weights,
+        weight_bytes,
+        kv,
+        (working, working_formula),
+        prefill + logits + growth,
+        per_token,
+    )
+}
+
+/// The working-set line and the dequantization buffers after the weights
+/// (and cache) lines, and the totals: the peak holds weights, cache,
+/// working set and buffers; the per-step churn adds the buffers.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    mut lines: Vec<Line>,
+    sc: &Scenario,
+    weights: &WeightBytes,
+    weight_bytes: u128,
+    kv: u128,
+    (working, formula): (u128, String),
+    per_step: u128,
+    kv_per_token: u128,
+) -> InferenceMemory {
     lines.push(Line::new(
         Part::Activations,
         working,
-        working_formula,
+        formula,
         Counter::Allocated,
     ));
     lines.extend(crate::training::quant_buffer_line(sc, weights));
-    let peak = weight_bytes + kv + working + quant;
+    let quant = crate::training::inference_quant_buffer_bytes(sc, weights);
     InferenceMemory {
         lines,
-        per_step: prefill + logits + growth + quant,
-        peak_allocated: peak,
-        kv_per_token: per_token,
+        per_step: per_step + quant,
+        peak_allocated: weight_bytes + kv + working + quant,
+        kv_per_token,
     }
 }
 

@@ -7,14 +7,20 @@ use vramfit_core::estimate::estimate;
 use vramfit_core::report::Part;
 use vramfit_core::scenario::{ModelSource, Scenario};
 
-fn generate(static_cache: bool) -> vramfit_core::report::Estimate {
+/// Llama-3.2-1B generating `new` tokens after a `prompt` for `batch` sequences.
+fn llama_1b(batch: u64, prompt: u64, new: u64) -> Scenario {
     let mut sc = Scenario {
         model: ModelSource::Catalog("meta-llama/Llama-3.2-1B".into()),
         ..Scenario::default()
     };
-    sc.inference.batch = 4;
-    sc.inference.prompt_len = 2048;
-    sc.inference.new_tokens = 512;
+    sc.inference.batch = batch;
+    sc.inference.prompt_len = prompt;
+    sc.inference.new_tokens = new;
+    sc
+}
+
+fn generate(static_cache: bool) -> vramfit_core::report::Estimate {
+    let mut sc = llama_1b(4, 2048, 512);
     sc.inference.static_cache = static_cache;
     estimate(&sc).expect("estimates")
 }
@@ -80,13 +86,7 @@ fn a_tuple_cache_holds_two_copies_at_the_last_step() {
     // token's working set b·(4h + 3i)·2 B, fp32 logits b·V·4 and the
     // previous cache again, by hand for Llama-3.2-1B (h 2048, i 8192,
     // V 128256, 16 layers × 2 × 8 KV heads × 64 × 2 B per token).
-    let mut sc = Scenario {
-        model: ModelSource::Catalog("meta-llama/Llama-3.2-1B".into()),
-        ..Scenario::default()
-    };
-    sc.inference.batch = 16;
-    sc.inference.prompt_len = 512;
-    sc.inference.new_tokens = 512;
+    let mut sc = llama_1b(16, 512, 512);
     sc.inference.tuple_cache = true;
     let tuples = estimate(&sc).expect("estimates");
     let cache: u64 = 16 * 1024 * 16 * 2 * 8 * 64 * 2;
