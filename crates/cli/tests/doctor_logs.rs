@@ -1,8 +1,7 @@
 //! `vramfit doctor` and `vramfit logs` run as a user would, on the core's
 //! fixtures (provenance in crates/core/tests/data/*/README.md).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -10,30 +9,11 @@ fn data(path: &str) -> String {
     format!("{}/../core/tests/data/{path}", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn vramfit(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vramfit"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary runs");
-    if let Some(mut pipe) = child.stdin.take() {
-        // A command that rejects its arguments exits before reading stdin;
-        // the closed pipe is then expected, not a failure.
-        if let Err(error) = pipe.write_all(stdin.unwrap_or("").as_bytes()) {
-            assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe, "stdin");
-        }
-    }
-    child.wait_with_output().expect("finishes")
-}
+mod common;
+use common::{stderr, stdout, vramfit_with_stdin as vramfit};
 
 fn json(output: &Output) -> serde_json::Value {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "{}", stderr(&output));
     serde_json::from_slice(&output.stdout).expect("valid JSON")
 }
 
@@ -93,7 +73,7 @@ fn doctor_text_has_a_bar_and_diagnoses() {
         Some(&std::fs::read_to_string(data("oom/legacy_seed004.txt")).expect("fixture")),
     );
     assert!(output.status.success());
-    let text = String::from_utf8_lossy(&output.stdout);
+    let text = stdout(&output);
     assert!(text.contains("GPU 0 · 23.69 GiB"), "{text}");
     assert!(text.contains("[####"), "{text}");
     assert!(text.contains("[card_too_small]"), "{text}");
@@ -103,7 +83,7 @@ fn doctor_text_has_a_bar_and_diagnoses() {
 fn doctor_without_a_message_exits_2() {
     let output = vramfit(&["doctor", "-"], Some("Traceback: ValueError: bad shape"));
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("no out-of-memory message found"));
+    assert!(stderr(&output).contains("no out-of-memory message found"));
     let missing = vramfit(&["doctor", &data("oom/does_not_exist.txt")], None);
     assert_eq!(missing.status.code(), Some(2));
 }
@@ -168,8 +148,8 @@ fn logs_bad_input_exits_2() {
         Some("Step 1: Memory=1GB"),
     );
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("--capacity"));
+    assert!(stderr(&output).contains("--capacity"));
     let output = vramfit(&["logs", "-"], Some("nothing to see"));
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("need at least 3"));
+    assert!(stderr(&output).contains("need at least 3"));
 }

@@ -1,22 +1,15 @@
 //! `vramfit estimate`, `score` and `catalog` run as a user would.
 
-use std::process::{Command, Output};
+mod common;
+
+use std::process::Output;
+
+use common::{stderr, stdout};
 
 use vramfit_core::scenario::{Method, ModelSource, Scenario, TaskKind};
 
 fn vramfit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_vramfit"))
-        .args(args)
-        .output()
-        .expect("run vramfit")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    common::vramfit_with_stdin(args, None)
 }
 
 const CASES: &str = concat!(

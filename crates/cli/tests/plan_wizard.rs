@@ -1,37 +1,13 @@
 //! `vramfit plan` and `vramfit wizard` run as a user runs them: the built
 //! binary, scenario files in a temp directory, answers on stdin.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn vramfit(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vramfit"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the vramfit binary runs");
-    let mut input = child.stdin.take().expect("stdin");
-    // A command that rejects its arguments exits before reading stdin;
-    // the closed pipe is then expected, not a failure.
-    if let Err(error) = input.write_all(stdin.unwrap_or_default().as_bytes()) {
-        assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe, "write stdin");
-    }
-    drop(input);
-    child.wait_with_output().expect("vramfit finishes")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{stderr, stdout, vramfit_with_stdin as vramfit};
 
 fn temp_path(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("vramfit-plan-test-{}-{name}", std::process::id()))

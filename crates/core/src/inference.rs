@@ -95,7 +95,16 @@ pub fn inference_memory(
     ));
     if spec.arch.is_encoder_only() {
         let (working, formula) = encoder_forward_bytes(spec, sc, shards);
-        return finish(lines, sc, weights, weight_bytes, 0, (working, formula), working, 0);
+        return finish(
+            lines,
+            sc,
+            weights,
+            weight_bytes,
+            0,
+            (working, formula),
+            working,
+            0,
+        );
     }
 
     let h = spec.hidden as u128;
