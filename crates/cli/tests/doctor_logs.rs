@@ -13,7 +13,7 @@ mod common;
 use common::{stderr, stdout, vramfit_with_stdin as vramfit};
 
 fn json(output: &Output) -> serde_json::Value {
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(output.status.success(), "{}", stderr(output));
     serde_json::from_slice(&output.stdout).expect("valid JSON")
 }
 
