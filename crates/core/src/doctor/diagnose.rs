@@ -227,18 +227,13 @@ fn attention_matrix(r: &OomReport) -> Option<Diagnosis> {
         return None;
     }
     let listed = |zh: bool| {
-        shapes
-            .iter()
-            .take(3)
-            .map(|(b, h, l, e)| {
-                if zh {
-                    format!("batch {b} × {h} 头 × L={l}（{}）", dtype_name(*e))
-                } else {
-                    format!("batch {b} × {h} heads × L={l} ({})", dtype_name(*e))
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(if zh { "；" } else { "; " })
+        first_shapes(&shapes, zh, |(b, h, l, e)| {
+            if zh {
+                format!("batch {b} × {h} 头 × L={l}（{}）", dtype_name(*e))
+            } else {
+                format!("batch {b} × {h} heads × L={l} ({})", dtype_name(*e))
+            }
+        })
     };
     Some(d(
         "attention_matrix",
@@ -283,24 +278,19 @@ fn logits(r: &OomReport) -> Option<Diagnosis> {
         return None;
     }
     let listed = |zh: bool| {
-        shapes
-            .iter()
-            .take(3)
-            .map(|(tokens, vocab, family, e)| {
-                if zh {
-                    format!(
-                        "{tokens} 个 token × 词表 {vocab}（{family}）× {e} 字节（{}）",
-                        dtype_name(*e)
-                    )
-                } else {
-                    format!(
-                        "{tokens} tokens × vocabulary {vocab} ({family}) × {e} bytes ({})",
-                        dtype_name(*e)
-                    )
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(if zh { "；" } else { "; " })
+        first_shapes(&shapes, zh, |(tokens, vocab, family, e)| {
+            if zh {
+                format!(
+                    "{tokens} 个 token × 词表 {vocab}（{family}）× {e} 字节（{}）",
+                    dtype_name(*e)
+                )
+            } else {
+                format!(
+                    "{tokens} tokens × vocabulary {vocab} ({family}) × {e} bytes ({})",
+                    dtype_name(*e)
+                )
+            }
+        })
     };
     Some(d(
         "logits",
@@ -401,4 +391,15 @@ fn near_limit_spike(r: &OomReport) -> Option<Diagnosis> {
             hb(requested - free)
         ),
     ))
+}
+
+/// The first three candidate shapes a request matches, described by
+/// `describe` and joined with the language's list separator.
+fn first_shapes<T>(shapes: &[T], zh: bool, describe: impl Fn(&T) -> String) -> String {
+    shapes
+        .iter()
+        .take(3)
+        .map(describe)
+        .collect::<Vec<_>>()
+        .join(if zh { "；" } else { "; " })
 }
