@@ -42,6 +42,36 @@ pub fn needs_a_gpu(sc: &Scenario, choice: WizardChoice) -> bool {
     answers.gpu.is_none() && answers.goal != Goal::Serve
 }
 
+/// One radio button per value of a wizard answer, bound to the wizard's
+/// choice (and so to the link).
+fn radio_group<T: Copy + PartialEq + Send + Sync + 'static, const N: usize>(
+    name: &'static str,
+    values: [T; N],
+    testid: fn(T) -> String,
+    text_key: fn(T) -> &'static str,
+    get: fn(&WizardChoice) -> T,
+    set: fn(&mut WizardChoice, T),
+) -> impl IntoView {
+    let state = use_state();
+    values
+        .into_iter()
+        .map(|value| {
+            view! {
+                <label class="choice">
+                    <input
+                        type="radio"
+                        name=name
+                        data-testid=testid(value)
+                        prop:checked=move || state.wizard.with(|w| get(w) == value)
+                        on:change=move |_| state.wizard.update(|w| set(w, value))
+                    />
+                    {tr(text_key(value))}
+                </label>
+            }
+        })
+        .collect_view()
+}
+
 fn goal_text_key(goal: Goal) -> &'static str {
     match goal {
         Goal::TrainFull => "goal-train-full",
@@ -65,40 +95,22 @@ pub fn Wizard() -> impl IntoView {
         let sc = state.settled.get();
         recommend(&answers(&sc, state.wizard.get()))
     });
-    let goal_buttons = GOALS
-        .into_iter()
-        .map(|g| {
-            view! {
-                <label class="choice">
-                    <input
-                        type="radio"
-                        name="wizard-goal"
-                        data-testid=format!("goal-{}", goal_key(g))
-                        prop:checked=move || state.wizard.with(|w| w.goal == g)
-                        on:change=move |_| state.wizard.update(|w| w.goal = g)
-                    />
-                    {tr(goal_text_key(g))}
-                </label>
-            }
-        })
-        .collect_view();
-    let priority_buttons = PRIORITIES
-        .into_iter()
-        .map(|p| {
-            view! {
-                <label class="choice">
-                    <input
-                        type="radio"
-                        name="wizard-priority"
-                        data-testid=format!("prio-{}", priority_key(p))
-                        prop:checked=move || state.wizard.with(|w| w.priority == p)
-                        on:change=move |_| state.wizard.update(|w| w.priority = p)
-                    />
-                    {tr(priority_text_key(p))}
-                </label>
-            }
-        })
-        .collect_view();
+    let goal_buttons = radio_group(
+        "wizard-goal",
+        GOALS,
+        |g| format!("goal-{}", goal_key(g)),
+        goal_text_key,
+        |w| w.goal,
+        |w, g| w.goal = g,
+    );
+    let priority_buttons = radio_group(
+        "wizard-priority",
+        PRIORITIES,
+        |p| format!("prio-{}", priority_key(p)),
+        priority_text_key,
+        |w| w.priority,
+        |w, p| w.priority = p,
+    );
     view! {
         <section class="inputs" aria-label=tr("inputs")>
             <section class="panel wizard-questions" aria-labelledby="wizard-heading">
