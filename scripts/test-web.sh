@@ -8,5 +8,11 @@ export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 # Generous: the first run in a cold browser compiles the test module.
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}"
+# Chromium started by chromedriver leaves a ~100 MB profile in $TMPDIR when the
+# runner ends it; give it a scratch folder removed on exit, so repeated runs
+# do not fill the disk.
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+export TMPDIR="$SCRATCH"
 cargo test --target wasm32-unknown-unknown -p vramfit-web --test web
 scripts/e2e.sh "$@"
