@@ -257,3 +257,4 @@ field-static-kv-cache = static KV cache
 update-ready = A new version of vramfit is ready.
 reload = Reload
 field-tuple-kv-cache-transformers-4-36 = tuple KV cache (transformers < 4.36)
+field-nf4-by-torchao-0-1-torchtune-before-june-2024 = NF4 by torchao 0.1 (torchtune before June 2024)

@@ -257,3 +257,4 @@ field-static-kv-cache = 静态 KV cache（预分配）
 update-ready = vramfit 有新版本可用。
 reload = 重新加载
 field-tuple-kv-cache-transformers-4-36 = 元组形式的 KV cache（transformers < 4.36）
+field-nf4-by-torchao-0-1-torchtune-before-june-2024 = 由 torchao 0.1 量化的 NF4（2024 年 6 月前的 torchtune）

@@ -69,6 +69,9 @@ pub struct ScenarioArgs {
     /// torch.cuda.empty_cache() after loading: no loading blocks stay reserved
     #[arg(long)]
     pub empty_cache: bool,
+    /// NF4 quantized by torchao 0.1 (torchtune before June 2024): unchunked, large loading working sets
+    #[arg(long)]
+    pub unchunked_nf4: bool,
     /// transformers' static KV cache (cache_implementation="static")
     #[arg(long)]
     pub static_cache: bool,
@@ -230,6 +233,9 @@ impl ScenarioArgs {
         }
         if self.empty_cache {
             sc.empty_cache_after_load = true;
+        }
+        if self.unchunked_nf4 {
+            sc.unchunked_nf4_quantizer = true;
         }
         if self.static_cache {
             sc.inference.static_cache = true;

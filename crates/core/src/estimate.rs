@@ -4,7 +4,9 @@ use crate::error::{check_range, InputError, Result};
 use crate::gpu::{find_gpu, GpuSpec};
 use crate::inference::inference_memory;
 use crate::model::{Arch, MlpKind, ModelSpec, NormKind, ParamCounts};
-use crate::overhead::{allocator_slack_bytes, cuda_context_bytes, library_workspace_bytes};
+use crate::overhead::{
+    allocator_slack_bytes, cuda_context_bytes, library_workspace_bytes, loading_cache_bytes,
+};
 use crate::parallel::Shards;
 use crate::precision::{Dtype, WeightFormat};
 use crate::report::{Counter, Estimate, GpuReport, Line, Note, Part};
@@ -322,7 +324,6 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
             .map(|l| l.bytes as u128)
             .sum()
     });
-    let largest_tensor = largest_tensor_bytes(spec, sc);
     let (slack, slack_formula) =
         if sc.inference.engine == crate::scenario::Engine::Vllm && !training {
             (
@@ -330,7 +331,11 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
                 "vLLM allocates its KV cache up front: no growth of the cache".to_string(),
             )
         } else {
-            allocator_slack_bytes(largest_tensor, per_step, sc.empty_cache_after_load)
+            allocator_slack_bytes(
+                loading_cache_bytes(spec, &counts, sc),
+                per_step,
+                sc.empty_cache_after_load,
+            )
         };
     lines.push(Line {
         part: Part::AllocatorSlack,
@@ -400,15 +405,4 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         capacity_bytes: capacity,
         notes,
     })
-}
-
-/// Largest single parameter tensor in its stored dtype (embedding or a projection).
-fn largest_tensor_bytes(spec: &ModelSpec, sc: &Scenario) -> u128 {
-    let h = spec.hidden as u128;
-    let biggest = (spec.vocab as u128 * h).max(h * spec.intermediate as u128);
-    let bytes = match sc.task {
-        TaskKind::Training => crate::weights::trainable_dtype(sc).bytes(),
-        TaskKind::Inference => sc.weights.plain_dtype().unwrap_or(sc.compute_dtype).bytes(),
-    } as u128;
-    biggest * bytes
 }

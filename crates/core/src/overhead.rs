@@ -2,6 +2,9 @@
 //! nvidia-smi sees them) and the caching allocator's unused cache.
 
 use crate::gpu::{Generation, GpuSpec};
+use crate::model::{ModelSpec, ParamCounts};
+use crate::scenario::{Scenario, TaskKind};
+use crate::weights::unchunked_nf4_working_set;
 
 const MIB: u64 = 1 << 20;
 
@@ -31,16 +34,15 @@ pub fn cuda_context_bytes(gpu: Option<&GpuSpec>) -> (u64, &'static str) {
 
 /// The caching allocator keeps freed blocks for reuse. Two mechanisms leave
 /// reserved-but-unallocated memory at the peak:
-/// * loading copies tensors through temporaries; the largest stays cached
-///   (torchtune-tutorial-114: reserved − weights = 0.50 GB ≈ 2 × the 262 MB
-///   embedding of Llama-2-7B);
+/// * loading works through temporaries that stay cached
+///   ([`loading_cache_bytes`]);
 /// * per-step tensors (activations, logits) of varying sizes split cached
 ///   blocks: a share `CHURN_SLACK_PERCENT` of them stays reserved beyond the peak.
 ///
 /// With `empty_cache_after_load` the loading temporaries were released (or
 /// never existed), so only the churn remains.
 pub fn allocator_slack_bytes(
-    largest_tensor_bytes: u128,
+    loading: (u128, String),
     per_step_bytes: u128,
     empty_cache_after_load: bool,
 ) -> (u128, String) {
@@ -51,11 +53,44 @@ pub fn allocator_slack_bytes(
             format!("{CHURN_SLACK_PERCENT}% of per-step tensors {per_step_bytes} (fragmentation; loading blocks released by empty_cache)"),
         );
     }
-    let load = 2 * largest_tensor_bytes;
+    let (load, load_formula) = loading;
     (
         load + churn,
-        format!("2 × largest tensor {largest_tensor_bytes} (loading) + {CHURN_SLACK_PERCENT}% of per-step tensors {per_step_bytes} (fragmentation)"),
+        format!("{load_formula} (loading) + {CHURN_SLACK_PERCENT}% of per-step tensors {per_step_bytes} (fragmentation)"),
     )
+}
+
+/// What loading leaves in the allocator's cache: the copies of the largest
+/// tensor (torchtune-tutorial-114: reserved − weights = 0.50 GB ≈ 2 × the
+/// 262 MB embedding of Llama-2-7B), or torchao 0.1's NF4 quantizer working
+/// sets where they apply ([`unchunked_nf4_working_set`]); the cached blocks
+/// of the larger serve the smaller later.
+pub fn loading_cache_bytes(
+    spec: &ModelSpec,
+    counts: &ParamCounts,
+    sc: &Scenario,
+) -> (u128, String) {
+    let h = spec.hidden as u128;
+    let biggest = (spec.vocab as u128 * h).max(h * spec.intermediate as u128);
+    let dtype_bytes = match sc.task {
+        TaskKind::Training => crate::weights::trainable_dtype(sc).bytes(),
+        TaskKind::Inference => sc.weights.plain_dtype().unwrap_or(sc.compute_dtype).bytes(),
+    } as u128;
+    let largest = biggest * dtype_bytes;
+    let copies = (2 * largest, format!("2 × largest tensor {largest}"));
+    match unchunked_nf4_working_set(spec, counts, sc) {
+        Some((bytes, shapes)) if bytes > copies.0 => {
+            let elements: Vec<String> = shapes.iter().map(u128::to_string).collect();
+            (
+                bytes,
+                format!(
+                    "torchao 0.1 NF4 quantizer working sets 68 B × ({}) elements",
+                    elements.join(" + ")
+                ),
+            )
+        }
+        _ => copies,
+    }
 }
 
 /// Reserved beyond allocated, as a share of the per-step tensors: the BERT

@@ -370,6 +370,11 @@ pub struct Scenario {
     /// `torch.cuda.empty_cache()` after loading, or weights created on the
     /// GPU from a config: no loading temporaries stay cached.
     pub empty_cache_after_load: bool,
+    /// NF4 weights quantized on the GPU by torchao before 0.2 (torchtune
+    /// pinned torchao 0.1 until June 2024), whose quantizer compares every
+    /// element with all 16 NF4 codes at once: tens of bytes of working
+    /// memory per element while loading, which the allocator keeps cached.
+    pub unchunked_nf4_quantizer: bool,
 }
 
 impl Default for Scenario {
@@ -388,6 +393,7 @@ impl Default for Scenario {
             parallel: Parallel::default(),
             gpu: GpuChoice::default(),
             empty_cache_after_load: false,
+            unchunked_nf4_quantizer: false,
         }
     }
 }

@@ -41,11 +41,7 @@ pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> We
         (WeightFormat::Mxfp4, _) => (layers.gate + layers.up + layers.down) as u128,
         _ => layers.linear() as u128,
     };
-    if sc.task == TaskKind::Training
-        && sc.training.framework == Framework::Torchtune
-        && matches!(sc.training.method, Method::Qlora | Method::Lora)
-    {
-        let t = &sc.training.lora.targets;
+    if let Some(t) = quantized_targets(sc) {
         let has = |x: LoraTarget| t.contains(&x);
         let mut q = 0u128;
         for (target, n) in [
@@ -126,6 +122,68 @@ pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> We
             plain_dtype.name()
         ),
     }
+}
+
+/// Working memory of torchao's NF4 quantizer before 0.2 (`NF4Tensor.
+/// from_tensor` in torchao 0.1, which torchtune pinned until June 2024;
+/// torchao 0.2 quantizes in chunks of 1024² elements instead).
+/// `quantize_tensor_nearest` compares every element with the 16 NF4 codes at
+/// once: `(value - nf4)` and its `.abs()` are two (n, 16) bf16 tensors, 32 B
+/// per element each, beside the bf16 weight and its block-scaled copy
+/// (2 + 2 B): 68 B per element of the matrix being quantized. The caching
+/// allocator never merges segments, so a larger matrix cannot reuse a
+/// smaller one's: each new largest shape in build order (attention, then
+/// MLP) keeps its own working set reserved. Returns the bytes and the
+/// element counts of those shapes; `None` when the quantizer does not apply.
+pub fn unchunked_nf4_working_set(
+    spec: &ModelSpec,
+    counts: &ParamCounts,
+    sc: &Scenario,
+) -> Option<(u128, Vec<u128>)> {
+    if !sc.unchunked_nf4_quantizer || effective_format(sc) != WeightFormat::Nf4 {
+        return None;
+    }
+    /// Bytes per element at the quantizer's peak (see above).
+    const WORKING_BYTES_PER_ELEMENT: u128 = 2 * 16 * 2 + 2 + 2;
+    let layers = &counts.layers;
+    let experts = spec.moe.as_ref().map_or(1, |m| m.experts.max(1)) as u128;
+    let per_matrix = |x: u64, expert: bool| {
+        let n = x as u128 / spec.layers.max(1) as u128;
+        if expert {
+            n / experts
+        } else {
+            n
+        }
+    };
+    let quantized = quantized_targets(sc);
+    // Build order of a block: attention projections, then the MLP.
+    let order = [
+        (LoraTarget::Q, per_matrix(layers.q, false)),
+        (LoraTarget::K, per_matrix(layers.k, false)),
+        (LoraTarget::V, per_matrix(layers.v, false)),
+        (LoraTarget::O, per_matrix(layers.o, false)),
+        (LoraTarget::Gate, per_matrix(layers.gate, true)),
+        (LoraTarget::Down, per_matrix(layers.down, true)),
+        (LoraTarget::Up, per_matrix(layers.up, true)),
+    ];
+    let mut shapes = Vec::new();
+    let mut largest = 0;
+    for (target, n) in order {
+        if quantized.is_none_or(|t| t.contains(&target)) && n > largest {
+            shapes.push(n);
+            largest = n;
+        }
+    }
+    let bytes = shapes.iter().sum::<u128>() * WORKING_BYTES_PER_ELEMENT;
+    Some((bytes, shapes))
+}
+
+/// The linears torchtune quantizes (its LoRA targets); `None`: every linear.
+fn quantized_targets(sc: &Scenario) -> Option<&[LoraTarget]> {
+    (sc.task == TaskKind::Training
+        && sc.training.framework == Framework::Torchtune
+        && matches!(sc.training.method, Method::Qlora | Method::Lora))
+    .then_some(sc.training.lora.targets.as_slice())
 }
 
 /// The weight format in effect: QLoRA on a 16-bit choice means NF4.

@@ -307,7 +307,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         pick::<Dtype>(),
         pick::<TrainingPrecision>(),
         pick::<Attention>(),
-        any::<bool>(),
+        any::<[bool; 2]>(),
     );
     let training = (
         (pick::<Framework>(), pick::<Method>(), 1u64..512),
@@ -364,7 +364,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             compute_dtype,
             training_precision,
             attention,
-            empty_cache_after_load,
+            [empty_cache_after_load, unchunked_nf4_quantizer],
         ) = top;
         let (
             (framework, method, rank),
@@ -442,6 +442,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 memory_bytes,
             },
             empty_cache_after_load,
+            unchunked_nf4_quantizer,
         }
     })
 }

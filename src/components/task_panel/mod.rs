@@ -6,6 +6,7 @@ use vramfit_core::estimate::MAX_TOKENS;
 use vramfit_core::precision::WeightFormat;
 use vramfit_core::scenario::{Engine, LoraTarget, Method, Optimizer, Scenario, Strategy, TaskKind};
 use vramfit_core::url::Choice;
+use vramfit_core::weights::effective_format;
 
 use crate::components::controls::{
     parse_count, parse_decimal, CheckField, ChoiceField, NumberField, OptionalChoiceField,
@@ -136,6 +137,9 @@ pub fn TaskPanel() -> impl IntoView {
                 {pick(state, "attention kernel", |sc| sc.attention, |sc, a| sc.attention = a)}
                 <Show when=move || matches!(weights.get(), WeightFormat::Nf4 | WeightFormat::Fp4)>
                     {flag(state, "double quantization", |sc| sc.double_quant, |sc, b| sc.double_quant = b)}
+                </Show>
+                <Show when=move || state.scenario.with(|sc| effective_format(sc) == WeightFormat::Nf4)>
+                    {flag(state, "NF4 by torchao 0.1 (torchtune before June 2024)", |sc| sc.unchunked_nf4_quantizer, |sc, b| sc.unchunked_nf4_quantizer = b)}
                 </Show>
                 <Show when=move || matches!(weights.get(), WeightFormat::Gptq4 | WeightFormat::Awq4)>
                     {count(state, "group size", 1, 1 << 20, |sc| sc.group_size, |sc, n| sc.group_size = n)}

@@ -310,6 +310,27 @@ fn predates_dynamic_cache(version: &str) -> bool {
     })
 }
 
+/// The first date written as YYYY-MM (a day may follow), as (year, month).
+fn first_year_month(version: &str) -> Option<(u64, u64)> {
+    let bytes = version.as_bytes();
+    (0..bytes.len().saturating_sub(6)).find_map(|i| {
+        let starts_word = i == 0 || !bytes[i - 1].is_ascii_digit();
+        let digits = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_digit);
+        let ends_month = bytes.get(i + 7).is_none_or(|b| !b.is_ascii_digit());
+        if !(starts_word
+            && digits(i..i + 4)
+            && bytes[i + 4] == b'-'
+            && digits(i + 5..i + 7)
+            && ends_month)
+        {
+            return None;
+        }
+        let year = version[i..i + 4].parse().ok()?;
+        let month = version[i + 5..i + 7].parse().ok()?;
+        ((1..=12).contains(&month)).then_some((year, month))
+    })
+}
+
 /// Setup details a case states only in its caveats, in the words of the
 /// measuring harness (shared/measure/measure_cases.py) and of HF Trainer
 /// options: torch's fused AdamW, and a VLM's images, which the fields count
@@ -530,6 +551,14 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
         other => return Err(unsupported(format!("task \"{other}\""))),
     }
     caveat_details(case, &mut sc);
+    // torchtune pinned torchao 0.1, whose NF4 quantizer is unchunked, until
+    // 2024-06-26 (torchtune #1125 "Pin ao==0.3"; torchao 0.2 added chunks).
+    if sc.training.framework == Framework::Torchtune
+        && crate::weights::effective_format(&sc) == WeightFormat::Nf4
+        && first_year_month(&case.source.version).is_some_and(|date| date < (2024, 6))
+    {
+        sc.unchunked_nf4_quantizer = true;
+    }
     if sc.task == TaskKind::Inference
         && sc.inference.engine == Engine::Transformers
         && predates_dynamic_cache(&case.source.version)
@@ -558,6 +587,27 @@ mod tests {
         // A commit hash or a byte count is not a year.
         assert!(!predates_dynamic_cache("commit 20230801ab"));
         assert!(!predates_dynamic_cache(""));
+    }
+
+    #[test]
+    fn dates_are_read_as_year_and_month() {
+        assert_eq!(
+            first_year_month("tables added commits ff594c231 / 0914d5cfb (2024-04-15); configs"),
+            Some((2024, 4))
+        );
+        assert_eq!(
+            first_year_month("runs of 2025-11, rerun 2026-01"),
+            Some((2025, 11))
+        );
+        // Not a month, not a date: a version range, a hash, a bare year.
+        assert_eq!(first_year_month("transformers 4.36-4.40"), None);
+        assert_eq!(first_year_month("commit 12024-04ab"), None);
+        assert_eq!(
+            first_year_month("2024-13 typo, then 2023-12-01"),
+            Some((2023, 12))
+        );
+        assert_eq!(first_year_month("2024"), None);
+        assert_eq!(first_year_month(""), None);
     }
 
     #[test]

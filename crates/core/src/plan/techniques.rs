@@ -37,6 +37,8 @@ pub enum TechniqueId {
     ShorterGeneration,
     SmallerBatch,
     DynamicCache,
+    #[serde(rename = "chunked_nf4_quantizer")]
+    ChunkedNf4Quantizer,
     #[serde(rename = "kv_cache_8bit")]
     KvCache8bit,
     Zero1,
@@ -49,7 +51,7 @@ pub enum TechniqueId {
 
 impl TechniqueId {
     /// Every id, for checks that the data covers the code and back.
-    pub const ALL: [TechniqueId; 24] = [
+    pub const ALL: [TechniqueId; 25] = [
         TechniqueId::SmallerMicroBatch,
         TechniqueId::GradientCheckpointing,
         TechniqueId::HalfPrecision,
@@ -67,6 +69,7 @@ impl TechniqueId {
         TechniqueId::ShorterGeneration,
         TechniqueId::SmallerBatch,
         TechniqueId::DynamicCache,
+        TechniqueId::ChunkedNf4Quantizer,
         TechniqueId::KvCache8bit,
         TechniqueId::Zero1,
         TechniqueId::Zero2,
@@ -274,6 +277,11 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
             let old = s.inference.tuple_cache;
             s.inference.tuple_cache = false;
             !training && old && s.inference.engine == Engine::Transformers
+        }
+        T::ChunkedNf4Quantizer => {
+            let old = s.unchunked_nf4_quantizer;
+            s.unchunked_nf4_quantizer = false;
+            old && !s.empty_cache_after_load
         }
         T::FusedOptimizer => {
             // torch has fused kernels for Adam, AdamW and SGD; a step

@@ -99,6 +99,7 @@ pub(super) const V1: &[Field] = &[
     choice!("w", weights),
     flag!("dq", double_quant),
     flag!("ec", empty_cache_after_load),
+    flag!("ao01", unchunked_nf4_quantizer),
     count!("gs", 1, 1 << 20, group_size),
     choice!("dt", compute_dtype),
     choice!("prec", training_precision),
