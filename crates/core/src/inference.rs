@@ -72,7 +72,7 @@ pub fn inference_memory(
     let mut lines = Vec::new();
     let w = weights.total / (shards.tp * shards.pp);
     let mut weight_bytes = w;
-    let mut weight_formula = format!("({}){}", weights.formula, shards.weight_note());
+    let mut weight_formula = shards.sharded_weights(&weights.formula);
     if inf.engine == Engine::Vllm {
         // vLLM's rotary layer precomputes cos/sin for every position in the
         // model dtype: max_position × rotary_dim × bytes (vllm-llmd-177/178/180:

@@ -157,6 +157,17 @@ impl Shards {
         s
     }
 
+    /// `formula` divided as [`Shards::weight_note`] says, in parentheses
+    /// only when something divides it.
+    pub fn sharded_weights(&self, formula: &str) -> String {
+        let note = self.weight_note();
+        if note.is_empty() {
+            formula.to_string()
+        } else {
+            format!("({formula}){note}")
+        }
+    }
+
     pub fn gradient_note(&self) -> String {
         if self.zero_stage() >= 2 && self.dp > 1 {
             format!(" / {} shards", self.dp)

@@ -154,7 +154,7 @@ pub fn training_memory(
                 weights.formula
             )
         } else {
-            format!("({}){}", weights.formula, shards.weight_note())
+            shards.sharded_weights(&weights.formula)
         },
         Counter::Allocated,
     ));
