@@ -45,6 +45,10 @@ pub struct GradNeeds {
     pub gate_up: bool,
     pub down: bool,
     pub norms: bool,
+    /// litgpt adapter v2 scales every linear's output by a trained vector
+    /// (`adapter_scale * (linear(x) + adapter_bias)`): autograd saves the
+    /// scaled operand, one tensor as wide as each linear's output.
+    pub linear_outputs: bool,
 }
 
 impl GradNeeds {
@@ -55,6 +59,7 @@ impl GradNeeds {
             gate_up: true,
             down: true,
             norms: true,
+            linear_outputs: false,
         }
     }
 }
@@ -315,6 +320,26 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
             "down_proj input",
             linear_input(l.grads.down, lora_on(&[LoraTarget::Down]), i, 1),
             "b·s·i (down weight or LoRA grad)".into(),
+        );
+    }
+    if l.grads.linear_outputs {
+        // q/k/v (fused in litgpt) and o; the MLP's up projections and down.
+        let mlp_out = if act == ActFn::Gated {
+            2 * i + h
+        } else {
+            i + h
+        };
+        push(
+            "linear outputs (adapter v2 scale grad)",
+            big_b * bs * (qd + 2 * kvd + h + mlp_out),
+            format!(
+                "{big_b}·b·s·({qd} + 2·{kvd} + h + {})",
+                if act == ActFn::Gated {
+                    "2·i + h"
+                } else {
+                    "i + h"
+                }
+            ),
         );
     }
     if let Some(lo) = &l.lora {

@@ -55,6 +55,7 @@ pub(super) fn activation_bytes(
             o: keeps_inputs,
             gate_up: keeps_inputs,
             down: keeps_inputs,
+            linear_outputs: t.method == Method::AdapterV2,
         }
     };
     let lora = lora_like.then(|| LoraActs {
@@ -145,6 +146,13 @@ pub(super) fn activation_bytes(
         let heads = shape.heads;
         non_layer += act_dtype * shape.batch * heads * (seq * seq + target * target);
     }
+    // Adapter v2 scales the head's output too: the logits-sized operand is saved.
+    let head_output = if t.method == Method::AdapterV2 {
+        act_dtype * shape.batch * seq * spec.vocab as u128
+    } else {
+        0
+    };
+    non_layer += head_output;
     total += non_layer;
     // Autocast keeps a 16-bit copy of every linear weight until backward (cpu/README §2).
     let autocast_copies = if autocast {
@@ -201,7 +209,7 @@ pub(super) fn activation_bytes(
         },
         if shards.tp > 1 { format!(" (tensor-parallel share over tp {})", shards.tp) } else { String::new() },
         if recompute > 0 { format!(" + one recomputed layer {recompute}") } else { String::new() },
-        if spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else { String::new() },
+        if spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else if head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else { String::new() },
         if autocast_copies > 0 { format!(" + autocast 16-bit weight copies {autocast_copies}") } else { String::new() },
         if vision > 0 { format!(" + vision tower {vision}") } else { String::new() },
         if t.activation_offload { " (offloaded: 2 layers on GPU)" } else { "" },
