@@ -37,41 +37,33 @@ pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> We
     }
     let layers = &counts.layers;
     let per_layer = |x: u64| (x as u128) / (spec.layers.max(1) as u128);
-    let mut quantized: u128 = match (format, spec.arch) {
+    // torchtune quantizes only its LoRA targets; other frameworks every linear.
+    let targets = quantized_targets(sc);
+    let stored_quantized = |target: &LoraTarget| targets.is_none_or(|t| t.contains(target));
+    let matrices = [
+        (LoraTarget::Q, layers.q),
+        (LoraTarget::K, layers.k),
+        (LoraTarget::V, layers.v),
+        (LoraTarget::O, layers.o),
+        (LoraTarget::Gate, layers.gate),
+        (LoraTarget::Up, layers.up),
+        (LoraTarget::Down, layers.down),
+    ];
+    let mut quantized: u128 = match (format, targets) {
         (WeightFormat::Mxfp4, _) => (layers.gate + layers.up + layers.down) as u128,
-        _ => layers.linear() as u128,
+        (_, None) => layers.linear() as u128,
+        (_, Some(_)) => matrices
+            .iter()
+            .filter(|(target, _)| stored_quantized(target))
+            .map(|&(_, n)| n as u128)
+            .sum(),
     };
-    if let Some(t) = quantized_targets(sc) {
-        let has = |x: LoraTarget| t.contains(&x);
-        let mut q = 0u128;
-        for (target, n) in [
-            (LoraTarget::Q, layers.q),
-            (LoraTarget::K, layers.k),
-            (LoraTarget::V, layers.v),
-            (LoraTarget::O, layers.o),
-            (LoraTarget::Gate, layers.gate),
-            (LoraTarget::Up, layers.up),
-            (LoraTarget::Down, layers.down),
-        ] {
-            if has(target) {
-                q += n as u128;
-            }
-        }
-        quantized = q;
-    }
-    let mut largest = [
-        layers.q,
-        layers.k,
-        layers.v,
-        layers.o,
-        layers.gate,
-        layers.up,
-        layers.down,
-    ]
-    .iter()
-    .map(|&x| per_layer(x))
-    .max()
-    .unwrap_or(0);
+    let mut largest = matrices
+        .iter()
+        .filter(|(target, _)| stored_quantized(target))
+        .map(|&(_, n)| per_layer(n))
+        .max()
+        .unwrap_or(0);
     if let Some(moe) = &spec.moe {
         largest /= (moe.experts.max(1) as u128).min(largest.max(1));
     }

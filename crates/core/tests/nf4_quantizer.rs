@@ -168,3 +168,25 @@ fn upgrading_torchao_is_a_plan() {
         Some(true)
     );
 }
+
+/// torchtune leaves the linears it does not adapt in bf16, so with q and v
+/// targets the largest matrix ever dequantized is q (4096 × 4096), not the MLP.
+#[test]
+fn dequantization_buffers_follow_the_quantized_targets() {
+    let buffers = |targets: Vec<LoraTarget>| -> u64 {
+        let e = estimate(&torchtune_qlora("meta-llama/Llama-2-7b-hf", targets, false))
+            .expect("estimates");
+        e.gpus[0]
+            .lines
+            .iter()
+            .filter(|l| l.part == vramfit_core::report::Part::QuantBuffers)
+            .map(|l| l.bytes)
+            .sum()
+    };
+    // Two bf16 copies of the largest quantized matrix.
+    assert_eq!(
+        buffers(vec![LoraTarget::Q, LoraTarget::V]),
+        2 * 4096 * 4096 * 2
+    );
+    assert_eq!(buffers(all_linears()), 2 * 4096 * 11_008 * 2);
+}
