@@ -240,8 +240,11 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
                 format!("{per_score}·a·b·s²"),
             );
             if l.dropout {
-                // 1-byte mask + the dropped probabilities (fp32 under autocast).
-                let dropped = if l.autocast { 4 } else { attn_bytes };
+                // 1-byte mask + the dropped probabilities P·V reads. Under
+                // autocast P·V reads a 16-bit copy, already one of the score
+                // bytes above; the fp32 dropout output is saved by nothing
+                // (dropout's backward needs only its mask) and is freed.
+                let dropped = attention_dropout_copy_bytes(attn_bytes, l.autocast);
                 push(
                     "attention dropout",
                     (1 + dropped) * b * l.heads * s * s,
@@ -274,7 +277,11 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
             ),
             Attention::Eager => {
                 let per_score = eager_score_bytes(spec.arch, l.act_bytes, l.autocast)
-                    + if l.dropout { 1 + attn_bytes } else { 0 };
+                    + if l.dropout {
+                        1 + attention_dropout_copy_bytes(attn_bytes, l.autocast)
+                    } else {
+                        0
+                    };
                 push(
                     "cross-attention scores",
                     per_score * b * l.heads * s * src,
@@ -431,6 +438,17 @@ pub fn layer_bytes(terms: &[Term], l: &LayerShape, ckpt: Checkpointing) -> u128 
     }
 }
 
+/// Bytes per score of the dropped probabilities that P·V saves, beyond the
+/// mask: the probabilities in the activation dtype; none extra under
+/// autocast, whose 16-bit copy for P·V [`eager_score_bytes`] counts.
+fn attention_dropout_copy_bytes(attn_bytes: u128, autocast: bool) -> u128 {
+    if autocast {
+        0
+    } else {
+        attn_bytes
+    }
+}
+
 /// Bytes eager attention keeps per attention score (b·a·s² of them), by how
 /// each transformers implementation writes its softmax:
 /// * Llama and its copies: fp32 softmax output + 16-bit copy for P·V = 6 B in
@@ -440,8 +458,9 @@ pub fn layer_bytes(terms: &[Term], l: &LayerShape, ckpt: Checkpointing) -> u128 
 /// * GPT-NeoX/Pythia: 6 B per score (hf-sdpa-169, the eager run at s = 2048).
 /// * GPT-2-style blocks softmax in the activation dtype: B per score
 ///   (cpu/README §2, GPT-2 rows); under autocast fp32 softmax + 16-bit copy = 6.
-/// * BERT under autocast: fp32 softmax output 4 + its fp32 dropout output 4 +
-///   16-bit copy for P·V 2 = 10 (the 1-byte dropout mask is added separately).
+/// * BERT under autocast: fp32 softmax output 4 + 16-bit copy for P·V 2 = 6;
+///   its fp32 dropout output is saved by nothing (dropout keeps only its
+///   1-byte mask, added separately), so it is gone at the peak.
 pub fn eager_score_bytes(arch: Arch, act_bytes: u128, autocast: bool) -> u128 {
     let sixteen = act_bytes == 2 || autocast;
     match arch {

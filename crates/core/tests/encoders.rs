@@ -148,3 +148,34 @@ fn an_encoder_forward_has_no_kv_cache_and_generates_nothing() {
     // Weights (335 M fp16) plus about one layer's working set: far below a cache of 64 × 512 tokens.
     assert!(sdpa.gpus[0].peak_allocated_bytes < 2 << 30);
 }
+
+/// BERT-large fine-tuned with fp16 AMP (HF Trainer `fp16=True`, eager
+/// attention): per score the fp32 softmax output (4 B, saved by softmax),
+/// the 1-byte dropout mask, and the fp16 copy P·V reads (2 B). The fp32
+/// dropout output is saved by nothing and is gone at the peak; counting it
+/// put hf-bert-v100-006 10% over. Against sdpa (fp32 logsumexp, 4·a·b·s) the
+/// rest of the layer is the same.
+#[test]
+fn amp_eager_attention_keeps_seven_bytes_per_score() {
+    use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
+    use vramfit_core::scenario::Attention;
+    let activations = |attention: Attention| {
+        let mut sc = Scenario {
+            model: ModelSource::Catalog("bert-large-uncased".into()),
+            task: TaskKind::Training,
+            weights: WeightFormat::Fp32,
+            compute_dtype: Dtype::Fp16,
+            training_precision: TrainingPrecision::Amp,
+            attention,
+            ..Scenario::default()
+        };
+        sc.training.micro_batch = 4;
+        sc.training.seq_len = 512;
+        bytes(&estimate(&sc).expect("bert"), Part::Activations)
+    };
+    let (layers, heads, batch, seq) = (24u64, 16, 4, 512);
+    assert_eq!(
+        activations(Attention::Eager) - activations(Attention::Sdpa),
+        layers * (7 * heads * batch * seq * seq - 4 * heads * batch * seq)
+    );
+}
