@@ -11,6 +11,10 @@ use crate::weights::{trainable_dtype, WeightBytes};
 mod saved;
 use saved::{activation_bytes, loss_bytes};
 
+/// First layer with adapter prompts in litgpt's LLaMA-Adapter v1 and v2
+/// (`adapter_start_layer` default 2, litgpt `adapter.py` Config).
+pub const ADAPTER_START_LAYER: u128 = 2;
+
 /// Trainable parameters for the chosen method.
 pub fn trainable_params(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> u128 {
     let t = &sc.training;
@@ -63,14 +67,16 @@ pub fn trainable_params(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -
             sum
         }
         // LLaMA-Adapter: a 10-token prompt and a gate per head in every layer
-        // after the second (litgpt defaults adapter_prompt_length=10, start_layer=2).
-        Method::Adapter => (l.saturating_sub(2)) * (10 * h + spec.heads as u128),
+        // from `ADAPTER_START_LAYER` on (litgpt default adapter_prompt_length=10).
+        Method::Adapter => (l.saturating_sub(ADAPTER_START_LAYER)) * (10 * h + spec.heads as u128),
         // Adapter v2 also trains a bias and a scale on every linear's output
         // and the norms (litgpt adapter_v2).
         Method::AdapterV2 => {
             let outs =
                 l * (2 * h + 2 * per(layers.k) / h.max(1) + h + 2 * per(layers.up) / h.max(1) + h);
-            (l.saturating_sub(2)) * (10 * h + spec.heads as u128) + 2 * outs + layers.norms as u128
+            (l.saturating_sub(ADAPTER_START_LAYER)) * (10 * h + spec.heads as u128)
+                + 2 * outs
+                + layers.norms as u128
         }
     }
 }

@@ -134,7 +134,17 @@ pub(super) fn activation_bytes(
     let layers_here =
         shards.layers_per_gpu(spec.layers as u128 + spec.encoder_layers.unwrap_or(0) as u128);
     let in_flight = shards.micro_batches_in_flight(t.grad_accum as u128);
-    let mut total = shards.tp_activations(per_layer * layers_here * in_flight);
+    // Layers before the first trainable parameter build no autograd graph:
+    // with LLaMA-Adapter v1 the frozen embedding feeds layers 0 and 1 tensors
+    // that need no gradient and hold no parameter that does, so they save
+    // nothing (v2 trains every linear's scale, so its graph starts at once).
+    let graph_free = if t.method == Method::Adapter && shards.pp == 1 {
+        super::ADAPTER_START_LAYER.min(layers_here.saturating_sub(1))
+    } else {
+        0
+    };
+    let graph_layers = layers_here - graph_free;
+    let mut total = shards.tp_activations(per_layer * graph_layers * in_flight);
     // Non-layer saved tensors (cpu/README §3): embeddings output, final norm,
     // lm_head input, RoPE cos/sin: ≈ (4 + 2B)·b·s·h.
     let bsh = shape.batch * seq * shape.hidden;
@@ -190,7 +200,7 @@ pub(super) fn activation_bytes(
     };
     // Checkpointing a model of one or two layers saves nothing; it never
     // keeps more than running without it.
-    let without = shards.tp_activations(per_layer_full * layers_here * in_flight) + non_layer;
+    let without = shards.tp_activations(per_layer_full * graph_layers * in_flight) + non_layer;
     if total + recompute > without + autocast_copies + vision {
         recompute = 0;
         total = without + autocast_copies + vision;
@@ -201,7 +211,8 @@ pub(super) fn activation_bytes(
         .collect::<Vec<_>>()
         .join(" + ");
     let formula = format!(
-        "{layers_here} layers × {per_layer} B/layer{decoder_note}{}{} × {in_flight} micro-batch(es) in flight{}; per layer: {main}; + non-layer (4+2·{act_dtype})·b·s·h{} = {non_layer}{}{}{}",
+        "{graph_layers} layers{} × {per_layer} B/layer{decoder_note}{}{} × {in_flight} micro-batch(es) in flight{}; per layer: {main}; + non-layer (4+2·{act_dtype})·b·s·h{} = {non_layer}{}{}{}",
+        if graph_free > 0 { format!(" (the first {graph_free} of {layers_here}, before any trainable parameter, save nothing)") } else { String::new() },
         match t.checkpointing {
             Checkpointing::Off => "",
             Checkpointing::Full => " (checkpointed: layer input only)",
