@@ -75,6 +75,9 @@ pub struct LoraActs {
     /// adapters), so each one keeps an fp32 copy of its own input. Otherwise
     /// (litgpt, torchtune) adapters share the block's input in its dtype.
     pub per_module_fp32: bool,
+    /// q, k and v are one linear (litgpt's `attn`), so one LoRA module and
+    /// one dropout serve all three; otherwise each adapted projection has its own.
+    pub fused_qkv: bool,
 }
 
 /// How the feed-forward's activation function saves tensors.
@@ -163,28 +166,35 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
     }
     // Shared-input LoRA (litgpt, torchtune) is counted with the input of
     // each group of linears; PEFT's per-module copies are counted below.
-    let lora_on = |targets: &[LoraTarget]| {
-        l.lora
-            .as_ref()
-            .is_some_and(|lo| !lo.per_module_fp32 && lo.targets.iter().any(|x| targets.contains(x)))
+    // How many LoRA modules read one group's input: each applies its own
+    // dropout to it (litgpt and torchtune `LoRALinear`), so each keeps a
+    // dropped copy and a mask.
+    let lora_on = |targets: &[LoraTarget]| -> u128 {
+        let Some(lo) = l.lora.as_ref().filter(|lo| !lo.per_module_fp32) else {
+            return 0;
+        };
+        let adapted = lo.targets.iter().filter(|x| targets.contains(x)).count() as u128;
+        let fused = lo.fused_qkv && targets.contains(&LoraTarget::Q);
+        if fused {
+            adapted.min(1)
+        } else {
+            adapted
+        }
     };
     // Input of a group of linears: saved for their weight gradient or LoRA's A.
     // Autocast re-casts the input inside each linear: one 16-bit copy per linear.
-    let linear_input = |needs: bool, lora: bool, width: u128, copies: u128| -> u128 {
+    let linear_input = |needs: bool, lora_modules: u128, width: u128, copies: u128| -> u128 {
         let mut bytes = 0;
         if needs {
             bytes += if l.autocast { 2 * copies } else { big_b } * bs * width;
         }
-        if lora {
-            let dropout = l.lora.as_ref().is_some_and(|lo| lo.dropout);
-            // dropped copy (or the input itself) + 1-byte mask
-            bytes += if needs && !dropout {
-                0
-            } else {
-                big_b * bs * width
-            };
-            if dropout {
-                bytes += bs * width;
+        if lora_modules > 0 {
+            if l.lora.as_ref().is_some_and(|lo| lo.dropout) {
+                // each module's dropped copy + 1-byte mask
+                bytes += lora_modules * (big_b + 1) * bs * width;
+            } else if !needs {
+                // the shared input itself, for every A's gradient
+                bytes += big_b * bs * width;
             }
         }
         bytes
@@ -316,7 +326,12 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
         "feed-forward input",
         linear_input(
             l.grads.gate_up,
-            lora_on(&[LoraTarget::Gate, LoraTarget::Up]),
+            // A plain MLP has one up projection (`fc`), whatever the targets say.
+            if act == ActFn::Gated {
+                lora_on(&[LoraTarget::Gate, LoraTarget::Up])
+            } else {
+                lora_on(&[LoraTarget::Gate, LoraTarget::Up]).min(1)
+            },
             h,
             if act == ActFn::Gated { 2 } else { 1 },
         ),

@@ -63,6 +63,7 @@ pub(super) fn activation_bytes(
         targets: targets.clone(),
         dropout: t.lora.dropout > 0.0,
         per_module_fp32: matches!(t.framework, Framework::Transformers | Framework::HfTrainer),
+        fused_qkv: t.framework == Framework::Litgpt,
     });
     let vision_tokens = match (&spec.vision, t.images_per_sample) {
         (Some(v), n) if n > 0 => n * crate::vision::image_tokens(v, t.image_size).tower,
