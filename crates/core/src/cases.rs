@@ -259,12 +259,9 @@ fn model_load_bytes(
         0
     };
     let allocated = w.total + adapters;
-    // Two copies of the largest tensor in 16-bit (torchtune-tutorial-114), or
-    // torchao 0.1's NF4 working sets where larger.
-    let h = spec.hidden as u128;
-    let copies = (spec.vocab as u128 * h).max(h * spec.intermediate as u128) * 2 * 2;
-    let quantizer = crate::weights::unchunked_nf4_working_set(spec, &counts, sc);
-    let loading = copies.max(quantizer.map_or(0, |(bytes, _)| bytes));
+    // The loading copies counted in 16-bit, as in the row they come from
+    // (torchtune-tutorial-114, a bf16 checkpoint).
+    let loading = crate::overhead::loading_cache_bytes_in(spec, &counts, sc, 2).0;
     let reserved = if from_checkpoint {
         allocated + loading
     } else {

@@ -60,23 +60,34 @@ pub fn allocator_slack_bytes(
     )
 }
 
-/// What loading leaves in the allocator's cache: the copies of the largest
-/// tensor (torchtune-tutorial-114: reserved − weights = 0.50 GB ≈ 2 × the
-/// 262 MB embedding of Llama-2-7B), or torchao 0.1's NF4 quantizer working
-/// sets where they apply ([`unchunked_nf4_working_set`]); the cached blocks
-/// of the larger serve the smaller later.
+/// What loading leaves in the allocator's cache, with copies of the largest
+/// tensor in the dtype the run trains or serves in.
 pub fn loading_cache_bytes(
     spec: &ModelSpec,
     counts: &ParamCounts,
     sc: &Scenario,
 ) -> (u128, String) {
-    let h = spec.hidden as u128;
-    let biggest = (spec.vocab as u128 * h).max(h * spec.intermediate as u128);
     let dtype_bytes = match sc.task {
         TaskKind::Training => crate::weights::trainable_dtype(sc).bytes(),
         TaskKind::Inference => sc.weights.plain_dtype().unwrap_or(sc.compute_dtype).bytes(),
     } as u128;
-    let largest = biggest * dtype_bytes;
+    loading_cache_bytes_in(spec, counts, sc, dtype_bytes)
+}
+
+/// What loading leaves in the allocator's cache: two copies of the largest
+/// tensor at `copy_bytes` per element (torchtune-tutorial-114: reserved −
+/// weights = 0.50 GB ≈ 2 × the 262 MB embedding of Llama-2-7B), or torchao
+/// 0.1's NF4 quantizer working sets where they apply
+/// ([`unchunked_nf4_working_set`]); the cached blocks of the larger serve
+/// the smaller later.
+pub fn loading_cache_bytes_in(
+    spec: &ModelSpec,
+    counts: &ParamCounts,
+    sc: &Scenario,
+    copy_bytes: u128,
+) -> (u128, String) {
+    let h = spec.hidden as u128;
+    let largest = (spec.vocab as u128 * h).max(h * spec.intermediate as u128) * copy_bytes;
     let copies = (2 * largest, format!("2 × largest tensor {largest}"));
     match unchunked_nf4_working_set(spec, counts, sc) {
         Some((bytes, shapes)) if bytes > copies.0 => {

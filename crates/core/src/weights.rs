@@ -40,15 +40,7 @@ pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> We
     // torchtune quantizes only its LoRA targets; other frameworks every linear.
     let targets = quantized_targets(sc);
     let stored_quantized = |target: &LoraTarget| targets.is_none_or(|t| t.contains(target));
-    let matrices = [
-        (LoraTarget::Q, layers.q),
-        (LoraTarget::K, layers.k),
-        (LoraTarget::V, layers.v),
-        (LoraTarget::O, layers.o),
-        (LoraTarget::Gate, layers.gate),
-        (LoraTarget::Up, layers.up),
-        (LoraTarget::Down, layers.down),
-    ];
+    let matrices = block_matrices(layers);
     let mut quantized: u128 = match (format, targets) {
         (WeightFormat::Mxfp4, _) => (layers.gate + layers.up + layers.down) as u128,
         (_, None) => layers.linear() as u128,
@@ -137,30 +129,16 @@ pub fn unchunked_nf4_working_set(
     }
     /// Bytes per element at the quantizer's peak (see above).
     const WORKING_BYTES_PER_ELEMENT: u128 = 2 * 16 * 2 + 2 + 2;
-    let layers = &counts.layers;
     let experts = spec.moe.as_ref().map_or(1, |m| m.experts.max(1)) as u128;
-    let per_matrix = |x: u64, expert: bool| {
-        let n = x as u128 / spec.layers.max(1) as u128;
-        if expert {
-            n / experts
-        } else {
-            n
-        }
-    };
     let quantized = quantized_targets(sc);
-    // Build order of a block: attention projections, then the MLP.
-    let order = [
-        (LoraTarget::Q, per_matrix(layers.q, false)),
-        (LoraTarget::K, per_matrix(layers.k, false)),
-        (LoraTarget::V, per_matrix(layers.v, false)),
-        (LoraTarget::O, per_matrix(layers.o, false)),
-        (LoraTarget::Gate, per_matrix(layers.gate, true)),
-        (LoraTarget::Down, per_matrix(layers.down, true)),
-        (LoraTarget::Up, per_matrix(layers.up, true)),
-    ];
     let mut shapes = Vec::new();
     let mut largest = 0;
-    for (target, n) in order {
+    for (target, total) in block_matrices(&counts.layers) {
+        // One matrix: a layer's share, an expert's share of an MoE MLP.
+        let mut n = total as u128 / spec.layers.max(1) as u128;
+        if LoraTarget::MLP.contains(&target) {
+            n /= experts;
+        }
         if quantized.is_none_or(|t| t.contains(&target)) && n > largest {
             shapes.push(n);
             largest = n;
@@ -168,6 +146,20 @@ pub fn unchunked_nf4_working_set(
     }
     let bytes = shapes.iter().sum::<u128>() * WORKING_BYTES_PER_ELEMENT;
     Some((bytes, shapes))
+}
+
+/// A block's projections in build order (attention, then the MLP), with
+/// their parameter totals over all layers.
+fn block_matrices(layers: &crate::model::LayerParams) -> [(LoraTarget, u64); 7] {
+    [
+        (LoraTarget::Q, layers.q),
+        (LoraTarget::K, layers.k),
+        (LoraTarget::V, layers.v),
+        (LoraTarget::O, layers.o),
+        (LoraTarget::Gate, layers.gate),
+        (LoraTarget::Up, layers.up),
+        (LoraTarget::Down, layers.down),
+    ]
 }
 
 /// The linears torchtune quantizes (its LoRA targets); `None`: every linear.
