@@ -296,38 +296,45 @@ fn predates_dynamic_cache(version: &str) -> bool {
             return (major, minor) < (4, 36);
         }
     }
-    // The first year written (2019–2099); none: not known to be old.
-    let bytes = version.as_bytes();
-    (0..bytes.len().saturating_sub(3)).any(|i| {
-        let word_start = i == 0 || !bytes[i - 1].is_ascii_digit();
-        let word_end = bytes.get(i + 4).is_none_or(|b| !b.is_ascii_digit());
-        word_start
-            && word_end
-            && bytes[i..i + 4].iter().all(u8::is_ascii_digit)
-            && version[i..i + 4]
-                .parse::<u64>()
-                .is_ok_and(|year| (2019..2024).contains(&year))
-    })
+    // Any year written before 2024; none: not known to be old.
+    (0..version.len())
+        .filter_map(|i| year_at(version, i))
+        .any(|(year, end)| {
+            (2019..2024).contains(&year)
+                && version
+                    .as_bytes()
+                    .get(end)
+                    .is_none_or(|b| !b.is_ascii_digit())
+        })
+}
+
+/// Four digits starting a word at byte `i` (not inside a longer number or
+/// hash): the number and the byte after it.
+fn year_at(text: &str, i: usize) -> Option<(u64, usize)> {
+    let bytes = text.as_bytes();
+    let starts_word = i == 0 || !bytes.get(i - 1)?.is_ascii_digit();
+    let digits = bytes.get(i..i + 4)?;
+    (starts_word && digits.iter().all(u8::is_ascii_digit))
+        .then(|| text[i..i + 4].parse().ok())
+        .flatten()
+        .map(|year| (year, i + 4))
 }
 
 /// The first date written as YYYY-MM (a day may follow), as (year, month).
 fn first_year_month(version: &str) -> Option<(u64, u64)> {
     let bytes = version.as_bytes();
-    (0..bytes.len().saturating_sub(6)).find_map(|i| {
-        let starts_word = i == 0 || !bytes[i - 1].is_ascii_digit();
-        let digits = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_digit);
-        let ends_month = bytes.get(i + 7).is_none_or(|b| !b.is_ascii_digit());
-        if !(starts_word
-            && digits(i..i + 4)
-            && bytes[i + 4] == b'-'
-            && digits(i + 5..i + 7)
-            && ends_month)
-        {
+    (0..version.len()).find_map(|i| {
+        let (year, end) = year_at(version, i)?;
+        let month_digits = bytes.get(end + 1..end + 3)?;
+        let is_month = bytes.get(end) == Some(&b'-')
+            && month_digits.iter().all(u8::is_ascii_digit)
+            && bytes.get(end + 3).is_none_or(|b| !b.is_ascii_digit());
+        if !is_month {
             return None;
         }
-        let year = version[i..i + 4].parse().ok()?;
-        let month = version[i + 5..i + 7].parse().ok()?;
-        ((1..=12).contains(&month)).then_some((year, month))
+        // ASCII digits only: the slice is on character boundaries.
+        let month: u64 = version[end + 1..end + 3].parse().ok()?;
+        (1..=12).contains(&month).then_some((year, month))
     })
 }
 
@@ -607,6 +614,10 @@ mod tests {
             Some((2023, 12))
         );
         assert_eq!(first_year_month("2024"), None);
+        assert_eq!(first_year_month("2024-0"), None);
+        assert_eq!(first_year_month("版本 2024-05"), Some((2024, 5)));
+        // A multi-byte character where the month would be.
+        assert_eq!(first_year_month("2024-é1 then 2023-12"), Some((2023, 12)));
         assert_eq!(first_year_month(""), None);
     }
 

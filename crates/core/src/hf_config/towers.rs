@@ -52,17 +52,22 @@ fn tower_spec(name: &str, arch: Arch, tower: VisionTower) -> ModelSpec {
     }
 }
 
+/// The `vision_config` object a `kind` config must carry, read with CLIP's defaults.
+fn vision_config<'a>(cfg: &Cfg<'a>, kind: &str) -> Result<Cfg<'a>> {
+    let mut vision = cfg.object("vision_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("vision_config"),
+            format!("is missing: a {kind} config needs one"),
+        )
+    })?;
+    vision.defaults = Defaults::ClipVision;
+    Ok(vision)
+}
+
 pub(super) fn import_clip(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     let with_projection = cfg.has_architecture("WithProjection")?;
     let tower = if model_type == "clip" {
-        let mut vision = cfg.object("vision_config")?.ok_or_else(|| {
-            InputError::new(
-                cfg.field("vision_config"),
-                "is missing: a clip config needs one",
-            )
-        })?;
-        vision.defaults = Defaults::ClipVision;
-        vision_tower(&vision, with_projection)?
+        vision_tower(&vision_config(cfg, "clip")?, with_projection)?
     } else {
         let mut plain = Cfg::new(cfg.obj, &cfg.prefix);
         plain.defaults = cfg.defaults;
@@ -72,13 +77,7 @@ pub(super) fn import_clip(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
 }
 
 pub(super) fn import_llava(cfg: &Cfg) -> Result<ModelSpec> {
-    let mut vision = cfg.object("vision_config")?.ok_or_else(|| {
-        InputError::new(
-            cfg.field("vision_config"),
-            "is missing: a llava config needs one",
-        )
-    })?;
-    vision.defaults = Defaults::ClipVision;
+    let vision = vision_config(cfg, "llava")?;
     match vision.string("model_type")? {
         None | Some("clip_vision_model") => {}
         Some(other) => {
