@@ -59,6 +59,7 @@ enum Command {
 /// `vramfit ... | head` closes the pipe early: die quietly as other Unix
 /// tools do instead of panicking on the failed write.
 #[cfg(unix)]
+#[allow(unsafe_code)] // the workspace denies unsafe; this libc call has no safe wrapper
 fn restore_default_sigpipe() {
     // SAFETY: setting a signal disposition to its default at start-up, before
     // any thread exists.
