@@ -256,4 +256,57 @@ mod tests {
         }
         assert_eq!(state.settings, PageSettings::default());
     }
+
+    /// The frozen v1 link corpus (`crates/core/tests/data/links/v1.jsonl`,
+    /// whose scenarios and estimates the core's test checks): the page reads
+    /// the same scenario as the core, and the page and embed parameters
+    /// each row froze.
+    #[test]
+    fn frozen_links_keep_their_page_meaning() {
+        let corpus = include_str!("../crates/core/tests/data/links/v1.jsonl");
+        let page_params = ["u", "view", "lang", "goal", "prio", "embed", "show"];
+        for line in corpus.lines() {
+            let row: serde_json::Value = serde_json::from_str(line).expect("corpus line");
+            let link = row["link"].as_str().unwrap_or_default();
+            let state = read(link);
+            let core = vramfit_core::url::decode(link);
+            assert_eq!(state.scenario, core.scenario, "{link}");
+            let core_notices: Vec<&str> = core
+                .notices
+                .iter()
+                .map(|n| n.param.as_str())
+                .filter(|p| !page_params.contains(p))
+                .collect();
+            let page_notices: Vec<&str> = state.notices.iter().map(|n| n.param.as_str()).collect();
+            assert_eq!(page_notices, core_notices, "{link}");
+            let page = &row["page"];
+            let want = |key: &str| page[key].as_str();
+            assert_eq!(state.settings.units.param(), want("units"), "{link}");
+            let view = want("view").unwrap_or("calculator");
+            assert_eq!(state.settings.view.key(), view, "{link}");
+            assert_eq!(
+                state.settings.lang.map(|l| lang_key(l)),
+                want("lang"),
+                "{link}"
+            );
+            let default = WizardChoice::default();
+            let goal = want("goal").unwrap_or(goal_key(default.goal));
+            assert_eq!(goal_key(state.settings.wizard.goal), goal, "{link}");
+            let prio = want("prio").unwrap_or(priority_key(default.priority));
+            assert_eq!(priority_key(state.settings.wizard.priority), prio, "{link}");
+            let shown: Option<Vec<&str>> = crate::embed::embed_options(link)
+                .map(|o| o.exposed.iter().map(|e| e.key()).collect());
+            let frozen: Option<Vec<&str>> = page["embed"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str()).collect());
+            assert_eq!(shown, frozen, "{link}");
+        }
+    }
+
+    fn lang_key(lang: Lang) -> &'static str {
+        match lang {
+            Lang::En => "en",
+            Lang::Zh => "zh",
+        }
+    }
 }

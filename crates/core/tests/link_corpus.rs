@@ -1,0 +1,158 @@
+//! Links keep their meaning forever.
+//!
+//! `data/links/v1.jsonl` holds share links written with format v=1 on
+//! 2026-11-24 (commit 4651948), each with what it meant that day: the
+//! parameters it noticed, its canonical re-encoding, and the estimate it
+//! produced (every GPU's three totals and the CPU RAM), or the field its
+//! error named. Links omit fields equal to their defaults, so
+//! `Scenario::default()` is part of the v1 format: a change that alters what
+//! one of these links means fails here. Such a change needs a new link
+//! version that still decodes v1 as v1; the rows are never re-generated.
+//!
+//! The page and embed parameters (`u`, `view`, `lang`, `goal`, `prio`,
+//! `embed`, `show`) are the web page's: the core notices them as unknown,
+//! and the web app's own test (`src/link.rs`) checks what the page reads.
+
+use serde_json::Value;
+use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
+use vramfit_core::scenario::{
+    Attention, Checkpointing, Engine, Framework, LoraTarget, Method, Offload, Optimizer, Strategy,
+    TaskKind,
+};
+use vramfit_core::url::{decode, encode, Choice};
+
+const CORPUS: &str = include_str!("data/links/v1.jsonl");
+
+fn rows() -> Vec<Value> {
+    CORPUS
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every corpus line is JSON"))
+        .collect()
+}
+
+fn text<'a>(row: &'a Value, key: &str) -> &'a str {
+    row[key].as_str().unwrap_or_default()
+}
+
+#[test]
+fn the_corpus_is_large_enough_to_mean_something() {
+    assert!(rows().len() >= 40, "at least 40 frozen links");
+}
+
+#[test]
+fn every_frozen_link_decodes_and_estimates_as_it_did() {
+    let mut failures = Vec::new();
+    for row in rows() {
+        let title = text(&row, "title");
+        let link = text(&row, "link");
+        let decoded = decode(link);
+        let noticed: Vec<&str> = decoded.notices.iter().map(|n| n.param.as_str()).collect();
+        let expected: Vec<&str> = row["notices"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if noticed != expected {
+            failures.push(format!("{title}: notices {noticed:?}, froze {expected:?}"));
+        }
+        let canonical = encode(&decoded.scenario);
+        if canonical != text(&row, "canonical") {
+            failures.push(format!(
+                "{title}: re-encodes as {canonical}, froze {}",
+                text(&row, "canonical")
+            ));
+        }
+        match (
+            vramfit_core::estimate(&decoded.scenario),
+            row.get("error_field"),
+        ) {
+            (Ok(e), None) => {
+                let gpus: Vec<[u64; 3]> = e
+                    .gpus
+                    .iter()
+                    .map(|g| {
+                        [
+                            g.peak_allocated_bytes,
+                            g.peak_reserved_bytes,
+                            g.device_used_bytes,
+                        ]
+                    })
+                    .collect();
+                let frozen: Vec<[u64; 3]> =
+                    serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+                if gpus != frozen {
+                    failures.push(format!("{title}: GPUs {gpus:?}, froze {frozen:?}"));
+                }
+                let worst = e.worst_gpu();
+                let headline = [
+                    worst.peak_allocated_bytes,
+                    worst.peak_reserved_bytes,
+                    worst.device_used_bytes,
+                ];
+                let frozen_headline = [
+                    row["peak_allocated_bytes"].as_u64().unwrap_or_default(),
+                    row["peak_reserved_bytes"].as_u64().unwrap_or_default(),
+                    row["device_used_bytes"].as_u64().unwrap_or_default(),
+                ];
+                if headline != frozen_headline {
+                    failures.push(format!(
+                        "{title}: headline {headline:?}, froze {frozen_headline:?}"
+                    ));
+                }
+                if Some(e.cpu_ram_bytes) != row["cpu_ram_bytes"].as_u64() {
+                    failures.push(format!("{title}: CPU RAM {}", e.cpu_ram_bytes));
+                }
+            }
+            (Err(err), Some(field)) => {
+                if Some(err.field.as_str()) != field.as_str() {
+                    failures.push(format!("{title}: error names {}, froze {field}", err.field));
+                }
+            }
+            (Ok(_), Some(field)) => {
+                failures.push(format!("{title}: estimates, froze error {field}"))
+            }
+            (Err(err), None) => failures.push(format!("{title}: error {err}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every value of every enum a link carries appears in some frozen link.
+#[test]
+fn the_corpus_covers_every_enum_value() {
+    let links: Vec<String> = rows()
+        .iter()
+        .map(|r| format!("&{}&", text(r, "canonical")))
+        .collect();
+    let mut missing = Vec::new();
+    let mut check = |key: &str, values: Vec<&'static str>, default: &str| {
+        for value in values {
+            let covered = value == default
+                || links.iter().any(|l| {
+                    l.contains(&format!("&{key}={value}&"))
+                        || (key == "lt" && l.contains(&format!("&lt=")) && l.contains(value))
+                });
+            if !covered {
+                missing.push(format!("{key}={value}"));
+            }
+        }
+    };
+    fn keys<T: Choice>() -> Vec<&'static str> {
+        T::ALL.iter().map(|c| c.key()).collect()
+    }
+    check("t", keys::<TaskKind>(), "infer");
+    check("w", keys::<WeightFormat>(), "bf16");
+    check("dt", vec!["bf16", "fp16", "fp32"], "bf16");
+    check("prec", keys::<TrainingPrecision>(), "pure16");
+    check("attn", keys::<Attention>(), "sdpa");
+    check("fw", keys::<Framework>(), "transformers");
+    check("meth", keys::<Method>(), "full");
+    check("lt", keys::<LoraTarget>(), "");
+    check("opt", keys::<Optimizer>(), "adamw");
+    check("osd", vec!["bf16", "fp32"], "auto");
+    check("ckpt", keys::<Checkpointing>(), "off");
+    check("kv", keys::<Dtype>(), "auto");
+    check("eng", keys::<Engine>(), "transformers");
+    check("par", keys::<Strategy>(), "none");
+    check("off", keys::<Offload>(), "none");
+    assert!(missing.is_empty(), "not in any frozen link: {missing:?}");
+}
