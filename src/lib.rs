@@ -5,6 +5,10 @@
 //! core's codec, shared with `vramfit link`), replaced in place as the user
 //! types so that history is not flooded and the page does not scroll.
 
+// Bad input must never panic (the core runs inside the wasm app): no
+// unwrap, expect or panic outside tests (clippy.toml allows them in tests).
+#![warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 pub mod analysis;
 pub mod components;
 pub mod embed;

@@ -284,11 +284,7 @@ mod tests {
             assert_eq!(state.settings.units.param(), want("units"), "{link}");
             let view = want("view").unwrap_or("calculator");
             assert_eq!(state.settings.view.key(), view, "{link}");
-            assert_eq!(
-                state.settings.lang.map(|l| lang_key(l)),
-                want("lang"),
-                "{link}"
-            );
+            assert_eq!(state.settings.lang.map(lang_key), want("lang"), "{link}");
             let default = WizardChoice::default();
             let goal = want("goal").unwrap_or(goal_key(default.goal));
             assert_eq!(goal_key(state.settings.wizard.goal), goal, "{link}");

@@ -1,6 +1,10 @@
 //! `vramfit`: the native companion. Estimates with the same core as the web
 //! app, scores the estimator against measured runs, reads real GPUs.
 
+// Bad input must never panic (the core runs inside the wasm app): no
+// unwrap, expect or panic outside tests (clippy.toml allows them in tests).
+#![warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

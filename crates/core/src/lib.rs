@@ -3,6 +3,10 @@
 //! Pure library: plain structs in, plain structs out, no I/O. Every byte count
 //! it returns carries the formula that produced it.
 
+// Bad input must never panic (the core runs inside the wasm app): no
+// unwrap, expect or panic outside tests (clippy.toml allows them in tests).
+#![warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 pub mod catalog;
 pub mod doctor;
 pub mod error;
