@@ -18,6 +18,7 @@ mod cmd_watch;
 mod cmd_wizard;
 mod gpu;
 mod output;
+mod scenario_args;
 
 #[derive(Parser)]
 #[command(

@@ -353,7 +353,7 @@ pub static FIELDS: &[Field] = &[
     row("off", "parallel.offload", "offload", "ZeRO/FSDP offload of states to CPU memory",
         sharded, Kind::Choice(choice!(Offload, parallel.offload)))
         .labelled("field-offload"),
-    row("gpu", "gpu.name", "gpu", "GPU from the catalog (e.g. a100-sxm4-40gb, \"RTX 4090\")",
+    row("gpu", "gpu.name", "gpu", "The GPU to fit on (e.g. a100-sxm4-40gb, \"RTX 4090\")",
         always, Kind::GpuName)
         .labelled("field-gpu")
         .for_embeds(),
