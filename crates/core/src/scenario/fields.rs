@@ -171,7 +171,7 @@ impl Field {
             Kind::Count { get, .. } => get(sc).to_string(),
             Kind::OptionalCount { get, .. } => get(sc).map_or("auto".to_owned(), |n| n.to_string()),
             Kind::Flag { get, .. } => bool_text(get(sc)),
-            Kind::Choice(c) => (c.get)(sc).to_owned(),
+            Kind::Choice(c) => c.current(sc).to_owned(),
             Kind::Fraction { get, .. } => get(sc).to_string(),
             Kind::Memory { get, .. } => match get(sc) {
                 Some(b) if b % GIB == 0 => format!("{}GiB", b / GIB),
@@ -226,7 +226,7 @@ impl Field {
             Kind::Count { get, .. } => get(a) != get(b),
             Kind::OptionalCount { get, .. } | Kind::Memory { get, .. } => get(a) != get(b),
             Kind::Flag { get, .. } => get(a) != get(b),
-            Kind::Choice(c) => (c.get)(a) != (c.get)(b),
+            Kind::Choice(c) => c.current(a) != c.current(b),
             Kind::Fraction { get, .. } => get(a) != get(b),
             Kind::GpuName => a.gpu.name != b.gpu.name,
             Kind::LoraTargets => a.training.lora.targets != b.training.lora.targets,
@@ -295,6 +295,11 @@ impl Field {
 }
 
 impl Choices {
+    /// The key the scenario holds (`auto` for `None`).
+    pub fn current(&self, sc: &Scenario) -> &'static str {
+        (self.get)(sc)
+    }
+
     /// The enum field `get`/`set` reach, every key of `T` offered.
     pub(crate) const fn of<T: Choice>(
         get: fn(&Scenario) -> &'static str,
