@@ -6,15 +6,16 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use vramfit_core::precision::WeightFormat;
-use vramfit_core::scenario::{Engine, Method, Scenario, TaskKind};
+use vramfit_core::scenario::fields::{Choices, Field, Kind, FIELDS};
+use vramfit_core::scenario::{Scenario, TaskKind};
 use vramfit_core::url::query_pairs;
 
-use crate::components::controls::field_label;
-use crate::components::controls::{parse_count, ChoiceField, InputErrorText, NumberField};
+use crate::components::controls::{
+    field_label, key_label, parse_count, ChoiceSelect, InputErrorText, NumberField,
+};
 use crate::components::result::Bar;
 use crate::format::{grouped, Units};
-use crate::i18n::{lang, lang_untracked, text, text_with, tr};
+use crate::i18n::{english, lang, lang_untracked, text, text_with, tr};
 use crate::state::{use_state, AppState};
 
 /// `embed=1` switches the page to embed mode.
@@ -26,103 +27,53 @@ pub const HEIGHT_MESSAGE: &str = "vramfit:height";
 /// Starting height of the snippet's iframe, before the first height message
 /// arrives: about what a two-input embed measures (no layout jump after).
 const SNIPPET_HEIGHT_PX: u32 = 300;
-/// Largest count the estimator accepts (micro-batch, batch, rank, GPUs).
-const MAX_COUNT: u64 = 65_536;
+/// An input an embed can expose: a field of the core's registry marked
+/// `embeddable`, named in `show=` by its share-link key.
+#[derive(Clone, Copy, Debug)]
+pub struct Exposed(&'static Field);
 
-/// An input an embed can expose, named by its key in the share link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exposed {
-    MicroBatch,
-    GradAccum,
-    SeqLen,
-    Rank,
-    Method,
-    Batch,
-    PromptLen,
-    NewTokens,
-    Engine,
-    Weights,
-    GpuCount,
-    Gpu,
+impl PartialEq for Exposed {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.key == other.0.key
+    }
 }
 
+impl Eq for Exposed {}
+
 impl Exposed {
-    pub const ALL: [Exposed; 12] = [
-        Exposed::MicroBatch,
-        Exposed::GradAccum,
-        Exposed::SeqLen,
-        Exposed::Rank,
-        Exposed::Method,
-        Exposed::Batch,
-        Exposed::PromptLen,
-        Exposed::NewTokens,
-        Exposed::Engine,
-        Exposed::Weights,
-        Exposed::GpuCount,
-        Exposed::Gpu,
-    ];
+    /// Every input an embed may expose, in the registry's order.
+    pub fn all() -> impl Iterator<Item = Exposed> {
+        FIELDS.iter().filter(|f| f.embeddable).map(Exposed)
+    }
 
     /// The key in `show=` (the same as the share link's key for the field).
     pub fn key(self) -> &'static str {
-        match self {
-            Exposed::MicroBatch => "mb",
-            Exposed::GradAccum => "ga",
-            Exposed::SeqLen => "seq",
-            Exposed::Rank => "r",
-            Exposed::Method => "meth",
-            Exposed::Batch => "bs",
-            Exposed::PromptLen => "pl",
-            Exposed::NewTokens => "nt",
-            Exposed::Engine => "eng",
-            Exposed::Weights => "w",
-            Exposed::GpuCount => "n",
-            Exposed::Gpu => "gpu",
-        }
+        self.0.key
     }
 
     pub fn from_key(key: &str) -> Option<Exposed> {
-        Exposed::ALL.into_iter().find(|e| e.key() == key)
+        Exposed::all().find(|e| e.key() == key)
     }
 
+    /// The English label (from which the field's test id and translation
+    /// follow), else the field's path.
     pub fn label(self) -> &'static str {
-        match self {
-            Exposed::MicroBatch => "micro-batch",
-            Exposed::GradAccum => "gradient accumulation",
-            Exposed::SeqLen => "sequence length",
-            Exposed::Rank => "rank",
-            Exposed::Method => "method",
-            Exposed::Batch => "batch",
-            Exposed::PromptLen => "prompt tokens",
-            Exposed::NewTokens => "new tokens",
-            Exposed::Engine => "engine",
-            Exposed::Weights => "weights",
-            Exposed::GpuCount => "GPU count",
-            Exposed::Gpu => "GPU",
-        }
+        self.0.label.and_then(english).unwrap_or(self.0.path)
     }
 
-    /// Whether the input means something for the task.
-    pub fn applies(self, task: TaskKind) -> bool {
-        match self {
-            Exposed::MicroBatch
-            | Exposed::GradAccum
-            | Exposed::SeqLen
-            | Exposed::Rank
-            | Exposed::Method => task == TaskKind::Training,
-            Exposed::Batch | Exposed::PromptLen | Exposed::NewTokens | Exposed::Engine => {
-                task == TaskKind::Inference
-            }
-            Exposed::Weights | Exposed::GpuCount | Exposed::Gpu => true,
-        }
+    /// Whether the input means something for the scenario.
+    pub fn applies(self, sc: &Scenario) -> bool {
+        self.0.applies(sc)
     }
 
     /// What the Embed panel ticks until the author chooses: the two inputs
     /// people vary most for the task.
     pub fn defaults(task: TaskKind) -> Vec<Exposed> {
-        match task {
-            TaskKind::Training => vec![Exposed::MicroBatch, Exposed::SeqLen],
-            TaskKind::Inference => vec![Exposed::Batch, Exposed::PromptLen],
-        }
+        let keys = match task {
+            TaskKind::Training => ["mb", "seq"],
+            TaskKind::Inference => ["bs", "pl"],
+        };
+        keys.into_iter().filter_map(Exposed::from_key).collect()
     }
 }
 
@@ -333,54 +284,47 @@ fn compact_result(estimate: vramfit_core::Estimate, units: Units) -> impl IntoVi
 
 /// One exposed input, bound to the scenario like the full app's field.
 fn exposed_input(state: AppState, exposed: Exposed) -> AnyView {
-    let count = |get: fn(&Scenario) -> u64, set: fn(&mut Scenario, u64), min: u64, max: u64| {
-        view! {
+    let label = exposed.label();
+    match exposed.0.kind {
+        Kind::Count { min, max, get, set } => view! {
             <NumberField
-                label=exposed.label()
+                label
                 value=Signal::derive(move || state.scenario.with(get))
                 on_change=Callback::new(move |n| state.update(|sc| set(sc, n)))
                 parse=move |t| parse_count(t, min, max)
             />
         }
-        .into_any()
-    };
-    let tokens = vramfit_core::estimate::MAX_TOKENS;
-    match exposed {
-        Exposed::MicroBatch => count(|sc| sc.training.micro_batch, |sc, n| sc.training.micro_batch = n, 1, MAX_COUNT),
-        Exposed::GradAccum => count(|sc| sc.training.grad_accum, |sc, n| sc.training.grad_accum = n, 1, 1 << 20),
-        Exposed::SeqLen => count(|sc| sc.training.seq_len, |sc, n| sc.training.seq_len = n, 1, tokens),
-        Exposed::Rank => count(|sc| sc.training.lora.rank, |sc, n| sc.training.lora.rank = n, 1, MAX_COUNT),
-        Exposed::Batch => count(|sc| sc.inference.batch, |sc, n| sc.inference.batch = n, 1, MAX_COUNT),
-        Exposed::PromptLen => count(|sc| sc.inference.prompt_len, |sc, n| sc.inference.prompt_len = n, 1, tokens),
-        Exposed::NewTokens => count(|sc| sc.inference.new_tokens, |sc, n| sc.inference.new_tokens = n, 0, tokens),
-        Exposed::GpuCount => count(|sc| sc.parallel.gpus, |sc, n| sc.parallel.gpus = n, 1, MAX_COUNT),
-        Exposed::Method => view! {
-            <ChoiceField
-                label=exposed.label()
-                value=Signal::derive(move || state.scenario.with(|sc| sc.training.method))
-                on_change=Callback::new(move |m: Method| state.update(|sc| sc.training.method = m))
-            />
-        }
         .into_any(),
-        Exposed::Engine => view! {
-            <ChoiceField
-                label=exposed.label()
-                value=Signal::derive(move || state.scenario.with(|sc| sc.inference.engine))
-                on_change=Callback::new(move |e: Engine| state.update(|sc| sc.inference.engine = e))
-            />
-        }
-        .into_any(),
-        Exposed::Weights => view! {
-            <ChoiceField
-                label=exposed.label()
-                value=Signal::derive(move || state.scenario.with(|sc| sc.weights))
-                on_change=Callback::new(move |w: WeightFormat| state.update(|sc| sc.weights = w))
-                options=Signal::derive(move || state.scenario.with(crate::components::task_panel::weight_formats))
-            />
-        }
-        .into_any(),
-        Exposed::Gpu => gpu_select(state),
+        Kind::Choice(choices) => choice_select(state, exposed.0, choices, label),
+        Kind::GpuName => gpu_select(state),
+        // No embeddable field has another kind (the core's registry test).
+        _ => ().into_any(),
     }
+}
+
+/// A menu of the keys the field's rules offer for the scenario.
+fn choice_select(
+    state: AppState,
+    field: &'static Field,
+    choices: Choices,
+    label: &'static str,
+) -> AnyView {
+    let keys = Signal::derive(move || {
+        state
+            .scenario
+            .with(|sc| (choices.offered)(sc))
+            .into_iter()
+            .map(|key| (key, key_label(key)))
+            .collect()
+    });
+    let selected = Signal::derive(move || state.scenario.with(|sc| choices.current(sc)));
+    let pick = Callback::new(move |key: String| {
+        // The key comes from the menu: the field accepts it.
+        state.update(|sc| {
+            let _ = field.set_text(sc, &key);
+        });
+    });
+    view! { <ChoiceSelect label keys selected pick testid=""/> }.into_any()
 }
 
 fn gpu_select(state: AppState) -> AnyView {
@@ -458,13 +402,14 @@ pub fn EmbedSnippet() -> impl IntoView {
     let chosen = RwSignal::new(None::<Vec<Exposed>>);
     let task = Memo::new(move |_| state.scenario.with(|sc| sc.task));
     let exposed = Memo::new(move |_| {
-        let task = task.get();
-        chosen
+        let list = chosen
             .get()
-            .unwrap_or_else(|| Exposed::defaults(task))
-            .into_iter()
-            .filter(|e| e.applies(task))
-            .collect::<Vec<_>>()
+            .unwrap_or_else(|| Exposed::defaults(task.get()));
+        state.scenario.with(|sc| {
+            list.into_iter()
+                .filter(|e| e.applies(sc))
+                .collect::<Vec<_>>()
+        })
     });
     let snippet = Memo::new(move |_| {
         let src = embed_url(&app_address(), &state.query.get(), &exposed.get());
@@ -490,7 +435,7 @@ pub fn EmbedSnippet() -> impl IntoView {
             list.push(e);
         }
         // Keep the panel's order, whatever the clicking order.
-        list.sort_by_key(|x| Exposed::ALL.iter().position(|a| a == x));
+        list.sort_by_key(|x| Exposed::all().position(|a| a == *x));
         chosen.set(Some(list));
     };
     view! {
@@ -499,9 +444,8 @@ pub fn EmbedSnippet() -> impl IntoView {
             <fieldset class="embed-choices">
                 <legend>{tr("embed-inputs")}</legend>
                 {move || {
-                    Exposed::ALL
-                        .into_iter()
-                        .filter(|e| e.applies(task.get()))
+                    Exposed::all()
+                        .filter(|e| state.scenario.with(|sc| e.applies(sc)))
                         .map(|e| view! {
                             <label class="check">
                                 <input
@@ -527,12 +471,38 @@ pub fn EmbedSnippet() -> impl IntoView {
 mod tests {
     use super::*;
 
+    fn exposed(key: &str) -> Exposed {
+        Exposed::from_key(key).unwrap_or_else(|| panic!("{key} is not embeddable"))
+    }
+
+    #[test]
+    fn embeds_keep_their_twelve_inputs_and_labels() {
+        let shown: Vec<(&str, &str)> = Exposed::all().map(|e| (e.key(), e.label())).collect();
+        assert_eq!(
+            shown,
+            [
+                ("w", "weights"),
+                ("meth", "method"),
+                ("r", "rank"),
+                ("mb", "micro-batch"),
+                ("ga", "gradient accumulation"),
+                ("seq", "sequence length"),
+                ("bs", "batch"),
+                ("pl", "prompt tokens"),
+                ("nt", "new tokens"),
+                ("eng", "engine"),
+                ("n", "GPU count"),
+                ("gpu", "GPU"),
+            ]
+        );
+    }
+
     #[test]
     fn embed_needs_embed_1_and_reads_show_in_order() {
         assert_eq!(embed_options("v=1&mb=4"), None);
         assert_eq!(embed_options("v=1&embed=0"), None);
         let options = embed_options("?v=1&embed=1&show=seq,mb,seq,zz,").expect("embed");
-        assert_eq!(options.exposed, vec![Exposed::SeqLen, Exposed::MicroBatch]);
+        assert_eq!(options.exposed, vec![exposed("seq"), exposed("mb")]);
         assert_eq!(options.unknown, vec!["zz".to_owned()]);
         assert_eq!(embed_options("embed=1"), Some(EmbedOptions::default()));
     }
@@ -559,16 +529,7 @@ mod tests {
         sc.parallel.gpus = 3;
         let query = vramfit_core::url::encode(&sc);
         let keys: Vec<String> = query_pairs(&query).into_iter().map(|(k, _)| k).collect();
-        for e in [
-            Exposed::MicroBatch,
-            Exposed::GradAccum,
-            Exposed::SeqLen,
-            Exposed::Rank,
-            Exposed::Batch,
-            Exposed::PromptLen,
-            Exposed::NewTokens,
-            Exposed::GpuCount,
-        ] {
+        for e in ["mb", "ga", "seq", "r", "bs", "pl", "nt", "n"].map(exposed) {
             assert!(
                 keys.iter().any(|k| k == e.key()),
                 "{} not in {query}",
@@ -582,7 +543,7 @@ mod tests {
         let url = embed_url(
             "https://x.test/vramfit/",
             "v=1&mb=4",
-            &[Exposed::MicroBatch, Exposed::SeqLen],
+            &[exposed("mb"), exposed("seq")],
         );
         assert_eq!(url, "https://x.test/vramfit/?v=1&mb=4&embed=1&show=mb,seq");
         let snippet = iframe_snippet(&url, "a \"quoted\" <title>");
@@ -592,13 +553,19 @@ mod tests {
         assert!(snippet.contains(HEIGHT_MESSAGE));
         let query = url.split_once('?').map(|(_, q)| q).unwrap_or_default();
         let options = embed_options(query).expect("embed");
-        assert_eq!(options.exposed, vec![Exposed::MicroBatch, Exposed::SeqLen]);
+        assert_eq!(options.exposed, vec![exposed("mb"), exposed("seq")]);
     }
 
     #[test]
     fn defaults_apply_to_their_task() {
         for task in [TaskKind::Training, TaskKind::Inference] {
-            assert!(Exposed::defaults(task).iter().all(|e| e.applies(task)));
+            let sc = Scenario {
+                task,
+                ..Scenario::default()
+            };
+            let defaults = Exposed::defaults(task);
+            assert_eq!(defaults.len(), 2);
+            assert!(defaults.iter().all(|e| e.applies(&sc)));
         }
     }
 }

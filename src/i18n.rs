@@ -62,6 +62,12 @@ fn message(lang: Lang, key: &str) -> Option<&'static str> {
     texts(lang).get(index).copied().filter(|t| !t.is_empty())
 }
 
+/// The English text of `key`, if the locales have it (the labels the
+/// fields take, from which their test ids and translations follow).
+pub fn english(key: &str) -> Option<&'static str> {
+    message(Lang::En, key)
+}
+
 /// The text of `key` in `lang` with `args`; falls back to English, then to
 /// the key itself (visible, never a panic). A variable without a value is
 /// shown as `{$name}`, as Fluent does.
@@ -216,6 +222,24 @@ mod tests {
     /// the tables `build.rs` generates.
     const EN_FTL: &str = include_str!("../locales/en.ftl");
     const ZH_FTL: &str = include_str!("../locales/zh.ftl");
+
+    #[test]
+    fn every_label_of_the_field_registry_is_a_message_in_both_languages() {
+        for field in vramfit_core::scenario::fields::FIELDS {
+            if let Some(id) = field.label {
+                assert!(
+                    english(id).is_some(),
+                    "{}: {id} is not in en.ftl",
+                    field.key
+                );
+                assert!(
+                    message(Lang::Zh, id).is_some(),
+                    "{}: {id} is not in zh.ftl",
+                    field.key
+                );
+            }
+        }
+    }
 
     /// Message ids of a locale file (in order) and the syntax errors it has.
     fn message_ids(source: &str) -> (Vec<String>, usize) {

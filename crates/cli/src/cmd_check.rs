@@ -10,17 +10,19 @@ use vramfit_core::gpu::find_gpu;
 use vramfit_core::plan::{fix_plans_with_model, Plan, PlanOptions};
 use vramfit_core::scenario::Scenario;
 
-use crate::cmd_estimate::ScenarioArgs;
 use crate::gpu::{open_source, DeviceInfo};
 use crate::output::{fail, gib};
+use crate::scenario_args::ScenarioArgs;
 
 #[derive(ClapArgs)]
 pub struct Args {
-    #[command(flatten)]
-    pub scenario: ScenarioArgs,
     /// GPU indices to run on (default: the first `--gpus` of this machine).
+    // Declared before the scenario flags: `--gpu` takes indices here, and the
+    // scenario's GPU-name flag (the cards are read from the machine) is left out.
     #[arg(long = "gpu", value_name = "INDEX", num_args = 1.., value_delimiter = ',')]
     pub indices: Vec<u32>,
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
     /// One JSON object: per GPU free memory, need, fit; the best plan when short.
     #[arg(long)]
     pub json: bool,

@@ -9,9 +9,9 @@ use vramfit_core::gpu::find_gpu;
 use vramfit_core::scenario::Scenario;
 use vramfit_core::url::{share_url, DEFAULT_BASE};
 
-use crate::cmd_estimate::ScenarioArgs;
 use crate::gpu::open_source;
 use crate::output::fail;
+use crate::scenario_args::ScenarioArgs;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -6,15 +6,13 @@ use clap::Args as ClapArgs;
 use vramfit_core::plan::{fix_plans, Plan, PlanOptions, PlanReport};
 use vramfit_core::url::share_url;
 
-use crate::cmd_estimate::{GpuNameArg, ScenarioArgs};
 use crate::output::{fail, gib};
+use crate::scenario_args::ScenarioArgs;
 
 #[derive(ClapArgs)]
 pub struct Args {
     #[command(flatten)]
     pub scenario: ScenarioArgs,
-    #[command(flatten)]
-    pub gpu: GpuNameArg,
     /// How many plans to propose (1 to 20).
     #[arg(long, default_value_t = 3)]
     pub max_plans: usize,
@@ -30,10 +28,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let sc = match args.scenario.build().map(|mut sc| {
-        args.gpu.apply(&mut sc);
-        sc
-    }) {
+    let sc = match args.scenario.build() {
         Ok(sc) => sc,
         Err(e) => return fail(e),
     };

@@ -6,11 +6,11 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use vramfit_core::scenario::ModelSource;
+use vramfit_core::scenario::limits::{MAX_COUNT, MAX_MEMORY, MIN_MEMORY};
+use vramfit_core::scenario::{Choice, ModelSource};
 use vramfit_core::wizard::{recommend, Goal, Priority, Recommendation, WizardAnswers, WizardGpu};
 use vramfit_core::InputError;
 
-use crate::cmd_estimate::parse_enum;
 use crate::output::{fail, gib};
 
 #[derive(ClapArgs)]
@@ -63,8 +63,13 @@ fn answer(
     }
 }
 
+/// An enum answer, read as links and scenario flags read theirs.
+fn parse_choice<T: Choice>(flag: &str, text: &str) -> Result<T, InputError> {
+    T::parse_or_explain(text).map_err(|message| InputError::new(flag, message))
+}
+
 fn answers(args: &Args, input: &mut impl BufRead) -> Result<WizardAnswers, InputError> {
-    let goal: Goal = parse_enum(
+    let goal: Goal = parse_choice(
         "--goal",
         &answer(
             &args.goal,
@@ -79,14 +84,16 @@ fn answers(args: &Args, input: &mut impl BufRead) -> Result<WizardAnswers, Input
         "Model? (catalog id, e.g. meta-llama/Llama-2-7b-hf)",
         input,
     )?;
+    let gib = (1u64 << 30) as f64;
+    let (min, max) = (MIN_MEMORY as f64 / gib, MAX_MEMORY as f64 / gib);
     let gpu = match args.gpu_memory {
-        Some(g) if g.is_finite() && (0.001..=1_048_576.0).contains(&g) => {
-            Some(WizardGpu::MemoryBytes((g * (1u64 << 30) as f64) as u64))
+        Some(g) if g.is_finite() && (min..=max).contains(&g) => {
+            Some(WizardGpu::MemoryBytes((g * gib) as u64))
         }
         Some(g) => {
             return Err(InputError::new(
                 "--gpu-memory",
-                format!("{g} is out of range: allowed 0.001 to 1048576 GiB"),
+                format!("{g} is out of range: allowed {min} to {max} GiB"),
             ))
         }
         None => {
@@ -102,12 +109,12 @@ fn answers(args: &Args, input: &mut impl BufRead) -> Result<WizardAnswers, Input
             text.parse().map_err(|_| {
                 InputError::new(
                     "--gpus",
-                    format!("\"{text}\" is not a count: allowed 0 to 65536"),
+                    format!("\"{text}\" is not a count: allowed 0 to {MAX_COUNT}"),
                 )
             })?
         }
     };
-    let priority: Priority = parse_enum(
+    let priority: Priority = parse_choice(
         "--priority",
         &answer(
             &args.priority,

@@ -22,6 +22,7 @@ mod cmd_watch;
 mod cmd_wizard;
 mod gpu;
 mod output;
+mod scenario_args;
 
 #[derive(Parser)]
 #[command(

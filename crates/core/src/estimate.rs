@@ -10,12 +10,12 @@ use crate::overhead::{
 use crate::parallel::Shards;
 use crate::precision::{Dtype, WeightFormat};
 use crate::report::{Counter, Estimate, GpuReport, Line, Note, Part};
-use crate::scenario::{Method, ModelSource, Scenario, Strategy, TaskKind};
+use crate::scenario::limits::{MAX_TOTAL_PARAMS, MIN_PARAMS};
+use crate::scenario::{ModelSource, Scenario, Strategy, TaskKind};
 use crate::training::{trainable_params, training_memory};
 use crate::weights::weight_bytes;
 
-/// Largest batch, sequence, or token count accepted (2^24 tokens of context).
-pub const MAX_TOKENS: u64 = 1 << 24;
+pub use crate::scenario::limits::MAX_TOKENS;
 
 /// The model a scenario refers to, with its exact parameter groups.
 pub fn resolve_model(source: &ModelSource) -> Result<ModelSpec> {
@@ -33,7 +33,7 @@ pub fn resolve_model(source: &ModelSource) -> Result<ModelSpec> {
             Ok((**spec).clone())
         }
         ModelSource::Params(n) => {
-            check_range("model.params", *n, 1_000_000, 1 << 44)?;
+            check_range("model.params", *n, MIN_PARAMS, MAX_TOTAL_PARAMS)?;
             Ok(spec_from_param_count(*n))
         }
     }
@@ -108,68 +108,6 @@ pub fn effective_counts(spec: &ModelSpec) -> ParamCounts {
     c
 }
 
-/// Checks the scenario's own fields (the model is checked by `validate`).
-pub fn validate_scenario(sc: &Scenario) -> Result<()> {
-    let p = &sc.parallel;
-    check_range("parallel.gpus", p.gpus, 1, 65_536)?;
-    check_range("parallel.tp", p.tp, 1, p.gpus)?;
-    check_range("parallel.pp", p.pp, 1, p.gpus)?;
-    if !p.gpus.is_multiple_of(p.tp * p.pp) {
-        return Err(InputError::new(
-            "parallel.gpus",
-            format!("{} must be a multiple of tp × pp = {}", p.gpus, p.tp * p.pp),
-        ));
-    }
-    check_range("group_size", sc.group_size, 1, 1 << 20)?;
-    match sc.task {
-        TaskKind::Training => {
-            let t = &sc.training;
-            check_range("training.micro_batch", t.micro_batch, 1, 65_536)?;
-            check_range("training.grad_accum", t.grad_accum, 1, 1 << 20)?;
-            check_range("training.seq_len", t.seq_len, 1, MAX_TOKENS)?;
-            if let Some(target) = t.target_len {
-                check_range("training.target_len", target, 1, MAX_TOKENS)?;
-            }
-            check_range("training.images_per_sample", t.images_per_sample, 0, 1024)?;
-            if matches!(t.method, Method::Lora | Method::Qlora) {
-                check_range("training.lora.rank", t.lora.rank, 1, 65_536)?;
-                if t.lora.targets.is_empty() {
-                    return Err(InputError::new(
-                        "training.lora.targets",
-                        "name at least one target: q, k, v, o, gate, up, down, head",
-                    ));
-                }
-                if !(0.0..1.0).contains(&t.lora.dropout) {
-                    return Err(InputError::new(
-                        "training.lora.dropout",
-                        format!("{} is out of range: allowed 0 to below 1", t.lora.dropout),
-                    ));
-                }
-            }
-            if let Some(n) = t.trainable_params {
-                check_range("training.trainable_params", n, 0, 1 << 44)?;
-            }
-        }
-        TaskKind::Inference => {
-            let i = &sc.inference;
-            check_range("inference.batch", i.batch, 1, 65_536)?;
-            check_range("inference.prompt_len", i.prompt_len, 1, MAX_TOKENS)?;
-            check_range("inference.new_tokens", i.new_tokens, 0, MAX_TOKENS)?;
-            let u = i.gpu_memory_utilization;
-            if !(u > 0.0 && u <= 1.0) {
-                return Err(InputError::new(
-                    "inference.gpu_memory_utilization",
-                    format!("{u} is out of range: allowed above 0 up to 1"),
-                ));
-            }
-        }
-    }
-    if let Some(m) = sc.gpu.memory_bytes {
-        check_range("gpu.memory_bytes", m, 1 << 20, 1 << 50)?;
-    }
-    Ok(())
-}
-
 fn to_u64(field: &str, bytes: u128) -> Result<u64> {
     u64::try_from(bytes).map_err(|_| {
         InputError::new(
@@ -198,7 +136,7 @@ pub fn estimate(sc: &Scenario) -> Result<Estimate> {
 /// Estimates a scenario whose model is already resolved.
 pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> {
     spec.validate()?;
-    validate_scenario(sc)?;
+    sc.validate()?;
     // A VLM's images are sequence positions of its language model.
     let with_images = crate::vision::with_image_tokens(sc, spec)?;
     let (sc, image_note) = match &with_images {

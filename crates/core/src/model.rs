@@ -239,26 +239,11 @@ pub struct ModelSpec {
     pub classifier_labels: u64,
 }
 
-/// Largest value accepted for any architecture dimension: 2^24, well above
-/// any real model (widest hidden sizes are ~2^15, vocabularies ~2^18).
-pub const MAX_DIM: u64 = 1 << 24;
-/// Largest layer count accepted (real models stay under 200).
-pub const MAX_LAYERS: u64 = 10_000;
-/// Largest head count accepted (real models stay under 256).
-pub const MAX_HEADS: u64 = 65_536;
-/// Largest expert count accepted (the largest public MoE models use 384).
-pub const MAX_EXPERTS: u64 = 4096;
-/// Largest context length or position-table size accepted: 2^30 tokens.
-pub const MAX_POSITION: u64 = 1 << 30;
-/// Largest image side in pixels accepted.
-pub const MAX_IMAGE_SIZE: u64 = 1 << 16;
-/// Largest number of hidden-width norms per layer (Gemma-2 uses 4).
-pub const MAX_NORMS_PER_LAYER: u64 = 16;
-/// Largest total parameter count accepted: 2^44 (17.6 trillion), 8x the
-/// largest public models. Keeping every total under it means no sum or
-/// product in [`ModelSpec::param_counts`] or later byte math (x 16 bytes per
-/// parameter for Adam in fp32) can overflow a u64.
-pub const MAX_TOTAL_PARAMS: u64 = 1 << 44;
+/// The architecture limits live with every other limit (`scenario::limits`).
+pub use crate::scenario::limits::{
+    MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION,
+    MAX_TOTAL_PARAMS,
+};
 
 /// Parameters of the transformer layers, by tensor group (element counts),
 /// summed over all layers.

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{InputError, Result};
 use crate::estimate::{estimate_with_model, resolve_gpu, resolve_model};
 use crate::model::ModelSpec;
+use crate::scenario::limits::{MAX_MEMORY, MIN_MEMORY};
 use crate::scenario::{Scenario, TaskKind};
 use techniques::{apply, describe, Context};
 pub use techniques::{techniques, Applies, Technique, TechniqueId, Text};
@@ -256,7 +257,7 @@ pub fn fix_plans_with_model(
     options: &PlanOptions,
 ) -> Result<PlanReport> {
     check_options(options)?;
-    crate::error::check_range("capacity_bytes", capacity, 1 << 20, 1 << 50)?;
+    crate::error::check_range("capacity_bytes", capacity, MIN_MEMORY, MAX_MEMORY)?;
     let base = estimate_with_model(sc, spec)?;
     let base_used = base.worst_gpu().device_used_bytes;
     let mut report = PlanReport {

@@ -2,11 +2,21 @@
 //!
 //! Serialized as JSON for `vramfit estimate --scenario FILE`; every field but
 //! the model has a default so a scenario file only says what differs.
+//! `fields` describes each field once (link key, range, CLI flag, when it
+//! applies), `limits` holds every numeric limit, `rules` what makes a
+//! scenario valid.
+
+pub mod choice;
+pub mod fields;
+pub mod limits;
+mod rules;
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::ModelSpec;
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+
+pub use choice::Choice;
 
 /// Where the model comes from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -15,7 +15,8 @@ mod choice;
 mod model_spec;
 
 use crate::catalog::find_model;
-use crate::gpu::find_gpu;
+use crate::scenario::fields::{parse_u64_in, FIELDS};
+use crate::scenario::limits::MAX_TOTAL_PARAMS;
 use crate::scenario::{ModelSource, Scenario};
 
 pub use choice::Choice;
@@ -58,10 +59,8 @@ pub fn encode(sc: &Scenario) -> String {
             }
         }
     }
-    for field in fields::V1 {
-        if let Some(value) = (field.get)(sc, &defaults) {
-            out.push(field.key, &value);
-        }
+    for field in FIELDS.iter().filter(|f| f.differs(sc, &defaults)) {
+        out.push(field.key, &field.get_text(sc));
     }
     out.0.join("&")
 }
@@ -107,7 +106,8 @@ pub fn decode_with(query: &str, passthrough: &[&str]) -> Decoded {
     Decoded { scenario, notices }
 }
 
-/// Version 1 of the format: the keys of [`fields::V1`] plus the model keys.
+/// Version 1 of the format: the registry's keys (`scenario::fields`) plus
+/// the model keys.
 fn decode_v1(pairs: &[(String, String)], notices: &mut Vec<Notice>) -> Scenario {
     let mut sc = Scenario::default();
     let mut spec_pairs = Vec::new();
@@ -124,8 +124,8 @@ fn decode_v1(pairs: &[(String, String)], notices: &mut Vec<Notice>) -> Scenario 
             catalog = Some(value);
         } else if key == "p" {
             params = Some(value);
-        } else if let Some(field) = fields::V1.iter().find(|f| f.key == key) {
-            if let Err(message) = (field.set)(&mut sc, value) {
+        } else if let Some(field) = FIELDS.iter().find(|f| f.key == key) {
+            if let Err(message) = field.set_text(&mut sc, value) {
                 notices.push(Notice::new(key, &format!("{message}; the default is used")));
             }
         } else {
@@ -138,7 +138,7 @@ fn decode_v1(pairs: &[(String, String)], notices: &mut Vec<Notice>) -> Scenario 
         chosen = Some(("s.*", ModelSource::Spec(Box::new(spec))));
     }
     if let Some(p) = params {
-        match fields::parse_u64_in(p, 1, crate::model::MAX_TOTAL_PARAMS) {
+        match parse_u64_in(p, 1, MAX_TOTAL_PARAMS) {
             Ok(n) if chosen.is_none() => chosen = Some(("p", ModelSource::Params(n))),
             Ok(_) => notices.push(Notice::new(
                 "p",
@@ -243,13 +243,3 @@ impl Query {
         self.0.push(format!("{key}={}", percent_encode(value)));
     }
 }
-
-/// A GPU name is usable when the catalog knows it (the estimator rejects others).
-fn check_gpu(name: &str) -> Result<(), String> {
-    match find_gpu(name) {
-        Some(_) => Ok(()),
-        None => Err(format!("\"{name}\" is not in the GPU catalog")),
-    }
-}
-
-mod fields;

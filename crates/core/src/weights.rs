@@ -172,14 +172,7 @@ fn quantized_targets(sc: &Scenario) -> Option<&[LoraTarget]> {
 
 /// The weight format in effect: QLoRA on a 16-bit choice means NF4.
 pub fn effective_format(sc: &Scenario) -> WeightFormat {
-    if sc.task == TaskKind::Training
-        && sc.training.method == Method::Qlora
-        && !sc.weights.is_quantized()
-    {
-        WeightFormat::Nf4
-    } else {
-        sc.weights
-    }
+    sc.effective_weights()
 }
 
 /// dtype of the trainable (floating) parameters.

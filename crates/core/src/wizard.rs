@@ -16,6 +16,8 @@ use crate::gpu::{find_gpu, GpuSpec};
 use crate::model::ModelSpec;
 use crate::plan::{fix_plans_with_model, CostWeights, Plan, PlanOptions, Text};
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+use crate::scenario::choice::choice;
+use crate::scenario::limits::{MAX_COUNT, MAX_MEMORY, MIN_MEMORY};
 use crate::scenario::{
     Checkpointing, Engine, GpuChoice, Method, ModelSource, Offload, Optimizer, Scenario, Strategy,
     TaskKind,
@@ -38,6 +40,10 @@ pub enum Priority {
     Quality,
     Cost,
 }
+
+// The answers' keys, read by `Choice::parse` like every other enum.
+choice!(Goal { TrainFull => "train_full", FineTune => "fine_tune", Serve => "serve" });
+choice!(Priority { Speed => "speed", Quality => "quality", Cost => "cost" });
 
 impl Priority {
     /// How the fix-it plans weigh costs for this priority: the chosen cost
@@ -241,9 +247,6 @@ pub struct Recommendation {
     pub plans: Vec<Plan>,
 }
 
-/// Largest GPU count the wizard accepts (as `parallel.gpus`).
-const MAX_GPUS: u64 = 65_536;
-
 /// The GPU's usable bytes and its catalog entry, if any.
 fn resolve_answer_gpu(gpu: &WizardGpu) -> Result<(u64, Option<&'static GpuSpec>)> {
     match gpu {
@@ -256,7 +259,7 @@ fn resolve_answer_gpu(gpu: &WizardGpu) -> Result<(u64, Option<&'static GpuSpec>)
                 )
             }),
         WizardGpu::MemoryBytes(b) => {
-            check_range("gpu", *b, 1 << 20, 1 << 50)?;
+            check_range("gpu", *b, MIN_MEMORY, MAX_MEMORY)?;
             Ok((*b, None))
         }
     }
@@ -348,11 +351,11 @@ fn base_scenario(a: &WizardAnswers, gpu: Option<&GpuSpec>) -> Scenario {
 
 /// Walks the decision table for the answers.
 pub fn recommend(a: &WizardAnswers) -> Result<Recommendation> {
-    check_range("gpu_count", a.gpu_count, 0, MAX_GPUS)?;
+    check_range("gpu_count", a.gpu_count, 0, MAX_COUNT)?;
     if a.gpu_count == 0 && a.goal != Goal::Serve {
         return Err(InputError::new(
             "gpu_count",
-            "0 is out of range for training: allowed 1 to 65536 (only serving can run without a GPU)",
+            format!("0 is out of range for training: allowed 1 to {MAX_COUNT} (only serving can run without a GPU)"),
         ));
     }
     let gpu = match (&a.gpu, a.gpu_count) {

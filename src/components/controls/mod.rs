@@ -27,8 +27,21 @@ pub fn next_id(prefix: &str) -> String {
 /// page's language where a key is a word to translate (`none`, `pure16`),
 /// else the link key spaced (`paged adamw8bit`: names stay names).
 pub fn choice_label<T: Choice>(choice: T) -> String {
-    let key = format!("choice-{}", choice.key());
-    text_or(lang(), &key, || choice.key().replace('_', " "))
+    key_label(choice.key())
+}
+
+/// [`choice_label`] of a link key.
+pub fn key_label(key: &str) -> String {
+    text_or(lang(), &format!("choice-{key}"), || key.replace('_', " "))
+}
+
+/// The range of the count at link key `key`, from the core's field
+/// registry; unbounded for a key it does not know (the core's validation
+/// still applies to whatever is typed).
+pub fn field_range(key: &str) -> (u64, u64) {
+    vramfit_core::scenario::fields::by_key(key)
+        .and_then(|f| f.range())
+        .unwrap_or((0, u64::MAX))
 }
 
 /// The test hook of a field: the given id, else the label in kebab case
@@ -76,6 +89,12 @@ pub fn parse_count(text: &str, min: u64, max: u64) -> Result<u64, String> {
             &[("min", min.to_string()), ("max", max.to_string())],
         )),
     }
+}
+
+/// Parses a whole number within the range of the count at link key `key`.
+pub fn parse_field_count(text: &str, key: &str) -> Result<u64, String> {
+    let (min, max) = field_range(key);
+    parse_count(text, min, max)
 }
 
 /// Parses a decimal number typed by a person, within `min..=max`.
@@ -202,8 +221,9 @@ where
     view! { <ChoiceSelect label keys selected pick testid/> }
 }
 
+/// A menu over link keys: `keys` pairs each with its text.
 #[component]
-fn ChoiceSelect(
+pub fn ChoiceSelect(
     label: &'static str,
     keys: Signal<Vec<(&'static str, String)>>,
     selected: Signal<&'static str>,

@@ -5,12 +5,9 @@ use leptos::prelude::*;
 use vramfit_core::gpu::{find_gpu, search_gpus};
 
 use crate::analysis::parse_gpus_json;
-use crate::components::controls::{next_id, parse_count, parse_decimal, NumberField};
+use crate::components::controls::{next_id, parse_decimal, parse_field_count, NumberField};
 use crate::i18n::tr;
 use crate::state::use_state;
-
-/// Largest GPU count the estimator accepts.
-const MAX_GPUS: u64 = 65_536;
 
 #[component]
 pub fn GpuPicker() -> impl IntoView {
@@ -113,7 +110,7 @@ pub fn GpuPicker() -> impl IntoView {
                     label="GPU count"
                     value=gpus
                     on_change=Callback::new(move |n| state.update(|sc| sc.parallel.gpus = n))
-                    parse=|t| parse_count(t, 1, MAX_GPUS)
+                    parse=|t| parse_field_count(t, "n")
                     testid="gpu-count"
                 />
                 <NumberField

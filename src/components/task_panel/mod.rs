@@ -2,55 +2,37 @@
 //! the chosen method, engine, weight format, parallelism and model.
 
 use leptos::prelude::*;
-use vramfit_core::estimate::MAX_TOKENS;
 use vramfit_core::precision::WeightFormat;
 use vramfit_core::scenario::{Engine, LoraTarget, Method, Optimizer, Scenario, Strategy, TaskKind};
 use vramfit_core::url::Choice;
 use vramfit_core::weights::effective_format;
 
 use crate::components::controls::{
-    parse_count, parse_decimal, CheckField, ChoiceField, NumberField, OptionalChoiceField,
+    field_range, parse_count, parse_decimal, CheckField, ChoiceField, NumberField,
+    OptionalChoiceField,
 };
 use crate::i18n::tr;
 use crate::state::{use_state, AppState};
 
-/// Largest micro-batch, batch, rank and GPU degree the estimator accepts.
-const MAX_COUNT: u64 = 65_536;
-/// Largest gradient accumulation the estimator accepts (2^20).
-const MAX_GRAD_ACCUM: u64 = 1 << 20;
-/// Largest images per sample the estimator accepts.
-const MAX_IMAGES: u64 = 1024;
-/// Largest image side in pixels (the core's limit).
-const MAX_IMAGE_SIZE: u64 = vramfit_core::model::MAX_IMAGE_SIZE;
-
-/// Weight formats that apply: GGUF only with llama.cpp (which takes nothing
-/// else but 16/32-bit GGUF), QLoRA needs 4- or 8-bit bitsandbytes weights.
+/// Weight formats that apply (the core's rule, `WeightFormat::applies`):
+/// GGUF only with llama.cpp, QLoRA over bitsandbytes 4- or 8-bit weights.
 pub fn weight_formats(sc: &Scenario) -> Vec<WeightFormat> {
-    let llama_cpp = sc.task == TaskKind::Inference && sc.inference.engine == Engine::LlamaCpp;
     WeightFormat::ALL
         .into_iter()
-        .filter(|w| match (sc.task, llama_cpp) {
-            (_, true) => w.is_gguf() || w.plain_dtype().is_some(),
-            (TaskKind::Training, _) if sc.training.method == Method::Qlora => {
-                matches!(
-                    w,
-                    WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8
-                )
-            }
-            _ => !w.is_gguf(),
-        })
+        .filter(|w| w.applies(sc))
         .collect()
 }
 
-/// A whole-number field bound to one scenario field.
+/// A whole-number field bound to one scenario field, within the range the
+/// core's registry gives the field at link key `key`.
 fn count(
     state: AppState,
     label: &'static str,
-    min: u64,
-    max: u64,
+    key: &'static str,
     get: fn(&Scenario) -> u64,
     set: fn(&mut Scenario, u64),
 ) -> impl IntoView {
+    let (min, max) = field_range(key);
     view! {
         <NumberField
             label
@@ -142,7 +124,7 @@ pub fn TaskPanel() -> impl IntoView {
                     {flag(state, "NF4 by torchao 0.1 (torchtune before June 2024)", |sc| sc.unchunked_nf4_quantizer, |sc, b| sc.unchunked_nf4_quantizer = b)}
                 </Show>
                 <Show when=move || matches!(weights.get(), WeightFormat::Gptq4 | WeightFormat::Awq4)>
-                    {count(state, "group size", 1, 1 << 20, |sc| sc.group_size, |sc, n| sc.group_size = n)}
+                    {count(state, "group size", "gs", |sc| sc.group_size, |sc, n| sc.group_size = n)}
                 </Show>
                 {flag(state, "empty_cache() after loading", |sc| sc.empty_cache_after_load, |sc, b| sc.empty_cache_after_load = b)}
             </div>
@@ -176,16 +158,16 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
                     on_change=Callback::new(move |d| state.update(|sc| sc.training.optimizer_state_dtype = d))
                 />
             </Show>
-            {count(state, "micro-batch", 1, MAX_COUNT, |sc| sc.training.micro_batch, |sc, n| sc.training.micro_batch = n)}
-            {count(state, "gradient accumulation", 1, MAX_GRAD_ACCUM, |sc| sc.training.grad_accum, |sc, n| sc.training.grad_accum = n)}
-            {count(state, "sequence length", 1, MAX_TOKENS, |sc| sc.training.seq_len, |sc, n| sc.training.seq_len = n)}
+            {count(state, "micro-batch", "mb", |sc| sc.training.micro_batch, |sc, n| sc.training.micro_batch = n)}
+            {count(state, "gradient accumulation", "ga", |sc| sc.training.grad_accum, |sc, n| sc.training.grad_accum = n)}
+            {count(state, "sequence length", "seq", |sc| sc.training.seq_len, |sc, n| sc.training.seq_len = n)}
             // Encoder-decoder models (T5): the decoder's own length.
             <Show when=move || state.spec.with(|s| s.as_ref().is_ok_and(|s| s.encoder_layers.is_some_and(|e| e > 0)))>
                 <NumberField
                     label="target tokens (0 = sequence length)"
                     value=Signal::derive(move || state.scenario.with(|sc| sc.training.target_len.unwrap_or(0)))
                     on_change=Callback::new(move |n: u64| state.update(|sc| sc.training.target_len = (n > 0).then_some(n)))
-                    parse=|t| parse_count(t, 0, MAX_TOKENS)
+                    parse=|t| parse_count(t, 0, field_range("tgt").1)
                 />
             </Show>
             {pick(state, "checkpointing", |sc| sc.training.checkpointing, |sc, c| sc.training.checkpointing = c)}
@@ -193,7 +175,7 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
         <Show when=lora>
             <h3>{tr("section-lora")}</h3>
             <div class="grid">
-                {count(state, "rank", 1, MAX_COUNT, |sc| sc.training.lora.rank, |sc, n| sc.training.lora.rank = n)}
+                {count(state, "rank", "r", |sc| sc.training.lora.rank, |sc, n| sc.training.lora.rank = n)}
                 <NumberField
                     label="dropout"
                     value=Signal::derive(move || state.scenario.with(|sc| sc.training.lora.dropout))
@@ -245,8 +227,8 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
             <Show when=move || strategy.get() != Strategy::None && strategy.get() != Strategy::Ddp>
                 {pick(state, "offload", |sc| sc.parallel.offload, |sc, o| sc.parallel.offload = o)}
             </Show>
-            {count(state, "tensor parallel", 1, MAX_COUNT, |sc| sc.parallel.tp, |sc, n| sc.parallel.tp = n)}
-            {count(state, "pipeline parallel", 1, MAX_COUNT, |sc| sc.parallel.pp, |sc, n| sc.parallel.pp = n)}
+            {count(state, "tensor parallel", "tp", |sc| sc.parallel.tp, |sc, n| sc.parallel.tp = n)}
+            {count(state, "pipeline parallel", "pp", |sc| sc.parallel.pp, |sc, n| sc.parallel.pp = n)}
             <Show when=move || state.scenario.with(|sc| sc.parallel.tp > 1)>
                 {flag(state, "sequence parallel", |sc| sc.parallel.sequence_parallel, |sc, b| sc.parallel.sequence_parallel = b)}
             </Show>
@@ -254,12 +236,12 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
         <Show when=move || has_vision.get()>
             <h3>{tr("section-images")}</h3>
             <div class="grid">
-                {count(state, "images per sample", 0, MAX_IMAGES, |sc| sc.training.images_per_sample, |sc, n| sc.training.images_per_sample = n)}
+                {count(state, "images per sample", "img", |sc| sc.training.images_per_sample, |sc, n| sc.training.images_per_sample = n)}
                 <NumberField
                     label="image side (px, 0 = model's)"
                     value=Signal::derive(move || state.scenario.with(|sc| sc.training.image_size.unwrap_or(0)))
                     on_change=Callback::new(move |n: u64| state.update(|sc| sc.training.image_size = (n > 0).then_some(n)))
-                    parse=|t| parse_count(t, 0, MAX_IMAGE_SIZE)
+                    parse=|t| parse_count(t, 0, field_range("imgsz").1)
                 />
                 {flag(state, "freeze vision tower", |sc| sc.training.freeze_vision, |sc, b| sc.training.freeze_vision = b)}
             </div>
@@ -275,9 +257,9 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
         <h3>{tr("section-inference")}</h3>
         <div class="grid">
             {pick(state, "engine", |sc| sc.inference.engine, |sc, e| sc.inference.engine = e)}
-            {count(state, "batch", 1, MAX_COUNT, |sc| sc.inference.batch, |sc, n| sc.inference.batch = n)}
-            {count(state, "prompt tokens", 1, MAX_TOKENS, |sc| sc.inference.prompt_len, |sc, n| sc.inference.prompt_len = n)}
-            {count(state, "new tokens", 0, MAX_TOKENS, |sc| sc.inference.new_tokens, |sc, n| sc.inference.new_tokens = n)}
+            {count(state, "batch", "bs", |sc| sc.inference.batch, |sc, n| sc.inference.batch = n)}
+            {count(state, "prompt tokens", "pl", |sc| sc.inference.prompt_len, |sc, n| sc.inference.prompt_len = n)}
+            {count(state, "new tokens", "nt", |sc| sc.inference.new_tokens, |sc, n| sc.inference.new_tokens = n)}
             <OptionalChoiceField
                 label="KV cache dtype"
                 none_label="same as compute"
@@ -296,10 +278,10 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
                 {flag(state, "static KV cache", |sc| sc.inference.static_cache, |sc, b| sc.inference.static_cache = b)}
                 {flag(state, "tuple KV cache (transformers < 4.36)", |sc| sc.inference.tuple_cache, |sc, b| sc.inference.tuple_cache = b)}
             </Show>
-            {count(state, "tensor parallel", 1, MAX_COUNT, |sc| sc.parallel.tp, |sc, n| sc.parallel.tp = n)}
-            {count(state, "pipeline parallel", 1, MAX_COUNT, |sc| sc.parallel.pp, |sc, n| sc.parallel.pp = n)}
+            {count(state, "tensor parallel", "tp", |sc| sc.parallel.tp, |sc, n| sc.parallel.tp = n)}
+            {count(state, "pipeline parallel", "pp", |sc| sc.parallel.pp, |sc, n| sc.parallel.pp = n)}
             <Show when=move || has_vision.get()>
-                {count(state, "images per prompt", 0, MAX_IMAGES, |sc| sc.inference.images_per_prompt, |sc, n| sc.inference.images_per_prompt = n)}
+                {count(state, "images per prompt", "ipp", |sc| sc.inference.images_per_prompt, |sc, n| sc.inference.images_per_prompt = n)}
             </Show>
         </div>
     }
@@ -308,6 +290,20 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inputs_take_the_ranges_of_the_core_registry() {
+        let keys = [
+            "gs", "mb", "ga", "seq", "tgt", "r", "tp", "pp", "img", "imgsz", "bs", "pl", "nt",
+            "ipp", "n",
+        ];
+        for key in keys {
+            assert_ne!(field_range(key), (0, u64::MAX), "{key} has no range");
+        }
+        assert_eq!(field_range("mb"), (1, 65_536));
+        assert_eq!(field_range("ga"), (1, 1 << 20));
+        assert_eq!(field_range("nt"), (0, 1 << 24));
+    }
 
     #[test]
     fn gguf_only_with_llama_cpp_and_qlora_only_quantized() {

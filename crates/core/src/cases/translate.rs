@@ -12,17 +12,6 @@ pub(super) fn unsupported(why: impl Into<String>) -> String {
     why.into()
 }
 
-fn dtype(s: &str) -> Option<Dtype> {
-    match s {
-        "fp32" => Some(Dtype::Fp32),
-        "fp16" => Some(Dtype::Fp16),
-        "bf16" => Some(Dtype::Bf16),
-        "fp8" => Some(Dtype::Fp8),
-        "int8" => Some(Dtype::Int8),
-        _ => None,
-    }
-}
-
 /// Architecture defaults the case fields leave out (biases, norms, MLP shape),
 /// from each family's transformers implementation.
 fn arch_defaults(arch: &str) -> Option<(Arch, MlpKind, NormKind, bool, bool, bool)> {
@@ -392,7 +381,11 @@ fn caveat_details(case: &Case, sc: &mut Scenario) {
 pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
     let mut sc = Scenario::default();
     let p = &case.precision;
-    let compute = p.compute.as_deref().and_then(dtype).unwrap_or(Dtype::Bf16);
+    let compute = p
+        .compute
+        .as_deref()
+        .and_then(Dtype::parse)
+        .unwrap_or(Dtype::Bf16);
     sc.compute_dtype = if compute == Dtype::Fp32 {
         Dtype::Bf16
     } else {
@@ -512,7 +505,7 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
             tr.optimizer_state_dtype = t
                 .optimizer_state_dtype
                 .as_deref()
-                .and_then(dtype)
+                .and_then(Dtype::parse)
                 .filter(|d| *d != Dtype::Int8);
             tr.optimizer_in_backward = t.optimizer_in_backward.unwrap_or(false);
             tr.micro_batch = t.micro_batch.unwrap_or(1);
@@ -540,7 +533,7 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
                 (_, Some("llama.cpp" | "llama_cpp")) => Engine::LlamaCpp,
                 _ => Engine::Transformers,
             };
-            inf.kv_cache_dtype = i.kv_cache_dtype.as_deref().and_then(dtype);
+            inf.kv_cache_dtype = i.kv_cache_dtype.as_deref().and_then(Dtype::parse);
             inf.gpu_memory_utilization = i.gpu_memory_utilization.unwrap_or(0.9);
             inf.batch = i.batch.unwrap_or(1);
             let per_token_only = matches!(

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::gpu::{Generation, GpuSpec};
 use crate::model::ModelSpec;
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+use crate::scenario::limits::MAX_GRAD_ACCUM;
 use crate::scenario::{
     Attention, Checkpointing, Engine, Method, Offload, Optimizer, Scenario, Strategy, TaskKind,
 };
@@ -153,8 +154,6 @@ const MIN_SEQ_LEN: u64 = 256;
 const MIN_PROMPT_LEN: u64 = 256;
 /// Fewest new tokens the planner halves to: 000's case cut 512 → 128–200.
 const MIN_NEW_TOKENS: u64 = 64;
-/// Largest gradient accumulation `validate_scenario` accepts (2^20).
-const MAX_GRAD_ACCUM: u64 = 1 << 20;
 
 /// What the search knows besides the scenario.
 pub struct Context<'a> {

@@ -1,5 +1,6 @@
 //! The named values of each enum a link carries, in one place: the codec
-//! reads and writes them, the web app lists them in its selects.
+//! reads and writes them, the web app lists them in its selects, the CLI's
+//! flags accept them.
 //!
 //! Keys equal the serde (JSON scenario) names, except the task (`train`,
 //! `infer`), where the link favours brevity; [`Choice::parse`] accepts the
@@ -7,50 +8,12 @@
 
 use crate::model::{Arch, MlpKind, NormKind};
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+use crate::scenario::choice::choice;
+pub use crate::scenario::choice::Choice;
 use crate::scenario::{
     Attention, Checkpointing, Engine, Framework, LoraTarget, Method, Offload, Optimizer, Strategy,
     TaskKind,
 };
-
-/// An enum whose every value has a short key.
-pub trait Choice: Sized + Copy + PartialEq + serde::de::DeserializeOwned + 'static {
-    /// Every value, in the order a menu shows them.
-    const ALL: &'static [Self];
-    /// The key in a link (`lora`, `gguf_q4_k_m`).
-    fn key(self) -> &'static str;
-
-    /// The value for a key or a serde name (case-insensitive); `None` otherwise.
-    fn parse(text: &str) -> Option<Self> {
-        let text = text.trim().to_ascii_lowercase();
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|c| c.key() == text)
-            .or_else(|| serde_json::from_value(serde_json::Value::String(text)).ok())
-    }
-
-    /// `a, b, c`: the keys, for messages that say what is allowed.
-    fn allowed() -> String {
-        Self::ALL
-            .iter()
-            .map(|c| c.key())
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-}
-
-macro_rules! choice {
-    ($t:ident { $($variant:ident => $key:literal),* $(,)? }) => {
-        impl Choice for $t {
-            const ALL: &'static [Self] = &[$($t::$variant),*];
-            fn key(self) -> &'static str {
-                match self {
-                    $($t::$variant => $key),*
-                }
-            }
-        }
-    };
-}
 
 choice!(TaskKind { Inference => "infer", Training => "train" });
 choice!(Method {

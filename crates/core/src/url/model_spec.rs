@@ -6,12 +6,12 @@
 //! `s.arch` is always written so that a link always says "custom model".
 
 use super::choice::Choice;
-use super::fields::{bool_text, parse_bool, parse_u64_in};
 use super::Notice;
 use crate::model::{
     Mla, ModelSpec, Moe, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
     MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
+use crate::scenario::fields::{bool_text, parse_bool, parse_u64_in};
 
 pub(super) const PREFIX: &str = "s.";
 
