@@ -11,7 +11,6 @@
 
 pub mod analysis;
 pub mod components;
-pub mod embed;
 pub mod format;
 pub mod i18n;
 pub mod link;
@@ -23,6 +22,7 @@ use leptos::prelude::*;
 use components::{
     compare::Compare,
     doctor::Doctor,
+    embed::{EmbedSnippet, EmbedView},
     fit_table::FitTable,
     gpu_picker::GpuPicker,
     logs::Logs,
@@ -44,12 +44,13 @@ use state::AppState;
 /// (whose address stays as opened: it is inside someone else's page).
 #[component]
 pub fn App() -> impl IntoView {
-    let query = state::location_query();
-    let state = AppState::new(&query);
+    let mut page = link::read(&state::location_query());
+    let embed = page.embed.take();
+    let state = AppState::new(page);
     provide_context(state);
     i18n::LangSignal::provide(state.lang);
-    if let Some(options) = embed::embed_options(&query) {
-        return view! { <embed::EmbedView options/> }.into_any();
+    if let Some(options) = embed {
+        return view! { <EmbedView options/> }.into_any();
     }
     state.sync_with_address_bar();
     view! {
@@ -80,7 +81,7 @@ fn Calculator() -> impl IntoView {
         <section class="outputs" aria-label=i18n::tr("results")>
             <ResultPanel/>
             <CalculatorPlans/>
-            <embed::EmbedSnippet/>
+            <EmbedSnippet/>
             <Compare/>
             <SweepChart/>
             <FitTable/>

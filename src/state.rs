@@ -75,8 +75,8 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(query: &str) -> Self {
-        let page = link::read(query);
+    /// The state of a page opened with `page` (`link::read` of its address).
+    pub fn new(page: link::PageState) -> Self {
         let scenario = RwSignal::new(page.scenario);
         let settings = page.settings;
         let units = RwSignal::new(settings.units);

@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod controls;
 pub mod doctor;
+pub mod embed;
 pub mod fit_table;
 pub mod gpu_picker;
 pub mod logs;

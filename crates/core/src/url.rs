@@ -79,9 +79,15 @@ pub fn decode(query: &str) -> Decoded {
 /// Like [`decode`], leaving the parameters in `passthrough` to the caller
 /// (the web app keeps display settings such as units beside the scenario).
 pub fn decode_with(query: &str, passthrough: &[&str]) -> Decoded {
+    decode_pairs(&query_pairs(query), passthrough)
+}
+
+/// Like [`decode_with`], over a query already split by [`query_pairs`] (the
+/// web page splits its query once and reads its own parameters from it).
+pub fn decode_pairs(query: &[(String, String)], passthrough: &[&str]) -> Decoded {
     let mut notices = Vec::new();
     let mut pairs: Vec<(String, String)> = Vec::new();
-    for (key, value) in query_pairs(query) {
+    for (key, value) in query.iter().cloned() {
         if passthrough.contains(&key.as_str()) {
             continue;
         }
