@@ -12,7 +12,8 @@ use crate::components::controls::{
     field_label, key_label, parse_count, ChoiceSelect, InputErrorText, NumberField,
 };
 use crate::components::result::Bar;
-use crate::format::{grouped, Units};
+use crate::components::totals::Totals;
+use crate::format::Units;
 use crate::i18n::{lang, lang_untracked, text, text_with, tr};
 use crate::link::embed::{embed_url, iframe_snippet, EmbedOptions, Exposed, HEIGHT_MESSAGE};
 use crate::state::{use_state, AppState};
@@ -106,23 +107,6 @@ fn compact_result(estimate: vramfit_core::Estimate, units: Units) -> impl IntoVi
     let Some(first) = estimate.gpus.first().cloned() else {
         return view! { <p class="error">{text(lang, "no-gpu-in-estimate")}</p> }.into_any();
     };
-    let totals = [
-        (
-            "peak-allocated-bytes",
-            text(lang, "total-peak-allocated"),
-            first.peak_allocated_bytes,
-        ),
-        (
-            "peak-reserved-bytes",
-            text(lang, "total-peak-reserved"),
-            first.peak_reserved_bytes,
-        ),
-        (
-            "device-used-bytes",
-            text(lang, "total-device-used"),
-            first.device_used_bytes,
-        ),
-    ];
     let verdict = match (headroom, capacity) {
         (Some(h), Some(_)) if h >= 0 => {
             text_with(lang, "embed-fits", &[("spare", units.bytes(h as u64))])
@@ -136,20 +120,8 @@ fn compact_result(estimate: vramfit_core::Estimate, units: Units) -> impl IntoVi
     };
     let fits = headroom.is_some_and(|h| h >= 0);
     view! {
-        <Bar name=text(lang, "bar-per-gpu") report=first capacity units/>
-        <dl class="embed-totals">
-            {totals
-                .into_iter()
-                .map(|(testid, name, bytes)| view! {
-                    <div>
-                        <dt>{name}</dt>
-                        <dd data-testid=testid data-bytes=bytes.to_string() title=format!("{} bytes", grouped(bytes))>
-                            {units.bytes(bytes)}
-                        </dd>
-                    </div>
-                })
-                .collect_view()}
-        </dl>
+        <Bar name=text(lang, "bar-per-gpu") report=first.clone() capacity units/>
+        <Totals report=first.clone() units compact=true/>
         <p class="embed-verdict" class:fits=fits class:short=move || !fits && !verdict.is_empty() data-testid="headroom">
             {verdict.clone()}
         </p>

@@ -14,6 +14,7 @@ use crate::analysis::search_models;
 use crate::components::controls::{
     next_id, parse_count, parse_decimal, CheckField, ChoiceField, NumberField,
 };
+use crate::components::search_select::SearchSelect;
 use crate::format;
 use crate::i18n::{current_lang, lang, text, text_with, tr};
 use crate::state::{use_state, AppState};
@@ -123,53 +124,41 @@ fn CatalogSearch() -> impl IntoView {
     let state = use_state();
     let query = RwSignal::new(String::new());
     let hits = Memo::new(move |_| query.with(|q| search_models(q)));
-    let selected = move || match state.scenario.with(|sc| sc.model.clone()) {
-        ModelSource::Catalog(id) => vramfit_core::catalog::find_model(&id).map(|m| m.id.clone()),
-        _ => None,
-    };
-    let search_id = next_id("model-search");
-    let list_id = next_id("model-list");
+    let options = Signal::derive(move || {
+        hits.get()
+            .into_iter()
+            .map(|m| {
+                let label = format!("{} · {} · {}", m.name, format::count(m.params), m.family);
+                (m.id.clone(), label)
+            })
+            .collect::<Vec<_>>()
+    });
+    let selected = Signal::derive(move || {
+        state.scenario.with(|sc| match &sc.model {
+            ModelSource::Catalog(id) => vramfit_core::catalog::find_model(id).map(|m| m.id.clone()),
+            _ => None,
+        })
+    });
+    let list_label = Signal::derive(move || {
+        text_with(
+            lang(),
+            "model-list",
+            &[("count", hits.with(Vec::len).to_string())],
+        )
+    });
     view! {
-        <div class="field">
-            <label for=search_id.clone()>{tr("model-search")}</label>
-            <input
-                id=search_id
-                type="search"
-                placeholder="llama 8b"
-                data-testid="model-search"
-                prop:value=move || query.get()
-                on:input=move |ev| query.set(event_target_value(&ev))
-            />
-        </div>
-        <div class="field">
-            <label for=list_id.clone()>
-                {move || text_with(lang(), "model-list", &[("count", hits.with(Vec::len).to_string())])}
-            </label>
-            <select
-                id=list_id
-                size="7"
-                data-testid="model-select"
-                on:change=move |ev| {
-                    let id = event_target_value(&ev);
-                    state.update(|sc| sc.model = ModelSource::Catalog(id));
-                }
-            >
-                {move || {
-                    let current = selected();
-                    hits.get()
-                        .into_iter()
-                        .map(|m| {
-                            let is_current = current.as_deref() == Some(m.id.as_str());
-                            view! {
-                                <option value=m.id.clone() prop:selected=is_current>
-                                    {format!("{} · {} · {}", m.name, format::count(m.params), m.family)}
-                                </option>
-                            }
-                        })
-                        .collect_view()
-                }}
-            </select>
-        </div>
+        <SearchSelect
+            search_label=Signal::derive(|| text(lang(), "model-search"))
+            list_label
+            placeholder="llama 8b"
+            query
+            options
+            selected
+            on_pick=Callback::new(move |id: String| state.update(|sc| sc.model = ModelSource::Catalog(id)))
+            search_testid="model-search"
+            list_testid="model-select"
+            rows=7
+        />
     }
 }
 

@@ -8,7 +8,8 @@ use vramfit_core::report::{Counter, GpuReport, Part};
 use vramfit_core::Estimate;
 
 use crate::analysis::{bar_lines, distinct_gpus};
-use crate::format::{grouped, Units};
+use crate::components::totals::Totals;
+use crate::format::Units;
 use crate::i18n::{lang, lang_untracked, part_label, phase_label, text, text_with, tr};
 use crate::state::{use_state, Pinned};
 
@@ -88,46 +89,11 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
             view! { <Bar name report=report.clone() capacity units/> }
         })
         .collect_view();
-    let totals = [
-        (
-            "peak-allocated-bytes",
-            text(lang, "total-peak-allocated"),
-            first.peak_allocated_bytes,
-            text(lang, "meaning-peak-allocated"),
-        ),
-        (
-            "peak-reserved-bytes",
-            text(lang, "total-peak-reserved"),
-            first.peak_reserved_bytes,
-            text(lang, "meaning-peak-reserved"),
-        ),
-        (
-            "device-used-bytes",
-            text(lang, "total-device-used"),
-            first.device_used_bytes,
-            text(lang, "meaning-device-used"),
-        ),
-    ];
     let pin_report = first.clone();
     let model = estimate.model.clone();
     view! {
         <div class="bars">{bars}</div>
-        <dl class="totals">
-            {totals
-                .into_iter()
-                .map(|(testid, name, bytes, meaning)| {
-                    view! {
-                        <div class="total">
-                            <dt>{name}</dt>
-                            <dd data-testid=testid data-bytes=bytes.to_string() title=format!("{} bytes", grouped(bytes))>
-                                {units.bytes(bytes)}
-                            </dd>
-                            <dd class="meaning">{meaning}</dd>
-                        </div>
-                    }
-                })
-                .collect_view()}
-        </dl>
+        <Totals report=first.clone() units/>
         <p class="headroom" data-testid="headroom">
             {match (headroom, capacity) {
                 (Some(h), Some(c)) if h >= 0 => view! {
