@@ -134,7 +134,7 @@ pub fn sweep(sc: &Scenario, spec: &ModelSpec) -> Vec<(u64, u64)> {
                 s.training.micro_batch = b;
                 estimate_with_model(&s, spec)
                     .ok()
-                    .map(|e| (b, e.worst_gpu().device_used_bytes))
+                    .map(|e| (b, e.headline_gpu().device_used_bytes))
             })
             .collect(),
         SweepAxis::Context => CONTEXT_SWEEP
@@ -147,7 +147,7 @@ pub fn sweep(sc: &Scenario, spec: &ModelSpec) -> Vec<(u64, u64)> {
                 s.inference.prompt_len = (context - new).max(1);
                 estimate_with_model(&s, spec)
                     .ok()
-                    .map(|e| (context, e.worst_gpu().device_used_bytes))
+                    .map(|e| (context, e.headline_gpu().device_used_bytes))
             })
             .collect(),
     }
@@ -430,7 +430,7 @@ mod tests {
         assert!(points.windows(2).all(|w| w[0].1 <= w[1].1));
         let at_one = estimate(&sc)
             .expect("estimates")
-            .worst_gpu()
+            .headline_gpu()
             .device_used_bytes;
         assert_eq!(points.first().map(|p| p.1), Some(at_one));
     }

@@ -306,7 +306,7 @@ async fn plans_appear_when_the_setup_does_not_fit_and_each_link_fits() {
         assert!(decoded.notices.is_empty(), "{:?}", decoded.notices);
         let used = vramfit_core::estimate(&decoded.scenario)
             .expect("the plan estimates")
-            .worst_gpu()
+            .headline_gpu()
             .device_used_bytes;
         let capacity = target_capacity(&decoded.scenario).expect("capacity");
         assert!(used <= capacity, "plan {i}: {used} > {capacity}");
@@ -388,7 +388,7 @@ async fn doctor_hands_the_calculators_setup_to_the_plans() {
     let plan = decode(&first.get_attribute("href").expect("href")).scenario;
     let used = vramfit_core::estimate(&plan)
         .expect("estimates")
-        .worst_gpu()
+        .headline_gpu()
         .device_used_bytes;
     assert!(used <= capacity, "{used} > {capacity}");
 }

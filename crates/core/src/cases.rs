@@ -189,7 +189,7 @@ pub fn score_case(case: &Case) -> CaseScore {
             return model_load_bytes(&sc, &spec, &metric, !sc.empty_cache_after_load);
         }
         let e = estimate_with_model(&sc, &spec).map_err(|e| e.to_string())?;
-        let g = e.worst_gpu();
+        let g = e.headline_gpu();
         Ok(match metric.as_str() {
             "peak_allocated" | "peak_active" => g.peak_allocated_bytes,
             "peak_reserved" => g.peak_reserved_bytes,

@@ -259,11 +259,11 @@ pub fn fix_plans_with_model(
     check_options(options)?;
     crate::error::check_range("capacity_bytes", capacity, MIN_MEMORY, MAX_MEMORY)?;
     let base = estimate_with_model(sc, spec)?;
-    let base_used = base.worst_gpu().device_used_bytes;
+    let base_used = base.headline_gpu().device_used_bytes;
     let mut report = PlanReport {
         capacity_bytes: capacity,
         device_used_bytes: base_used,
-        peak_allocated_bytes: base.worst_gpu().peak_allocated_bytes,
+        peak_allocated_bytes: base.headline_gpu().peak_allocated_bytes,
         fits: base_used <= capacity,
         plans: Vec::new(),
         evaluated: 1,
@@ -355,7 +355,7 @@ pub fn fix_plans_with_model(
             let Ok(e) = estimate_with_model(&child, spec) else {
                 continue;
             };
-            let used = e.worst_gpu().device_used_bytes;
+            let used = e.headline_gpu().device_used_bytes;
             if used >= node.device_used && !t.enabler {
                 continue;
             }
@@ -379,7 +379,7 @@ pub fn fix_plans_with_model(
                 risk,
                 penalty,
                 device_used: used,
-                peak_allocated: e.worst_gpu().peak_allocated_bytes,
+                peak_allocated: e.headline_gpu().peak_allocated_bytes,
             });
         }
     }

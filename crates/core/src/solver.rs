@@ -17,7 +17,9 @@ use crate::scenario::{Engine, GpuChoice, Scenario, Strategy, TaskKind};
 
 /// Device memory the scenario needs on its busiest GPU (nvidia-smi "used").
 fn device_used(sc: &Scenario, spec: &ModelSpec) -> Result<u64> {
-    Ok(estimate_with_model(sc, spec)?.worst_gpu().device_used_bytes)
+    Ok(estimate_with_model(sc, spec)?
+        .headline_gpu()
+        .device_used_bytes)
 }
 
 /// Largest `x` in `1..=max` with `fits(x)`, assuming `fits` is monotone

@@ -389,7 +389,7 @@ pub fn recommend(a: &WizardAnswers) -> Result<Recommendation> {
     set_layout(&mut sc, row.layout, a.gpu_count, &spec);
     row.config.apply(&mut sc);
     let e = estimate_with_model(&sc, &spec)?;
-    let g = e.worst_gpu();
+    let g = e.headline_gpu();
     let fits = capacity.map(|c| g.device_used_bytes <= c);
     let plans = match (capacity, fits) {
         (Some(c), Some(false)) => {

@@ -20,7 +20,7 @@ fn lora_7b() -> Scenario {
 fn used_on(s: &Scenario, gpu: &str) -> u64 {
     let mut s = s.clone();
     s.gpu.name = Some(gpu.into());
-    estimate(&s).unwrap().worst_gpu().device_used_bytes
+    estimate(&s).unwrap().headline_gpu().device_used_bytes
 }
 
 #[test]
@@ -59,7 +59,7 @@ fn largest_micro_batch_is_tight() {
     let at = |mb: u64| {
         let mut t = s.clone();
         t.training.micro_batch = mb;
-        estimate(&t).unwrap().worst_gpu().device_used_bytes
+        estimate(&t).unwrap().headline_gpu().device_used_bytes
     };
     assert!(at(b) <= capacity);
     assert!(at(b + 1) > capacity);

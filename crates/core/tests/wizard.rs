@@ -204,7 +204,10 @@ fn a_row_that_falls_short_hands_over_to_plans_that_fit() {
     assert_eq!(r.fits, Some(false));
     assert!(!r.plans.is_empty());
     for p in &r.plans {
-        let used = estimate(&p.scenario).unwrap().worst_gpu().device_used_bytes;
+        let used = estimate(&p.scenario)
+            .unwrap()
+            .headline_gpu()
+            .device_used_bytes;
         assert!(used <= r.capacity_bytes.unwrap());
     }
     // A row that fits needs none, and its figures are the estimate's.
@@ -212,7 +215,7 @@ fn a_row_that_falls_short_hands_over_to_plans_that_fit() {
     assert_eq!(ok.fits, Some(true));
     assert!(ok.plans.is_empty());
     let e = estimate(&ok.scenario).unwrap();
-    assert_eq!(e.worst_gpu().device_used_bytes, ok.device_used_bytes);
+    assert_eq!(e.headline_gpu().device_used_bytes, ok.device_used_bytes);
     // 16-bit weights: 6 738 415 616 × 2 B = 12.55 GiB at least.
     assert!(ok.device_used_bytes >= 6_738_415_616 * 2);
     assert_eq!(ok.scenario.task, TaskKind::Inference);

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use vramfit_core::report::Verdict;
 use vramfit_core::scenario::fields::{Choices, Field, Kind};
 use vramfit_core::scenario::Scenario;
 
@@ -103,22 +104,21 @@ pub fn EmbedView(options: EmbedOptions) -> impl IntoView {
 fn compact_result(estimate: vramfit_core::Estimate, units: Units) -> impl IntoView {
     let lang = lang_untracked();
     let capacity = estimate.capacity_bytes;
-    let headroom = estimate.headroom_bytes();
-    let Some(first) = estimate.gpus.first().cloned() else {
+    if estimate.gpus.is_empty() {
         return view! { <p class="error">{text(lang, "no-gpu-in-estimate")}</p> }.into_any();
-    };
-    let verdict = match (headroom, capacity) {
-        (Some(h), Some(_)) if h >= 0 => {
-            text_with(lang, "embed-fits", &[("spare", units.bytes(h as u64))])
-        }
-        (Some(h), Some(_)) => text_with(
-            lang,
-            "embed-short",
-            &[("short", units.bytes(h.unsigned_abs() as u64))],
+    }
+    let first = estimate.headline_gpu().clone();
+    let (verdict, fits) = match estimate.verdict() {
+        Verdict::Fits { spare_bytes, .. } => (
+            text_with(lang, "embed-fits", &[("spare", units.bytes(spare_bytes))]),
+            true,
         ),
-        _ => String::new(),
+        Verdict::ShortBy { short_bytes, .. } => (
+            text_with(lang, "embed-short", &[("short", units.bytes(short_bytes))]),
+            false,
+        ),
+        Verdict::Unknown => (String::new(), false),
     };
-    let fits = headroom.is_some_and(|h| h >= 0);
     view! {
         <Bar name=text(lang, "bar-per-gpu") report=first.clone() capacity units/>
         <Totals report=first.clone() units compact=true/>

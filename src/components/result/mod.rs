@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::components::controls::InputErrorText;
-use vramfit_core::report::{Counter, GpuReport, Part};
+use vramfit_core::report::{Counter, GpuReport, Part, Verdict};
 use vramfit_core::Estimate;
 
 use crate::analysis::{bar_lines, distinct_gpus};
@@ -69,10 +69,11 @@ pub fn ResultPanel() -> impl IntoView {
 fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
     let state = use_state();
     let capacity = estimate.capacity_bytes;
-    let Some(first) = estimate.gpus.first().cloned() else {
+    if estimate.gpus.is_empty() {
         return view! { <p class="error">{tr("no-gpu-in-estimate")}</p> }.into_any();
-    };
-    let headroom = estimate.headroom_bytes();
+    }
+    let first = estimate.headline_gpu().clone();
+    let verdict = estimate.verdict();
     let lang = lang_untracked();
     let bars = distinct_gpus(&estimate)
         .into_iter()
@@ -95,14 +96,14 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
         <div class="bars">{bars}</div>
         <Totals report=first.clone() units/>
         <p class="headroom" data-testid="headroom">
-            {match (headroom, capacity) {
-                (Some(h), Some(c)) if h >= 0 => view! {
-                    <span class="fits">{text_with(lang, "fits-spare", &[("spare", units.bytes(h as u64)), ("capacity", units.bytes(c))])}" "</span>
+            {match verdict {
+                Verdict::Fits { spare_bytes, capacity_bytes } => view! {
+                    <span class="fits">{text_with(lang, "fits-spare", &[("spare", units.bytes(spare_bytes)), ("capacity", units.bytes(capacity_bytes))])}" "</span>
                 }.into_any(),
-                (Some(h), Some(c)) => view! {
-                    <span class="short">{text_with(lang, "short-by", &[("short", units.bytes(h.unsigned_abs() as u64)), ("capacity", units.bytes(c))])}" "</span>
+                Verdict::ShortBy { short_bytes, capacity_bytes } => view! {
+                    <span class="short">{text_with(lang, "short-by", &[("short", units.bytes(short_bytes)), ("capacity", units.bytes(capacity_bytes))])}" "</span>
                 }.into_any(),
-                _ => view! { <span>{text(lang, "pick-gpu")}" "</span> }.into_any(),
+                Verdict::Unknown => view! { <span>{text(lang, "pick-gpu")}" "</span> }.into_any(),
             }}
             <span class="phase">{text_with(lang, "peak-during", &[("phase", phase_label(lang, &first.peak_phase))])}</span>
         </p>
