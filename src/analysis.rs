@@ -2,26 +2,10 @@
 //! tested natively, no DOM.
 
 use crate::i18n::part_key;
-use vramfit_core::catalog::{models, CatalogModel};
 use vramfit_core::estimate::estimate_with_model;
 use vramfit_core::model::ModelSpec;
 use vramfit_core::report::{Counter, Estimate, GpuReport, Part};
 use vramfit_core::scenario::{Scenario, TaskKind};
-
-/// Catalog models whose id, name or family contain every word of `query`.
-pub fn search_models(query: &str) -> Vec<&'static CatalogModel> {
-    let words: Vec<String> = query
-        .split_whitespace()
-        .map(str::to_ascii_lowercase)
-        .collect();
-    models()
-        .iter()
-        .filter(|m| {
-            let hay = format!("{} {} {}", m.id, m.name, m.family).to_ascii_lowercase();
-            words.iter().all(|w| hay.contains(w.as_str()))
-        })
-        .collect()
-}
 
 /// What `vramfit gpus --json` says about this machine, as the GPU picker uses it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -367,18 +351,6 @@ mod tests {
     }
     use vramfit_core::estimate;
     use vramfit_core::scenario::ModelSource;
-
-    #[test]
-    fn search_matches_every_word_anywhere() {
-        let hits = search_models("llama 7b");
-        assert!(hits.iter().any(|m| m.id == "meta-llama/Llama-2-7b-hf"));
-        assert!(hits.iter().all(|m| {
-            let hay = format!("{} {} {}", m.id, m.name, m.family).to_ascii_lowercase();
-            hay.contains("llama") && hay.contains("7b")
-        }));
-        assert_eq!(search_models("").len(), models().len());
-        assert!(search_models("no such model anywhere").is_empty());
-    }
 
     #[test]
     fn pasted_gpus_json_reads_count_catalog_and_memory() {

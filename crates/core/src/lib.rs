@@ -16,6 +16,7 @@ pub mod logs;
 pub mod model;
 pub mod precision;
 pub mod scenario;
+pub mod search;
 pub mod solver;
 pub mod url;
 

@@ -4,13 +4,13 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use vramfit_core::catalog::search_models;
 use vramfit_core::estimate::resolve_model;
 use vramfit_core::hf_config::from_hf_config;
 use vramfit_core::model::{Arch, ModelSpec, MAX_DIM, MAX_HEADS, MAX_LAYERS};
 use vramfit_core::scenario::ModelSource;
 use vramfit_core::Scenario;
 
-use crate::analysis::search_models;
 use crate::components::controls::{
     next_id, parse_count, parse_decimal, CheckField, ChoiceField, NumberField,
 };
