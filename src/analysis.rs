@@ -2,10 +2,7 @@
 //! tested natively, no DOM.
 
 use crate::i18n::part_key;
-use vramfit_core::estimate::estimate_with_model;
-use vramfit_core::model::ModelSpec;
 use vramfit_core::report::{Counter, Estimate, GpuReport, Part};
-use vramfit_core::scenario::{Scenario, TaskKind};
 
 /// What `vramfit gpus --json` says about this machine, as the GPU picker uses it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,64 +74,6 @@ pub fn distinct_gpus(estimate: &Estimate) -> Vec<(u64, u64, &GpuReport)> {
             (r.index, until, r)
         })
         .collect()
-}
-
-/// The x axis of the memory chart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SweepAxis {
-    MicroBatch,
-    Context,
-}
-
-impl SweepAxis {
-    pub fn of(task: TaskKind) -> Self {
-        match task {
-            TaskKind::Training => SweepAxis::MicroBatch,
-            TaskKind::Inference => SweepAxis::Context,
-        }
-    }
-    /// The text key of the chart's heading.
-    pub fn heading_key(self) -> &'static str {
-        match self {
-            SweepAxis::MicroBatch => "sweep-heading-batch",
-            SweepAxis::Context => "sweep-heading-context",
-        }
-    }
-}
-
-/// Micro-batches 1, 2, 4 ... 128: the range people try on one card.
-const BATCH_SWEEP: [u64; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
-/// Contexts 512 ... 128Ki tokens (2^9 to 2^17): short chats to long-context models.
-const CONTEXT_SWEEP: [u64; 9] = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
-
-/// nvidia-smi "used" on the busiest GPU at each point of the sweep; points
-/// the estimator rejects are left out.
-pub fn sweep(sc: &Scenario, spec: &ModelSpec) -> Vec<(u64, u64)> {
-    let mut s = sc.clone();
-    match SweepAxis::of(sc.task) {
-        SweepAxis::MicroBatch => BATCH_SWEEP
-            .iter()
-            .filter_map(|&b| {
-                s.training.micro_batch = b;
-                estimate_with_model(&s, spec)
-                    .ok()
-                    .map(|e| (b, e.headline_gpu().device_used_bytes))
-            })
-            .collect(),
-        SweepAxis::Context => CONTEXT_SWEEP
-            .iter()
-            .filter(|&&c| spec.max_position == 0 || c <= spec.max_position.max(512))
-            .filter_map(|&context| {
-                // Keep the scenario's share of new tokens, at least one prompt token.
-                let new = sc.inference.new_tokens.min(context / 2);
-                s.inference.new_tokens = new;
-                s.inference.prompt_len = (context - new).max(1);
-                estimate_with_model(&s, spec)
-                    .ok()
-                    .map(|e| (context, e.headline_gpu().device_used_bytes))
-            })
-            .collect(),
-    }
 }
 
 /// One row of the compare table.
@@ -350,7 +289,7 @@ mod tests {
         assert!(downsample(&[], MAX_PLOTTED).is_empty());
     }
     use vramfit_core::estimate;
-    use vramfit_core::scenario::ModelSource;
+    use vramfit_core::scenario::{ModelSource, Scenario, TaskKind};
 
     #[test]
     fn pasted_gpus_json_reads_count_catalog_and_memory() {
@@ -391,20 +330,6 @@ mod tests {
             .map(|l| l.1)
             .sum();
         assert_eq!(allocated, g.peak_allocated_bytes);
-    }
-
-    #[test]
-    fn sweep_grows_with_the_batch_and_includes_the_estimate() {
-        let sc = training_scenario();
-        let spec = vramfit_core::estimate::resolve_model(&sc.model).expect("catalog model");
-        let points = sweep(&sc, &spec);
-        assert_eq!(points.len(), BATCH_SWEEP.len());
-        assert!(points.windows(2).all(|w| w[0].1 <= w[1].1));
-        let at_one = estimate(&sc)
-            .expect("estimates")
-            .headline_gpu()
-            .device_used_bytes;
-        assert_eq!(points.first().map(|p| p.1), Some(at_one));
     }
 
     #[test]

@@ -56,16 +56,6 @@ pub fn max_micro_batch(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result
     })
 }
 
-/// Longest training sequence that fits at the scenario's micro-batch.
-pub fn max_seq_len(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Option<u64>> {
-    let mut s = sc.clone();
-    s.task = TaskKind::Training;
-    largest_fitting(crate::estimate::MAX_TOKENS, |len| {
-        s.training.seq_len = len;
-        Ok(device_used(&s, spec)? <= capacity)
-    })
-}
-
 /// Longest context (prompt + new tokens) that fits for inference at the
 /// scenario's batch; the prompt takes the context, new tokens stay as given
 /// unless they alone exceed it.
@@ -200,4 +190,58 @@ fn set_context(s: &mut Scenario, ctx: u64) {
     let new_tokens = s.inference.new_tokens.min(ctx.saturating_sub(1));
     s.inference.new_tokens = new_tokens;
     s.inference.prompt_len = (ctx - new_tokens).max(1);
+}
+
+/// The x axis of the memory chart: micro-batch for training, context for
+/// inference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepAxis {
+    MicroBatch,
+    Context,
+}
+
+impl SweepAxis {
+    pub fn of(task: TaskKind) -> Self {
+        match task {
+            TaskKind::Training => SweepAxis::MicroBatch,
+            TaskKind::Inference => SweepAxis::Context,
+        }
+    }
+}
+
+/// Micro-batches 1, 2, 4 ... 128: the range people try on one card.
+const BATCH_SWEEP: [u64; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+/// Contexts 512 ... 128Ki tokens (2^9 to 2^17): short chats to long-context models.
+const CONTEXT_SWEEP: [u64; 9] = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
+
+/// Device memory (nvidia-smi "used" on the busiest GPU) at each point of the
+/// task's axis; a context is split into prompt and new tokens as
+/// [`max_context`] splits it, so the chart and the fit table answer the same
+/// question. Contexts beyond the model's positions and points the estimator
+/// rejects are left out.
+pub fn sweep(sc: &Scenario, spec: &ModelSpec) -> Vec<(u64, u64)> {
+    let mut s = sc.clone();
+    let axis = SweepAxis::of(sc.task);
+    let points: &[u64] = match axis {
+        SweepAxis::MicroBatch => &BATCH_SWEEP,
+        SweepAxis::Context => &CONTEXT_SWEEP,
+    };
+    points
+        .iter()
+        .filter(|&&x| {
+            axis == SweepAxis::MicroBatch
+                || spec.max_position == 0
+                || x <= spec.max_position.max(512)
+        })
+        .filter_map(|&x| {
+            match axis {
+                SweepAxis::MicroBatch => s.training.micro_batch = x,
+                SweepAxis::Context => {
+                    s.inference = sc.inference.clone();
+                    set_context(&mut s, x);
+                }
+            }
+            device_used(&s, spec).ok().map(|used| (x, used))
+        })
+        .collect()
 }

@@ -81,3 +81,51 @@ fn fewest_gpus_for_a_70b_full_fine_tune() {
         .expect("fits on some count");
     assert!(n >= 8 && n.is_power_of_two(), "{n}");
 }
+
+/// The chart's sweep and the fit table answer the same question: at the
+/// longest context `max_context` finds, the sweep's split of a context into
+/// prompt and new tokens gives the same memory as the solver's, so the chart
+/// crosses the card where the table says.
+#[test]
+fn sweep_and_solver_split_a_context_alike() {
+    use vramfit_core::solver::{max_context, sweep, SweepAxis};
+    let mut sc = vramfit_core::Scenario::default();
+    // More new tokens than half of the chart's first contexts: the old chart
+    // rule (new ≤ ctx/2) and the solver's (new ≤ ctx − 1) differ here.
+    sc.inference.new_tokens = 1500;
+    sc.inference.batch = 8;
+    let spec = vramfit_core::estimate::resolve_model(&sc.model).expect("catalog model");
+    let points = sweep(&sc, &spec);
+    assert_eq!(SweepAxis::of(sc.task), SweepAxis::Context);
+    assert!(points.windows(2).all(|w| w[0].1 <= w[1].1), "{points:?}");
+    // At context 2048 the solver keeps all 1500 new tokens (prompt 548).
+    let mut direct = sc.clone();
+    direct.inference.prompt_len = 548;
+    let used = vramfit_core::estimate(&direct)
+        .expect("estimates")
+        .headline_gpu()
+        .device_used_bytes;
+    assert_eq!(points.iter().find(|p| p.0 == 2048).map(|p| p.1), Some(used));
+    // A card just big enough for context 4096: the solver's answer is 4096
+    // or a little more, and the sweep's 4096 point fits it.
+    let at_4096 = points
+        .iter()
+        .find(|p| p.0 == 4096)
+        .map(|p| p.1)
+        .expect("4096 swept");
+    let best = max_context(&sc, &spec, at_4096)
+        .expect("solves")
+        .expect("fits");
+    assert!(best >= 4096, "{best}");
+    // Training sweeps the micro-batch, starting at the scenario's estimate.
+    let mut train = sc.clone();
+    train.task = vramfit_core::scenario::TaskKind::Training;
+    let batch = sweep(&train, &spec);
+    assert_eq!(batch.first().map(|p| p.0), Some(1));
+    train.training.micro_batch = 1;
+    let one = vramfit_core::estimate(&train)
+        .expect("estimates")
+        .headline_gpu()
+        .device_used_bytes;
+    assert_eq!(batch.first().map(|p| p.1), Some(one));
+}

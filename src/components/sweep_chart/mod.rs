@@ -5,10 +5,10 @@ use leptos::prelude::*;
 
 use vramfit_core::estimate::{estimate_with_model, resolve_model};
 
-use crate::analysis::{sweep, SweepAxis};
 use crate::format::{grouped, Units};
 use crate::i18n::{lang, text};
 use crate::state::use_state;
+use vramfit_core::solver::{sweep, SweepAxis};
 
 /// Drawing area in SVG user units; the margins hold the axis labels.
 const WIDTH: f64 = 600.0;
@@ -73,7 +73,7 @@ pub fn SweepChart() -> impl IntoView {
                 {move || {
                     let lang = lang();
                     match data.get() {
-                        Some((axis, _, _)) => text(lang, axis.heading_key()),
+                        Some((axis, _, _)) => text(lang, heading_key(axis)),
                         None => text(lang, "sweep-heading"),
                     }
                 }}
@@ -111,7 +111,7 @@ pub fn SweepChart() -> impl IntoView {
                     .collect_view();
                 let summary = format!(
                     "{}: {}",
-                    text(lang(), axis.heading_key()),
+                    text(lang(), heading_key(axis)),
                     points.iter().map(|p| format!("{} → {}", grouped(p.0), units.bytes(p.1))).collect::<Vec<_>>().join(", ")
                 );
                 Some(view! {
@@ -176,5 +176,13 @@ mod tests {
         assert_eq!(short(131_072), "128K");
         assert_eq!(short(512), "512");
         assert_eq!(short(1500), "1500");
+    }
+}
+
+/// The text key of the chart's heading.
+fn heading_key(axis: SweepAxis) -> &'static str {
+    match axis {
+        SweepAxis::MicroBatch => "sweep-heading-batch",
+        SweepAxis::Context => "sweep-heading-context",
     }
 }
