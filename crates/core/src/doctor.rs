@@ -1,18 +1,29 @@
-//! The OOM-message doctor: reads a pasted PyTorch out-of-memory message (or a
-//! `torch.cuda.memory_summary()` table), works out what the numbers imply and
-//! says what most likely went wrong.
+//! The OOM doctor: finds the last error in a paste (a recognised stack
+//! signature, `stacks.rs`), reads its numbers by their labels (`labels.rs`),
+//! works out what they imply and says what most likely went wrong, with the
+//! remedies of that stack (`remedies.rs`). Errors that are not out of memory
+//! (a device-side assert, an illegal memory access, an NCCL timeout) are
+//! named as such. A `torch.cuda.memory_summary()` table adds its peaks.
 //!
 //! Pure functions over text. Scanning is hand-written and linear in the paste:
-//! a 10 MB log with the message at the end is fine.
+//! a fixed set of phrases is searched once each, then one bounded window
+//! around the message is read. A 10 MB log with the message at the end is fine.
 
 mod diagnose;
+mod labels;
+mod remedies;
 pub mod size;
+mod stacks;
+mod tensor;
 
 use serde::Serialize;
 
 use crate::error::InputError;
 pub use diagnose::diagnose;
-use size::{size_at, size_before, GbMeaning};
+use labels::Labels;
+use size::{size_at, GbMeaning};
+pub use stacks::{ErrorKind, Framework, Memory, Wrapper};
+use stacks::{Found, Signature};
 
 /// Language of a message. Every text the doctor and the log analyzer write
 /// exists in each of these.
@@ -53,13 +64,26 @@ pub enum OomFormat {
     Modern,
     /// Only a `torch.cuda.memory_summary()` table.
     MemorySummary,
-    /// An out-of-memory error that prints no numbers (`CUDA error: out of memory`).
+    /// An error that prints no numbers (`CUDA error: out of memory`, a killed process).
     NoNumbers,
+    /// Any other stack's message, its numbers read by their labels.
+    Labelled,
 }
 
 /// Everything the message says or implies, in bytes. `None` where the text does not say.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OomReport {
+    /// Whether the paste holds an out-of-memory error (false for the errors
+    /// that are named but are something else, and for a bare memory_summary).
+    pub out_of_memory: bool,
+    pub error: ErrorKind,
+    /// The phrase that identified the error (lowercase), as listed in `stacks.rs`.
+    pub signature: Option<&'static str>,
+    pub framework: Framework,
+    /// Which memory ran out: the GPU's own, unified (Apple), or host RAM.
+    pub memory: Memory,
+    /// DeepSpeed or bitsandbytes named in the paste.
+    pub wrapper: Option<Wrapper>,
     pub format: OomFormat,
     pub gpu_index: Option<u32>,
     /// The allocation that failed.
@@ -74,24 +98,44 @@ pub struct OomReport {
     pub reserved_bytes: Option<u64>,
     /// Cached by PyTorch but not in a live tensor: reserved − allocated.
     pub reserved_unallocated_bytes: Option<u64>,
-    /// Used on the card outside PyTorch's allocator: CUDA context, cuBLAS/NCCL
-    /// buffers, and in the legacy format other processes too.
+    /// Used on the card outside the framework's allocator: CUDA context,
+    /// cuBLAS/NCCL buffers, in the legacy format other processes too, and
+    /// MPS's "other allocations".
     pub non_pytorch_bytes: Option<u64>,
-    /// This process in total (modern format: "this process has X memory in use").
+    /// This process in total (modern format: "this process has X memory in
+    /// use"; the OOM killer: the killed process's resident memory).
     pub process_in_use_bytes: Option<u64>,
     /// Sum of the "Process N has X memory in use" lines.
     pub other_processes_bytes: Option<u64>,
+    /// What the failing program needs in all (XLA's buffer assignment, TPU HBM use).
+    pub needed_bytes: Option<u64>,
+    /// vLLM: tokens one request may need (`max_model_len`).
+    pub tokens_needed: Option<u64>,
+    /// vLLM: tokens the KV cache can hold.
+    pub tokens_available: Option<u64>,
     /// memory_summary: peak of allocated and of reserved.
     pub peak_allocated_bytes: Option<u64>,
     pub peak_reserved_bytes: Option<u64>,
     /// memory_summary: "Non-releasable memory" (free bytes stuck inside used blocks).
     pub non_releasable_bytes: Option<u64>,
+    /// How a printed `GB`/`MB`/`G`/`kB` was read; `None` when every size
+    /// carried an unambiguous unit (GiB, MiB, bytes). Every stack the doctor
+    /// knows prints these in powers of 1024.
+    pub gb_meaning: Option<GbMeaning>,
+    /// The message as read (whitespace collapsed, at most [`MESSAGE_WINDOW`] bytes).
+    pub excerpt: String,
     pub diagnoses: Vec<Diagnosis>,
 }
 
 impl OomReport {
     fn empty(format: OomFormat) -> Self {
         Self {
+            out_of_memory: false,
+            error: ErrorKind::MemorySummary,
+            signature: None,
+            framework: Framework::Pytorch,
+            memory: Memory::Gpu,
+            wrapper: None,
             format,
             gpu_index: None,
             requested_bytes: None,
@@ -104,68 +148,127 @@ impl OomReport {
             non_pytorch_bytes: None,
             process_in_use_bytes: None,
             other_processes_bytes: None,
+            needed_bytes: None,
+            tokens_needed: None,
+            tokens_available: None,
             peak_allocated_bytes: None,
             peak_reserved_bytes: None,
             non_releasable_bytes: None,
+            gb_meaning: None,
+            excerpt: String::new(),
             diagnoses: Vec::new(),
         }
     }
 }
 
 /// The sentence returned when a paste holds nothing the doctor can read.
-pub const NOT_FOUND: &str = "no out-of-memory message found: paste the full `CUDA out of memory. \
-     Tried to allocate ...` message or a torch.cuda.memory_summary() table";
+pub const NOT_FOUND: &str = "no out-of-memory message found: paste the full error as your stack \
+     printed it (PyTorch, JAX/XLA, TensorFlow, vLLM, llama.cpp, NCCL, cuBLAS, a killed \
+     DataLoader worker or the kernel's OOM killer) or a torch.cuda.memory_summary() table";
 
-/// Phrases that start an out-of-memory error (lowercase). `tried to allocate`
-/// is searched first because it is where the numbers begin.
-const OOM_ANCHORS: [&str; 6] = [
-    "cuda out of memory",
-    "cuda error: out of memory",
-    "outofmemoryerror",
-    "hip out of memory",
-    "mps backend out of memory",
-    "cudaerrormemoryallocation",
-];
-/// How far past the anchor the numbers of one message reach. The longest
+/// How far past the signature the numbers of one message reach. The longest
 /// PyTorch message (modern, with a few "Process N has" lines and the
-/// `PYTORCH_CUDA_ALLOC_CONF` advice) is under 1,500 characters.
-const MESSAGE_WINDOW: usize = 4096;
+/// `PYTORCH_CUDA_ALLOC_CONF` advice) is under 1,500 characters; XLA's
+/// buffer-assignment stats under 1,000.
+pub const MESSAGE_WINDOW: usize = 4096;
+/// Lines before the signature's line read when that line has no numbers:
+/// llama.cpp prints the failed buffer's size on the line before
+/// `failed to allocate buffer for kv cache`.
+const LINES_BEFORE: usize = 2;
+/// Most bytes looked at before the signature.
+const BEFORE_WINDOW: usize = 1024;
 
-/// Reads the last out-of-memory message (and any memory_summary table) in `text`.
+/// Reads the last error message (and any memory_summary table) in `text`.
 pub fn parse_oom(text: &str) -> Result<OomReport, InputError> {
     let lower = text.to_ascii_lowercase();
-    let mut report = match message_window(&lower) {
-        Some(window) => parse_message(&window),
+    let found = stacks::find(&lower);
+    let mut report = match found {
+        Some((found, signature)) => read_error(&lower, found, signature),
         None => OomReport::empty(OomFormat::MemorySummary),
     };
-    let found_message = report.format != OomFormat::MemorySummary;
     let found_summary = merge_summary(&lower, &mut report);
-    if !found_message && !found_summary {
+    if report.format == OomFormat::MemorySummary && !found_summary {
         return Err(InputError::new("message", NOT_FOUND));
+    }
+    if report.out_of_memory {
+        report.wrapper = stacks::wrapper(&lower);
     }
     derive(&mut report);
     report.diagnoses = diagnose(&report);
     Ok(report)
 }
 
-/// The lowercase message text from the last anchor, whitespace collapsed so
-/// that wrapped lines read as one.
-fn message_window(lower: &str) -> Option<String> {
-    let start = match lower.rfind("tried to allocate") {
-        Some(found) => found,
-        None => OOM_ANCHORS
-            .iter()
-            .filter_map(|anchor| lower.rfind(anchor))
-            .max()?,
-    };
-    let mut end = (start + MESSAGE_WINDOW).min(lower.len());
-    while !lower.is_char_boundary(end) {
-        end -= 1;
+/// The report of the error found at `found.at`: its stack, memory and numbers.
+fn read_error(lower: &str, mut found: Found, signature: &Signature) -> OomReport {
+    let line_start = lower
+        .get(..found.at)
+        .and_then(|before| before.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let earlier_start = lines_back(lower, line_start, found.at);
+    let end = floor_boundary(lower, found.at.saturating_add(MESSAGE_WINDOW));
+    stacks::refine(
+        &mut found,
+        signature,
+        lower.get(earlier_start..end).unwrap_or(""),
+    );
+    let mut report = OomReport::empty(OomFormat::NoNumbers);
+    report.out_of_memory = found.kind.is_oom();
+    report.error = found.kind;
+    report.signature = Some(signature.phrase);
+    report.framework = found.framework;
+    report.memory = found.memory;
+    if !report.out_of_memory {
+        report.excerpt = collapse(stacks::line_of(lower, found.at));
+        return report;
     }
-    let raw = lower.get(start..end)?;
+    let mut window = collapse(lower.get(line_start..end).unwrap_or(""));
+    let mut labels = labels::read(&window, GbMeaning::Binary);
+    if !labels.any() && earlier_start < line_start {
+        window = collapse(lower.get(earlier_start..end).unwrap_or(""));
+        labels = labels::read(&window, GbMeaning::Binary);
+    }
+    fill(&mut report, &window, labels);
+    report.excerpt = window;
+    report
+}
+
+/// Start of the text [`LINES_BEFORE`] lines before `line_start`, at most
+/// [`BEFORE_WINDOW`] bytes before `at`.
+fn lines_back(lower: &str, line_start: usize, at: usize) -> usize {
+    let floor = ceil_boundary(lower, at.saturating_sub(BEFORE_WINDOW));
+    let mut start = line_start;
+    for _ in 0..LINES_BEFORE {
+        if start <= floor {
+            break;
+        }
+        start = lower
+            .get(floor..start - 1)
+            .and_then(|before| before.rfind('\n'))
+            .map_or(floor, |i| floor + i + 1);
+    }
+    start.max(floor)
+}
+
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn ceil_boundary(text: &str, mut at: usize) -> usize {
+    while at < text.len() && !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+/// `raw` with each run of whitespace made one space, so that wrapped lines read as one.
+fn collapse(raw: &str) -> String {
     let mut window = String::with_capacity(raw.len());
     let mut last_space = false;
-    for c in raw.chars() {
+    for c in raw.trim().chars() {
         if c.is_whitespace() {
             if !last_space {
                 window.push(' ');
@@ -176,121 +279,94 @@ fn message_window(lower: &str) -> Option<String> {
             last_space = false;
         }
     }
-    Some(window)
+    window
 }
 
-fn parse_message(window: &str) -> OomReport {
-    let text = window.as_bytes();
-    // PyTorch's MPS allocator prints binary sizes labelled "GB"/"MB"; CUDA
-    // messages print KiB/MiB/GiB. A bare GB elsewhere is read as SI.
-    let gb = if window.contains("mps") {
-        GbMeaning::Binary
-    } else {
-        GbMeaning::Decimal
-    };
-    let after = |phrase: &str| {
-        let at = window.find(phrase)? + phrase.len();
-        size_at(text, at, gb).map(|(size, _)| size)
-    };
-    let before = |phrase: &str| size_before(text, window.find(phrase)?, gb);
-    let bytes = |size: Option<size::ParsedSize>| size.map(|s| s.bytes);
-
-    let mut report = OomReport::empty(OomFormat::NoNumbers);
-    let requested = after("tried to allocate ");
-    report.requested_bytes = bytes(requested);
+/// Copies the labelled numbers into the report and names the format.
+fn fill(report: &mut OomReport, window: &str, labels: Labels) {
+    let requested = labels.requested.or_else(|| {
+        tensor::tensor_bytes(window).map(|bytes| size::ParsedSize {
+            bytes,
+            rounding_bytes: 0,
+        })
+    });
+    report.requested_bytes = requested.map(|s| s.bytes);
     report.requested_rounding_bytes = requested.map(|s| s.rounding_bytes);
+    report.total_bytes = labels.total;
+    report.free_bytes = labels.free;
+    report.allocated_bytes = labels.allocated;
+    report.reserved_bytes = labels.reserved;
+    report.reserved_unallocated_bytes = labels.reserved_unallocated;
+    report.non_pytorch_bytes = labels.non_framework;
+    report.process_in_use_bytes = labels.process_in_use;
+    report.needed_bytes = labels.needed;
+    report.tokens_needed = labels.tokens_needed;
+    report.tokens_available = labels.tokens_available;
+    report.gb_meaning = labels.ambiguous_unit.then_some(GbMeaning::Binary);
     report.gpu_index = gpu_index(window);
+    let pytorch_gpu = report.framework == Framework::Pytorch && report.memory == Memory::Gpu;
+    report.format = if pytorch_gpu && MODERN_PHRASES.iter().any(|p| window.contains(p)) {
+        OomFormat::Modern
+    } else if pytorch_gpu && (report.total_bytes.is_some() || requested.is_some()) {
+        OomFormat::Legacy
+    } else if labels.any() || requested.is_some() {
+        OomFormat::Labelled
+    } else {
+        OomFormat::NoNumbers
+    };
+    let processes = labels.other_processes;
+    report.other_processes_bytes = processes.iter().copied().reduce(u64::saturating_add);
+    if report.format == OomFormat::Modern {
+        own_process_in_a_container(report, &processes);
+    }
+}
 
-    if window.contains("this process has")
-        || window.contains("of the allocated memory")
-        || window.contains("total capacity of")
-        || window.contains("total capacty of")
+/// Phrases only PyTorch >= 2.1 prints (2.1 printed "capacty", sic).
+const MODERN_PHRASES: [&str; 4] = [
+    "this process has",
+    "of the allocated memory",
+    "total capacity of",
+    "total capacty of",
+];
+
+/// In a container PyTorch cannot match its own PID and lists itself as
+/// "Process N". The process holding at least PyTorch's whole reservation
+/// (allocated + cached) must be this one.
+fn own_process_in_a_container(report: &mut OomReport, processes: &[u64]) {
+    let reserved = report
+        .allocated_bytes
+        .zip(report.reserved_unallocated_bytes)
+        .map(|(a, c)| a.saturating_add(c));
+    let largest = processes.iter().copied().max();
+    if let (None, Some(reserved), Some(largest)) = (report.process_in_use_bytes, reserved, largest)
     {
-        report.format = OomFormat::Modern;
-        // PyTorch 2.1 printed "capacty" (sic).
-        report.total_bytes =
-            bytes(after("total capacity of ").or_else(|| after("total capacty of ")));
-        report.free_bytes = bytes(after("of which "));
-        report.process_in_use_bytes = bytes(after("this process has "));
-        report.allocated_bytes = bytes(before("is allocated by pytorch"));
-        report.reserved_unallocated_bytes = bytes(before("is reserved by pytorch but unallocated"));
-        let processes = other_processes(text, gb);
-        report.other_processes_bytes = processes.iter().copied().reduce(u64::saturating_add);
-        // In a container PyTorch cannot match its own PID and lists itself as
-        // "Process N". The process holding at least PyTorch's whole reservation
-        // (allocated + cached) must be this one.
-        let reserved = report
-            .allocated_bytes
-            .zip(report.reserved_unallocated_bytes)
-            .map(|(a, c)| a.saturating_add(c));
-        let largest = processes.iter().copied().max();
-        if let (None, Some(reserved), Some(largest)) =
-            (report.process_in_use_bytes, reserved, largest)
-        {
-            if largest >= reserved {
-                report.process_in_use_bytes = Some(largest);
-                report.other_processes_bytes = report
-                    .other_processes_bytes
-                    .map(|sum| sum.saturating_sub(largest))
-                    .filter(|_| processes.len() > 1);
-            }
+        if largest >= reserved {
+            report.process_in_use_bytes = Some(largest);
+            report.other_processes_bytes = report
+                .other_processes_bytes
+                .map(|sum| sum.saturating_sub(largest))
+                .filter(|_| processes.len() > 1);
         }
-    } else if window.contains("total capacity") || window.contains("already allocated") {
-        report.format = OomFormat::Legacy;
-        report.total_bytes = bytes(before("total capacity"));
-        report.allocated_bytes = bytes(before("already allocated"));
-        report.free_bytes = bytes(before("free;"));
-        // PyTorch < 1.6 called the cache "cached".
-        report.reserved_bytes =
-            bytes(before("reserved in total by pytorch").or_else(|| before("cached)")));
-    } else if requested.is_some() {
-        report.format = OomFormat::Legacy;
     }
-    report
 }
 
-/// `gpu 0` (legacy `(GPU 0;`, modern `GPU 0 has`).
+/// The device index: `GPU 0` (PyTorch), `on device 1` (llama.cpp),
+/// `device:GPU:0` (TensorFlow), `Allocation on device 0`.
 fn gpu_index(window: &str) -> Option<u32> {
-    let at = window.find("gpu ")? + "gpu ".len();
-    let digits: String = window
-        .get(at..)?
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .take(6)
-        .collect();
-    digits.parse().ok()
-}
-
-/// The amounts of `process 1234 has 2.00 gib memory in use` lines.
-fn other_processes(text: &[u8], gb: GbMeaning) -> Vec<u64> {
-    const PHRASE: &[u8] = b"process ";
-    let mut amounts = Vec::new();
-    let mut i = 0;
-    while let Some(offset) = text.get(i..).and_then(|rest| find_bytes(rest, PHRASE)) {
-        let mut j = i + offset + PHRASE.len();
-        let digits_start = j;
-        while text.get(j).is_some_and(u8::is_ascii_digit) {
-            j += 1;
-        }
-        i = j.max(i + offset + 1);
-        if j == digits_start || !text.get(j..).is_some_and(|rest| rest.starts_with(b" has ")) {
-            continue;
-        }
-        if let Some((size, end)) = size_at(text, j + " has ".len(), gb) {
-            if text
-                .get(end..)
-                .is_some_and(|rest| rest.starts_with(b" memory in use"))
-            {
-                amounts.push(size.bytes);
-            }
-        }
-    }
-    amounts
-}
-
-fn find_bytes(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    // Needles are short constants; windows() over a bounded window is linear.
-    haystack.windows(needle.len()).position(|w| w == needle)
+    ["device:gpu:", "gpu ", "on device ", "cuda:"]
+        .iter()
+        .filter_map(|prefix| {
+            let at = window.find(prefix)? + prefix.len();
+            let digits: String = window
+                .get(at..)?
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .take(6)
+                .collect();
+            digits.parse().ok().map(|index| (at, index))
+        })
+        .min_by_key(|(at, _)| *at)
+        .map(|(_, index)| index)
 }
 
 /// Reads the last `torch.cuda.memory_summary()` table, filling fields the
@@ -367,6 +443,18 @@ fn derive(report: &mut OomReport) {
     if report.reserved_unallocated_bytes.is_none() {
         if let (Some(reserved), Some(allocated)) = (report.reserved_bytes, report.allocated_bytes) {
             report.reserved_unallocated_bytes = reserved.checked_sub(allocated);
+        }
+    }
+    // MPS: free = max allowed − allocated − other allocations
+    if report.free_bytes.is_none() && report.memory == Memory::Unified {
+        if let (Some(total), Some(allocated), Some(other)) = (
+            report.total_bytes,
+            report.allocated_bytes,
+            report.non_pytorch_bytes,
+        ) {
+            report.free_bytes = total
+                .checked_sub(allocated)
+                .and_then(|rest| rest.checked_sub(other));
         }
     }
     if report.non_pytorch_bytes.is_none() {

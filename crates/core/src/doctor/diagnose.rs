@@ -1,8 +1,9 @@
 //! Findings drawn from an [`OomReport`]: each rule is a few lines with its
 //! threshold and the reason for it, and writes its text in English and Chinese.
 
+use super::remedies;
 use super::size::human_bytes as hb;
-use super::{Diagnosis, OomFormat, OomReport};
+use super::{Diagnosis, Framework, Memory, OomFormat, OomReport};
 
 /// Share of the card that live tensors alone may fill before we say the card
 /// is too small for this run. Seed 003 (Q2) gives users' rule: above 90 % is
@@ -45,11 +46,19 @@ const VOCABS: [(u64, &str); 7] = [
     (256000, "Gemma"),
 ];
 
-/// All findings for a report, most actionable first.
+/// All findings for a report, most actionable first: what the numbers say,
+/// then the stack's own remedies. An error that is not out of memory gets
+/// only its explanation.
 pub fn diagnose(report: &OomReport) -> Vec<Diagnosis> {
+    if let Some(explained) = remedies::not_out_of_memory(report.error) {
+        return vec![explained];
+    }
     let mut found = Vec::new();
     if report.format == OomFormat::NoNumbers {
-        found.push(no_numbers());
+        if report.framework == Framework::Pytorch && report.memory == Memory::Gpu {
+            found.push(no_numbers());
+        }
+        found.extend(remedies::for_stack(report));
         return found;
     }
     found.extend(shortfall(report));
@@ -60,6 +69,7 @@ pub fn diagnose(report: &OomReport) -> Vec<Diagnosis> {
     found.extend(other_processes(report));
     found.extend(card_too_small(report));
     found.extend(near_limit_spike(report));
+    found.extend(remedies::for_stack(report));
     found
 }
 

@@ -7,7 +7,8 @@
 use crate::error::InputError;
 
 /// What a bare `GB`/`MB`/`G`/`M` label means in the text being read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum GbMeaning {
     /// `GB` = 10^9 bytes (SI).
     Decimal,
@@ -116,45 +117,6 @@ pub fn to_size(value: f64, decimals: u32, multiplier: f64) -> ParsedSize {
         bytes: (value * multiplier).round() as u64,
         rounding_bytes: (half_last_digit * multiplier).round() as u64,
     }
-}
-
-/// Reads the size printed just before `end` (`"2.50 GiB "` before a phrase).
-pub fn size_before(text: &[u8], end: usize, gb: GbMeaning) -> Option<ParsedSize> {
-    let mut i = end;
-    // spaces between the unit and the phrase
-    let mut budget = 3;
-    while i > 0 && budget > 0 && text.get(i - 1) == Some(&b' ') {
-        i -= 1;
-        budget -= 1;
-    }
-    let mut unit_chars = 0;
-    while i > 0
-        && unit_chars < MAX_UNIT_CHARS
-        && text.get(i - 1).is_some_and(u8::is_ascii_alphabetic)
-    {
-        i -= 1;
-        unit_chars += 1;
-    }
-    let mut budget = 2;
-    while i > 0 && budget > 0 && text.get(i - 1) == Some(&b' ') {
-        i -= 1;
-        budget -= 1;
-    }
-    let mut number_chars = 0;
-    while i > 0
-        && number_chars < MAX_NUMBER_CHARS
-        && text
-            .get(i - 1)
-            .is_some_and(|c| c.is_ascii_digit() || *c == b'.' || *c == b',')
-    {
-        i -= 1;
-        number_chars += 1;
-    }
-    // a leading separator belongs to the text before the number
-    while text.get(i).is_some_and(|c| *c == b',' || *c == b'.') {
-        i += 1;
-    }
-    size_at(text, i, gb).map(|(size, _)| size)
 }
 
 /// Index after at most `max` spaces from `i`.

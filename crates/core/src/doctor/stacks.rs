@@ -1,0 +1,335 @@
+//! Which stack printed an error: one row per signature phrase (what the
+//! framework's own source prints when an allocation fails, or the operating
+//! system when it kills a process), with the framework, the memory that ran
+//! out and whether it is an out-of-memory error at all.
+//!
+//! Adding a stack is adding rows; the numbers are read by the same labelled
+//! reader for every stack (`labels.rs`).
+
+use serde::Serialize;
+
+/// The software that printed the error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Framework {
+    Pytorch,
+    Jax,
+    Tensorflow,
+    Vllm,
+    #[serde(rename = "llama.cpp")]
+    LlamaCpp,
+    Nccl,
+    Cublas,
+    /// The operating system: the kernel's OOM killer, a killed process, or a
+    /// host allocator (`DefaultCPUAllocator`, NumPy).
+    Os,
+}
+
+impl Framework {
+    pub fn name(self) -> &'static str {
+        match self {
+            Framework::Pytorch => "PyTorch",
+            Framework::Jax => "JAX / XLA",
+            Framework::Tensorflow => "TensorFlow",
+            Framework::Vllm => "vLLM",
+            Framework::LlamaCpp => "llama.cpp",
+            Framework::Nccl => "NCCL",
+            Framework::Cublas => "cuBLAS / cuDNN",
+            Framework::Os => "OS",
+        }
+    }
+}
+
+/// The memory that ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Memory {
+    /// The accelerator's own memory (GPU VRAM, TPU HBM).
+    Gpu,
+    /// Memory shared by CPU and GPU (Apple silicon, MPS and Metal).
+    Unified,
+    /// The host's RAM.
+    Host,
+}
+
+/// What kind of error the paste holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    OutOfMemory,
+    /// No error, only a `torch.cuda.memory_summary()` table.
+    MemorySummary,
+    /// A failed check inside a CUDA kernel (an index out of range).
+    DeviceSideAssert,
+    /// A kernel touched memory outside its buffers.
+    IllegalMemoryAccess,
+    /// A collective waited past its timeout (a rank died or hung).
+    NcclTimeout,
+    /// TensorFlow's allocator warns it wanted more memory; the run goes on.
+    AllocatorWarning,
+}
+
+impl ErrorKind {
+    pub fn is_oom(self) -> bool {
+        self == ErrorKind::OutOfMemory
+    }
+}
+
+/// A library that wraps the framework and changes the remedies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Wrapper {
+    Deepspeed,
+    Bitsandbytes,
+}
+
+/// One phrase that identifies an error (lowercase, as searched).
+pub struct Signature {
+    pub phrase: &'static str,
+    pub framework: Framework,
+    pub memory: Memory,
+    pub kind: ErrorKind,
+    /// A generic CUDA phrase that several stacks print: the words around it
+    /// (`jax`, `ggml`, `vllm`) name the stack that raised it.
+    pub generic: bool,
+    /// An occurrence on a line holding this phrase does not count.
+    pub unless_line: Option<&'static str>,
+}
+
+const fn oom(phrase: &'static str, framework: Framework, memory: Memory) -> Signature {
+    Signature {
+        phrase,
+        framework,
+        memory,
+        kind: ErrorKind::OutOfMemory,
+        generic: false,
+        unless_line: None,
+    }
+}
+
+const fn generic(phrase: &'static str, framework: Framework) -> Signature {
+    Signature {
+        generic: true,
+        ..oom(phrase, framework, Memory::Gpu)
+    }
+}
+
+const fn other(phrase: &'static str, framework: Framework, kind: ErrorKind) -> Signature {
+    Signature {
+        kind,
+        ..oom(phrase, framework, Memory::Gpu)
+    }
+}
+
+use ErrorKind as K;
+use Framework as F;
+use Memory as M;
+
+/// Every signature. Sources: PyTorch `c10/cuda/CUDACachingAllocator.cpp`,
+/// `aten/src/ATen/mps/MPSAllocator.mm`, `c10/core/impl/alloc_cpu.cpp`,
+/// `torch/utils/data/_utils/signal_handling.py`; XLA `bfc_allocator.cc` and
+/// the `RESOURCE_EXHAUSTED` status; TensorFlow `ResourceExhaustedError`;
+/// vLLM `worker.py` / `v1/core/kv_cache_utils.py`; llama.cpp `ggml-cuda.cu`,
+/// `llama-kv-cache.cpp`; NCCL `alloc.h`; cuBLAS status names; Linux
+/// `mm/oom_kill.c`. Real messages of each are in tests/data/oom/corpus.
+pub const SIGNATURES: &[Signature] = &[
+    // PyTorch
+    oom("cuda out of memory", F::Pytorch, M::Gpu),
+    oom("hip out of memory", F::Pytorch, M::Gpu),
+    oom("xpu out of memory", F::Pytorch, M::Gpu),
+    oom("mps backend out of memory", F::Pytorch, M::Unified),
+    oom("would exceed allowed memory", F::Pytorch, M::Gpu),
+    oom("cudaerrormemoryallocation", F::Pytorch, M::Gpu),
+    generic("cuda error: out of memory", F::Pytorch),
+    generic("outofmemoryerror", F::Pytorch),
+    oom(
+        "defaultcpuallocator: not enough memory",
+        F::Pytorch,
+        M::Host,
+    ),
+    oom(
+        "defaultcpuallocator: can't allocate memory",
+        F::Pytorch,
+        M::Host,
+    ),
+    oom("is killed by signal: killed", F::Pytorch, M::Host),
+    // NumPy on the host: `Unable to allocate 18.6 GiB for an array with shape`
+    oom("for an array with shape", F::Os, M::Host),
+    // JAX / XLA
+    oom("resource_exhausted: out of memory", F::Jax, M::Gpu),
+    oom("out of memory while trying to allocate", F::Jax, M::Gpu),
+    oom("ran out of memory in memory space hbm", F::Jax, M::Gpu),
+    oom("attempting to reserve", F::Jax, M::Gpu),
+    // TensorFlow (and XLA's shared allocator code)
+    oom("oom when allocating tensor", F::Tensorflow, M::Gpu),
+    Signature {
+        unless_line: Some("not a failure"),
+        ..generic("ran out of memory trying to allocate", F::Tensorflow)
+    },
+    generic("cuda_error_out_of_memory", F::Tensorflow),
+    oom("hip_error_outofmemory", F::Tensorflow, M::Gpu),
+    // vLLM
+    oom("no available memory for the cache blocks", F::Vllm, M::Gpu),
+    oom(
+        "larger than the maximum number of tokens that can be stored in kv cache",
+        F::Vllm,
+        M::Gpu,
+    ),
+    oom("larger than the available kv cache memory", F::Vllm, M::Gpu),
+    // llama.cpp / ggml
+    oom("cudamalloc failed: out of memory", F::LlamaCpp, M::Gpu),
+    oom(
+        "failed to allocate buffer for kv cache",
+        F::LlamaCpp,
+        M::Gpu,
+    ),
+    oom("failed to allocate compute buffers", F::LlamaCpp, M::Gpu),
+    oom("unable to allocate backend buffer", F::LlamaCpp, M::Gpu),
+    oom(
+        "cpu_buffer_type_alloc_buffer: failed to allocate",
+        F::LlamaCpp,
+        M::Host,
+    ),
+    // NCCL (`Cuda failure 'out of memory'`, `Cuda failure 2 'out of memory'`)
+    oom("'out of memory'", F::Nccl, M::Gpu),
+    oom("failed to cuda calloc", F::Nccl, M::Gpu),
+    // cuBLAS / cuDNN
+    oom("cublas_status_alloc_failed", F::Cublas, M::Gpu),
+    oom("cudnn_status_alloc_failed", F::Cublas, M::Gpu),
+    // The operating system
+    oom("out of memory: killed process", F::Os, M::Host),
+    oom("invoked oom-killer", F::Os, M::Host),
+    oom("oomkilled", F::Os, M::Host),
+    oom("exit code 137", F::Os, M::Host),
+    oom("exit code: 137", F::Os, M::Host),
+    oom("exit status 137", F::Os, M::Host),
+    oom("exited with code 137", F::Os, M::Host),
+    oom("status code 137", F::Os, M::Host),
+    oom("exitcode: -9", F::Os, M::Host),
+    oom("return code = -9", F::Os, M::Host),
+    oom("signal 9 (sigkill)", F::Os, M::Host),
+    // Errors that are not out of memory
+    other(
+        "device-side assert triggered",
+        F::Pytorch,
+        K::DeviceSideAssert,
+    ),
+    other("illegal memory access", F::Pytorch, K::IllegalMemoryAccess),
+    other("collective operation timeout", F::Nccl, K::NcclTimeout),
+    other("not a failure", F::Tensorflow, K::AllocatorWarning),
+];
+
+/// Words near a generic CUDA phrase that name the stack which printed it.
+const STACK_HINTS: [(&str, Framework); 7] = [
+    ("ggml", F::LlamaCpp),
+    ("llama_", F::LlamaCpp),
+    ("xla", F::Jax),
+    ("jax", F::Jax),
+    ("vllm", F::Vllm),
+    ("tensorflow", F::Tensorflow),
+    ("torch", F::Pytorch),
+];
+
+/// Words near any phrase that say which memory it was.
+const MEMORY_HINTS: [(&str, Memory); 5] = [
+    ("device:cpu", M::Host),
+    ("cpu_buffer", M::Host),
+    ("mps", M::Unified),
+    ("metal", M::Unified),
+    ("device:gpu", M::Gpu),
+];
+
+/// Libraries whose name in the paste changes the advice.
+const WRAPPERS: [(&str, Wrapper); 3] = [
+    ("deepspeed", Wrapper::Deepspeed),
+    ("bitsandbytes", Wrapper::Bitsandbytes),
+    ("bnb.", Wrapper::Bitsandbytes),
+];
+
+/// The error a paste holds.
+pub struct Found {
+    pub at: usize,
+    pub framework: Framework,
+    pub memory: Memory,
+    pub kind: ErrorKind,
+}
+
+/// The last out-of-memory signature in `lower`; without one, the last other
+/// error. An OOM wins over other errors anywhere in the paste: a timeout or a
+/// failed assert usually follows another rank's OOM, not the other way round.
+/// Of two phrases at the same place the longer, more specific one wins.
+pub fn find(lower: &str) -> Option<(Found, &'static Signature)> {
+    SIGNATURES
+        .iter()
+        .filter_map(|signature| last_occurrence(lower, signature).map(|at| (at, signature)))
+        .max_by_key(|(at, signature)| (signature.kind.is_oom(), *at, signature.phrase.len()))
+        .map(|(at, signature)| {
+            (
+                Found {
+                    at,
+                    framework: signature.framework,
+                    memory: signature.memory,
+                    kind: signature.kind,
+                },
+                signature,
+            )
+        })
+}
+
+fn last_occurrence(lower: &str, signature: &Signature) -> Option<usize> {
+    let mut end = lower.len();
+    loop {
+        let at = lower.get(..end)?.rfind(signature.phrase)?;
+        let skip = signature
+            .unless_line
+            .is_some_and(|unless| line_of(lower, at).contains(unless));
+        if !skip {
+            return Some(at);
+        }
+        end = at;
+    }
+}
+
+/// The line holding byte `at`.
+pub fn line_of(text: &str, at: usize) -> &str {
+    let start = text
+        .get(..at)
+        .and_then(|before| before.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let end = text
+        .get(at..)
+        .and_then(|after| after.find('\n'))
+        .map_or(text.len(), |i| at + i);
+    text.get(start..end).unwrap_or("")
+}
+
+/// Corrects the stack and memory of a found error by the words around it
+/// (`context`, a bounded window of the paste).
+pub fn refine(found: &mut Found, signature: &Signature, context: &str) {
+    if signature.generic {
+        if let Some((_, framework)) = STACK_HINTS
+            .iter()
+            .filter_map(|(hint, framework)| context.rfind(hint).map(|at| (at, *framework)))
+            .max_by_key(|(at, _)| *at)
+        {
+            found.framework = framework;
+        }
+    }
+    if found.kind.is_oom() && found.memory != M::Host {
+        if let Some((_, memory)) = MEMORY_HINTS
+            .iter()
+            .filter_map(|(hint, memory)| context.rfind(hint).map(|at| (at, *memory)))
+            .max_by_key(|(at, _)| *at)
+        {
+            found.memory = memory;
+        }
+    }
+}
+
+/// The wrapping library named anywhere in the paste, if any.
+pub fn wrapper(lower: &str) -> Option<Wrapper> {
+    WRAPPERS
+        .iter()
+        .find(|(name, _)| lower.contains(name))
+        .map(|(_, wrapper)| *wrapper)
+}
