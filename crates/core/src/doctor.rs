@@ -175,7 +175,8 @@ pub const MESSAGE_WINDOW: usize = 4096;
 /// llama.cpp prints the failed buffer's size on the line before
 /// `failed to allocate buffer for kv cache`.
 const LINES_BEFORE: usize = 2;
-/// Most bytes looked at before the signature.
+/// Most bytes looked at before the signature (a 10 MB paste on one line
+/// must not become a 10 MB window).
 const BEFORE_WINDOW: usize = 1024;
 
 /// Reads the last error message (and any memory_summary table) in `text`.
@@ -200,11 +201,12 @@ pub fn parse_oom(text: &str) -> Result<OomReport, InputError> {
 
 /// The report of the error found at `found.at`: its stack, memory and numbers.
 fn read_error(lower: &str, mut found: Found, signature: &Signature) -> OomReport {
+    let floor = ceil_boundary(lower, found.at.saturating_sub(BEFORE_WINDOW));
     let line_start = lower
-        .get(..found.at)
+        .get(floor..found.at)
         .and_then(|before| before.rfind('\n'))
-        .map_or(0, |i| i + 1);
-    let earlier_start = lines_back(lower, line_start, found.at);
+        .map_or(floor, |i| floor + i + 1);
+    let earlier_start = lines_back(lower, line_start, floor);
     let end = floor_boundary(lower, found.at.saturating_add(MESSAGE_WINDOW));
     stacks::refine(
         &mut found,
@@ -232,10 +234,8 @@ fn read_error(lower: &str, mut found: Found, signature: &Signature) -> OomReport
     report
 }
 
-/// Start of the text [`LINES_BEFORE`] lines before `line_start`, at most
-/// [`BEFORE_WINDOW`] bytes before `at`.
-fn lines_back(lower: &str, line_start: usize, at: usize) -> usize {
-    let floor = ceil_boundary(lower, at.saturating_sub(BEFORE_WINDOW));
+/// Start of the text [`LINES_BEFORE`] lines before `line_start`, not before `floor`.
+fn lines_back(lower: &str, line_start: usize, floor: usize) -> usize {
     let mut start = line_start;
     for _ in 0..LINES_BEFORE {
         if start <= floor {

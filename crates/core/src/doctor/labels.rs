@@ -124,7 +124,9 @@ const CUES: &[Cue] = &[
     before("currently allocated:", R::Allocated),
     bare("inuse:", R::Allocated, Reads::Bytes),
     after("reserved in total by pytorch", R::Reserved),
-    after("cached)", R::Reserved),
+    // PyTorch < 1.4 printed reserved − allocated as "cached": `10.90 GiB
+    // already allocated; 576.00 KiB free; 30.96 MiB cached)`
+    after("cached)", R::ReservedUnallocated),
     after(
         "reserved by pytorch but unallocated",
         R::ReservedUnallocated,
@@ -236,12 +238,17 @@ pub fn read(window: &str, gb: GbMeaning) -> Labels {
     let text = window.as_bytes();
     let tokens = tokens(text, gb);
     let mut labels = Labels::default();
+    // where the next sized number starts, after each token (one pass from the end)
+    let mut next_size_starts = vec![text.len(); tokens.len()];
+    let mut next = text.len();
+    for (slot, token) in next_size_starts.iter_mut().zip(&tokens).rev() {
+        *slot = next;
+        if token.size.is_some() {
+            next = token.start;
+        }
+    }
     let mut last_size_end = 0;
-    for (index, token) in tokens.iter().enumerate() {
-        let next_size_start = tokens
-            .get(index + 1..)
-            .and_then(|rest| rest.iter().find(|t| t.size.is_some()))
-            .map_or(text.len(), |t| t.start);
+    for (token, next_size_start) in tokens.iter().zip(next_size_starts) {
         let before_text = text
             .get(last_size_end.max(token.start.saturating_sub(REACH))..token.start)
             .unwrap_or_default();

@@ -142,6 +142,10 @@ pub const SIGNATURES: &[Signature] = &[
     oom("cudaerrormemoryallocation", F::Pytorch, M::Gpu),
     generic("cuda error: out of memory", F::Pytorch),
     generic("outofmemoryerror", F::Pytorch),
+    // PyTorch < 1.0: `cuda runtime error (2) : out of memory at .../THC...`
+    generic("runtime error (2) : out of memory", F::Pytorch),
+    // the numbers' own start, when the first line was not copied
+    generic("tried to allocate", F::Pytorch),
     oom(
         "defaultcpuallocator: not enough memory",
         F::Pytorch,
@@ -254,15 +258,28 @@ pub struct Found {
     pub kind: ErrorKind,
 }
 
-/// The last out-of-memory signature in `lower`; without one, the last other
-/// error. An OOM wins over other errors anywhere in the paste: a timeout or a
-/// failed assert usually follows another rank's OOM, not the other way round.
-/// Of two phrases at the same place the longer, more specific one wins.
+/// The out-of-memory signature on the last line that holds one; without one,
+/// the last other error. An OOM wins over other errors anywhere in the paste:
+/// a timeout or a failed assert usually follows another rank's OOM, not the
+/// other way round. Of two phrases on one line the longer, more specific one
+/// wins: `DefaultCPUAllocator: not enough memory: you tried to allocate` is
+/// host RAM although it ends in PyTorch's generic `tried to allocate`.
 pub fn find(lower: &str) -> Option<(Found, &'static Signature)> {
     SIGNATURES
         .iter()
         .filter_map(|signature| last_occurrence(lower, signature).map(|at| (at, signature)))
-        .max_by_key(|(at, signature)| (signature.kind.is_oom(), *at, signature.phrase.len()))
+        .max_by_key(|(at, signature)| {
+            let line_start = lower
+                .get(..*at)
+                .and_then(|before| before.rfind('\n'))
+                .map_or(0, |i| i + 1);
+            (
+                signature.kind.is_oom(),
+                line_start,
+                signature.phrase.len(),
+                *at,
+            )
+        })
         .map(|(at, signature)| {
             (
                 Found {
