@@ -184,7 +184,7 @@ pub fn parse_oom(text: &str) -> Result<OomReport, InputError> {
     let lower = text.to_ascii_lowercase();
     let found = stacks::find(&lower);
     let mut report = match found {
-        Some((found, signature)) => read_error(&lower, found, signature),
+        Some((found, signature)) => read_error(text, &lower, found, signature),
         None => OomReport::empty(OomFormat::MemorySummary),
     };
     let found_summary = merge_summary(&lower, &mut report);
@@ -199,8 +199,9 @@ pub fn parse_oom(text: &str) -> Result<OomReport, InputError> {
     Ok(report)
 }
 
-/// The report of the error found at `found.at`: its stack, memory and numbers.
-fn read_error(lower: &str, mut found: Found, signature: &Signature) -> OomReport {
+/// The report of the error found at `found.at`: its stack, memory and
+/// numbers. `lower` is `text` lowercased (same byte offsets).
+fn read_error(text: &str, lower: &str, mut found: Found, signature: &Signature) -> OomReport {
     let floor = ceil_boundary(lower, found.at.saturating_sub(BEFORE_WINDOW));
     let line_start = lower
         .get(floor..found.at)
@@ -220,17 +221,19 @@ fn read_error(lower: &str, mut found: Found, signature: &Signature) -> OomReport
     report.framework = found.framework;
     report.memory = found.memory;
     if !report.out_of_memory {
-        report.excerpt = collapse(stacks::line_of(lower, found.at));
+        report.excerpt = collapse(stacks::line_of(text, found.at));
         return report;
     }
-    let mut window = collapse(lower.get(line_start..end).unwrap_or(""));
+    let mut start = line_start;
+    let mut window = collapse(lower.get(start..end).unwrap_or(""));
     let mut labels = labels::read(&window, GbMeaning::Binary);
     if !labels.any() && earlier_start < line_start {
-        window = collapse(lower.get(earlier_start..end).unwrap_or(""));
+        start = earlier_start;
+        window = collapse(lower.get(start..end).unwrap_or(""));
         labels = labels::read(&window, GbMeaning::Binary);
     }
     fill(&mut report, &window, labels);
-    report.excerpt = window;
+    report.excerpt = collapse(text.get(start..end).unwrap_or(""));
     report
 }
 

@@ -62,6 +62,7 @@ pub fn diagnose(report: &OomReport) -> Vec<Diagnosis> {
         return found;
     }
     found.extend(shortfall(report));
+    found.extend(segment_size(report));
     found.extend(request_exceeds_card(report));
     found.extend(fragmentation(report));
     found.extend(attention_matrix(report));
@@ -122,6 +123,57 @@ fn shortfall(r: &OomReport) -> Option<Diagnosis> {
     ))
 }
 
+/// PyTorch's caching allocator (`CUDACachingAllocator.cpp`) asks the driver
+/// for whole segments: a request up to 1 MiB (kSmallSize) takes a 2 MiB
+/// segment (kSmallBuffer), one below 10 MiB (kMinLargeAlloc) a 20 MiB segment
+/// (kLargeBuffer), a larger one is rounded up to 2 MiB (kRoundLarge).
+const SMALL_SIZE: u64 = 1 << 20;
+const SMALL_BUFFER: u64 = 2 << 20;
+const MIN_LARGE_ALLOC: u64 = 10 << 20;
+const LARGE_BUFFER: u64 = 20 << 20;
+const ROUND_LARGE: u64 = 2 << 20;
+
+/// What the failed request needed from the device: PyTorch's segment for
+/// its caching allocator's formats, the request itself for other stacks.
+fn needed_from_device(r: &OomReport, requested: u64) -> u64 {
+    if !matches!(r.format, OomFormat::Legacy | OomFormat::Modern) {
+        return requested;
+    }
+    if requested <= SMALL_SIZE {
+        SMALL_BUFFER
+    } else if requested < MIN_LARGE_ALLOC {
+        LARGE_BUFFER
+    } else {
+        requested.div_ceil(ROUND_LARGE).saturating_mul(ROUND_LARGE)
+    }
+}
+
+/// The request fits in the free memory, yet failed: the allocator wanted a
+/// whole segment, larger than what was free.
+fn segment_size(r: &OomReport) -> Option<Diagnosis> {
+    let (requested, free) = (r.requested_bytes?, r.free_bytes?);
+    let segment = needed_from_device(r, requested);
+    (requested <= free && free < segment).then(|| {
+        d(
+            "segment_size",
+            format!(
+                "The {} request fits in the {} free, but PyTorch's allocator asks CUDA for a whole \
+                 segment of {} when its cache has no block to reuse: the card is full to within a segment.",
+                hb(requested),
+                hb(free),
+                hb(segment)
+            ),
+            format!(
+                "{} 的请求本可放进 {} 的空闲显存，但缓存中没有可复用的块时，PyTorch 分配器会向 CUDA 申请 {} 的整段：\
+                 显卡已满到连一段都放不下。",
+                hb(requested),
+                hb(free),
+                hb(segment)
+            ),
+        )
+    })
+}
+
 fn request_exceeds_card(r: &OomReport) -> Option<Diagnosis> {
     let (requested, total) = (r.requested_bytes?, r.total_bytes?);
     (requested > total).then(|| {
@@ -150,7 +202,7 @@ fn fragmentation(r: &OomReport) -> Option<Diagnosis> {
     let cached = r.reserved_unallocated_bytes?;
     let fires = match (r.requested_bytes, r.free_bytes) {
         (Some(requested), Some(free)) => {
-            free < requested && requested <= free.saturating_add(cached)
+            free < needed_from_device(r, requested) && requested <= free.saturating_add(cached)
         }
         (Some(requested), None) => cached >= requested,
         (None, _) => share(cached, r.reserved_bytes?) > 0.20,
@@ -380,7 +432,8 @@ fn card_too_small(r: &OomReport) -> Option<Diagnosis> {
 
 fn near_limit_spike(r: &OomReport) -> Option<Diagnosis> {
     let (requested, total, free) = (r.requested_bytes?, r.total_bytes?, r.free_bytes?);
-    if share(requested, total) >= SMALL_REQUEST_SHARE || free >= requested {
+    let needed = needed_from_device(r, requested);
+    if share(requested, total) >= SMALL_REQUEST_SHARE || free >= needed {
         return None;
     }
     Some(d(
@@ -391,14 +444,14 @@ fn near_limit_spike(r: &OomReport) -> Option<Diagnosis> {
              smaller batch) to leave headroom.",
             hb(requested),
             share(requested, total) * 100.0,
-            hb(requested - free)
+            hb(needed - free)
         ),
         format!(
             "失败的请求（{}）很小，只占显卡 {:.2}%：训练本就贴着上限，一次普通的峰值就触发了 OOM。\
              多腾出略超过 {} 的显存（如稍减 batch）以留余量。",
             hb(requested),
             share(requested, total) * 100.0,
-            hb(requested - free)
+            hb(needed - free)
         ),
     ))
 }
