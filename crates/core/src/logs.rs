@@ -1,39 +1,93 @@
 //! The memory-log analyzer: reads memory readings out of training logs and
 //! tells steady runs from leaks, and when a leak will hit the card's limit.
 //!
-//! Reads, line by line (hand-written scanners, linear in the text):
-//! - free text: `Step 100: Loss=2.34, Memory=18.2GB`
-//! - Hugging Face Trainer dicts: `{'loss': 2.1, 'step': 40, 'mem_gb': 18.2}`
-//! - Lightning/tqdm bars: `Epoch 0:  12%|█ | 120/1000 [00:10<01:20, mem=18.2G]`
-//! - CSV with a header naming a step column and a memory column
-//!   (`step,memory_gb`, `iter,allocated_mb`)
-//! - the companion's CSV `time_s,gpu,used_bytes,total_bytes` (time is the x axis).
-//!
-//! Units: a bare `GB`/`G`/`MB`/`M` in a log is binary (GiB/MiB): scripts
-//! print `torch.cuda.memory_allocated() / 1024**3` and call it GB (seed 004
-//! §9.1.5 and §9.3.4 do exactly that).
+//! A point is any line with a step counter and memory readings with units
+//! (`line.rs`: `[train] step 50 | loss 3.087 | mem 30.22 GiB`, DeepSpeed's
+//! `MA 12.5 GB  Max_MA 14.8 GB  CA 15.0 GB`, torchtune's
+//! `peak_memory_active:20.1`, tqdm and MMEngine progress, `第 10 步 显存占用
+//! 17.02 GB`), or a row of a table with a step or time column (`csv.rs`:
+//! the companion CSV, Lightning's metrics.csv, nvidia-smi's CSV). Each label
+//! is a series; the one growing fastest toward the capacity is analysed
+//! (`pick.rs`). How each number became bytes is recorded (`units.rs`).
+//! Lines are read once each, by hand-written scanners linear in the text.
 
 mod analyze;
+mod csv;
+mod line;
+mod pick;
+mod units;
+
+use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::doctor::size::{read_number, skip_spaces, to_size, unit_multiplier, GbMeaning};
 pub use analyze::{analyze, Analysis, Cause, Trend};
+use csv::CsvHeader;
+use line::{read_line, Step};
+pub use pick::{analyze_log, LogAnalysis, Text};
+pub use units::{Assumed, UnitReading};
 
-/// One memory reading: `step` is the x axis (training step, or seconds for the
-/// companion's CSV).
+/// One memory reading: `step` is the x axis (training step, sample index or
+/// seconds, as [`ParsedLog::x_unit`] says).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Point {
     pub step: f64,
     pub bytes: u64,
 }
 
-/// What a log held besides the points.
+/// The readings of one label (`MA`, `max allocated`, `memory.used [MiB]`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ParsedLog {
+pub struct Series {
+    pub name: String,
     pub points: Vec<Point>,
-    /// The card's capacity when the log states it (companion CSV `total_bytes`).
+    /// Host RAM (`CPU Virtual Memory`, `rss`), not the GPU.
+    pub host: bool,
+    /// How its numbers became bytes.
+    pub units: UnitReading,
+}
+
+/// What the x axis counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum XUnit {
+    /// A step counter printed in the log.
+    #[default]
+    Step,
+    /// No step printed: the index of the reading.
+    Sample,
+    /// A time column (the companion's `time_s`, nvidia-smi's timestamp).
+    Seconds,
+}
+
+impl XUnit {
+    pub fn name(self) -> &'static str {
+        match self {
+            XUnit::Step => "step",
+            XUnit::Sample => "sample",
+            XUnit::Seconds => "second",
+        }
+    }
+
+    pub fn name_zh(self) -> &'static str {
+        match self {
+            XUnit::Step => "步",
+            XUnit::Sample => "条读数",
+            XUnit::Seconds => "秒",
+        }
+    }
+}
+
+/// Everything a log held.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ParsedLog {
+    /// One per label, in the order first seen.
+    pub series: Vec<Series>,
+    /// The card's capacity when the log states it (companion CSV
+    /// `total_bytes`, nvidia-smi `memory.total`, torchtitan's `(48.20%)`).
     pub capacity_bytes: Option<u64>,
+    pub x_unit: XUnit,
+    /// Lines read, each once.
+    pub lines: usize,
 }
 
 /// Which GPU to read from the companion's multi-GPU CSV.
@@ -45,330 +99,121 @@ pub enum GpuPick {
     One(u32),
 }
 
-/// Memory readings in `text`, in the order they appear. Lines without a
-/// reading are skipped; nothing found gives an empty list.
+/// The readings of the series the analysis would use without a capacity
+/// (see [`analyze_log`]; with fewer than three readings, the longest
+/// series), in the order they appear. Nothing found gives an empty list.
 pub fn parse_log(text: &str) -> Vec<Point> {
-    parse_log_with(text, GpuPick::Max).points
+    let mut parsed = parse_log_with(text, GpuPick::Max);
+    let index = pick::pick(&parsed, None)
+        .map(|choice| choice.index)
+        .or_else(|| {
+            (0..parsed.series.len())
+                .max_by_key(|i| parsed.series.get(*i).map_or(0, |s| s.points.len()))
+        });
+    index
+        .filter(|i| *i < parsed.series.len())
+        .map(|i| parsed.series.swap_remove(i).points)
+        .unwrap_or_default()
 }
 
-/// Like [`parse_log`], choosing the GPU of a companion CSV and keeping its capacity.
+/// Every series of `text`, choosing the GPU of a companion CSV and keeping
+/// the capacity the log states.
 pub fn parse_log_with(text: &str, gpu: GpuPick) -> ParsedLog {
     let mut lines = text.split(['\n', '\r']).filter(|l| !l.trim().is_empty());
     let Some(first) = lines.next() else {
-        return ParsedLog {
-            points: Vec::new(),
-            capacity_bytes: None,
-        };
+        return ParsedLog::default();
     };
     if let Some(header) = CsvHeader::read(first) {
         return header.parse_rows(lines, gpu);
     }
-    let mut state = FreeTextState::default();
-    let points = std::iter::once(first)
-        .chain(lines)
-        .filter_map(|line| state.read(line))
-        .collect();
-    ParsedLog {
-        points,
-        capacity_bytes: None,
+    let mut text = FreeText::default();
+    text.read(first);
+    for line in lines {
+        text.read(line);
     }
+    text.finish()
 }
 
-/// How to read a memory value whose unit is not printed next to it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum UnitHint {
-    Multiplier(f64),
-    /// No unit anywhere: judge by magnitude (see [`guess_unit`]).
-    Guess,
-}
-
-/// A bare memory number with no unit. A training run holds between ~1 MiB
-/// and a few TiB, so: below 1024 it must be GiB, below 10^7 MiB (10 TiB),
-/// anything larger bytes.
-fn guess_unit(value: f64) -> f64 {
-    if value < 1024.0 {
-        1024f64.powi(3)
-    } else if value < 1e7 {
-        1024f64.powi(2)
-    } else {
-        1.0
-    }
-}
-
-/// The unit a key or column name carries: `mem_gb`, `allocated_mb`, `used_bytes`, `memory (GiB)`.
-fn unit_from_name(name: &str) -> UnitHint {
-    let lower = name.to_ascii_lowercase();
-    let words = lower
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty());
-    let multiplier = words
-        .filter_map(|w| unit_multiplier(w, GbMeaning::Binary))
-        .next_back();
-    multiplier.map_or(UnitHint::Guess, UnitHint::Multiplier)
-}
-
-fn to_bytes(value: f64, hint: UnitHint) -> u64 {
-    let multiplier = match hint {
-        UnitHint::Multiplier(m) => m,
-        UnitHint::Guess => guess_unit(value),
-    };
-    to_size(value, 0, multiplier).bytes
-}
-
-/// Columns of a CSV header.
-struct CsvHeader {
-    step: usize,
-    memory: usize,
-    memory_unit: UnitHint,
-    gpu: Option<usize>,
-    total: Option<usize>,
-    total_unit: UnitHint,
-    separator: char,
-}
-
-impl CsvHeader {
-    /// A header is a line of at least two non-numeric names, one naming the
-    /// step (or time) and one naming memory.
-    fn read(line: &str) -> Option<Self> {
-        let separator = if line.contains(',') {
-            ','
-        } else if line.contains('\t') {
-            '\t'
-        } else {
-            return None;
-        };
-        let names: Vec<String> = line
-            .split(separator)
-            .map(|n| n.trim().trim_matches('"').to_ascii_lowercase())
-            .collect();
-        if names.len() < 2
-            || names
-                .iter()
-                .any(|n| n.is_empty() || n.starts_with(|c: char| c.is_ascii_digit()))
-        {
-            return None;
-        }
-        let position = |wanted: &[&str]| {
-            names.iter().position(|n| {
-                wanted
-                    .iter()
-                    .any(|w| n == w || n.starts_with(&format!("{w}_")))
-            })
-        };
-        let step = position(&[
-            "step",
-            "global_step",
-            "steps",
-            "iter",
-            "iteration",
-            "time_s",
-            "time",
-            "epoch",
-        ])?;
-        let memory = names.iter().position(|n| {
-            ["used", "mem", "alloc", "reserved", "vram"]
-                .iter()
-                .any(|k| n.contains(k))
-                && !n.starts_with("total")
-        })?;
-        let total = names.iter().position(|n| n.starts_with("total"));
-        Some(Self {
-            step,
-            memory,
-            memory_unit: names
-                .get(memory)
-                .map_or(UnitHint::Guess, |n| unit_from_name(n)),
-            gpu: position(&["gpu", "gpu_index", "device"]),
-            total,
-            total_unit: total
-                .and_then(|t| names.get(t))
-                .map_or(UnitHint::Guess, |n| unit_from_name(n)),
-            separator,
-        })
-    }
-
-    fn parse_rows<'a>(&self, lines: impl Iterator<Item = &'a str>, pick: GpuPick) -> ParsedLog {
-        let mut points: Vec<Point> = Vec::new();
-        let mut capacity: Option<u64> = None;
-        for line in lines {
-            let cells: Vec<&str> = line
-                .split(self.separator)
-                .map(|c| c.trim().trim_matches('"'))
-                .collect();
-            let number = |index: usize| {
-                cells
-                    .get(index)
-                    .and_then(|c| c.parse::<f64>().ok())
-                    .filter(|v| v.is_finite() && *v >= 0.0)
-            };
-            let (Some(step), Some(memory)) = (number(self.step), number(self.memory)) else {
-                continue;
-            };
-            let gpu = self.gpu.and_then(number);
-            if let (GpuPick::One(wanted), Some(gpu)) = (pick, gpu) {
-                if gpu != f64::from(wanted) {
-                    continue;
-                }
-            }
-            let bytes = to_bytes(memory, self.memory_unit);
-            if let Some(total) = self.total.and_then(number) {
-                capacity = Some(capacity.unwrap_or(0).max(to_bytes(total, self.total_unit)));
-            }
-            // several GPUs at the same time: keep the largest reading
-            match points.last_mut() {
-                Some(last) if self.gpu.is_some() && last.step == step => {
-                    last.bytes = last.bytes.max(bytes)
-                }
-                _ => points.push(Point { step, bytes }),
-            }
-        }
-        ParsedLog {
-            points,
-            capacity_bytes: capacity,
-        }
-    }
-}
-
-/// Carries the step counter across free-text lines.
+/// Series gathered from free-text lines, and the step counter carried
+/// between them.
 #[derive(Default)]
-struct FreeTextState {
-    /// Last step seen, to number lines that print none.
-    last_step: Option<f64>,
+struct FreeText {
+    series: Vec<Series>,
+    by_name: HashMap<String, usize>,
+    /// A step printed on a line without readings (DeepSpeed prints
+    /// `step=1248` one line above `MemAllocated=`); used by the next reading line.
+    pending_step: Option<f64>,
+    last_x: Option<f64>,
+    /// The first epoch of an epoch-restarting progress bar, so x counts
+    /// batches from the start of the log.
+    first_epoch: Option<f64>,
+    any_step: bool,
+    capacity: Option<u64>,
+    lines: usize,
 }
 
-/// Keys that name a step counter, in order of preference.
-const STEP_KEYS: [&str; 5] = ["global_step", "step", "iteration", "iter", "epoch"];
-
-impl FreeTextState {
-    fn read(&mut self, line: &str) -> Option<Point> {
-        let lower = line.to_ascii_lowercase();
-        let text = lower.as_bytes();
-        let bytes = memory_value(text)?;
-        let step = progress_bar_step(&lower)
-            .or_else(|| STEP_KEYS.iter().find_map(|key| keyed_number(text, key)))
-            .unwrap_or_else(|| self.last_step.map_or(0.0, |s| s + 1.0));
-        self.last_step = Some(step);
-        Some(Point { step, bytes })
-    }
-}
-
-/// Identifier characters of keys like `mem_gb`.
-fn is_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
-}
-
-/// Finds `key` as a whole identifier followed by a separator (`:`, `=`, a
-/// space, quotes) and a number: `step 100`, `'step': 40`, `step=40`.
-fn keyed_number(text: &[u8], key: &str) -> Option<f64> {
-    let mut from = 0;
-    while let Some(at) = find(text, key.as_bytes(), from) {
-        from = at + 1;
-        let end = at + key.len();
-        if (at > 0 && text.get(at - 1).is_some_and(|c| is_ident(*c)))
-            || text.get(end).is_some_and(|c| is_ident(*c))
-        {
-            continue;
+impl FreeText {
+    fn read(&mut self, line: &str) {
+        self.lines += 1;
+        let read = read_line(line);
+        let step = read.step.map(|step| match step {
+            Step::At(x) => x,
+            Step::InEpoch {
+                epoch,
+                done,
+                per_epoch,
+            } => (epoch - *self.first_epoch.get_or_insert(epoch)) * per_epoch + done,
+        });
+        if read.readings.is_empty() {
+            if step.is_some() {
+                self.pending_step = step;
+            }
+            return;
         }
-        let value_at = skip_separators(text, end);
-        if let Some((value, _, _)) = read_number(text, value_at) {
-            return Some(value);
-        }
-    }
-    None
-}
-
-fn skip_separators(text: &[u8], mut i: usize) -> usize {
-    let mut skipped = 0;
-    while skipped < 4
-        && text
-            .get(i)
-            .is_some_and(|c| matches!(c, b' ' | b':' | b'=' | b'\'' | b'"'))
-    {
-        i += 1;
-        skipped += 1;
-    }
-    i
-}
-
-/// Byte search from `from` (memchr-free, linear for short needles).
-fn find(text: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    let rest = text.get(from..)?;
-    if needle.is_empty() || rest.len() < needle.len() {
-        return None;
-    }
-    rest.windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| p + from)
-}
-
-/// The first memory reading on a line: an identifier containing `mem`
-/// (`Memory=18.2GB`, `'mem_gb': 18.2`, `mem=18.2G`, `gpu_mem: 18.2 GiB`)
-/// followed by `:` or `=` and a number with an optional unit.
-fn memory_value(text: &[u8]) -> Option<u64> {
-    let mut from = 0;
-    while let Some(at) = find(text, b"mem", from) {
-        let mut start = at;
-        while start > 0 && text.get(start - 1).is_some_and(|c| is_ident(*c)) {
-            start -= 1;
-        }
-        let mut end = at;
-        while text.get(end).is_some_and(|c| is_ident(*c)) {
-            end += 1;
-        }
-        from = end.max(at + 1);
-        let key = std::str::from_utf8(text.get(start..end).unwrap_or_default()).unwrap_or("");
-        // `(GB)` after the key: `memory (GB): 18.2`
-        let mut i = skip_spaces(text, end, 2);
-        let mut key_unit = unit_from_name(key);
-        if text.get(i) == Some(&b'(') {
-            let close = (i..(i + 8).min(text.len())).find(|j| text.get(*j) == Some(&b')'));
-            if let Some(close) = close {
-                let inside =
-                    std::str::from_utf8(text.get(i + 1..close).unwrap_or_default()).unwrap_or("");
-                if let Some(m) = unit_multiplier(inside.trim(), GbMeaning::Binary) {
-                    key_unit = UnitHint::Multiplier(m);
+        let x = match step.or_else(|| self.pending_step.take()) {
+            Some(x) => {
+                self.any_step = true;
+                x
+            }
+            None => self.last_x.map_or(0.0, |last| last + 1.0),
+        };
+        self.last_x = Some(x);
+        for reading in read.readings {
+            self.capacity = self.capacity.or(reading.capacity);
+            let index = match self.by_name.get(&reading.label) {
+                Some(index) => *index,
+                None => {
+                    self.by_name
+                        .insert(reading.label.clone(), self.series.len());
+                    self.series.push(Series {
+                        name: reading.label.clone(),
+                        points: Vec::new(),
+                        host: reading.host,
+                        units: reading.units,
+                    });
+                    self.series.len() - 1
                 }
-                i = close + 1;
+            };
+            if let Some(series) = self.series.get_mut(index) {
+                series.units = series.units.merge(reading.units);
+                series.points.push(Point {
+                    step: x,
+                    bytes: reading.bytes,
+                });
             }
         }
-        let value_at = skip_separators(text, i);
-        // a real key/value pair has `:` or `=` between them
-        let separated = text
-            .get(i..value_at)
-            .is_some_and(|s| s.contains(&b':') || s.contains(&b'='));
-        if !separated {
-            continue;
-        }
-        let Some((value, _, after)) = read_number(text, value_at) else {
-            continue;
-        };
-        let unit_at = skip_spaces(text, after, 1);
-        let mut unit_end = unit_at;
-        while unit_end - unit_at < 5 && text.get(unit_end).is_some_and(u8::is_ascii_alphabetic) {
-            unit_end += 1;
-        }
-        let printed_unit =
-            std::str::from_utf8(text.get(unit_at..unit_end).unwrap_or_default()).unwrap_or("");
-        let hint =
-            unit_multiplier(printed_unit, GbMeaning::Binary).map_or(key_unit, UnitHint::Multiplier);
-        return Some(to_bytes(value, hint));
     }
-    None
-}
 
-/// A tqdm/Lightning bar: `Epoch 2:  12%|█  | 120/1000 [...]` is step
-/// 2 × 1000 + 120 (the bar restarts every epoch).
-fn progress_bar_step(lower: &str) -> Option<f64> {
-    let bar = lower.find("%|")?;
-    let after_bar = lower.get(bar + 2..)?;
-    let close = after_bar.find('|')?;
-    let counter = after_bar.get(close + 1..)?.trim_start();
-    let text = counter.as_bytes();
-    let (done, _, slash) = read_number(text, 0)?;
-    if text.get(slash) != Some(&b'/') {
-        return None;
+    fn finish(self) -> ParsedLog {
+        ParsedLog {
+            series: self.series,
+            capacity_bytes: self.capacity,
+            x_unit: if self.any_step {
+                XUnit::Step
+            } else {
+                XUnit::Sample
+            },
+            lines: self.lines,
+        }
     }
-    let (per_epoch, _, _) = read_number(text, slash + 1)?;
-    let epoch = keyed_number(lower.get(..bar)?.as_bytes(), "epoch").unwrap_or(0.0);
-    Some(epoch * per_epoch + done)
 }

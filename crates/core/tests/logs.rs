@@ -10,6 +10,11 @@ fn gib(x: f64) -> u64 {
     (x * GIB).round() as u64
 }
 
+/// A log's `GB` when no tool is named: 10^9 bytes.
+fn gb(x: f64) -> u64 {
+    (x * 1e9).round() as u64
+}
+
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/data/logs/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -22,36 +27,36 @@ fn close(actual: f64, expected: f64, relative: f64) -> bool {
 #[test]
 fn leak_log_from_seed_004() {
     let points = parse_log(&fixture("leak_seed004.txt"));
-    // nine readings; "Step 1000: CUDA OOM" has none. GB in logs = bytes / 1024**3.
+    // nine readings; "Step 1000: CUDA OOM" has none. `GB` with no tool named is 10^9 bytes.
     let expected_gb = [18.2, 18.5, 18.9, 19.4, 20.1, 20.9, 21.8, 22.9, 24.2];
     assert_eq!(points.len(), 9);
-    for (i, (point, gb)) in points.iter().zip(expected_gb).enumerate() {
+    for (i, (point, value)) in points.iter().zip(expected_gb).enumerate() {
         assert_eq!(point.step, 100.0 * (i + 1) as f64);
-        assert_eq!(point.bytes, gib(gb));
+        assert_eq!(point.bytes, gb(value));
     }
 
     let analysis = analyze(points, Some(gib(32.0))).expect("nine readings");
     // Hand computation: x̄ = 500, Σ(x−x̄)² = 10⁴·60 = 600000,
     // Σ(x−x̄)·y = 100·(−4·18.2 − 3·18.5 − 2·18.9 − 19.4 + 20.9 + 2·21.8 + 3·22.9 + 4·24.2)
-    //          = 100·44.5 GiB, slope = 4450 / 600000 GiB/step = 0.0074167 GiB = 7,963,585 B/step.
+    //          = 100·44.5 GB, slope = 4450 / 600000 GB/step = 7,416,667 B/step.
     assert!(
-        close(analysis.growth_bytes_per_step, 7_963_585.0, 1e-4),
+        close(analysis.growth_bytes_per_step, 7_416_667.0, 1e-4),
         "{}",
         analysis.growth_bytes_per_step
     );
     // Differences 0.3 0.4 0.5 0.7 0.8 0.9 1.1 1.3 GB grow steadily: the guide
     // says "增长速度在加速". Exact least squares (fractions, by hand in Python):
-    // y = 18.111905 + 4.5779e-4·x + 6.9589e-6·x² GiB, residual ratio 0.0044.
+    // y = 18.111905 + 4.5779e-4·x + 6.9589e-6·x² GB, residual ratio 0.0044.
     assert_eq!(analysis.trend, Trend::Accelerating);
-    // slope of that quadratic at x = 900: (4.5779e-4 + 2·6.9589e-6·900) GiB = 13,941,213 B/step
+    // slope of that quadratic at x = 900: (4.5779e-4 + 2·6.9589e-6·900) GB = 12,983,766 B/step
     assert!(
-        close(analysis.final_growth_bytes_per_step, 13_941_213.0, 1e-4),
+        close(analysis.final_growth_bytes_per_step, 12_983_766.0, 1e-4),
         "{}",
         analysis.final_growth_bytes_per_step
     );
-    // its root at 32 GiB: x = (−a1 + √(a1² − 4·a2·(a0 − 32))) / (2·a2) = 1380.196
+    // its root at 32 GiB = 34.359738 GB: x = (−a1 + √(a1² − 4·a2·(a0 − 34.359738))) / (2·a2) = 1495.478
     let predicted = analysis.predicted_oom_step.expect("capacity given");
-    assert!(close(predicted, 1380.196, 1e-4), "{predicted}");
+    assert!(close(predicted, 1495.478, 1e-4), "{predicted}");
     let codes: Vec<&str> = analysis.causes.iter().map(|c| c.code).collect();
     assert_eq!(codes.first(), Some(&"growing_inputs"));
     assert!(
@@ -166,11 +171,12 @@ fn hugging_face_trainer_dicts() {
     let points = parse_log(&fixture("hf_trainer.txt"));
     let steps: Vec<f64> = points.iter().map(|p| p.step).collect();
     assert_eq!(steps, [10.0, 20.0, 30.0, 40.0]);
-    assert_eq!(points.first().map(|p| p.bytes), Some(gib(12.0)));
-    assert_eq!(points.last().map(|p| p.bytes), Some(gib(13.5)));
-    let analysis = analyze(points, Some(gib(16.0))).expect("fits");
+    // `mem_gb` names no tool: 10^9 bytes
+    assert_eq!(points.first().map(|p| p.bytes), Some(gb(12.0)));
+    assert_eq!(points.last().map(|p| p.bytes), Some(gb(13.5)));
+    let analysis = analyze(points, Some(16_000_000_000)).expect("fits");
     assert_eq!(analysis.trend, Trend::Linear);
-    // 0.5 GiB per 10 steps; 13.5 + 0.05·(x − 40) = 16 → x = 90
+    // 0.5 GB per 10 steps; 13.5 + 0.05·(x − 40) = 16 → x = 90
     assert!(close(
         analysis.predicted_oom_step.expect("capacity"),
         90.0,
@@ -184,9 +190,10 @@ fn lightning_bar_with_carriage_returns() {
     // epoch 0: 500/1000 and 1000/1000, epoch 1: 500/1000 → 1·1000 + 500
     let expected = [(500.0, 10.0), (1000.0, 10.1), (1500.0, 10.0)];
     assert_eq!(points.len(), 3);
-    for (point, (step, gb)) in points.iter().zip(expected) {
+    for (point, (step, value)) in points.iter().zip(expected) {
         assert_eq!(point.step, step);
-        assert_eq!(point.bytes, gib(gb));
+        // `mem=10.0G` names no tool: 10^9 bytes
+        assert_eq!(point.bytes, gb(value));
     }
 }
 
@@ -196,9 +203,10 @@ fn csv_with_memory_column_in_mib() {
     assert_eq!(points.len(), 4);
     assert_eq!(
         points.get(1),
+        // `allocated_mb` names no tool: 10^6 bytes
         Some(&Point {
             step: 100.0,
-            bytes: (8200.0 * MIB) as u64
+            bytes: 8_200_000_000
         })
     );
     assert_eq!(analyze(points, None).expect("fits").trend, Trend::Steady);
@@ -210,9 +218,10 @@ fn companion_csv_max_or_one_gpu() {
     let all = parse_log_with(&text, GpuPick::Max);
     // 24 GiB cards
     assert_eq!(all.capacity_bytes, Some(25_769_803_776));
-    let max: Vec<u64> = all.points.iter().map(|p| p.bytes).collect();
+    assert_eq!(all.series.len(), 1);
+    let max: Vec<u64> = all.series[0].points.iter().map(|p| p.bytes).collect();
     assert_eq!(max, [2_000_000_000, 1_900_000_000, 1_800_000_000]);
-    let gpu0: Vec<u64> = parse_log_with(&text, GpuPick::One(0))
+    let gpu0: Vec<u64> = parse_log_with(&text, GpuPick::One(0)).series[0]
         .points
         .iter()
         .map(|p| p.bytes)
@@ -222,7 +231,7 @@ fn companion_csv_max_or_one_gpu() {
 
 #[test]
 fn lines_without_step_are_numbered() {
-    let points = parse_log("gpu mem: 1.0 GiB\nnoise\ngpu mem: 2.0 GiB\nmemory (MB): 3072\n");
+    let points = parse_log("gpu mem: 1.0 GiB\nnoise\ngpu mem: 2.0 GiB\ngpu mem: 3072 MiB\n");
     let read: Vec<(f64, u64)> = points.iter().map(|p| (p.step, p.bytes)).collect();
     assert_eq!(read, [(0.0, gib(1.0)), (1.0, gib(2.0)), (2.0, gib(3.0))]);
 }
@@ -246,8 +255,10 @@ fn bad_input_gives_what_it_can() {
     assert!(parse_log("no readings here").is_empty());
     // a reading inside Chinese text still counts
     assert_eq!(
-        parse_log("第 3 步 memory=2GB").first().map(|p| p.bytes),
-        Some(gib(2.0))
+        parse_log("第 3 步 memory=2GB")
+            .first()
+            .map(|p| (p.step, p.bytes)),
+        Some((3.0, 2_000_000_000))
     );
 }
 
