@@ -23,7 +23,7 @@ use serde::Serialize;
 
 pub use analyze::{analyze, Analysis, Cause, Trend};
 use csv::CsvHeader;
-use line::{read_line, Step};
+use line::{read_line, Kind, Step};
 pub use pick::{analyze_log, LogAnalysis, Text};
 pub use units::{Assumed, UnitReading};
 
@@ -141,7 +141,8 @@ struct FreeText {
     series: Vec<Series>,
     by_name: HashMap<String, usize>,
     /// A step printed on a line without readings (DeepSpeed prints
-    /// `step=1248` one line above `MemAllocated=`); used by the next reading line.
+    /// `step=1248` one line above `MemAllocated=`); used by the reading lines
+    /// that follow it, until the next step.
     pending_step: Option<f64>,
     last_x: Option<f64>,
     /// The first epoch of an epoch-restarting progress bar, so x counts
@@ -170,7 +171,7 @@ impl FreeText {
             }
             return;
         }
-        let x = match step.or_else(|| self.pending_step.take()) {
+        let x = match step.or(self.pending_step) {
             Some(x) => {
                 self.any_step = true;
                 x
@@ -180,6 +181,12 @@ impl FreeText {
         self.last_x = Some(x);
         for reading in read.readings {
             self.capacity = self.capacity.or(reading.capacity);
+            if reading.kind == Kind::Capacity {
+                if !reading.host {
+                    self.capacity = self.capacity.or(Some(reading.bytes));
+                }
+                continue;
+            }
             let index = match self.by_name.get(&reading.label) {
                 Some(index) => *index,
                 None => {

@@ -35,9 +35,18 @@ pub struct Reading {
     pub units: UnitReading,
     /// Host RAM (`CPU Virtual Memory: used = ...`, `rss`), not the GPU.
     pub host: bool,
+    pub kind: Kind,
     /// The card's capacity implied by a share printed beside the reading:
     /// `memory: 38.11GiB(48.20%)`.
     pub capacity: Option<u64>,
+}
+
+/// Whether a number is memory in use or the size of the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Use,
+    /// A total (`total_memory_available (GB)`): the capacity.
+    Capacity,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -57,19 +66,15 @@ const MAX_LABEL_WORDS: usize = 3;
 const MEMORY_WORDS: [&str; 8] = [
     "mem", "alloc", "reserv", "vram", "显存", "内存", "cached", "used",
 ];
-/// Label words of sizes that are not memory in use over time.
-const NOT_MEMORY_WORDS: [&str; 10] = [
-    "param",
-    "token",
-    "flop",
-    "size",
-    "speed",
-    "throughput",
-    "disk",
-    "download",
-    "bandwidth",
-    "tps",
+/// Label words of sizes that are not memory in use over time (free and
+/// available memory are the complement, disks are not memory).
+const NOT_MEMORY_WORDS: [&str; 14] = [
+    "param", "token", "flop", "size", "speed", "throughput", "disk", "hd_", "download",
+    "bandwidth", "tps", "free", "avail", "percent",
 ];
+/// Characters at the start of a line that may name the topic of its bare
+/// numbers: `Memory info of GPU /physical_device:GPU:0: current: 0.18, peak: 2.55`.
+const TOPIC_CHARS: usize = 24;
 /// Words that make a reading host RAM.
 const HOST_WORDS: [&str; 5] = ["cpu", "ram", "rss", "host", "swap"];
 
@@ -333,7 +338,9 @@ fn reading(
     label: &str,
     after_unit: usize,
 ) -> Option<Reading> {
-    let names_memory = MEMORY_WORDS.iter().any(|w| label.contains(w));
+    let topic = lower.get(..floor_char(lower, TOPIC_CHARS)).unwrap_or("");
+    let names_memory = MEMORY_WORDS.iter().any(|w| label.contains(w))
+        || (topic.trim_start().starts_with("mem") && !label.is_empty());
     if NOT_MEMORY_WORDS.iter().any(|w| label.contains(w)) {
         return None;
     }
@@ -358,16 +365,29 @@ fn reading(
         .any(|w| HOST_WORDS.contains(&w))
         || context.contains("virtual memory")
         || label.contains("内存");
+    // `total_memory_available (GB): 29.85`: the card, not a reading
+    let total = label.split(|c: char| !c.is_alphanumeric()).any(|w| w == "total");
+    let share = share_after(lower, after_unit).and_then(|share| {
+        let capacity = bytes as f64 / share;
+        (capacity.is_finite() && capacity >= bytes as f64).then_some(capacity as u64)
+    });
     Some(Reading {
         label: label.to_string(),
         bytes,
         units: reading_units,
         host,
-        capacity: share_after(lower, after_unit).and_then(|share| {
-            let capacity = bytes as f64 / share;
-            (capacity.is_finite() && capacity >= bytes as f64).then_some(capacity as u64)
-        }),
+        kind: if total { Kind::Capacity } else { Kind::Use },
+        capacity: share,
     })
+}
+
+/// Index at most `at`, on a char boundary of `text`.
+fn floor_char(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 /// `(48.20%)` right after a reading: the share of the card, as a fraction.
