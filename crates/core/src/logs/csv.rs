@@ -80,7 +80,7 @@ impl CsvHeader {
         let not_a_name = |n: &String| {
             n.is_empty()
                 || n.starts_with(|c: char| c.is_ascii_digit())
-                || n.contains(['=', ':', '{', '}', '%', '\''])
+                || n.contains(['=', ':', '{', '}', '\''])
         };
         if names.len() < 2 || names.iter().any(not_a_name) {
             return None;

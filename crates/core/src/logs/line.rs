@@ -60,7 +60,7 @@ const STEP_KEYS: [&str; 6] = ["global_step", "step", "iteration", "iter", "it", 
 /// Longest run of separators between a key and its value (`iteration      122/`).
 const MAX_SEPARATORS: usize = 16;
 /// Longest label kept (characters), and most words.
-const MAX_LABEL_CHARS: usize = 40;
+const MAX_LABEL_CHARS: usize = 64;
 const MAX_LABEL_WORDS: usize = 3;
 /// Label words that make a bare number (or a one-letter unit) a memory reading.
 const MEMORY_WORDS: [&str; 8] = [
@@ -69,8 +69,20 @@ const MEMORY_WORDS: [&str; 8] = [
 /// Label words of sizes that are not memory in use over time (free and
 /// available memory are the complement, disks are not memory).
 const NOT_MEMORY_WORDS: [&str; 14] = [
-    "param", "token", "flop", "size", "speed", "throughput", "disk", "hd_", "download",
-    "bandwidth", "tps", "free", "avail", "percent",
+    "param",
+    "token",
+    "flop",
+    "size",
+    "speed",
+    "throughput",
+    "disk",
+    "hd_",
+    "download",
+    "bandwidth",
+    "tps",
+    "free",
+    "avail",
+    "percent",
 ];
 /// Characters at the start of a line that may name the topic of its bare
 /// numbers: `Memory info of GPU /physical_device:GPU:0: current: 0.18, peak: 2.55`.
@@ -254,6 +266,14 @@ fn readings(lower: &str, units: &LineUnits) -> Vec<Reading> {
         };
         let (unit, after_unit) = unit_word(text, after_number);
         i = after_unit.max(i + 1);
+        // a bare number that names something: `cuda:0 8.9GB`, `GPU:0: current`
+        let names_a_device = unit.is_empty()
+            && (text.get(after_number) == Some(&b':')
+                || (text.get(after_number) == Some(&b' ')
+                    && text.get(after_number + 1).is_some_and(u8::is_ascii_digit)));
+        if names_a_device {
+            continue;
+        }
         let label = label_before(lower, number_start);
         if let Some(reading) = reading(lower, units, value, decimals, unit, &label, after_unit) {
             found.push(reading);
@@ -318,14 +338,18 @@ fn label_before(lower: &str, number_start: usize) -> String {
         label.push(c);
     }
     let label: String = label.into_iter().rev().collect();
-    let words: Vec<&str> = label.split_whitespace().collect();
-    let keep = words.len().saturating_sub(MAX_LABEL_WORDS);
-    words
-        .get(keep..)
-        .unwrap_or_default()
-        .join(" ")
-        .trim_matches(':')
-        .to_string()
+    // the key is the last word; words before it join while they are words,
+    // not another field (`loss:2.45 peak_memory_alloc`, `/device:gpu:0: current`)
+    let mut words: Vec<&str> = Vec::new();
+    for word in label.split_whitespace().rev() {
+        let field = word.contains([':', '=']) || word.contains(|c: char| c.is_ascii_digit());
+        if !words.is_empty() && (field || words.len() >= MAX_LABEL_WORDS) {
+            break;
+        }
+        words.push(word);
+    }
+    words.reverse();
+    words.join(" ").trim_matches(':').to_string()
 }
 
 /// The reading of one number, if it is memory.
@@ -341,7 +365,15 @@ fn reading(
     let topic = lower.get(..floor_char(lower, TOPIC_CHARS)).unwrap_or("");
     let names_memory = MEMORY_WORDS.iter().any(|w| label.contains(w))
         || (topic.trim_start().starts_with("mem") && !label.is_empty());
-    if NOT_MEMORY_WORDS.iter().any(|w| label.contains(w)) {
+    // `total_memory_available (GB): 29.85`: the card, not a reading
+    let total = label
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == "total");
+    let not_memory = NOT_MEMORY_WORDS
+        .iter()
+        .filter(|w| !(total && matches!(**w, "free" | "avail")))
+        .any(|w| label.contains(w));
+    if not_memory {
         return None;
     }
     let one_letter = unit.len() == 1;
@@ -365,8 +397,6 @@ fn reading(
         .any(|w| HOST_WORDS.contains(&w))
         || context.contains("virtual memory")
         || label.contains("内存");
-    // `total_memory_available (GB): 29.85`: the card, not a reading
-    let total = label.split(|c: char| !c.is_alphanumeric()).any(|w| w == "total");
     let share = share_after(lower, after_unit).and_then(|share| {
         let capacity = bytes as f64 / share;
         (capacity.is_finite() && capacity >= bytes as f64).then_some(capacity as u64)

@@ -77,7 +77,7 @@ pub(super) fn pick(parsed: &ParsedLog, capacity: Option<u64>) -> Option<Choice> 
     let growing = || {
         analysed
             .iter()
-            .filter(|(_, a)| a.trend != Trend::Steady)
+            .filter(|(_, a)| a.trend != Trend::Steady && a.growth_bytes_per_step > 0.0)
             .max_by(|x, y| {
                 x.1.growth_bytes_per_step
                     .total_cmp(&y.1.growth_bytes_per_step)
