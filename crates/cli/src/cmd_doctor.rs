@@ -1,11 +1,12 @@
-//! `vramfit doctor [FILE|-] [--json]`: reads a pasted PyTorch out-of-memory
-//! message and says what it means.
+//! `vramfit doctor [FILE|-] [--json]`: reads a pasted error (any stack the
+//! core knows: PyTorch, JAX/XLA, TensorFlow, vLLM, llama.cpp, NCCL, cuBLAS,
+//! the OS) and says what it means.
 
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use vramfit_core::doctor::{parse_oom, picture, size::human_bytes, Lang, OomReport};
+use vramfit_core::doctor::{parse_oom, picture, size::human_bytes, Lang, Memory, OomReport};
 
 use crate::output::fail;
 
@@ -13,7 +14,8 @@ use crate::output::fail;
 pub struct Args {
     /// File holding the message (a log, a traceback); `-` or nothing reads stdin.
     pub file: Option<PathBuf>,
-    /// Print JSON: the byte counts (null where the message does not say) and the diagnoses.
+    /// Print JSON: out_of_memory, memory (gpu|unified|host), framework, the byte
+    /// counts (null where the message does not say) and the diagnoses.
     #[arg(long)]
     pub json: bool,
 }
@@ -76,10 +78,29 @@ fn symbol(key: &str) -> char {
     }
 }
 
+/// What ran out, in words: the stack, the memory and whether it is an OOM.
+fn headline(report: &OomReport, lang: Lang) -> String {
+    let memory = match (report.memory, lang) {
+        (Memory::Gpu, Lang::En) => "GPU memory",
+        (Memory::Unified, Lang::En) => "unified memory (CPU and GPU share it)",
+        (Memory::Host, Lang::En) => "host RAM, not GPU memory",
+        (Memory::Gpu, Lang::Zh) => "显存",
+        (Memory::Unified, Lang::Zh) => "统一内存（CPU 与 GPU 共用）",
+        (Memory::Host, Lang::Zh) => "主机内存（不是显存）",
+    };
+    let stack = report.framework.name();
+    match (report.out_of_memory, lang) {
+        (true, Lang::En) => format!("{stack}: out of {memory}\n"),
+        (true, Lang::Zh) => format!("{stack}：{memory}不足\n"),
+        (false, Lang::En) => format!("{stack}: not an out-of-memory error\n"),
+        (false, Lang::Zh) => format!("{stack}：不是显存不足错误\n"),
+    }
+}
+
 /// The card as a bar (the request that failed shown after it) and the diagnoses.
 pub fn render(report: &OomReport, lang: Lang) -> String {
     let segments = picture(report);
-    let mut out = String::new();
+    let mut out = headline(report, lang);
     let gpu = report
         .gpu_index
         .map_or_else(|| "GPU".to_string(), |i| format!("GPU {i}"));
@@ -87,7 +108,9 @@ pub fn render(report: &OomReport, lang: Lang) -> String {
         .total_bytes
         .map(human_bytes)
         .unwrap_or_else(|| "capacity not given".into());
-    out.push_str(&format!("{gpu} · {total}\n"));
+    if report.memory != Memory::Host && report.out_of_memory {
+        out.push_str(&format!("{gpu} · {total}\n"));
+    }
     let on_card: Vec<_> = segments.iter().filter(|s| s.key != "request").collect();
     let scale = report
         .total_bytes

@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use serde::Serialize;
 use vramfit_core::doctor::size::{human_bytes, parse_size, GbMeaning};
 use vramfit_core::doctor::Lang;
-use vramfit_core::logs::{analyze, parse_log_with, Analysis, GpuPick, Point};
+use vramfit_core::logs::{
+    analyze_log, parse_log_with, GpuPick, LogAnalysis, Point, Text, UnitReading, XUnit,
+};
 
 use crate::cmd_doctor::read_input;
 use crate::output::fail;
@@ -23,12 +25,14 @@ pub struct Args {
     /// Companion CSV with several GPUs: read only this one (default: the largest at each time).
     #[arg(long)]
     pub gpu: Option<u32>,
-    /// Print JSON: points, trend, growth_bytes_per_step, predicted_oom_step.
+    /// Print JSON: points, trend, growth_bytes_per_step, predicted_oom_step,
+    /// series (the one used), x_unit (step|sample|seconds) and the units assumed.
     #[arg(long)]
     pub json: bool,
 }
 
-/// The JSON the issue asks for, plus the causes and the capacity used.
+/// The JSON the issue asks for, plus the causes, the capacity used, why this
+/// series and how its numbers became bytes.
 #[derive(Serialize)]
 struct Json<'a> {
     points: &'a [Point],
@@ -37,6 +41,13 @@ struct Json<'a> {
     final_growth_bytes_per_step: f64,
     predicted_oom_step: Option<f64>,
     capacity_bytes: Option<u64>,
+    series: &'a str,
+    series_reason: &'a Text,
+    x_unit: XUnit,
+    units: UnitReading,
+    units_note: &'a Text,
+    /// Every series read (name and number of readings).
+    all_series: Vec<(&'a str, usize)>,
     causes: &'a [vramfit_core::logs::Cause],
 }
 
@@ -56,11 +67,12 @@ pub fn run(args: Args) -> ExitCode {
     };
     let pick = args.gpu.map_or(GpuPick::Max, GpuPick::One);
     let parsed = parse_log_with(&text, pick);
-    let analysis = match analyze(parsed.points, capacity.or(parsed.capacity_bytes)) {
-        Ok(analysis) => analysis,
-        Err(error) => return fail(error),
+    let log = match analyze_log(&parsed, capacity) {
+        Ok(log) => log,
+        Err(error) => return fail(format!("{} ({} lines read)", error.message, parsed.lines)),
     };
     if args.json {
+        let analysis = &log.analysis;
         let json = Json {
             points: &analysis.points,
             trend: analysis.trend.name(),
@@ -68,6 +80,16 @@ pub fn run(args: Args) -> ExitCode {
             final_growth_bytes_per_step: analysis.final_growth_bytes_per_step,
             predicted_oom_step: analysis.predicted_oom_step,
             capacity_bytes: analysis.capacity_bytes,
+            series: &log.series,
+            series_reason: &log.series_reason,
+            x_unit: log.x_unit,
+            units: log.units,
+            units_note: &log.units_note,
+            all_series: log
+                .all_series
+                .iter()
+                .map(|s| (s.name.as_str(), s.points.len()))
+                .collect(),
             causes: &analysis.causes,
         };
         match serde_json::to_string_pretty(&json) {
@@ -75,7 +97,7 @@ pub fn run(args: Args) -> ExitCode {
             Err(error) => return fail(error),
         }
     } else {
-        print!("{}", render(&analysis, Lang::En));
+        print!("{}", render(&log, Lang::En));
     }
     ExitCode::SUCCESS
 }
@@ -85,12 +107,20 @@ fn signed_bytes(bytes: f64) -> String {
     format!("{sign}{}", human_bytes(bytes.abs() as u64))
 }
 
-fn render(analysis: &Analysis, lang: Lang) -> String {
+fn render(log: &LogAnalysis, lang: Lang) -> String {
+    let analysis = &log.analysis;
+    let unit = log.x_unit.name();
     let first = analysis.points.first().map_or(0.0, |p| p.step);
     let last = analysis.points.last().map_or(0.0, |p| p.step);
     let peak = analysis.points.iter().map(|p| p.bytes).max().unwrap_or(0);
+    let pick = |text: &Text| match lang {
+        Lang::En => text.en.clone(),
+        Lang::Zh => text.zh.clone(),
+    };
     let mut out = format!(
-        "{} readings, steps {first}–{last}, peak {}\ntrend: {}\ngrowth: {} per step on average, {} per step at the end\n",
+        "series: {}\nunits: {}\n{} readings, {unit}s {first}–{last}, peak {}\ntrend: {}\ngrowth: {} per {unit} on average, {} per {unit} at the end\n",
+        pick(&log.series_reason),
+        pick(&log.units_note),
         analysis.points.len(),
         human_bytes(peak),
         analysis.trend.name(),
@@ -99,7 +129,7 @@ fn render(analysis: &Analysis, lang: Lang) -> String {
     );
     match (analysis.capacity_bytes, analysis.predicted_oom_step) {
         (Some(capacity), Some(step)) => out.push_str(&format!(
-            "reaches {} at step {step:.0}\n",
+            "reaches {} at {unit} {step:.0}\n",
             human_bytes(capacity)
         )),
         (Some(capacity), None) => out.push_str(&format!(

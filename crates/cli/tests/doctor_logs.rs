@@ -102,13 +102,20 @@ fn logs_json_on_the_seed_004_leak() {
     ));
     assert_eq!(value["points"].as_array().map(Vec::len), Some(9));
     assert_eq!(value["trend"], "accelerating");
-    // hand least squares: 0.0074167 GiB/step (see crates/core/tests/logs.rs)
+    // hand least squares: 0.0074167 GB/step (see crates/core/tests/logs.rs)
     let growth = value["growth_bytes_per_step"].as_f64().expect("number");
-    assert!((growth - 7_963_585.0).abs() < 1_000.0, "{growth}");
+    assert!((growth - 7_416_667.0).abs() < 1_000.0, "{growth}");
     let step = value["predicted_oom_step"]
         .as_f64()
         .expect("capacity given");
-    assert!((step - 1380.196).abs() < 0.5, "{step}");
+    assert!((step - 1495.478).abs() < 0.5, "{step}");
+    // `Memory=18.2GB` names no tool: read as 10^9 and said so
+    assert_eq!(value["series"], "memory");
+    assert_eq!(value["x_unit"], "step");
+    assert_eq!(value["units"]["assumed"], "decimal");
+    assert!(value["units_note"]["zh"]
+        .as_str()
+        .is_some_and(|t| !t.is_empty()));
 }
 
 #[test]
@@ -131,7 +138,8 @@ fn logs_capacity_units_and_nulls() {
         ],
         None,
     ));
-    assert!((value["predicted_oom_step"].as_f64().expect("step") - 90.0).abs() < 1e-6);
+    // 13.5 GB + 0.05 GB·(x − 40) = 17.179869184 GB → x = 113.597
+    assert!((value["predicted_oom_step"].as_f64().expect("step") - 113.597).abs() < 1e-3);
     // the companion CSV carries its capacity; the run shrinks: steady
     let value = json(&vramfit(
         &["logs", &data("logs/companion.csv"), "--json"],
@@ -139,6 +147,76 @@ fn logs_capacity_units_and_nulls() {
     ));
     assert_eq!(value["trend"], "steady");
     assert_eq!(value["capacity_bytes"], 25_769_803_776u64);
+    assert_eq!(value["x_unit"], "seconds");
+    assert_eq!(value["series"], "used_bytes");
+}
+
+#[test]
+fn logs_pick_the_series_growing_toward_the_card() {
+    // torchtune prints three series per step (bare GiB); alloc and reserved
+    // grow by about 1 GiB a step, active stays flat
+    let value = json(&vramfit(
+        &[
+            "logs",
+            &data("logs/corpus/torchtune_mps.log"),
+            "--capacity",
+            "64GiB",
+            "--json",
+        ],
+        None,
+    ));
+    // alloc and reserved print the same numbers and reach 64 GiB together;
+    // the flat `active` is never the one
+    assert!(
+        ["peak_memory_alloc", "peak_memory_reserved"]
+            .contains(&value["series"].as_str().unwrap_or("")),
+        "{}",
+        value["series"]
+    );
+    assert_eq!(value["units"]["tool"], "torchtune");
+    assert_eq!(value["all_series"].as_array().map(Vec::len), Some(3));
+    assert!(value["series_reason"]["en"]
+        .as_str()
+        .is_some_and(|r| r.contains("reaches the capacity first")));
+    // a log without steps is read by sample
+    let value = json(&vramfit(
+        &["logs", &data("logs/corpus/axolotl.log"), "--json"],
+        None,
+    ));
+    assert_eq!(value["x_unit"], "sample");
+}
+
+#[test]
+fn doctor_names_the_stack_and_the_memory() {
+    let value = json(&vramfit(
+        &[
+            "doctor",
+            &data("oom/corpus/dataloader_killed.txt"),
+            "--json",
+        ],
+        None,
+    ));
+    assert_eq!(value["out_of_memory"], true);
+    assert_eq!(value["memory"], "host");
+    assert_eq!(value["framework"], "pytorch");
+    let value = json(&vramfit(
+        &[
+            "doctor",
+            &data("oom/corpus/vllm_v1_kv_needed_estimate.txt"),
+            "--json",
+        ],
+        None,
+    ));
+    assert_eq!(value["framework"], "vllm");
+    assert_eq!(value["tokens_available"], 122_080);
+    let output = vramfit(
+        &["doctor", &data("oom/corpus/not_oom_nccl_timeout.txt")],
+        None,
+    );
+    assert!(output.status.success());
+    let text = stdout(&output);
+    assert!(text.contains("NCCL: not an out-of-memory error"), "{text}");
+    assert!(text.contains("[nccl_timeout]"), "{text}");
 }
 
 #[test]
