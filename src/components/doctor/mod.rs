@@ -1,16 +1,21 @@
-//! The OOM doctor: paste a PyTorch out-of-memory message (or a
-//! `torch.cuda.memory_summary()` table); the core reads it
-//! (`vramfit_core::doctor::parse_oom`), the card is drawn as a stacked bar
-//! (allocated, reserved-but-unallocated, outside PyTorch, free, and the
-//! request that failed), the diagnoses are listed, and "plan a fix" runs the
-//! fix-it plans for the calculator's scenario against the card in the message.
+//! The OOM doctor: paste the error a stack printed (PyTorch, JAX/XLA,
+//! TensorFlow, vLLM, llama.cpp, NCCL, cuBLAS, a killed process) or a
+//! `torch.cuda.memory_summary()` table; the core reads it
+//! (`vramfit_core::doctor::parse_oom`). The view says which stack printed it
+//! and which memory ran out (GPU, unified, host RAM), or that it is not an
+//! out-of-memory error; the card is drawn as a stacked bar (allocated,
+//! reserved-but-unallocated, outside PyTorch, free, and the request that
+//! failed) when the message gives its parts; the diagnoses are listed, and
+//! "plan a fix" runs the fix-it plans for the calculator's scenario against
+//! the card in the message.
 
 use leptos::prelude::*;
 
 use crate::components::controls::InputErrorText;
 
 use crate::components::controls::PastePanel;
-use vramfit_core::doctor::{parse_oom, picture, OomReport, Segment};
+use vramfit_core::doctor::size::GbMeaning;
+use vramfit_core::doctor::{parse_oom, picture, Memory, OomReport, Segment};
 use vramfit_core::estimate::resolve_model;
 use vramfit_core::plan::{fix_plans_with_model, PlanOptions, PlanReport};
 use vramfit_core::{InputError, Scenario};
@@ -96,7 +101,7 @@ pub fn Doctor() -> impl IntoView {
                 heading="doctor-heading"
                 label="doctor-paste-label"
                 hint="doctor-hint"
-                placeholder="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate …"
+                placeholder="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate … / RESOURCE_EXHAUSTED: … / cudaMalloc failed: out of memory"
                 pasted
             />
         </section>
@@ -108,7 +113,7 @@ pub fn Doctor() -> impl IntoView {
                     Some(Err(_)) => view! {
                         <p class="panel error" role="alert" data-testid="doctor-error">{tr("doctor-not-found")}</p>
                     }.into_any(),
-                    Some(Ok(r)) => view! { <OomPicture report=r units/> }.into_any(),
+                    Some(Ok(r)) => view! { <Stack report=r.clone()/><OomPicture report=r units/> }.into_any(),
                 }
             }}
             <Show when=move || {
@@ -132,6 +137,54 @@ pub fn Doctor() -> impl IntoView {
         </section>
     }
 }
+
+/// The Fluent key of the memory that ran out.
+fn memory_key(memory: Memory) -> &'static str {
+    match memory {
+        Memory::Gpu => "doctor-memory-gpu",
+        Memory::Unified => "doctor-memory-unified",
+        Memory::Host => "doctor-memory-host",
+    }
+}
+
+/// Which stack printed the error, which memory ran out (or that it is not
+/// an out-of-memory error), how ambiguous units were read, and the message read.
+#[component]
+fn Stack(report: OomReport) -> impl IntoView {
+    let stack = report.framework.name();
+    let kind = if report.out_of_memory {
+        view! {
+            <p data-testid="doctor-memory" data-memory=format!("{:?}", report.memory).to_lowercase()>
+                {tr("doctor-memory")}": "<strong>{tr(memory_key(report.memory))}</strong>
+            </p>
+        }
+        .into_any()
+    } else {
+        view! { <p class="not-oom" data-testid="doctor-not-oom"><strong>{tr("doctor-not-oom")}</strong></p> }.into_any()
+    };
+    let binary = (report.gb_meaning == Some(GbMeaning::Binary)).then(
+        || view! { <p class="hint" data-testid="doctor-units">{tr("doctor-units-binary")}</p> },
+    );
+    let excerpt = report
+        .excerpt
+        .chars()
+        .take(EXCERPT_CHARS)
+        .collect::<String>();
+    view! {
+        <section class="panel doctor-stack" aria-live="polite">
+            <p data-testid="doctor-stack">{tr("doctor-stack")}": "<strong>{stack}</strong></p>
+            {kind}
+            {binary}
+            <details>
+                <summary>{tr("doctor-excerpt")}</summary>
+                <pre class="excerpt">{excerpt}</pre>
+            </details>
+        </section>
+    }
+}
+
+/// Characters of the message shown back (the core reads up to 5 KiB).
+const EXCERPT_CHARS: usize = 1200;
 
 fn segment_class(key: &str) -> &'static str {
     match key {
@@ -179,10 +232,13 @@ fn OomPicture(report: OomReport, units: Units) -> impl IntoView {
         .collect_view();
     let diagnoses = report.diagnoses.clone();
     let total = report.total_bytes;
+    let drawn = !segments.is_empty();
     view! {
         <section class="panel doctor-result" aria-live="polite">
+            <Show when=move || drawn>
             <h2>{tr("doctor-picture")}</h2>
-            <figure class="oom-bar" data-testid="doctor-picture">
+            </Show>
+            <figure class="oom-bar" data-testid="doctor-picture" hidden=!drawn>
                 <svg viewBox=format!("0 0 {BAR_WIDTH} {}", 2.0 * ROW + 6.0) preserveAspectRatio="none" role="img" aria-label=tr("doctor-picture")>
                     <rect class="track" x="0" y="0" width=BAR_WIDTH height=ROW/>
                     {rects}

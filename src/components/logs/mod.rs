@@ -1,14 +1,17 @@
-//! The memory-log analyzer: paste training-log lines; the core reads the
-//! memory readings (`vramfit_core::logs::parse_log_with`) and fits the trend
-//! (`analyze`: steady, linear, accelerating). The plot shows memory against
-//! step (at most `MAX_PLOTTED` points), the fitted trend and the capacity
-//! line; below it the growth, the predicted OOM step and the usual causes.
-//! The capacity is the log's own (companion CSV) or the chosen GPU's.
+//! The memory-log analyzer: paste training-log lines; the core reads every
+//! memory series (`vramfit_core::logs::parse_log_with`), picks the one that
+//! will run out first and fits its trend (`analyze_log`: steady, linear,
+//! accelerating). The view says which series and why, how the units were
+//! read and what the x axis counts; the plot shows the chosen series (at
+//! most `MAX_PLOTTED` points), the others as thin lines, the fitted trend
+//! and the capacity line; below it the growth, the predicted OOM step and
+//! the usual causes. The capacity is the log's own (companion CSV,
+//! nvidia-smi, torchtitan's share) or the chosen GPU's.
 
 use leptos::prelude::*;
 
 use crate::components::controls::PastePanel;
-use vramfit_core::logs::{analyze, parse_log_with, Analysis, GpuPick, Trend};
+use vramfit_core::logs::{analyze_log, parse_log_with, GpuPick, LogAnalysis, Text, Trend, XUnit};
 use vramfit_core::plan::target_capacity;
 use vramfit_core::InputError;
 
@@ -39,16 +42,34 @@ fn trend_key(trend: Trend) -> &'static str {
     }
 }
 
-/// Reads and fits a paste: `None` for an empty one.
-fn examine(text: &str, fallback_capacity: Option<u64>) -> Option<Result<Analysis, InputError>> {
+/// Most series drawn besides the chosen one: more lines than this stop
+/// being readable (Lightning's metrics.csv holds some thirty).
+const MAX_OTHER_SERIES: usize = 5;
+
+/// Reads and fits a paste: `None` for an empty one. The log's own capacity
+/// wins over the picked GPU's.
+fn examine(text: &str, fallback_capacity: Option<u64>) -> Option<Result<LogAnalysis, InputError>> {
     if text.trim().is_empty() {
         return None;
     }
     let parsed = parse_log_with(text, GpuPick::Max);
-    Some(analyze(
-        parsed.points,
-        parsed.capacity_bytes.or(fallback_capacity),
-    ))
+    let capacity = parsed.capacity_bytes.or(fallback_capacity);
+    Some(analyze_log(&parsed, capacity))
+}
+
+fn x_key(x: XUnit) -> &'static str {
+    match x {
+        XUnit::Step => "logs-x-step",
+        XUnit::Sample => "logs-x-sample",
+        XUnit::Seconds => "logs-x-seconds",
+    }
+}
+
+fn text_of(lang: crate::i18n::Lang, t: &Text) -> String {
+    match lang {
+        crate::i18n::Lang::En => t.en.clone(),
+        crate::i18n::Lang::Zh => t.zh.clone(),
+    }
 }
 
 #[component]
@@ -83,7 +104,7 @@ pub fn Logs() -> impl IntoView {
                             {tr("logs-not-enough")}" ("{e.message}")"
                         </p>
                     }.into_any(),
-                    Some(Ok(a)) => view! { <LogReport analysis=a units/> }.into_any(),
+                    Some(Ok(a)) => view! { <LogReport log=a units/> }.into_any(),
                 }
             }}
         </section>
@@ -91,7 +112,21 @@ pub fn Logs() -> impl IntoView {
 }
 
 #[component]
-fn LogReport(analysis: Analysis, units: Units) -> impl IntoView {
+fn LogReport(log: LogAnalysis, units: Units) -> impl IntoView {
+    let others: Vec<Vec<(f64, u64)>> = log
+        .all_series
+        .iter()
+        .filter(|s| s.name != log.series)
+        .take(MAX_OTHER_SERIES)
+        .map(|s| s.points.iter().map(|p| (p.step, p.bytes)).collect())
+        .collect();
+    let (series, reason, note, x_unit) = (
+        log.series.clone(),
+        log.series_reason.clone(),
+        log.units_note.clone(),
+        log.x_unit,
+    );
+    let analysis = log.analysis;
     let trend = analysis.trend;
     let readings: Vec<(f64, u64)> = analysis.points.iter().map(|p| (p.step, p.bytes)).collect();
     let growth = analysis.growth_bytes_per_step;
@@ -135,7 +170,12 @@ fn LogReport(analysis: Analysis, units: Units) -> impl IntoView {
                 {tr("logs-trend")}": "
                 <strong data-testid="logs-trend" data-trend=trend.name()>{tr(trend_key(trend))}</strong>
             </p>
-            <MemoryPlot readings predicted capacity trend units/>
+            <p data-testid="logs-series" data-series=series.clone()>
+                {tr("logs-series")}": "<strong>{series.clone()}</strong>" — "{move || text_of(lang(), &reason)}
+            </p>
+            <p data-testid="logs-units">{tr("logs-units")}": "{move || text_of(lang(), &note)}</p>
+            <p class="hint" data-testid="logs-x" data-x-unit=x_unit.name()>{tr(x_key(x_unit))}</p>
+            <MemoryPlot readings others predicted capacity trend units/>
             <p data-testid="logs-summary">{summary}</p>
             <h3>{tr("logs-causes")}</h3>
             <ul class="diagnoses" data-testid="logs-causes">
@@ -154,6 +194,8 @@ fn LogReport(analysis: Analysis, units: Units) -> impl IntoView {
 #[component]
 fn MemoryPlot(
     readings: Vec<(f64, u64)>,
+    /// The other series of the log, drawn thin for comparison.
+    others: Vec<Vec<(f64, u64)>>,
     predicted: Option<f64>,
     capacity: Option<u64>,
     trend: Trend,
@@ -184,6 +226,7 @@ fn MemoryPlot(
         .unwrap_or_default();
     let top = readings
         .iter()
+        .chain(others.iter().flatten())
         .map(|p| p.1 as f64)
         .chain(capacity.map(|c| c as f64))
         .chain(curve.iter().map(|p| p.1))
@@ -198,7 +241,20 @@ fn MemoryPlot(
             .collect::<Vec<_>>()
             .join(" ")
     };
+    let has_others = !others.is_empty();
     let readings_path = path(&mut shown.iter().map(|&(x, y)| (x, y as f64)));
+    let other_paths = others
+        .iter()
+        .map(|series| {
+            let points = path(
+                &mut downsample(series, MAX_PLOTTED)
+                    .into_iter()
+                    .filter(|(x, _)| (x_min..=x_max).contains(x))
+                    .map(|(x, y)| (x, y as f64)),
+            );
+            view! { <polyline class="series other" points=points/> }
+        })
+        .collect_view();
     let curve_path = path(&mut curve.iter().copied());
     let capacity_line = capacity.map(|c| {
         let y = sy(c as f64);
@@ -225,10 +281,37 @@ fn MemoryPlot(
                 <line class="axis" x1=LEFT x2=WIDTH - RIGHT y1=HEIGHT - BOTTOM y2=HEIGHT - BOTTOM/>
                 {capacity_line}
                 {oom_mark}
+                {other_paths}
                 <polyline class="fit" points=curve_path/>
                 <polyline class="series" points=readings_path/>
             </svg>
-            <figcaption>{tr("logs-plot-caption")}</figcaption>
+            <figcaption>{tr("logs-plot-caption")}" "{has_others.then(|| tr("logs-other-series"))}</figcaption>
         </figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_view_gets_the_series_the_core_picks_and_its_x_axis() {
+        // torchtune prints three series per step; active stays flat at 47.32 GiB
+        let text = include_str!("../../../crates/core/tests/data/logs/corpus/torchtune_mps.log");
+        let log = examine(text, Some(64 << 30))
+            .expect("not empty")
+            .expect("fits");
+        assert_ne!(log.series, "peak_memory_active");
+        assert_eq!(log.all_series.len(), 3);
+        assert_eq!(log.x_unit, XUnit::Step);
+        assert_eq!(x_key(log.x_unit), "logs-x-step");
+        // the log's own capacity (torchtitan's share) wins over the picked GPU's
+        let titan = include_str!("../../../crates/core/tests/data/logs/corpus/torchtitan.log");
+        let log = examine(titan, Some(1 << 30))
+            .expect("not empty")
+            .expect("fits");
+        // 9.46 GiB is 64.99 % of the card: 10,157,597,655 / 0.6499
+        assert_eq!(log.analysis.capacity_bytes, Some(15_629_477_850));
+        assert!(examine("  \n", None).is_none());
     }
 }

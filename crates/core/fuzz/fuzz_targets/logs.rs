@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vramfit_core::logs::{analyze, parse_log_with, GpuPick};
+use vramfit_core::logs::{analyze_log, parse_log_with, GpuPick};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -13,5 +13,5 @@ fuzz_target!(|data: &[u8]| {
     };
     let capacity = data.get(1).map(|b| u64::from(*b) << 30);
     let parsed = parse_log_with(&text, pick);
-    let _ = analyze(parsed.points, capacity.or(parsed.capacity_bytes));
+    let _ = analyze_log(&parsed, capacity);
 });
