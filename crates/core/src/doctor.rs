@@ -177,7 +177,7 @@ pub const MESSAGE_WINDOW: usize = 4096;
 const LINES_BEFORE: usize = 2;
 /// Most bytes looked at before the signature (a 10 MB paste on one line
 /// must not become a 10 MB window).
-const BEFORE_WINDOW: usize = 1024;
+pub const BEFORE_WINDOW: usize = 1024;
 
 /// Reads the last error message (and any memory_summary table) in `text`.
 pub fn parse_oom(text: &str) -> Result<OomReport, InputError> {

@@ -2,7 +2,9 @@
 //! provenance in data/oom/README.md). Expected bytes are the printed numbers
 //! converted by hand: `x GiB` = round(x · 2^30).
 
-use vramfit_core::doctor::{parse_oom, picture, OomFormat, OomReport, NOT_FOUND};
+use vramfit_core::doctor::{
+    parse_oom, picture, OomFormat, OomReport, BEFORE_WINDOW, MESSAGE_WINDOW, NOT_FOUND,
+};
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 const MIB: f64 = 1024.0 * 1024.0;
@@ -287,8 +289,33 @@ fn ten_megabyte_paste_returns() {
     // linear scanning: well under this even in a debug build
     assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
 
+    // the work after finding the message is one bounded window, whatever the paste's size
+    assert!(report.excerpt.len() <= BEFORE_WINDOW + MESSAGE_WINDOW);
+
     let junk: String = (0..10 * 1024 * 1024)
         .map(|i| char::from(b"0123456789.,|GiB tried to allocate "[i % 35]))
         .collect();
     let _ = parse_oom(&junk);
+}
+
+#[test]
+fn a_ten_megabyte_message_is_read_in_one_bounded_window() {
+    // one message whose process list runs on for 10 MB on a single line
+    let process = "Process 12 has 1.00 GiB memory in use. ";
+    let mut message = String::from(
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total \
+         capacity of 79.15 GiB of which 3.94 MiB is free. ",
+    );
+    message.push_str(&process.repeat(10 * 1024 * 1024 / process.len()));
+    let report = parse_oom(&message).expect("an OOM");
+    assert_eq!(report.requested_bytes, Some(gib(2.0)));
+    assert_eq!(report.total_bytes, Some(gib(79.15)));
+    // Only the window's processes are summed: the window is at most
+    // BEFORE_WINDOW + MESSAGE_WINDOW bytes, each "Process 12 has …" 39 bytes.
+    assert!(report.excerpt.len() <= BEFORE_WINDOW + MESSAGE_WINDOW);
+    let listed = report.other_processes_bytes.expect("processes") / gib(1.0);
+    assert!(
+        listed >= 90 && listed <= ((BEFORE_WINDOW + MESSAGE_WINDOW) / process.len()) as u64,
+        "{listed}"
+    );
 }

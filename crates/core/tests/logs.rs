@@ -275,12 +275,22 @@ fn ten_megabyte_log_returns() {
         ));
     }
     let started = std::time::Instant::now();
+    // every line read once: the reader counts the lines it looked at
+    let parsed = parse_log_with(&log, GpuPick::Max);
+    assert_eq!(parsed.lines as u64, step);
+    assert_eq!(parsed.series.len(), 1);
     let points = parse_log(&log);
     assert_eq!(points.len() as u64, step);
     let analysis = analyze(points, Some(gib(80.0))).expect("fits");
     assert_eq!(analysis.trend, Trend::Steady);
     // one line of 10 MB made of near-misses
     let junk = "mem mem= memory: step %| 12/ ".repeat(10 * 1024 * 1024 / 30);
+    assert_eq!(parse_log_with(&junk, GpuPick::Max).lines, 1);
     let _ = parse_log(&junk);
+    // one 2 MB line of 250,000 readings: each looked at once
+    let readings = "x mem=1GB ".repeat(2 * 1024 * 1024 / 10);
+    let parsed = parse_log_with(&readings, GpuPick::Max);
+    assert_eq!(parsed.lines, 1);
+    assert_eq!(parsed.series.len(), 2 * 1024 * 1024 / 10);
     assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
 }

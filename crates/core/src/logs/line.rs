@@ -275,7 +275,14 @@ fn readings(lower: &str, units: &LineUnits) -> Vec<Reading> {
             continue;
         }
         let label = label_before(lower, number_start);
-        if let Some(reading) = reading(lower, units, value, decimals, unit, &label, after_unit) {
+        let number = Number {
+            value,
+            decimals,
+            unit,
+            start: number_start,
+            after_unit,
+        };
+        if let Some(reading) = reading(lower, units, &number, &label) {
             found.push(reading);
         }
     }
@@ -353,15 +360,24 @@ fn label_before(lower: &str, number_start: usize) -> String {
 }
 
 /// The reading of one number, if it is memory.
-fn reading(
-    lower: &str,
-    units: &LineUnits,
+/// A number as printed: value, digits after the point, unit word (empty for
+/// none), where it starts and where its unit ends.
+struct Number<'a> {
     value: f64,
     decimals: u32,
-    unit: &str,
-    label: &str,
+    unit: &'a str,
+    start: usize,
     after_unit: usize,
-) -> Option<Reading> {
+}
+
+fn reading(lower: &str, units: &LineUnits, number: &Number, label: &str) -> Option<Reading> {
+    let Number {
+        value,
+        decimals,
+        unit,
+        start,
+        after_unit,
+    } = *number;
     let topic = lower.get(..floor_char(lower, TOPIC_CHARS)).unwrap_or("");
     let names_memory = MEMORY_WORDS.iter().any(|w| label.contains(w))
         || (topic.trim_start().starts_with("mem") && !label.is_empty());
@@ -388,7 +404,8 @@ fn reading(
         return None;
     }
     let (bytes, reading_units) = units.bytes(value, decimals, unit, label);
-    let context_start = lower.find(label).unwrap_or(0).saturating_sub(24);
+    // the label and a few words before it (`CPU Virtual Memory:  used`)
+    let context_start = ceil_char(lower, start.saturating_sub(label.len() + 32));
     let context = lower
         .get(context_start..after_unit.min(lower.len()))
         .unwrap_or("");
@@ -411,6 +428,15 @@ fn reading(
     })
 }
 
+/// Index at least `at`, on a char boundary of `text`.
+fn ceil_char(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
 /// Index at most `at`, on a char boundary of `text`.
 fn floor_char(text: &str, at: usize) -> usize {
     let mut at = at.min(text.len());
@@ -431,19 +457,12 @@ fn share_after(lower: &str, at: usize) -> Option<f64> {
 /// Unlabelled readings are named by position (`#1`, `#2`); a label used twice
 /// on one line gets its position too.
 fn name_duplicates(found: &mut [Reading]) {
-    for index in 0..found.len() {
-        let Some(label) = found.get(index).map(|r| r.label.clone()) else {
-            continue;
-        };
-        let repeated = found
-            .get(..index)
-            .is_some_and(|earlier| earlier.iter().any(|r| r.label == label));
-        if let Some(reading) = found.get_mut(index) {
-            if label.is_empty() {
-                reading.label = format!("#{}", index + 1);
-            } else if repeated {
-                reading.label = format!("{label} #{}", index + 1);
-            }
+    let mut seen = std::collections::HashSet::new();
+    for (index, reading) in found.iter_mut().enumerate() {
+        if reading.label.is_empty() {
+            reading.label = format!("#{}", index + 1);
+        } else if !seen.insert(reading.label.clone()) {
+            reading.label = format!("{} #{}", reading.label, index + 1);
         }
     }
 }
