@@ -223,9 +223,7 @@ pub fn is_ambiguous(unit: &str) -> bool {
 /// `memory.used [MiB]`, `used_bytes`).
 pub fn unit_in_name(name: &str) -> Option<&str> {
     name.split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| w.len() >= 2)
-        .filter(|w| unit_multiplier(w, GbMeaning::Decimal).is_some())
-        .next_back()
+        .rfind(|w| w.len() >= 2 && unit_multiplier(w, GbMeaning::Decimal).is_some())
 }
 
 /// `(mb)` / `(gib)` standing alone in a line: the unit of its bare numbers.
