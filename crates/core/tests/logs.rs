@@ -294,3 +294,106 @@ fn ten_megabyte_log_returns() {
     assert_eq!(parsed.series.len(), 2 * 1024 * 1024 / 10);
     assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
 }
+
+#[test]
+fn every_line_shape_of_the_issue_is_a_point() {
+    // (line, step, bytes, series): the shapes issue 15 lists
+    let cases: [(&str, f64, u64, &str); 9] = [
+        (
+            "[train] step 50 | loss 3.087 | mem 30.22 GiB",
+            50.0,
+            gib(30.22),
+            "mem",
+        ),
+        (
+            "step: 10  memory: 38.11GiB(48.20%)",
+            10.0,
+            gib(38.11),
+            "memory",
+        ),
+        ("[step 10] mem=2.0GiB", 10.0, gib(2.0), "mem"),
+        ("iter 10 mem 2.0 GiB", 10.0, gib(2.0), "mem"),
+        ("it 10/5000 mem=2.0GiB", 10.0, gib(2.0), "mem"),
+        (" 10/5000 [00:01<00:10, mem=2.0GiB]", 10.0, gib(2.0), "mem"),
+        (
+            "global_step=10 peak_memory_active:20.1",
+            10.0,
+            gib(20.1),
+            "peak_memory_active",
+        ),
+        ("第 10 步，显存占用 17.02 GB", 10.0, gb(17.02), "显存占用"),
+        (
+            "{'loss': 1.0, 'step': 10, 'memory/max_mem_allocated(gib)': 19.8}",
+            10.0,
+            gib(19.8),
+            "memory/max_mem_allocated(gib)",
+        ),
+    ];
+    for (line, step, bytes, series) in cases {
+        let parsed = parse_log_with(line, GpuPick::Max);
+        let first = parsed
+            .series
+            .first()
+            .unwrap_or_else(|| panic!("{line}: no series"));
+        assert_eq!(first.name, series, "{line}");
+        assert_eq!(
+            first.points.first().map(|p| (p.step, p.bytes)),
+            Some((step, bytes)),
+            "{line}"
+        );
+    }
+    // `(48.20%)` of the card: 38.11 GiB / 0.482
+    let parsed = parse_log_with("step: 10  memory: 38.11GiB(48.20%)", GpuPick::Max);
+    assert_eq!(
+        parsed.capacity_bytes,
+        Some((gib(38.11) as f64 / 0.482) as u64)
+    );
+}
+
+#[test]
+fn tables_with_a_time_column_or_raw_byte_columns() {
+    // nvidia-smi --query-gpu=timestamp,memory.used,memory.total --format=csv -l 1
+    let smi = "timestamp, memory.used [MiB], memory.total [MiB]\n\
+               2024/05/01 12:00:00.000, 30210 MiB, 81559 MiB\n\
+               2024/05/01 12:00:01.000, 30310 MiB, 81559 MiB\n\
+               2024/05/01 12:00:02.500, 30410 MiB, 81559 MiB\n";
+    let parsed = parse_log_with(smi, GpuPick::Max);
+    assert_eq!(parsed.x_unit, vramfit_core::logs::XUnit::Seconds);
+    assert_eq!(parsed.capacity_bytes, Some(81559 * (1 << 20)));
+    let points: Vec<(f64, u64)> = parsed.series[0]
+        .points
+        .iter()
+        .map(|p| (p.step, p.bytes))
+        .collect();
+    assert_eq!(
+        points,
+        [(0.0, 30210 << 20), (1.0, 30310 << 20), (2.5, 30410 << 20)]
+    );
+    // Lightning's DeviceStatsMonitor metrics.csv: raw bytes, sparse rows,
+    // counts (`allocation.all.current`) are not memory
+    let lightning = "DeviceStatsMonitor.on_train_batch_end/allocated_bytes.all.current,DeviceStatsMonitor.on_train_batch_end/allocation.all.current,epoch,step\n\
+                     1000000000,12,0,0\n\
+                     ,,0,1\n\
+                     1100000000,12,0,2\n\
+                     1200000000,13,0,4\n";
+    let parsed = parse_log_with(lightning, GpuPick::Max);
+    assert_eq!(parsed.series.len(), 1);
+    assert_eq!(parsed.x_unit, vramfit_core::logs::XUnit::Step);
+    let points: Vec<(f64, u64)> = parsed.series[0]
+        .points
+        .iter()
+        .map(|p| (p.step, p.bytes))
+        .collect();
+    assert_eq!(
+        points,
+        [
+            (0.0, 1_000_000_000),
+            (2.0, 1_100_000_000),
+            (4.0, 1_200_000_000)
+        ]
+    );
+    assert_eq!(
+        parsed.series[0].units.assumed,
+        vramfit_core::logs::Assumed::Explicit
+    );
+}
