@@ -221,13 +221,19 @@ fn read_error(text: &str, lower: &str, mut found: Found, signature: &Signature) 
     report.framework = found.framework;
     report.memory = found.memory;
     if !report.out_of_memory {
-        report.excerpt = collapse(stacks::line_of(text, found.at));
+        // the error's line, within the same bounds as a message's window
+        let line_end = text
+            .get(found.at..end)
+            .and_then(|rest| rest.find('\n'))
+            .map_or(end, |i| found.at + i);
+        report.excerpt = collapse(text.get(line_start..line_end).unwrap_or(""));
         return report;
     }
     let mut start = line_start;
     let mut window = collapse(lower.get(start..end).unwrap_or(""));
     let mut labels = labels::read(&window, GbMeaning::Binary);
-    if !labels.any() && earlier_start < line_start {
+    let has_numbers = labels.any() || tensor::tensor_bytes(&window).is_some();
+    if !has_numbers && earlier_start < line_start {
         start = earlier_start;
         window = collapse(lower.get(start..end).unwrap_or(""));
         labels = labels::read(&window, GbMeaning::Binary);

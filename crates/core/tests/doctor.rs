@@ -292,6 +292,13 @@ fn ten_megabyte_paste_returns() {
     // the work after finding the message is one bounded window, whatever the paste's size
     assert!(report.excerpt.len() <= BEFORE_WINDOW + MESSAGE_WINDOW);
 
+    // an error that is not an OOM, at the end of a 10 MB line: same bound
+    let mut line = "x".repeat(10 * 1024 * 1024);
+    line.push_str(" RuntimeError: CUDA error: device-side assert triggered");
+    let report = parse_oom(&line).expect("named");
+    assert!(!report.out_of_memory);
+    assert!(report.excerpt.len() <= BEFORE_WINDOW + MESSAGE_WINDOW);
+
     let junk: String = (0..10 * 1024 * 1024)
         .map(|i| char::from(b"0123456789.,|GiB tried to allocate "[i % 35]))
         .collect();
@@ -318,4 +325,24 @@ fn a_ten_megabyte_message_is_read_in_one_bounded_window() {
         listed >= 90 && listed <= ((BEFORE_WINDOW + MESSAGE_WINDOW) / process.len()) as u64,
         "{listed}"
     );
+}
+
+#[test]
+fn tensorflow_allocator_warning_is_not_a_failure() {
+    // the warning TensorFlow's bfc_allocator.cc prints when it falls back
+    let warning = "W tensorflow/core/common_runtime/bfc_allocator.cc:245] Allocator (GPU_0_bfc) ran out \
+                   of memory trying to allocate 2.26GiB with freed_by_count=0. The caller indicates \
+                   that this is not a failure, but may mean that there could be performance gains \
+                   if more memory were available.";
+    let report = parse_oom(warning).expect("named");
+    assert!(!report.out_of_memory);
+    assert_eq!(codes(&report), vec!["allocator_warning"]);
+    // the same allocator failing for real, later in the paste, is the OOM
+    let failed = format!(
+        "{warning}\nResourceExhaustedError: OOM when allocating tensor with shape[2,1024] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc"
+    );
+    let report = parse_oom(&failed).expect("an OOM");
+    assert!(report.out_of_memory);
+    // 2 × 1024 floats
+    assert_eq!(report.requested_bytes, Some(8192));
 }

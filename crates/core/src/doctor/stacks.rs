@@ -92,7 +92,7 @@ pub struct Signature {
     /// A generic CUDA phrase that several stacks print: the words around it
     /// (`jax`, `ggml`, `vllm`) name the stack that raised it.
     pub generic: bool,
-    /// An occurrence on a line holding this phrase does not count.
+    /// An occurrence followed on its line by this phrase does not count.
     pub unless_line: Option<&'static str>,
 }
 
@@ -293,13 +293,17 @@ pub fn find(lower: &str) -> Option<(Found, &'static Signature)> {
         })
 }
 
+/// How far past a phrase its `unless_line` phrase is looked for: TensorFlow
+/// says "not a failure" in the same sentence, under 200 characters on.
+const UNLESS_REACH: usize = 512;
+
 fn last_occurrence(lower: &str, signature: &Signature) -> Option<usize> {
     let mut end = lower.len();
     loop {
         let at = lower.get(..end)?.rfind(signature.phrase)?;
         let skip = signature
             .unless_line
-            .is_some_and(|unless| line_of(lower, at).contains(unless));
+            .is_some_and(|unless| rest_of_line(lower, at).contains(unless));
         if !skip {
             return Some(at);
         }
@@ -307,17 +311,14 @@ fn last_occurrence(lower: &str, signature: &Signature) -> Option<usize> {
     }
 }
 
-/// The line holding byte `at`.
-pub fn line_of(text: &str, at: usize) -> &str {
-    let start = text
-        .get(..at)
-        .and_then(|before| before.rfind('\n'))
-        .map_or(0, |i| i + 1);
-    let end = text
-        .get(at..)
-        .and_then(|after| after.find('\n'))
-        .map_or(text.len(), |i| at + i);
-    text.get(start..end).unwrap_or("")
+/// The text from `at` to the end of its line, at most [`UNLESS_REACH`] bytes.
+fn rest_of_line(text: &str, at: usize) -> &str {
+    let mut end = (at + UNLESS_REACH).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let rest = text.get(at..end).unwrap_or("");
+    rest.split('\n').next().unwrap_or("")
 }
 
 /// Corrects the stack and memory of a found error by the words around it
