@@ -76,8 +76,13 @@ fn pick<T: Choice + Send + Sync>(
 #[component]
 pub fn TaskPanel() -> impl IntoView {
     let state = use_state();
-    let task = Signal::derive(move || state.scenario.with(|sc| sc.task));
-    let weights = Signal::derive(move || state.scenario.with(|sc| sc.weights));
+    // Memos, not derived signals: the blocks below are rebuilt only when the
+    // task changes, never on a keystroke in one of their own inputs (a
+    // rebuilt input loses focus mid-number).
+    let task = Memo::new(move |_| state.scenario.with(|sc| sc.task));
+    // The format the estimate uses (QLoRA over a 16-bit choice is NF4): the
+    // menu shows what is computed, never a value the estimate ignores.
+    let weights = Memo::new(move |_| state.scenario.with(|sc| sc.effective_weights()));
     let has_vision = Memo::new(move |_| {
         state
             .spec
