@@ -44,6 +44,7 @@ fit-fits = fits
 fit-headroom = headroom
 fit-largest-batch = largest micro-batch
 fit-longest-context = longest context
+fit-model-max = (the model's limit)
 yes = yes
 no = no
 compare-heading = Compare

@@ -44,6 +44,7 @@ fit-fits = 放得下
 fit-headroom = 余量
 fit-largest-batch = 最大 micro-batch
 fit-longest-context = 最长上下文
+fit-model-max = （模型上限）
 yes = 是
 no = 否
 compare-heading = 比较
