@@ -57,6 +57,7 @@ compare-open = open the pinned inputs
 unpin = Unpin
 sweep-heading-batch = Memory against micro-batch size
 sweep-heading-context = Memory against context (prompt + new tokens)
+sweep-crossing = Crosses the card between { $fits } (fits) and { $over } (does not fit).
 sweep-heading = Memory chart
 capacity = capacity
 model-heading = Model

@@ -57,6 +57,7 @@ compare-open = 打开已固定的输入
 unpin = 取消固定
 sweep-heading-batch = 显存随 micro-batch 大小的变化
 sweep-heading-context = 显存随上下文长度（提示 + 新生成 token）的变化
+sweep-crossing = 在 { $fits }（放得下）与 { $over }（放不下）之间超出显卡容量。
 sweep-heading = 显存图
 capacity = 容量
 model-heading = 模型

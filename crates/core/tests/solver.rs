@@ -148,7 +148,10 @@ fn the_longest_context_stops_at_the_models_limit_and_says_so() {
     assert_eq!(h100.largest, Some(131_072));
     assert!(h100.model_bound);
     // A small card is bound by its memory, below the model's limit.
-    let small = rows.iter().find(|r| r.gpu_id == "rtx-4090").expect("4090 row");
+    let small = rows
+        .iter()
+        .find(|r| r.gpu_id == "rtx-4090")
+        .expect("4090 row");
     assert!(
         small.largest.is_some_and(|n| n < 131_072) && !small.model_bound,
         "{small:?}"
