@@ -6,6 +6,7 @@ results = Results
 views = Views
 tab-calculator = Calculator
 tab-wizard = Wizard
+skip-to-main = Skip to the calculator
 tab-doctor = OOM doctor
 tab-logs = Memory logs
 language = Language

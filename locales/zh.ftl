@@ -6,6 +6,7 @@ results = 结果
 views = 视图
 tab-calculator = 计算器
 tab-wizard = 向导
+skip-to-main = 跳到计算器
 tab-doctor = OOM 诊断
 tab-logs = 显存日志
 language = 语言

@@ -54,9 +54,10 @@ pub fn App() -> impl IntoView {
     }
     state.sync_with_address_bar();
     view! {
+        <a class="skip-link" href="#main">{i18n::tr("skip-to-main")}</a>
         <Toolbar/>
         <Tabs/>
-        <main class="layout">
+        <main class="layout" id="main" tabindex="-1">
             <UpdateNotice/>
             <Notices/>
             {move || match state.view.get() {

@@ -47,7 +47,7 @@ fn counter_key(counter: Counter) -> &'static str {
 pub fn ResultPanel() -> impl IntoView {
     let state = use_state();
     view! {
-        <section class="panel result" class:stale=move || state.stale.with(Option::is_some) aria-labelledby="result-heading" aria-live="polite">
+        <section class="panel result" class:stale=move || state.stale.with(Option::is_some) aria-labelledby="result-heading">
             <h2 id="result-heading">{tr("memory-heading")}</h2>
             {move || state.stale.get().map(|why| view! {
                 <p class="stale-note" role="status" data-testid="stale-result">{stale_text(lang(), &why)}</p>
@@ -108,7 +108,8 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
     view! {
         <div class="bars">{bars}</div>
         <Totals report=first.clone() units/>
-        <p class="headroom" data-testid="headroom">
+        // Only the verdict is announced as it changes, not the whole panel.
+        <p class="headroom" data-testid="headroom" aria-live="polite">
             {match verdict {
                 Verdict::Fits { spare_bytes, capacity_bytes } => view! {
                     <span class="fits">{text_with(lang, "fits-spare", &[("spare", units.bytes(spare_bytes)), ("capacity", units.bytes(capacity_bytes))])}" "</span>

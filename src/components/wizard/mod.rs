@@ -209,7 +209,7 @@ fn RecommendationView(rec: Recommendation) -> impl IntoView {
     };
     let show_plans = fits == Some(false);
     view! {
-        <section class="panel wizard-result" aria-live="polite">
+        <section class="panel wizard-result">
             <h2>{tr("wizard-recommendation")}</h2>
             <p class="row-text" data-testid="wizard-row-text" data-row=row_id>
                 {move || pick(lang(), &row_text.en, &row_text.zh).to_owned()}
@@ -222,7 +222,7 @@ fn RecommendationView(rec: Recommendation) -> impl IntoView {
                 <dt>{tr("plan-source")}</dt>
                 <dd class="source">{source}</dd>
                 <dt>{tr("wizard-memory")}</dt>
-                <dd data-testid="wizard-fit" class:short=fits == Some(false)>{fit_line}</dd>
+                <dd data-testid="wizard-fit" class:short=fits == Some(false) aria-live="polite">{fit_line}</dd>
             </dl>
             <button type="button" data-testid="wizard-open" on:click=open>
                 {tr("wizard-open")}
