@@ -63,6 +63,7 @@ pub fn GpuPicker() -> impl IntoView {
                 on_pick=pick
                 list_testid="gpu-select"
                 none=Signal::derive(|| text(lang(), "gpu-none"))
+                pick_single=true
             />
             <div class="grid">
                 <NumberField
