@@ -94,6 +94,9 @@ pub struct PlanChange {
     pub quality_risk_pct: f64,
     pub quality_risk: Text,
     pub sources: Vec<String>,
+    /// The change alters what the user asked for (a shorter context, a
+    /// smaller batch): its cost is the workload, not a quality risk.
+    pub changes_workload: bool,
 }
 
 /// The cost of a plan.
@@ -404,6 +407,7 @@ fn make_plan(base: &Scenario, node: &Node, capacity: u64, ctx: &Context) -> Plan
                 quality_risk_pct: t.map_or(0.0, |t| t.quality_risk_pct),
                 quality_risk: t.map(|t| t.quality_risk.clone()).unwrap_or_default(),
                 sources: t.map(|t| t.sources.clone()).unwrap_or_default(),
+                changes_workload: t.is_some_and(|t| t.penalty > 0.0),
             }
         })
         .collect();
