@@ -34,6 +34,7 @@ use components::{
     tabs::Tabs,
     task_panel::TaskPanel,
     toolbar::Toolbar,
+    verdict_bar::VerdictBar,
     wizard::Wizard,
 };
 use link::View;
@@ -74,6 +75,7 @@ pub fn App() -> impl IntoView {
 #[component]
 fn Calculator() -> impl IntoView {
     view! {
+        <VerdictBar/>
         <section class="inputs" aria-label=i18n::tr("inputs")>
             <ModelPicker/>
             <GpuPicker/>
