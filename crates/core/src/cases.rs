@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 
 mod translate;
-use translate::unsupported;
 pub use translate::{case_model, case_scenario};
 
 use crate::estimate::{effective_counts, estimate_with_model};
@@ -197,7 +196,7 @@ pub fn score_case(case: &Case) -> CaseScore {
             "allocated_plus_context" => g.peak_allocated_bytes + context_of(g),
             "weights_only" => g.weights_bytes,
             "kv_bytes_per_token" => g.kv_bytes_per_token,
-            other => return Err(unsupported(format!("metric \"{other}\""))),
+            other => return Err(format!("metric \"{other}\"")),
         })
     })();
     match result {

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{check_range, InputError, Result};
 
+pub mod arch;
 mod params;
 
 pub use params::{llava_projector_params, vision_params};
