@@ -139,13 +139,6 @@ pub struct VisionTower {
     pub projection_dim: u64,
 }
 
-impl VisionTower {
-    /// Patches per image (plus the class token) = tokens the tower processes.
-    pub fn tokens_per_image(&self) -> u64 {
-        crate::vision::image_tokens(self, None).tower
-    }
-}
-
 impl Arch {
     /// Encoders (BERT, DeBERTa): inference is one forward pass over the
     /// input, with no KV cache and nothing generated.
