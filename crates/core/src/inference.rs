@@ -7,7 +7,6 @@ use crate::precision::Dtype;
 use crate::report::{Counter, Line, Part};
 use crate::resolved::Resolved;
 use crate::scenario::{Attention, Engine};
-use crate::weights::rotary_dim;
 
 /// KV-cache bytes per token of context on one GPU, all layers, and the formula.
 pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128, String) {
@@ -113,6 +112,19 @@ fn weights_line(r: &Resolved) -> (u128, Line) {
         bytes,
         Line::new(Part::Weights, bytes, formula, Counter::Allocated),
     )
+}
+
+/// The arch's rotary embedding covers the whole head (for vLLM's cos/sin cache).
+fn rotary_dim(spec: &ModelSpec) -> u64 {
+    match spec.arch {
+        Arch::Phi => spec.head_dim() * 2 / 5,
+        Arch::Stablelm | Arch::GptNeox => spec.head_dim() / 4,
+        Arch::Gpt2 | Arch::Opt | Arch::Bert | Arch::Bloom | Arch::GptBigcode | Arch::T5 => 0,
+        _ => match &spec.mla {
+            Some(m) => m.qk_rope_head_dim,
+            None => spec.head_dim(),
+        },
+    }
 }
 
 /// Hidden states and MLP intermediates of one layer for `tokens` tokens of

@@ -292,13 +292,6 @@ pub struct ParamCounts {
     pub active_per_token: u64,
 }
 
-impl ParamCounts {
-    /// Linear weights inside the transformer layers: what 4/8-bit formats quantize.
-    pub fn quantizable(&self) -> u64 {
-        self.layers.linear()
-    }
-}
-
 impl ModelSpec {
     pub fn head_dim(&self) -> u64 {
         self.head_dim

@@ -10,9 +10,7 @@ use crate::parallel::Shards;
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::{Attention, Inference, LoraTarget, Scenario, TaskKind, Training};
 use crate::trainable::trainable_params;
-use crate::weights::{
-    quantized_targets, trainable_dtype, uses_autocast, weight_bytes, WeightBytes,
-};
+use crate::weights::{quantized_targets, weight_bytes, WeightBytes};
 
 /// One scenario on one model, resolved.
 #[derive(Clone, Debug)]
@@ -88,6 +86,28 @@ impl<'a> Resolved<'a> {
             _ => t.seq_len as u128,
         }
     }
+}
+
+/// dtype of the trainable (floating) parameters.
+fn trainable_dtype(sc: &Scenario) -> Dtype {
+    match sc.training_precision {
+        TrainingPrecision::Fp32 => Dtype::Fp32,
+        // AMP over fp32 weights (torch autocast) trains fp32 parameters;
+        // 16-bit weights with an fp32 master copy have 16-bit parameters and gradients.
+        TrainingPrecision::Amp if sc.weights == WeightFormat::Fp32 => Dtype::Fp32,
+        TrainingPrecision::Amp | TrainingPrecision::Pure16 => match sc.weights.plain_dtype() {
+            Some(Dtype::Fp32) | None => sc.compute_dtype,
+            Some(d) => d,
+        },
+    }
+}
+
+/// torch autocast: fp32 weights with 16-bit compute (HF Trainer `fp16=True`).
+/// 16-bit weights with an fp32 master copy (DeepSpeed, Megatron) run without it.
+fn uses_autocast(sc: &Scenario) -> bool {
+    sc.task == TaskKind::Training
+        && sc.training_precision == TrainingPrecision::Amp
+        && sc.weights == WeightFormat::Fp32
 }
 
 /// Parameter groups, scaled to `params_override` when the source states a

@@ -1,7 +1,7 @@
 //! Bytes of the weights as stored, for every format.
 
-use crate::model::{Arch, ModelSpec, ParamCounts};
-use crate::precision::{Dtype, WeightFormat};
+use crate::model::{ModelSpec, ParamCounts};
+use crate::precision::WeightFormat;
 use crate::scenario::{Engine, Framework, LoraTarget, Method, Scenario, TaskKind};
 
 /// Weight storage split into what is quantized and what stays 16/32-bit.
@@ -23,7 +23,7 @@ pub struct WeightBytes {
 /// * vLLM/GPTQ/AWQ/FP8 checkpoints quantize the block linears, not the head;
 /// * gpt-oss MXFP4 checkpoints quantize only the MoE experts.
 pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> WeightBytes {
-    let format = effective_format(sc);
+    let format = sc.effective_weights();
     let total_params = counts.total as u128;
     let plain_dtype = format.unquantized_dtype(sc.compute_dtype);
     if let Some(d) = format.plain_dtype() {
@@ -128,45 +128,4 @@ pub fn quantized_targets(sc: &Scenario) -> Option<&[LoraTarget]> {
         && sc.training.framework == Framework::Torchtune
         && matches!(sc.training.method, Method::Qlora | Method::Lora))
     .then_some(sc.training.lora.targets.as_slice())
-}
-
-/// The weight format in effect: QLoRA on a 16-bit choice means NF4.
-pub fn effective_format(sc: &Scenario) -> WeightFormat {
-    sc.effective_weights()
-}
-
-/// dtype of the trainable (floating) parameters.
-pub fn trainable_dtype(sc: &Scenario) -> Dtype {
-    use crate::precision::TrainingPrecision::*;
-    match sc.training_precision {
-        Fp32 => Dtype::Fp32,
-        // AMP over fp32 weights (torch autocast) trains fp32 parameters;
-        // 16-bit weights with an fp32 master copy have 16-bit parameters and gradients.
-        Amp if sc.weights == WeightFormat::Fp32 => Dtype::Fp32,
-        Amp | Pure16 => match sc.weights.plain_dtype() {
-            Some(Dtype::Fp32) | None => sc.compute_dtype,
-            Some(d) => d,
-        },
-    }
-}
-
-/// The arch's rotary embedding covers the whole head (for vLLM's cos/sin cache).
-pub fn rotary_dim(spec: &ModelSpec) -> u64 {
-    match spec.arch {
-        Arch::Phi => spec.head_dim() * 2 / 5,
-        Arch::Stablelm | Arch::GptNeox => spec.head_dim() / 4,
-        Arch::Gpt2 | Arch::Opt | Arch::Bert | Arch::Bloom | Arch::GptBigcode | Arch::T5 => 0,
-        _ => match &spec.mla {
-            Some(m) => m.qk_rope_head_dim,
-            None => spec.head_dim(),
-        },
-    }
-}
-
-/// torch autocast: fp32 weights with 16-bit compute (HF Trainer `fp16=True`).
-/// 16-bit weights with an fp32 master copy (DeepSpeed, Megatron) run without it.
-pub fn uses_autocast(sc: &Scenario) -> bool {
-    sc.task == TaskKind::Training
-        && sc.training_precision == crate::precision::TrainingPrecision::Amp
-        && sc.weights == WeightFormat::Fp32
 }
