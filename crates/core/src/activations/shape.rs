@@ -25,7 +25,7 @@ pub struct LayerShape {
     pub lora: Option<LoraActs>,
     /// Dropout on attention probabilities and residuals (GPT-2, OPT, BERT, T5).
     pub dropout: bool,
-    /// Quantized linears keep an fp32 copy of their input (see `training.rs`).
+    /// Quantized linears keep an fp32 copy of their input (see `training/saved.rs`).
     pub fp32_linear_inputs: bool,
     /// Encoder tokens a decoder layer of an encoder-decoder model (T5)
     /// attends to; 0 for every other layer.
