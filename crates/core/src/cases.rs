@@ -6,10 +6,11 @@ use serde::{Deserialize, Serialize};
 mod translate;
 pub use translate::{case_model, case_scenario};
 
-use crate::estimate::{effective_counts, estimate_with_model};
+use crate::estimate::estimate_with_model;
 use crate::gpu::find_gpu;
 use crate::model::ModelSpec;
-use crate::overhead::cuda_context_bytes;
+use crate::overhead::{cuda_context_bytes, loading_cache_bytes_in};
+use crate::resolved::Resolved;
 use crate::scenario::*;
 
 /// One measured run, as in `cases.jsonl`. Unknown fields are ignored.
@@ -249,18 +250,16 @@ fn model_load_bytes(
     metric: &str,
     from_checkpoint: bool,
 ) -> Result<u64, String> {
-    let counts = effective_counts(spec);
-    let w = crate::weights::weight_bytes(spec, &counts, sc);
-    let trainable = crate::training::trainable_params(spec, &counts, sc);
+    let r = Resolved::new(sc, spec);
     let adapters = if matches!(sc.training.method, Method::Lora | Method::Qlora) {
-        trainable * 2
+        r.trainable * 2
     } else {
         0
     };
-    let allocated = w.total + adapters;
+    let allocated = r.weights.total + adapters;
     // The loading copies counted in 16-bit, as in the row they come from
     // (torchtune-tutorial-114, a bf16 checkpoint).
-    let loading = crate::overhead::loading_cache_bytes_in(spec, &counts, sc, 2).0;
+    let loading = loading_cache_bytes_in(&r, 2).0;
     let reserved = if from_checkpoint {
         allocated + loading
     } else {

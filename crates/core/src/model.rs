@@ -140,13 +140,6 @@ pub struct VisionTower {
     pub projection_dim: u64,
 }
 
-impl VisionTower {
-    /// Patches per image (plus the class token) = tokens the tower processes.
-    pub fn tokens_per_image(&self) -> u64 {
-        crate::vision::image_tokens(self, None).tower
-    }
-}
-
 impl Arch {
     /// Encoders (BERT, DeBERTa): inference is one forward pass over the
     /// input, with no KV cache and nothing generated.
@@ -298,13 +291,6 @@ pub struct ParamCounts {
     pub projector: u64,
     /// Parameters one token actually uses (differs from `total` for MoE).
     pub active_per_token: u64,
-}
-
-impl ParamCounts {
-    /// Linear weights inside the transformer layers: what 4/8-bit formats quantize.
-    pub fn quantizable(&self) -> u64 {
-        self.layers.linear()
-    }
 }
 
 impl ModelSpec {

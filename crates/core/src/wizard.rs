@@ -11,11 +11,12 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check_range, InputError, Result};
-use crate::estimate::{effective_counts, estimate_with_model, resolve_model};
+use crate::estimate::{estimate_with_model, resolve_model};
 use crate::gpu::{find_gpu, GpuSpec};
 use crate::model::ModelSpec;
 use crate::plan::{fix_plans_with_model, CostWeights, Plan, PlanOptions, Text};
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+use crate::resolved::effective_counts;
 use crate::scenario::choice::choice;
 use crate::scenario::limits::{MAX_COUNT, MAX_MEMORY, MIN_MEMORY};
 use crate::scenario::{

@@ -110,7 +110,12 @@ fn field_layouts_are_read_per_architecture() {
     let llava = import("llava-hf__llava-1.5-7b-hf.json");
     // text_config lists only its differences from LlamaConfig(): 4096 hidden, 32 layers
     assert_eq!((llava.hidden, llava.layers, llava.vocab), (4096, 32, 32064));
-    assert_eq!(llava.vision.map(|v| v.tokens_per_image()), Some(577));
+    assert_eq!(
+        llava
+            .vision
+            .map(|v| vramfit_core::vision::image_tokens(&v, None).tower),
+        Some(577)
+    );
     let bert = import("bert-large-uncased.json");
     assert_eq!((bert.type_vocab, bert.classifier_labels), (2, 0));
     let deberta = import("microsoft__deberta-v2-xlarge-mnli.json");

@@ -252,7 +252,7 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
     // torchtune pinned torchao 0.1, whose NF4 quantizer is unchunked, until
     // 2024-06-26 (torchtune #1125 "Pin ao==0.3"; torchao 0.2 added chunks).
     if sc.training.framework == Framework::Torchtune
-        && crate::weights::effective_format(&sc) == WeightFormat::Nf4
+        && sc.effective_weights() == WeightFormat::Nf4
         && first_year_month(&case.source.version).is_some_and(|date| date < (2024, 6))
     {
         sc.unchunked_nf4_quantizer = true;
