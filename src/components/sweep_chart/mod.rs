@@ -169,6 +169,14 @@ fn short(n: u64) -> String {
     }
 }
 
+/// The text key of the chart's heading.
+fn heading_key(axis: SweepAxis) -> &'static str {
+    match axis {
+        SweepAxis::MicroBatch => "sweep-heading-batch",
+        SweepAxis::Context => "sweep-heading-context",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,13 +223,5 @@ mod tests {
         assert_eq!(short(131_072), "128K");
         assert_eq!(short(512), "512");
         assert_eq!(short(1500), "1500");
-    }
-}
-
-/// The text key of the chart's heading.
-fn heading_key(axis: SweepAxis) -> &'static str {
-    match axis {
-        SweepAxis::MicroBatch => "sweep-heading-batch",
-        SweepAxis::Context => "sweep-heading-context",
     }
 }
