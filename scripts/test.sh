@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing (scripts/setup-web.sh), then
-# formatting and clippy (native and wasm32, warnings are errors), the native tests of the workspace (core: unit, accuracy against measured runs,
+# formatting and clippy (native and wasm32, warnings are errors), the native
+# tests of the workspace (core: unit, accuracy against measured runs,
 # properties; CLI run as a user would; web logic), then the web app's tests in
 # headless Chromium (wasm-bindgen-test, and end-to-end against the release
 # build served on 127.0.0.1).
