@@ -249,7 +249,36 @@ fn scenario_notes(r: &Resolved) -> Vec<Note> {
             "多卡但未选并行策略：每张卡各放一份完整副本（同不分桶的 DDP）。".into(),
         ));
     }
+    // Serving on several GPUs with tensor and pipeline parallel at 1 runs one
+    // full copy of the model per GPU (data-parallel replicas): say so, with
+    // the tensor-parallel degree that would split it instead.
+    if s.gpus > 1 && s.tp * s.pp == 1 && !r.is_training() {
+        let tp = tensor_parallel_for(u64::try_from(s.gpus).unwrap_or(u64::MAX), r.spec.heads);
+        let (en_hint, zh_hint) = match tp {
+            Some(tp) => (
+                format!(" Set tensor parallel to {tp} to split the model across them."),
+                format!("把张量并行设为 {tp} 可把模型切分到各卡上。"),
+            ),
+            None => (String::new(), String::new()),
+        };
+        notes.push(Note::new(
+            "serving_replicas",
+            format!(
+                "{} GPUs with tensor and pipeline parallel at 1: each GPU holds a full copy of the model and serves its own requests.{en_hint}",
+                s.gpus
+            ),
+            format!("{} 张 GPU、张量与流水线并行均为 1：每张卡各放一份完整模型，各自处理请求。{zh_hint}", s.gpus),
+        ));
+    }
     notes
+}
+
+/// The largest tensor-parallel degree up to `gpus` that divides both the
+/// GPU count and the attention heads (a split vLLM and transformers accept).
+pub fn tensor_parallel_for(gpus: u64, heads: u64) -> Option<u64> {
+    (2..=gpus)
+        .rev()
+        .find(|d| gpus.is_multiple_of(*d) && heads.is_multiple_of(*d))
 }
 
 /// Notes on what the chosen card cannot do (bf16, fp8).

@@ -157,3 +157,27 @@ fn the_longest_context_stops_at_the_models_limit_and_says_so() {
         "{small:?}"
     );
 }
+
+/// Serving on 4 GPUs with tensor parallel at 1 is 4 full copies: the
+/// estimate says so and names the split that would share the model.
+#[test]
+fn serving_replicas_are_named_with_the_split_that_shares_the_model() {
+    let mut sc = vramfit_core::Scenario::default();
+    sc.parallel.gpus = 4;
+    let e = vramfit_core::estimate(&sc).expect("estimates");
+    let note = e
+        .notes
+        .iter()
+        .find(|n| n.code == "serving_replicas")
+        .expect("noted");
+    assert!(
+        note.message.contains("tensor parallel to 4"),
+        "{}",
+        note.message
+    );
+    assert_eq!(vramfit_core::estimate::tensor_parallel_for(6, 32), Some(2));
+    assert_eq!(vramfit_core::estimate::tensor_parallel_for(3, 32), None);
+    sc.parallel.tp = 4;
+    let split = vramfit_core::estimate(&sc).expect("estimates");
+    assert!(split.notes.iter().all(|n| n.code != "serving_replicas"));
+}
