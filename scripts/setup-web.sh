@@ -12,6 +12,8 @@ TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=0.2.130
 # binaryen 132 from npm: Debian's binaryen 108 writes a module Chromium rejects.
 BINARYEN_VERSION=132
+# axe-core (npm): the accessibility check of the end-to-end test (scripts/e2e_a11y.py).
+AXE_VERSION=4.14.1
 
 pinned=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
 if [ "$pinned" != "$WASM_BINDGEN_VERSION" ]; then
@@ -34,8 +36,10 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
   cargo install --debug "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
 
-if ! node_modules/.bin/wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION"; then
-  npm install --no-save --no-audit --no-fund "binaryen@$BINARYEN_VERSION"
+# One npm command for both: an --no-save install prunes packages it was not given.
+if ! node_modules/.bin/wasm-opt --version 2>/dev/null | grep -q "version $BINARYEN_VERSION" \
+  || ! grep -qs "\"version\": \"$AXE_VERSION\"" node_modules/axe-core/package.json; then
+  npm install --no-save --no-audit --no-fund "binaryen@$BINARYEN_VERSION" "axe-core@$AXE_VERSION"
 fi
 
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
@@ -45,4 +49,4 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   $SUDO apt-get install -y chromium chromium-driver
 fi
 
-echo "setup-web: rustup target, trunk $TRUNK_VERSION, wasm-bindgen $WASM_BINDGEN_VERSION, wasm-opt $BINARYEN_VERSION, chromium: ready"
+echo "setup-web: rustup target, trunk $TRUNK_VERSION, wasm-bindgen $WASM_BINDGEN_VERSION, wasm-opt $BINARYEN_VERSION, axe-core $AXE_VERSION, chromium: ready"

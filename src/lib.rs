@@ -15,6 +15,7 @@ pub mod format;
 pub mod i18n;
 pub mod link;
 pub mod pwa;
+pub mod remember;
 pub mod state;
 
 use leptos::prelude::*;
@@ -45,7 +46,7 @@ use state::AppState;
 /// (whose address stays as opened: it is inside someone else's page).
 #[component]
 pub fn App() -> impl IntoView {
-    let mut page = link::read(&state::location_query());
+    let mut page = link::read(&remember::query_to_open(&state::location_query()));
     let embed = page.embed.take();
     let state = AppState::new(page);
     provide_context(state);
@@ -54,6 +55,7 @@ pub fn App() -> impl IntoView {
         return view! { <EmbedView options/> }.into_any();
     }
     state.sync_with_address_bar();
+    Effect::new(move |_| remember::remember(&state.query.get()));
     view! {
         <a class="skip-link" href="#main">{i18n::tr("skip-to-main")}</a>
         <Toolbar/>

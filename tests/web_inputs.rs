@@ -146,3 +146,28 @@ async fn the_fit_table_stops_at_the_models_context() {
         .unwrap_or_default();
     assert!(!rows.contains("239,731"), "{rows}");
 }
+
+#[wasm_bindgen_test]
+async fn a_returning_user_gets_their_last_setup_but_a_link_wins() {
+    let mut mine = lora_scenario();
+    mine.training.micro_batch = 3;
+    set_query(&encode(&mine));
+    {
+        let (_root, _guard) = mount();
+        settle().await;
+    }
+    // Opened again with no query: the last setup, not the defaults.
+    set_query("");
+    {
+        let (root, _guard) = mount();
+        settle().await;
+        assert_eq!(decode(&query()).scenario, mine);
+        assert_eq!(shown_totals(&root), core_totals(&mine));
+    }
+    // A share link is never overridden.
+    set_query("v=1&bs=2");
+    let (_root, _guard) = mount();
+    settle().await;
+    assert_eq!(decode(&query()).scenario.inference.batch, 2);
+    assert_eq!(decode(&query()).scenario.task, TaskKind::Inference);
+}
