@@ -1,42 +1,9 @@
-//! What the views show, computed from the core's results: plain functions,
-//! tested natively, no DOM.
+//! How the views order, group and thin the core's answers (bar order,
+//! identical GPUs drawn once, compare rows, plotted readings): plain
+//! functions, tested natively, no DOM. The answers themselves are the core's.
 
 use crate::i18n::part_key;
 use vramfit_core::report::{Counter, Estimate, GpuReport, Part};
-
-/// What `vramfit gpus --json` says about this machine, as the GPU picker uses it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PastedGpus {
-    pub count: u64,
-    /// Catalog id of the first device, when its name is in the catalog.
-    pub catalog_id: Option<String>,
-    /// Total memory of the first device.
-    pub memory_bytes: Option<u64>,
-    pub name: Option<String>,
-}
-
-/// Reads the output of `vramfit gpus --json` (an array of devices).
-pub fn parse_gpus_json(text: &str) -> Result<PastedGpus, String> {
-    let value: serde_json::Value = serde_json::from_str(text.trim())
-        .map_err(|e| format!("not JSON from `vramfit gpus --json`: {e}"))?;
-    let devices = value
-        .as_array()
-        .ok_or("expected the array `vramfit gpus --json` prints")?;
-    let first = devices.first().ok_or("the list has no GPU in it")?;
-    let text_field = |key: &str| first.get(key).and_then(|v| v.as_str()).map(str::to_owned);
-    let catalog_id =
-        text_field("catalog_id").filter(|id| vramfit_core::gpu::find_gpu(id).is_some());
-    let memory_bytes = first.get("memory_total_bytes").and_then(|v| v.as_u64());
-    if catalog_id.is_none() && memory_bytes.is_none() {
-        return Err("the first GPU has neither a catalog id nor memory_total_bytes".into());
-    }
-    Ok(PastedGpus {
-        count: devices.len() as u64,
-        catalog_id,
-        memory_bytes,
-        name: text_field("name"),
-    })
-}
 
 /// The lines alive at the peak (what the stacked bar draws), largest first
 /// within each counter so the bar reads allocated, then reserved, then device.
@@ -178,24 +145,6 @@ mod tests {
     }
     use vramfit_core::estimate;
     use vramfit_core::scenario::{ModelSource, Scenario, TaskKind};
-
-    #[test]
-    fn pasted_gpus_json_reads_count_catalog_and_memory() {
-        // Shape of `vramfit gpus --json` (crates/cli/src/cmd_gpus.rs): 40 GiB A100s.
-        let text = r#"[{"index":0,"name":"NVIDIA A100-SXM4-40GB","memory_total_bytes":42949672960,"catalog_id":"a100-sxm4-40gb"},
-                       {"index":1,"name":"NVIDIA A100-SXM4-40GB","memory_total_bytes":42949672960,"catalog_id":"a100-sxm4-40gb"}]"#;
-        let p = parse_gpus_json(text).expect("parses");
-        assert_eq!(p.count, 2);
-        assert_eq!(p.catalog_id.as_deref(), Some("a100-sxm4-40gb"));
-        assert_eq!(p.memory_bytes, Some(42_949_672_960));
-        let unknown =
-            r#"[{"name":"Mystery GPU","memory_total_bytes":1073741824,"catalog_id":null}]"#;
-        assert_eq!(parse_gpus_json(unknown).map(|p| p.catalog_id), Ok(None));
-        assert!(parse_gpus_json("[]").is_err());
-        assert!(parse_gpus_json("{\"a\":1}").is_err());
-        assert!(parse_gpus_json("not json").is_err());
-        assert!(parse_gpus_json("[{\"name\":\"x\"}]").is_err());
-    }
 
     fn training_scenario() -> Scenario {
         Scenario {
