@@ -24,6 +24,7 @@ pub mod activations;
 pub mod cases;
 pub mod estimate;
 pub mod inference;
+pub mod job_config;
 pub mod overhead;
 pub mod parallel;
 pub mod plan;
