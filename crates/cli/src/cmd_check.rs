@@ -11,6 +11,7 @@ use vramfit_core::plan::{fix_plans_with_model, Plan, PlanOptions};
 use vramfit_core::scenario::Scenario;
 
 use crate::gpu::{open_source, DeviceInfo};
+use crate::job_args::{self, JobArgs};
 use crate::output::{fail, gib};
 use crate::scenario_args::ScenarioArgs;
 
@@ -23,6 +24,8 @@ pub struct Args {
     pub indices: Vec<u32>,
     #[command(flatten)]
     pub scenario: ScenarioArgs,
+    #[command(flatten)]
+    pub job: JobArgs,
     /// One JSON object: per GPU free memory, need, fit; the best plan when short.
     #[arg(long)]
     pub json: bool,
@@ -46,6 +49,16 @@ struct CheckReport {
     fits: bool,
     gpus: Vec<GpuCheck>,
     best_plan: Option<Plan>,
+    /// What each `--job-config` file set and left unused.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    job_configs: Vec<JobConfigReport>,
+}
+
+#[derive(Serialize)]
+struct JobConfigReport {
+    file: String,
+    #[serde(flatten)]
+    config: vramfit_core::job_config::JobConfig,
 }
 
 fn chosen<'a>(
@@ -77,7 +90,18 @@ fn chosen<'a>(
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let mut sc = match args.scenario.build() {
+    let job = match args.job.build(&args.scenario) {
+        Ok(job) => job,
+        Err(e) => return fail(e),
+    };
+    let built = match &job {
+        Some(job) => {
+            job_args::describe(job);
+            Ok(job.scenario.clone())
+        }
+        None => args.scenario.build(),
+    };
+    let mut sc = match built {
         Ok(sc) => sc,
         Err(e) => return fail(e),
     };
@@ -151,6 +175,15 @@ pub fn run(args: Args) -> ExitCode {
             fits,
             gpus: checks,
             best_plan,
+            job_configs: job
+                .map(|j| j.configs)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(file, config)| JobConfigReport {
+                    file: file.display().to_string(),
+                    config,
+                })
+                .collect(),
         };
         match serde_json::to_string(&report) {
             Ok(s) => println!("{s}"),

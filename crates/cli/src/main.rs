@@ -21,6 +21,7 @@ mod cmd_score;
 mod cmd_watch;
 mod cmd_wizard;
 mod gpu;
+mod job_args;
 mod output;
 mod scenario_args;
 

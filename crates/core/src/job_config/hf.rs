@@ -191,7 +191,9 @@ pub(super) fn lora_target_modules(r: &mut Reading, key: &str) -> Result<()> {
 /// bitsandbytes loading (`load_in_4bit`/`load_in_8bit`): quantized frozen
 /// weights, so the method is QLoRA (only adapters train over them).
 pub(super) fn bnb_quantization(r: &mut Reading, key4: &str, key8: &str) -> Result<()> {
-    if r.flag(key4)? == Some(true) {
+    let four_bit = r.flag(key4)? == Some(true);
+    let eight_bit = r.flag(key8)? == Some(true);
+    if four_bit {
         let fp4 = r
             .text("bnb_4bit_quant_type")?
             .is_some_and(|t| t.eq_ignore_ascii_case("fp4"));
@@ -202,7 +204,7 @@ pub(super) fn bnb_quantization(r: &mut Reading, key4: &str, key8: &str) -> Resul
         };
         r.set(key, "weights", format)?;
         r.set(key4, "training.method", "qlora")?;
-    } else if r.flag(key8)? == Some(true) {
+    } else if eight_bit {
         r.set(key8, "weights", "int8")?;
         r.set(key8, "training.method", "qlora")?;
     }
