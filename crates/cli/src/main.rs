@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod child;
 mod cmd_catalog;
 mod cmd_check;
 mod cmd_doctor;
