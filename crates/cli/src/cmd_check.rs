@@ -11,7 +11,7 @@ use vramfit_core::plan::{fix_plans_with_model, Plan, PlanOptions};
 use vramfit_core::scenario::Scenario;
 
 use crate::gpu::{open_source, DeviceInfo};
-use crate::job_args::{self, JobArgs};
+use crate::job_args::{self, JobArgs, JobConfigReport};
 use crate::output::{fail, gib};
 use crate::scenario_args::ScenarioArgs;
 
@@ -54,13 +54,6 @@ struct CheckReport {
     job_configs: Vec<JobConfigReport>,
 }
 
-#[derive(Serialize)]
-struct JobConfigReport {
-    file: String,
-    #[serde(flatten)]
-    config: vramfit_core::job_config::JobConfig,
-}
-
 fn chosen<'a>(
     devices: &'a [DeviceInfo],
     indices: &[u32],
@@ -90,19 +83,8 @@ fn chosen<'a>(
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let job = match args.job.build(&args.scenario) {
-        Ok(job) => job,
-        Err(e) => return fail(e),
-    };
-    let built = match &job {
-        Some(job) => {
-            job_args::describe(job);
-            Ok(job.scenario.clone())
-        }
-        None => args.scenario.build(),
-    };
-    let mut sc = match built {
-        Ok(sc) => sc,
+    let (mut sc, job_configs) = match job_args::scenario(&args.job, &args.scenario) {
+        Ok(built) => built,
         Err(e) => return fail(e),
     };
     let spec = match resolve_model(&sc.model) {
@@ -175,15 +157,7 @@ pub fn run(args: Args) -> ExitCode {
             fits,
             gpus: checks,
             best_plan,
-            job_configs: job
-                .map(|j| j.configs)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|(file, config)| JobConfigReport {
-                    file: file.display().to_string(),
-                    config,
-                })
-                .collect(),
+            job_configs,
         };
         match serde_json::to_string(&report) {
             Ok(s) => println!("{s}"),

@@ -7,6 +7,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+
 use vramfit_core::job_config::{read_job_config, JobConfig, JobFormat, MAX_INPUT_BYTES};
 use vramfit_core::scenario::Scenario;
 use vramfit_core::url::{share_url, DEFAULT_BASE};
@@ -102,9 +104,38 @@ impl JobArgs {
     }
 }
 
+/// A `--job-config` file and what was read from it, for `--json`.
+#[derive(Serialize)]
+pub struct JobConfigReport {
+    file: String,
+    #[serde(flatten)]
+    config: JobConfig,
+}
+
+/// The scenario to check: the job configs' with the flags on top (what
+/// they used said on stderr, and returned for `--json`), or the flags' alone.
+pub fn scenario(
+    job: &JobArgs,
+    flags: &ScenarioArgs,
+) -> Result<(Scenario, Vec<JobConfigReport>), InputError> {
+    let Some(built) = job.build(flags)? else {
+        return Ok((flags.build()?, Vec::new()));
+    };
+    describe(&built);
+    let reports = built
+        .configs
+        .into_iter()
+        .map(|(path, config)| JobConfigReport {
+            file: path.display().to_string(),
+            config,
+        })
+        .collect();
+    Ok((built.scenario, reports))
+}
+
 /// What each config set and ignored, for people, on stderr (stdout stays
 /// the command's answer), and the job as a link to the calculator.
-pub fn describe(job: &Job) {
+fn describe(job: &Job) {
     for (path, config) in &job.configs {
         let model = config
             .model

@@ -28,14 +28,20 @@ pub const LIBRARY: &str = "nvml.dll";
 #[cfg(not(windows))]
 pub const LIBRARY: &str = "libnvidia-ml.so.1";
 
-/// NVML by name (the loader's search path: System32 holds nvml.dll with
-/// current Windows drivers); on Windows, when that fails, from where drivers
-/// put it (`%SystemRoot%\System32`, older drivers `NVIDIA Corporation\NVSMI`
-/// under Program Files, which is not on the search path).
+/// NVML by name, through the loader's search path.
+#[cfg(not(windows))]
+fn open() -> Result<Nvml, NvmlError> {
+    Nvml::init()
+}
+
+/// NVML by name (the search path includes System32, where current drivers
+/// put nvml.dll), then from where drivers install it: `%SystemRoot%\System32`
+/// and, for older drivers, `NVIDIA Corporation\NVSMI` under Program Files,
+/// which is not on the search path.
+#[cfg(windows)]
 fn open() -> Result<Nvml, NvmlError> {
     match Nvml::init() {
         Err(first @ NvmlError::LibloadingError(_)) => {
-            #[cfg(windows)]
             for path in nvml_dll_candidates(|name| std::env::var_os(name)) {
                 if let Ok(nvml) = Nvml::builder().lib_path(path.as_os_str()).init() {
                     return Ok(nvml);
