@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: installs what is missing (scripts/setup-web.sh), then the
-# native tests of the workspace (core: unit, accuracy against measured runs,
+# Runs every test: installs what is missing (scripts/setup-web.sh), then
+# formatting and clippy (native and wasm32, warnings are errors), the native
+# tests of the workspace (core: unit, accuracy against measured runs,
 # properties; CLI run as a user would; web logic), the packaging of the two
 # publishable crates, then the web app's tests in
 # headless Chromium (wasm-bindgen-test, and end-to-end against the release
@@ -14,6 +15,10 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 scripts/setup-web.sh
+# Lints first (the workspace's [lints] table and clippy.toml): a warning fails.
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy --target wasm32-unknown-unknown -p vramfit-web --all-targets -- -D warnings
 cargo test --workspace --all-targets
 # The crates as they would be published (`--allow-dirty`: a working tree
 # with uncommitted edits packages as it is). The core's dry run packages it

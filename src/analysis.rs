@@ -2,26 +2,7 @@
 //! tested natively, no DOM.
 
 use crate::i18n::part_key;
-use vramfit_core::catalog::{models, CatalogModel};
-use vramfit_core::estimate::estimate_with_model;
-use vramfit_core::model::ModelSpec;
 use vramfit_core::report::{Counter, Estimate, GpuReport, Part};
-use vramfit_core::scenario::{Scenario, TaskKind};
-
-/// Catalog models whose id, name or family contain every word of `query`.
-pub fn search_models(query: &str) -> Vec<&'static CatalogModel> {
-    let words: Vec<String> = query
-        .split_whitespace()
-        .map(str::to_ascii_lowercase)
-        .collect();
-    models()
-        .iter()
-        .filter(|m| {
-            let hay = format!("{} {} {}", m.id, m.name, m.family).to_ascii_lowercase();
-            words.iter().all(|w| hay.contains(w.as_str()))
-        })
-        .collect()
-}
 
 /// What `vramfit gpus --json` says about this machine, as the GPU picker uses it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,64 +74,6 @@ pub fn distinct_gpus(estimate: &Estimate) -> Vec<(u64, u64, &GpuReport)> {
             (r.index, until, r)
         })
         .collect()
-}
-
-/// The x axis of the memory chart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SweepAxis {
-    MicroBatch,
-    Context,
-}
-
-impl SweepAxis {
-    pub fn of(task: TaskKind) -> Self {
-        match task {
-            TaskKind::Training => SweepAxis::MicroBatch,
-            TaskKind::Inference => SweepAxis::Context,
-        }
-    }
-    /// The text key of the chart's heading.
-    pub fn heading_key(self) -> &'static str {
-        match self {
-            SweepAxis::MicroBatch => "sweep-heading-batch",
-            SweepAxis::Context => "sweep-heading-context",
-        }
-    }
-}
-
-/// Micro-batches 1, 2, 4 ... 128: the range people try on one card.
-const BATCH_SWEEP: [u64; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
-/// Contexts 512 ... 128Ki tokens (2^9 to 2^17): short chats to long-context models.
-const CONTEXT_SWEEP: [u64; 9] = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
-
-/// nvidia-smi "used" on the busiest GPU at each point of the sweep; points
-/// the estimator rejects are left out.
-pub fn sweep(sc: &Scenario, spec: &ModelSpec) -> Vec<(u64, u64)> {
-    let mut s = sc.clone();
-    match SweepAxis::of(sc.task) {
-        SweepAxis::MicroBatch => BATCH_SWEEP
-            .iter()
-            .filter_map(|&b| {
-                s.training.micro_batch = b;
-                estimate_with_model(&s, spec)
-                    .ok()
-                    .map(|e| (b, e.worst_gpu().device_used_bytes))
-            })
-            .collect(),
-        SweepAxis::Context => CONTEXT_SWEEP
-            .iter()
-            .filter(|&&c| spec.max_position == 0 || c <= spec.max_position.max(512))
-            .filter_map(|&context| {
-                // Keep the scenario's share of new tokens, at least one prompt token.
-                let new = sc.inference.new_tokens.min(context / 2);
-                s.inference.new_tokens = new;
-                s.inference.prompt_len = (context - new).max(1);
-                estimate_with_model(&s, spec)
-                    .ok()
-                    .map(|e| (context, e.worst_gpu().device_used_bytes))
-            })
-            .collect(),
-    }
 }
 
 /// One row of the compare table.
@@ -239,121 +162,9 @@ pub fn downsample(points: &[(f64, u64)], max: usize) -> Vec<(f64, u64)> {
         .collect()
 }
 
-/// Least-squares polynomial of degree 1 or 2 through `(x, y)` readings, on
-/// x centred and scaled to about [−1, 1] so that steps in the millions and
-/// bytes in the billions stay well conditioned.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TrendFit {
-    x_mean: f64,
-    x_scale: f64,
-    /// y = c0 + c1·u + c2·u², u = (x − x_mean) / x_scale.
-    coefficients: [f64; 3],
-}
-
-impl TrendFit {
-    /// `None` with fewer than `degree + 1` distinct x or a singular system.
-    pub fn new(points: &[(f64, f64)], degree: usize) -> Option<TrendFit> {
-        let n = points.len() as f64;
-        if points.is_empty() {
-            return None;
-        }
-        let x_mean = points.iter().map(|p| p.0).sum::<f64>() / n;
-        let x_scale = points
-            .iter()
-            .map(|p| (p.0 - x_mean).abs())
-            .fold(0.0, f64::max);
-        if x_scale <= 0.0 || !x_scale.is_finite() {
-            return None;
-        }
-        // Sums of u^k (k = 0..4) and y·u^k (k = 0..2): the normal equations.
-        let mut su = [0.0f64; 5];
-        let mut sy = [0.0f64; 3];
-        for &(x, y) in points {
-            let u = (x - x_mean) / x_scale;
-            let mut power = 1.0;
-            for (k, s) in su.iter_mut().enumerate() {
-                *s += power;
-                if k < 3 {
-                    sy[k] += y * power;
-                }
-                power *= u;
-            }
-        }
-        let coefficients = if degree >= 2 {
-            let m = [
-                [su[0], su[1], su[2]],
-                [su[1], su[2], su[3]],
-                [su[2], su[3], su[4]],
-            ];
-            solve3(m, sy)?
-        } else {
-            let det = su[0] * su[2] - su[1] * su[1];
-            if det.abs() < 1e-12 * su[0].max(1.0) {
-                return None;
-            }
-            [
-                (sy[0] * su[2] - su[1] * sy[1]) / det,
-                (su[0] * sy[1] - su[1] * sy[0]) / det,
-                0.0,
-            ]
-        };
-        Some(TrendFit {
-            x_mean,
-            x_scale,
-            coefficients,
-        })
-    }
-
-    pub fn at(&self, x: f64) -> f64 {
-        let u = (x - self.x_mean) / self.x_scale;
-        let [c0, c1, c2] = self.coefficients;
-        c0 + c1 * u + c2 * u * u
-    }
-}
-
-/// Cramer's rule for a 3×3 system; `None` when it is (nearly) singular.
-fn solve3(m: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
-    let det = |m: [[f64; 3]; 3]| {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-    };
-    let d = det(m);
-    if !d.is_finite() || d.abs() < 1e-12 {
-        return None;
-    }
-    let mut out = [0.0; 3];
-    for (col, slot) in out.iter_mut().enumerate() {
-        let mut mc = m;
-        for row in 0..3 {
-            mc[row][col] = b[row];
-        }
-        *slot = det(mc) / d;
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn trend_fit_recovers_exact_polynomials() {
-        // y = 3 + 2x + 0.5x² at x = 0..9 (hand-built): the quadratic fit is exact.
-        let quad: Vec<(f64, f64)> = (0..10)
-            .map(|x| (x as f64, 3.0 + 2.0 * x as f64 + 0.5 * (x * x) as f64))
-            .collect();
-        let fit = TrendFit::new(&quad, 2).expect("fits");
-        for x in [0.0, 4.5, 12.0] {
-            assert!((fit.at(x) - (3.0 + 2.0 * x + 0.5 * x * x)).abs() < 1e-6);
-        }
-        // y = 7 − x: the line is exact; one distinct x cannot be fitted.
-        let line: Vec<(f64, f64)> = (0..5).map(|x| (x as f64, 7.0 - x as f64)).collect();
-        let fit = TrendFit::new(&line, 1).expect("fits");
-        assert!((fit.at(10.0) - -3.0).abs() < 1e-9);
-        assert!(TrendFit::new(&[(1.0, 2.0), (1.0, 3.0)], 1).is_none());
-        assert!(TrendFit::new(&[], 1).is_none());
-    }
 
     #[test]
     fn downsampling_keeps_peaks_and_the_bound() {
@@ -366,19 +177,7 @@ mod tests {
         assert!(downsample(&[], MAX_PLOTTED).is_empty());
     }
     use vramfit_core::estimate;
-    use vramfit_core::scenario::ModelSource;
-
-    #[test]
-    fn search_matches_every_word_anywhere() {
-        let hits = search_models("llama 7b");
-        assert!(hits.iter().any(|m| m.id == "meta-llama/Llama-2-7b-hf"));
-        assert!(hits.iter().all(|m| {
-            let hay = format!("{} {} {}", m.id, m.name, m.family).to_ascii_lowercase();
-            hay.contains("llama") && hay.contains("7b")
-        }));
-        assert_eq!(search_models("").len(), models().len());
-        assert!(search_models("no such model anywhere").is_empty());
-    }
+    use vramfit_core::scenario::{ModelSource, Scenario, TaskKind};
 
     #[test]
     fn pasted_gpus_json_reads_count_catalog_and_memory() {
@@ -419,20 +218,6 @@ mod tests {
             .map(|l| l.1)
             .sum();
         assert_eq!(allocated, g.peak_allocated_bytes);
-    }
-
-    #[test]
-    fn sweep_grows_with_the_batch_and_includes_the_estimate() {
-        let sc = training_scenario();
-        let spec = vramfit_core::estimate::resolve_model(&sc.model).expect("catalog model");
-        let points = sweep(&sc, &spec);
-        assert_eq!(points.len(), BATCH_SWEEP.len());
-        assert!(points.windows(2).all(|w| w[0].1 <= w[1].1));
-        let at_one = estimate(&sc)
-            .expect("estimates")
-            .worst_gpu()
-            .device_used_bytes;
-        assert_eq!(points.first().map(|p| p.1), Some(at_one));
     }
 
     #[test]

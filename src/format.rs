@@ -69,13 +69,6 @@ impl Units {
             Units::Decimal => 1_000_000_000,
         }
     }
-
-    pub fn giga_name(self) -> &'static str {
-        match self {
-            Units::Binary => "GiB",
-            Units::Decimal => "GB",
-        }
-    }
 }
 
 fn round_for_people(value: f64) -> String {

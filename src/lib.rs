@@ -11,7 +11,6 @@
 
 pub mod analysis;
 pub mod components;
-pub mod embed;
 pub mod format;
 pub mod i18n;
 pub mod link;
@@ -23,6 +22,7 @@ use leptos::prelude::*;
 use components::{
     compare::Compare,
     doctor::Doctor,
+    embed::{EmbedSnippet, EmbedView},
     fit_table::FitTable,
     gpu_picker::GpuPicker,
     logs::Logs,
@@ -34,6 +34,7 @@ use components::{
     tabs::Tabs,
     task_panel::TaskPanel,
     toolbar::Toolbar,
+    verdict_bar::VerdictBar,
     wizard::Wizard,
 };
 use link::View;
@@ -44,18 +45,20 @@ use state::AppState;
 /// (whose address stays as opened: it is inside someone else's page).
 #[component]
 pub fn App() -> impl IntoView {
-    let query = state::location_query();
-    let state = AppState::new(&query);
+    let mut page = link::read(&state::location_query());
+    let embed = page.embed.take();
+    let state = AppState::new(page);
     provide_context(state);
     i18n::LangSignal::provide(state.lang);
-    if let Some(options) = embed::embed_options(&query) {
-        return view! { <embed::EmbedView options/> }.into_any();
+    if let Some(options) = embed {
+        return view! { <EmbedView options/> }.into_any();
     }
     state.sync_with_address_bar();
     view! {
+        <a class="skip-link" href="#main">{i18n::tr("skip-to-main")}</a>
         <Toolbar/>
         <Tabs/>
-        <main class="layout">
+        <main class="layout" id="main" tabindex="-1">
             <UpdateNotice/>
             <Notices/>
             {move || match state.view.get() {
@@ -72,6 +75,7 @@ pub fn App() -> impl IntoView {
 #[component]
 fn Calculator() -> impl IntoView {
     view! {
+        <VerdictBar/>
         <section class="inputs" aria-label=i18n::tr("inputs")>
             <ModelPicker/>
             <GpuPicker/>
@@ -80,7 +84,7 @@ fn Calculator() -> impl IntoView {
         <section class="outputs" aria-label=i18n::tr("results")>
             <ResultPanel/>
             <CalculatorPlans/>
-            <embed::EmbedSnippet/>
+            <EmbedSnippet/>
             <Compare/>
             <SweepChart/>
             <FitTable/>

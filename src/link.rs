@@ -2,7 +2,9 @@
 //! with `vramfit link`) plus what only the page has: display units, the
 //! active view, the language and the wizard's answers.
 
-use vramfit_core::url::{decode_with, encode, query_pairs, Notice};
+pub mod embed;
+
+use vramfit_core::url::{decode_pairs, encode, query_pairs, Notice};
 use vramfit_core::wizard::{Goal, Priority};
 use vramfit_core::Scenario;
 
@@ -97,6 +99,8 @@ pub struct PageState {
     pub scenario: Scenario,
     pub settings: PageSettings,
     pub notices: Vec<Notice>,
+    /// `Some` when the link asks for embed mode (`embed=1`).
+    pub embed: Option<embed::EmbedOptions>,
 }
 
 /// Reads `location.search` (with or without `?`); never fails.
@@ -107,14 +111,15 @@ pub fn read(query: &str) -> PageState {
         LANG_PARAM,
         GOAL_PARAM,
         PRIORITY_PARAM,
-        // The embed parameters belong to the page too (read by crate::embed).
-        crate::embed::EMBED_PARAM,
-        crate::embed::SHOW_PARAM,
+        // The embed parameters belong to the page too.
+        embed::EMBED_PARAM,
+        embed::SHOW_PARAM,
     ];
-    let decoded = decode_with(query, &params);
+    // Split once: the core reads the scenario, the page its own parameters.
+    let pairs = query_pairs(query);
+    let decoded = decode_pairs(&pairs, &params);
     let mut notices = decoded.notices;
     let mut settings = PageSettings::default();
-    let pairs = query_pairs(query);
     let first = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
     let mut bad = |param: &str, value: &str, allowed: &str| {
         notices.push(Notice {
@@ -160,6 +165,7 @@ pub fn read(query: &str) -> PageState {
         scenario: decoded.scenario,
         settings,
         notices,
+        embed: embed::embed_options(&pairs),
     }
 }
 
@@ -290,7 +296,8 @@ mod tests {
             assert_eq!(goal_key(state.settings.wizard.goal), goal, "{link}");
             let prio = want("prio").unwrap_or(priority_key(default.priority));
             assert_eq!(priority_key(state.settings.wizard.priority), prio, "{link}");
-            let shown: Option<Vec<&str>> = crate::embed::embed_options(link)
+            let shown: Option<Vec<&str>> = read(link)
+                .embed
                 .map(|o| o.exposed.iter().map(|e| e.key()).collect());
             let frozen: Option<Vec<&str>> = page["embed"]
                 .as_array()

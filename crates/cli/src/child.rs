@@ -18,7 +18,9 @@ use std::io::{BufWriter, ErrorKind, Write};
 use std::process::{Child, Command, ExitCode, ExitStatus};
 use std::time::{Duration, Instant};
 
-use crate::cmd_watch::{csv_row, gpu_names, open_csv, warn_on_crossing, Args, Sample};
+use vramfit_core::logs::companion_csv::{row as csv_row, Sample};
+
+use crate::cmd_watch::{gpu_names, open_csv, warn_on_crossing, Args};
 use crate::gpu::{open_source, used_percent, GpuSource};
 use crate::output::{fail, gib};
 

@@ -17,29 +17,16 @@ pub enum Which {
 pub struct Args {
     /// models or gpus
     pub which: Which,
-    /// Case-insensitive text to search for in ids and names.
+    /// Words to search for in ids and names ("llama 7b", "a100 40").
     pub query: Option<String>,
     #[arg(long)]
     pub json: bool,
 }
 
-fn matches(query: &Option<String>, fields: &[&str]) -> bool {
-    match query {
-        None => true,
-        Some(q) => {
-            let q = q.to_lowercase();
-            fields.iter().any(|f| f.to_lowercase().contains(&q))
-        }
-    }
-}
-
 pub fn run(args: Args) -> ExitCode {
     match args.which {
         Which::Models => {
-            let found: Vec<_> = catalog::models()
-                .iter()
-                .filter(|m| matches(&args.query, &[&m.id, &m.name, &m.family]))
-                .collect();
+            let found = catalog::search_models(args.query.as_deref().unwrap_or(""));
             if args.json {
                 let rows: Vec<_> = found
                     .iter()
@@ -58,10 +45,7 @@ pub fn run(args: Args) -> ExitCode {
             }
         }
         Which::Gpus => {
-            let found: Vec<_> = gpu::gpus()
-                .iter()
-                .filter(|g| matches(&args.query, &[&g.id, &g.name, &g.vendor]))
-                .collect();
+            let found = gpu::search_gpus(args.query.as_deref().unwrap_or(""));
             if args.json {
                 match serde_json::to_string(&found) {
                     Ok(s) => println!("{s}"),

@@ -121,7 +121,7 @@ pub fn run(args: Args) -> ExitCode {
             Ok(e) => e,
             Err(e) => return fail(e),
         };
-        let needed = e.worst_gpu().device_used_bytes;
+        let needed = e.headline_gpu().device_used_bytes;
         if tightest.as_ref().is_none_or(|(f, _)| free < *f) {
             tightest = Some((free, s.clone()));
         }

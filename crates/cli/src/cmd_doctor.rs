@@ -5,7 +5,8 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use vramfit_core::doctor::{parse_oom, picture, size::human_bytes, Lang, OomReport};
+use vramfit_core::doctor::{parse_oom, picture, size::human_bytes, OomReport};
+use vramfit_core::lang::Lang;
 
 use crate::output::fail;
 

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use vramfit_core::report::{Counter, Estimate};
+use vramfit_core::report::{Counter, Estimate, Verdict};
 
 use crate::output::{fail, gib};
 use crate::scenario_args::ScenarioArgs;
@@ -20,19 +20,22 @@ pub struct Args {
 /// The JSON `vramfit estimate --json` prints: the estimate plus the busiest
 /// GPU's three totals at the top level.
 pub fn estimate_json(e: &Estimate) -> serde_json::Value {
-    let g = e.worst_gpu();
+    let g = e.headline_gpu();
     let mut v = serde_json::to_value(e).unwrap_or(serde_json::Value::Null);
     if let Some(obj) = v.as_object_mut() {
         obj.insert("peak_allocated_bytes".into(), g.peak_allocated_bytes.into());
         obj.insert("peak_reserved_bytes".into(), g.peak_reserved_bytes.into());
         obj.insert("device_used_bytes".into(), g.device_used_bytes.into());
         obj.insert("fits".into(), e.fits().into());
+        if let Ok(verdict) = serde_json::to_value(e.verdict()) {
+            obj.insert("verdict".into(), verdict);
+        }
     }
     v
 }
 
 pub fn print_breakdown(e: &Estimate) {
-    let g = e.worst_gpu();
+    let g = e.headline_gpu();
     println!(
         "{}  ·  {:.3}B parameters ({} trainable){}",
         e.model,
@@ -88,16 +91,24 @@ pub fn print_breakdown(e: &Estimate) {
             );
         }
     }
-    if let (Some(cap), Some(head)) = (e.capacity_bytes, e.headroom_bytes()) {
-        if head >= 0 {
-            println!("fits: {} to spare of {}", gib(head as u64), gib(cap));
-        } else {
-            println!(
-                "does NOT fit: short by {} of {}",
-                gib(head.unsigned_abs() as u64),
-                gib(cap)
-            );
-        }
+    match e.verdict() {
+        Verdict::Fits {
+            spare_bytes,
+            capacity_bytes,
+        } => println!(
+            "fits: {} to spare of {}",
+            gib(spare_bytes),
+            gib(capacity_bytes)
+        ),
+        Verdict::ShortBy {
+            short_bytes,
+            capacity_bytes,
+        } => println!(
+            "does NOT fit: short by {} of {}",
+            gib(short_bytes),
+            gib(capacity_bytes)
+        ),
+        Verdict::Unknown => {}
     }
     for n in &e.notes {
         println!("note: {}", n.message);

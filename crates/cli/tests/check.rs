@@ -60,7 +60,7 @@ fn a_lora_job_fits_the_free_memory_and_exits_0() {
     sc.gpu.memory_bytes = Some(85_899_345_920);
     let needed = vramfit_core::estimate(&sc)
         .unwrap()
-        .worst_gpu()
+        .headline_gpu()
         .device_used_bytes;
     let g = &v["gpus"][0];
     assert_eq!(g["free_bytes"].as_u64(), Some(FREE_GPU0));

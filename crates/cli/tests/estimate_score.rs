@@ -47,7 +47,7 @@ fn estimate_json_equals_the_core_for_the_same_scenario() {
     sc.training.seq_len = 1024;
     sc.gpu.name = Some("a100-sxm4-40gb".into());
     let e = vramfit_core::estimate(&sc).unwrap();
-    let g = e.worst_gpu();
+    let g = e.headline_gpu();
     assert_eq!(
         v["params"].as_u64(),
         Some(6_738_415_616),
@@ -257,7 +257,7 @@ fn flags_for_images_targets_fused_steps_and_empty_cache_reach_the_core() {
     let e = vramfit_core::estimate(&sc).unwrap();
     assert_eq!(
         v["gpus"][0]["peak_reserved_bytes"].as_u64(),
-        Some(e.worst_gpu().peak_reserved_bytes)
+        Some(e.headline_gpu().peak_reserved_bytes)
     );
     assert_eq!(v["notes"][0]["code"], "image_tokens");
     // T5's target length.

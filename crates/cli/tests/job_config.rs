@@ -55,7 +55,7 @@ fn a_torchtune_qlora_recipe_fits_an_a100_and_says_what_it_read() {
     sc.gpu.memory_bytes = Some(85_899_345_920);
     let needed = vramfit_core::estimate(&sc)
         .unwrap()
-        .worst_gpu()
+        .headline_gpu()
         .device_used_bytes;
     assert_eq!(v["gpus"][0]["needed_bytes"].as_u64(), Some(needed));
     assert_eq!(

@@ -4,13 +4,13 @@
 use serde::{Deserialize, Serialize};
 
 mod translate;
-use translate::unsupported;
 pub use translate::{case_model, case_scenario};
 
-use crate::estimate::{effective_counts, estimate_with_model};
+use crate::estimate::estimate_with_model;
 use crate::gpu::find_gpu;
 use crate::model::ModelSpec;
-use crate::overhead::cuda_context_bytes;
+use crate::overhead::{cuda_context_bytes, loading_cache_bytes_in};
+use crate::resolved::Resolved;
 use crate::scenario::*;
 
 /// One measured run, as in `cases.jsonl`. Unknown fields are ignored.
@@ -189,7 +189,7 @@ pub fn score_case(case: &Case) -> CaseScore {
             return model_load_bytes(&sc, &spec, &metric, !sc.empty_cache_after_load);
         }
         let e = estimate_with_model(&sc, &spec).map_err(|e| e.to_string())?;
-        let g = e.worst_gpu();
+        let g = e.headline_gpu();
         Ok(match metric.as_str() {
             "peak_allocated" | "peak_active" => g.peak_allocated_bytes,
             "peak_reserved" => g.peak_reserved_bytes,
@@ -197,7 +197,7 @@ pub fn score_case(case: &Case) -> CaseScore {
             "allocated_plus_context" => g.peak_allocated_bytes + context_of(g),
             "weights_only" => g.weights_bytes,
             "kv_bytes_per_token" => g.kv_bytes_per_token,
-            other => return Err(unsupported(format!("metric \"{other}\""))),
+            other => return Err(format!("metric \"{other}\"")),
         })
     })();
     match result {
@@ -250,18 +250,16 @@ fn model_load_bytes(
     metric: &str,
     from_checkpoint: bool,
 ) -> Result<u64, String> {
-    let counts = effective_counts(spec);
-    let w = crate::weights::weight_bytes(spec, &counts, sc);
-    let trainable = crate::training::trainable_params(spec, &counts, sc);
+    let r = Resolved::new(sc, spec);
     let adapters = if matches!(sc.training.method, Method::Lora | Method::Qlora) {
-        trainable * 2
+        r.trainable * 2
     } else {
         0
     };
-    let allocated = w.total + adapters;
+    let allocated = r.weights.total + adapters;
     // The loading copies counted in 16-bit, as in the row they come from
     // (torchtune-tutorial-114, a bf16 checkpoint).
-    let loading = crate::overhead::loading_cache_bytes_in(spec, &counts, sc, 2).0;
+    let loading = loading_cache_bytes_in(&r, 2).0;
     let reserved = if from_checkpoint {
         allocated + loading
     } else {

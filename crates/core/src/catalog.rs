@@ -42,6 +42,16 @@ pub fn parse(json: &str) -> Result<Vec<CatalogModel>, serde_json::Error> {
     serde_json::from_str(json)
 }
 
+/// Catalog models whose id, name or family carry every word of `query` (the
+/// catalog search of `crate::search`), in catalog order. An empty query lists all.
+pub fn search_models(query: &str) -> Vec<&'static CatalogModel> {
+    let query = crate::search::Query::new(query);
+    models()
+        .iter()
+        .filter(|m| query.matches([m.id.as_str(), m.name.as_str(), m.family.as_str()]))
+        .collect()
+}
+
 /// Finds a model by exact id (case-insensitive), then by short name, then by
 /// a suffix after the last `/` that only one id has (`Llama-2-7b-hf`).
 pub fn find_model(query: &str) -> Option<&'static CatalogModel> {

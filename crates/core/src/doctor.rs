@@ -11,18 +11,9 @@ pub mod size;
 use serde::Serialize;
 
 use crate::error::InputError;
+use crate::lang::Lang;
 pub use diagnose::diagnose;
 use size::{size_at, size_before, GbMeaning};
-
-/// Language of a message. Every text the doctor and the log analyzer write
-/// exists in each of these.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Lang {
-    #[default]
-    En,
-    Zh,
-}
 
 /// One finding, with a stable `code` that tools and tests can match on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

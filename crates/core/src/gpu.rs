@@ -125,13 +125,14 @@ pub fn find_gpu(query: &str) -> Option<&'static GpuSpec> {
         .find(|gpu| gpu.names().any(|name| match_key(name) == wanted))
 }
 
-/// Entries any of whose names contains `query` (same normalization as
-/// `find_gpu`), in catalog order, for pickers. An empty query lists all.
+/// Entries whose names carry every word of `query` (the catalog search of
+/// `crate::search`; vendor words such as "NVIDIA" are optional), in catalog
+/// order, for pickers and `vramfit catalog gpus`. An empty query lists all.
 pub fn search_gpus(query: &str) -> Vec<&'static GpuSpec> {
-    let wanted = match_key(query);
+    let query = crate::search::Query::new(query).without(&NAME_PREFIXES);
     gpus()
         .iter()
-        .filter(|gpu| gpu.names().any(|name| match_key(name).contains(&wanted)))
+        .filter(|gpu| query.matches(gpu.names().chain([gpu.vendor.as_str()])))
         .collect()
 }
 

@@ -14,6 +14,8 @@
 //! §9.1.5 and §9.3.4 do exactly that).
 
 mod analyze;
+pub mod companion_csv;
+pub mod fit;
 
 use serde::Serialize;
 

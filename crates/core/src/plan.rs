@@ -94,6 +94,9 @@ pub struct PlanChange {
     pub quality_risk_pct: f64,
     pub quality_risk: Text,
     pub sources: Vec<String>,
+    /// The change alters what the user asked for (a shorter context, a
+    /// smaller batch): its cost is the workload, not a quality risk.
+    pub changes_workload: bool,
 }
 
 /// The cost of a plan.
@@ -259,11 +262,11 @@ pub fn fix_plans_with_model(
     check_options(options)?;
     crate::error::check_range("capacity_bytes", capacity, MIN_MEMORY, MAX_MEMORY)?;
     let base = estimate_with_model(sc, spec)?;
-    let base_used = base.worst_gpu().device_used_bytes;
+    let base_used = base.headline_gpu().device_used_bytes;
     let mut report = PlanReport {
         capacity_bytes: capacity,
         device_used_bytes: base_used,
-        peak_allocated_bytes: base.worst_gpu().peak_allocated_bytes,
+        peak_allocated_bytes: base.headline_gpu().peak_allocated_bytes,
         fits: base_used <= capacity,
         plans: Vec::new(),
         evaluated: 1,
@@ -271,29 +274,33 @@ pub fn fix_plans_with_model(
     if report.fits {
         return Ok(report);
     }
-    let ctx = Context {
-        spec,
-        gpu: resolve_gpu(sc)?,
-        max_gpus: options.max_gpus,
-    };
-    let catalog = techniques();
     let training = sc.task == TaskKind::Training;
-    let usable: Vec<&Technique> = catalog
-        .iter()
-        .filter(|t| match t.task {
-            Applies::Both => true,
-            Applies::Training => training,
-            Applies::Inference => !training,
-        })
-        .collect();
-
-    let mut heap = BinaryHeap::new();
-    let mut seen: HashSet<Vec<TechniqueId>> = HashSet::new();
-    let mut found: Vec<(Vec<TechniqueId>, Plan)> = Vec::new();
-    let mut seq = 0usize;
-    heap.push(Node {
+    let mut search = Search {
+        base: sc,
+        spec,
+        capacity,
+        options,
+        ctx: Context {
+            spec,
+            gpu: resolve_gpu(sc)?,
+            max_gpus: options.max_gpus,
+        },
+        usable: techniques()
+            .iter()
+            .filter(|t| match t.task {
+                Applies::Both => true,
+                Applies::Training => training,
+                Applies::Inference => !training,
+            })
+            .collect(),
+        heap: BinaryHeap::new(),
+        seen: HashSet::new(),
+        seq: 0,
+        evaluated: report.evaluated,
+    };
+    search.heap.push(Node {
         score: 0.0,
-        seq,
+        seq: 0,
         applied: Vec::new(),
         scenario: sc.clone(),
         slowdown: 1.0,
@@ -302,26 +309,61 @@ pub fn fix_plans_with_model(
         device_used: base_used,
         peak_allocated: report.peak_allocated_bytes,
     });
-    seen.insert(Vec::new());
+    search.seen.insert(Vec::new());
+    report.plans = search.run();
+    report.evaluated = search.evaluated;
+    Ok(report)
+}
 
-    while let Some(node) = heap.pop() {
-        let node_key = key(&node.applied);
-        if found.iter().any(|(k, _)| is_sub_multiset(k, &node_key)) {
-            continue;
-        }
-        if node.device_used <= capacity {
-            let plan = make_plan(sc, &node, capacity, &ctx);
-            found.push((node_key, plan));
-            if found.len() >= options.max_plans {
-                break;
+/// The best-first search over sets of changes.
+struct Search<'a> {
+    base: &'a Scenario,
+    spec: &'a ModelSpec,
+    capacity: u64,
+    options: &'a PlanOptions,
+    ctx: Context<'a>,
+    /// The techniques for the scenario's task.
+    usable: Vec<&'static Technique>,
+    heap: BinaryHeap<Node>,
+    /// Every set of changes queued so far, order-free.
+    seen: HashSet<Vec<TechniqueId>>,
+    /// Nodes queued so far (their insertion order).
+    seq: usize,
+    /// Scenarios estimated so far.
+    evaluated: usize,
+}
+
+impl Search<'_> {
+    /// Pops candidates in score order until enough plans fit, never
+    /// extending a set that fits or repeats a found one.
+    fn run(&mut self) -> Vec<Plan> {
+        let mut found: Vec<(Vec<TechniqueId>, Plan)> = Vec::new();
+        while let Some(node) = self.heap.pop() {
+            let node_key = key(&node.applied);
+            if found.iter().any(|(k, _)| is_sub_multiset(k, &node_key)) {
+                continue;
             }
-            continue;
+            if node.device_used <= self.capacity {
+                let plan = make_plan(self.base, &node, self.capacity, &self.ctx);
+                found.push((node_key, plan));
+                if found.len() >= self.options.max_plans {
+                    break;
+                }
+                continue;
+            }
+            if node.applied.len() < self.options.max_changes {
+                self.expand(&node);
+            }
         }
-        if node.applied.len() >= options.max_changes {
-            continue;
-        }
-        for t in &usable {
-            if report.evaluated >= options.max_evaluations {
+        found.into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// Queues the sets one change larger than `node`'s, each set once.
+    fn expand(&mut self, node: &Node) {
+        let catalog = techniques();
+        for i in 0..self.usable.len() {
+            let t = self.usable[i];
+            if self.evaluated >= self.options.max_evaluations {
                 break;
             }
             let repeats = node.applied.contains(&t.id);
@@ -342,49 +384,58 @@ pub fn fix_plans_with_model(
             let mut applied = node.applied.clone();
             applied.push(t.id);
             let child_key = key(&applied);
-            if seen.contains(&child_key) {
+            if self.seen.contains(&child_key) {
                 continue;
             }
-            let Some(child) = apply(t.id, &node.scenario, &ctx) else {
+            let Some(child) = apply(t.id, &node.scenario, &self.ctx) else {
                 continue;
             };
-            seen.insert(child_key);
-            report.evaluated += 1;
-            // A change the estimator rejects (say tp not dividing the heads)
-            // is not a candidate; the search goes on without it.
-            let Ok(e) = estimate_with_model(&child, spec) else {
-                continue;
-            };
-            let used = e.worst_gpu().device_used_bytes;
-            if used >= node.device_used && !t.enabler {
-                continue;
+            self.seen.insert(child_key);
+            self.evaluated += 1;
+            if let Some(next) = self.estimated(node, t, applied, child) {
+                self.heap.push(next);
             }
-            let slowdown = node.slowdown * t.speed_factor;
-            let risk = node.risk + t.quality_risk_pct;
-            let penalty = node.penalty + t.penalty;
-            seq += 1;
-            heap.push(Node {
-                score: score(
-                    &options.weights,
-                    slowdown,
-                    risk,
-                    gpu_factor(sc, &child),
-                    penalty,
-                    applied.len(),
-                ),
-                seq,
-                applied,
-                scenario: child,
-                slowdown,
-                risk,
-                penalty,
-                device_used: used,
-                peak_allocated: e.worst_gpu().peak_allocated_bytes,
-            });
         }
     }
-    report.plans = found.into_iter().map(|(_, p)| p).collect();
-    Ok(report)
+
+    /// The node for `scenario` (`node` with `t` applied), unless the
+    /// estimator rejects it (say tp not dividing the heads: the search goes
+    /// on without it) or it saves nothing and enables nothing.
+    fn estimated(
+        &mut self,
+        node: &Node,
+        t: &Technique,
+        applied: Vec<TechniqueId>,
+        scenario: Scenario,
+    ) -> Option<Node> {
+        let e = estimate_with_model(&scenario, self.spec).ok()?;
+        let used = e.headline_gpu().device_used_bytes;
+        if used >= node.device_used && !t.enabler {
+            return None;
+        }
+        let slowdown = node.slowdown * t.speed_factor;
+        let risk = node.risk + t.quality_risk_pct;
+        let penalty = node.penalty + t.penalty;
+        self.seq += 1;
+        Some(Node {
+            score: score(
+                &self.options.weights,
+                slowdown,
+                risk,
+                gpu_factor(self.base, &scenario),
+                penalty,
+                applied.len(),
+            ),
+            seq: self.seq,
+            applied,
+            scenario,
+            slowdown,
+            risk,
+            penalty,
+            device_used: used,
+            peak_allocated: e.headline_gpu().peak_allocated_bytes,
+        })
+    }
 }
 
 fn make_plan(base: &Scenario, node: &Node, capacity: u64, ctx: &Context) -> Plan {
@@ -404,6 +455,7 @@ fn make_plan(base: &Scenario, node: &Node, capacity: u64, ctx: &Context) -> Plan
                 quality_risk_pct: t.map_or(0.0, |t| t.quality_risk_pct),
                 quality_risk: t.map(|t| t.quality_risk.clone()).unwrap_or_default(),
                 sources: t.map(|t| t.sources.clone()).unwrap_or_default(),
+                changes_workload: t.is_some_and(|t| t.penalty > 0.0),
             }
         })
         .collect();

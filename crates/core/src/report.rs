@@ -184,17 +184,36 @@ impl Note {
         }
     }
 
-    pub fn text(&self, lang: crate::doctor::Lang) -> &str {
+    pub fn text(&self, lang: crate::lang::Lang) -> &str {
         match lang {
-            crate::doctor::Lang::En => &self.message,
-            crate::doctor::Lang::Zh => &self.message_zh,
+            crate::lang::Lang::En => &self.message,
+            crate::lang::Lang::Zh => &self.message_zh,
         }
     }
 }
 
+/// Does the estimate fit the chosen card? Compares the headline GPU's
+/// device-used total (what nvidia-smi would show) with the card's capacity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    Fits {
+        spare_bytes: u64,
+        capacity_bytes: u64,
+    },
+    ShortBy {
+        short_bytes: u64,
+        capacity_bytes: u64,
+    },
+    /// No card (or capacity) was chosen.
+    Unknown,
+}
+
 impl Estimate {
-    /// The busiest GPU (pipeline stages differ; otherwise all are equal).
-    pub fn worst_gpu(&self) -> &GpuReport {
+    /// The GPU every face shows and every fit is judged on: the busiest one
+    /// (pipeline stages differ; otherwise all are equal), so one link has
+    /// one answer in the web, the CLI and the solver.
+    pub fn headline_gpu(&self) -> &GpuReport {
         static NONE: std::sync::LazyLock<GpuReport> = std::sync::LazyLock::new(|| GpuReport {
             index: 0,
             lines: Vec::new(),
@@ -215,17 +234,80 @@ impl Estimate {
     /// comparing nvidia-smi "used" against the card's capacity.
     pub fn headroom_bytes(&self) -> Option<i128> {
         self.capacity_bytes
-            .map(|c| c as i128 - self.worst_gpu().device_used_bytes as i128)
+            .map(|c| c as i128 - self.headline_gpu().device_used_bytes as i128)
     }
 
     pub fn fits(&self) -> Option<bool> {
         self.headroom_bytes().map(|h| h >= 0)
+    }
+
+    pub fn verdict(&self) -> Verdict {
+        match (self.capacity_bytes, self.headroom_bytes()) {
+            (Some(capacity_bytes), Some(h)) if h >= 0 => Verdict::Fits {
+                spare_bytes: u64::try_from(h).unwrap_or(u64::MAX),
+                capacity_bytes,
+            },
+            (Some(capacity_bytes), Some(h)) => Verdict::ShortBy {
+                short_bytes: u64::try_from(h.unsigned_abs()).unwrap_or(u64::MAX),
+                capacity_bytes,
+            },
+            _ => Verdict::Unknown,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn with(capacity: Option<u64>, used: &[u64]) -> Estimate {
+        let report = |i: usize, used: u64| GpuReport {
+            index: i as u64,
+            lines: Vec::new(),
+            peak_allocated_bytes: used / 2,
+            peak_reserved_bytes: used / 2,
+            device_used_bytes: used,
+            weights_bytes: 0,
+            kv_bytes_per_token: 0,
+            peak_phase: String::new(),
+        };
+        Estimate {
+            model: "m".into(),
+            params: 1,
+            trainable_params: 0,
+            approximate: false,
+            gpu_count: used.len() as u64,
+            gpus: used
+                .iter()
+                .enumerate()
+                .map(|(i, &u)| report(i, u))
+                .collect(),
+            cpu_ram_bytes: 0,
+            cpu_lines: Vec::new(),
+            capacity_bytes: capacity,
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_headline_is_the_busiest_gpu_and_the_verdict_follows_it() {
+        let e = with(Some(100), &[60, 130, 90]);
+        assert_eq!(e.headline_gpu().device_used_bytes, 130);
+        let short = Verdict::ShortBy {
+            short_bytes: 30,
+            capacity_bytes: 100,
+        };
+        assert_eq!(e.verdict(), short);
+        let spare = Verdict::Fits {
+            spare_bytes: 40,
+            capacity_bytes: 100,
+        };
+        assert_eq!(with(Some(100), &[60, 40]).verdict(), spare);
+        assert_eq!(with(None, &[60]).verdict(), Verdict::Unknown);
+        let json = serde_json::to_value(short).expect("serializes");
+        assert_eq!(json["verdict"], "short_by");
+        assert_eq!(json["short_bytes"], 30);
+    }
 
     #[test]
     fn part_keys_are_the_json_names() {

@@ -17,7 +17,9 @@ use crate::scenario::{Engine, GpuChoice, Scenario, Strategy, TaskKind};
 
 /// Device memory the scenario needs on its busiest GPU (nvidia-smi "used").
 fn device_used(sc: &Scenario, spec: &ModelSpec) -> Result<u64> {
-    Ok(estimate_with_model(sc, spec)?.worst_gpu().device_used_bytes)
+    Ok(estimate_with_model(sc, spec)?
+        .headline_gpu()
+        .device_used_bytes)
 }
 
 /// Largest `x` in `1..=max` with `fits(x)`, assuming `fits` is monotone
@@ -54,24 +56,25 @@ pub fn max_micro_batch(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result
     })
 }
 
-/// Longest training sequence that fits at the scenario's micro-batch.
-pub fn max_seq_len(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Option<u64>> {
-    let mut s = sc.clone();
-    s.task = TaskKind::Training;
-    largest_fitting(crate::estimate::MAX_TOKENS, |len| {
-        s.training.seq_len = len;
-        Ok(device_used(&s, spec)? <= capacity)
-    })
+/// The longest context the model itself takes: its position limit
+/// (`max_position_embeddings`), or the estimator's limit for models with
+/// relative positions (T5) or none stated (0).
+pub fn context_limit(spec: &ModelSpec) -> u64 {
+    match spec.max_position {
+        0 => crate::estimate::MAX_TOKENS,
+        n => n.min(crate::estimate::MAX_TOKENS),
+    }
 }
 
 /// Longest context (prompt + new tokens) that fits for inference at the
-/// scenario's batch; the prompt takes the context, new tokens stay as given
-/// unless they alone exceed it.
+/// scenario's batch, never beyond what the model takes ([`context_limit`]);
+/// the prompt takes the context, new tokens stay as given unless they alone
+/// exceed it.
 pub fn max_context(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Option<u64>> {
     let mut s = sc.clone();
     s.task = TaskKind::Inference;
     let base = s.clone();
-    largest_fitting(crate::estimate::MAX_TOKENS, |ctx| {
+    largest_fitting(context_limit(spec), |ctx| {
         s.inference = base.inference.clone();
         set_context(&mut s, ctx);
         Ok(device_used(&s, spec)? <= capacity)
@@ -119,6 +122,9 @@ pub struct FitRow {
     pub headroom_bytes: i64,
     /// Training: largest micro-batch that fits. Inference: longest context.
     pub largest: Option<u64>,
+    /// The model, not the card, bounds `largest`: the card would take a
+    /// longer context than the model's position limit.
+    pub model_bound: bool,
 }
 
 /// The scenario on every catalog GPU, with the largest micro-batch (training)
@@ -160,8 +166,9 @@ pub fn fit_table_with_model(
     };
     let limit = match sc.task {
         TaskKind::Training => 4096,
-        TaskKind::Inference => crate::estimate::MAX_TOKENS,
+        TaskKind::Inference => context_limit(spec),
     };
+    let model_limited = sc.task == TaskKind::Inference && limit < crate::estimate::MAX_TOKENS;
     let mut rows = Vec::with_capacity(cards.len());
     for g in cards {
         let capacity = g.usable_bytes();
@@ -186,6 +193,7 @@ pub fn fit_table_with_model(
             fits: used <= capacity,
             headroom_bytes: (capacity as i128 - used as i128)
                 .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+            model_bound: model_limited && largest == Some(limit),
             largest,
         });
     }
@@ -198,4 +206,54 @@ fn set_context(s: &mut Scenario, ctx: u64) {
     let new_tokens = s.inference.new_tokens.min(ctx.saturating_sub(1));
     s.inference.new_tokens = new_tokens;
     s.inference.prompt_len = (ctx - new_tokens).max(1);
+}
+
+/// The x axis of the memory chart: micro-batch for training, context for
+/// inference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepAxis {
+    MicroBatch,
+    Context,
+}
+
+impl SweepAxis {
+    pub fn of(task: TaskKind) -> Self {
+        match task {
+            TaskKind::Training => SweepAxis::MicroBatch,
+            TaskKind::Inference => SweepAxis::Context,
+        }
+    }
+}
+
+/// Micro-batches 1, 2, 4 ... 128: the range people try on one card.
+const BATCH_SWEEP: [u64; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+/// Contexts 512 ... 128Ki tokens (2^9 to 2^17): short chats to long-context models.
+const CONTEXT_SWEEP: [u64; 9] = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072];
+
+/// Device memory (nvidia-smi "used" on the busiest GPU) at each point of the
+/// task's axis; a context is split into prompt and new tokens as
+/// [`max_context`] splits it, so the chart and the fit table answer the same
+/// question. Contexts beyond the model's positions and points the estimator
+/// rejects are left out.
+pub fn sweep(sc: &Scenario, spec: &ModelSpec) -> Vec<(u64, u64)> {
+    let mut s = sc.clone();
+    let axis = SweepAxis::of(sc.task);
+    let points: &[u64] = match axis {
+        SweepAxis::MicroBatch => &BATCH_SWEEP,
+        SweepAxis::Context => &CONTEXT_SWEEP,
+    };
+    points
+        .iter()
+        .filter(|&&x| axis == SweepAxis::MicroBatch || x <= context_limit(spec).max(512))
+        .filter_map(|&x| {
+            match axis {
+                SweepAxis::MicroBatch => s.training.micro_batch = x,
+                SweepAxis::Context => {
+                    s.inference = sc.inference.clone();
+                    set_context(&mut s, x);
+                }
+            }
+            device_used(&s, spec).ok().map(|used| (x, used))
+        })
+        .collect()
 }

@@ -13,6 +13,7 @@
 
 mod choice;
 mod model_spec;
+mod notice;
 
 use crate::catalog::find_model;
 use crate::scenario::fields::{parse_u64_in, FIELDS};
@@ -20,21 +21,13 @@ use crate::scenario::limits::MAX_TOTAL_PARAMS;
 use crate::scenario::{ModelSource, Scenario};
 
 pub use choice::Choice;
+pub use notice::Notice;
 
 /// The version [`encode`] writes.
 pub const VERSION: u32 = 1;
 
 /// Where the web calculator is published (GitHub Pages of the project).
 pub const DEFAULT_BASE: &str = "https://vramfit.github.io/vramfit/";
-
-/// A parameter of a link that was not used as given.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Notice {
-    /// The query parameter (`mb`, `s.h`, `v`).
-    pub param: String,
-    /// What was wrong and what happened instead.
-    pub message: String,
-}
 
 /// The scenario a link describes, and what in it could not be used.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,9 +72,15 @@ pub fn decode(query: &str) -> Decoded {
 /// Like [`decode`], leaving the parameters in `passthrough` to the caller
 /// (the web app keeps display settings such as units beside the scenario).
 pub fn decode_with(query: &str, passthrough: &[&str]) -> Decoded {
+    decode_pairs(&query_pairs(query), passthrough)
+}
+
+/// Like [`decode_with`], over a query already split by [`query_pairs`] (the
+/// web page splits its query once and reads its own parameters from it).
+pub fn decode_pairs(query: &[(String, String)], passthrough: &[&str]) -> Decoded {
     let mut notices = Vec::new();
     let mut pairs: Vec<(String, String)> = Vec::new();
-    for (key, value) in query_pairs(query) {
+    for (key, value) in query.iter().cloned() {
         if passthrough.contains(&key.as_str()) {
             continue;
         }
@@ -166,15 +165,6 @@ fn decode_v1(pairs: &[(String, String)], notices: &mut Vec<Notice>) -> Scenario 
         sc.model = model;
     }
     sc
-}
-
-impl Notice {
-    fn new(param: &str, message: &str) -> Self {
-        Notice {
-            param: param.to_owned(),
-            message: message.to_owned(),
-        }
-    }
 }
 
 /// Splits a query string into percent-decoded `(key, value)` pairs, in order.

@@ -102,3 +102,33 @@ fn find_model_by_id_name_and_suffix() {
     // the scenario's default model
     assert!(find_model("meta-llama/Llama-3.1-8B").is_some());
 }
+
+/// One search for every face: "llama 7b" used to find nothing in the CLI
+/// while the web found it; numbers match whole numbers only.
+#[test]
+fn catalog_search_finds_what_people_type() {
+    use vramfit_core::catalog::{models, search_models};
+    let ids = |q: &str| -> Vec<&str> { search_models(q).iter().map(|m| m.id.as_str()).collect() };
+    assert!(ids("llama 7b").contains(&"meta-llama/Llama-2-7b-hf"));
+    assert!(ids("7b llama").contains(&"codellama/CodeLlama-7b-hf"));
+    // "3" being typed also finds 3.1; never Llama 2.
+    let llama3 = ids("llama3 8b");
+    assert!(
+        llama3.contains(&"meta-llama/Meta-Llama-3-8B")
+            && llama3.contains(&"meta-llama/Llama-3.1-8B")
+    );
+    assert!(
+        llama3.iter().all(|id| !id.contains("Llama-2")),
+        "{llama3:?}"
+    );
+    assert_eq!(
+        ids("https://huggingface.co/meta-llama/Llama-3.1-8B"),
+        [
+            "meta-llama/Llama-3.1-8B",
+            "meta-llama/Llama-3.1-8B-Instruct"
+        ]
+    );
+    assert!(!ids("2b").contains(&"stabilityai/stablelm-2-1_6b"));
+    assert_eq!(search_models("").len(), models().len());
+    assert!(search_models("no such model anywhere").is_empty());
+}

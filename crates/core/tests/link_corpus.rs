@@ -82,7 +82,7 @@ fn every_frozen_link_decodes_and_estimates_as_it_did() {
                 if gpus != frozen {
                     failures.push(format!("{title}: GPUs {gpus:?}, froze {frozen:?}"));
                 }
-                let worst = e.worst_gpu();
+                let worst = e.headline_gpu();
                 let headline = [
                     worst.peak_allocated_bytes,
                     worst.peak_reserved_bytes,

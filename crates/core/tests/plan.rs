@@ -133,7 +133,7 @@ fn llama7b_full_finetune_on_16gb_gets_plans_that_fit() {
         .expect("catalog")
         .usable_bytes();
     // 12.55 GiB of weights + 25.1 GiB of AdamW states already exceed 16 GiB.
-    assert!(base.worst_gpu().device_used_bytes > capacity);
+    assert!(base.headline_gpu().device_used_bytes > capacity);
     let effective_batch = sc.training.micro_batch * sc.training.grad_accum;
 
     let report = fix_plans(&sc, &PlanOptions::default()).expect("plans");
@@ -143,7 +143,7 @@ fn llama7b_full_finetune_on_16gb_gets_plans_that_fit() {
     for (i, plan) in report.plans.iter().enumerate() {
         // Recomputed independently from the plan's own scenario.
         let e = estimate(&plan.scenario).expect("plan scenario estimates");
-        let used = e.worst_gpu().device_used_bytes;
+        let used = e.headline_gpu().device_used_bytes;
         assert_eq!(used, plan.device_used_bytes);
         assert!(used <= capacity, "plan {i} uses {used} > {capacity}");
         assert_eq!(plan.headroom_bytes, capacity as i64 - used as i64);
@@ -244,7 +244,7 @@ fn vision_tower_freezing_only_for_vision_models() {
         assert!(
             estimate(&plan.scenario)
                 .unwrap()
-                .worst_gpu()
+                .headline_gpu()
                 .device_used_bytes
                 <= report.capacity_bytes
         );
@@ -279,7 +279,7 @@ fn more_gpus_shard_a_70b_model() {
         assert!(
             estimate(&plan.scenario)
                 .unwrap()
-                .worst_gpu()
+                .headline_gpu()
                 .device_used_bytes
                 <= report.capacity_bytes
         );

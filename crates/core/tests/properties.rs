@@ -102,11 +102,11 @@ fn arb_training() -> impl Strategy<Value = Scenario> {
 }
 
 fn used(e: &Estimate) -> u64 {
-    e.worst_gpu().device_used_bytes
+    e.headline_gpu().device_used_bytes
 }
 
 fn part(e: &Estimate, p: Part) -> u64 {
-    e.worst_gpu()
+    e.headline_gpu()
         .lines
         .iter()
         .filter(|l| l.part == p)
@@ -120,7 +120,7 @@ proptest! {
     #[test]
     fn totals_are_ordered(spec in arb_spec(), sc in arb_training()) {
         let e = estimate_with_model(&sc, &spec).unwrap();
-        let g = e.worst_gpu();
+        let g = e.headline_gpu();
         prop_assert!(g.peak_allocated_bytes > 0);
         prop_assert!(g.peak_allocated_bytes <= g.peak_reserved_bytes);
         prop_assert!(g.peak_reserved_bytes <= g.device_used_bytes);
@@ -241,7 +241,7 @@ proptest! {
         s.parallel.tp = tp;
         match estimate_with_model(&s, &spec) {
             Ok(e) => {
-                let g = e.worst_gpu();
+                let g = e.headline_gpu();
                 prop_assert!(g.peak_allocated_bytes <= g.device_used_bytes);
             }
             Err(err) => prop_assert!(!err.field.is_empty() && !err.message.is_empty()),

@@ -11,9 +11,11 @@ pub fn Compare() -> impl IntoView {
     let state = use_state();
     let rows = Memo::new(move |_| {
         let pinned = state.pinned.get()?;
-        let current = state
-            .estimate
-            .with(|e| e.as_ref().ok().and_then(|e| e.gpus.first().cloned()))?;
+        let current = state.estimate.with(|e| {
+            e.as_ref()
+                .ok()
+                .and_then(|e| (!e.gpus.is_empty()).then(|| e.headline_gpu().clone()))
+        })?;
         Some((pinned.model.clone(), compare_rows(&pinned.report, &current)))
     });
     view! {

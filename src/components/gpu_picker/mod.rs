@@ -6,22 +6,29 @@ use vramfit_core::gpu::{find_gpu, search_gpus};
 
 use crate::analysis::parse_gpus_json;
 use crate::components::controls::{next_id, parse_decimal, parse_field_count, NumberField};
-use crate::i18n::tr;
+use crate::components::search_select::SearchSelect;
+use crate::i18n::{lang, text, tr};
 use crate::state::use_state;
 
 #[component]
 pub fn GpuPicker() -> impl IntoView {
     let state = use_state();
     let query = RwSignal::new(String::new());
-    let hits = Memo::new(move |_| {
+    let options = Signal::derive(move || {
+        let units = state.units.get();
         query.with(|q| {
             search_gpus(q)
                 .into_iter()
-                .map(|g| (g.id.clone(), g.name.clone(), g.memory_bytes))
+                .map(|g| {
+                    (
+                        g.id.clone(),
+                        format!("{} · {}", g.name, units.bytes(g.memory_bytes)),
+                    )
+                })
                 .collect::<Vec<_>>()
         })
     });
-    let current = move || {
+    let selected = Signal::derive(move || {
         state.scenario.with(|sc| {
             sc.gpu
                 .name
@@ -29,7 +36,13 @@ pub fn GpuPicker() -> impl IntoView {
                 .and_then(find_gpu)
                 .map(|g| g.id.clone())
         })
-    };
+    });
+    let pick = Callback::new(move |id: String| {
+        state.update(|sc| {
+            sc.gpu.name = (!id.is_empty()).then_some(id);
+            sc.gpu.memory_bytes = None;
+        });
+    });
     let gpus = Signal::derive(move || state.scenario.with(|sc| sc.parallel.gpus));
     let custom = Signal::derive(move || {
         let giga = state.units.get().giga() as f64;
@@ -37,74 +50,21 @@ pub fn GpuPicker() -> impl IntoView {
             .scenario
             .with(|sc| sc.gpu.memory_bytes.map_or(0.0, |b| b as f64 / giga))
     });
-    let paste_message = RwSignal::new(None::<Result<String, String>>);
-    let on_paste = move |ev| {
-        let text = event_target_value(&ev);
-        if text.trim().is_empty() {
-            paste_message.set(None);
-            return;
-        }
-        paste_message.set(Some(parse_gpus_json(&text).map(|p| {
-            state.update(|sc| {
-                sc.parallel.gpus = p.count.max(1);
-                sc.gpu.name = p.catalog_id.clone();
-                sc.gpu.memory_bytes = if p.catalog_id.is_some() {
-                    None
-                } else {
-                    p.memory_bytes
-                };
-            });
-            format!("{} × {}", p.count, p.name.unwrap_or_else(|| "GPU".into()))
-        })));
-    };
-    let search_id = next_id("gpu-search");
-    let list_id = next_id("gpu-list");
-    let paste_id = next_id("gpu-paste");
     view! {
         <section class="panel gpu-picker" aria-labelledby="gpu-heading">
             <h2 id="gpu-heading">{tr("gpu-heading")}</h2>
-            <div class="field">
-                <label for=search_id.clone()>{tr("gpu-search")}</label>
-                <input
-                    id=search_id
-                    type="search"
-                    placeholder="a100 40"
-                    prop:value=move || query.get()
-                    on:input=move |ev| query.set(event_target_value(&ev))
-                />
-            </div>
-            <div class="field">
-                <label for=list_id.clone()>{tr("gpu-card")}</label>
-                <select
-                    id=list_id
-                    data-testid="gpu-select"
-                    on:change=move |ev| {
-                        let id = event_target_value(&ev);
-                        state.update(|sc| {
-                            sc.gpu.name = (!id.is_empty()).then_some(id);
-                            sc.gpu.memory_bytes = None;
-                        });
-                    }
-                >
-                    <option value="" prop:selected=move || current().is_none()>{tr("gpu-none")}</option>
-                    {move || {
-                        let units = state.units.get();
-                        let selected = current();
-                        hits.get()
-                            .into_iter()
-                            .map(|(id, name, bytes)| {
-                                let is_current = selected.as_deref() == Some(id.as_str());
-                                view! {
-                                    <option value=id prop:selected=is_current>
-                                        {format!("{name} · {}", units.bytes(bytes))}
-                                    </option>
-                                }
-                            })
-                            .collect_view()
-                    }}
-                </select>
-                <span class="field-msg"></span>
-            </div>
+            <SearchSelect
+                search_label=Signal::derive(|| text(lang(), "gpu-search"))
+                list_label=Signal::derive(|| text(lang(), "gpu-card"))
+                placeholder="a100 40"
+                query
+                options
+                selected
+                on_pick=pick
+                list_testid="gpu-select"
+                none=Signal::derive(|| text(lang(), "gpu-none"))
+                pick_single=true
+            />
             <div class="grid">
                 <NumberField
                     label="GPU count"
@@ -126,27 +86,57 @@ pub fn GpuPicker() -> impl IntoView {
                     parse=|t| parse_decimal(t, 0.0, 1_000_000.0)
                 />
             </div>
-            <div class="field">
-                <label for=paste_id.clone()>{tr("gpu-paste")}</label>
-                <textarea
-                    id=paste_id
-                    rows="2"
-                    spellcheck="false"
-                    aria-describedby="gpu-paste-msg"
-                    on:input=on_paste
-                ></textarea>
-                <span
-                    id="gpu-paste-msg"
-                    class="field-msg"
-                    class:field-error=move || matches!(paste_message.get(), Some(Err(_)))
-                    role="status"
-                >
-                    {move || match paste_message.get() {
-                        Some(Ok(m)) | Some(Err(m)) => m,
-                        None => String::new(),
-                    }}
-                </span>
-            </div>
+            <GpuPaste/>
         </section>
+    }
+}
+
+/// The pasted output of `vramfit gpus --json`: sets the card and the count.
+#[component]
+fn GpuPaste() -> impl IntoView {
+    let state = use_state();
+    let message = RwSignal::new(None::<Result<String, String>>);
+    let on_paste = move |ev| {
+        let text = event_target_value(&ev);
+        if text.trim().is_empty() {
+            message.set(None);
+            return;
+        }
+        message.set(Some(parse_gpus_json(&text).map(|p| {
+            state.update(|sc| {
+                sc.parallel.gpus = p.count.max(1);
+                sc.gpu.name = p.catalog_id.clone();
+                sc.gpu.memory_bytes = if p.catalog_id.is_some() {
+                    None
+                } else {
+                    p.memory_bytes
+                };
+            });
+            format!("{} × {}", p.count, p.name.unwrap_or_else(|| "GPU".into()))
+        })));
+    };
+    let paste_id = next_id("gpu-paste");
+    view! {
+        <div class="field">
+            <label for=paste_id.clone()>{tr("gpu-paste")}</label>
+            <textarea
+                id=paste_id
+                rows="2"
+                spellcheck="false"
+                aria-describedby="gpu-paste-msg"
+                on:input=on_paste
+            ></textarea>
+            <span
+                id="gpu-paste-msg"
+                class="field-msg"
+                class:field-error=move || matches!(message.get(), Some(Err(_)))
+                role="status"
+            >
+                {move || match message.get() {
+                    Some(Ok(m)) | Some(Err(m)) => m,
+                    None => String::new(),
+                }}
+            </span>
+        </div>
     }
 }

@@ -4,19 +4,20 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use vramfit_core::catalog::search_models;
 use vramfit_core::estimate::resolve_model;
 use vramfit_core::hf_config::from_hf_config;
 use vramfit_core::model::{Arch, ModelSpec, MAX_DIM, MAX_HEADS, MAX_LAYERS};
 use vramfit_core::scenario::ModelSource;
 use vramfit_core::Scenario;
 
-use crate::analysis::search_models;
 use crate::components::controls::{
     next_id, parse_count, parse_decimal, CheckField, ChoiceField, NumberField,
 };
+use crate::components::search_select::SearchSelect;
 use crate::format;
 use crate::i18n::{current_lang, lang, text, text_with, tr};
-use crate::state::{use_state, AppState};
+use crate::state::{use_state, AppState, Stale};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -65,6 +66,8 @@ pub fn ModelPicker() -> impl IntoView {
         ModelSource::Params(_) => Mode::Params,
     });
     let mode = RwSignal::new(initial);
+    // What was last typed in the catalog search: names a pasted config.
+    let typed = RwSignal::new(String::new());
     let mode_button = move |m: Mode, key: &'static str| {
         view! {
             <label class="tab">
@@ -108,8 +111,8 @@ pub fn ModelPicker() -> impl IntoView {
                 {mode_button(Mode::Params, "model-params")}
             </fieldset>
             {move || match mode.get() {
-                Mode::Catalog => view! { <CatalogSearch/> }.into_any(),
-                Mode::Config => view! { <ConfigImport/> }.into_any(),
+                Mode::Catalog => view! { <CatalogSearch mode typed/> }.into_any(),
+                Mode::Config => view! { <ConfigImport typed/> }.into_any(),
                 Mode::Custom => view! { <CustomFields/> }.into_any(),
                 Mode::Params => view! { <ParamCount/> }.into_any(),
             }}
@@ -119,62 +122,68 @@ pub fn ModelPicker() -> impl IntoView {
 }
 
 #[component]
-fn CatalogSearch() -> impl IntoView {
+fn CatalogSearch(mode: RwSignal<Mode>, typed: RwSignal<String>) -> impl IntoView {
     let state = use_state();
-    let query = RwSignal::new(String::new());
+    let query = typed;
     let hits = Memo::new(move |_| query.with(|q| search_models(q)));
-    let selected = move || match state.scenario.with(|sc| sc.model.clone()) {
-        ModelSource::Catalog(id) => vramfit_core::catalog::find_model(&id).map(|m| m.id.clone()),
-        _ => None,
-    };
-    let search_id = next_id("model-search");
-    let list_id = next_id("model-list");
+    let no_match =
+        Memo::new(move |_| hits.with(Vec::is_empty) && query.with(|q| !q.trim().is_empty()));
+    Effect::new(move |_| {
+        if no_match.get() {
+            state.stale.set(Some(Stale::NoCatalogMatch(
+                query.get_untracked().trim().to_owned(),
+            )));
+        }
+    });
+    let options = Signal::derive(move || {
+        hits.get()
+            .into_iter()
+            .map(|m| {
+                let label = format!("{} · {} · {}", m.name, format::count(m.params), m.family);
+                (m.id.clone(), label)
+            })
+            .collect::<Vec<_>>()
+    });
+    let selected = Signal::derive(move || {
+        state.scenario.with(|sc| match &sc.model {
+            ModelSource::Catalog(id) => vramfit_core::catalog::find_model(id).map(|m| m.id.clone()),
+            _ => None,
+        })
+    });
+    let list_label = Signal::derive(move || {
+        text_with(
+            lang(),
+            "model-list",
+            &[("count", hits.with(Vec::len).to_string())],
+        )
+    });
     view! {
-        <div class="field">
-            <label for=search_id.clone()>{tr("model-search")}</label>
-            <input
-                id=search_id
-                type="search"
-                placeholder="llama 8b"
-                data-testid="model-search"
-                prop:value=move || query.get()
-                on:input=move |ev| query.set(event_target_value(&ev))
-            />
-        </div>
-        <div class="field">
-            <label for=list_id.clone()>
-                {move || text_with(lang(), "model-list", &[("count", hits.with(Vec::len).to_string())])}
-            </label>
-            <select
-                id=list_id
-                size="7"
-                data-testid="model-select"
-                on:change=move |ev| {
-                    let id = event_target_value(&ev);
-                    state.update(|sc| sc.model = ModelSource::Catalog(id));
-                }
-            >
-                {move || {
-                    let current = selected();
-                    hits.get()
-                        .into_iter()
-                        .map(|m| {
-                            let is_current = current.as_deref() == Some(m.id.as_str());
-                            view! {
-                                <option value=m.id.clone() prop:selected=is_current>
-                                    {format!("{} · {} · {}", m.name, format::count(m.params), m.family)}
-                                </option>
-                            }
-                        })
-                        .collect_view()
-                }}
-            </select>
-        </div>
+        <SearchSelect
+            search_label=Signal::derive(|| text(lang(), "model-search"))
+            list_label
+            placeholder="llama 8b"
+            query
+            options
+            selected
+            on_pick=Callback::new(move |id: String| state.update(|sc| sc.model = ModelSource::Catalog(id)))
+            search_testid="model-search"
+            list_testid="model-select"
+            rows=7
+        />
+        <Show when=move || no_match.get()>
+            <p class="no-match" data-testid="model-no-match" role="status">
+                {move || text_with(lang(), "model-no-match", &[("query", query.get().trim().to_owned())])}
+                " "
+                <button type="button" data-testid="model-paste-instead" on:click=move |_| mode.set(Mode::Config)>
+                    {tr("model-paste-instead")}
+                </button>
+            </p>
+        </Show>
     }
 }
 
 #[component]
-fn ConfigImport() -> impl IntoView {
+fn ConfigImport(typed: RwSignal<String>) -> impl IntoView {
     let state = use_state();
     let text = RwSignal::new(String::new());
     let message = RwSignal::new(None::<Result<String, String>>);
@@ -182,7 +191,12 @@ fn ConfigImport() -> impl IntoView {
         let outcome = from_hf_config(&json);
         text.set(json);
         message.set(Some(match outcome {
-            Ok(spec) => {
+            Ok(mut spec) => {
+                // A config.json rarely names its model: the id the user typed does.
+                let asked = typed.get_untracked().trim().to_owned();
+                if spec.name.is_empty() && !asked.is_empty() {
+                    spec.name = asked;
+                }
                 let name = if spec.name.is_empty() {
                     "model".to_owned()
                 } else {
@@ -195,7 +209,10 @@ fn ConfigImport() -> impl IntoView {
                     &[("name", name)],
                 ))
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => {
+                state.stale.set(Some(Stale::ConfigError));
+                Err(e.to_string())
+            }
         }));
     };
     let on_file = move |ev: leptos::ev::Event| {

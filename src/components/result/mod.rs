@@ -4,13 +4,14 @@
 use leptos::prelude::*;
 
 use crate::components::controls::InputErrorText;
-use vramfit_core::report::{Counter, GpuReport, Part};
+use vramfit_core::report::{Counter, GpuReport, Part, Verdict};
 use vramfit_core::Estimate;
 
 use crate::analysis::{bar_lines, distinct_gpus};
-use crate::format::{grouped, Units};
+use crate::components::totals::Totals;
+use crate::format::Units;
 use crate::i18n::{lang, lang_untracked, part_label, phase_label, text, text_with, tr};
-use crate::state::{use_state, Pinned};
+use crate::state::{use_state, Pinned, Stale};
 
 /// Width of the bar's drawing in SVG user units (scaled to the page).
 const BAR_WIDTH: f64 = 1000.0;
@@ -46,8 +47,11 @@ fn counter_key(counter: Counter) -> &'static str {
 pub fn ResultPanel() -> impl IntoView {
     let state = use_state();
     view! {
-        <section class="panel result" aria-labelledby="result-heading" aria-live="polite">
+        <section class="panel result" class:stale=move || state.stale.with(Option::is_some) aria-labelledby="result-heading">
             <h2 id="result-heading">{tr("memory-heading")}</h2>
+            {move || state.stale.get().map(|why| view! {
+                <p class="stale-note" role="status" data-testid="stale-result">{stale_text(lang(), &why)}</p>
+            })}
             {move || {
                 // Re-rendered on a language switch too: the breakdown's texts are built once.
                 lang();
@@ -64,14 +68,25 @@ pub fn ResultPanel() -> impl IntoView {
     }
 }
 
+/// Why the result on screen is for the previous input.
+fn stale_text(lang: crate::i18n::Lang, why: &Stale) -> String {
+    match why {
+        Stale::ConfigError => text(lang, "stale-config"),
+        Stale::NoCatalogMatch(query) => {
+            text_with(lang, "stale-no-match", &[("query", query.clone())])
+        }
+    }
+}
+
 #[component]
 fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
     let state = use_state();
     let capacity = estimate.capacity_bytes;
-    let Some(first) = estimate.gpus.first().cloned() else {
+    if estimate.gpus.is_empty() {
         return view! { <p class="error">{tr("no-gpu-in-estimate")}</p> }.into_any();
-    };
-    let headroom = estimate.headroom_bytes();
+    }
+    let first = estimate.headline_gpu().clone();
+    let verdict = estimate.verdict();
     let lang = lang_untracked();
     let bars = distinct_gpus(&estimate)
         .into_iter()
@@ -88,55 +103,21 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
             view! { <Bar name report=report.clone() capacity units/> }
         })
         .collect_view();
-    let totals = [
-        (
-            "peak-allocated-bytes",
-            text(lang, "total-peak-allocated"),
-            first.peak_allocated_bytes,
-            text(lang, "meaning-peak-allocated"),
-        ),
-        (
-            "peak-reserved-bytes",
-            text(lang, "total-peak-reserved"),
-            first.peak_reserved_bytes,
-            text(lang, "meaning-peak-reserved"),
-        ),
-        (
-            "device-used-bytes",
-            text(lang, "total-device-used"),
-            first.device_used_bytes,
-            text(lang, "meaning-device-used"),
-        ),
-    ];
     let pin_report = first.clone();
     let model = estimate.model.clone();
     view! {
         <div class="bars">{bars}</div>
-        <dl class="totals">
-            {totals
-                .into_iter()
-                .map(|(testid, name, bytes, meaning)| {
-                    view! {
-                        <div class="total">
-                            <dt>{name}</dt>
-                            <dd data-testid=testid data-bytes=bytes.to_string() title=format!("{} bytes", grouped(bytes))>
-                                {units.bytes(bytes)}
-                            </dd>
-                            <dd class="meaning">{meaning}</dd>
-                        </div>
-                    }
-                })
-                .collect_view()}
-        </dl>
-        <p class="headroom" data-testid="headroom">
-            {match (headroom, capacity) {
-                (Some(h), Some(c)) if h >= 0 => view! {
-                    <span class="fits">{text_with(lang, "fits-spare", &[("spare", units.bytes(h as u64)), ("capacity", units.bytes(c))])}" "</span>
+        <Totals report=first.clone() units/>
+        // Only the verdict is announced as it changes, not the whole panel.
+        <p class="headroom" data-testid="headroom" aria-live="polite">
+            {match verdict {
+                Verdict::Fits { spare_bytes, capacity_bytes } => view! {
+                    <span class="fits">{text_with(lang, "fits-spare", &[("spare", units.bytes(spare_bytes)), ("capacity", units.bytes(capacity_bytes))])}" "</span>
                 }.into_any(),
-                (Some(h), Some(c)) => view! {
-                    <span class="short">{text_with(lang, "short-by", &[("short", units.bytes(h.unsigned_abs() as u64)), ("capacity", units.bytes(c))])}" "</span>
+                Verdict::ShortBy { short_bytes, capacity_bytes } => view! {
+                    <span class="short">{text_with(lang, "short-by", &[("short", units.bytes(short_bytes)), ("capacity", units.bytes(capacity_bytes))])}" "</span>
                 }.into_any(),
-                _ => view! { <span>{text(lang, "pick-gpu")}" "</span> }.into_any(),
+                Verdict::Unknown => view! { <span>{text(lang, "pick-gpu")}" "</span> }.into_any(),
             }}
             <span class="phase">{text_with(lang, "peak-during", &[("phase", phase_label(lang, &first.peak_phase))])}</span>
         </p>

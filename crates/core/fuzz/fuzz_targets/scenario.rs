@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(sc) = serde_json::from_str::<Scenario>(text) {
         match vramfit_core::estimate(&sc) {
             Ok(e) => {
-                let g = e.worst_gpu();
+                let g = e.headline_gpu();
                 assert!(g.peak_allocated_bytes <= g.peak_reserved_bytes);
                 assert!(g.peak_reserved_bytes <= g.device_used_bytes);
             }

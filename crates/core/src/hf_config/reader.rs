@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::SUPPORTED_MODEL_TYPES;
+use super::supported_model_types;
 use crate::error::{InputError, Result};
 
 /// Fallbacks for sub-configs that transformers saves as a diff against the
@@ -162,10 +162,7 @@ impl<'a> Cfg<'a> {
         }
         Err(InputError::new(
             self.field("model_type"),
-            format!(
-                "is missing: supported: {}",
-                SUPPORTED_MODEL_TYPES.join(", ")
-            ),
+            format!("is missing: supported: {}", supported_model_types()),
         ))
     }
 

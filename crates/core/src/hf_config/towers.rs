@@ -42,7 +42,7 @@ fn tower_spec(name: &str, arch: Arch, tower: VisionTower) -> ModelSpec {
         kv_heads: tower.heads,
         intermediate: tower.intermediate,
         vocab: 0,
-        max_position: tower.tokens_per_image(),
+        max_position: crate::vision::image_tokens(&tower, None).tower,
         mlp: MlpKind::Plain,
         norm: NormKind::Layer,
         qkv_bias: true,

@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
-use super::{IgnoredKey, ReadKey};
+use super::report::{IgnoredKey, ReadKey};
 use crate::error::{InputError, Result};
-use crate::scenario::fields::by_path;
+use crate::scenario::fields::FIELDS;
 use crate::scenario::Scenario;
 
 /// Why a value set to `auto` is not used.
@@ -181,7 +181,9 @@ impl Reading {
     /// Sets the scenario field at `field` (a registry path) from `text`,
     /// recording that `key` set it. The error names both.
     pub fn set(&mut self, key: &str, field: &'static str, text: &str) -> Result<()> {
-        let target = by_path(field)
+        let target = FIELDS
+            .iter()
+            .find(|f| f.path == field)
             .ok_or_else(|| InputError::new(key, format!("{field} is not a scenario field")))?;
         target
             .set_text(&mut self.sc, text)

@@ -43,7 +43,7 @@ pub trait Choice: Sized + Copy + PartialEq + serde::de::DeserializeOwned + 'stat
 /// `impl Choice` for an enum from its `Variant => "key"` pairs, in menu order.
 macro_rules! choice {
     ($t:ident { $($variant:ident => $key:literal),* $(,)? }) => {
-        impl $crate::scenario::Choice for $t {
+        impl $crate::scenario::choice::Choice for $t {
             const ALL: &'static [Self] = &[$($t::$variant),*];
             fn key(self) -> &'static str {
                 match self {

@@ -135,16 +135,6 @@ pub fn by_key(key: &str) -> Option<&'static Field> {
     FIELDS.iter().find(|f| f.key == key)
 }
 
-/// The field at `path` (`training.micro_batch`).
-pub fn by_path(path: &str) -> Option<&'static Field> {
-    FIELDS.iter().find(|f| f.path == path)
-}
-
-/// The field whose CLI flag is `--flag` (given without the dashes).
-pub fn by_flag(flag: &str) -> Option<&'static Field> {
-    FIELDS.iter().find(|f| f.flag == flag)
-}
-
 /// Bytes per GiB: memory sizes that are whole GiB are written as such.
 const GIB: u64 = 1 << 30;
 
