@@ -16,7 +16,7 @@ fi
 scripts/build-site.sh /vramfit/ --dist "$WORK/site/vramfit" >&2
 # A development build (no --release), which must not register the worker.
 PATH="$PWD/node_modules/.bin:$PATH" trunk build --offline --dist "$WORK/dev" >&2
-cargo build -q -p vramfit-cli
+cargo build -q -p vramfit
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done

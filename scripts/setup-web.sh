@@ -2,9 +2,12 @@
 # Installs what building and testing the web app needs, skipping what is
 # already there: the wasm32 target, Trunk, wasm-bindgen-cli (the version
 # pinned in Cargo.toml), binaryen's wasm-opt (npm, in ./node_modules) and
-# Chromium with chromedriver (apt) for the browser tests.
+# Chromium with chromedriver (apt) for the browser tests; `--no-browser`
+# leaves Chromium out (building the site needs none: the release workflow).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+BROWSER=1
+[ "${1:-}" = "--no-browser" ] && BROWSER=0
 
 # Trunk 0.21.14: the newest that builds with the workspace's rustc (0.22 needs newer).
 TRUNK_VERSION=0.21.14
@@ -42,7 +45,7 @@ if ! node_modules/.bin/wasm-opt --version 2>/dev/null | grep -q "version $BINARY
   npm install --no-save --no-audit --no-fund "binaryen@$BINARYEN_VERSION" "axe-core@$AXE_VERSION"
 fi
 
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+if [ "$BROWSER" = 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update

@@ -1,6 +1,7 @@
 //! `vramfit watch`: samples the used memory of every GPU, draws a live bar per
 //! GPU, warns above a threshold, and optionally logs `time_s,gpu,used_bytes,
 //! total_bytes` rows to a CSV file (the format the log analyzer imports).
+//! `watch -- CMD` runs a command while it samples (`child.rs`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant};
 use vramfit_core::logs::companion_csv::{row, Sample, HEADER};
 use vramfit_core::logs::fit::Fit;
 
-use crate::gpu::{open_source, used_percent, GpuSource, MemoryReading};
+use crate::gpu::{open_source, used_percent, GpuSource, MemoryReading, SourceError};
 use crate::output::{fail, gib};
 
 /// Shortest sampling interval: NVML memory queries take well under a
@@ -41,6 +42,10 @@ pub struct Args {
     /// Stop after this many samples (default: until Ctrl-C).
     #[arg(long, value_parser = parse_samples)]
     pub samples: Option<u64>,
+    /// Run this command and watch while it runs (`watch -- python train.py`):
+    /// ends with its exit code and each GPU's peak.
+    #[arg(last = true, value_name = "COMMAND", conflicts_with = "samples")]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 fn parse_interval(text: &str) -> Result<Duration, String> {
@@ -93,19 +98,15 @@ fn parse_samples(text: &str) -> Result<u64, String> {
 static STOP: AtomicBool = AtomicBool::new(false);
 
 pub fn run(args: &Args) -> ExitCode {
+    if !args.command.is_empty() {
+        return crate::child::run(args);
+    }
     let source = match open_source() {
         Ok(source) => source,
         Err(error) => return fail(error),
     };
-    let names: HashMap<u32, String> = match source.devices() {
-        Ok(devices) => devices
-            .into_iter()
-            .enumerate()
-            .map(|(position, d)| {
-                let index = d.index.unwrap_or(position as u32);
-                (index, d.name.unwrap_or_else(|| "unknown GPU".into()))
-            })
-            .collect(),
+    let names = match gpu_names(source.as_ref()) {
+        Ok(names) => names,
         Err(error) => return fail(error),
     };
     let mut csv = match &args.csv {
@@ -133,7 +134,20 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
-fn open_csv(path: &PathBuf) -> std::io::Result<BufWriter<File>> {
+/// Each GPU's name by index, for the lines that name them.
+pub(crate) fn gpu_names(source: &dyn GpuSource) -> Result<HashMap<u32, String>, SourceError> {
+    Ok(source
+        .devices()?
+        .into_iter()
+        .enumerate()
+        .map(|(position, d)| {
+            let index = d.index.unwrap_or(position as u32);
+            (index, d.name.unwrap_or_else(|| "unknown GPU".into()))
+        })
+        .collect())
+}
+
+pub(crate) fn open_csv(path: &PathBuf) -> std::io::Result<BufWriter<File>> {
     let mut writer = BufWriter::new(File::create(path)?);
     writeln!(writer, "{HEADER}")?;
     writer.flush()?;
@@ -227,7 +241,11 @@ fn sleep_unless_stopped(interval: Duration) -> bool {
 
 /// One warning on stderr each time a GPU goes from at-or-below to above the
 /// threshold, not one per sample. Returns whether it warned.
-fn warn_on_crossing(readings: &[MemoryReading], threshold: f64, above: &mut HashSet<u32>) -> bool {
+pub(crate) fn warn_on_crossing(
+    readings: &[MemoryReading],
+    threshold: f64,
+    above: &mut HashSet<u32>,
+) -> bool {
     let mut warned = false;
     for reading in readings {
         let percent = used_percent(reading.used_bytes, reading.total_bytes).unwrap_or(0.0);

@@ -28,6 +28,7 @@ pub mod cases;
 pub mod dequant;
 pub mod estimate;
 pub mod inference;
+pub mod job_config;
 pub mod overhead;
 pub mod parallel;
 pub mod plan;

@@ -31,7 +31,7 @@ pub struct MemoryReading {
 /// wrong and what to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceError {
-    /// libnvidia-ml.so.1 could not be loaded: no NVIDIA driver installed.
+    /// NVML (`nvml::LIBRARY`) could not be loaded: no NVIDIA driver installed.
     NoLibrary(String),
     /// The library loaded but the kernel driver is not running.
     DriverNotLoaded,
@@ -52,8 +52,9 @@ impl fmt::Display for SourceError {
         match self {
             SourceError::NoLibrary(detail) => write!(
                 f,
-                "no NVIDIA driver/library found: libnvidia-ml.so.1 could not be loaded ({detail}); \
-                 install the NVIDIA driver or run on a machine with an NVIDIA GPU"
+                "no NVIDIA driver/library found: {} could not be loaded ({detail}); \
+                 install the NVIDIA driver or run on a machine with an NVIDIA GPU",
+                nvml::LIBRARY
             ),
             SourceError::DriverNotLoaded => f.write_str(
                 "the NVIDIA driver is not loaded: libnvidia-ml.so.1 is installed but the kernel \
