@@ -85,7 +85,14 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
     };
     let arch = family.arch;
     match arch {
-        Arch::Llava => import_llava(cfg),
+        // A text_config without a model_type is a diff against LlamaConfig().
+        Arch::Llava => import_llava(cfg, |text| {
+            if text.string("model_type")?.is_some() {
+                import(text, text.defaults)
+            } else {
+                import_decoder(text, Arch::Llama, "llama")
+            }
+        }),
         Arch::ClipVision => import_clip(cfg, model_type),
         Arch::Gemma3 => match cfg.object("text_config")? {
             Some(text) if cfg.obj.contains_key("vision_config") => Err(InputError::new(

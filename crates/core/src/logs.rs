@@ -16,19 +16,13 @@
 mod analyze;
 pub mod companion_csv;
 pub mod fit;
+mod point;
+pub use point::Point;
 
 use serde::Serialize;
 
 use crate::doctor::size::{read_number, skip_spaces, to_size, unit_multiplier, GbMeaning};
 pub use analyze::{analyze, Analysis, Cause, Trend};
-
-/// One memory reading: `step` is the x axis (training step, or seconds for the
-/// companion's CSV).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Point {
-    pub step: f64,
-    pub bytes: u64,
-}
 
 /// What a log held besides the points.
 #[derive(Clone, Debug, PartialEq, Serialize)]

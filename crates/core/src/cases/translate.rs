@@ -6,7 +6,7 @@ use crate::model::{ModelSpec, Moe, SlidingWindow};
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::*;
 
-use super::Case;
+use super::format::Case;
 
 /// The model of a case: the catalog entry when the case names one, else its fields.
 pub fn case_model(case: &Case) -> Result<ModelSpec, String> {

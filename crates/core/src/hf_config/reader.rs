@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::supported_model_types;
 use crate::error::{InputError, Result};
+use crate::model::arch::model_type_list;
 
 /// Fallbacks for sub-configs that transformers saves as a diff against the
 /// class defaults (LLaVA's `text_config`, `vision_config`).
@@ -162,7 +162,7 @@ impl<'a> Cfg<'a> {
         }
         Err(InputError::new(
             self.field("model_type"),
-            format!("is missing: supported: {}", supported_model_types()),
+            format!("is missing: supported: {}", model_type_list()),
         ))
     }
 

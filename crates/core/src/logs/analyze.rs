@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::fit::Fit;
-use super::Point;
+use super::point::Point;
 use crate::doctor::size::human_bytes as hb;
 use crate::doctor::Diagnosis;
 use crate::error::InputError;

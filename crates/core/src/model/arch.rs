@@ -229,6 +229,11 @@ pub fn model_types() -> impl Iterator<Item = &'static str> {
     ARCHS.iter().flat_map(|r| r.model_types.iter().copied())
 }
 
+/// The same, as one comma-separated list for messages.
+pub fn model_type_list() -> String {
+    model_types().collect::<Vec<_>>().join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
