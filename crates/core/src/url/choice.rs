@@ -15,7 +15,22 @@ use crate::scenario::{
     TaskKind,
 };
 
-choice!(TaskKind { Inference => "infer", Training => "train" });
+/// The task's link keys are short; scenario files spell the serde names.
+impl Choice for TaskKind {
+    const ALL: &'static [Self] = &[TaskKind::Inference, TaskKind::Training];
+    fn key(self) -> &'static str {
+        match self {
+            TaskKind::Inference => "infer",
+            TaskKind::Training => "train",
+        }
+    }
+    fn aliases() -> &'static [(&'static str, Self)] {
+        &[
+            ("inference", TaskKind::Inference),
+            ("training", TaskKind::Training),
+        ]
+    }
+}
 choice!(Method {
     Full => "full",
     Lora => "lora",
