@@ -227,6 +227,37 @@ fn key(applied: &[TechniqueId]) -> Vec<TechniqueId> {
     k
 }
 
+/// Whether `a` is no worse than `b` on every cost and better on one: no
+/// slower, no riskier, no more GPUs, and no change of the user's workload
+/// where `b` has none.
+fn dominates(a: &Plan, b: &Plan) -> bool {
+    let (x, y) = (&a.cost, &b.cost);
+    let workload = |p: &Plan| p.changes.iter().any(|c| c.changes_workload);
+    let no_worse = x.slowdown <= y.slowdown
+        && x.quality_risk_pct <= y.quality_risk_pct
+        && x.gpu_factor <= y.gpu_factor
+        && (!workload(a) || workload(b));
+    let better = x.slowdown < y.slowdown
+        || x.quality_risk_pct < y.quality_risk_pct
+        || x.gpu_factor < y.gpu_factor
+        || (!workload(a) && workload(b));
+    no_worse && better
+}
+
+/// The plans in score order, except that a plan never ranks above one that
+/// dominates it (both slower and riskier, say): the weights of the score
+/// may trade one cost for another, but never against every cost at once.
+fn dominance_order(mut plans: Vec<Plan>) -> Vec<Plan> {
+    let mut ordered = Vec::with_capacity(plans.len());
+    while !plans.is_empty() {
+        let next = (0..plans.len())
+            .find(|&i| !plans.iter().any(|other| dominates(other, &plans[i])))
+            .unwrap_or(0);
+        ordered.push(plans.remove(next));
+    }
+    ordered
+}
+
 /// `small` ⊆ `big` as multisets (both sorted).
 fn is_sub_multiset(small: &[TechniqueId], big: &[TechniqueId]) -> bool {
     let mut it = big.iter();
@@ -355,7 +386,7 @@ impl Search<'_> {
                 self.expand(&node);
             }
         }
-        found.into_iter().map(|(_, p)| p).collect()
+        dominance_order(found.into_iter().map(|(_, p)| p).collect())
     }
 
     /// Queues the sets one change larger than `node`'s, each set once.
@@ -487,4 +518,50 @@ fn replay(base: &Scenario, node: &Node, ctx: &Context) -> Vec<Text> {
         before = after;
     }
     texts
+}
+
+#[cfg(test)]
+mod dominance_tests {
+    use super::*;
+
+    fn plan(slowdown: f64, risk: f64, workload: bool) -> Plan {
+        let change = PlanChange {
+            id: TechniqueId::Lora,
+            en: String::new(),
+            zh: String::new(),
+            speed_factor: slowdown,
+            speed_cost: Text::default(),
+            quality_risk_pct: risk,
+            quality_risk: Text::default(),
+            sources: Vec::new(),
+            changes_workload: workload,
+        };
+        Plan {
+            changes: vec![change],
+            cost: PlanCost {
+                slowdown,
+                quality_risk_pct: risk,
+                gpu_factor: 1.0,
+                score: 0.0,
+            },
+            peak_allocated_bytes: 0,
+            device_used_bytes: 0,
+            capacity_bytes: 0,
+            headroom_bytes: 0,
+            scenario: Scenario::default(),
+        }
+    }
+
+    #[test]
+    fn a_slower_and_riskier_plan_never_ranks_first() {
+        // ×1.31 / 1.0 pp scored ahead of ×1.25 / 0.0 pp: the second dominates.
+        let ranked = dominance_order(vec![plan(1.31, 1.0, false), plan(1.25, 0.0, false)]);
+        assert_eq!(ranked[0].cost.slowdown, 1.25);
+        // A trade-off keeps the score's order.
+        let kept = dominance_order(vec![plan(1.1, 1.0, false), plan(1.3, 0.0, false)]);
+        assert_eq!(kept[0].cost.slowdown, 1.1);
+        // Changing the workload is a cost too.
+        let ranked = dominance_order(vec![plan(1.0, 0.0, true), plan(1.0, 0.0, false)]);
+        assert!(!ranked[0].changes[0].changes_workload);
+    }
 }

@@ -42,6 +42,8 @@ pub enum TechniqueId {
     ChunkedNf4Quantizer,
     #[serde(rename = "kv_cache_8bit")]
     KvCache8bit,
+    ChunkedLoss,
+    TensorParallel,
     Zero1,
     Zero2,
     Zero3,
@@ -52,7 +54,7 @@ pub enum TechniqueId {
 
 impl TechniqueId {
     /// Every id, for checks that the data covers the code and back.
-    pub const ALL: [TechniqueId; 25] = [
+    pub const ALL: [TechniqueId; 27] = [
         TechniqueId::SmallerMicroBatch,
         TechniqueId::GradientCheckpointing,
         TechniqueId::HalfPrecision,
@@ -78,6 +80,8 @@ impl TechniqueId {
         TechniqueId::OffloadOptimizer,
         TechniqueId::OffloadOptimizerParams,
         TechniqueId::MoreGpus,
+        TechniqueId::ChunkedLoss,
+        TechniqueId::TensorParallel,
     ];
 }
 
@@ -276,8 +280,30 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
             Strategy::Zero3,
         ),
         T::MoreGpus => more_gpus(&mut s, training, ctx),
+        T::ChunkedLoss => {
+            let off = training && !s.training.chunked_loss;
+            s.training.chunked_loss = true;
+            off
+        }
+        T::TensorParallel => tensor_parallel(&mut s, training, ctx),
     };
     ok.then_some(s)
+}
+
+/// Serving on GPUs already chosen as full copies (tp = pp = 1): split the
+/// model across them by tensor parallelism instead.
+fn tensor_parallel(s: &mut Scenario, training: bool, ctx: &Context) -> bool {
+    let p = &mut s.parallel;
+    if training || p.gpus < 2 || p.tp * p.pp != 1 {
+        return false;
+    }
+    match crate::estimate::tensor_parallel_for(p.gpus, ctx.spec.heads) {
+        Some(tp) => {
+            p.tp = tp;
+            true
+        }
+        None => false,
+    }
 }
 
 /// Halves the micro-batch by its smallest prime factor, accumulating more
@@ -536,6 +562,13 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
                 before.weights.name(),
                 after.weights.name()
             ),
+        ),
+        T::TensorParallel => text(
+            format!(
+                "tensor parallel 1 → {} over the {} GPUs already chosen",
+                ap.tp, ap.gpus
+            ),
+            format!("在已选的 {} 张 GPU 上张量并行 1 → {}", ap.gpus, ap.tp),
         ),
         T::MoreGpus => {
             let layout = if after.task == TaskKind::Training {
