@@ -16,7 +16,7 @@ fi
 scripts/build-site.sh /vramfit/ --dist "$WORK/site/vramfit" >&2
 # A development build (no --release), which must not register the worker.
 PATH="$PWD/node_modules/.bin:$PATH" trunk build --offline --dist "$WORK/dev" >&2
-cargo build -q -p vramfit-cli
+cargo build -q -p vramfit
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -47,6 +47,16 @@ VRAMFIT_BIN="$PWD/target/debug/vramfit" \
 E2E_SCENARIO="$PWD/tests/e2e/scenario.json" \
 E2E_PROFILE="$WORK/profile" \
   python3 scripts/e2e.py
+
+# Accessibility (axe-core), phone width and both languages, with screenshots
+# kept in target/e2e-screenshots (scripts/e2e_a11y.py).
+E2E_BASE="http://127.0.0.1:$HTTP_PORT/" \
+WEBDRIVER_URL="http://127.0.0.1:$DRIVER_PORT" \
+VRAMFIT_BIN="$PWD/target/debug/vramfit" \
+E2E_SCENARIO="$PWD/tests/e2e/scenario.json" \
+E2E_PROFILE="$WORK/profile-a11y" \
+E2E_SHOTS="$PWD/target/e2e-screenshots" \
+  python3 scripts/e2e_a11y.py
 
 # Offline, a new release, the sub-path build and embedding (scripts/e2e_pwa.py).
 E2E_BASE="http://127.0.0.1:$HTTP_PORT/" \

@@ -17,8 +17,10 @@ export TMPDIR="$SCRATCH"
 # A starved headless renderer can miss chromedriver's 30 s deadline ("Timed
 # out receiving message from renderer") on a loaded machine: one retry; a
 # real failure fails twice.
-if ! cargo test --target wasm32-unknown-unknown -p vramfit-web --test web; then
-    echo "test-web: the browser tests failed; running them once more" >&2
-    cargo test --target wasm32-unknown-unknown -p vramfit-web --test web
-fi
+for suite in web web_inputs; do
+    if ! cargo test --target wasm32-unknown-unknown -p vramfit-web --test "$suite"; then
+        echo "test-web: the browser tests ($suite) failed; running them once more" >&2
+        cargo test --target wasm32-unknown-unknown -p vramfit-web --test "$suite"
+    fi
+done
 scripts/e2e.sh "$@"

@@ -1,42 +1,9 @@
-//! What the views show, computed from the core's results: plain functions,
-//! tested natively, no DOM.
+//! How the views order, group and thin the core's answers (bar order,
+//! identical GPUs drawn once, compare rows, plotted readings): plain
+//! functions, tested natively, no DOM. The answers themselves are the core's.
 
 use crate::i18n::part_key;
 use vramfit_core::report::{Counter, Estimate, GpuReport, Part};
-
-/// What `vramfit gpus --json` says about this machine, as the GPU picker uses it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PastedGpus {
-    pub count: u64,
-    /// Catalog id of the first device, when its name is in the catalog.
-    pub catalog_id: Option<String>,
-    /// Total memory of the first device.
-    pub memory_bytes: Option<u64>,
-    pub name: Option<String>,
-}
-
-/// Reads the output of `vramfit gpus --json` (an array of devices).
-pub fn parse_gpus_json(text: &str) -> Result<PastedGpus, String> {
-    let value: serde_json::Value = serde_json::from_str(text.trim())
-        .map_err(|e| format!("not JSON from `vramfit gpus --json`: {e}"))?;
-    let devices = value
-        .as_array()
-        .ok_or("expected the array `vramfit gpus --json` prints")?;
-    let first = devices.first().ok_or("the list has no GPU in it")?;
-    let text_field = |key: &str| first.get(key).and_then(|v| v.as_str()).map(str::to_owned);
-    let catalog_id =
-        text_field("catalog_id").filter(|id| vramfit_core::gpu::find_gpu(id).is_some());
-    let memory_bytes = first.get("memory_total_bytes").and_then(|v| v.as_u64());
-    if catalog_id.is_none() && memory_bytes.is_none() {
-        return Err("the first GPU has neither a catalog id nor memory_total_bytes".into());
-    }
-    Ok(PastedGpus {
-        count: devices.len() as u64,
-        catalog_id,
-        memory_bytes,
-        name: text_field("name"),
-    })
-}
 
 /// The lines alive at the peak (what the stacked bar draws), largest first
 /// within each counter so the bar reads allocated, then reserved, then device.
@@ -162,121 +129,9 @@ pub fn downsample(points: &[(f64, u64)], max: usize) -> Vec<(f64, u64)> {
         .collect()
 }
 
-/// Least-squares polynomial of degree 1 or 2 through `(x, y)` readings, on
-/// x centred and scaled to about [−1, 1] so that steps in the millions and
-/// bytes in the billions stay well conditioned.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TrendFit {
-    x_mean: f64,
-    x_scale: f64,
-    /// y = c0 + c1·u + c2·u², u = (x − x_mean) / x_scale.
-    coefficients: [f64; 3],
-}
-
-impl TrendFit {
-    /// `None` with fewer than `degree + 1` distinct x or a singular system.
-    pub fn new(points: &[(f64, f64)], degree: usize) -> Option<TrendFit> {
-        let n = points.len() as f64;
-        if points.is_empty() {
-            return None;
-        }
-        let x_mean = points.iter().map(|p| p.0).sum::<f64>() / n;
-        let x_scale = points
-            .iter()
-            .map(|p| (p.0 - x_mean).abs())
-            .fold(0.0, f64::max);
-        if x_scale <= 0.0 || !x_scale.is_finite() {
-            return None;
-        }
-        // Sums of u^k (k = 0..4) and y·u^k (k = 0..2): the normal equations.
-        let mut su = [0.0f64; 5];
-        let mut sy = [0.0f64; 3];
-        for &(x, y) in points {
-            let u = (x - x_mean) / x_scale;
-            let mut power = 1.0;
-            for (k, s) in su.iter_mut().enumerate() {
-                *s += power;
-                if k < 3 {
-                    sy[k] += y * power;
-                }
-                power *= u;
-            }
-        }
-        let coefficients = if degree >= 2 {
-            let m = [
-                [su[0], su[1], su[2]],
-                [su[1], su[2], su[3]],
-                [su[2], su[3], su[4]],
-            ];
-            solve3(m, sy)?
-        } else {
-            let det = su[0] * su[2] - su[1] * su[1];
-            if det.abs() < 1e-12 * su[0].max(1.0) {
-                return None;
-            }
-            [
-                (sy[0] * su[2] - su[1] * sy[1]) / det,
-                (su[0] * sy[1] - su[1] * sy[0]) / det,
-                0.0,
-            ]
-        };
-        Some(TrendFit {
-            x_mean,
-            x_scale,
-            coefficients,
-        })
-    }
-
-    pub fn at(&self, x: f64) -> f64 {
-        let u = (x - self.x_mean) / self.x_scale;
-        let [c0, c1, c2] = self.coefficients;
-        c0 + c1 * u + c2 * u * u
-    }
-}
-
-/// Cramer's rule for a 3×3 system; `None` when it is (nearly) singular.
-fn solve3(m: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
-    let det = |m: [[f64; 3]; 3]| {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-    };
-    let d = det(m);
-    if !d.is_finite() || d.abs() < 1e-12 {
-        return None;
-    }
-    let mut out = [0.0; 3];
-    for (col, slot) in out.iter_mut().enumerate() {
-        let mut mc = m;
-        for row in 0..3 {
-            mc[row][col] = b[row];
-        }
-        *slot = det(mc) / d;
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn trend_fit_recovers_exact_polynomials() {
-        // y = 3 + 2x + 0.5x² at x = 0..9 (hand-built): the quadratic fit is exact.
-        let quad: Vec<(f64, f64)> = (0..10)
-            .map(|x| (x as f64, 3.0 + 2.0 * x as f64 + 0.5 * (x * x) as f64))
-            .collect();
-        let fit = TrendFit::new(&quad, 2).expect("fits");
-        for x in [0.0, 4.5, 12.0] {
-            assert!((fit.at(x) - (3.0 + 2.0 * x + 0.5 * x * x)).abs() < 1e-6);
-        }
-        // y = 7 − x: the line is exact; one distinct x cannot be fitted.
-        let line: Vec<(f64, f64)> = (0..5).map(|x| (x as f64, 7.0 - x as f64)).collect();
-        let fit = TrendFit::new(&line, 1).expect("fits");
-        assert!((fit.at(10.0) - -3.0).abs() < 1e-9);
-        assert!(TrendFit::new(&[(1.0, 2.0), (1.0, 3.0)], 1).is_none());
-        assert!(TrendFit::new(&[], 1).is_none());
-    }
 
     #[test]
     fn downsampling_keeps_peaks_and_the_bound() {
@@ -290,24 +145,6 @@ mod tests {
     }
     use vramfit_core::estimate;
     use vramfit_core::scenario::{ModelSource, Scenario, TaskKind};
-
-    #[test]
-    fn pasted_gpus_json_reads_count_catalog_and_memory() {
-        // Shape of `vramfit gpus --json` (crates/cli/src/cmd_gpus.rs): 40 GiB A100s.
-        let text = r#"[{"index":0,"name":"NVIDIA A100-SXM4-40GB","memory_total_bytes":42949672960,"catalog_id":"a100-sxm4-40gb"},
-                       {"index":1,"name":"NVIDIA A100-SXM4-40GB","memory_total_bytes":42949672960,"catalog_id":"a100-sxm4-40gb"}]"#;
-        let p = parse_gpus_json(text).expect("parses");
-        assert_eq!(p.count, 2);
-        assert_eq!(p.catalog_id.as_deref(), Some("a100-sxm4-40gb"));
-        assert_eq!(p.memory_bytes, Some(42_949_672_960));
-        let unknown =
-            r#"[{"name":"Mystery GPU","memory_total_bytes":1073741824,"catalog_id":null}]"#;
-        assert_eq!(parse_gpus_json(unknown).map(|p| p.catalog_id), Ok(None));
-        assert!(parse_gpus_json("[]").is_err());
-        assert!(parse_gpus_json("{\"a\":1}").is_err());
-        assert!(parse_gpus_json("not json").is_err());
-        assert!(parse_gpus_json("[{\"name\":\"x\"}]").is_err());
-    }
 
     fn training_scenario() -> Scenario {
         Scenario {

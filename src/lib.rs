@@ -15,6 +15,7 @@ pub mod format;
 pub mod i18n;
 pub mod link;
 pub mod pwa;
+pub mod remember;
 pub mod state;
 
 use leptos::prelude::*;
@@ -34,6 +35,7 @@ use components::{
     tabs::Tabs,
     task_panel::TaskPanel,
     toolbar::Toolbar,
+    verdict_bar::VerdictBar,
     wizard::Wizard,
 };
 use link::View;
@@ -44,7 +46,7 @@ use state::AppState;
 /// (whose address stays as opened: it is inside someone else's page).
 #[component]
 pub fn App() -> impl IntoView {
-    let mut page = link::read(&state::location_query());
+    let mut page = link::read(&remember::query_to_open(&state::location_query()));
     let embed = page.embed.take();
     let state = AppState::new(page);
     provide_context(state);
@@ -53,10 +55,12 @@ pub fn App() -> impl IntoView {
         return view! { <EmbedView options/> }.into_any();
     }
     state.sync_with_address_bar();
+    Effect::new(move |_| remember::remember(&state.query.get()));
     view! {
+        <a class="skip-link" href="#main">{i18n::tr("skip-to-main")}</a>
         <Toolbar/>
         <Tabs/>
-        <main class="layout">
+        <main class="layout" id="main" tabindex="-1">
             <UpdateNotice/>
             <Notices/>
             {move || match state.view.get() {
@@ -73,6 +77,7 @@ pub fn App() -> impl IntoView {
 #[component]
 fn Calculator() -> impl IntoView {
     view! {
+        <VerdictBar/>
         <section class="inputs" aria-label=i18n::tr("inputs")>
             <ModelPicker/>
             <GpuPicker/>

@@ -72,6 +72,19 @@ pub struct AppState {
     /// The scenario once typing pauses: what the heavy views (fit table,
     /// chart) follow, so a keystroke paints at once and they catch up after.
     pub settled: RwSignal<Scenario>,
+    /// Why the result on screen is not for what the user last asked (a
+    /// config that did not import, a search with no match): shown until the
+    /// scenario next changes.
+    pub stale: RwSignal<Option<Stale>>,
+}
+
+/// What made the result on screen stale.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stale {
+    /// The pasted config.json did not import (the error is beside it).
+    ConfigError,
+    /// Nothing in the catalog matches what was typed.
+    NoCatalogMatch(String),
 }
 
 impl AppState {
@@ -98,6 +111,12 @@ impl AppState {
             scenario.with(|sc| link::write(sc, &settings))
         });
         let settled = debounced(scenario, SETTLE_DELAY);
+        let stale = RwSignal::new(None);
+        // A new scenario is a fresh result: whatever made the old one stale is gone.
+        Effect::new(move |_| {
+            scenario.track();
+            stale.set(None);
+        });
         AppState {
             scenario,
             units,
@@ -110,6 +129,7 @@ impl AppState {
             pinned: RwSignal::new(None),
             query,
             settled,
+            stale,
         }
     }
 

@@ -23,12 +23,14 @@ fn main() {
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "wasm32");
     const CITATIONS: &[&str] = &["source", "notes"];
     const EXPLANATIONS: &[&str] = &["memory_effect", "penalty_reason"];
+    // Where a wizard row's thresholds come from: for maintainers, not shown.
+    const PROVENANCE: &[&str] = &["provenance"];
     let none: &[&str] = &[];
     for (name, strip) in [
         ("models.json", if wasm { CITATIONS } else { none }),
         ("gpus.json", if wasm { CITATIONS } else { none }),
         ("techniques.json", if wasm { EXPLANATIONS } else { none }),
-        ("decision_table.json", none),
+        ("decision_table.json", if wasm { PROVENANCE } else { none }),
     ] {
         let path = Path::new("data").join(name);
         println!("cargo:rerun-if-changed={}", path.display());
@@ -36,10 +38,14 @@ fn main() {
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let mut value: serde_json::Value =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        // The catalogs are arrays; techniques.json holds its array in `techniques`.
+        // The catalogs are arrays; techniques.json and decision_table.json
+        // hold theirs in `techniques` and `rows`.
         let entries = match value.get_mut("techniques") {
             Some(list) => list.as_array_mut(),
-            None => value.as_array_mut(),
+            None => match value.get_mut("rows") {
+                Some(rows) => rows.as_array_mut(),
+                None => value.as_array_mut(),
+            },
         };
         for entry in entries
             .into_iter()

@@ -18,4 +18,5 @@ pub mod tabs;
 pub mod task_panel;
 pub mod toolbar;
 pub mod totals;
+pub mod verdict_bar;
 pub mod wizard;

@@ -11,6 +11,7 @@ use vramfit_core::plan::{fix_plans_with_model, Plan, PlanOptions};
 use vramfit_core::scenario::Scenario;
 
 use crate::gpu::{open_source, DeviceInfo};
+use crate::job_args::{self, JobArgs, JobConfigReport};
 use crate::output::{fail, gib};
 use crate::scenario_args::ScenarioArgs;
 
@@ -23,6 +24,8 @@ pub struct Args {
     pub indices: Vec<u32>,
     #[command(flatten)]
     pub scenario: ScenarioArgs,
+    #[command(flatten)]
+    pub job: JobArgs,
     /// One JSON object: per GPU free memory, need, fit; the best plan when short.
     #[arg(long)]
     pub json: bool,
@@ -46,6 +49,9 @@ struct CheckReport {
     fits: bool,
     gpus: Vec<GpuCheck>,
     best_plan: Option<Plan>,
+    /// What each `--job-config` file set and left unused.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    job_configs: Vec<JobConfigReport>,
 }
 
 fn chosen<'a>(
@@ -77,8 +83,8 @@ fn chosen<'a>(
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let mut sc = match args.scenario.build() {
-        Ok(sc) => sc,
+    let (mut sc, job_configs) = match job_args::scenario(&args.job, &args.scenario) {
+        Ok(built) => built,
         Err(e) => return fail(e),
     };
     let spec = match resolve_model(&sc.model) {
@@ -151,6 +157,7 @@ pub fn run(args: Args) -> ExitCode {
             fits,
             gpus: checks,
             best_plan,
+            job_configs,
         };
         match serde_json::to_string(&report) {
             Ok(s) => println!("{s}"),

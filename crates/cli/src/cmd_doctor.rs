@@ -6,7 +6,8 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use vramfit_core::doctor::{parse_oom, picture, size::human_bytes, Lang, Memory, OomReport};
+use vramfit_core::doctor::{parse_oom, picture, size::human_bytes, Memory, OomReport};
+use vramfit_core::lang::Lang;
 
 use crate::output::fail;
 

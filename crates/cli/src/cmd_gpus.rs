@@ -4,8 +4,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use serde::Serialize;
-use vramfit_core::gpu::find_gpu;
+use vramfit_core::inventory::Inventory;
 
 use crate::gpu::{open_source, used_percent, DeviceInfo, GpuProcess};
 use crate::output::{fail, gib};
@@ -17,44 +16,21 @@ pub struct Args {
     pub json: bool,
 }
 
-/// One device as `--json` prints it: what the GPU reports plus the catalog id
-/// its name resolves to (null when the card is not in the catalog).
-#[derive(Serialize)]
-struct ReportedDevice<'a> {
-    #[serde(flatten)]
-    device: &'a DeviceInfo,
-    catalog_id: Option<&'static str>,
-}
-
 pub fn run(args: &Args) -> ExitCode {
     let devices = match open_source().and_then(|source| source.devices()) {
         Ok(devices) => devices,
         Err(error) => return fail(error),
     };
+    let inventory = Inventory::new(devices);
     let text = if args.json {
-        let report: Vec<ReportedDevice<'_>> = devices
-            .iter()
-            .map(|device| ReportedDevice {
-                device,
-                catalog_id: catalog_id(device),
-            })
-            .collect();
-        match serde_json::to_string_pretty(&report) {
+        match serde_json::to_string_pretty(&inventory) {
             Ok(json) => json + "\n",
             Err(error) => return fail(format!("cannot write JSON: {error}")),
         }
     } else {
-        render_table(&devices)
+        render_table(&inventory)
     };
     emit(&text)
-}
-
-fn catalog_id(device: &DeviceInfo) -> Option<&'static str> {
-    device
-        .name
-        .as_deref()
-        .and_then(find_gpu)
-        .map(|gpu| gpu.id.as_str())
 }
 
 /// Writes to stdout; a closed pipe (`vramfit gpus | head -1`) is not an error.
@@ -109,19 +85,21 @@ fn process_line(process: &GpuProcess) -> String {
 }
 
 /// The table: a driver line, one row per GPU, then its UUID and processes.
-fn render_table(devices: &[DeviceInfo]) -> String {
-    let first = devices.first();
+fn render_table(inventory: &Inventory) -> String {
+    let first = inventory.gpus.first().map(|gpu| &gpu.device);
     let driver = or_unknown(first.and_then(|d| d.driver_version.as_deref()));
     let cuda = or_unknown(first.and_then(|d| d.cuda_driver_version.as_deref()));
     let header = ["GPU", "NAME", "CATALOG", "MEMORY USED / TOTAL", "CC", "MIG"];
-    let rows: Vec<[String; 6]> = devices
+    let rows: Vec<[String; 6]> = inventory
+        .gpus
         .iter()
         .enumerate()
-        .map(|(position, device)| {
+        .map(|(position, gpu)| {
+            let device = &gpu.device;
             [
                 device.index.unwrap_or(position as u32).to_string(),
                 or_unknown(device.name.as_deref()).to_string(),
-                catalog_id(device).unwrap_or("-").to_string(),
+                gpu.catalog_id.as_deref().unwrap_or("-").to_string(),
                 memory_cell(device),
                 or_unknown(device.compute_capability.as_deref()).to_string(),
                 mig_cell(device),
@@ -144,7 +122,8 @@ fn render_table(devices: &[DeviceInfo]) -> String {
     };
     let mut text = format!("NVIDIA driver {driver}, CUDA {cuda}\n");
     text += &line(&header);
-    for (row, device) in rows.iter().zip(devices) {
+    for (row, gpu) in rows.iter().zip(&inventory.gpus) {
+        let device = &gpu.device;
         let cells: Vec<&str> = row.iter().map(String::as_str).collect();
         text += &line(&cells);
         text += &format!("      uuid {}\n", or_unknown(device.uuid.as_deref()));

@@ -2,10 +2,9 @@
 //! result from the terminal (or a measured case) opens in the browser as is.
 //! `--detect` fills in this machine's GPU model and count; `--open` opens it.
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use vramfit_core::gpu::find_gpu;
+use vramfit_core::inventory::Inventory;
 use vramfit_core::scenario::Scenario;
 use vramfit_core::url::{share_url, DEFAULT_BASE};
 
@@ -28,37 +27,17 @@ pub struct Args {
     pub open: bool,
 }
 
-/// The most common catalog GPU among the detected ones, and how many there are.
+/// This machine's GPUs (read through NVML), as the core's inventory rule
+/// names them in a scenario.
 fn detected_gpu(scenario: &mut Scenario) -> Result<(), String> {
     let devices = open_source()
         .and_then(|s| s.devices())
         .map_err(|e| e.to_string())?;
-    let mut by_model: BTreeMap<String, u64> = BTreeMap::new();
-    let mut unknown = Vec::new();
-    for d in &devices {
-        match d.name.as_deref().and_then(find_gpu) {
-            Some(g) => *by_model.entry(g.id.clone()).or_default() += 1,
-            None => unknown.push(d),
-        }
-    }
-    match by_model.into_iter().max_by_key(|(_, n)| *n) {
-        Some((id, count)) => {
-            scenario.gpu.name = Some(id);
-            scenario.gpu.memory_bytes = None;
-            scenario.parallel.gpus = count;
-            Ok(())
-        }
-        // A card the catalog does not know: link its capacity instead.
-        None => match unknown.first().and_then(|d| d.memory_total_bytes) {
-            Some(total) => {
-                scenario.gpu.name = None;
-                scenario.gpu.memory_bytes = Some(total);
-                scenario.parallel.gpus = devices.len() as u64;
-                Ok(())
-            }
-            None => Err("no GPU with a known model or memory size was detected".into()),
-        },
-    }
+    let machine = Inventory::new(devices)
+        .machine_gpus()
+        .map_err(|e| e.to_string())?;
+    machine.apply(scenario);
+    Ok(())
 }
 
 /// Hands the link to the desktop's opener; vramfit itself never connects.

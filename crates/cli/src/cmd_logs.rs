@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use vramfit_core::doctor::size::{human_bytes, parse_size, GbMeaning};
-use vramfit_core::doctor::Lang;
+use vramfit_core::lang::Lang;
 use vramfit_core::logs::{
     analyze_log, parse_log_with, GpuPick, LogAnalysis, Point, Text, UnitReading, XUnit,
 };

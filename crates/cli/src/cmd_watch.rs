@@ -1,6 +1,7 @@
 //! `vramfit watch`: samples the used memory of every GPU, draws a live bar per
 //! GPU, warns above a threshold, and optionally logs `time_s,gpu,used_bytes,
 //! total_bytes` rows to a CSV file (the format the log analyzer imports).
+//! `watch -- CMD` runs a command while it samples (`child.rs`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
@@ -9,8 +10,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use vramfit_core::logs::companion_csv::{row, Sample, HEADER};
+use vramfit_core::logs::fit::Fit;
 
-use crate::gpu::{open_source, used_percent, GpuSource, MemoryReading};
+use crate::gpu::{open_source, used_percent, GpuSource, MemoryReading, SourceError};
 use crate::output::{fail, gib};
 
 /// Shortest sampling interval: NVML memory queries take well under a
@@ -24,8 +27,6 @@ const MAX_SAMPLES: u64 = 366 * 24 * 3600;
 const STOP_POLL: Duration = Duration::from_millis(50);
 /// Width of the text bar in characters.
 const BAR_WIDTH: usize = 30;
-/// The CSV header the log analyzer expects, exactly.
-pub const CSV_HEADER: &str = "time_s,gpu,used_bytes,total_bytes";
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -41,15 +42,10 @@ pub struct Args {
     /// Stop after this many samples (default: until Ctrl-C).
     #[arg(long, value_parser = parse_samples)]
     pub samples: Option<u64>,
-}
-
-/// One CSV row: used memory of one GPU at `time_s` seconds after the start.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sample {
-    pub time_s: f64,
-    pub gpu: u32,
-    pub used_bytes: u64,
-    pub total_bytes: u64,
+    /// Run this command and watch while it runs (`watch -- python train.py`):
+    /// ends with its exit code and each GPU's peak.
+    #[arg(last = true, value_name = "COMMAND", conflicts_with = "samples")]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 fn parse_interval(text: &str) -> Result<Duration, String> {
@@ -102,19 +98,15 @@ fn parse_samples(text: &str) -> Result<u64, String> {
 static STOP: AtomicBool = AtomicBool::new(false);
 
 pub fn run(args: &Args) -> ExitCode {
+    if !args.command.is_empty() {
+        return crate::child::run(args);
+    }
     let source = match open_source() {
         Ok(source) => source,
         Err(error) => return fail(error),
     };
-    let names: HashMap<u32, String> = match source.devices() {
-        Ok(devices) => devices
-            .into_iter()
-            .enumerate()
-            .map(|(position, d)| {
-                let index = d.index.unwrap_or(position as u32);
-                (index, d.name.unwrap_or_else(|| "unknown GPU".into()))
-            })
-            .collect(),
+    let names = match gpu_names(source.as_ref()) {
+        Ok(names) => names,
         Err(error) => return fail(error),
     };
     let mut csv = match &args.csv {
@@ -142,9 +134,22 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
-fn open_csv(path: &PathBuf) -> std::io::Result<BufWriter<File>> {
+/// Each GPU's name by index, for the lines that name them.
+pub(crate) fn gpu_names(source: &dyn GpuSource) -> Result<HashMap<u32, String>, SourceError> {
+    Ok(source
+        .devices()?
+        .into_iter()
+        .enumerate()
+        .map(|(position, d)| {
+            let index = d.index.unwrap_or(position as u32);
+            (index, d.name.unwrap_or_else(|| "unknown GPU".into()))
+        })
+        .collect())
+}
+
+pub(crate) fn open_csv(path: &PathBuf) -> std::io::Result<BufWriter<File>> {
     let mut writer = BufWriter::new(File::create(path)?);
-    writeln!(writer, "{CSV_HEADER}")?;
+    writeln!(writer, "{HEADER}")?;
     writer.flush()?;
     Ok(writer)
 }
@@ -186,7 +191,7 @@ fn watch_loop(
                 total_bytes: reading.total_bytes,
             };
             if let Some(writer) = csv.as_mut() {
-                if let Err(error) = writeln!(writer, "{}", csv_row(&sample)) {
+                if let Err(error) = writeln!(writer, "{}", row(&sample)) {
                     return Outcome {
                         samples,
                         error: Some(format!("--csv: cannot write: {error}")),
@@ -234,17 +239,13 @@ fn sleep_unless_stopped(interval: Duration) -> bool {
     }
 }
 
-/// `time_s,gpu,used_bytes,total_bytes` with milliseconds on the time.
-pub fn csv_row(sample: &Sample) -> String {
-    format!(
-        "{:.3},{},{},{}",
-        sample.time_s, sample.gpu, sample.used_bytes, sample.total_bytes
-    )
-}
-
 /// One warning on stderr each time a GPU goes from at-or-below to above the
 /// threshold, not one per sample. Returns whether it warned.
-fn warn_on_crossing(readings: &[MemoryReading], threshold: f64, above: &mut HashSet<u32>) -> bool {
+pub(crate) fn warn_on_crossing(
+    readings: &[MemoryReading],
+    threshold: f64,
+    above: &mut HashSet<u32>,
+) -> bool {
     let mut warned = false;
     for reading in readings {
         let percent = used_percent(reading.used_bytes, reading.total_bytes).unwrap_or(0.0);
@@ -323,22 +324,9 @@ pub struct GpuSummary {
     pub last_used_bytes: u64,
     pub total_bytes: u64,
     pub duration_s: f64,
-    /// Least-squares slope of used bytes over time, per minute; `None` with
+    /// Least-squares slope of used bytes over time (`logs::fit`), per minute; `None` with
     /// fewer than two distinct sample times.
     pub growth_bytes_per_minute: Option<f64>,
-}
-
-/// Least-squares slope of `(time_s, bytes)` points, in bytes per second.
-pub fn least_squares_slope(points: &[(f64, f64)]) -> Option<f64> {
-    if points.len() < 2 {
-        return None;
-    }
-    let n = points.len() as f64;
-    let mean_t = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
-    let covariance: f64 = points.iter().map(|p| (p.0 - mean_t) * (p.1 - mean_y)).sum();
-    let variance: f64 = points.iter().map(|p| (p.0 - mean_t).powi(2)).sum();
-    (variance > 0.0).then(|| covariance / variance)
 }
 
 /// Groups samples by GPU (in GPU order) and summarizes each.
@@ -364,7 +352,7 @@ pub fn gpu_summaries(samples: &[Sample]) -> Vec<GpuSummary> {
                 last_used_bytes: last.used_bytes,
                 total_bytes: last.total_bytes,
                 duration_s: last.time_s - first.time_s,
-                growth_bytes_per_minute: least_squares_slope(&points).map(|s| s * 60.0),
+                growth_bytes_per_minute: Fit::new(&points).map(|f| f.slope * 60.0),
             })
         })
         .collect()
@@ -476,19 +464,6 @@ mod tests {
     }
 
     #[test]
-    fn slope_by_hand() {
-        // Points (0,1), (1,1), (2,4): mean t = 1, mean y = 2;
-        // covariance = (-1)(-1) + 0 + (1)(2) = 3; variance = 1 + 0 + 1 = 2;
-        // slope = 3 / 2 = 1.5 per second.
-        assert_eq!(
-            least_squares_slope(&[(0.0, 1.0), (1.0, 1.0), (2.0, 4.0)]),
-            Some(1.5)
-        );
-        assert_eq!(least_squares_slope(&[(0.0, 1.0)]), None);
-        assert_eq!(least_squares_slope(&[(3.0, 1.0), (3.0, 9.0)]), None);
-    }
-
-    #[test]
     fn summaries_per_gpu() {
         let sample = |time_s, gpu, used_bytes| Sample {
             time_s,
@@ -528,17 +503,5 @@ mod tests {
         assert_eq!(growth_text(3.0 * 1048576.0), "+3.0 MiB/min");
         assert_eq!(growth_text(2048.0 * 1048576.0), "+2.00 GiB/min");
         assert_eq!(growth_text(-512.0 * 1048576.0), "-512.0 MiB/min");
-    }
-
-    #[test]
-    fn csv_rows_match_the_header() {
-        let row = csv_row(&Sample {
-            time_s: 1.23456,
-            gpu: 1,
-            used_bytes: 42,
-            total_bytes: 85899345920,
-        });
-        assert_eq!(row, "1.235,1,42,85899345920");
-        assert_eq!(row.split(',').count(), CSV_HEADER.split(',').count());
     }
 }

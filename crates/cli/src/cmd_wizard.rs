@@ -129,6 +129,7 @@ fn answers(args: &Args, input: &mut impl BufRead) -> Result<WizardAnswers, Input
         gpu,
         gpu_count,
         priority,
+        start: None,
     })
 }
 
@@ -160,6 +161,12 @@ fn print_recommendation(r: &Recommendation) {
     println!("why: {}", r.why.en);
     println!("     {}", r.why.zh);
     println!("source: {}", r.source);
+    if !r.changes.is_empty() {
+        println!("changes from your setup:");
+        for c in &r.changes {
+            println!("  {}: {} → {}", c.path, c.from, c.to);
+        }
+    }
     let sc = &r.scenario;
     let p = &sc.parallel;
     let t = &sc.training;

@@ -7,10 +7,12 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
+mod child;
 mod cmd_catalog;
 mod cmd_check;
+mod cmd_completions;
 mod cmd_doctor;
 mod cmd_estimate;
 mod cmd_gpus;
@@ -21,6 +23,7 @@ mod cmd_score;
 mod cmd_watch;
 mod cmd_wizard;
 mod gpu;
+mod job_args;
 mod output;
 mod scenario_args;
 
@@ -51,7 +54,8 @@ enum Command {
     Logs(cmd_logs::Args),
     /// List this machine's GPUs: memory, MIG mode, processes, catalog match.
     Gpus(cmd_gpus::Args),
-    /// Sample used GPU memory until Ctrl-C or --samples; optionally log a CSV.
+    /// Sample used GPU memory until Ctrl-C or --samples, or while a command
+    /// runs (`watch -- python train.py`); optionally log a CSV.
     Watch(cmd_watch::Args),
     /// The cheapest changes that make a setup fit its GPU, ranked by cost.
     Plan(Box<cmd_plan::Args>),
@@ -59,6 +63,10 @@ enum Command {
     Wizard(cmd_wizard::Args),
     /// Print the web calculator's share link for a scenario or a measured case.
     Link(Box<cmd_link::Args>),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell).
+    Completions(cmd_completions::Args),
+    /// Print the man page (roff), or one command's, or write them all.
+    Man(cmd_completions::ManArgs),
 }
 
 /// `vramfit ... | head` closes the pipe early: die quietly as other Unix
@@ -89,5 +97,7 @@ fn main() -> ExitCode {
         Command::Plan(args) => cmd_plan::run(*args),
         Command::Wizard(args) => cmd_wizard::run(args),
         Command::Link(args) => cmd_link::run(&args),
+        Command::Completions(args) => cmd_completions::completions(&args, Cli::command()),
+        Command::Man(args) => cmd_completions::man(&args, Cli::command()),
     }
 }

@@ -157,8 +157,18 @@ impl ScenarioArgs {
 
     /// The scenario the flags describe (file first, then each flag on top).
     pub fn build(&self) -> Result<Scenario, InputError> {
+        self.build_on(None)
+    }
+
+    /// The scenario over `job` (what training configs set, `--job-config`)
+    /// instead of a scenario file, link or case; the flags apply on top.
+    pub fn build_on(&self, job: Option<Scenario>) -> Result<Scenario, InputError> {
         let s = &self.source;
-        let mut sc = self.base()?;
+        let from_job = job.is_some();
+        let mut sc = match job {
+            Some(sc) => sc,
+            None => self.base()?,
+        };
         if let Some(path) = &s.config {
             let spec = vramfit_core::hf_config::from_hf_config(&read(path)?)?;
             sc.model = ModelSource::Spec(Box::new(spec));
@@ -177,7 +187,7 @@ impl ScenarioArgs {
             sc.model = ModelSource::Params(p as u64);
         }
         // --config alone: inference at batch 1 with a short context.
-        if s.config.is_some() && s.scenario.is_none() && !self.has("t") {
+        if s.config.is_some() && s.scenario.is_none() && !from_job && !self.has("t") {
             sc.task = TaskKind::Inference;
             sc.inference.batch = 1;
             sc.inference.prompt_len = 128;

@@ -151,6 +151,25 @@ fn gpus_json_reports_every_field_and_the_catalog_match() {
 }
 
 #[test]
+fn gpus_json_is_what_the_web_paste_and_link_read() {
+    use vramfit_core::inventory::{Card, Inventory};
+    let output = vramfit(Some("workstation.json"), &["gpus", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let inventory = Inventory::parse(&stdout(&output)).expect("the core reads it back");
+    assert_eq!(inventory.gpus.len(), 2);
+    assert_eq!(
+        inventory.gpus[1].device.memory_total_bytes,
+        Some(12282 * MIB)
+    );
+    // The 4090 is the one catalog card; the RTX A2000 12GB is not in the catalog.
+    let machine = inventory.machine_gpus().expect("a card to name");
+    assert_eq!(
+        (machine.card, machine.count),
+        (Card::Catalog("rtx-4090".into()), 1)
+    );
+}
+
+#[test]
 fn gpus_table_shows_mig_processes_and_unknowns() {
     let output = vramfit(Some("two_a100_mig.json"), &["gpus"]);
     assert!(output.status.success(), "{}", stderr(&output));

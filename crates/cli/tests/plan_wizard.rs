@@ -179,7 +179,10 @@ fn wizard_flags_give_the_table_row_and_its_estimate() {
     assert_eq!(r["fits"], Value::Bool(true));
     let ratio = r["bytes_per_param"].as_f64().unwrap();
     assert!((ratio - 12.0 * (1u64 << 30) as f64 / 6_738_415_616.0).abs() < 1e-9);
-    assert!(r["why"]["en"].as_str().unwrap().contains("1.91 B/param"));
+    assert!(r["why"]["en"]
+        .as_str()
+        .unwrap()
+        .contains("1.91 bytes per parameter"));
 }
 
 #[test]

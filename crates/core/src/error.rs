@@ -30,9 +30,9 @@ impl InputError {
     /// The message in `lang`. Range errors (the most common, and every one
     /// written by [`InputError::out_of_range`]) read in Chinese too; other
     /// messages stay English.
-    pub fn text(&self, lang: crate::doctor::Lang) -> String {
+    pub fn text(&self, lang: crate::lang::Lang) -> String {
         match (lang, self.message.split_once(OUT_OF_RANGE)) {
-            (crate::doctor::Lang::Zh, Some((value, allowed))) => {
+            (crate::lang::Lang::Zh, Some((value, allowed))) => {
                 format!("{value} 超出范围：允许 {}", allowed.replace(" to ", " 到 "))
             }
             _ => self.message.clone(),
@@ -93,7 +93,7 @@ pub fn product(what: &str, factors: &[u64]) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doctor::Lang;
+    use crate::lang::Lang;
 
     #[test]
     fn range_errors_speak_both_languages() {

@@ -3,17 +3,16 @@
 use crate::error::{check_range, InputError, Result};
 use crate::gpu::{find_gpu, GpuSpec};
 use crate::inference::inference_memory;
-use crate::model::{Arch, MlpKind, ModelSpec, NormKind, ParamCounts};
+use crate::model::{Arch, MlpKind, ModelSpec, NormKind};
 use crate::overhead::{
     allocator_slack_bytes, cuda_context_bytes, library_workspace_bytes, loading_cache_bytes,
 };
-use crate::parallel::Shards;
 use crate::precision::{Dtype, WeightFormat};
 use crate::report::{Counter, Estimate, GpuReport, Line, Note, Part};
+use crate::resolved::Resolved;
 use crate::scenario::limits::{MAX_TOTAL_PARAMS, MIN_PARAMS};
-use crate::scenario::{ModelSource, Scenario, Strategy, TaskKind};
-use crate::training::{trainable_params, training_memory};
-use crate::weights::weight_bytes;
+use crate::scenario::{Engine, ModelSource, Parallel, Scenario, Strategy};
+use crate::training::training_memory;
 
 pub use crate::scenario::limits::MAX_TOKENS;
 
@@ -78,36 +77,6 @@ pub fn spec_from_param_count(params: u64) -> ModelSpec {
     }
 }
 
-/// Parameter groups, scaled to `params_override` when the source states a
-/// total the fields cannot rebuild exactly.
-pub fn effective_counts(spec: &ModelSpec) -> ParamCounts {
-    let mut c = spec.param_counts();
-    if let Some(target) = spec.params_override {
-        if c.total > 0 && target != c.total {
-            let fixed = c.embedding + c.lm_head + c.other + c.vision + c.projector;
-            let layers_total = c.layers.total().max(1);
-            let want = target.saturating_sub(fixed).max(1);
-            let scale = |x: u64| ((x as u128 * want as u128) / layers_total as u128) as u64;
-            let l = &mut c.layers;
-            *l = crate::model::LayerParams {
-                q: scale(l.q),
-                k: scale(l.k),
-                v: scale(l.v),
-                o: scale(l.o),
-                gate: scale(l.gate),
-                up: scale(l.up),
-                down: scale(l.down),
-                router: scale(l.router),
-                norms: scale(l.norms),
-                biases: scale(l.biases),
-            };
-            c.total = fixed + c.layers.total();
-            c.active_per_token = c.active_per_token.min(c.total);
-        }
-    }
-    c
-}
-
 fn to_u64(field: &str, bytes: u128) -> Result<u64> {
     u64::try_from(bytes).map_err(|_| {
         InputError::new(
@@ -143,7 +112,65 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         Some((adjusted, note)) => (adjusted, Some(note.clone())),
         None => (sc, None),
     };
-    let p = &sc.parallel;
+    check_model_split(&sc.parallel, spec)?;
+    let gpu = resolve_gpu(sc)?;
+    let capacity = sc.gpu.memory_bytes.or(gpu.map(|g| g.memory_bytes));
+    let r = Resolved::new(sc, spec);
+    let (context, context_source) = cuda_context_bytes(gpu);
+    let task = task_memory(&r, capacity, context);
+    let mut notes: Vec<Note> = image_note.into_iter().collect();
+    notes.extend(scenario_notes(&r));
+    notes.extend(gpu.map(|g| gpu_notes(&r, g)).unwrap_or_default());
+    let mut lines = task.lines;
+    let (workspace, workspace_source) = library_workspace_bytes(gpu);
+    let peak_allocated = task.peak_allocated + workspace as u128;
+    lines.push(Line {
+        part: Part::LibraryWorkspace,
+        bytes: workspace,
+        formula: workspace_source.to_string(),
+        counter: Counter::Allocated,
+    });
+    let (slack, slack_formula) = allocator_slack(&r, per_step_bytes(&lines, task.churn));
+    lines.push(Line {
+        part: Part::AllocatorSlack,
+        bytes: to_u64("allocator slack", slack)?,
+        formula: slack_formula,
+        counter: Counter::Reserved,
+    });
+    lines.push(Line {
+        part: Part::CudaContext,
+        bytes: context,
+        formula: context_source.to_string(),
+        counter: Counter::Device,
+    });
+    let totals = Totals {
+        peak_allocated,
+        peak_reserved: peak_allocated + slack,
+        context,
+    };
+    let report = gpu_report(lines, &totals, task.kv_per_token, task.phase)?;
+    let mut cpu_lines = task.cpu_lines;
+    cpu_lines.push(checkpoint_loading_line(&r)?);
+    let cpu_ram: u128 = cpu_lines.iter().map(|l| l.bytes as u128).sum();
+    Ok(Estimate {
+        model: spec.name.clone(),
+        params: r.counts.total,
+        trainable_params: to_u64(
+            "trainable params",
+            if r.is_training() { r.trainable } else { 0 },
+        )?,
+        approximate: spec.approximate,
+        gpu_count: sc.parallel.gpus,
+        gpus: vec![report],
+        cpu_ram_bytes: to_u64("CPU RAM", cpu_ram)?,
+        cpu_lines,
+        capacity_bytes: capacity,
+        notes,
+    })
+}
+
+/// Tensor parallelism splits the attention heads, pipeline parallelism the layers.
+fn check_model_split(p: &Parallel, spec: &ModelSpec) -> Result<()> {
     if !spec.heads.is_multiple_of(p.tp) {
         return Err(InputError::new(
             "parallel.tp",
@@ -162,15 +189,51 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
             ),
         ));
     }
-    let gpu = resolve_gpu(sc)?;
-    let capacity = sc.gpu.memory_bytes.or(gpu.map(|g| g.memory_bytes));
-    let counts = effective_counts(spec);
-    let training = sc.task == TaskKind::Training;
-    let shards = Shards::new(p, spec.layers, training);
-    let weights = weight_bytes(spec, &counts, sc);
-    let (context, context_source) = cuda_context_bytes(gpu);
-    let mut notes: Vec<Note> = image_note.into_iter().collect();
-    if spec.approximate {
+    Ok(())
+}
+
+/// What the task holds on one GPU, training or serving.
+struct TaskMemory {
+    lines: Vec<Line>,
+    cpu_lines: Vec<Line>,
+    peak_allocated: u128,
+    phase: String,
+    kv_per_token: u128,
+    /// Serving's per-step churn; training's is read off its lines.
+    churn: Option<u128>,
+}
+
+fn task_memory(r: &Resolved, capacity: Option<u64>, context: u64) -> TaskMemory {
+    if r.is_training() {
+        let m = training_memory(r);
+        return TaskMemory {
+            lines: m.lines,
+            cpu_lines: m.cpu_lines,
+            peak_allocated: m.peak_allocated,
+            phase: m.peak_phase.to_string(),
+            kv_per_token: 0,
+            churn: None,
+        };
+    }
+    let m = inference_memory(r, capacity, context);
+    TaskMemory {
+        lines: m.lines,
+        cpu_lines: Vec::new(),
+        peak_allocated: m.peak_allocated,
+        phase: if r.spec.arch.is_encoder_only() {
+            "forward".to_string()
+        } else {
+            "generation".to_string()
+        },
+        kv_per_token: m.kv_per_token,
+        churn: Some(m.per_step),
+    }
+}
+
+/// Notes on the scenario itself: a guessed model, replicas without a strategy.
+fn scenario_notes(r: &Resolved) -> Vec<Note> {
+    let mut notes = Vec::new();
+    if r.spec.approximate {
         notes.push(Note::new(
             "approximate_model",
             "Model given as a bare parameter count: shapes are guessed, figures are approximate."
@@ -178,79 +241,79 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
             "模型只给了参数量：形状是推测的，数字是近似值。".into(),
         ));
     }
-
-    let mut inference_churn = None;
-    let (mut lines, cpu_lines, peak_allocated, phase, kv_per_token, trainable) = if training {
-        let m = training_memory(spec, &counts, sc, &weights, &shards);
-        let trainable = trainable_params(spec, &counts, sc);
-        (
-            m.lines,
-            m.cpu_lines,
-            m.peak_allocated,
-            m.peak_phase.to_string(),
-            0u128,
-            trainable,
-        )
-    } else {
-        let m = inference_memory(spec, sc, &weights, &shards, capacity, context);
-        inference_churn = Some(m.per_step);
-        (
-            m.lines,
-            Vec::new(),
-            m.peak_allocated,
-            if spec.arch.is_encoder_only() {
-                "forward".to_string()
-            } else {
-                "generation".to_string()
-            },
-            m.kv_per_token,
-            0,
-        )
-    };
-    if p.strategy == Strategy::None && p.gpus > 1 && p.tp * p.pp == 1 && training {
+    let s = &r.shards;
+    if s.strategy == Strategy::None && s.gpus > 1 && s.tp * s.pp == 1 && r.is_training() {
         notes.push(Note::new(
             "full_replicas",
             "Several GPUs with strategy \"none\": each GPU holds a full replica (as DDP without buckets).".into(),
             "多卡但未选并行策略：每张卡各放一份完整副本（同不分桶的 DDP）。".into(),
         ));
     }
-
-    let (workspace, workspace_source) = library_workspace_bytes(gpu);
-    let peak_allocated = peak_allocated + workspace as u128;
-    lines.push(Line {
-        part: Part::LibraryWorkspace,
-        bytes: workspace,
-        formula: workspace_source.to_string(),
-        counter: Counter::Allocated,
-    });
-    if let Some(g) = gpu {
-        let uses = |d: Dtype| sc.compute_dtype == d || sc.weights.plain_dtype() == Some(d);
-        if !g.bf16 && uses(Dtype::Bf16) {
-            notes.push(Note::new(
-                "no_bf16",
-                format!(
-                    "{} has no bf16 support: use fp16 (with loss scaling for training).",
-                    g.name
-                ),
-                format!(
-                    "{} 不支持 bf16：请用 fp16（训练时配合 loss scaling）。",
-                    g.name
-                ),
-            ));
-        }
-        if !g.fp8
-            && (sc.weights == WeightFormat::Fp8 || sc.inference.kv_cache_dtype == Some(Dtype::Fp8))
-        {
-            notes.push(Note::new(
-                "no_fp8",
-                format!("{} has no fp8 units: fp8 weights or KV cache are stored in 8 bits but computed in 16.", g.name),
-                format!("{} 没有 fp8 计算单元：fp8 权重或 KV cache 以 8 位存储，但按 16 位计算。", g.name),
-            ));
-        }
+    // Serving on several GPUs with tensor and pipeline parallel at 1 runs one
+    // full copy of the model per GPU (data-parallel replicas): say so, with
+    // the tensor-parallel degree that would split it instead.
+    if s.gpus > 1 && s.tp * s.pp == 1 && !r.is_training() {
+        let tp = tensor_parallel_for(u64::try_from(s.gpus).unwrap_or(u64::MAX), r.spec.heads);
+        let (en_hint, zh_hint) = match tp {
+            Some(tp) => (
+                format!(" Set tensor parallel to {tp} to split the model across them."),
+                format!("把张量并行设为 {tp} 可把模型切分到各卡上。"),
+            ),
+            None => (String::new(), String::new()),
+        };
+        notes.push(Note::new(
+            "serving_replicas",
+            format!(
+                "{} GPUs with tensor and pipeline parallel at 1: each GPU holds a full copy of the model and serves its own requests.{en_hint}",
+                s.gpus
+            ),
+            format!("{} 张 GPU、张量与流水线并行均为 1：每张卡各放一份完整模型，各自处理请求。{zh_hint}", s.gpus),
+        ));
     }
-    // Reserved: what the caching allocator keeps beyond live tensors.
-    // Tensors created and freed every step, whichever phase holds the peak.
-    let per_step: u128 = inference_churn.unwrap_or_else(|| {
+    notes
+}
+
+/// The largest tensor-parallel degree up to `gpus` that divides both the
+/// GPU count and the attention heads (a split vLLM and transformers accept).
+pub fn tensor_parallel_for(gpus: u64, heads: u64) -> Option<u64> {
+    (2..=gpus)
+        .rev()
+        .find(|d| gpus.is_multiple_of(*d) && heads.is_multiple_of(*d))
+}
+
+/// Notes on what the chosen card cannot do (bf16, fp8).
+fn gpu_notes(r: &Resolved, g: &GpuSpec) -> Vec<Note> {
+    let mut notes = Vec::new();
+    let uses = |d: Dtype| r.compute == d || r.chosen_format.plain_dtype() == Some(d);
+    if !g.bf16 && uses(Dtype::Bf16) {
+        notes.push(Note::new(
+            "no_bf16",
+            format!(
+                "{} has no bf16 support: use fp16 (with loss scaling for training).",
+                g.name
+            ),
+            format!(
+                "{} 不支持 bf16：请用 fp16（训练时配合 loss scaling）。",
+                g.name
+            ),
+        ));
+    }
+    if !g.fp8
+        && (r.chosen_format == WeightFormat::Fp8 || r.inference.kv_cache_dtype == Some(Dtype::Fp8))
+    {
+        notes.push(Note::new(
+            "no_fp8",
+            format!("{} has no fp8 units: fp8 weights or KV cache are stored in 8 bits but computed in 16.", g.name),
+            format!("{} 没有 fp8 计算单元：fp8 权重或 KV cache 以 8 位存储，但按 16 位计算。", g.name),
+        ));
+    }
+    notes
+}
+
+/// Tensors created and freed every step, whichever phase holds the peak:
+/// serving's churn, or training's per-step lines.
+fn per_step_bytes(lines: &[Line], churn: Option<u128>) -> u128 {
+    churn.unwrap_or_else(|| {
         lines
             .iter()
             .filter(|l| {
@@ -261,86 +324,76 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
             })
             .map(|l| l.bytes as u128)
             .sum()
-    });
-    let (slack, slack_formula) =
-        if sc.inference.engine == crate::scenario::Engine::Vllm && !training {
-            (
-                0,
-                "vLLM allocates its KV cache up front: no growth of the cache".to_string(),
-            )
-        } else {
-            allocator_slack_bytes(
-                loading_cache_bytes(spec, &counts, sc),
-                per_step,
-                sc.empty_cache_after_load,
-            )
-        };
-    lines.push(Line {
-        part: Part::AllocatorSlack,
-        bytes: to_u64("allocator slack", slack)?,
-        formula: slack_formula,
-        counter: Counter::Reserved,
-    });
-    lines.push(Line {
-        part: Part::CudaContext,
-        bytes: context,
-        formula: context_source.to_string(),
-        counter: Counter::Device,
-    });
+    })
+}
+
+/// Reserved: what the caching allocator keeps beyond live tensors.
+fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String) {
+    if r.inference.engine == Engine::Vllm && !r.is_training() {
+        return (
+            0,
+            "vLLM allocates its KV cache up front: no growth of the cache".to_string(),
+        );
+    }
+    allocator_slack_bytes(loading_cache_bytes(r), per_step, r.empty_cache_after_load)
+}
+
+/// One GPU's three totals before the report is written.
+struct Totals {
+    peak_allocated: u128,
+    peak_reserved: u128,
+    /// CUDA context and libraries.
+    context: u64,
+}
+
+fn gpu_report(
+    lines: Vec<Line>,
+    totals: &Totals,
+    kv_per_token: u128,
+    phase: String,
+) -> Result<GpuReport> {
+    // Paged optimizer states live in unified memory: nvidia-smi sees them.
     let paged: u128 = lines
         .iter()
         .filter(|l| l.part == Part::PagedOptimizer)
         .map(|l| l.bytes as u128)
         .sum();
-    let peak_reserved = peak_allocated + slack;
-    let device_used = peak_reserved + context as u128 + paged;
-    let weights_line = lines
+    let device_used = totals.peak_reserved + totals.context as u128 + paged;
+    let weights_bytes = lines
         .iter()
         .find(|l| l.part == Part::Weights)
         .map_or(0, |l| l.bytes);
-
-    let report = GpuReport {
+    Ok(GpuReport {
         index: 0,
         lines,
-        peak_allocated_bytes: to_u64("peak allocated", peak_allocated)?,
-        peak_reserved_bytes: to_u64("peak reserved", peak_reserved)?,
+        peak_allocated_bytes: to_u64("peak allocated", totals.peak_allocated)?,
+        peak_reserved_bytes: to_u64("peak reserved", totals.peak_reserved)?,
         device_used_bytes: to_u64("device used", device_used)?,
-        weights_bytes: weights_line,
+        weights_bytes,
         kv_bytes_per_token: to_u64("KV cache", kv_per_token)?,
         peak_phase: phase,
-    };
-    let gpus = vec![report];
-    // Loading reads the checkpoint shard by shard through host memory:
-    // transformers writes shards of at most 5 GB (`max_shard_size` default),
-    // stored in 16-bit unless the checkpoint is pre-quantized.
-    let mut cpu_lines = cpu_lines;
-    let stored = if sc.weights.is_quantized()
+    })
+}
+
+/// Loading reads the checkpoint shard by shard through host memory:
+/// transformers writes shards of at most 5 GB (`max_shard_size` default),
+/// stored in 16-bit unless the checkpoint is pre-quantized.
+fn checkpoint_loading_line(r: &Resolved) -> Result<Line> {
+    const SHARD_BYTES: u128 = 5_000_000_000;
+    let chosen = r.chosen_format;
+    let stored = if chosen.is_quantized()
         && !matches!(
-            sc.weights,
+            chosen,
             WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8
         ) {
-        weights.total
+        r.weights.total
     } else {
-        counts.total as u128 * sc.weights.plain_dtype().unwrap_or(sc.compute_dtype).bytes() as u128
+        r.counts.total as u128 * chosen.plain_dtype().unwrap_or(r.compute).bytes() as u128
     };
-    const SHARD_BYTES: u128 = 5_000_000_000;
-    cpu_lines.push(Line {
+    Ok(Line {
         part: Part::Weights,
         bytes: to_u64("CPU RAM", stored.min(SHARD_BYTES))?,
         formula: format!("checkpoint loading: one shard of at most 5 GB of the {stored}-byte checkpoint (transient)"),
         counter: Counter::NotAtPeak,
-    });
-    let cpu_ram: u128 = cpu_lines.iter().map(|l| l.bytes as u128).sum();
-    Ok(Estimate {
-        model: spec.name.clone(),
-        params: counts.total,
-        trainable_params: to_u64("trainable params", trainable)?,
-        approximate: spec.approximate,
-        gpu_count: p.gpus,
-        gpus,
-        cpu_ram_bytes: to_u64("CPU RAM", cpu_ram)?,
-        cpu_lines,
-        capacity_bytes: capacity,
-        notes,
     })
 }

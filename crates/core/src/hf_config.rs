@@ -17,41 +17,12 @@ use crate::model::{
 use reader::{Cfg, Defaults};
 use towers::{import_clip, import_llava};
 
-/// `model_type` values this importer reads.
-pub const SUPPORTED_MODEL_TYPES: &[&str] = &[
-    "llama",
-    "mistral",
-    "mixtral",
-    "qwen2",
-    "qwen2_moe",
-    "qwen3",
-    "qwen3_moe",
-    "gemma",
-    "gemma2",
-    "gemma3",
-    "gemma3_text",
-    "phi",
-    "phi3",
-    "gpt2",
-    "gpt_neox",
-    "opt",
-    "falcon",
-    "RefinedWeb",
-    "RefinedWebModel",
-    "bloom",
-    "gpt_bigcode",
-    "bert",
-    "deberta-v2",
-    "t5",
-    "mt5",
-    "deepseek_v2",
-    "deepseek_v3",
-    "clip_vision_model",
-    "clip",
-    "llava",
-    "stablelm",
-    "gpt_oss",
-];
+/// `model_type` values this importer reads (the architecture table's), for messages.
+pub fn supported_model_types() -> String {
+    crate::model::arch::model_types()
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Parses a pasted `config.json` and builds the matching [`ModelSpec`].
 pub fn from_hf_config(json: &str) -> Result<ModelSpec> {
@@ -103,46 +74,25 @@ const POSITIONS: &[&str] = &["max_position_embeddings", "n_positions", "seq_leng
 
 fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
     let model_type = cfg.model_type()?;
-    let arch = match model_type {
-        "llama" => Arch::Llama,
-        "mistral" => Arch::Mistral,
-        "mixtral" => Arch::Mixtral,
-        "qwen2" => Arch::Qwen2,
-        "qwen2_moe" => Arch::Qwen2Moe,
-        "qwen3" => Arch::Qwen3,
-        "qwen3_moe" => Arch::Qwen3Moe,
-        "gemma" => Arch::Gemma,
-        "gemma2" => Arch::Gemma2,
-        "gemma3" | "gemma3_text" => Arch::Gemma3,
-        "phi" => Arch::Phi,
-        "phi3" => Arch::Phi3,
-        "gpt2" => Arch::Gpt2,
-        "gpt_neox" => Arch::GptNeox,
-        "opt" => Arch::Opt,
-        "falcon" | "RefinedWeb" | "RefinedWebModel" => Arch::Falcon,
-        "bloom" => Arch::Bloom,
-        "gpt_bigcode" => Arch::GptBigcode,
-        "bert" => Arch::Bert,
-        "deberta-v2" => Arch::DebertaV2,
-        "t5" | "mt5" => Arch::T5,
-        "deepseek_v2" => Arch::DeepseekV2,
-        "deepseek_v3" => Arch::DeepseekV3,
-        "clip_vision_model" | "clip" => Arch::ClipVision,
-        "llava" => Arch::Llava,
-        "stablelm" => Arch::Stablelm,
-        "gpt_oss" => Arch::GptOss,
-        other => {
-            return Err(InputError::new(
-                cfg.field("model_type"),
-                format!(
-                    "\"{other}\" is not supported: supported: {}",
-                    SUPPORTED_MODEL_TYPES.join(", ")
-                ),
-            ))
-        }
+    let Some(family) = crate::model::arch::by_model_type(model_type) else {
+        return Err(InputError::new(
+            cfg.field("model_type"),
+            format!(
+                "\"{model_type}\" is not supported: supported: {}",
+                supported_model_types()
+            ),
+        ));
     };
+    let arch = family.arch;
     match arch {
-        Arch::Llava => import_llava(cfg),
+        // A text_config without a model_type is a diff against LlamaConfig().
+        Arch::Llava => import_llava(cfg, |text| {
+            if text.string("model_type")?.is_some() {
+                import(text, text.defaults)
+            } else {
+                import_decoder(text, Arch::Llama, "llama")
+            }
+        }),
         Arch::ClipVision => import_clip(cfg, model_type),
         Arch::Gemma3 => match cfg.object("text_config")? {
             Some(text) if cfg.obj.contains_key("vision_config") => Err(InputError::new(
@@ -178,37 +128,24 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
         max_position: cfg.int(POSITIONS, 0, MAX_POSITION)?.unwrap_or(0),
         ..ModelSpec::default()
     };
-    // transformers' PretrainedConfig ties the head unless the class says otherwise.
-    let tied_default = matches!(
-        arch,
-        Arch::Gemma
-            | Arch::Gemma2
-            | Arch::Gemma3
-            | Arch::Gpt2
-            | Arch::Opt
-            | Arch::Falcon
-            | Arch::Bloom
-            | Arch::GptBigcode
-    );
-    spec.tied_embeddings = cfg.flag("tie_word_embeddings", tied_default)?;
+    // The family's defaults (the architecture table); the config's own
+    // fields override them below.
+    let family = crate::model::arch::row_of(arch);
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", family.tied)?;
+    spec.mlp = family.mlp;
+    spec.norm = family.norm;
+    spec.qkv_bias = family.qkv_bias;
+    spec.out_bias = family.out_bias;
     let four_h = hidden.saturating_mul(4).min(MAX_DIM);
     match arch {
         Arch::Gpt2 | Arch::GptBigcode => {
             spec.intermediate = cfg.int(&["n_inner"], 1, MAX_DIM)?.unwrap_or(four_h);
-            spec.mlp = MlpKind::Plain;
-            spec.norm = NormKind::Layer;
-            spec.qkv_bias = true;
-            spec.out_bias = true;
             if arch == Arch::GptBigcode && cfg.flag("multi_query", true)? {
                 spec.kv_heads = 1;
             }
         }
         Arch::Bloom => {
             spec.intermediate = four_h;
-            spec.mlp = MlpKind::Plain;
-            spec.norm = NormKind::Layer;
-            spec.qkv_bias = true;
-            spec.out_bias = true;
         }
         Arch::Falcon => {
             let new_arch = cfg.flag("new_decoder_architecture", false)?;
@@ -220,8 +157,6 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
                 heads
             };
             spec.intermediate = cfg.int(&["ffn_hidden_size"], 1, MAX_DIM)?.unwrap_or(four_h);
-            spec.mlp = MlpKind::Plain;
-            spec.norm = NormKind::Layer;
             let bias = cfg.flag("bias", false)?;
             spec.qkv_bias = bias;
             spec.out_bias = bias;
@@ -233,8 +168,6 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
         }
         Arch::Opt => {
             spec.intermediate = cfg.req(&["ffn_dim"], 1, MAX_DIM)?;
-            spec.mlp = MlpKind::Plain;
-            spec.norm = NormKind::Layer;
             let bias = cfg.flag("enable_bias", true)?;
             spec.qkv_bias = bias;
             spec.out_bias = bias;
@@ -249,10 +182,6 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
         }
         Arch::Bert | Arch::DebertaV2 => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
-            spec.mlp = MlpKind::Plain;
-            spec.norm = NormKind::Layer;
-            spec.qkv_bias = true;
-            spec.out_bias = true;
             spec.tied_embeddings = true;
             let default_types = if arch == Arch::Bert { 2 } else { 0 };
             spec.type_vocab = cfg
@@ -280,17 +209,11 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
         }
         Arch::Phi => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
-            spec.mlp = MlpKind::Plain;
-            spec.norm = NormKind::Layer;
-            spec.qkv_bias = true;
-            spec.out_bias = true;
             spec.lm_head_bias = true;
             spec.parallel_block = true;
         }
         Arch::GptNeox => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
-            spec.mlp = MlpKind::Plain;
-            spec.norm = NormKind::Layer;
             let bias = cfg.flag("attention_bias", true)?;
             spec.qkv_bias = bias;
             spec.out_bias = bias;
@@ -298,7 +221,6 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
         }
         Arch::Stablelm => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
-            spec.norm = NormKind::Layer;
             spec.qkv_bias = cfg.flag("use_qkv_bias", false)?;
             spec.parallel_block = cfg.flag("use_parallel_residual", false)?;
         }
@@ -311,11 +233,9 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
 /// Llama, Mistral, Mixtral, Qwen, Gemma, Phi-3, DeepSeek, gpt-oss: RMSNorm and
 /// a gated MLP, with family-specific biases and MoE fields.
 fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> {
-    spec.mlp = MlpKind::Gated;
-    spec.norm = NormKind::Rms;
+    // Gated MLP, RMSNorm and Qwen2's q/k/v biases come from the table.
     let dense = cfg.int(&["intermediate_size"], 1, MAX_DIM)?;
     match arch {
-        Arch::Qwen2 | Arch::Qwen2Moe => spec.qkv_bias = true,
         Arch::GptOss => {
             let bias = cfg.flag("attention_bias", true)?;
             spec.qkv_bias = bias;

@@ -1,11 +1,12 @@
 //! Inference memory: weights, KV cache, prefill working set, per engine.
 
-use crate::model::ModelSpec;
+use crate::dequant::{dequant_buffer_bytes, dequant_buffer_line};
+use crate::model::{Arch, ModelSpec};
 use crate::parallel::Shards;
 use crate::precision::Dtype;
 use crate::report::{Counter, Line, Part};
-use crate::scenario::{Attention, Engine, Scenario};
-use crate::weights::{rotary_dim, WeightBytes};
+use crate::resolved::Resolved;
+use crate::scenario::{Attention, Engine};
 
 /// KV-cache bytes per token of context on one GPU, all layers, and the formula.
 pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128, String) {
@@ -56,118 +57,176 @@ pub fn kv_cache_bytes(spec: &ModelSpec, per_token: u128, batch: u128, tokens: u1
     batch * per_layer * ((layers - windowed) * tokens + windowed * tokens.min(window))
 }
 
-pub fn inference_memory(
-    spec: &ModelSpec,
-    sc: &Scenario,
-    weights: &WeightBytes,
-    shards: &Shards,
-    capacity: Option<u64>,
-    non_torch: u64,
-) -> InferenceMemory {
-    let inf = &sc.inference;
-    let kv_dtype = inf.kv_cache_dtype.unwrap_or(sc.compute_dtype);
-    let (per_token, per_token_formula) = kv_bytes_per_token(spec, kv_dtype, shards);
-    let batch = inf.batch as u128;
-    let context = (inf.prompt_len + inf.new_tokens) as u128;
+/// Everything one GPU holds while serving. `capacity` is the card's memory
+/// (vLLM sizes its cache from it) and `non_torch` the memory outside
+/// PyTorch (CUDA context) that vLLM's budget must leave free.
+pub fn inference_memory(r: &Resolved, capacity: Option<u64>, non_torch: u64) -> InferenceMemory {
     let mut lines = Vec::new();
-    let w = weights.total / (shards.tp * shards.pp);
-    let mut weight_bytes = w;
-    let mut weight_formula = shards.sharded_weights(&weights.formula);
-    if inf.engine == Engine::Vllm {
+    let (weight_bytes, weights) = weights_line(r);
+    lines.push(weights);
+    if r.spec.arch.is_encoder_only() {
+        let (working, formula) = encoder_forward_bytes(r);
+        return finish(r, lines, weight_bytes, 0, (working, formula), working, 0);
+    }
+    let inf = r.inference;
+    let kv_dtype = inf.kv_cache_dtype.unwrap_or(r.compute);
+    let (per_token, per_token_formula) = kv_bytes_per_token(r.spec, kv_dtype, &r.shards);
+    let (prefill, prefill_formula) = prefill_bytes(r);
+    let kv_budget = KvBudget {
+        capacity,
+        used: weight_bytes + prefill + non_torch as u128,
+    };
+    let (kv, kv_formula) = kv_cache(r, per_token, &per_token_formula, &kv_budget);
+    lines.push(Line::new(Part::KvCache, kv, kv_formula, Counter::Allocated));
+    let step = generation_step(r, kv, per_token, (prefill, &prefill_formula));
+    finish(
+        r,
+        lines,
+        weight_bytes,
+        kv,
+        (step.working, step.formula),
+        step.per_step,
+        per_token,
+    )
+}
+
+/// The weights on this GPU, bytes and line; vLLM adds its rotary cos/sin cache.
+fn weights_line(r: &Resolved) -> (u128, Line) {
+    let spec = r.spec;
+    let shards = &r.shards;
+    let mut bytes = r.weights.total / (shards.tp * shards.pp);
+    let mut formula = shards.sharded_weights(&r.weights.formula);
+    if r.inference.engine == Engine::Vllm {
         // vLLM's rotary layer precomputes cos/sin for every position in the
         // model dtype: max_position × rotary_dim × bytes (vllm-llmd-177/178/180:
         // weights match to 0.1% only with it).
-        let rope =
-            spec.max_position as u128 * rotary_dim(spec) as u128 * sc.compute_dtype.bytes() as u128;
-        weight_bytes += rope;
-        weight_formula += &format!(
-            " + RoPE cos/sin cache {} × {} × {} B",
+        let compute = r.compute.bytes();
+        bytes += spec.max_position as u128 * rotary_dim(spec) as u128 * compute as u128;
+        formula += &format!(
+            " + RoPE cos/sin cache {} × {} × {compute} B",
             spec.max_position,
             rotary_dim(spec),
-            sc.compute_dtype.bytes()
         );
     }
-    lines.push(Line::new(
-        Part::Weights,
-        weight_bytes,
-        weight_formula,
-        Counter::Allocated,
-    ));
-    if spec.arch.is_encoder_only() {
-        let (working, formula) = encoder_forward_bytes(spec, sc, shards);
-        return finish(
-            lines,
-            sc,
-            weights,
-            weight_bytes,
-            0,
-            (working, formula),
-            working,
-            0,
-        );
-    }
+    (
+        bytes,
+        Line::new(Part::Weights, bytes, formula, Counter::Allocated),
+    )
+}
 
-    let h = spec.hidden as u128;
-    let i = spec.intermediate as u128;
-    let heads = (spec.heads as u128).div_ceil(shards.tp);
-    let act = sc.compute_dtype.bytes() as u128;
-    let prompt = inf.prompt_len as u128;
-    // Prefill working set of one layer: hidden states and MLP intermediates of
-    // the whole prompt, plus the score matrix where eager attention builds it
-    // (fp32 softmax + 16-bit copy: 6 B per score, as in training).
-    let mut prefill = batch * prompt * (4 * h * act + 3 * i * act / shards.tp);
-    let mut prefill_formula = format!("b·p·(4·h + 3·i)·{act} B");
-    if sc.attention == Attention::Eager {
-        // Scores of one layer (fp32 softmax + 16-bit copy) and the 4-D mask.
-        prefill += 6 * batch * heads * prompt * prompt + act * batch * prompt * prompt;
-        prefill_formula += " + 6·b·a·p² (eager scores) + b·p²·2 (mask)";
+/// The arch's rotary embedding covers the whole head (for vLLM's cos/sin cache).
+fn rotary_dim(spec: &ModelSpec) -> u64 {
+    match spec.arch {
+        Arch::Phi => spec.head_dim() * 2 / 5,
+        Arch::Stablelm | Arch::GptNeox => spec.head_dim() / 4,
+        Arch::Gpt2 | Arch::Opt | Arch::Bert | Arch::Bloom | Arch::GptBigcode | Arch::T5 => 0,
+        _ => match &spec.mla {
+            Some(m) => m.qk_rope_head_dim,
+            None => spec.head_dim(),
+        },
     }
-    if spec.arch == crate::model::Arch::T5 {
+}
+
+/// Hidden states and MLP intermediates of one layer for `tokens` tokens of
+/// each sequence: b·tokens·(4·h + 3·i)·B.
+fn layer_working_bytes(r: &Resolved, tokens: u128) -> u128 {
+    let h = r.spec.hidden as u128;
+    let i = r.spec.intermediate as u128;
+    let act = r.compute.bytes() as u128;
+    r.inference.batch as u128 * tokens * (4 * h * act + 3 * i * act / r.shards.tp)
+}
+
+/// Prefill working set of one layer: hidden states and MLP intermediates of
+/// the whole prompt, plus the score matrix where eager attention builds it
+/// (fp32 softmax + 16-bit copy: 6 B per score, as in training).
+fn prefill_bytes(r: &Resolved) -> (u128, String) {
+    let inf = r.inference;
+    let batch = inf.batch as u128;
+    let prompt = inf.prompt_len as u128;
+    let heads = (r.spec.heads as u128).div_ceil(r.shards.tp);
+    let act = r.compute.bytes() as u128;
+    let mut bytes = layer_working_bytes(r, prompt);
+    let mut formula = format!("b·p·(4·h + 3·i)·{act} B");
+    if r.attention == Attention::Eager {
+        // Scores of one layer (fp32 softmax + 16-bit copy) and the 4-D mask.
+        bytes += 6 * batch * heads * prompt * prompt + act * batch * prompt * prompt;
+        formula += " + 6·b·a·p² (eager scores) + b·p²·2 (mask)";
+    }
+    if r.spec.arch == Arch::T5 {
         // The encoder's relative-position bias, (b, heads, p, p), lives
         // through the whole encoder pass (see training/saved.rs).
-        prefill += act * batch * heads * prompt * prompt;
-        prefill_formula += " + b·a·p²·B (T5 position bias)";
+        bytes += act * batch * heads * prompt * prompt;
+        formula += " + b·a·p²·B (T5 position bias)";
     }
-    // Last-position logits in fp32 (transformers/litgpt upcast before sampling).
-    let logits = batch * spec.vocab as u128 * 4;
+    (bytes, formula)
+}
 
-    let (kv, kv_formula) = match inf.engine {
-        Engine::Vllm => {
-            // vLLM profiles a forward pass, then gives the KV cache everything
-            // left below gpu_memory_utilization × capacity.
-            match capacity {
-                Some(cap) => {
-                    let budget = (cap as f64 * inf.gpu_memory_utilization.clamp(0.0, 1.0)) as u128;
-                    let used = weight_bytes + prefill + non_torch as u128;
-                    let kv = budget.saturating_sub(used);
-                    (
-                        kv,
-                        format!(
-                            "{:.2} × capacity − weights − profile activations − non-torch memory",
-                            inf.gpu_memory_utilization
-                        ),
-                    )
-                }
-                None => {
-                    let kv = kv_cache_bytes(spec, per_token, batch, context);
-                    (kv, format!("b × context × ({per_token_formula}) (no GPU chosen: the requested context only)"))
-                }
-            }
-        }
-        _ => {
-            let kv = kv_cache_bytes(spec, per_token, batch, context);
+/// What vLLM's cache may fill: the card's capacity and what the profile
+/// pass found used (weights, activations, memory outside PyTorch).
+struct KvBudget {
+    capacity: Option<u64>,
+    used: u128,
+}
+
+/// The KV cache on this GPU and its formula.
+fn kv_cache(
+    r: &Resolved,
+    per_token: u128,
+    per_token_formula: &str,
+    budget: &KvBudget,
+) -> (u128, String) {
+    let inf = r.inference;
+    let batch = inf.batch as u128;
+    let context = (inf.prompt_len + inf.new_tokens) as u128;
+    match (inf.engine, budget.capacity) {
+        // vLLM profiles a forward pass, then gives the KV cache everything
+        // left below gpu_memory_utilization × capacity.
+        (Engine::Vllm, Some(cap)) => {
+            let limit = (cap as f64 * inf.gpu_memory_utilization.clamp(0.0, 1.0)) as u128;
             (
-                kv,
-                format!("{batch} × {context} tokens × {per_token} B/token ({per_token_formula})"),
+                limit.saturating_sub(budget.used),
+                format!(
+                    "{:.2} × capacity − weights − profile activations − non-torch memory",
+                    inf.gpu_memory_utilization
+                ),
             )
         }
-    };
-    lines.push(Line::new(Part::KvCache, kv, kv_formula, Counter::Allocated));
-    // The peak is either the prefill (prompt-sized working set over the cache
-    // of the prompt) or the last decode step (the full cache, one token's
-    // working set). transformers' DynamicCache grows each layer with
-    // torch.cat, so the old and new copy of one layer coexist while decoding.
-    // A static cache is allocated whole before the prefill and never grows.
+        (Engine::Vllm, None) => (
+            kv_cache_bytes(r.spec, per_token, batch, context),
+            format!(
+                "b × context × ({per_token_formula}) (no GPU chosen: the requested context only)"
+            ),
+        ),
+        _ => (
+            kv_cache_bytes(r.spec, per_token, batch, context),
+            format!("{batch} × {context} tokens × {per_token} B/token ({per_token_formula})"),
+        ),
+    }
+}
+
+/// The working set at the peak of generation and the churn of each step.
+struct GenerationStep {
+    working: u128,
+    formula: String,
+    per_step: u128,
+}
+
+/// The peak is either the prefill (prompt-sized working set over the cache
+/// of the prompt) or the last decode step (the full cache, one token's
+/// working set). transformers' DynamicCache grows each layer with
+/// torch.cat, so the old and new copy of one layer coexist while decoding.
+/// A static cache is allocated whole before the prefill and never grows.
+fn generation_step(
+    r: &Resolved,
+    kv: u128,
+    per_token: u128,
+    (prefill, prefill_formula): (u128, &str),
+) -> GenerationStep {
+    let inf = r.inference;
+    let batch = inf.batch as u128;
+    let act = r.compute.bytes() as u128;
+    // Last-position logits in fp32 (transformers/litgpt upcast before sampling).
+    let logits = batch * r.spec.vocab as u128 * 4;
     let static_cache = inf.engine == Engine::Transformers && inf.static_cache;
     let growth = match inf.engine {
         Engine::Transformers if static_cache => 0,
@@ -175,17 +234,17 @@ pub fn inference_memory(
         // of each step (hf-blog-quant-155, 2023: measured − weights ≈ 2 ×
         // the 13.4 GB cache of Llama-2-13B at 16 × 1024 tokens).
         Engine::Transformers if inf.tuple_cache => kv,
-        Engine::Transformers => kv / spec.layers.max(1) as u128,
+        Engine::Transformers => kv / r.spec.layers.max(1) as u128,
         _ => 0,
     };
-    let decode = batch * (4 * h * act + 3 * i * act / shards.tp) + logits + growth;
+    let decode = layer_working_bytes(r, 1) + logits + growth;
     let kv_prompt = if inf.engine == Engine::Vllm || static_cache {
         kv
     } else {
-        kv_cache_bytes(spec, per_token, batch, prompt)
+        kv_cache_bytes(r.spec, per_token, batch, inf.prompt_len as u128)
     };
     let prefill_peak = (kv_prompt + prefill + logits).saturating_sub(kv);
-    let (working, working_formula) = if prefill_peak >= decode {
+    let (working, formula) = if prefill_peak >= decode {
         (
             prefill_peak,
             format!("prefill {prefill_formula} + fp32 logits b·V·4, less the cache not yet filled"),
@@ -205,26 +264,19 @@ pub fn inference_memory(
             ),
         )
     };
-    finish(
-        lines,
-        sc,
-        weights,
-        weight_bytes,
-        kv,
-        (working, working_formula),
-        prefill + logits + growth,
-        per_token,
-    )
+    GenerationStep {
+        working,
+        formula,
+        per_step: prefill + logits + growth,
+    }
 }
 
 /// The working-set line and the dequantization buffers after the weights
 /// (and cache) lines, and the totals: the peak holds weights, cache,
 /// working set and buffers; the per-step churn adds the buffers.
-#[allow(clippy::too_many_arguments)]
 fn finish(
+    r: &Resolved,
     mut lines: Vec<Line>,
-    sc: &Scenario,
-    weights: &WeightBytes,
     weight_bytes: u128,
     kv: u128,
     (working, formula): (u128, String),
@@ -237,12 +289,12 @@ fn finish(
         formula,
         Counter::Allocated,
     ));
-    lines.extend(crate::training::quant_buffer_line(sc, weights));
-    let quant = crate::training::inference_quant_buffer_bytes(sc, weights);
+    lines.extend(dequant_buffer_line(r));
+    let dequant = dequant_buffer_bytes(r);
     InferenceMemory {
         lines,
-        per_step: per_step + quant,
-        peak_allocated: weight_bytes + kv + working + quant,
+        per_step: per_step + dequant,
+        peak_allocated: weight_bytes + kv + working + dequant,
         kv_per_token,
     }
 }
@@ -253,18 +305,18 @@ fn finish(
 /// intermediate and its activation, and where eager attention builds them
 /// the scores and their softmax, both in the activation dtype (BERT's
 /// softmax runs in the input dtype: 2 × B per score).
-fn encoder_forward_bytes(spec: &ModelSpec, sc: &Scenario, shards: &Shards) -> (u128, String) {
-    let inf = &sc.inference;
+fn encoder_forward_bytes(r: &Resolved) -> (u128, String) {
+    let inf = r.inference;
     let (b, p) = (inf.batch as u128, inf.prompt_len as u128);
-    let h = spec.hidden as u128;
-    let i = spec.intermediate as u128 / shards.tp;
-    let heads = (spec.heads as u128).div_ceil(shards.tp);
-    let act = sc.compute_dtype.bytes() as u128;
+    let h = r.spec.hidden as u128;
+    let i = r.spec.intermediate as u128 / r.shards.tp;
+    let heads = (r.spec.heads as u128).div_ceil(r.shards.tp);
+    let act = r.compute.bytes() as u128;
     let mut bytes = b * p * (6 * h + 2 * i) * act;
     let mut formula = format!(
         "encoder forward, no KV cache: b·p·(2·h residual + 4·h q, k, v, output + 2·i MLP)·{act} B"
     );
-    if sc.attention == Attention::Eager {
+    if r.attention == Attention::Eager {
         bytes += 2 * act * b * heads * p * p;
         formula += &format!(" + 2·{act}·b·a·p² (eager scores and softmax)");
     }

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{check_range, InputError, Result};
 
+pub mod arch;
 mod params;
 
 pub use params::{llava_projector_params, vision_params};
@@ -137,13 +138,6 @@ pub struct VisionTower {
     /// 0 when the tower is loaded without it (what LLaVA does).
     #[serde(default)]
     pub projection_dim: u64,
-}
-
-impl VisionTower {
-    /// Patches per image (plus the class token) = tokens the tower processes.
-    pub fn tokens_per_image(&self) -> u64 {
-        crate::vision::image_tokens(self, None).tower
-    }
 }
 
 impl Arch {
@@ -297,13 +291,6 @@ pub struct ParamCounts {
     pub projector: u64,
     /// Parameters one token actually uses (differs from `total` for MoE).
     pub active_per_token: u64,
-}
-
-impl ParamCounts {
-    /// Linear weights inside the transformer layers: what 4/8-bit formats quantize.
-    pub fn quantizable(&self) -> u64 {
-        self.layers.linear()
-    }
 }
 
 impl ModelSpec {

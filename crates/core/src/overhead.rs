@@ -2,9 +2,10 @@
 //! nvidia-smi sees them) and the caching allocator's unused cache.
 
 use crate::gpu::{Generation, GpuSpec};
-use crate::model::{ModelSpec, ParamCounts};
-use crate::scenario::{Scenario, TaskKind};
-use crate::weights::unchunked_nf4_working_set;
+use crate::precision::WeightFormat;
+use crate::resolved::Resolved;
+use crate::scenario::{LoraTarget, TaskKind};
+use crate::weights::block_matrices;
 
 const MIB: u64 = 1 << 20;
 
@@ -62,16 +63,12 @@ pub fn allocator_slack_bytes(
 
 /// What loading leaves in the allocator's cache, with copies of the largest
 /// tensor in the dtype the run trains or serves in.
-pub fn loading_cache_bytes(
-    spec: &ModelSpec,
-    counts: &ParamCounts,
-    sc: &Scenario,
-) -> (u128, String) {
-    let dtype_bytes = match sc.task {
-        TaskKind::Training => crate::weights::trainable_dtype(sc).bytes(),
-        TaskKind::Inference => sc.weights.plain_dtype().unwrap_or(sc.compute_dtype).bytes(),
+pub fn loading_cache_bytes(r: &Resolved) -> (u128, String) {
+    let dtype_bytes = match r.task {
+        TaskKind::Training => r.trainable_dtype.bytes(),
+        TaskKind::Inference => r.chosen_format.plain_dtype().unwrap_or(r.compute).bytes(),
     } as u128;
-    loading_cache_bytes_in(spec, counts, sc, dtype_bytes)
+    loading_cache_bytes_in(r, dtype_bytes)
 }
 
 /// What loading leaves in the allocator's cache: two copies of the largest
@@ -80,16 +77,12 @@ pub fn loading_cache_bytes(
 /// 0.1's NF4 quantizer working sets where they apply
 /// ([`unchunked_nf4_working_set`]); the cached blocks of the larger serve
 /// the smaller later.
-pub fn loading_cache_bytes_in(
-    spec: &ModelSpec,
-    counts: &ParamCounts,
-    sc: &Scenario,
-    copy_bytes: u128,
-) -> (u128, String) {
+pub fn loading_cache_bytes_in(r: &Resolved, copy_bytes: u128) -> (u128, String) {
+    let spec = r.spec;
     let h = spec.hidden as u128;
     let largest = (spec.vocab as u128 * h).max(h * spec.intermediate as u128) * copy_bytes;
     let copies = (2 * largest, format!("2 × largest tensor {largest}"));
-    match unchunked_nf4_working_set(spec, counts, sc) {
+    match unchunked_nf4_working_set(r) {
         Some((bytes, shapes)) if bytes > copies.0 => {
             let elements: Vec<String> = shapes.iter().map(u128::to_string).collect();
             (
@@ -102,6 +95,43 @@ pub fn loading_cache_bytes_in(
         }
         _ => copies,
     }
+}
+
+/// Working memory of torchao's NF4 quantizer before 0.2 (`NF4Tensor.
+/// from_tensor` in torchao 0.1, which torchtune pinned until June 2024;
+/// torchao 0.2 quantizes in chunks of 1024² elements instead).
+/// `quantize_tensor_nearest` compares every element with the 16 NF4 codes at
+/// once: `(value - nf4)` and its `.abs()` are two (n, 16) bf16 tensors, 32 B
+/// per element each, beside the bf16 weight and its block-scaled copy
+/// (2 + 2 B): 68 B per element of the matrix being quantized. The caching
+/// allocator never merges segments, so a larger matrix cannot reuse a
+/// smaller one's: each new largest shape in build order (attention, then
+/// MLP) keeps its own working set reserved. Returns the bytes and the
+/// element counts of those shapes; `None` when the quantizer does not apply.
+pub fn unchunked_nf4_working_set(r: &Resolved) -> Option<(u128, Vec<u128>)> {
+    if !r.unchunked_nf4_quantizer || r.format != WeightFormat::Nf4 {
+        return None;
+    }
+    let spec = r.spec;
+    /// Bytes per element at the quantizer's peak (see above).
+    const WORKING_BYTES_PER_ELEMENT: u128 = 2 * 16 * 2 + 2 + 2;
+    let experts = spec.moe.as_ref().map_or(1, |m| m.experts.max(1)) as u128;
+    let quantized = r.quantized_targets;
+    let mut shapes = Vec::new();
+    let mut largest = 0;
+    for (target, total) in block_matrices(&r.counts.layers) {
+        // One matrix: a layer's share, an expert's share of an MoE MLP.
+        let mut n = total as u128 / spec.layers.max(1) as u128;
+        if LoraTarget::MLP.contains(&target) {
+            n /= experts;
+        }
+        if quantized.is_none_or(|t| t.contains(&target)) && n > largest {
+            shapes.push(n);
+            largest = n;
+        }
+    }
+    let bytes = shapes.iter().sum::<u128>() * WORKING_BYTES_PER_ELEMENT;
+    Some((bytes, shapes))
 }
 
 /// Reserved beyond allocated, as a share of the per-step tensors: the BERT

@@ -94,6 +94,9 @@ pub struct PlanChange {
     pub quality_risk_pct: f64,
     pub quality_risk: Text,
     pub sources: Vec<String>,
+    /// The change alters what the user asked for (a shorter context, a
+    /// smaller batch): its cost is the workload, not a quality risk.
+    pub changes_workload: bool,
 }
 
 /// The cost of a plan.
@@ -224,6 +227,37 @@ fn key(applied: &[TechniqueId]) -> Vec<TechniqueId> {
     k
 }
 
+/// Whether `a` is no worse than `b` on every cost and better on one: no
+/// slower, no riskier, no more GPUs, and no change of the user's workload
+/// where `b` has none.
+fn dominates(a: &Plan, b: &Plan) -> bool {
+    let (x, y) = (&a.cost, &b.cost);
+    let workload = |p: &Plan| p.changes.iter().any(|c| c.changes_workload);
+    let no_worse = x.slowdown <= y.slowdown
+        && x.quality_risk_pct <= y.quality_risk_pct
+        && x.gpu_factor <= y.gpu_factor
+        && (!workload(a) || workload(b));
+    let better = x.slowdown < y.slowdown
+        || x.quality_risk_pct < y.quality_risk_pct
+        || x.gpu_factor < y.gpu_factor
+        || (!workload(a) && workload(b));
+    no_worse && better
+}
+
+/// The plans in score order, except that a plan never ranks above one that
+/// dominates it (both slower and riskier, say): the weights of the score
+/// may trade one cost for another, but never against every cost at once.
+fn dominance_order(mut plans: Vec<Plan>) -> Vec<Plan> {
+    let mut ordered = Vec::with_capacity(plans.len());
+    while !plans.is_empty() {
+        let next = (0..plans.len())
+            .find(|&i| !plans.iter().any(|other| dominates(other, &plans[i])))
+            .unwrap_or(0);
+        ordered.push(plans.remove(next));
+    }
+    ordered
+}
+
 /// `small` ⊆ `big` as multisets (both sorted).
 fn is_sub_multiset(small: &[TechniqueId], big: &[TechniqueId]) -> bool {
     let mut it = big.iter();
@@ -271,29 +305,33 @@ pub fn fix_plans_with_model(
     if report.fits {
         return Ok(report);
     }
-    let ctx = Context {
-        spec,
-        gpu: resolve_gpu(sc)?,
-        max_gpus: options.max_gpus,
-    };
-    let catalog = techniques();
     let training = sc.task == TaskKind::Training;
-    let usable: Vec<&Technique> = catalog
-        .iter()
-        .filter(|t| match t.task {
-            Applies::Both => true,
-            Applies::Training => training,
-            Applies::Inference => !training,
-        })
-        .collect();
-
-    let mut heap = BinaryHeap::new();
-    let mut seen: HashSet<Vec<TechniqueId>> = HashSet::new();
-    let mut found: Vec<(Vec<TechniqueId>, Plan)> = Vec::new();
-    let mut seq = 0usize;
-    heap.push(Node {
+    let mut search = Search {
+        base: sc,
+        spec,
+        capacity,
+        options,
+        ctx: Context {
+            spec,
+            gpu: resolve_gpu(sc)?,
+            max_gpus: options.max_gpus,
+        },
+        usable: techniques()
+            .iter()
+            .filter(|t| match t.task {
+                Applies::Both => true,
+                Applies::Training => training,
+                Applies::Inference => !training,
+            })
+            .collect(),
+        heap: BinaryHeap::new(),
+        seen: HashSet::new(),
+        seq: 0,
+        evaluated: report.evaluated,
+    };
+    search.heap.push(Node {
         score: 0.0,
-        seq,
+        seq: 0,
         applied: Vec::new(),
         scenario: sc.clone(),
         slowdown: 1.0,
@@ -302,26 +340,61 @@ pub fn fix_plans_with_model(
         device_used: base_used,
         peak_allocated: report.peak_allocated_bytes,
     });
-    seen.insert(Vec::new());
+    search.seen.insert(Vec::new());
+    report.plans = search.run();
+    report.evaluated = search.evaluated;
+    Ok(report)
+}
 
-    while let Some(node) = heap.pop() {
-        let node_key = key(&node.applied);
-        if found.iter().any(|(k, _)| is_sub_multiset(k, &node_key)) {
-            continue;
-        }
-        if node.device_used <= capacity {
-            let plan = make_plan(sc, &node, capacity, &ctx);
-            found.push((node_key, plan));
-            if found.len() >= options.max_plans {
-                break;
+/// The best-first search over sets of changes.
+struct Search<'a> {
+    base: &'a Scenario,
+    spec: &'a ModelSpec,
+    capacity: u64,
+    options: &'a PlanOptions,
+    ctx: Context<'a>,
+    /// The techniques for the scenario's task.
+    usable: Vec<&'static Technique>,
+    heap: BinaryHeap<Node>,
+    /// Every set of changes queued so far, order-free.
+    seen: HashSet<Vec<TechniqueId>>,
+    /// Nodes queued so far (their insertion order).
+    seq: usize,
+    /// Scenarios estimated so far.
+    evaluated: usize,
+}
+
+impl Search<'_> {
+    /// Pops candidates in score order until enough plans fit, never
+    /// extending a set that fits or repeats a found one.
+    fn run(&mut self) -> Vec<Plan> {
+        let mut found: Vec<(Vec<TechniqueId>, Plan)> = Vec::new();
+        while let Some(node) = self.heap.pop() {
+            let node_key = key(&node.applied);
+            if found.iter().any(|(k, _)| is_sub_multiset(k, &node_key)) {
+                continue;
             }
-            continue;
+            if node.device_used <= self.capacity {
+                let plan = make_plan(self.base, &node, self.capacity, &self.ctx);
+                found.push((node_key, plan));
+                if found.len() >= self.options.max_plans {
+                    break;
+                }
+                continue;
+            }
+            if node.applied.len() < self.options.max_changes {
+                self.expand(&node);
+            }
         }
-        if node.applied.len() >= options.max_changes {
-            continue;
-        }
-        for t in &usable {
-            if report.evaluated >= options.max_evaluations {
+        dominance_order(found.into_iter().map(|(_, p)| p).collect())
+    }
+
+    /// Queues the sets one change larger than `node`'s, each set once.
+    fn expand(&mut self, node: &Node) {
+        let catalog = techniques();
+        for i in 0..self.usable.len() {
+            let t = self.usable[i];
+            if self.evaluated >= self.options.max_evaluations {
                 break;
             }
             let repeats = node.applied.contains(&t.id);
@@ -342,49 +415,58 @@ pub fn fix_plans_with_model(
             let mut applied = node.applied.clone();
             applied.push(t.id);
             let child_key = key(&applied);
-            if seen.contains(&child_key) {
+            if self.seen.contains(&child_key) {
                 continue;
             }
-            let Some(child) = apply(t.id, &node.scenario, &ctx) else {
+            let Some(child) = apply(t.id, &node.scenario, &self.ctx) else {
                 continue;
             };
-            seen.insert(child_key);
-            report.evaluated += 1;
-            // A change the estimator rejects (say tp not dividing the heads)
-            // is not a candidate; the search goes on without it.
-            let Ok(e) = estimate_with_model(&child, spec) else {
-                continue;
-            };
-            let used = e.headline_gpu().device_used_bytes;
-            if used >= node.device_used && !t.enabler {
-                continue;
+            self.seen.insert(child_key);
+            self.evaluated += 1;
+            if let Some(next) = self.estimated(node, t, applied, child) {
+                self.heap.push(next);
             }
-            let slowdown = node.slowdown * t.speed_factor;
-            let risk = node.risk + t.quality_risk_pct;
-            let penalty = node.penalty + t.penalty;
-            seq += 1;
-            heap.push(Node {
-                score: score(
-                    &options.weights,
-                    slowdown,
-                    risk,
-                    gpu_factor(sc, &child),
-                    penalty,
-                    applied.len(),
-                ),
-                seq,
-                applied,
-                scenario: child,
-                slowdown,
-                risk,
-                penalty,
-                device_used: used,
-                peak_allocated: e.headline_gpu().peak_allocated_bytes,
-            });
         }
     }
-    report.plans = found.into_iter().map(|(_, p)| p).collect();
-    Ok(report)
+
+    /// The node for `scenario` (`node` with `t` applied), unless the
+    /// estimator rejects it (say tp not dividing the heads: the search goes
+    /// on without it) or it saves nothing and enables nothing.
+    fn estimated(
+        &mut self,
+        node: &Node,
+        t: &Technique,
+        applied: Vec<TechniqueId>,
+        scenario: Scenario,
+    ) -> Option<Node> {
+        let e = estimate_with_model(&scenario, self.spec).ok()?;
+        let used = e.headline_gpu().device_used_bytes;
+        if used >= node.device_used && !t.enabler {
+            return None;
+        }
+        let slowdown = node.slowdown * t.speed_factor;
+        let risk = node.risk + t.quality_risk_pct;
+        let penalty = node.penalty + t.penalty;
+        self.seq += 1;
+        Some(Node {
+            score: score(
+                &self.options.weights,
+                slowdown,
+                risk,
+                gpu_factor(self.base, &scenario),
+                penalty,
+                applied.len(),
+            ),
+            seq: self.seq,
+            applied,
+            scenario,
+            slowdown,
+            risk,
+            penalty,
+            device_used: used,
+            peak_allocated: e.headline_gpu().peak_allocated_bytes,
+        })
+    }
 }
 
 fn make_plan(base: &Scenario, node: &Node, capacity: u64, ctx: &Context) -> Plan {
@@ -404,6 +486,7 @@ fn make_plan(base: &Scenario, node: &Node, capacity: u64, ctx: &Context) -> Plan
                 quality_risk_pct: t.map_or(0.0, |t| t.quality_risk_pct),
                 quality_risk: t.map(|t| t.quality_risk.clone()).unwrap_or_default(),
                 sources: t.map(|t| t.sources.clone()).unwrap_or_default(),
+                changes_workload: t.is_some_and(|t| t.penalty > 0.0),
             }
         })
         .collect();
@@ -435,4 +518,50 @@ fn replay(base: &Scenario, node: &Node, ctx: &Context) -> Vec<Text> {
         before = after;
     }
     texts
+}
+
+#[cfg(test)]
+mod dominance_tests {
+    use super::*;
+
+    fn plan(slowdown: f64, risk: f64, workload: bool) -> Plan {
+        let change = PlanChange {
+            id: TechniqueId::Lora,
+            en: String::new(),
+            zh: String::new(),
+            speed_factor: slowdown,
+            speed_cost: Text::default(),
+            quality_risk_pct: risk,
+            quality_risk: Text::default(),
+            sources: Vec::new(),
+            changes_workload: workload,
+        };
+        Plan {
+            changes: vec![change],
+            cost: PlanCost {
+                slowdown,
+                quality_risk_pct: risk,
+                gpu_factor: 1.0,
+                score: 0.0,
+            },
+            peak_allocated_bytes: 0,
+            device_used_bytes: 0,
+            capacity_bytes: 0,
+            headroom_bytes: 0,
+            scenario: Scenario::default(),
+        }
+    }
+
+    #[test]
+    fn a_slower_and_riskier_plan_never_ranks_first() {
+        // ×1.31 / 1.0 pp scored ahead of ×1.25 / 0.0 pp: the second dominates.
+        let ranked = dominance_order(vec![plan(1.31, 1.0, false), plan(1.25, 0.0, false)]);
+        assert_eq!(ranked[0].cost.slowdown, 1.25);
+        // A trade-off keeps the score's order.
+        let kept = dominance_order(vec![plan(1.1, 1.0, false), plan(1.3, 0.0, false)]);
+        assert_eq!(kept[0].cost.slowdown, 1.1);
+        // Changing the workload is a cost too.
+        let ranked = dominance_order(vec![plan(1.0, 0.0, true), plan(1.0, 0.0, false)]);
+        assert!(!ranked[0].changes[0].changes_workload);
+    }
 }

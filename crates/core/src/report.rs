@@ -184,10 +184,10 @@ impl Note {
         }
     }
 
-    pub fn text(&self, lang: crate::doctor::Lang) -> &str {
+    pub fn text(&self, lang: crate::lang::Lang) -> &str {
         match lang {
-            crate::doctor::Lang::En => &self.message,
-            crate::doctor::Lang::Zh => &self.message_zh,
+            crate::lang::Lang::En => &self.message,
+            crate::lang::Lang::Zh => &self.message_zh,
         }
     }
 }

@@ -7,6 +7,8 @@
 //! `3.1`, `8`, `b`); a decimal point between digits stays inside its number,
 //! so `7b` does not find `2.7B`. Each query word must appear as consecutive
 //! words of some name, the last of them as a prefix (a word being typed).
+//! Catalog names are ASCII: ASCII case folding and classes keep the Unicode
+//! tables out of the web app.
 
 /// A query, cut into words once.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,7 +22,7 @@ const HUB_PREFIXES: [&str; 2] = ["huggingface.co/", "hf.co/"];
 
 impl Query {
     pub fn new(text: &str) -> Query {
-        let lower = text.trim().to_lowercase();
+        let lower = text.trim().to_ascii_lowercase();
         // A pasted model page: keep the `org/name` after the host.
         let text = HUB_PREFIXES
             .iter()
@@ -65,7 +67,7 @@ impl Query {
 /// `text` cut into lower-case words at non-alphanumerics and at
 /// letter/digit boundaries; `.` between two digits stays in the number.
 fn pieces(text: &str) -> Vec<String> {
-    let chars: Vec<char> = text.to_lowercase().chars().collect();
+    let chars: Vec<char> = text.to_ascii_lowercase().chars().collect();
     let mut out: Vec<String> = Vec::new();
     let mut current = String::new();
     let mut last_digit = None::<bool>;
@@ -77,7 +79,7 @@ fn pieces(text: &str) -> Vec<String> {
             current.push(c);
             continue;
         }
-        if !c.is_alphanumeric() {
+        if !c.is_ascii_alphanumeric() {
             if !current.is_empty() {
                 out.push(std::mem::take(&mut current));
             }

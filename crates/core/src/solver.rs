@@ -56,14 +56,25 @@ pub fn max_micro_batch(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result
     })
 }
 
+/// The longest context the model itself takes: its position limit
+/// (`max_position_embeddings`), or the estimator's limit for models with
+/// relative positions (T5) or none stated (0).
+pub fn context_limit(spec: &ModelSpec) -> u64 {
+    match spec.max_position {
+        0 => crate::estimate::MAX_TOKENS,
+        n => n.min(crate::estimate::MAX_TOKENS),
+    }
+}
+
 /// Longest context (prompt + new tokens) that fits for inference at the
-/// scenario's batch; the prompt takes the context, new tokens stay as given
-/// unless they alone exceed it.
+/// scenario's batch, never beyond what the model takes ([`context_limit`]);
+/// the prompt takes the context, new tokens stay as given unless they alone
+/// exceed it.
 pub fn max_context(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Option<u64>> {
     let mut s = sc.clone();
     s.task = TaskKind::Inference;
     let base = s.clone();
-    largest_fitting(crate::estimate::MAX_TOKENS, |ctx| {
+    largest_fitting(context_limit(spec), |ctx| {
         s.inference = base.inference.clone();
         set_context(&mut s, ctx);
         Ok(device_used(&s, spec)? <= capacity)
@@ -111,6 +122,9 @@ pub struct FitRow {
     pub headroom_bytes: i64,
     /// Training: largest micro-batch that fits. Inference: longest context.
     pub largest: Option<u64>,
+    /// The model, not the card, bounds `largest`: the card would take a
+    /// longer context than the model's position limit.
+    pub model_bound: bool,
 }
 
 /// The scenario on every catalog GPU, with the largest micro-batch (training)
@@ -152,8 +166,9 @@ pub fn fit_table_with_model(
     };
     let limit = match sc.task {
         TaskKind::Training => 4096,
-        TaskKind::Inference => crate::estimate::MAX_TOKENS,
+        TaskKind::Inference => context_limit(spec),
     };
+    let model_limited = sc.task == TaskKind::Inference && limit < crate::estimate::MAX_TOKENS;
     let mut rows = Vec::with_capacity(cards.len());
     for g in cards {
         let capacity = g.usable_bytes();
@@ -178,6 +193,7 @@ pub fn fit_table_with_model(
             fits: used <= capacity,
             headroom_bytes: (capacity as i128 - used as i128)
                 .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+            model_bound: model_limited && largest == Some(limit),
             largest,
         });
     }
@@ -228,11 +244,7 @@ pub fn sweep(sc: &Scenario, spec: &ModelSpec) -> Vec<(u64, u64)> {
     };
     points
         .iter()
-        .filter(|&&x| {
-            axis == SweepAxis::MicroBatch
-                || spec.max_position == 0
-                || x <= spec.max_position.max(512)
-        })
+        .filter(|&&x| axis == SweepAxis::MicroBatch || x <= context_limit(spec).max(512))
         .filter_map(|&x| {
             match axis {
                 SweepAxis::MicroBatch => s.training.micro_batch = x,

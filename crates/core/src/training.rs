@@ -1,127 +1,17 @@
 //! Training memory: weights, gradients, optimizer states, activations, loss,
-//! and the two moments one of which is the peak (backward start, optimizer step).
+//! and the three moments one of which is the peak (forward/backward, end of
+//! backward, optimizer step).
 
-use crate::model::{ModelSpec, ParamCounts};
-use crate::parallel::Shards;
-use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
-use crate::report::{Counter, Line, Part};
-use crate::scenario::{Framework, LoraTarget, Method, Optimizer, Scenario};
-use crate::weights::{trainable_dtype, WeightBytes};
-
+mod loss;
+mod optimizer;
 mod saved;
-use saved::{activation_bytes, loss_bytes};
 
-/// First layer with adapter prompts in litgpt's LLaMA-Adapter v1 and v2
-/// (`adapter_start_layer` default 2, litgpt `adapter.py` Config).
-pub const ADAPTER_START_LAYER: u128 = 2;
-
-/// Trainable parameters for the chosen method.
-pub fn trainable_params(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> u128 {
-    let t = &sc.training;
-    if let Some(n) = t.trainable_params {
-        return n as u128;
-    }
-    let l = spec.layers.max(1) as u128;
-    let h = spec.hidden as u128;
-    let layers = &counts.layers;
-    let per = |x: u64| x as u128 / l;
-    match t.method {
-        Method::Full | Method::ForwardBackward => {
-            let frozen = if t.freeze_vision {
-                counts.vision as u128
-            } else {
-                0
-            };
-            counts.total as u128 - frozen
-        }
-        Method::Lora | Method::Qlora => {
-            let r = t.lora.rank as u128;
-            let qd = (spec.heads * spec.head_dim()) as u128;
-            let experts = spec.moe.as_ref().map_or(1, |m| m.experts as u128);
-            let mlp_width = |n: u64| {
-                // in + out of one projection of width i: n / (h·i) matrices of h×i
-                per(n)
-            };
-            let mut sum = 0u128;
-            for target in &t.lora.targets {
-                // r·(in + out) for each adapted matrix, in every layer.
-                let per_layer = match target {
-                    LoraTarget::Q => r * (h + qd),
-                    LoraTarget::K | LoraTarget::V => r * (h + per(layers.k) / h.max(1)),
-                    LoraTarget::O => r * (qd + h),
-                    LoraTarget::Gate | LoraTarget::Up | LoraTarget::Down => {
-                        let width = mlp_width(layers.up) / h.max(1) / experts.max(1);
-                        if width == 0 {
-                            0
-                        } else {
-                            experts * r * (h + width)
-                        }
-                    }
-                    LoraTarget::Head => 0,
-                };
-                sum += per_layer * l;
-                if *target == LoraTarget::Head {
-                    sum += r * (h + spec.vocab as u128);
-                }
-            }
-            sum
-        }
-        // LLaMA-Adapter: a 10-token prompt and a gate per head in every layer
-        // from `ADAPTER_START_LAYER` on (litgpt default adapter_prompt_length=10).
-        Method::Adapter => (l.saturating_sub(ADAPTER_START_LAYER)) * (10 * h + spec.heads as u128),
-        // Adapter v2 also trains a bias and a scale on every linear's output
-        // and the norms (litgpt adapter_v2).
-        Method::AdapterV2 => {
-            let outs =
-                l * (2 * h + 2 * per(layers.k) / h.max(1) + h + 2 * per(layers.up) / h.max(1) + h);
-            (l.saturating_sub(ADAPTER_START_LAYER)) * (10 * h + spec.heads as u128)
-                + 2 * outs
-                + layers.norms as u128
-        }
-    }
-}
-
-/// Optimizer state bytes per trainable parameter ×1024 (integer), and a formula note.
-pub fn optimizer_state_millibytes(sc: &Scenario) -> (u128, &'static str) {
-    let t = &sc.training;
-    let state = t
-        .optimizer_state_dtype
-        .unwrap_or(match sc.training_precision {
-            TrainingPrecision::Pure16 => trainable_dtype(sc),
-            _ => Dtype::Fp32,
-        });
-    let s = state.bytes() as u128 * 1024;
-    match t.optimizer {
-        Optimizer::Sgd | Optimizer::None => (0, "no state"),
-        Optimizer::SgdMomentum => (s, "momentum"),
-        Optimizer::Lion => (s, "momentum (Lion)"),
-        Optimizer::Adam | Optimizer::Adamw => (2 * s, "exp_avg + exp_avg_sq"),
-        // bitsandbytes block-wise 8-bit states: 2 × 1 B + an fp32 absmax per
-        // 2048-element block (Dettmers et al. 2022, "8-bit optimizers").
-        Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => {
-            (2 * 1024 + 2 * 2, "2 × int8 + block absmax")
-        }
-        Optimizer::PagedAdamw => (2 * 4 * 1024, "2 × fp32, paged"),
-        // Adafactor's factored second moment is counted separately (rows + cols).
-        Optimizer::Adafactor => (0, "factored second moment"),
-    }
-}
-
-/// Adafactor state: 4 B × (rows + cols) per matrix, 4 B per element of vectors
-/// (cpu/optimizer_states.csv: HF Adafactor, beta1 = None).
-fn adafactor_bytes(spec: &ModelSpec, counts: &ParamCounts, trainable: u128) -> u128 {
-    let l = spec.layers as u128;
-    let h = spec.hidden as u128;
-    let i = spec.intermediate as u128;
-    let qd = (spec.heads * spec.head_dim()) as u128;
-    let kvd = (spec.kv_heads * spec.head_dim()) as u128;
-    let per_layer = (h + qd) * 2 + (h + kvd) * 2 + 3 * (h + i);
-    let matrices = l * per_layer + 2 * (spec.vocab as u128 + h);
-    let vectors = counts.layers.norms as u128 + counts.layers.biases as u128;
-    // Scale with the trainable share (LoRA trains small matrices).
-    let full = counts.total.max(1) as u128;
-    4 * (matrices + vectors) * trainable.min(full) / full
-}
+use crate::dequant::{dequant_buffer_bytes, dequant_buffer_line};
+use crate::precision::{TrainingPrecision, WeightFormat};
+use crate::report::{Counter, Line, Part};
+use crate::resolved::Resolved;
+use crate::scenario::{Framework, Optimizer};
+use crate::trainable::trains_every_weight;
 
 pub struct TrainingMemory {
     pub lines: Vec<Line>,
@@ -130,88 +20,186 @@ pub struct TrainingMemory {
     pub peak_phase: &'static str,
 }
 
-/// Everything one GPU holds during training.
-pub fn training_memory(
-    spec: &ModelSpec,
-    counts: &ParamCounts,
-    sc: &Scenario,
-    weights: &WeightBytes,
-    shards: &Shards,
-) -> TrainingMemory {
-    let t = &sc.training;
-    let trainable = trainable_params(spec, counts, sc);
-    let tdtype = trainable_dtype(sc);
-    let mut lines = Vec::new();
-    let mut cpu_lines = Vec::new();
+/// The breakdown as it is written: the GPU's lines and the CPU's.
+#[derive(Default)]
+struct Lines {
+    gpu: Vec<Line>,
+    cpu: Vec<Line>,
+}
 
-    // Weights on this GPU.
-    let w_gpu = shards.weights(weights.total);
-    let weights_on_cpu = shards.params_offloaded();
-    lines.push(Line::new(
-        Part::Weights,
-        if weights_on_cpu {
-            shards.gathered_layers(weights.total, 2)
+impl Lines {
+    fn place(&mut self, line: Line, on_cpu: bool) {
+        if on_cpu {
+            self.cpu.push(line);
         } else {
-            w_gpu
-        },
-        if weights_on_cpu {
-            format!(
-                "parameters offloaded to CPU; 2 layers gathered at a time of {}",
-                weights.formula
-            )
-        } else {
-            shards.sharded_weights(&weights.formula)
-        },
-        Counter::Allocated,
-    ));
-    if weights_on_cpu {
-        cpu_lines.push(Line::new(
-            Part::Weights,
-            weights.total,
-            weights.formula.clone(),
-            Counter::Device,
-        ));
-    }
-
-    // fp32 master copy: 16-bit weights trained with mixed precision keep one in
-    // the optimizer (DeepSpeed/Megatron layout). HF AMP keeps fp32 weights instead.
-    let sixteen_bit_weights = matches!(sc.weights, WeightFormat::Fp16 | WeightFormat::Bf16);
-    let master = if sc.training_precision == TrainingPrecision::Amp && sixteen_bit_weights {
-        shards.optimizer(4 * trainable)
-    } else {
-        0
-    };
-    let optimizer_on_cpu = shards.optimizer_offloaded();
-    if master > 0 {
-        let l = Line::new(
-            Part::MasterWeights,
-            master,
-            format!("{trainable} trainable × 4 B{}", shards.optimizer_note()),
-            Counter::Allocated,
-        );
-        if optimizer_on_cpu {
-            cpu_lines.push(l);
-        } else {
-            lines.push(l);
+            self.gpu.push(line);
         }
     }
+}
 
-    // Gradients.
-    let grad_bytes_full = trainable * tdtype.bytes() as u128;
-    let grads = if t.optimizer_in_backward {
-        // Each gradient is applied and freed as soon as it is produced.
-        grad_bytes_full / (spec.layers.max(1) as u128)
-    } else {
-        shards.gradients(grad_bytes_full)
+/// Bytes of each term alive on the GPU, which the peak's phases add up.
+struct Alive {
+    weights: u128,
+    master: u128,
+    states: u128,
+    gradients: u128,
+    /// Saved activations with the layer recomputed under checkpointing.
+    activations: u128,
+    loss: u128,
+    dequant: u128,
+    step: u128,
+    buckets: u128,
+    gathered: u128,
+    /// The fp32 buffer a 16-bit embedding's gradient accumulates in.
+    embedding_grad: u128,
+}
+
+/// Everything one GPU holds during training.
+pub fn training_memory(r: &Resolved) -> TrainingMemory {
+    let mut lines = Lines::default();
+    let weights = weights(r, &mut lines);
+    let master = master_weights(r, &mut lines);
+    let gradients = gradients(r, &mut lines);
+    let states = optimizer_states(r, &mut lines);
+    let (act_bytes, act_formula, recompute) = saved::activation_bytes(r);
+    let (loss_bytes, loss_formula) = loss::loss_bytes(r);
+    lines.gpu.push(Line::new(
+        Part::Activations,
+        act_bytes + recompute,
+        act_formula,
+        Counter::Allocated,
+    ));
+    lines.gpu.push(Line::new(
+        Part::LogitsLoss,
+        loss_bytes,
+        loss_formula,
+        Counter::Allocated,
+    ));
+    lines.gpu.extend(dequant_buffer_line(r));
+    let (step, step_formula) = optimizer::step_bytes(r);
+    if step > 0 {
+        lines.gpu.push(Line::new(
+            Part::OptimizerStep,
+            step,
+            step_formula,
+            Counter::NotAtPeak,
+        ));
+    }
+    let (buckets, gathered) = parallelism_buffers(r, &mut lines);
+    let alive = Alive {
+        weights,
+        master,
+        states,
+        gradients,
+        activations: act_bytes + recompute,
+        loss: loss_bytes,
+        dequant: dequant_buffer_bytes(r),
+        step,
+        buckets,
+        gathered,
+        embedding_grad: embedding_grad_buffer(r),
     };
-    lines.push(Line::new(
+    let accumulating = gradients_alive_in_backward(r);
+    let (peak, phase) = alive.peak(accumulating);
+    mark_not_at_peak(&mut lines.gpu, phase, accumulating);
+    TrainingMemory {
+        lines: lines.gpu,
+        cpu_lines: lines.cpu,
+        peak_allocated: peak,
+        peak_phase: phase.name(),
+    }
+}
+
+/// The weights on this GPU (with parameters offloaded to the CPU: the two
+/// layers gathered at a time); returns the bytes alive on the GPU.
+fn weights(r: &Resolved, lines: &mut Lines) -> u128 {
+    let shards = &r.shards;
+    let w = &r.weights;
+    if shards.params_offloaded() {
+        let gathered = shards.gathered_layers(w.total, 2);
+        lines.gpu.push(Line::new(
+            Part::Weights,
+            gathered,
+            format!(
+                "parameters offloaded to CPU; 2 layers gathered at a time of {}",
+                w.formula
+            ),
+            Counter::Allocated,
+        ));
+        lines.cpu.push(Line::new(
+            Part::Weights,
+            w.total,
+            w.formula.clone(),
+            Counter::Device,
+        ));
+        gathered
+    } else {
+        let bytes = shards.weights(w.total);
+        lines.gpu.push(Line::new(
+            Part::Weights,
+            bytes,
+            shards.sharded_weights(&w.formula),
+            Counter::Allocated,
+        ));
+        bytes
+    }
+}
+
+/// fp32 master copy: 16-bit weights trained with mixed precision keep one in
+/// the optimizer (DeepSpeed/Megatron layout). HF AMP keeps fp32 weights
+/// instead. Returns the bytes alive on the GPU.
+fn master_weights(r: &Resolved, lines: &mut Lines) -> u128 {
+    let shards = &r.shards;
+    let sixteen_bit_weights = matches!(r.chosen_format, WeightFormat::Fp16 | WeightFormat::Bf16);
+    if r.precision != TrainingPrecision::Amp || !sixteen_bit_weights {
+        return 0;
+    }
+    let master = shards.optimizer(4 * r.trainable);
+    if master == 0 {
+        return 0;
+    }
+    let on_cpu = shards.optimizer_offloaded();
+    lines.place(
+        Line::new(
+            Part::MasterWeights,
+            master,
+            format!("{} trainable × 4 B{}", r.trainable, shards.optimizer_note()),
+            Counter::Allocated,
+        ),
+        on_cpu,
+    );
+    if on_cpu {
+        0
+    } else {
+        master
+    }
+}
+
+/// Every trainable parameter's gradient in the trainable dtype.
+fn gradient_bytes(r: &Resolved) -> u128 {
+    r.trainable * r.trainable_dtype.bytes() as u128
+}
+
+/// The gradients on this GPU; returns their bytes.
+fn gradients(r: &Resolved, lines: &mut Lines) -> u128 {
+    let t = r.training;
+    let full = gradient_bytes(r);
+    let bytes = if t.optimizer_in_backward {
+        // Each gradient is applied and freed as soon as it is produced.
+        full / (r.spec.layers.max(1) as u128)
+    } else {
+        r.shards.gradients(full)
+    };
+    let dtype = r.trainable_dtype;
+    lines.gpu.push(Line::new(
         Part::Gradients,
-        grads,
+        bytes,
         format!(
-            "{trainable} trainable × {} B ({}){}{}",
-            tdtype.bytes(),
-            tdtype.name(),
-            shards.gradient_note(),
+            "{} trainable × {} B ({}){}{}",
+            r.trainable,
+            dtype.bytes(),
+            dtype.name(),
+            r.shards.gradient_note(),
             if t.optimizer_in_backward {
                 ", freed per layer (optimizer in backward)"
             } else {
@@ -220,111 +208,63 @@ pub fn training_memory(
         ),
         Counter::Allocated,
     ));
+    bytes
+}
 
-    // Optimizer states.
-    let (millibytes, what) = optimizer_state_millibytes(sc);
-    let mut states_full = trainable * millibytes / 1024;
-    if t.optimizer == Optimizer::Adafactor {
-        states_full = adafactor_bytes(spec, counts, trainable);
-    }
-    let states = shards.optimizer(states_full);
+/// The optimizer's states on this GPU, the CPU, or in unified memory
+/// (paged); returns the bytes the allocator holds on the GPU.
+fn optimizer_states(r: &Resolved, lines: &mut Lines) -> u128 {
+    let t = r.training;
+    let shards = &r.shards;
+    let (millibytes, what) = optimizer::state_millibytes(r);
+    let full = if t.optimizer == Optimizer::Adafactor {
+        optimizer::adafactor_bytes(r)
+    } else {
+        r.trainable * millibytes / 1024
+    };
+    let states = shards.optimizer(full);
     let paged = matches!(
         t.optimizer,
         Optimizer::PagedAdamw | Optimizer::PagedAdamw8bit
     );
-    let states_line = Line::new(
-        if paged {
-            Part::PagedOptimizer
-        } else {
-            Part::OptimizerStates
-        },
-        states,
-        format!(
-            "{trainable} trainable × {:.3} B ({what}){}",
-            millibytes as f64 / 1024.0,
-            shards.optimizer_note()
+    let on_cpu = shards.optimizer_offloaded();
+    lines.place(
+        Line::new(
+            if paged {
+                Part::PagedOptimizer
+            } else {
+                Part::OptimizerStates
+            },
+            states,
+            format!(
+                "{} trainable × {:.3} B ({what}){}",
+                r.trainable,
+                millibytes as f64 / 1024.0,
+                shards.optimizer_note()
+            ),
+            if paged {
+                Counter::Device
+            } else {
+                Counter::Allocated
+            },
         ),
-        if paged {
-            Counter::Device
-        } else {
-            Counter::Allocated
-        },
+        on_cpu,
     );
-    if optimizer_on_cpu {
-        cpu_lines.push(states_line);
+    if on_cpu || paged {
+        0
     } else {
-        lines.push(states_line);
+        states
     }
-    let states_alloc = if optimizer_on_cpu || paged { 0 } else { states };
-    let master_alloc = if optimizer_on_cpu { 0 } else { master };
+}
 
-    // Activations.
-    let (act_bytes, act_formula, recompute) = activation_bytes(spec, counts, sc, shards);
-    let (loss_bytes, loss_formula) = loss_bytes(spec, sc, shards);
-    lines.push(Line::new(
-        Part::Activations,
-        act_bytes + recompute,
-        act_formula,
-        Counter::Allocated,
-    ));
-    lines.push(Line::new(
-        Part::LogitsLoss,
-        loss_bytes,
-        loss_formula,
-        Counter::Allocated,
-    ));
-
-    // bitsandbytes 4-bit matmuls dequantize a whole weight to 16-bit; litgpt
-    // nf4 peaks show two such buffers of the largest linear alive (phi-1.5,
-    // stablelm-3b, Llama-2-7B, CodeLlama-34B, Falcon-40B inference within 3%).
-    let quant = quant_buffer_bytes(sc, weights);
-    lines.extend(quant_buffer_line(sc, weights));
-
-    // Optimizer step scratch: torch's foreach AdamW (the CUDA default) holds one
-    // parameter-sized temporary (cpu/optimizer_states.csv: 1.0× param bytes).
-    let largest_param = largest_param_elements(spec) * tdtype.bytes() as u128;
-    let (step, step_formula) = if optimizer_on_cpu || t.optimizer_in_backward {
-        (0, String::new())
-    } else if t.framework == Framework::HfTrainer {
-        // A for-loop step holds temporaries of one tensor at a time: ≈ 2× the
-        // largest (cpu/optimizer_states.csv, for-loop rows).
-        (
-            2 * largest_param,
-            "2 × largest parameter tensor (for-loop step)".to_string(),
-        )
-    } else {
-        match t.optimizer {
-            // torch's fused kernels (Adam, AdamW, SGD) update each tensor in
-            // place: no list of full-size intermediates.
-            Optimizer::Adam | Optimizer::Adamw | Optimizer::SgdMomentum if t.fused_optimizer => {
-                (0, String::new())
-            }
-            Optimizer::Adam | Optimizer::Adamw | Optimizer::Lion | Optimizer::SgdMomentum => (
-                shards.optimizer(trainable * tdtype.bytes() as u128),
-                "one trainable-parameter-sized temporary (foreach step, the CUDA default)"
-                    .to_string(),
-            ),
-            // HF Adafactor: ≈ 2× the largest tensor in fp32 (optimizer_states.csv).
-            Optimizer::Adafactor => (
-                2 * largest_param_elements(spec) * 4,
-                "2 × largest tensor in fp32 (Adafactor)".to_string(),
-            ),
-            _ => (0, String::new()),
-        }
-    };
-    // DDP's reducer keeps flat gradient buckets beside .grad (gradient_as_bucket_view=False).
-    let buckets = shards.ddp_bucket_bytes(grad_bytes_full);
-    let gathered = shards.zero3_gathered(weights.total, 2);
-    if step > 0 {
-        lines.push(Line::new(
-            Part::OptimizerStep,
-            step,
-            step_formula,
-            Counter::NotAtPeak,
-        ));
-    }
+/// DDP's reducer keeps flat gradient buckets beside .grad
+/// (gradient_as_bucket_view=False); ZeRO-3/FSDP gather two layers of
+/// parameters. Returns (buckets, gathered).
+fn parallelism_buffers(r: &Resolved, lines: &mut Lines) -> (u128, u128) {
+    let buckets = r.shards.ddp_bucket_bytes(gradient_bytes(r));
+    let gathered = r.shards.zero3_gathered(r.weights.total, 2);
     if buckets + gathered > 0 {
-        lines.push(Line::new(
+        lines.gpu.push(Line::new(
             Part::Workspace,
             buckets + gathered,
             if buckets > 0 {
@@ -335,122 +275,102 @@ pub fn training_memory(
             Counter::Allocated,
         ));
     }
+    (buckets, gathered)
+}
 
-    let weights_alloc = if weights_on_cpu {
-        shards.gathered_layers(weights.total, 2)
-    } else {
-        w_gpu
-    };
-    // Gradients are alive during forward/backward when they accumulate over
-    // micro-batches, or when zero_grad keeps them (legacy HF Trainer stack).
-    let accumulating = t.grad_accum > 1 || t.framework == Framework::HfTrainer;
-    let backward = weights_alloc
-        + master_alloc
-        + states_alloc
-        + act_bytes
-        + recompute
-        + loss_bytes
-        + quant
-        + buckets
-        + gathered
-        + if accumulating { grads } else { 0 };
-    let step_peak = weights_alloc + master_alloc + states_alloc + grads + step + buckets;
-    // End of backward: every gradient exists; a 16-bit embedding's backward
-    // accumulates its gradient in an fp32 buffer (hf-sdpa-156/167 at s = 128:
-    // peak − weights − gradients ≈ vocab × h × 4 B).
-    let embedding_trainable = full_training(t.method);
-    let embedding_grad_buffer = if embedding_trainable && tdtype.bytes() == 2 {
-        shards.gradients(counts.embedding as u128 * 4)
+/// End of backward: every gradient exists; a 16-bit embedding's backward
+/// accumulates its gradient in an fp32 buffer (hf-sdpa-156/167 at s = 128:
+/// peak − weights − gradients ≈ vocab × h × 4 B).
+fn embedding_grad_buffer(r: &Resolved) -> u128 {
+    if trains_every_weight(r.training.method) && r.trainable_dtype.bytes() == 2 {
+        r.shards.gradients(r.counts.embedding as u128 * 4)
     } else {
         0
-    };
-    let backward_end =
-        weights_alloc + master_alloc + states_alloc + grads + buckets + embedding_grad_buffer;
-    let (peak, phase) = if step_peak >= backward.max(backward_end) {
-        (step_peak, "optimizer step")
-    } else if backward_end > backward {
-        (backward_end, "end of backward")
-    } else {
-        (backward, "forward/backward")
-    };
-    // Mark what is not alive at the chosen peak.
-    for l in &mut lines {
-        let at_backward =
-            !matches!(l.part, Part::OptimizerStep) && (accumulating || l.part != Part::Gradients);
-        let at_step = matches!(
-            l.part,
-            Part::Weights
-                | Part::MasterWeights
-                | Part::OptimizerStates
-                | Part::Gradients
-                | Part::OptimizerStep
-                | Part::Workspace
-        );
-        let at_backward_end = matches!(
-            l.part,
-            Part::Weights
-                | Part::MasterWeights
-                | Part::OptimizerStates
-                | Part::Gradients
-                | Part::Workspace
-        );
-        let alive = match phase {
-            "optimizer step" => at_step,
-            "end of backward" => at_backward_end,
-            _ => at_backward,
-        };
+    }
+}
+
+/// Gradients are alive during forward/backward when they accumulate over
+/// micro-batches, or when zero_grad keeps them (legacy HF Trainer stack).
+fn gradients_alive_in_backward(r: &Resolved) -> bool {
+    r.training.grad_accum > 1 || r.training.framework == Framework::HfTrainer
+}
+
+/// The moments of a step one of which holds the peak.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    ForwardBackward,
+    EndOfBackward,
+    OptimizerStep,
+}
+
+impl Phase {
+    fn name(self) -> &'static str {
+        match self {
+            Phase::ForwardBackward => "forward/backward",
+            Phase::EndOfBackward => "end of backward",
+            Phase::OptimizerStep => "optimizer step",
+        }
+    }
+
+    /// Whether a line of `part` is alive in this phase.
+    fn holds(self, part: Part, accumulating: bool) -> bool {
+        match self {
+            Phase::ForwardBackward => {
+                part != Part::OptimizerStep && (accumulating || part != Part::Gradients)
+            }
+            Phase::EndOfBackward => matches!(
+                part,
+                Part::Weights
+                    | Part::MasterWeights
+                    | Part::OptimizerStates
+                    | Part::Gradients
+                    | Part::Workspace
+            ),
+            Phase::OptimizerStep => matches!(
+                part,
+                Part::Weights
+                    | Part::MasterWeights
+                    | Part::OptimizerStates
+                    | Part::Gradients
+                    | Part::OptimizerStep
+                    | Part::Workspace
+            ),
+        }
+    }
+}
+
+impl Alive {
+    /// The largest of the three moments, and which it is.
+    fn peak(&self, accumulating: bool) -> (u128, Phase) {
+        let held = self.weights + self.master + self.states;
+        let backward = held
+            + self.activations
+            + self.loss
+            + self.dequant
+            + self.buckets
+            + self.gathered
+            + if accumulating { self.gradients } else { 0 };
+        let step = held + self.gradients + self.step + self.buckets;
+        let backward_end = held + self.gradients + self.buckets + self.embedding_grad;
+        if step >= backward.max(backward_end) {
+            (step, Phase::OptimizerStep)
+        } else if backward_end > backward {
+            (backward_end, Phase::EndOfBackward)
+        } else {
+            (backward, Phase::ForwardBackward)
+        }
+    }
+}
+
+/// Marks what is not alive at the chosen peak (and what is, among the lines
+/// written as not at the peak).
+fn mark_not_at_peak(lines: &mut [Line], phase: Phase, accumulating: bool) {
+    for l in lines {
+        let alive = phase.holds(l.part, accumulating);
         if l.counter == Counter::Allocated && !alive {
             l.counter = Counter::NotAtPeak;
         } else if l.counter == Counter::NotAtPeak && alive {
             l.counter = Counter::Allocated;
         }
     }
-    TrainingMemory {
-        lines,
-        cpu_lines,
-        peak_allocated: peak,
-        peak_phase: phase,
-    }
-}
-
-fn quant_buffer_bytes(sc: &Scenario, weights: &WeightBytes) -> u128 {
-    if matches!(
-        crate::weights::effective_format(sc),
-        WeightFormat::Nf4 | WeightFormat::Fp4
-    ) {
-        2 * weights.largest_quantized_linear * sc.compute_dtype.bytes() as u128
-    } else {
-        0
-    }
-}
-
-pub fn inference_quant_buffer_bytes(sc: &Scenario, weights: &WeightBytes) -> u128 {
-    quant_buffer_bytes(sc, weights)
-}
-
-/// The dequantization-buffer line, when the format has one.
-pub fn quant_buffer_line(sc: &Scenario, weights: &WeightBytes) -> Option<Line> {
-    let quant = quant_buffer_bytes(sc, weights);
-    (quant > 0).then(|| {
-        Line::new(
-            Part::QuantBuffers,
-            quant,
-            format!(
-                "2 × {} elements (largest linear) × {} B",
-                weights.largest_quantized_linear,
-                sc.compute_dtype.bytes()
-            ),
-            Counter::Allocated,
-        )
-    })
-}
-
-/// Elements of the largest parameter tensor (embedding or an MLP projection).
-pub fn largest_param_elements(spec: &ModelSpec) -> u128 {
-    let h = spec.hidden as u128;
-    (spec.vocab as u128 * h).max(h * spec.intermediate as u128)
-}
-
-fn full_training(method: Method) -> bool {
-    matches!(method, Method::Full | Method::ForwardBackward)
 }

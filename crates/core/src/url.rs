@@ -13,6 +13,7 @@
 
 mod choice;
 mod model_spec;
+mod notice;
 
 use crate::catalog::find_model;
 use crate::scenario::fields::{parse_u64_in, FIELDS};
@@ -20,21 +21,13 @@ use crate::scenario::limits::MAX_TOTAL_PARAMS;
 use crate::scenario::{ModelSource, Scenario};
 
 pub use choice::Choice;
+pub use notice::Notice;
 
 /// The version [`encode`] writes.
 pub const VERSION: u32 = 1;
 
 /// Where the web calculator is published (GitHub Pages of the project).
 pub const DEFAULT_BASE: &str = "https://vramfit.github.io/vramfit/";
-
-/// A parameter of a link that was not used as given.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Notice {
-    /// The query parameter (`mb`, `s.h`, `v`).
-    pub param: String,
-    /// What was wrong and what happened instead.
-    pub message: String,
-}
 
 /// The scenario a link describes, and what in it could not be used.
 #[derive(Clone, Debug, PartialEq)]
@@ -172,15 +165,6 @@ fn decode_v1(pairs: &[(String, String)], notices: &mut Vec<Notice>) -> Scenario 
         sc.model = model;
     }
     sc
-}
-
-impl Notice {
-    fn new(param: &str, message: &str) -> Self {
-        Notice {
-            param: param.to_owned(),
-            message: message.to_owned(),
-        }
-    }
 }
 
 /// Splits a query string into percent-decoded `(key, value)` pairs, in order.

@@ -3,9 +3,9 @@
 //! them as ordinary sequence positions (activations, KV cache, logits).
 
 use crate::error::{InputError, Result};
-use crate::estimate::MAX_TOKENS;
 use crate::model::{ModelSpec, VisionTower};
 use crate::report::Note;
+use crate::scenario::limits::MAX_TOKENS;
 use crate::scenario::{Scenario, TaskKind};
 
 /// Tokens of one image: what the tower processes (patches + the class

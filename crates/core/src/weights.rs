@@ -1,7 +1,7 @@
 //! Bytes of the weights as stored, for every format.
 
-use crate::model::{Arch, ModelSpec, ParamCounts};
-use crate::precision::{Dtype, WeightFormat};
+use crate::model::{ModelSpec, ParamCounts};
+use crate::precision::WeightFormat;
 use crate::scenario::{Engine, Framework, LoraTarget, Method, Scenario, TaskKind};
 
 /// Weight storage split into what is quantized and what stays 16/32-bit.
@@ -23,7 +23,7 @@ pub struct WeightBytes {
 /// * vLLM/GPTQ/AWQ/FP8 checkpoints quantize the block linears, not the head;
 /// * gpt-oss MXFP4 checkpoints quantize only the MoE experts.
 pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> WeightBytes {
-    let format = effective_format(sc);
+    let format = sc.effective_weights();
     let total_params = counts.total as u128;
     let plain_dtype = format.unquantized_dtype(sc.compute_dtype);
     if let Some(d) = format.plain_dtype() {
@@ -108,49 +108,9 @@ pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> We
     }
 }
 
-/// Working memory of torchao's NF4 quantizer before 0.2 (`NF4Tensor.
-/// from_tensor` in torchao 0.1, which torchtune pinned until June 2024;
-/// torchao 0.2 quantizes in chunks of 1024² elements instead).
-/// `quantize_tensor_nearest` compares every element with the 16 NF4 codes at
-/// once: `(value - nf4)` and its `.abs()` are two (n, 16) bf16 tensors, 32 B
-/// per element each, beside the bf16 weight and its block-scaled copy
-/// (2 + 2 B): 68 B per element of the matrix being quantized. The caching
-/// allocator never merges segments, so a larger matrix cannot reuse a
-/// smaller one's: each new largest shape in build order (attention, then
-/// MLP) keeps its own working set reserved. Returns the bytes and the
-/// element counts of those shapes; `None` when the quantizer does not apply.
-pub fn unchunked_nf4_working_set(
-    spec: &ModelSpec,
-    counts: &ParamCounts,
-    sc: &Scenario,
-) -> Option<(u128, Vec<u128>)> {
-    if !sc.unchunked_nf4_quantizer || effective_format(sc) != WeightFormat::Nf4 {
-        return None;
-    }
-    /// Bytes per element at the quantizer's peak (see above).
-    const WORKING_BYTES_PER_ELEMENT: u128 = 2 * 16 * 2 + 2 + 2;
-    let experts = spec.moe.as_ref().map_or(1, |m| m.experts.max(1)) as u128;
-    let quantized = quantized_targets(sc);
-    let mut shapes = Vec::new();
-    let mut largest = 0;
-    for (target, total) in block_matrices(&counts.layers) {
-        // One matrix: a layer's share, an expert's share of an MoE MLP.
-        let mut n = total as u128 / spec.layers.max(1) as u128;
-        if LoraTarget::MLP.contains(&target) {
-            n /= experts;
-        }
-        if quantized.is_none_or(|t| t.contains(&target)) && n > largest {
-            shapes.push(n);
-            largest = n;
-        }
-    }
-    let bytes = shapes.iter().sum::<u128>() * WORKING_BYTES_PER_ELEMENT;
-    Some((bytes, shapes))
-}
-
 /// A block's projections in build order (attention, then the MLP), with
 /// their parameter totals over all layers.
-fn block_matrices(layers: &crate::model::LayerParams) -> [(LoraTarget, u64); 7] {
+pub fn block_matrices(layers: &crate::model::LayerParams) -> [(LoraTarget, u64); 7] {
     [
         (LoraTarget::Q, layers.q),
         (LoraTarget::K, layers.k),
@@ -163,50 +123,9 @@ fn block_matrices(layers: &crate::model::LayerParams) -> [(LoraTarget, u64); 7] 
 }
 
 /// The linears torchtune quantizes (its LoRA targets); `None`: every linear.
-fn quantized_targets(sc: &Scenario) -> Option<&[LoraTarget]> {
+pub fn quantized_targets(sc: &Scenario) -> Option<&[LoraTarget]> {
     (sc.task == TaskKind::Training
         && sc.training.framework == Framework::Torchtune
         && matches!(sc.training.method, Method::Qlora | Method::Lora))
     .then_some(sc.training.lora.targets.as_slice())
-}
-
-/// The weight format in effect: QLoRA on a 16-bit choice means NF4.
-pub fn effective_format(sc: &Scenario) -> WeightFormat {
-    sc.effective_weights()
-}
-
-/// dtype of the trainable (floating) parameters.
-pub fn trainable_dtype(sc: &Scenario) -> Dtype {
-    use crate::precision::TrainingPrecision::*;
-    match sc.training_precision {
-        Fp32 => Dtype::Fp32,
-        // AMP over fp32 weights (torch autocast) trains fp32 parameters;
-        // 16-bit weights with an fp32 master copy have 16-bit parameters and gradients.
-        Amp if sc.weights == WeightFormat::Fp32 => Dtype::Fp32,
-        Amp | Pure16 => match sc.weights.plain_dtype() {
-            Some(Dtype::Fp32) | None => sc.compute_dtype,
-            Some(d) => d,
-        },
-    }
-}
-
-/// The arch's rotary embedding covers the whole head (for vLLM's cos/sin cache).
-pub fn rotary_dim(spec: &ModelSpec) -> u64 {
-    match spec.arch {
-        Arch::Phi => spec.head_dim() * 2 / 5,
-        Arch::Stablelm | Arch::GptNeox => spec.head_dim() / 4,
-        Arch::Gpt2 | Arch::Opt | Arch::Bert | Arch::Bloom | Arch::GptBigcode | Arch::T5 => 0,
-        _ => match &spec.mla {
-            Some(m) => m.qk_rope_head_dim,
-            None => spec.head_dim(),
-        },
-    }
-}
-
-/// torch autocast: fp32 weights with 16-bit compute (HF Trainer `fp16=True`).
-/// 16-bit weights with an fp32 master copy (DeepSpeed, Megatron) run without it.
-pub fn uses_autocast(sc: &Scenario) -> bool {
-    sc.task == TaskKind::Training
-        && sc.training_precision == crate::precision::TrainingPrecision::Amp
-        && sc.weights == WeightFormat::Fp32
 }

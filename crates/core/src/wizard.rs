@@ -11,16 +11,17 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check_range, InputError, Result};
-use crate::estimate::{effective_counts, estimate_with_model, resolve_model};
+use crate::estimate::{estimate_with_model, resolve_model};
 use crate::gpu::{find_gpu, GpuSpec};
 use crate::model::ModelSpec;
 use crate::plan::{fix_plans_with_model, CostWeights, Plan, PlanOptions, Text};
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+use crate::resolved::effective_counts;
 use crate::scenario::choice::choice;
 use crate::scenario::limits::{MAX_COUNT, MAX_MEMORY, MIN_MEMORY};
 use crate::scenario::{
-    Checkpointing, Engine, GpuChoice, Method, ModelSource, Offload, Optimizer, Scenario, Strategy,
-    TaskKind,
+    Checkpointing, Engine, GpuChoice, Method, ModelSource, Offload, Optimizer, Parallel, Scenario,
+    Strategy, TaskKind,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +77,24 @@ pub struct WizardAnswers {
     /// 0 = no GPU (serving on the CPU).
     pub gpu_count: u64,
     pub priority: Priority,
+    /// The setup the user has (the calculator's scenario): the wizard keeps
+    /// its sequence length, batch, LoRA rank and the rest, and changes only
+    /// what the row prescribes. `None`: the defaults.
+    #[serde(default)]
+    pub start: Option<Scenario>,
+}
+
+/// One field the recommendation changed from the user's setup.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldChange {
+    /// The share-link key (`w`, `ckpt`).
+    pub key: String,
+    /// The scenario path (`weights`, `training.checkpointing`).
+    pub path: String,
+    /// The message id of the field's label in the web app, when it has one.
+    pub label: Option<String>,
+    pub from: String,
+    pub to: String,
 }
 
 /// A `[min, max)` range; `None` is unbounded.
@@ -245,6 +264,9 @@ pub struct Recommendation {
     pub headroom_bytes: Option<i64>,
     /// When the row's configuration does not fit: the cheapest changes that do.
     pub plans: Vec<Plan>,
+    /// What the recommended scenario changes from the user's setup
+    /// (`WizardAnswers::start`), field by field: everything else is theirs.
+    pub changes: Vec<FieldChange>,
 }
 
 /// The GPU's usable bytes and its catalog entry, if any.
@@ -320,8 +342,9 @@ fn set_layout(sc: &mut Scenario, layout: Layout, count: u64, spec: &ModelSpec) {
     }
 }
 
-/// The scenario the answers describe before any row applies: the goal's
-/// task, defaults elsewhere, 16-bit in the type the GPU supports.
+/// The scenario the answers describe before any row applies: the user's
+/// setup (or the defaults) with the goal's task, the answers' model and GPU,
+/// the GPUs' layout left to the row, and 16-bit in the type the GPU supports.
 fn base_scenario(a: &WizardAnswers, gpu: Option<&GpuSpec>) -> Scenario {
     let mut sc = Scenario {
         model: a.model.clone(),
@@ -329,9 +352,11 @@ fn base_scenario(a: &WizardAnswers, gpu: Option<&GpuSpec>) -> Scenario {
             Goal::Serve => TaskKind::Inference,
             Goal::TrainFull | Goal::FineTune => TaskKind::Training,
         },
-        ..Scenario::default()
+        parallel: Parallel::default(),
+        ..a.start.clone().unwrap_or_default()
     };
-    if gpu.is_some_and(|g| !g.bf16) {
+    let uses_bf16 = sc.weights == WeightFormat::Bf16 || sc.compute_dtype == Dtype::Bf16;
+    if gpu.is_some_and(|g| !g.bf16) && uses_bf16 {
         sc.weights = WeightFormat::Fp16;
         sc.compute_dtype = Dtype::Fp16;
     }
@@ -421,8 +446,24 @@ pub fn recommend(a: &WizardAnswers) -> Result<Recommendation> {
                 as i64
         }),
         plans,
+        changes: changes(&a.start.clone().unwrap_or_default(), &sc),
         scenario: sc,
     })
+}
+
+/// The fields of `to` that differ from `from` and mean something in `to`.
+fn changes(from: &Scenario, to: &Scenario) -> Vec<FieldChange> {
+    crate::scenario::fields::FIELDS
+        .iter()
+        .filter(|f| f.applies(to) && f.differs(from, to))
+        .map(|f| FieldChange {
+            key: f.key.to_owned(),
+            path: f.path.to_owned(),
+            label: f.label.map(str::to_owned),
+            from: f.get_text(from),
+            to: f.get_text(to),
+        })
+        .collect()
 }
 
 fn why(
@@ -436,27 +477,58 @@ fn why(
     let billions = params as f64 / 1e9;
     let Some(c) = capacity else {
         return Text {
-            en: format!(
-                "No GPU: row {} is the table's row for serving without one ({billions:.2}B parameters).",
-                row.id
-            ),
-            zh: format!("无 GPU：匹配表中无 GPU 推理的行 {}（{billions:.2}B 参数）。", row.id),
+            en: format!("No GPU: a {billions:.2}B-parameter model served on the CPU."),
+            zh: format!("没有 GPU：{billions:.2}B 参数的模型在 CPU 上推理。"),
         };
     };
     let gib = c as f64 / (1u64 << 30) as f64;
-    let priority = if row.priorities.is_empty() {
-        String::new()
+    let (en_band, zh_band) = band_words(row.bytes_per_param);
+    let (en_many, zh_many) = if a.gpu_count > 1 {
+        (
+            format!(", {total:.2} on all {} GPUs together", a.gpu_count),
+            format!("，{} 块 GPU 合计 {total:.2} 字节", a.gpu_count),
+        )
     } else {
-        format!(", priority {:?}", a.priority).to_ascii_lowercase()
+        (String::new(), String::new())
+    };
+    let (en_priority, zh_priority) = if row.priorities.is_empty() {
+        (String::new(), String::new())
+    } else {
+        let word = format!("{:?}", a.priority).to_ascii_lowercase();
+        (
+            format!(", and you put {word} first"),
+            format!("，且你优先考虑 {word}"),
+        )
     };
     Text {
         en: format!(
-            "{gib:.2} GiB per GPU ÷ {billions:.2}B parameters = {per_gpu:.2} B/param (row range {}), × {} GPU(s) = {total:.2} B/param (row range {}){priority}: row {} applies.",
-            row.bytes_per_param, a.gpu_count, row.total_bytes_per_param, row.id
+            "{gib:.2} GiB per GPU for {billions:.2}B parameters is {per_gpu:.2} bytes per parameter{en_many}: {en_band}{en_priority}."
         ),
         zh: format!(
-            "每块 GPU {gib:.2} GiB ÷ {billions:.2}B 参数 = 每参数 {per_gpu:.2} 字节（该行范围 {}），× {} 块 GPU = {total:.2} 字节（该行范围 {}）：匹配行 {}。",
-            row.bytes_per_param, a.gpu_count, row.total_bytes_per_param, row.id
+            "每块 GPU {gib:.2} GiB、{billions:.2}B 参数，即每参数 {per_gpu:.2} 字节{zh_many}：{zh_band}{zh_priority}。"
+        ),
+    }
+}
+
+/// The row's bytes-per-parameter range in words ("between 2.45 and 3.68
+/// bytes per parameter"), in English and Chinese.
+fn band_words(r: Range) -> (String, String) {
+    match (r.min, r.max) {
+        (Some(lo), Some(hi)) => (
+            format!("this setup is the guide's choice between {lo} and {hi} bytes per parameter"),
+            format!("指南在每参数 {lo} 到 {hi} 字节之间推荐这一方案"),
+        ),
+        (Some(lo), None) => (
+            format!("this setup is the guide's choice from {lo} bytes per parameter up"),
+            format!("指南在每参数 {lo} 字节以上推荐这一方案"),
+        ),
+        (None, Some(hi)) => (
+            format!("this setup is the guide's choice below {hi} bytes per parameter"),
+            format!("指南在每参数低于 {hi} 字节时推荐这一方案"),
+        ),
+        (None, None) => (
+            "this setup is the guide's choice at any memory".to_owned(),
+            "指南在任何显存下都推荐这一方案".to_owned(),
         ),
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use vramfit_core::cases::{case_scenario, parse_cases};
 use vramfit_core::precision::WeightFormat;
-use vramfit_core::scenario::fields::{by_flag, by_key, by_path, Kind, FIELDS};
+use vramfit_core::scenario::fields::{by_key, Kind, FIELDS};
 use vramfit_core::scenario::{Choice, Engine, Method, Scenario, TaskKind};
 use vramfit_core::url::{decode, encode};
 
@@ -33,8 +33,6 @@ fn keys_paths_and_flags_are_unique_and_found() {
     }
     for f in FIELDS {
         assert_eq!(by_key(f.key).map(|g| g.path), Some(f.path));
-        assert_eq!(by_path(f.path).map(|g| g.key), Some(f.key));
-        assert_eq!(by_flag(f.flag).map(|g| g.key), Some(f.key));
     }
     assert!(by_key("m").is_none(), "the model is not a registry field");
 }

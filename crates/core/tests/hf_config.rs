@@ -110,7 +110,12 @@ fn field_layouts_are_read_per_architecture() {
     let llava = import("llava-hf__llava-1.5-7b-hf.json");
     // text_config lists only its differences from LlamaConfig(): 4096 hidden, 32 layers
     assert_eq!((llava.hidden, llava.layers, llava.vocab), (4096, 32, 32064));
-    assert_eq!(llava.vision.map(|v| v.tokens_per_image()), Some(577));
+    assert_eq!(
+        llava
+            .vision
+            .map(|v| vramfit_core::vision::image_tokens(&v, None).tower),
+        Some(577)
+    );
     let bert = import("bert-large-uncased.json");
     assert_eq!((bert.type_vocab, bert.classifier_labels), (2, 0));
     let deberta = import("microsoft__deberta-v2-xlarge-mnli.json");
@@ -214,4 +219,29 @@ fn oversized_models_are_rejected_not_wrapped() {
         "num_attention_heads":1,"intermediate_size":16777216,"vocab_size":16777216}"#;
     let e = err(huge);
     assert!(e.message.contains("2^44"), "{e}");
+}
+
+/// One architecture table: the importer, the link codec and the case
+/// translator read the same rows, and an unknown model_type names the field
+/// and lists every supported one from the table.
+#[test]
+fn the_architecture_table_is_the_one_source_of_names() {
+    use vramfit_core::model::arch::{by_case_name, by_model_type, model_types, ARCHS};
+    use vramfit_core::url::Choice;
+    let err = vramfit_core::hf_config::from_hf_config(r#"{"model_type": "mamba"}"#)
+        .expect_err("mamba is not modelled yet");
+    assert_eq!(err.field, "config.json: model_type");
+    for t in model_types() {
+        assert!(err.message.contains(t), "{t} missing from: {}", err.message);
+    }
+    for row in &ARCHS {
+        assert_eq!(row.arch.key(), row.key);
+        assert_eq!(vramfit_core::model::Arch::parse(row.key), Some(row.arch));
+        for t in row.model_types {
+            assert_eq!(by_model_type(t).map(|r| r.arch), Some(row.arch));
+        }
+        for c in row.case_names {
+            assert_eq!(by_case_name(c).map(|r| r.arch), Some(row.arch));
+        }
+    }
 }

@@ -121,7 +121,7 @@ fn hand_written_gpt2_spec() {
     assert_eq!(c.total, 124_439_808);
     assert_eq!(c.embedding, 38_597_376 + 786_432);
     assert_eq!(c.layers.total(), 85_054_464);
-    assert_eq!(c.quantizable(), 12 * (4 * 768 * 768 + 2 * 768 * 3072));
+    assert_eq!(c.layers.linear(), 12 * (4 * 768 * 768 + 2 * 768 * 3072));
 }
 
 fn llama_small() -> ModelSpec {

@@ -129,3 +129,55 @@ fn sweep_and_solver_split_a_context_alike() {
         .device_used_bytes;
     assert_eq!(batch.first().map(|p| p.1), Some(one));
 }
+
+/// No solver answer goes past the model: Llama-3.1-8B takes 131,072 tokens,
+/// so an 80 GB card that could hold more says the model is the bound.
+#[test]
+fn the_longest_context_stops_at_the_models_limit_and_says_so() {
+    use vramfit_core::solver::{context_limit, fit_table, max_context};
+    let sc = vramfit_core::Scenario::default();
+    let spec = vramfit_core::estimate::resolve_model(&sc.model).expect("catalog model");
+    assert_eq!(context_limit(&spec), 131_072);
+    let big = max_context(&sc, &spec, 80 << 30).expect("solves");
+    assert_eq!(big, Some(131_072));
+    let rows = fit_table(&sc).expect("table");
+    let h100 = rows
+        .iter()
+        .find(|r| r.gpu_id == "h100-sxm5-80gb")
+        .expect("h100 row");
+    assert_eq!(h100.largest, Some(131_072));
+    assert!(h100.model_bound);
+    // A small card is bound by its memory, below the model's limit.
+    let small = rows
+        .iter()
+        .find(|r| r.gpu_id == "rtx-4090")
+        .expect("4090 row");
+    assert!(
+        small.largest.is_some_and(|n| n < 131_072) && !small.model_bound,
+        "{small:?}"
+    );
+}
+
+/// Serving on 4 GPUs with tensor parallel at 1 is 4 full copies: the
+/// estimate says so and names the split that would share the model.
+#[test]
+fn serving_replicas_are_named_with_the_split_that_shares_the_model() {
+    let mut sc = vramfit_core::Scenario::default();
+    sc.parallel.gpus = 4;
+    let e = vramfit_core::estimate(&sc).expect("estimates");
+    let note = e
+        .notes
+        .iter()
+        .find(|n| n.code == "serving_replicas")
+        .expect("noted");
+    assert!(
+        note.message.contains("tensor parallel to 4"),
+        "{}",
+        note.message
+    );
+    assert_eq!(vramfit_core::estimate::tensor_parallel_for(6, 32), Some(2));
+    assert_eq!(vramfit_core::estimate::tensor_parallel_for(3, 32), None);
+    sc.parallel.tp = 4;
+    let split = vramfit_core::estimate(&sc).expect("estimates");
+    assert!(split.notes.iter().all(|n| n.code != "serving_replicas"));
+}

@@ -19,6 +19,7 @@ fn answers(goal: Goal, model: &str, gpu: Option<WizardGpu>, count: u64) -> Wizar
         gpu,
         gpu_count: count,
         priority: Priority::Quality,
+        start: None,
     }
 }
 
@@ -266,5 +267,51 @@ fn bad_answers_name_the_field() {
     assert_eq!(
         err(answers(Goal::Serve, LLAMA2_7B, card("t4"), 1 << 40)),
         "gpu_count"
+    );
+}
+
+/// The wizard answers the user's question: it starts from their setup
+/// (sequence length, LoRA rank, batch), changes only what the row
+/// prescribes, and lists exactly those changes.
+#[test]
+fn the_wizard_keeps_the_users_setup_and_lists_its_changes() {
+    let mut mine = vramfit_core::Scenario {
+        task: vramfit_core::scenario::TaskKind::Training,
+        ..Default::default()
+    };
+    mine.training.seq_len = 4096;
+    mine.training.micro_batch = 2;
+    mine.training.lora.rank = 16;
+    let mut a = answers(Goal::FineTune, LLAMA2_7B, card("rtx-4090"), 1);
+    mine.model = a.model.clone();
+    mine.gpu.name = Some("rtx-4090".into());
+    a.start = Some(mine.clone());
+    let r = recommend(&a).expect("recommends");
+    assert_eq!(r.scenario.training.seq_len, 4096);
+    assert_eq!(r.scenario.training.micro_batch, 2);
+    assert_eq!(r.scenario.training.lora.rank, 16);
+    // Every listed change is a real difference, and every difference is listed.
+    let keys: Vec<&str> = r.changes.iter().map(|c| c.key.as_str()).collect();
+    assert!(
+        !keys.is_empty(),
+        "a 24 GB card needs some change for 7B fine-tuning"
+    );
+    for c in &r.changes {
+        assert_ne!(c.from, c.to, "{c:?}");
+    }
+    let relinked = vramfit_core::url::encode(&r.scenario);
+    let mut again = mine.clone();
+    for c in &r.changes {
+        let field = vramfit_core::scenario::fields::by_key(&c.key).expect("registry field");
+        field
+            .set_text(&mut again, &c.to)
+            .expect("the new value is valid");
+    }
+    assert_eq!(vramfit_core::url::encode(&again), relinked);
+    // Plain words: no row id, no interval notation.
+    assert!(
+        !r.why.en.contains(&r.row_id) && !r.why.en.contains('['),
+        "{}",
+        r.why.en
     );
 }

@@ -221,6 +221,19 @@ where
     view! { <ChoiceSelect label keys selected pick testid/> }
 }
 
+/// The menu's entries: `keys`, plus the selected key when the options no
+/// longer list it, so that a select always shows the value in the state
+/// (a browser shows the first option when the selected one is missing).
+pub fn menu_entries(
+    mut keys: Vec<(&'static str, String)>,
+    selected: &'static str,
+) -> Vec<(&'static str, String)> {
+    if !keys.iter().any(|(k, _)| *k == selected) {
+        keys.insert(0, (selected, key_label(selected)));
+    }
+    keys
+}
+
 /// A menu over link keys: `keys` pairs each with its text.
 #[component]
 pub fn ChoiceSelect(
@@ -237,10 +250,11 @@ pub fn ChoiceSelect(
             <select
                 id=id
                 data-testid=testid_or_slug(testid, label)
+                prop:value=move || selected.get()
                 on:change=move |ev| pick.run(event_target_value(&ev))
             >
                 {move || {
-                    keys.get()
+                    menu_entries(keys.get(), selected.get())
                         .into_iter()
                         .map(|(key, text)| {
                             view! {
@@ -300,6 +314,15 @@ pub fn CheckField(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_menu_always_lists_the_selected_key() {
+        let keys = vec![("int8", "int8".to_owned()), ("nf4", "nf4".to_owned())];
+        assert_eq!(menu_entries(keys.clone(), "nf4"), keys);
+        let shown = menu_entries(keys, "bf16");
+        assert_eq!(shown.first().map(|k| k.0), Some("bf16"));
+        assert_eq!(shown.len(), 3);
+    }
 
     #[test]
     fn counts_accept_separators_and_reject_out_of_range() {

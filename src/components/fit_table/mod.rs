@@ -50,6 +50,7 @@ pub fn FitTable() -> impl IntoView {
                             let units: Units = state.units.get();
                             let lang = lang();
                             let (yes, no) = (text(lang, "yes"), text(lang, "no"));
+                            let model_max = format!(" {}", text(lang, "fit-model-max"));
                             rows.get()
                                 .unwrap_or_default()
                                 .into_iter()
@@ -61,7 +62,10 @@ pub fn FitTable() -> impl IntoView {
                                             <td>{units.bytes(r.capacity_bytes)}</td>
                                             <td>{if r.fits { yes.clone() } else { no.clone() }}</td>
                                             <td class:short=!r.fits>{units.signed_bytes(headroom)}</td>
-                                            <td>{r.largest.map_or_else(|| "—".to_owned(), grouped)}</td>
+                                            <td>
+                                                {r.largest.map_or_else(|| "—".to_owned(), grouped)}
+                                                {r.model_bound.then(|| view! { <span class="model-bound" data-testid="model-bound">{model_max.clone()}</span> })}
+                                            </td>
                                         </tr>
                                     }
                                 })

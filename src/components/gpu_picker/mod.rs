@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 use vramfit_core::gpu::{find_gpu, search_gpus};
+use vramfit_core::inventory::Inventory;
 
-use crate::analysis::parse_gpus_json;
 use crate::components::controls::{next_id, parse_decimal, parse_field_count, NumberField};
 use crate::components::search_select::SearchSelect;
 use crate::i18n::{lang, text, tr};
@@ -63,6 +63,7 @@ pub fn GpuPicker() -> impl IntoView {
                 on_pick=pick
                 list_testid="gpu-select"
                 none=Signal::derive(|| text(lang(), "gpu-none"))
+                pick_single=true
             />
             <div class="grid">
                 <NumberField
@@ -101,18 +102,14 @@ fn GpuPaste() -> impl IntoView {
             message.set(None);
             return;
         }
-        message.set(Some(parse_gpus_json(&text).map(|p| {
-            state.update(|sc| {
-                sc.parallel.gpus = p.count.max(1);
-                sc.gpu.name = p.catalog_id.clone();
-                sc.gpu.memory_bytes = if p.catalog_id.is_some() {
-                    None
-                } else {
-                    p.memory_bytes
-                };
-            });
-            format!("{} × {}", p.count, p.name.unwrap_or_else(|| "GPU".into()))
-        })));
+        let machine = Inventory::parse(&text).and_then(|inventory| inventory.machine_gpus());
+        message.set(Some(match machine {
+            Ok(machine) => {
+                state.update(|sc| machine.apply(sc));
+                Ok(format!("{} × {}", machine.count, machine.name))
+            }
+            Err(error) => Err(error.to_string()),
+        }));
     };
     let paste_id = next_id("gpu-paste");
     view! {

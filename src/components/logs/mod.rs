@@ -15,11 +15,12 @@ use vramfit_core::logs::{analyze_log, parse_log_with, GpuPick, LogAnalysis, Text
 use vramfit_core::plan::target_capacity;
 use vramfit_core::InputError;
 
-use crate::analysis::{downsample, TrendFit, MAX_PLOTTED};
+use crate::analysis::{downsample, MAX_PLOTTED};
 use crate::components::gpu_picker::GpuPicker;
 use crate::format::{grouped, Units};
 use crate::i18n::{lang, text, text_with, tr};
 use crate::state::{debounced, use_state, PASTE_DELAY};
+use vramfit_core::logs::fit::Fit;
 
 /// Drawing area in SVG user units; the margins hold the axis labels.
 const WIDTH: f64 = 600.0;
@@ -202,8 +203,8 @@ fn MemoryPlot(
     units: Units,
 ) -> impl IntoView {
     let as_f64: Vec<(f64, f64)> = readings.iter().map(|&(x, y)| (x, y as f64)).collect();
-    let degree = if trend == Trend::Accelerating { 2 } else { 1 };
-    let fit = TrendFit::new(&as_f64, degree);
+    let curved = trend == Trend::Accelerating;
+    let fit = Fit::new(&as_f64);
     let shown = downsample(&readings, MAX_PLOTTED);
     let x_min = readings.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
     let x_last = readings
@@ -219,7 +220,7 @@ fn MemoryPlot(
             (0..=CURVE_SAMPLES)
                 .map(|i| {
                     let x = x_min + (x_max - x_min) * i as f64 / CURVE_SAMPLES as f64;
-                    (x, f.at(x))
+                    (x, f.trend_at(x, curved))
                 })
                 .collect()
         })

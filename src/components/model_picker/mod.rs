@@ -17,7 +17,7 @@ use crate::components::controls::{
 use crate::components::search_select::SearchSelect;
 use crate::format;
 use crate::i18n::{current_lang, lang, text, text_with, tr};
-use crate::state::{use_state, AppState};
+use crate::state::{use_state, AppState, Stale};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -66,6 +66,8 @@ pub fn ModelPicker() -> impl IntoView {
         ModelSource::Params(_) => Mode::Params,
     });
     let mode = RwSignal::new(initial);
+    // What was last typed in the catalog search: names a pasted config.
+    let typed = RwSignal::new(String::new());
     let mode_button = move |m: Mode, key: &'static str| {
         view! {
             <label class="tab">
@@ -109,8 +111,8 @@ pub fn ModelPicker() -> impl IntoView {
                 {mode_button(Mode::Params, "model-params")}
             </fieldset>
             {move || match mode.get() {
-                Mode::Catalog => view! { <CatalogSearch/> }.into_any(),
-                Mode::Config => view! { <ConfigImport/> }.into_any(),
+                Mode::Catalog => view! { <CatalogSearch mode typed/> }.into_any(),
+                Mode::Config => view! { <ConfigImport typed/> }.into_any(),
                 Mode::Custom => view! { <CustomFields/> }.into_any(),
                 Mode::Params => view! { <ParamCount/> }.into_any(),
             }}
@@ -120,10 +122,19 @@ pub fn ModelPicker() -> impl IntoView {
 }
 
 #[component]
-fn CatalogSearch() -> impl IntoView {
+fn CatalogSearch(mode: RwSignal<Mode>, typed: RwSignal<String>) -> impl IntoView {
     let state = use_state();
-    let query = RwSignal::new(String::new());
+    let query = typed;
     let hits = Memo::new(move |_| query.with(|q| search_models(q)));
+    let no_match =
+        Memo::new(move |_| hits.with(Vec::is_empty) && query.with(|q| !q.trim().is_empty()));
+    Effect::new(move |_| {
+        if no_match.get() {
+            state.stale.set(Some(Stale::NoCatalogMatch(
+                query.get_untracked().trim().to_owned(),
+            )));
+        }
+    });
     let options = Signal::derive(move || {
         hits.get()
             .into_iter()
@@ -159,11 +170,20 @@ fn CatalogSearch() -> impl IntoView {
             list_testid="model-select"
             rows=7
         />
+        <Show when=move || no_match.get()>
+            <p class="no-match" data-testid="model-no-match" role="status">
+                {move || text_with(lang(), "model-no-match", &[("query", query.get().trim().to_owned())])}
+                " "
+                <button type="button" data-testid="model-paste-instead" on:click=move |_| mode.set(Mode::Config)>
+                    {tr("model-paste-instead")}
+                </button>
+            </p>
+        </Show>
     }
 }
 
 #[component]
-fn ConfigImport() -> impl IntoView {
+fn ConfigImport(typed: RwSignal<String>) -> impl IntoView {
     let state = use_state();
     let text = RwSignal::new(String::new());
     let message = RwSignal::new(None::<Result<String, String>>);
@@ -171,7 +191,12 @@ fn ConfigImport() -> impl IntoView {
         let outcome = from_hf_config(&json);
         text.set(json);
         message.set(Some(match outcome {
-            Ok(spec) => {
+            Ok(mut spec) => {
+                // A config.json rarely names its model: the id the user typed does.
+                let asked = typed.get_untracked().trim().to_owned();
+                if spec.name.is_empty() && !asked.is_empty() {
+                    spec.name = asked;
+                }
                 let name = if spec.name.is_empty() {
                     "model".to_owned()
                 } else {
@@ -184,7 +209,10 @@ fn ConfigImport() -> impl IntoView {
                     &[("name", name)],
                 ))
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => {
+                state.stale.set(Some(Stale::ConfigError));
+                Err(e.to_string())
+            }
         }));
     };
     let on_file = move |ev: leptos::ev::Event| {

@@ -8,7 +8,7 @@ use vramfit_core::plan::{fix_plans, Plan, PlanOptions};
 use vramfit_core::url::encode;
 
 use crate::format::Units;
-use crate::i18n::{lang, pick, text_with, tr};
+use crate::i18n::{lang, pick, text, text_with, tr};
 use crate::state::use_state;
 
 /// The relative share link of a plan's scenario: works under any deploy path.
@@ -68,6 +68,22 @@ pub fn PlanList(plans: Vec<Plan>, units: Units) -> impl IntoView {
     .into_any()
 }
 
+/// One source: a link when it names an address (the text after it is the
+/// quote), plain text otherwise.
+fn source_item(source: &str) -> impl IntoView {
+    let (url, rest) = match source.split_once(' ') {
+        Some((u, rest)) if u.starts_with("https://") => (Some(u.to_owned()), rest.to_owned()),
+        _ if source.starts_with("https://") => (Some(source.to_owned()), String::new()),
+        _ => (None, source.to_owned()),
+    };
+    view! {
+        <li>
+            {url.map(|u| { let shown = u.clone(); view! { <a href=u target="_blank" rel="noopener">{shown}</a>" " } })}
+            {rest}
+        </li>
+    }
+}
+
 #[component]
 fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
     let href = plan_href(&plan);
@@ -106,7 +122,11 @@ fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
                     .map(|c| {
                         let (en, zh) = (c.en.clone(), c.zh.clone());
                         let (speed, risk) = (c.speed_cost.clone(), c.quality_risk.clone());
-                        let sources = c.sources.join(" · ");
+                        let sources = c
+                            .sources
+                            .iter()
+                            .map(|s| source_item(s))
+                            .collect_view();
                         view! {
                             <li>
                                 <p class="change">{move || pick(lang(), &en, &zh).to_owned()}</p>
@@ -117,11 +137,22 @@ fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
                                     </dd>
                                     <dt>{tr("plan-quality-risk")}</dt>
                                     <dd>
-                                        {move || format!("{:.1} pp: {}", c.quality_risk_pct, pick(lang(), &risk.en, &risk.zh))}
+                                        {move || {
+                                            let lang = lang();
+                                            // A smaller batch or shorter context changes the job, not its quality.
+                                            let head = if c.changes_workload {
+                                                text(lang, "plan-changes-workload")
+                                            } else {
+                                                text_with(lang, "plan-risk-points", &[("points", format!("{:.1}", c.quality_risk_pct))])
+                                            };
+                                            format!("{head}: {}", pick(lang, &risk.en, &risk.zh))
+                                        }}
                                     </dd>
-                                    <dt>{tr("plan-source")}</dt>
-                                    <dd class="source">{sources}</dd>
                                 </dl>
+                                <details class="change-sources">
+                                    <summary>{tr("plan-sources")}</summary>
+                                    <ul>{sources}</ul>
+                                </details>
                             </li>
                         }
                     })

@@ -11,7 +11,7 @@ use crate::analysis::{bar_lines, distinct_gpus};
 use crate::components::totals::Totals;
 use crate::format::Units;
 use crate::i18n::{lang, lang_untracked, part_label, phase_label, text, text_with, tr};
-use crate::state::{use_state, Pinned};
+use crate::state::{use_state, Pinned, Stale};
 
 /// Width of the bar's drawing in SVG user units (scaled to the page).
 const BAR_WIDTH: f64 = 1000.0;
@@ -47,8 +47,11 @@ fn counter_key(counter: Counter) -> &'static str {
 pub fn ResultPanel() -> impl IntoView {
     let state = use_state();
     view! {
-        <section class="panel result" aria-labelledby="result-heading" aria-live="polite">
+        <section class="panel result" class:stale=move || state.stale.with(Option::is_some) aria-labelledby="result-heading">
             <h2 id="result-heading">{tr("memory-heading")}</h2>
+            {move || state.stale.get().map(|why| view! {
+                <p class="stale-note" role="status" data-testid="stale-result">{stale_text(lang(), &why)}</p>
+            })}
             {move || {
                 // Re-rendered on a language switch too: the breakdown's texts are built once.
                 lang();
@@ -62,6 +65,16 @@ pub fn ResultPanel() -> impl IntoView {
                 }
             }}
         </section>
+    }
+}
+
+/// Why the result on screen is for the previous input.
+fn stale_text(lang: crate::i18n::Lang, why: &Stale) -> String {
+    match why {
+        Stale::ConfigError => text(lang, "stale-config"),
+        Stale::NoCatalogMatch(query) => {
+            text_with(lang, "stale-no-match", &[("query", query.clone())])
+        }
     }
 }
 
@@ -95,7 +108,8 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
     view! {
         <div class="bars">{bars}</div>
         <Totals report=first.clone() units/>
-        <p class="headroom" data-testid="headroom">
+        // Only the verdict is announced as it changes, not the whole panel.
+        <p class="headroom" data-testid="headroom" aria-live="polite">
             {match verdict {
                 Verdict::Fits { spare_bytes, capacity_bytes } => view! {
                     <span class="fits">{text_with(lang, "fits-spare", &[("spare", units.bytes(spare_bytes)), ("capacity", units.bytes(capacity_bytes))])}" "</span>

@@ -26,9 +26,45 @@ pub fn SearchSelect(
     list_testid: &'static str,
     #[prop(optional, into)] none: Option<Signal<String>>,
     #[prop(optional)] rows: Option<u32>,
+    /// Choose the only match as soon as the search narrows to one.
+    #[prop(optional)]
+    pick_single: bool,
 ) -> impl IntoView {
     let search_id = next_id("search");
     let list_id = next_id("list");
+    if pick_single {
+        Effect::new(move |_| {
+            let only = options.with(|o| match o.as_slice() {
+                [(id, _)] => Some(id.clone()),
+                _ => None,
+            });
+            let typing = query.with(|q| !q.trim().is_empty());
+            if let (Some(id), true) = (only, typing) {
+                if selected.get_untracked().as_deref() != Some(id.as_str()) {
+                    on_pick.run(id);
+                }
+            }
+        });
+    }
+    // From the search box: ArrowDown moves into the list, Enter takes the first match.
+    let list_for_keys = list_id.clone();
+    let on_key = move |ev: leptos::ev::KeyboardEvent| match ev.key().as_str() {
+        "ArrowDown" => {
+            ev.prevent_default();
+            if let Some(list) = document().get_element_by_id(&list_for_keys) {
+                if let Ok(list) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(list) {
+                    let _ = list.focus();
+                }
+            }
+        }
+        "Enter" => {
+            if let Some(id) = options.with(|o| o.first().map(|(id, _)| id.clone())) {
+                ev.prevent_default();
+                on_pick.run(id);
+            }
+        }
+        _ => {}
+    };
     let none_option = none.map(|label| {
         view! { <option value="" prop:selected=move || selected.with(Option::is_none)>{move || label.get()}</option> }
     });
@@ -42,6 +78,7 @@ pub fn SearchSelect(
                 data-testid=(!search_testid.is_empty()).then_some(search_testid)
                 prop:value=move || query.get()
                 on:input=move |ev| query.set(event_target_value(&ev))
+                on:keydown=on_key
             />
         </div>
         <div class="field search-select">

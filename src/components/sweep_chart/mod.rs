@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use vramfit_core::estimate::{estimate_with_model, resolve_model};
 
 use crate::format::{grouped, Units};
-use crate::i18n::{lang, text};
+use crate::i18n::{lang, text, text_with};
 use crate::state::use_state;
 use vramfit_core::solver::{sweep, SweepAxis};
 
@@ -56,6 +56,15 @@ pub fn plot(points: &[(u64, u64)], y_max: u64) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// Where the curve crosses the card: the last swept point that fits and the
+/// first that does not (`None` when all fit, none fit, or no card).
+pub fn crossing(points: &[(u64, u64)], capacity: Option<u64>) -> Option<(u64, u64)> {
+    let c = capacity?;
+    let first_over = points.iter().position(|p| p.1 > c)?;
+    let last_fit = first_over.checked_sub(1)?;
+    Some((points.get(last_fit)?.0, points.get(first_over)?.0))
+}
+
 #[component]
 pub fn SweepChart() -> impl IntoView {
     let state = use_state();
@@ -101,14 +110,34 @@ pub fn SweepChart() -> impl IntoView {
                     .zip(&coords)
                     .map(|(p, (x, y))| {
                         let over = capacity.is_some_and(|c| p.1 > c);
+                        let title = format!("{}: {}", grouped(p.0), units.bytes(p.1));
+                        // Off the chart: an arrow at the top edge with the value,
+                        // never a dot that reads as data at the cap.
+                        let mark = if p.1 > y_max {
+                            let arrow = format!("{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}", x - 5.0, y + 8.0, *x, *y, x + 5.0, y + 8.0);
+                            view! {
+                                <g class="off-chart" data-testid="off-chart">
+                                    <polyline class="arrow" points=arrow><title>{title.clone()}</title></polyline>
+                                    <text class="tick off-value" x=*x y=y + 20.0 text-anchor="middle">{units.bytes(p.1)}</text>
+                                </g>
+                            }
+                            .into_any()
+                        } else {
+                            view! { <circle class:over=over cx=*x cy=*y r="4"><title>{title}</title></circle> }.into_any()
+                        };
                         view! {
-                            <circle class:over=over cx=*x cy=*y r="4">
-                                <title>{format!("{}: {}", grouped(p.0), units.bytes(p.1))}</title>
-                            </circle>
+                            {mark}
                             <text class="tick" x=*x y=HEIGHT - 10.0 text-anchor="middle">{short(p.0)}</text>
                         }
                     })
                     .collect_view();
+                let crossing_text = crossing(&points, capacity).map(|(fits, over)| {
+                    view! {
+                        <p class="crossing" data-testid="sweep-crossing">
+                            {text_with(lang(), "sweep-crossing", &[("fits", grouped(fits)), ("over", grouped(over))])}
+                        </p>
+                    }
+                });
                 let summary = format!(
                     "{}: {}",
                     text(lang(), heading_key(axis)),
@@ -124,6 +153,7 @@ pub fn SweepChart() -> impl IntoView {
                         <polyline class="series" points=path/>
                         {dots}
                     </svg>
+                    {crossing_text}
                 })
             }}
         </section>
@@ -136,6 +166,14 @@ fn short(n: u64) -> String {
         format!("{}K", n / 1024)
     } else {
         n.to_string()
+    }
+}
+
+/// The text key of the chart's heading.
+fn heading_key(axis: SweepAxis) -> &'static str {
+    match axis {
+        SweepAxis::MicroBatch => "sweep-heading-batch",
+        SweepAxis::Context => "sweep-heading-context",
     }
 }
 
@@ -172,17 +210,18 @@ mod tests {
     }
 
     #[test]
+    fn the_crossing_is_between_the_last_fit_and_the_first_miss() {
+        let points = [(512, 10), (1024, 20), (2048, 40), (4096, 80)];
+        assert_eq!(crossing(&points, Some(30)), Some((1024, 2048)));
+        assert_eq!(crossing(&points, Some(100)), None);
+        assert_eq!(crossing(&points, Some(5)), None);
+        assert_eq!(crossing(&points, None), None);
+    }
+
+    #[test]
     fn ticks_are_short() {
         assert_eq!(short(131_072), "128K");
         assert_eq!(short(512), "512");
         assert_eq!(short(1500), "1500");
-    }
-}
-
-/// The text key of the chart's heading.
-fn heading_key(axis: SweepAxis) -> &'static str {
-    match axis {
-        SweepAxis::MicroBatch => "sweep-heading-batch",
-        SweepAxis::Context => "sweep-heading-context",
     }
 }

@@ -5,7 +5,6 @@ use leptos::prelude::*;
 use vramfit_core::precision::WeightFormat;
 use vramfit_core::scenario::{Engine, LoraTarget, Method, Optimizer, Scenario, Strategy, TaskKind};
 use vramfit_core::url::Choice;
-use vramfit_core::weights::effective_format;
 
 use crate::components::controls::{
     field_range, parse_count, parse_decimal, CheckField, ChoiceField, NumberField,
@@ -76,8 +75,13 @@ fn pick<T: Choice + Send + Sync>(
 #[component]
 pub fn TaskPanel() -> impl IntoView {
     let state = use_state();
-    let task = Signal::derive(move || state.scenario.with(|sc| sc.task));
-    let weights = Signal::derive(move || state.scenario.with(|sc| sc.weights));
+    // Memos, not derived signals: the blocks below are rebuilt only when the
+    // task changes, never on a keystroke in one of their own inputs (a
+    // rebuilt input loses focus mid-number).
+    let task = Memo::new(move |_| state.scenario.with(|sc| sc.task));
+    // The format the estimate uses (QLoRA over a 16-bit choice is NF4): the
+    // menu shows what is computed, never a value the estimate ignores.
+    let weights = Memo::new(move |_| state.scenario.with(|sc| sc.effective_weights()));
     let has_vision = Memo::new(move |_| {
         state
             .spec
@@ -120,7 +124,7 @@ pub fn TaskPanel() -> impl IntoView {
                 <Show when=move || matches!(weights.get(), WeightFormat::Nf4 | WeightFormat::Fp4)>
                     {flag(state, "double quantization", |sc| sc.double_quant, |sc, b| sc.double_quant = b)}
                 </Show>
-                <Show when=move || state.scenario.with(|sc| effective_format(sc) == WeightFormat::Nf4)>
+                <Show when=move || state.scenario.with(|sc| sc.effective_weights() == WeightFormat::Nf4)>
                     {flag(state, "NF4 by torchao 0.1 (torchtune before June 2024)", |sc| sc.unchunked_nf4_quantizer, |sc, b| sc.unchunked_nf4_quantizer = b)}
                 </Show>
                 <Show when=move || matches!(weights.get(), WeightFormat::Gptq4 | WeightFormat::Awq4)>

@@ -6,15 +6,17 @@
 
 use leptos::prelude::*;
 
-use crate::components::controls::InputErrorText;
+use crate::components::controls::{key_label, InputErrorText};
 use vramfit_core::scenario::Scenario;
-use vramfit_core::wizard::{recommend, Goal, Priority, Recommendation, WizardAnswers, WizardGpu};
+use vramfit_core::wizard::{
+    recommend, FieldChange, Goal, Priority, Recommendation, WizardAnswers, WizardGpu,
+};
 use vramfit_core::InputError;
 
 use crate::components::gpu_picker::GpuPicker;
 use crate::components::model_picker::ModelPicker;
 use crate::components::plans::PlanList;
-use crate::i18n::{lang, pick, text, tr};
+use crate::i18n::{lang, pick, text, text_or, tr};
 use crate::link::{goal_key, priority_key, View, WizardChoice, GOALS, PRIORITIES};
 use crate::state::use_state;
 
@@ -32,6 +34,8 @@ pub fn answers(sc: &Scenario, choice: WizardChoice) -> WizardAnswers {
         gpu_count: if gpu.is_some() { sc.parallel.gpus } else { 0 },
         gpu,
         priority: choice.priority,
+        // The user's own setup: the wizard changes only what its row prescribes.
+        start: Some(sc.clone()),
     }
 }
 
@@ -174,6 +178,7 @@ fn RecommendationView(rec: Recommendation) -> impl IntoView {
         capacity_bytes,
         fits,
         plans,
+        changes,
         ..
     } = rec;
     let fit_line = move || {
@@ -204,20 +209,20 @@ fn RecommendationView(rec: Recommendation) -> impl IntoView {
     };
     let show_plans = fits == Some(false);
     view! {
-        <section class="panel wizard-result" aria-live="polite">
+        <section class="panel wizard-result">
             <h2>{tr("wizard-recommendation")}</h2>
-            <p class="row-text" data-testid="wizard-row-text">
+            <p class="row-text" data-testid="wizard-row-text" data-row=row_id>
                 {move || pick(lang(), &row_text.en, &row_text.zh).to_owned()}
             </p>
             <dl class="wizard-facts">
-                <dt>{tr("wizard-row")}</dt>
-                <dd><code data-testid="wizard-row">{row_id}</code></dd>
+                <dt>{tr("wizard-changes")}</dt>
+                <dd data-testid="wizard-changes">{change_list(changes)}</dd>
                 <dt>{tr("wizard-why")}</dt>
                 <dd data-testid="wizard-why">{move || pick(lang(), &why.en, &why.zh).to_owned()}</dd>
                 <dt>{tr("plan-source")}</dt>
                 <dd class="source">{source}</dd>
                 <dt>{tr("wizard-memory")}</dt>
-                <dd data-testid="wizard-fit" class:short=fits == Some(false)>{fit_line}</dd>
+                <dd data-testid="wizard-fit" class:short=fits == Some(false) aria-live="polite">{fit_line}</dd>
             </dl>
             <button type="button" data-testid="wizard-open" on:click=open>
                 {tr("wizard-open")}
@@ -228,6 +233,35 @@ fn RecommendationView(rec: Recommendation) -> impl IntoView {
             })}
         </section>
     }
+}
+
+/// What the recommendation changes in the user's setup, one line a field
+/// (its label in the page's language, the old and the new value).
+fn change_list(changes: Vec<FieldChange>) -> AnyView {
+    if changes.is_empty() {
+        return view! { <span>{tr("wizard-no-changes")}</span> }.into_any();
+    }
+    view! {
+        <ul class="wizard-changes">
+            {changes
+                .into_iter()
+                .map(|c| {
+                    let FieldChange { path, label, from, to, key } = c;
+                    let name = move || {
+                        label
+                            .as_deref()
+                            .map_or_else(|| path.clone(), |id| text_or(lang(), id, || path.clone()))
+                    };
+                    view! {
+                        <li data-key=key>
+                            {name}": "<del>{key_label(&from)}</del>" → "<ins>{key_label(&to)}</ins>
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ul>
+    }
+    .into_any()
 }
 
 #[cfg(test)]

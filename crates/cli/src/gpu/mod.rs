@@ -7,7 +7,6 @@
 use std::fmt;
 
 use nvml_wrapper::error::NvmlError;
-use serde::{Deserialize, Serialize};
 
 pub mod fake;
 pub mod nvml;
@@ -16,43 +15,9 @@ pub mod nvml;
 /// `tests/data/README.md`), the commands read that fixture instead of NVML.
 pub const FAKE_NVML_ENV: &str = "VRAMFIT_FAKE_NVML";
 
-/// One process holding memory on a GPU.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GpuProcess {
-    pub pid: u32,
-    /// Executable name, when NVML may read it (other users' processes often not).
-    pub name: Option<String>,
-    /// Memory the process holds on this GPU; unknown under Windows WDDM and on
-    /// some MIG setups.
-    pub used_bytes: Option<u64>,
-}
-
-/// What one GPU says about itself. Every field is optional: a query the
-/// driver does not support on this card leaves its field `None` ("unknown")
-/// and never hides the others.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct DeviceInfo {
-    pub index: Option<u32>,
-    pub name: Option<String>,
-    pub uuid: Option<String>,
-    pub memory_total_bytes: Option<u64>,
-    pub memory_used_bytes: Option<u64>,
-    pub memory_free_bytes: Option<u64>,
-    /// Memory the driver and firmware keep for themselves (NVML memory v2).
-    pub memory_reserved_bytes: Option<u64>,
-    /// Kernel driver version, `535.129.03`.
-    pub driver_version: Option<String>,
-    /// Highest CUDA version the driver supports, `12.2`.
-    pub cuda_driver_version: Option<String>,
-    /// CUDA compute capability, `8.0`.
-    pub compute_capability: Option<String>,
-    /// MIG mode now.
-    pub mig_enabled: Option<bool>,
-    /// MIG mode after the next GPU reset.
-    pub mig_enabled_pending: Option<bool>,
-    /// Processes holding memory (compute and graphics together).
-    pub processes: Option<Vec<GpuProcess>>,
-}
+/// What a GPU says about itself: the core's inventory types, which
+/// `vramfit gpus --json` prints.
+pub use vramfit_core::inventory::{DeviceInfo, GpuProcess};
 
 /// Used memory of one GPU at one instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +31,7 @@ pub struct MemoryReading {
 /// wrong and what to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceError {
-    /// libnvidia-ml.so.1 could not be loaded: no NVIDIA driver installed.
+    /// NVML (`nvml::LIBRARY`) could not be loaded: no NVIDIA driver installed.
     NoLibrary(String),
     /// The library loaded but the kernel driver is not running.
     DriverNotLoaded,
@@ -87,8 +52,9 @@ impl fmt::Display for SourceError {
         match self {
             SourceError::NoLibrary(detail) => write!(
                 f,
-                "no NVIDIA driver/library found: libnvidia-ml.so.1 could not be loaded ({detail}); \
-                 install the NVIDIA driver or run on a machine with an NVIDIA GPU"
+                "no NVIDIA driver/library found: {} could not be loaded ({detail}); \
+                 install the NVIDIA driver or run on a machine with an NVIDIA GPU",
+                nvml::LIBRARY
             ),
             SourceError::DriverNotLoaded => f.write_str(
                 "the NVIDIA driver is not loaded: libnvidia-ml.so.1 is installed but the kernel \

@@ -1,8 +1,9 @@
-//! `GpuSource` on NVML. nvml-wrapper loads libnvidia-ml.so.1 at run time, so
-//! the binary builds and starts on machines without a GPU; there `init`
-//! fails with `SourceError::NoLibrary`.
+//! `GpuSource` on NVML. nvml-wrapper loads libnvidia-ml.so.1 (Windows:
+//! nvml.dll) at run time, so the binary builds and starts on machines without
+//! a GPU; there `init` fails with `SourceError::NoLibrary`.
 
 use nvml_wrapper::enums::device::UsedGpuMemory;
+use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::struct_wrappers::device::ProcessInfo;
 use nvml_wrapper::{Device, Nvml};
 
@@ -21,11 +22,64 @@ pub struct NvmlSource {
     nvml: Nvml,
 }
 
+/// The library nvml-wrapper loads by name.
+#[cfg(windows)]
+pub const LIBRARY: &str = "nvml.dll";
+#[cfg(not(windows))]
+pub const LIBRARY: &str = "libnvidia-ml.so.1";
+
+/// NVML by name, through the loader's search path.
+#[cfg(not(windows))]
+fn open() -> Result<Nvml, NvmlError> {
+    Nvml::init()
+}
+
+/// NVML by name (the search path includes System32, where current drivers
+/// put nvml.dll), then from where drivers install it: `%SystemRoot%\System32`
+/// and, for older drivers, `NVIDIA Corporation\NVSMI` under Program Files,
+/// which is not on the search path.
+#[cfg(windows)]
+fn open() -> Result<Nvml, NvmlError> {
+    match Nvml::init() {
+        Err(first @ NvmlError::LibloadingError(_)) => {
+            for path in nvml_dll_candidates(|name| std::env::var_os(name)) {
+                if let Ok(nvml) = Nvml::builder().lib_path(path.as_os_str()).init() {
+                    return Ok(nvml);
+                }
+            }
+            Err(first)
+        }
+        other => other,
+    }
+}
+
+/// Where Windows drivers install nvml.dll, from the environment's folders.
+#[cfg(any(windows, test))]
+fn nvml_dll_candidates(
+    env: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Vec<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let mut paths = Vec::new();
+    if let Some(root) = env("SystemRoot") {
+        paths.push(PathBuf::from(root).join("System32").join("nvml.dll"));
+    }
+    for folder in ["ProgramW6432", "ProgramFiles"] {
+        if let Some(dir) = env(folder) {
+            let path = PathBuf::from(dir)
+                .join("NVIDIA Corporation")
+                .join("NVSMI")
+                .join("nvml.dll");
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+    }
+    paths
+}
+
 impl NvmlSource {
     pub fn init() -> Result<Self, SourceError> {
-        Ok(Self {
-            nvml: Nvml::init()?,
-        })
+        Ok(Self { nvml: open()? })
     }
 
     fn device_count(&self) -> Result<u32, SourceError> {
@@ -159,7 +213,30 @@ impl GpuSource for NvmlSource {
 
 #[cfg(test)]
 mod tests {
-    use super::cuda_version_text;
+    use super::{cuda_version_text, nvml_dll_candidates};
+    use std::ffi::OsString;
+    use std::path::PathBuf;
+
+    #[test]
+    fn nvml_dll_is_looked_for_in_system32_then_nvsmi() {
+        let env = |name: &str| -> Option<OsString> {
+            match name {
+                "SystemRoot" => Some("C:\\Windows".into()),
+                // 64-bit Windows sets both to the same folder for 64-bit programs.
+                "ProgramW6432" | "ProgramFiles" => Some("C:\\Program Files".into()),
+                _ => None,
+            }
+        };
+        let nvsmi = PathBuf::from("C:\\Program Files")
+            .join("NVIDIA Corporation")
+            .join("NVSMI")
+            .join("nvml.dll");
+        let system32 = PathBuf::from("C:\\Windows")
+            .join("System32")
+            .join("nvml.dll");
+        assert_eq!(nvml_dll_candidates(env), [system32, nvsmi]);
+        assert!(nvml_dll_candidates(|_| None).is_empty());
+    }
 
     #[test]
     fn cuda_versions_decode() {

@@ -2,178 +2,11 @@
 //! mechanics each case's fields imply, and the catalog shape of its model.
 
 use crate::gpu::find_gpu;
-use crate::model::{Arch, MlpKind, ModelSpec, Moe, NormKind, SlidingWindow};
+use crate::model::{ModelSpec, Moe, SlidingWindow};
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::*;
 
-use super::Case;
-
-pub(super) fn unsupported(why: impl Into<String>) -> String {
-    why.into()
-}
-
-/// Architecture defaults the case fields leave out (biases, norms, MLP shape),
-/// from each family's transformers implementation.
-fn arch_defaults(arch: &str) -> Option<(Arch, MlpKind, NormKind, bool, bool, bool)> {
-    // (arch, mlp, norm, qkv_bias, out_bias, tied by default)
-    Some(match arch {
-        "llama" => (
-            Arch::Llama,
-            MlpKind::Gated,
-            NormKind::Rms,
-            false,
-            false,
-            false,
-        ),
-        "mistral" => (
-            Arch::Mistral,
-            MlpKind::Gated,
-            NormKind::Rms,
-            false,
-            false,
-            false,
-        ),
-        "mixtral" => (
-            Arch::Mixtral,
-            MlpKind::Gated,
-            NormKind::Rms,
-            false,
-            false,
-            false,
-        ),
-        "qwen2" => (
-            Arch::Qwen2,
-            MlpKind::Gated,
-            NormKind::Rms,
-            true,
-            false,
-            false,
-        ),
-        "qwen2_moe" => (
-            Arch::Qwen2Moe,
-            MlpKind::Gated,
-            NormKind::Rms,
-            true,
-            false,
-            false,
-        ),
-        "qwen3" => (
-            Arch::Qwen3,
-            MlpKind::Gated,
-            NormKind::Rms,
-            false,
-            false,
-            false,
-        ),
-        "qwen3_moe" => (
-            Arch::Qwen3Moe,
-            MlpKind::Gated,
-            NormKind::Rms,
-            false,
-            false,
-            false,
-        ),
-        "gemma" => (
-            Arch::Gemma,
-            MlpKind::Gated,
-            NormKind::Rms,
-            false,
-            false,
-            true,
-        ),
-        "gemma2" => (
-            Arch::Gemma2,
-            MlpKind::Gated,
-            NormKind::Rms,
-            false,
-            false,
-            true,
-        ),
-        "phi" => (
-            Arch::Phi,
-            MlpKind::Plain,
-            NormKind::Layer,
-            true,
-            true,
-            false,
-        ),
-        "phi3" => (
-            Arch::Phi3,
-            MlpKind::Gated,
-            NormKind::Rms,
-            false,
-            false,
-            false,
-        ),
-        "gpt2" => (
-            Arch::Gpt2,
-            MlpKind::Plain,
-            NormKind::Layer,
-            true,
-            true,
-            true,
-        ),
-        "gpt_neox" | "stablelm" => (
-            Arch::GptNeox,
-            MlpKind::Plain,
-            NormKind::Layer,
-            true,
-            true,
-            false,
-        ),
-        "opt" => (Arch::Opt, MlpKind::Plain, NormKind::Layer, true, true, true),
-        "falcon" => (
-            Arch::Falcon,
-            MlpKind::Plain,
-            NormKind::Layer,
-            false,
-            false,
-            false,
-        ),
-        "bloom" => (
-            Arch::Bloom,
-            MlpKind::Plain,
-            NormKind::Layer,
-            true,
-            true,
-            true,
-        ),
-        "gpt_bigcode" => (
-            Arch::GptBigcode,
-            MlpKind::Plain,
-            NormKind::Layer,
-            true,
-            true,
-            true,
-        ),
-        "bert" | "deberta_v2" => (
-            Arch::Bert,
-            MlpKind::Plain,
-            NormKind::Layer,
-            true,
-            true,
-            true,
-        ),
-        "t5" => (Arch::T5, MlpKind::Gated, NormKind::Rms, false, false, false),
-        "deepseek_v2" => (
-            Arch::DeepseekV2,
-            MlpKind::Gated,
-            NormKind::Rms,
-            false,
-            false,
-            false,
-        ),
-        "gpt_oss" => (
-            Arch::GptOss,
-            MlpKind::Gated,
-            NormKind::Rms,
-            true,
-            true,
-            false,
-        ),
-        _ => return None,
-    })
-}
+use super::format::Case;
 
 /// The model of a case: the catalog entry when the case names one, else its fields.
 pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
@@ -196,14 +29,17 @@ pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
             }
         }
     }
-    let (arch, mlp, norm, qkv_bias, out_bias, tied) = arch_defaults(&m.arch).ok_or_else(|| {
-        unsupported(format!(
+    // Defaults the case fields leave out (biases, norms, MLP shape): the
+    // family's, from the architecture table.
+    let family = crate::model::arch::by_case_name(&m.arch).ok_or_else(|| {
+        format!(
             "architecture \"{}\" is not a transformer LLM the estimator models",
             m.arch
-        ))
+        )
     })?;
-    let need =
-        |v: Option<u64>, f: &str| v.ok_or_else(|| unsupported(format!("model.{f} not stated")));
+    let (arch, mlp, norm) = (family.arch, family.mlp, family.norm);
+    let (qkv_bias, out_bias, tied) = (family.qkv_bias, family.out_bias, family.tied);
+    let need = |v: Option<u64>, f: &str| v.ok_or_else(|| format!("model.{f} not stated"));
     let hidden = need(m.hidden, "hidden")?;
     let heads = need(m.heads, "heads")?;
     let layers = need(m.layers.or(m.decoder_layers), "layers")?;
@@ -380,6 +216,58 @@ fn caveat_details(case: &Case, sc: &mut Scenario) {
 /// The scenario a case describes, or why it cannot be expressed.
 pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
     let mut sc = Scenario::default();
+    case_precision(case, &mut sc)?;
+    sc.attention = match case.attention.as_deref() {
+        Some("eager") => Attention::Eager,
+        Some("flash") => Attention::Flash,
+        _ => Attention::Sdpa,
+    };
+    let framework = match case.framework.as_str() {
+        "litgpt" => Framework::Litgpt,
+        "torchtune" => Framework::Torchtune,
+        "deepspeed" => Framework::Deepspeed,
+        "hf-trainer" => Framework::HfTrainer,
+        "diffusers" => {
+            return Err(
+                "diffusers (UNet) training is not a transformer LLM the estimator models"
+                    .to_owned(),
+            )
+        }
+        _ => Framework::Transformers,
+    };
+    // DeepSpeed "fp16" keeps 16-bit module weights and an fp32 master copy in
+    // the optimizer (FORMAT maps it to weights fp32 / amp).
+    if framework == Framework::Deepspeed && sc.training_precision == TrainingPrecision::Amp {
+        sc.weights = WeightFormat::Fp16;
+        sc.compute_dtype = Dtype::Fp16;
+    }
+    case_parallel(case, &mut sc);
+    match case.task.as_str() {
+        "training" | "model_load" => case_training(case, framework, &mut sc)?,
+        "inference" => case_inference(case, &mut sc)?,
+        "cuda_context" => {}
+        other => return Err(format!("task \"{other}\"")),
+    }
+    caveat_details(case, &mut sc);
+    // torchtune pinned torchao 0.1, whose NF4 quantizer is unchunked, until
+    // 2024-06-26 (torchtune #1125 "Pin ao==0.3"; torchao 0.2 added chunks).
+    if sc.training.framework == Framework::Torchtune
+        && sc.effective_weights() == WeightFormat::Nf4
+        && first_year_month(&case.source.version).is_some_and(|date| date < (2024, 6))
+    {
+        sc.unchunked_nf4_quantizer = true;
+    }
+    if sc.task == TaskKind::Inference
+        && sc.inference.engine == Engine::Transformers
+        && predates_dynamic_cache(&case.source.version)
+    {
+        sc.inference.tuple_cache = true;
+    }
+    Ok(sc)
+}
+
+/// Weights, compute dtype and precision mode of a case.
+fn case_precision(case: &Case, sc: &mut Scenario) -> Result<(), String> {
     let p = &case.precision;
     let compute = p
         .compute
@@ -394,9 +282,7 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
     sc.weights = match p.weights.as_deref() {
         None => WeightFormat::Bf16,
         Some("w8a8") => WeightFormat::Int8,
-        Some(w) => {
-            WeightFormat::parse(w).ok_or_else(|| unsupported(format!("weight format \"{w}\"")))?
-        }
+        Some(w) => WeightFormat::parse(w).ok_or_else(|| format!("weight format \"{w}\""))?,
     };
     sc.double_quant = p.double_quant.unwrap_or(false);
     sc.group_size = p.group_size.unwrap_or(128);
@@ -408,29 +294,11 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
     if sc.training_precision == TrainingPrecision::Fp32 && sc.weights == WeightFormat::Fp32 {
         sc.compute_dtype = Dtype::Fp16;
     }
-    sc.attention = match case.attention.as_deref() {
-        Some("eager") => Attention::Eager,
-        Some("flash") => Attention::Flash,
-        _ => Attention::Sdpa,
-    };
-    let framework = match case.framework.as_str() {
-        "litgpt" => Framework::Litgpt,
-        "torchtune" => Framework::Torchtune,
-        "deepspeed" => Framework::Deepspeed,
-        "hf-trainer" => Framework::HfTrainer,
-        "diffusers" => {
-            return Err(unsupported(
-                "diffusers (UNet) training is not a transformer LLM the estimator models",
-            ))
-        }
-        _ => Framework::Transformers,
-    };
-    // DeepSpeed "fp16" keeps 16-bit module weights and an fp32 master copy in
-    // the optimizer (FORMAT maps it to weights fp32 / amp).
-    if framework == Framework::Deepspeed && sc.training_precision == TrainingPrecision::Amp {
-        sc.weights = WeightFormat::Fp16;
-        sc.compute_dtype = Dtype::Fp16;
-    }
+    Ok(())
+}
+
+/// GPUs, strategy, offload and the card of a case.
+fn case_parallel(case: &Case, sc: &mut Scenario) {
     let par = &case.parallel;
     sc.parallel.gpus = par.gpus.unwrap_or(1);
     sc.parallel.tp = par.tp.unwrap_or(1);
@@ -454,118 +322,101 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
         }
     }
     sc.gpu.memory_bytes = case.gpu.memory_bytes;
+}
 
-    match case.task.as_str() {
-        "training" | "model_load" => {
-            sc.task = TaskKind::Training;
-            let t = case.training.clone().unwrap_or_default();
-            let tr = &mut sc.training;
-            tr.framework = framework;
-            tr.method = match t.method.as_deref() {
-                Some("lora") => Method::Lora,
-                Some("qlora") => Method::Qlora,
-                Some("adapter") => Method::Adapter,
-                Some("adapter_v2") => Method::AdapterV2,
-                Some("fwd_bwd_only") => Method::ForwardBackward,
-                _ => Method::Full,
-            };
-            if let Some(l) = &t.lora {
-                tr.lora.rank = l.rank.unwrap_or(8);
-                let mut targets = Vec::new();
-                for name in &l.targets {
-                    targets.extend(
-                        LoraTarget::parse(name)
-                            .ok_or_else(|| unsupported(format!("LoRA target \"{name}\"")))?,
-                    );
-                }
-                targets.dedup();
-                if !targets.is_empty() {
-                    tr.lora.targets = targets;
-                }
-                // Framework defaults when the case does not say: litgpt 0.05
-                // (finetune/lora.py), torchtune 0.0 (lora builders), PEFT examples 0.1.
-                tr.lora.dropout = l.dropout.unwrap_or(match framework {
-                    Framework::Litgpt => 0.05,
-                    Framework::Torchtune => 0.0,
-                    _ => 0.1,
-                });
-            }
-            tr.trainable_params = t.trainable_params;
-            tr.optimizer = match t.optimizer.as_deref() {
-                Some("adam") => Optimizer::Adam,
-                Some("adamw_8bit") => Optimizer::Adamw8bit,
-                Some("paged_adamw") => Optimizer::PagedAdamw,
-                Some("paged_adamw_8bit") => Optimizer::PagedAdamw8bit,
-                Some("adafactor") => Optimizer::Adafactor,
-                Some("sgd") => Optimizer::Sgd,
-                Some("sgd_momentum") => Optimizer::SgdMomentum,
-                Some("none") => Optimizer::None,
-                _ => Optimizer::Adamw,
-            };
-            tr.optimizer_state_dtype = t
-                .optimizer_state_dtype
-                .as_deref()
-                .and_then(Dtype::parse)
-                .filter(|d| *d != Dtype::Int8);
-            tr.optimizer_in_backward = t.optimizer_in_backward.unwrap_or(false);
-            tr.micro_batch = t.micro_batch.unwrap_or(1);
-            tr.grad_accum = t.grad_accum.unwrap_or(1);
-            tr.checkpointing = match t.gradient_checkpointing.as_deref() {
-                Some("full") => Checkpointing::Full,
-                Some("selective") => Checkpointing::Selective,
-                _ => Checkpointing::Off,
-            };
-            tr.activation_offload = t.activation_offload.unwrap_or(false);
-            tr.chunked_loss = t.chunked_loss.unwrap_or(false);
-            if case.task == "training" {
-                tr.seq_len = t
-                    .seq_len
-                    .ok_or_else(|| unsupported("training.seq_len not stated"))?;
-            }
+/// The training fields of a training or model-load case.
+fn case_training(case: &Case, framework: Framework, sc: &mut Scenario) -> Result<(), String> {
+    sc.task = TaskKind::Training;
+    let t = case.training.clone().unwrap_or_default();
+    let tr = &mut sc.training;
+    tr.framework = framework;
+    tr.method = match t.method.as_deref() {
+        Some("lora") => Method::Lora,
+        Some("qlora") => Method::Qlora,
+        Some("adapter") => Method::Adapter,
+        Some("adapter_v2") => Method::AdapterV2,
+        Some("fwd_bwd_only") => Method::ForwardBackward,
+        _ => Method::Full,
+    };
+    if let Some(l) = &t.lora {
+        tr.lora.rank = l.rank.unwrap_or(8);
+        let mut targets = Vec::new();
+        for name in &l.targets {
+            targets
+                .extend(LoraTarget::parse(name).ok_or_else(|| format!("LoRA target \"{name}\""))?);
         }
-        "inference" => {
-            sc.task = TaskKind::Inference;
-            let i = case.inference.clone().unwrap_or_default();
-            let inf = &mut sc.inference;
-            inf.engine = match (case.framework.as_str(), i.engine.as_deref()) {
-                (_, Some("vllm")) | ("vllm", _) => Engine::Vllm,
-                (_, Some("litgpt")) | ("litgpt", _) => Engine::Litgpt,
-                (_, Some("llama.cpp" | "llama_cpp")) => Engine::LlamaCpp,
-                _ => Engine::Transformers,
-            };
-            inf.kv_cache_dtype = i.kv_cache_dtype.as_deref().and_then(Dtype::parse);
-            inf.gpu_memory_utilization = i.gpu_memory_utilization.unwrap_or(0.9);
-            inf.batch = i.batch.unwrap_or(1);
-            let per_token_only = matches!(
-                case.measured.metric.as_str(),
-                "weights_only" | "kv_bytes_per_token"
-            );
-            inf.prompt_len = match i.prompt_len {
-                Some(p) => p.max(1),
-                None if per_token_only => 1,
-                None => return Err(unsupported("inference.prompt_len not stated")),
-            };
-            inf.new_tokens = i.new_tokens.unwrap_or(0);
+        targets.dedup();
+        if !targets.is_empty() {
+            tr.lora.targets = targets;
         }
-        "cuda_context" => {}
-        other => return Err(unsupported(format!("task \"{other}\""))),
+        // Framework defaults when the case does not say: litgpt 0.05
+        // (finetune/lora.py), torchtune 0.0 (lora builders), PEFT examples 0.1.
+        tr.lora.dropout = l.dropout.unwrap_or(match framework {
+            Framework::Litgpt => 0.05,
+            Framework::Torchtune => 0.0,
+            _ => 0.1,
+        });
     }
-    caveat_details(case, &mut sc);
-    // torchtune pinned torchao 0.1, whose NF4 quantizer is unchunked, until
-    // 2024-06-26 (torchtune #1125 "Pin ao==0.3"; torchao 0.2 added chunks).
-    if sc.training.framework == Framework::Torchtune
-        && crate::weights::effective_format(&sc) == WeightFormat::Nf4
-        && first_year_month(&case.source.version).is_some_and(|date| date < (2024, 6))
-    {
-        sc.unchunked_nf4_quantizer = true;
+    tr.trainable_params = t.trainable_params;
+    tr.optimizer = match t.optimizer.as_deref() {
+        Some("adam") => Optimizer::Adam,
+        Some("adamw_8bit") => Optimizer::Adamw8bit,
+        Some("paged_adamw") => Optimizer::PagedAdamw,
+        Some("paged_adamw_8bit") => Optimizer::PagedAdamw8bit,
+        Some("adafactor") => Optimizer::Adafactor,
+        Some("sgd") => Optimizer::Sgd,
+        Some("sgd_momentum") => Optimizer::SgdMomentum,
+        Some("none") => Optimizer::None,
+        _ => Optimizer::Adamw,
+    };
+    tr.optimizer_state_dtype = t
+        .optimizer_state_dtype
+        .as_deref()
+        .and_then(Dtype::parse)
+        .filter(|d| *d != Dtype::Int8);
+    tr.optimizer_in_backward = t.optimizer_in_backward.unwrap_or(false);
+    tr.micro_batch = t.micro_batch.unwrap_or(1);
+    tr.grad_accum = t.grad_accum.unwrap_or(1);
+    tr.checkpointing = match t.gradient_checkpointing.as_deref() {
+        Some("full") => Checkpointing::Full,
+        Some("selective") => Checkpointing::Selective,
+        _ => Checkpointing::Off,
+    };
+    tr.activation_offload = t.activation_offload.unwrap_or(false);
+    tr.chunked_loss = t.chunked_loss.unwrap_or(false);
+    if case.task == "training" {
+        tr.seq_len = t
+            .seq_len
+            .ok_or_else(|| "training.seq_len not stated".to_owned())?;
     }
-    if sc.task == TaskKind::Inference
-        && sc.inference.engine == Engine::Transformers
-        && predates_dynamic_cache(&case.source.version)
-    {
-        sc.inference.tuple_cache = true;
-    }
-    Ok(sc)
+    Ok(())
+}
+
+/// The inference fields of an inference case.
+fn case_inference(case: &Case, sc: &mut Scenario) -> Result<(), String> {
+    sc.task = TaskKind::Inference;
+    let i = case.inference.clone().unwrap_or_default();
+    let inf = &mut sc.inference;
+    inf.engine = match (case.framework.as_str(), i.engine.as_deref()) {
+        (_, Some("vllm")) | ("vllm", _) => Engine::Vllm,
+        (_, Some("litgpt")) | ("litgpt", _) => Engine::Litgpt,
+        (_, Some("llama.cpp" | "llama_cpp")) => Engine::LlamaCpp,
+        _ => Engine::Transformers,
+    };
+    inf.kv_cache_dtype = i.kv_cache_dtype.as_deref().and_then(Dtype::parse);
+    inf.gpu_memory_utilization = i.gpu_memory_utilization.unwrap_or(0.9);
+    inf.batch = i.batch.unwrap_or(1);
+    let per_token_only = matches!(
+        case.measured.metric.as_str(),
+        "weights_only" | "kv_bytes_per_token"
+    );
+    inf.prompt_len = match i.prompt_len {
+        Some(p) => p.max(1),
+        None if per_token_only => 1,
+        None => return Err("inference.prompt_len not stated".to_owned()),
+    };
+    inf.new_tokens = i.new_tokens.unwrap_or(0);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 //! threshold and the reason for it, and writes its text in English and Chinese.
 
 use super::remedies;
+use super::report::{Diagnosis, OomFormat, OomReport};
 use super::size::human_bytes as hb;
-use super::{Diagnosis, Framework, Memory, OomFormat, OomReport};
+use super::stacks::{Framework, Memory};
 
 /// Share of the card that live tensors alone may fill before we say the card
 /// is too small for this run. Seed 003 (Q2) gives users' rule: above 90 % is

@@ -2,8 +2,9 @@
 //! and has its own knobs. And the errors that look like memory errors but are
 //! not, named with what they usually mean.
 
+use super::report::{Diagnosis, OomReport};
 use super::size::human_bytes as hb;
-use super::{Diagnosis, ErrorKind, Framework, Memory, OomReport, Wrapper};
+use super::stacks::{ErrorKind, Framework, Memory, Wrapper};
 
 fn d(code: &'static str, message: String, message_zh: String) -> Diagnosis {
     Diagnosis {

@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::SUPPORTED_MODEL_TYPES;
 use crate::error::{InputError, Result};
+use crate::model::arch::model_type_list;
 
 /// Fallbacks for sub-configs that transformers saves as a diff against the
 /// class defaults (LLaVA's `text_config`, `vision_config`).
@@ -162,10 +162,7 @@ impl<'a> Cfg<'a> {
         }
         Err(InputError::new(
             self.field("model_type"),
-            format!(
-                "is missing: supported: {}",
-                SUPPORTED_MODEL_TYPES.join(", ")
-            ),
+            format!("is missing: supported: {}", model_type_list()),
         ))
     }
 

@@ -4,7 +4,6 @@
 use serde_json::Value;
 
 use super::reader::{Cfg, Defaults};
-use super::{import, import_decoder};
 use crate::error::{InputError, Result};
 use crate::model::{
     llava_projector_params, Arch, MlpKind, ModelSpec, NormKind, VisionTower, MAX_DIM, MAX_HEADS,
@@ -42,7 +41,7 @@ fn tower_spec(name: &str, arch: Arch, tower: VisionTower) -> ModelSpec {
         kv_heads: tower.heads,
         intermediate: tower.intermediate,
         vocab: 0,
-        max_position: tower.tokens_per_image(),
+        max_position: crate::vision::image_tokens(&tower, None).tower,
         mlp: MlpKind::Plain,
         norm: NormKind::Layer,
         qkv_bias: true,
@@ -76,7 +75,13 @@ pub(super) fn import_clip(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     Ok(tower_spec(model_type, Arch::ClipVision, tower))
 }
 
-pub(super) fn import_llava(cfg: &Cfg) -> Result<ModelSpec> {
+/// A LLaVA config: its CLIP tower and its text model, imported by
+/// `import_text` (the importer's own entry, handed in so that this module
+/// never calls back into its parent).
+pub(super) fn import_llava(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
     let vision = vision_config(cfg, "llava")?;
     match vision.string("model_type")? {
         None | Some("clip_vision_model") => {}
@@ -99,11 +104,7 @@ pub(super) fn import_llava(cfg: &Cfg) -> Result<ModelSpec> {
     if text_type == "llama" {
         text.defaults = Defaults::Llama;
     }
-    let mut spec = if text.string("model_type")?.is_some() {
-        import(&text, text.defaults)?
-    } else {
-        import_decoder(&text, Arch::Llama, "llama")?
-    };
+    let mut spec = import_text(&text)?;
     if cfg.flag("multimodal_projector_bias", true)? {
         tower.projector_params = llava_projector_params(tower.hidden, spec.hidden);
     } else {

@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 
-use super::Point;
+use super::fit::Fit;
+use super::point::Point;
 use crate::doctor::size::human_bytes as hb;
 use crate::doctor::Diagnosis;
 use crate::error::InputError;
@@ -77,7 +78,8 @@ pub fn analyze(points: Vec<Point>, capacity_bytes: Option<u64>) -> Result<Analys
             ),
         ));
     }
-    let fit = Fit::new(&points).ok_or_else(|| {
+    let xy: Vec<(f64, f64)> = points.iter().map(|p| (p.step, p.bytes as f64)).collect();
+    let fit = Fit::new(&xy).ok_or_else(|| {
         InputError::new(
             "points",
             "all readings share one step: need readings at different steps",
@@ -101,7 +103,7 @@ pub fn analyze(points: Vec<Point>, capacity_bytes: Option<u64>) -> Result<Analys
     };
     let predicted_oom_step = capacity_bytes
         .filter(|_| trend != Trend::Steady)
-        .and_then(|cap| fit.reaches(trend, cap as f64));
+        .and_then(|cap| reaches(&fit, trend, cap as f64));
     let max_reading = points.iter().map(|p| p.bytes).max().unwrap_or(0);
     let causes = causes(trend, fit.slope, max_reading, capacity_bytes);
     Ok(Analysis {
@@ -115,146 +117,31 @@ pub fn analyze(points: Vec<Point>, capacity_bytes: Option<u64>) -> Result<Analys
     })
 }
 
-/// Least-squares line and quadratic. x is centred and scaled to [−1, 1]
-/// (u = (x − x_mean) / x_scale) so the normal equations stay well conditioned
-/// for steps in the millions and bytes in the hundreds of billions.
-struct Fit {
-    x_mean: f64,
-    x_scale: f64,
-    x_min: f64,
-    x_max: f64,
-    x_last: f64,
-    y_mean: f64,
-    /// bytes per step
-    slope: f64,
-    line_sse: f64,
-    /// y − y_mean = quad[0] + quad[1]·u + quad[2]·u²
-    quad: [f64; 3],
-    quad_sse: f64,
-}
-
-impl Fit {
-    fn new(points: &[Point]) -> Option<Self> {
-        let n = points.len() as f64;
-        let x_mean = points.iter().map(|p| p.step).sum::<f64>() / n;
-        let y_mean = points.iter().map(|p| p.bytes as f64).sum::<f64>() / n;
-        let x_min = points.iter().map(|p| p.step).fold(f64::INFINITY, f64::min);
-        let x_max = points
-            .iter()
-            .map(|p| p.step)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let x_scale = (x_max - x_mean).max(x_mean - x_min);
-        if !(x_scale > 0.0 && x_scale.is_finite()) {
-            return None;
-        }
-        let centred: Vec<(f64, f64)> = points
-            .iter()
-            .map(|p| ((p.step - x_mean) / x_scale, p.bytes as f64 - y_mean))
-            .collect();
-        let su2: f64 = centred.iter().map(|(u, _)| u * u).sum();
-        let suy: f64 = centred.iter().map(|(u, y)| u * y).sum();
-        let line_b = suy / su2;
-        let line_sse = centred.iter().map(|(u, y)| (y - line_b * u).powi(2)).sum();
-        let quad = solve_quadratic(&centred).unwrap_or([0.0, line_b, 0.0]);
-        let quad_sse = centred
-            .iter()
-            .map(|(u, y)| (y - quad[0] - quad[1] * u - quad[2] * u * u).powi(2))
-            .sum();
-        let x_last = points.last().map_or(x_max, |p| p.step);
-        Some(Self {
-            x_mean,
-            x_scale,
-            x_min,
-            x_max,
-            x_last,
-            y_mean,
-            slope: line_b / x_scale,
-            line_sse,
-            quad,
-            quad_sse,
-        })
-    }
-
-    fn u(&self, x: f64) -> f64 {
-        (x - self.x_mean) / self.x_scale
-    }
-
-    fn quad_at(&self, x: f64) -> f64 {
-        let u = self.u(x);
-        self.y_mean + self.quad[0] + self.quad[1] * u + self.quad[2] * u * u
-    }
-
-    fn quad_slope_at(&self, x: f64) -> f64 {
-        (self.quad[1] + 2.0 * self.quad[2] * self.u(x)) / self.x_scale
-    }
-
-    /// First step at or after the last reading where the fitted curve reaches `capacity`.
-    fn reaches(&self, trend: Trend, capacity: f64) -> Option<f64> {
-        let last = self.x_last.max(self.x_max);
-        let step = match trend {
-            Trend::Steady => return None,
-            Trend::Linear => {
-                let at_last = self.y_mean + self.slope * (last - self.x_mean);
-                if at_last >= capacity {
-                    return Some(last);
-                }
-                last + (capacity - at_last) / self.slope
+/// First step at or after the last reading where the fitted curve reaches
+/// `capacity`.
+fn reaches(fit: &Fit, trend: Trend, capacity: f64) -> Option<f64> {
+    let last = fit.x_last.max(fit.x_max);
+    let step = match trend {
+        Trend::Steady => return None,
+        Trend::Linear => {
+            let at_last = fit.y_mean + fit.slope * (last - fit.x_mean);
+            if at_last >= capacity {
+                return Some(last);
             }
-            Trend::Accelerating => {
-                if self.quad_at(last) >= capacity {
-                    return Some(last);
-                }
-                // c2·u² + c1·u + (c0 + y_mean − capacity) = 0, larger root (c2 > 0)
-                let [c0, c1, c2] = self.quad;
-                let discriminant = c1 * c1 - 4.0 * c2 * (c0 + self.y_mean - capacity);
-                let root = (-c1 + discriminant.max(0.0).sqrt()) / (2.0 * c2);
-                self.x_mean + root * self.x_scale
-            }
-        };
-        step.is_finite().then_some(step.max(last))
-    }
-}
-
-/// Solves the 3×3 normal equations of y = c0 + c1·u + c2·u² by Gaussian
-/// elimination with partial pivoting. `None` if the readings sit at fewer than
-/// three distinct steps.
-fn solve_quadratic(points: &[(f64, f64)]) -> Option<[f64; 3]> {
-    let mut s = [0.0f64; 5];
-    let mut t = [0.0f64; 3];
-    for (u, y) in points {
-        let mut power = 1.0;
-        for (k, slot) in s.iter_mut().enumerate() {
-            *slot += power;
-            if let Some(tk) = t.get_mut(k) {
-                *tk += power * y;
-            }
-            power *= u;
+            last + (capacity - at_last) / fit.slope
         }
-    }
-    let [s0, s1, s2, s3, s4] = s;
-    let mut m = [[s0, s1, s2, t[0]], [s1, s2, s3, t[1]], [s2, s3, s4, t[2]]];
-    for col in 0..3 {
-        let pivot = (col..3).max_by(|a, b| m[*a][col].abs().total_cmp(&m[*b][col].abs()))?;
-        m.swap(col, pivot);
-        // u is in [−1, 1] so the sums are O(n); a smaller pivot means the
-        // distinct steps are fewer than three.
-        if m[col][col].abs() < 1e-9 * s0 {
-            return None;
-        }
-        let pivot_row = m[col];
-        for row in m.iter_mut().skip(col + 1) {
-            let factor = row[col] / pivot_row[col];
-            for (cell, above) in row.iter_mut().zip(pivot_row).skip(col) {
-                *cell -= factor * above;
+        Trend::Accelerating => {
+            if fit.quad_at(last) >= capacity {
+                return Some(last);
             }
+            // c2·u² + c1·u + (c0 + y_mean − capacity) = 0, larger root (c2 > 0)
+            let [c0, c1, c2] = fit.quad;
+            let discriminant = c1 * c1 - 4.0 * c2 * (c0 + fit.y_mean - capacity);
+            let root = (-c1 + discriminant.max(0.0).sqrt()) / (2.0 * c2);
+            fit.x_mean + root * fit.x_scale
         }
-    }
-    let mut c = [0.0f64; 3];
-    for row in (0..3).rev() {
-        let known: f64 = (row + 1..3).map(|k| m[row][k] * c[k]).sum();
-        c[row] = (m[row][3] - known) / m[row][row];
-    }
-    c.iter().all(|v| v.is_finite()).then_some(c)
+    };
+    step.is_finite().then_some(step.max(last))
 }
 
 fn cause(code: &'static str, message: String, message_zh: String) -> Cause {

@@ -5,8 +5,9 @@
 //! sparse rows), nvidia-smi's `--query-gpu=timestamp,memory.used,memory.total
 //! --format=csv` (`30210 MiB` cells) and any `step,memory_gb` table.
 
+use super::parsed::{GpuPick, ParsedLog, Series, XUnit};
+use super::point::Point;
 use super::units::{LineUnits, UnitReading};
-use super::{GpuPick, ParsedLog, Point, Series, XUnit};
 use crate::doctor::size::{read_number, unit_multiplier, GbMeaning};
 
 /// Names of a step column (a column may also end in `/step`).

@@ -8,7 +8,8 @@
 use serde::Serialize;
 
 use super::analyze::{analyze, Analysis, Trend};
-use super::{ParsedLog, Series, UnitReading, XUnit};
+use super::parsed::{ParsedLog, Series, XUnit};
+use super::units::UnitReading;
 use crate::doctor::size::human_bytes as hb;
 use crate::error::InputError;
 

@@ -6,7 +6,7 @@
 //! layers x experts x hidden x intermediate < 2^14 x 2^12 x 2^24 x 2^24 = 2^74.
 
 use super::{
-    Arch, LayerParams, MlpKind, ModelSpec, NormKind, ParamCounts, VisionTower, MAX_DIM,
+    Arch, LayerParams, MlpKind, ModelSpec, Moe, NormKind, ParamCounts, VisionTower, MAX_DIM,
     MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION,
     MAX_TOTAL_PARAMS,
 };
@@ -228,6 +228,43 @@ impl<'a> Dims<'a> {
     }
 }
 
+impl Dims<'_> {
+    /// One MoE layer: routed (and shared) experts and the router over the
+    /// attention block; and the routed-expert parameters a token does not use.
+    fn moe_layer(&self, moe: &Moe, attention: WideLayer) -> (WideLayer, u128) {
+        let spec = self.spec;
+        let h = self.h;
+        let experts = dim(moe.experts, MAX_EXPERTS);
+        let used = dim(moe.experts_per_token, MAX_EXPERTS).min(experts);
+        let expert = self.mlp(dim(moe.expert_intermediate, MAX_DIM));
+        let shared_width = match moe.shared_intermediate {
+            Some(w) => dim(w, MAX_DIM),
+            None => dim(moe.shared_experts, MAX_EXPERTS) * dim(moe.expert_intermediate, MAX_DIM),
+        };
+        let shared = if shared_width > 0 {
+            self.mlp(shared_width)
+        } else {
+            Mlp::default()
+        };
+        let mut router = experts * h;
+        if spec.arch == Arch::GptOss {
+            router += experts; // the router linear has a bias
+        }
+        if spec.arch == Arch::Qwen2Moe && shared_width > 0 {
+            router += h; // shared_expert_gate: hidden -> 1
+        }
+        let layer = WideLayer {
+            gate: experts * expert.gate + shared.gate,
+            up: experts * expert.up + shared.up,
+            down: experts * expert.down + shared.down,
+            biases: attention.biases + experts * expert.bias + shared.bias,
+            router,
+            ..attention
+        };
+        (layer, (experts - used) * (expert.weights() + expert.bias))
+    }
+}
+
 impl WideCounts {
     pub(super) fn of(spec: &ModelSpec) -> WideCounts {
         let x = Dims::new(spec);
@@ -260,38 +297,10 @@ impl WideCounts {
             None => decoder_layers,
         };
         if let Some(moe) = &spec.moe {
-            let experts = dim(moe.experts, MAX_EXPERTS);
-            let used = dim(moe.experts_per_token, MAX_EXPERTS).min(experts);
-            let expert = x.mlp(dim(moe.expert_intermediate, MAX_DIM));
-            let shared_width = match moe.shared_intermediate {
-                Some(w) => dim(w, MAX_DIM),
-                None => {
-                    dim(moe.shared_experts, MAX_EXPERTS) * dim(moe.expert_intermediate, MAX_DIM)
-                }
-            };
-            let shared = if shared_width > 0 {
-                x.mlp(shared_width)
-            } else {
-                Mlp::default()
-            };
-            let mut router = experts * h;
-            if spec.arch == Arch::GptOss {
-                router += experts; // the router linear has a bias
-            }
-            if spec.arch == Arch::Qwen2Moe && shared_width > 0 {
-                router += h; // shared_expert_gate: hidden -> 1
-            }
-            let moe_layer = WideLayer {
-                gate: experts * expert.gate + shared.gate,
-                up: experts * expert.up + shared.up,
-                down: experts * expert.down + shared.down,
-                biases: attention.biases + experts * expert.bias + shared.bias,
-                router,
-                ..attention
-            };
+            let (moe_layer, unused) = x.moe_layer(moe, attention);
             let moe_count = decoder_layers - dense_count;
             layers.add_scaled(&moe_layer, moe_count);
-            inactive = moe_count * (experts - used) * (expert.weights() + expert.bias);
+            inactive = moe_count * unused;
         }
 
         match spec.encoder_layers {

@@ -42,6 +42,8 @@ pub enum TechniqueId {
     ChunkedNf4Quantizer,
     #[serde(rename = "kv_cache_8bit")]
     KvCache8bit,
+    ChunkedLoss,
+    TensorParallel,
     Zero1,
     Zero2,
     Zero3,
@@ -52,7 +54,7 @@ pub enum TechniqueId {
 
 impl TechniqueId {
     /// Every id, for checks that the data covers the code and back.
-    pub const ALL: [TechniqueId; 25] = [
+    pub const ALL: [TechniqueId; 27] = [
         TechniqueId::SmallerMicroBatch,
         TechniqueId::GradientCheckpointing,
         TechniqueId::HalfPrecision,
@@ -78,6 +80,8 @@ impl TechniqueId {
         TechniqueId::OffloadOptimizer,
         TechniqueId::OffloadOptimizerParams,
         TechniqueId::MoreGpus,
+        TechniqueId::ChunkedLoss,
+        TechniqueId::TensorParallel,
     ];
 }
 
@@ -206,72 +210,25 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
     use TechniqueId as T;
     let training = sc.task == TaskKind::Training;
     let mut s = sc.clone();
-    let t = &mut s.training;
     let ok = match id {
-        T::SmallerMicroBatch => {
-            let p = smallest_prime_factor(t.micro_batch);
-            let accum = t.grad_accum.checked_mul(p).filter(|&a| a <= MAX_GRAD_ACCUM);
-            match accum {
-                Some(a) if training && t.micro_batch > 1 => {
-                    t.micro_batch /= p;
-                    t.grad_accum = a;
-                    true
-                }
-                _ => false,
-            }
-        }
+        T::SmallerMicroBatch => smaller_micro_batch(&mut s, training),
         T::GradientCheckpointing => {
+            let t = &mut s.training;
             let on = training && t.checkpointing != Checkpointing::Full;
             t.checkpointing = Checkpointing::Full;
             on
         }
-        T::HalfPrecision => {
-            let fp32 = s.weights == WeightFormat::Fp32
-                || (training && s.training_precision == TrainingPrecision::Fp32);
-            let (w, d) = sixteen_bit(ctx);
-            if s.weights.plain_dtype().is_some() {
-                s.weights = w;
-            }
-            s.compute_dtype = d;
-            s.training_precision = TrainingPrecision::Pure16;
-            fp32
-        }
+        T::HalfPrecision => half_precision(&mut s, training, ctx),
         T::MixedPrecision => {
             let fp32 = training && s.training_precision == TrainingPrecision::Fp32;
             s.training_precision = TrainingPrecision::Amp;
             s.compute_dtype = sixteen_bit(ctx).1;
             fp32
         }
-        T::FlashAttention => {
-            let flash_capable = ctx.gpu.is_none_or(|g| {
-                matches!(
-                    g.generation,
-                    Generation::Ampere
-                        | Generation::Ada
-                        | Generation::Hopper
-                        | Generation::Blackwell
-                )
-            });
-            let eager = s.attention == Attention::Eager;
-            s.attention = if flash_capable {
-                Attention::Flash
-            } else {
-                Attention::Sdpa
-            };
-            eager
-        }
-        T::Adamw8bit | T::PagedAdamw8bit | T::Adafactor => {
-            let adam = matches!(
-                t.optimizer,
-                Optimizer::Adam | Optimizer::Adamw | Optimizer::PagedAdamw
-            );
-            t.optimizer = match id {
-                T::Adamw8bit => Optimizer::Adamw8bit,
-                T::PagedAdamw8bit => Optimizer::PagedAdamw8bit,
-                _ => Optimizer::Adafactor,
-            };
-            training && adam && !t.optimizer_in_backward
-        }
+        T::FlashAttention => flash_attention(&mut s, ctx),
+        T::Adamw8bit => lighter_optimizer(&mut s, training, Optimizer::Adamw8bit),
+        T::PagedAdamw8bit => lighter_optimizer(&mut s, training, Optimizer::PagedAdamw8bit),
+        T::Adafactor => lighter_optimizer(&mut s, training, Optimizer::Adafactor),
         T::DynamicCache => {
             let old = s.inference.tuple_cache;
             s.inference.tuple_cache = false;
@@ -282,25 +239,16 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
             s.unchunked_nf4_quantizer = false;
             old && !s.empty_cache_after_load
         }
-        T::FusedOptimizer => {
-            // torch has fused kernels for Adam, AdamW and SGD; a step
-            // already fused into backward has no separate step to fuse.
-            let fusable = matches!(
-                t.optimizer,
-                Optimizer::Adam | Optimizer::Adamw | Optimizer::SgdMomentum
-            );
-            let before = t.fused_optimizer;
-            t.fused_optimizer = true;
-            training && fusable && !before && !t.optimizer_in_backward
-        }
+        T::FusedOptimizer => fused_optimizer(&mut s, training),
         T::Lora => {
-            let full = t.method == Method::Full;
-            t.method = Method::Lora;
+            let full = s.training.method == Method::Full;
+            s.training.method = Method::Lora;
             training && full
         }
         T::Quantize8bit => quantize(&mut s, training, false),
         T::Quantize4bit => quantize(&mut s, training, true),
         T::FreezeVision => {
+            let t = &mut s.training;
             let ok = training
                 && ctx.spec.vision.is_some()
                 && !t.freeze_vision
@@ -308,17 +256,7 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
             t.freeze_vision = true;
             ok
         }
-        T::ShorterSequence => {
-            if training {
-                let ok = t.seq_len >= 2 * MIN_SEQ_LEN;
-                t.seq_len /= 2;
-                ok
-            } else {
-                let ok = s.inference.prompt_len >= 2 * MIN_PROMPT_LEN;
-                s.inference.prompt_len /= 2;
-                ok
-            }
-        }
+        T::ShorterSequence => shorter_sequence(&mut s, training),
         T::ShorterGeneration => {
             let ok = !training && s.inference.new_tokens >= 2 * MIN_NEW_TOKENS;
             s.inference.new_tokens /= 2;
@@ -329,48 +267,170 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
             s.inference.batch = s.inference.batch.div_ceil(2);
             ok
         }
-        T::KvCache8bit => {
-            let i = &mut s.inference;
-            let wide = i.kv_cache_dtype.unwrap_or(sc.compute_dtype).bytes() >= 2;
-            i.kv_cache_dtype = Some(if i.engine == Engine::Vllm {
-                Dtype::Fp8
-            } else {
-                Dtype::Int8
-            });
-            !training && wide
-        }
-        T::Zero1 | T::Zero2 | T::Zero3 => {
-            let (stage, strategy) = match id {
-                T::Zero1 => (1, Strategy::Zero1),
-                T::Zero2 => (2, Strategy::Zero2),
-                _ => (3, Strategy::Zero3),
-            };
-            let p = &mut s.parallel;
-            let data_parallel = p.gpus / (p.tp * p.pp).max(1) > 1;
-            let ok = training && data_parallel && zero_stage(p.strategy) < stage;
-            p.strategy = strategy;
-            ok
-        }
-        T::OffloadOptimizer | T::OffloadOptimizerParams => {
-            let (offload, min_stage, strategy) = if id == T::OffloadOptimizer {
-                (Offload::Optimizer, 2, Strategy::Zero2)
-            } else {
-                (Offload::OptimizerParams, 3, Strategy::Zero3)
-            };
-            let p = &mut s.parallel;
-            let ok = training
-                && p.offload != offload
-                && p.offload != Offload::OptimizerParams
-                && t.optimizer != Optimizer::None;
-            p.offload = offload;
-            if zero_stage(p.strategy) < min_stage {
-                p.strategy = strategy;
-            }
-            ok
-        }
+        T::KvCache8bit => kv_cache_8bit(&mut s, training),
+        T::Zero1 => zero(&mut s, training, 1, Strategy::Zero1),
+        T::Zero2 => zero(&mut s, training, 2, Strategy::Zero2),
+        T::Zero3 => zero(&mut s, training, 3, Strategy::Zero3),
+        T::OffloadOptimizer => offload(&mut s, training, Offload::Optimizer, 2, Strategy::Zero2),
+        T::OffloadOptimizerParams => offload(
+            &mut s,
+            training,
+            Offload::OptimizerParams,
+            3,
+            Strategy::Zero3,
+        ),
         T::MoreGpus => more_gpus(&mut s, training, ctx),
+        T::ChunkedLoss => {
+            let off = training && !s.training.chunked_loss;
+            s.training.chunked_loss = true;
+            off
+        }
+        T::TensorParallel => tensor_parallel(&mut s, training, ctx),
     };
     ok.then_some(s)
+}
+
+/// Serving on GPUs already chosen as full copies (tp = pp = 1): split the
+/// model across them by tensor parallelism instead.
+fn tensor_parallel(s: &mut Scenario, training: bool, ctx: &Context) -> bool {
+    let p = &mut s.parallel;
+    if training || p.gpus < 2 || p.tp * p.pp != 1 {
+        return false;
+    }
+    match crate::estimate::tensor_parallel_for(p.gpus, ctx.spec.heads) {
+        Some(tp) => {
+            p.tp = tp;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Halves the micro-batch by its smallest prime factor, accumulating more
+/// micro-batches so the optimizer sees the same batch.
+fn smaller_micro_batch(s: &mut Scenario, training: bool) -> bool {
+    let t = &mut s.training;
+    let p = smallest_prime_factor(t.micro_batch);
+    let accum = t.grad_accum.checked_mul(p).filter(|&a| a <= MAX_GRAD_ACCUM);
+    match accum {
+        Some(a) if training && t.micro_batch > 1 => {
+            t.micro_batch /= p;
+            t.grad_accum = a;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// 16-bit weights and compute (bf16 where the GPU has it), no fp32 anywhere.
+fn half_precision(s: &mut Scenario, training: bool, ctx: &Context) -> bool {
+    let fp32 = s.weights == WeightFormat::Fp32
+        || (training && s.training_precision == TrainingPrecision::Fp32);
+    let (w, d) = sixteen_bit(ctx);
+    if s.weights.plain_dtype().is_some() {
+        s.weights = w;
+    }
+    s.compute_dtype = d;
+    s.training_precision = TrainingPrecision::Pure16;
+    fp32
+}
+
+/// FlashAttention where the GPU runs it (Ampere on), SDPA otherwise; a
+/// change only from eager attention.
+fn flash_attention(s: &mut Scenario, ctx: &Context) -> bool {
+    let flash_capable = ctx.gpu.is_none_or(|g| {
+        matches!(
+            g.generation,
+            Generation::Ampere | Generation::Ada | Generation::Hopper | Generation::Blackwell
+        )
+    });
+    let eager = s.attention == Attention::Eager;
+    s.attention = if flash_capable {
+        Attention::Flash
+    } else {
+        Attention::Sdpa
+    };
+    eager
+}
+
+/// An optimizer with smaller states in place of Adam's.
+fn lighter_optimizer(s: &mut Scenario, training: bool, optimizer: Optimizer) -> bool {
+    let t = &mut s.training;
+    let adam = matches!(
+        t.optimizer,
+        Optimizer::Adam | Optimizer::Adamw | Optimizer::PagedAdamw
+    );
+    t.optimizer = optimizer;
+    training && adam && !t.optimizer_in_backward
+}
+
+/// torch has fused kernels for Adam, AdamW and SGD; a step already fused
+/// into backward has no separate step to fuse.
+fn fused_optimizer(s: &mut Scenario, training: bool) -> bool {
+    let t = &mut s.training;
+    let fusable = matches!(
+        t.optimizer,
+        Optimizer::Adam | Optimizer::Adamw | Optimizer::SgdMomentum
+    );
+    let before = t.fused_optimizer;
+    t.fused_optimizer = true;
+    training && fusable && !before && !t.optimizer_in_backward
+}
+
+/// Half the training sequence, or half the prompt.
+fn shorter_sequence(s: &mut Scenario, training: bool) -> bool {
+    if training {
+        let t = &mut s.training;
+        let ok = t.seq_len >= 2 * MIN_SEQ_LEN;
+        t.seq_len /= 2;
+        ok
+    } else {
+        let ok = s.inference.prompt_len >= 2 * MIN_PROMPT_LEN;
+        s.inference.prompt_len /= 2;
+        ok
+    }
+}
+
+/// An 8-bit KV cache: fp8 in vLLM, int8 elsewhere.
+fn kv_cache_8bit(s: &mut Scenario, training: bool) -> bool {
+    let compute = s.compute_dtype;
+    let i = &mut s.inference;
+    let wide = i.kv_cache_dtype.unwrap_or(compute).bytes() >= 2;
+    i.kv_cache_dtype = Some(if i.engine == Engine::Vllm {
+        Dtype::Fp8
+    } else {
+        Dtype::Int8
+    });
+    !training && wide
+}
+
+/// ZeRO stage `stage` over the data-parallel GPUs.
+fn zero(s: &mut Scenario, training: bool, stage: u8, strategy: Strategy) -> bool {
+    let p = &mut s.parallel;
+    let data_parallel = p.gpus / (p.tp * p.pp).max(1) > 1;
+    let ok = training && data_parallel && zero_stage(p.strategy) < stage;
+    p.strategy = strategy;
+    ok
+}
+
+/// Optimizer states (and parameters) offloaded to the CPU, under the ZeRO
+/// stage that shards them at least.
+fn offload(
+    s: &mut Scenario,
+    training: bool,
+    offload: Offload,
+    min_stage: u8,
+    strategy: Strategy,
+) -> bool {
+    let has_optimizer = s.training.optimizer != Optimizer::None;
+    let p = &mut s.parallel;
+    let ok =
+        training && p.offload != offload && p.offload != Offload::OptimizerParams && has_optimizer;
+    p.offload = offload;
+    if zero_stage(p.strategy) < min_stage {
+        p.strategy = strategy;
+    }
+    ok
 }
 
 /// Quantizes the weights: the base model of LoRA training, or the served model.
@@ -502,6 +562,13 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
                 before.weights.name(),
                 after.weights.name()
             ),
+        ),
+        T::TensorParallel => text(
+            format!(
+                "tensor parallel 1 → {} over the {} GPUs already chosen",
+                ap.tp, ap.gpus
+            ),
+            format!("在已选的 {} 张 GPU 上张量并行 1 → {}", ap.gpus, ap.tp),
         ),
         T::MoreGpus => {
             let layout = if after.task == TaskKind::Training {

@@ -7,7 +7,7 @@
 //! architecture) and beside the wizard's own enums.
 
 /// An enum whose every value has a short key.
-pub trait Choice: Sized + Copy + PartialEq + serde::de::DeserializeOwned + 'static {
+pub trait Choice: Sized + Copy + PartialEq + 'static {
     /// Every value, in the order a menu shows them.
     const ALL: &'static [Self];
     /// The key in a link (`lora`, `gguf_q4_k_m`).
@@ -21,7 +21,19 @@ pub trait Choice: Sized + Copy + PartialEq + serde::de::DeserializeOwned + 'stat
             .iter()
             .copied()
             .find(|c| c.key() == text)
-            .or_else(|| serde_json::from_value(serde_json::Value::String(text)).ok())
+            .or_else(|| {
+                Self::aliases()
+                    .iter()
+                    .find(|(name, _)| *name == text)
+                    .map(|(_, c)| *c)
+            })
+    }
+
+    /// Other names a value goes by (a scenario file's name where the link's
+    /// key is shorter: `training` for `train`); lower case, `_` for `-`.
+    /// A test checks every serde name parses.
+    fn aliases() -> &'static [(&'static str, Self)] {
+        &[]
     }
 
     /// `a, b, c`: the keys, for messages that say what is allowed.
@@ -43,7 +55,7 @@ pub trait Choice: Sized + Copy + PartialEq + serde::de::DeserializeOwned + 'stat
 /// `impl Choice` for an enum from its `Variant => "key"` pairs, in menu order.
 macro_rules! choice {
     ($t:ident { $($variant:ident => $key:literal),* $(,)? }) => {
-        impl $crate::scenario::Choice for $t {
+        impl $crate::scenario::choice::Choice for $t {
             const ALL: &'static [Self] = &[$($t::$variant),*];
             fn key(self) -> &'static str {
                 match self {

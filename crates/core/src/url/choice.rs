@@ -15,7 +15,22 @@ use crate::scenario::{
     TaskKind,
 };
 
-choice!(TaskKind { Inference => "infer", Training => "train" });
+/// The task's link keys are short; scenario files spell the serde names.
+impl Choice for TaskKind {
+    const ALL: &'static [Self] = &[TaskKind::Inference, TaskKind::Training];
+    fn key(self) -> &'static str {
+        match self {
+            TaskKind::Inference => "infer",
+            TaskKind::Training => "train",
+        }
+    }
+    fn aliases() -> &'static [(&'static str, Self)] {
+        &[
+            ("inference", TaskKind::Inference),
+            ("training", TaskKind::Training),
+        ]
+    }
+}
 choice!(Method {
     Full => "full",
     Lora => "lora",
@@ -74,36 +89,13 @@ choice!(Dtype { Bf16 => "bf16", Fp16 => "fp16", Fp32 => "fp32", Fp8 => "fp8", In
 choice!(TrainingPrecision { Pure16 => "pure16", Amp => "amp", Fp32 => "fp32" });
 choice!(MlpKind { Gated => "gated", Plain => "plain" });
 choice!(NormKind { Rms => "rms", Layer => "layer" });
-choice!(Arch {
-    Llama => "llama",
-    Mistral => "mistral",
-    Mixtral => "mixtral",
-    Qwen2 => "qwen2",
-    Qwen2Moe => "qwen2_moe",
-    Qwen3 => "qwen3",
-    Qwen3Moe => "qwen3_moe",
-    Gemma => "gemma",
-    Gemma2 => "gemma2",
-    Gemma3 => "gemma3",
-    Phi => "phi",
-    Phi3 => "phi3",
-    Gpt2 => "gpt2",
-    GptNeox => "gpt_neox",
-    Opt => "opt",
-    Falcon => "falcon",
-    Bloom => "bloom",
-    GptBigcode => "gpt_bigcode",
-    Bert => "bert",
-    DebertaV2 => "deberta_v2",
-    T5 => "t5",
-    DeepseekV2 => "deepseek_v2",
-    DeepseekV3 => "deepseek_v3",
-    ClipVision => "clip_vision",
-    Llava => "llava",
-    Stablelm => "stablelm",
-    GptOss => "gpt_oss",
-    Custom => "custom",
-});
+/// Architectures are keyed by the one architecture table (`model::arch`).
+impl Choice for Arch {
+    const ALL: &'static [Self] = &crate::model::arch::ALL;
+    fn key(self) -> &'static str {
+        crate::model::arch::row_of(self).key
+    }
+}
 
 impl Choice for WeightFormat {
     const ALL: &'static [Self] = &WeightFormat::ALL;

@@ -6,7 +6,7 @@
 //! `s.arch` is always written so that a link always says "custom model".
 
 use super::choice::Choice;
-use super::Notice;
+use super::notice::Notice;
 use crate::model::{
     Mla, ModelSpec, Moe, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
     MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,

@@ -3,7 +3,8 @@
 //! The order, the keys and the text of each value are the v=1 link format:
 //! a new field goes at the end, and no key is ever renamed.
 
-use super::{Choices, Field, Fraction, Kind};
+use super::field::{Choices, Field, Kind};
+use super::text::Fraction;
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::limits::{
     MAX_COUNT, MAX_GRAD_ACCUM, MAX_GROUP_SIZE, MAX_IMAGES, MAX_IMAGE_SIZE, MAX_TOKENS,
@@ -365,3 +366,8 @@ pub static FIELDS: &[Field] = &[
         })
         .labelled("field-custom-capacity-gib-or-gb-0-card-s"),
 ];
+
+/// The field whose link key is `key`.
+pub fn by_key(key: &str) -> Option<&'static Field> {
+    FIELDS.iter().find(|f| f.key == key)
+}

@@ -1,7 +1,6 @@
 //! Reading field values from text (links, CLI arguments): each parser
 //! returns the value or a message saying what is allowed.
 
-use super::Fraction;
 use crate::scenario::limits::{MAX_MEMORY, MIN_MEMORY};
 use crate::scenario::{Choice, LoraTarget};
 
@@ -85,5 +84,31 @@ pub fn parse_memory(v: &str) -> Result<u64, String> {
         _ => Err(format!(
             "\"{v}\" is not a memory size from 1MiB to 1PiB (bytes, or with KiB/MiB/GiB/TiB/KB/MB/GB/TB)"
         )),
+    }
+}
+
+/// The range of a decimal field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fraction {
+    /// `0 ≤ x < 1` (a dropout probability).
+    ZeroToBelowOne,
+    /// `0 < x ≤ 1` (a share of the card).
+    AboveZeroToOne,
+}
+
+impl Fraction {
+    pub fn contains(self, x: f64) -> bool {
+        match self {
+            Fraction::ZeroToBelowOne => (0.0..1.0).contains(&x),
+            Fraction::AboveZeroToOne => x > 0.0 && x <= 1.0,
+        }
+    }
+
+    /// The range in words, for messages.
+    pub fn text(self) -> &'static str {
+        match self {
+            Fraction::ZeroToBelowOne => "0 to below 1",
+            Fraction::AboveZeroToOne => "above 0 up to 1",
+        }
     }
 }

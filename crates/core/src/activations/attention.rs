@@ -1,0 +1,157 @@
+//! The attention block's saved tensors: fused (SDPA, FlashAttention) or
+//! eager self-attention, and an encoder-decoder's cross-attention.
+
+use super::shape::{LayerShape, NormSaves, Terms};
+use crate::model::{Arch, ModelSpec};
+use crate::scenario::Attention;
+
+/// SDPA and FlashAttention: q, un-repeated k and v, the output and fp32 logsumexp.
+pub(super) fn fused_attention_terms(t: &mut Terms, l: &LayerShape) {
+    let bs = l.tokens();
+    let qd = l.heads * l.head_dim;
+    let kvd = l.kv_heads * l.head_dim;
+    let attn_bytes = l.compute_bytes();
+    t.push(
+        "q, k, v",
+        attn_bytes * (bs * qd + 2 * bs * kvd),
+        format!("{attn_bytes}·b·s·({qd} + 2·{kvd})"),
+    );
+    // Also o_proj's input: selective recompute keeps it when o_proj
+    // needs its weight gradient, and drops it with the core otherwise.
+    let o_input = l.o_proj_input();
+    t.push(
+        if o_input > 0 {
+            "attention output (o_proj input)"
+        } else {
+            "attention output"
+        },
+        attn_bytes * bs * qd,
+        format!("{attn_bytes}·b·s·{qd}"),
+    );
+    t.push("logsumexp", 4 * l.batch * l.heads * l.seq, "4·a·b·s".into());
+    if o_input > attn_bytes * bs * qd {
+        t.push("o_proj input copy", l.act_bytes * bs * qd, "b·s·a·d".into());
+    }
+}
+
+/// Eager attention: q, k and v repeated to every head, the output for
+/// o_proj, the score matrix and its dropout.
+pub(super) fn eager_attention_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec) {
+    let (b, s) = (l.batch, l.seq);
+    let qd = l.heads * l.head_dim;
+    let attn_bytes = l.compute_bytes();
+    t.push(
+        "q, k, v (repeated), attention output",
+        attn_bytes * 3 * b * s * qd + l.o_proj_input(),
+        format!("{attn_bytes}·3·b·s·{qd} + o_proj input"),
+    );
+    let per_score = eager_score_bytes(spec.arch, l.act_bytes, l.autocast);
+    t.push(
+        "attention scores",
+        per_score * b * l.heads * s * s,
+        format!("{per_score}·a·b·s²"),
+    );
+    if l.dropout {
+        // 1-byte mask + the dropped probabilities P·V reads. Under
+        // autocast P·V reads a 16-bit copy, already one of the score
+        // bytes above; the fp32 dropout output is saved by nothing
+        // (dropout's backward needs only its mask) and is freed.
+        let dropped = attention_dropout_copy_bytes(attn_bytes, l.autocast);
+        t.push(
+            "attention dropout",
+            (1 + dropped) * b * l.heads * s * s,
+            format!("(1 + {dropped})·a·b·s² mask + dropped probs"),
+        );
+    }
+}
+
+/// T5's decoder layers add a cross-attention block (transformers
+/// T5LayerCrossAttention): its own norm (input + normalized), q over the
+/// target tokens, k and v over the encoder's, the attention output for o,
+/// and the scores over target × source like self-attention's.
+pub(super) fn cross_attention_terms(
+    t: &mut Terms,
+    l: &LayerShape,
+    spec: &ModelSpec,
+    norms: &NormSaves,
+) {
+    let (b, s, src) = (l.batch, l.seq, l.cross_seq);
+    let bs = l.tokens();
+    let bsh = bs * l.hidden;
+    let qd = l.heads * l.head_dim;
+    let kvd = l.kv_heads * l.head_dim;
+    let big_b = l.act_bytes;
+    let attn_bytes = l.compute_bytes();
+    let (norm_in, norm_stat) = (norms.input, norms.stat);
+    t.push(
+        "cross-attention norm",
+        norm_in * bsh + norm_stat * bs + big_b * bsh,
+        format!("{norm_in}·b·s·h + {norm_stat}·b·s + {big_b}·b·s·h"),
+    );
+    t.push(
+        "cross-attention q, k, v, output",
+        attn_bytes * (2 * bs * qd + 2 * b * src * kvd),
+        format!("{attn_bytes}·(2·b·s·{qd} + 2·b·{src}·{kvd})"),
+    );
+    match l.attention {
+        Attention::Sdpa | Attention::Flash => t.push(
+            "cross-attention logsumexp",
+            4 * b * l.heads * s,
+            "4·a·b·s".into(),
+        ),
+        Attention::Eager => {
+            let per_score = eager_score_bytes(spec.arch, l.act_bytes, l.autocast)
+                + if l.dropout {
+                    1 + attention_dropout_copy_bytes(attn_bytes, l.autocast)
+                } else {
+                    0
+                };
+            t.push(
+                "cross-attention scores",
+                per_score * b * l.heads * s * src,
+                format!("{per_score}·a·b·s·{src}"),
+            );
+        }
+    }
+}
+
+/// Bytes per score of the dropped probabilities that P·V saves, beyond the
+/// mask: the probabilities in the activation dtype; none extra under
+/// autocast, whose 16-bit copy for P·V [`eager_score_bytes`] counts.
+fn attention_dropout_copy_bytes(attn_bytes: u128, autocast: bool) -> u128 {
+    if autocast {
+        0
+    } else {
+        attn_bytes
+    }
+}
+
+/// Bytes eager attention keeps per attention score (b·a·s² of them), by how
+/// each transformers implementation writes its softmax:
+/// * Llama and its copies: fp32 softmax output + 16-bit copy for P·V = 6 B in
+///   16-bit, 4 B in fp32 (cpu/README §2, exact over 48 grid rows).
+/// * OPT: also clamps scores with `torch.max`, which saves its 16-bit input:
+///   2 + 4 + 2 = 8 B (hf-sdpa-158/160: eager − sdpa = 8.0 and 7.7 B per score).
+/// * GPT-NeoX/Pythia: 6 B per score (hf-sdpa-169, the eager run at s = 2048).
+/// * GPT-2-style blocks softmax in the activation dtype: B per score
+///   (cpu/README §2, GPT-2 rows); under autocast fp32 softmax + 16-bit copy = 6.
+/// * BERT under autocast: fp32 softmax output 4 + 16-bit copy for P·V 2 = 6;
+///   its fp32 dropout output is saved by nothing (dropout keeps only its
+///   1-byte mask, added separately), so it is gone at the peak.
+fn eager_score_bytes(arch: Arch, act_bytes: u128, autocast: bool) -> u128 {
+    let sixteen = act_bytes == 2 || autocast;
+    match arch {
+        Arch::Opt if sixteen => 8,
+        Arch::GptNeox | Arch::Stablelm if sixteen => 6,
+        Arch::Bert | Arch::T5 if autocast => 6,
+        Arch::Gpt2 | Arch::Bert | Arch::T5 | Arch::Bloom | Arch::GptBigcode | Arch::Phi => {
+            if autocast {
+                6
+            } else {
+                act_bytes
+            }
+        }
+        _ if sixteen => 6,
+        _ => 4,
+    }
+}

@@ -1,0 +1,272 @@
+//! One table of architectures: every family the estimator models, with the
+//! names it goes by and the defaults its transformers implementation takes
+//! when a config leaves them out. The config importer (`hf_config`), the
+//! link codec (`s.arch=`) and the measured-case translator (`cases`) all read
+//! it.
+//!
+//! Adding an architecture is one row here (its `Arch` variant, link key,
+//! `model_type`s and defaults) plus, when its layers differ from the ones
+//! already modelled, its layer formula in `model::params` and its import in
+//! `hf_config` (families whose fields need reading beyond the common ones).
+
+use super::{Arch, MlpKind, NormKind};
+
+/// One architecture family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArchRow {
+    pub arch: Arch,
+    /// The key in share links (`s.arch=`).
+    pub key: &'static str,
+    /// Hugging Face `model_type` values that import as this family.
+    pub model_types: &'static [&'static str],
+    /// `model.arch` values of the measured-case format
+    /// (`shared/groundtruth/FORMAT.md`) built with this family's layers.
+    pub case_names: &'static [&'static str],
+    /// Feed-forward shape and norm when the config does not say.
+    pub mlp: MlpKind,
+    pub norm: NormKind,
+    /// Biases on q/k/v and on the attention output by default.
+    pub qkv_bias: bool,
+    pub out_bias: bool,
+    /// The family's `tie_word_embeddings` default (transformers'
+    /// `PretrainedConfig` ties unless the family's config class says not).
+    pub tied: bool,
+}
+
+const fn row(arch: Arch, key: &'static str) -> ArchRow {
+    ArchRow {
+        arch,
+        key,
+        model_types: &[],
+        case_names: &[],
+        mlp: MlpKind::Gated,
+        norm: NormKind::Rms,
+        qkv_bias: false,
+        out_bias: false,
+        tied: false,
+    }
+}
+
+impl ArchRow {
+    const fn types(mut self, model_types: &'static [&'static str]) -> Self {
+        self.model_types = model_types;
+        self
+    }
+    const fn cases(mut self, case_names: &'static [&'static str]) -> Self {
+        self.case_names = case_names;
+        self
+    }
+    /// GELU/ReLU MLP with LayerNorm (the GPT-2 lineage and BERT).
+    const fn plain_layer_norm(mut self) -> Self {
+        self.mlp = MlpKind::Plain;
+        self.norm = NormKind::Layer;
+        self
+    }
+    /// LayerNorm over a gated MLP (StableLM-2).
+    const fn layer_norm(mut self) -> Self {
+        self.norm = NormKind::Layer;
+        self
+    }
+    const fn biases(mut self, qkv: bool, out: bool) -> Self {
+        self.qkv_bias = qkv;
+        self.out_bias = out;
+        self
+    }
+    const fn tied(mut self) -> Self {
+        self.tied = true;
+        self
+    }
+}
+
+/// Every architecture, in the order menus list them.
+pub const ARCHS: [ArchRow; 28] = [
+    row(Arch::Llama, "llama")
+        .types(&["llama"])
+        .cases(&["llama"]),
+    row(Arch::Mistral, "mistral")
+        .types(&["mistral"])
+        .cases(&["mistral"]),
+    row(Arch::Mixtral, "mixtral")
+        .types(&["mixtral"])
+        .cases(&["mixtral"]),
+    // Qwen2 keeps biases on q, k and v (`Qwen2Attention`: bias=True).
+    row(Arch::Qwen2, "qwen2")
+        .types(&["qwen2"])
+        .cases(&["qwen2"])
+        .biases(true, false),
+    row(Arch::Qwen2Moe, "qwen2_moe")
+        .types(&["qwen2_moe"])
+        .cases(&["qwen2_moe"])
+        .biases(true, false),
+    row(Arch::Qwen3, "qwen3")
+        .types(&["qwen3"])
+        .cases(&["qwen3"]),
+    row(Arch::Qwen3Moe, "qwen3_moe")
+        .types(&["qwen3_moe"])
+        .cases(&["qwen3_moe"]),
+    row(Arch::Gemma, "gemma")
+        .types(&["gemma"])
+        .cases(&["gemma"])
+        .tied(),
+    row(Arch::Gemma2, "gemma2")
+        .types(&["gemma2"])
+        .cases(&["gemma2"])
+        .tied(),
+    row(Arch::Gemma3, "gemma3")
+        .types(&["gemma3", "gemma3_text"])
+        .tied(),
+    // Phi-1/2: dense, LayerNorm, biases everywhere (`PhiAttention`).
+    row(Arch::Phi, "phi")
+        .types(&["phi"])
+        .cases(&["phi"])
+        .plain_layer_norm()
+        .biases(true, true),
+    row(Arch::Phi3, "phi3").types(&["phi3"]).cases(&["phi3"]),
+    row(Arch::Gpt2, "gpt2")
+        .types(&["gpt2"])
+        .cases(&["gpt2"])
+        .plain_layer_norm()
+        .biases(true, true)
+        .tied(),
+    // StableLM-alpha checkpoints are GPT-NeoX models (their config's
+    // model_type is gpt_neox); the case format calls them stablelm.
+    row(Arch::GptNeox, "gpt_neox")
+        .types(&["gpt_neox"])
+        .cases(&["gpt_neox", "stablelm"])
+        .plain_layer_norm()
+        .biases(true, true),
+    row(Arch::Opt, "opt")
+        .types(&["opt"])
+        .cases(&["opt"])
+        .plain_layer_norm()
+        .biases(true, true)
+        .tied(),
+    // Falcon's config ties the head by default; the measured cases state
+    // their own (they read `tied_embeddings` first).
+    row(Arch::Falcon, "falcon")
+        .types(&["falcon", "RefinedWeb", "RefinedWebModel"])
+        .cases(&["falcon"])
+        .plain_layer_norm()
+        .tied(),
+    row(Arch::Bloom, "bloom")
+        .types(&["bloom"])
+        .cases(&["bloom"])
+        .plain_layer_norm()
+        .biases(true, true)
+        .tied(),
+    row(Arch::GptBigcode, "gpt_bigcode")
+        .types(&["gpt_bigcode"])
+        .cases(&["gpt_bigcode"])
+        .plain_layer_norm()
+        .biases(true, true)
+        .tied(),
+    // The case format has no DeBERTa-specific fields: its DeBERTa cases are
+    // built with BERT's layers.
+    row(Arch::Bert, "bert")
+        .types(&["bert"])
+        .cases(&["bert", "deberta_v2"])
+        .plain_layer_norm()
+        .biases(true, true)
+        .tied(),
+    row(Arch::DebertaV2, "deberta_v2")
+        .types(&["deberta-v2"])
+        .plain_layer_norm()
+        .biases(true, true)
+        .tied(),
+    row(Arch::T5, "t5").types(&["t5", "mt5"]).cases(&["t5"]),
+    row(Arch::DeepseekV2, "deepseek_v2")
+        .types(&["deepseek_v2"])
+        .cases(&["deepseek_v2"]),
+    row(Arch::DeepseekV3, "deepseek_v3").types(&["deepseek_v3"]),
+    row(Arch::ClipVision, "clip_vision")
+        .types(&["clip_vision_model", "clip"])
+        .plain_layer_norm(),
+    row(Arch::Llava, "llava").types(&["llava"]),
+    // StableLM-2: LayerNorm over a gated MLP (`StableLmMLP`), q/k/v bias
+    // set by `use_qkv_bias`.
+    row(Arch::Stablelm, "stablelm")
+        .types(&["stablelm"])
+        .layer_norm(),
+    // gpt-oss: biases on attention and experts (`attention_bias` = True).
+    row(Arch::GptOss, "gpt_oss")
+        .types(&["gpt_oss"])
+        .cases(&["gpt_oss"])
+        .biases(true, true),
+    row(Arch::Custom, "custom"),
+];
+
+/// Every `Arch`, in the table's order (the link codec's menu).
+pub const ALL: [Arch; ARCHS.len()] = {
+    let mut out = [Arch::Custom; ARCHS.len()];
+    let mut i = 0;
+    while i < ARCHS.len() {
+        out[i] = ARCHS[i].arch;
+        i += 1;
+    }
+    out
+};
+
+/// The row of `arch` (every variant has one: a test checks it).
+pub fn row_of(arch: Arch) -> &'static ArchRow {
+    ARCHS
+        .iter()
+        .find(|r| r.arch == arch)
+        .unwrap_or(&ARCHS[ARCHS.len() - 1])
+}
+
+/// The family a config's `model_type` names.
+pub fn by_model_type(model_type: &str) -> Option<&'static ArchRow> {
+    ARCHS.iter().find(|r| r.model_types.contains(&model_type))
+}
+
+/// The family a measured case's `model.arch` names.
+pub fn by_case_name(name: &str) -> Option<&'static ArchRow> {
+    ARCHS.iter().find(|r| r.case_names.contains(&name))
+}
+
+/// Every `model_type` the importer reads, in the table's order.
+pub fn model_types() -> impl Iterator<Item = &'static str> {
+    ARCHS.iter().flat_map(|r| r.model_types.iter().copied())
+}
+
+/// The same, as one comma-separated list for messages.
+pub fn model_type_list() -> String {
+    model_types().collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_arch_has_one_row_and_unique_names() {
+        for (i, r) in ARCHS.iter().enumerate() {
+            assert_eq!(row_of(r.arch).key, r.key);
+            assert!(
+                ARCHS[i + 1..]
+                    .iter()
+                    .all(|o| o.arch != r.arch && o.key != r.key),
+                "{} twice",
+                r.key
+            );
+        }
+        let types: Vec<&str> = model_types().collect();
+        let mut unique = types.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(types.len(), unique.len(), "a model_type in two rows");
+        assert_eq!(
+            by_model_type("RefinedWebModel").map(|r| r.arch),
+            Some(Arch::Falcon)
+        );
+        assert_eq!(
+            by_case_name("stablelm").map(|r| r.arch),
+            Some(Arch::GptNeox)
+        );
+        assert_eq!(
+            by_model_type("stablelm").map(|r| r.arch),
+            Some(Arch::Stablelm)
+        );
+        assert!(by_model_type("mamba").is_none());
+    }
+}

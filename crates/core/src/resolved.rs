@@ -1,0 +1,141 @@
+//! What every term of an estimate needs, resolved once from the scenario and
+//! the model: the weight format in effect, the dtypes, the parameter counts,
+//! the weights' bytes and each GPU's shards. The terms (training, inference,
+//! overheads) read this instead of the scenario, so a rule such as "QLoRA on
+//! 16-bit weights means NF4" or "AMP over fp32 weights trains fp32
+//! parameters" is applied in one place.
+
+use crate::model::{LayerParams, ModelSpec, ParamCounts};
+use crate::parallel::Shards;
+use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
+use crate::scenario::{Attention, Inference, LoraTarget, Scenario, TaskKind, Training};
+use crate::trainable::trainable_params;
+use crate::weights::{quantized_targets, weight_bytes, WeightBytes};
+
+/// One scenario on one model, resolved.
+#[derive(Clone, Debug)]
+pub struct Resolved<'a> {
+    pub spec: &'a ModelSpec,
+    /// Parameter groups, scaled to a total the source states.
+    pub counts: ParamCounts,
+    pub task: TaskKind,
+    /// The task's own settings (read only for what they say directly).
+    pub training: &'a Training,
+    pub inference: &'a Inference,
+    pub attention: Attention,
+    pub precision: TrainingPrecision,
+    /// The weight format as chosen ...
+    pub chosen_format: WeightFormat,
+    /// ... and in effect: QLoRA on a 16-bit choice means NF4.
+    pub format: WeightFormat,
+    /// The 16-bit type of compute and of tensors nothing quantizes.
+    pub compute: Dtype,
+    /// dtype of the trainable parameters and their gradients.
+    pub trainable_dtype: Dtype,
+    /// torch autocast: fp32 weights with 16-bit compute.
+    pub autocast: bool,
+    /// Parameters the training method trains (whatever the task).
+    pub trainable: u128,
+    /// The linears a 4/8-bit format quantizes; `None`: every linear.
+    pub quantized_targets: Option<&'a [LoraTarget]>,
+    /// The weights as stored, all GPUs together.
+    pub weights: WeightBytes,
+    /// One GPU's share of each kind of memory.
+    pub shards: Shards,
+    pub empty_cache_after_load: bool,
+    pub unchunked_nf4_quantizer: bool,
+}
+
+impl<'a> Resolved<'a> {
+    /// Resolves a (validated) scenario on its model.
+    pub fn new(sc: &'a Scenario, spec: &'a ModelSpec) -> Resolved<'a> {
+        let counts = effective_counts(spec);
+        let training = sc.task == TaskKind::Training;
+        Resolved {
+            spec,
+            trainable: trainable_params(spec, &counts, &sc.training),
+            weights: weight_bytes(spec, &counts, sc),
+            counts,
+            task: sc.task,
+            training: &sc.training,
+            inference: &sc.inference,
+            attention: sc.attention,
+            precision: sc.training_precision,
+            chosen_format: sc.weights,
+            format: sc.effective_weights(),
+            compute: sc.compute_dtype,
+            trainable_dtype: trainable_dtype(sc),
+            autocast: uses_autocast(sc),
+            quantized_targets: quantized_targets(sc),
+            shards: Shards::new(&sc.parallel, spec.layers, training),
+            empty_cache_after_load: sc.empty_cache_after_load,
+            unchunked_nf4_quantizer: sc.unchunked_nf4_quantizer,
+        }
+    }
+
+    pub fn is_training(&self) -> bool {
+        self.task == TaskKind::Training
+    }
+
+    /// Tokens the decoder of an encoder-decoder model trains on (the
+    /// target); the sequence length for every other model.
+    pub fn decoder_tokens(&self) -> u128 {
+        let t = self.training;
+        match (self.spec.encoder_layers, t.target_len) {
+            (Some(e), Some(target)) if e > 0 => target as u128,
+            _ => t.seq_len as u128,
+        }
+    }
+}
+
+/// dtype of the trainable (floating) parameters.
+fn trainable_dtype(sc: &Scenario) -> Dtype {
+    match sc.training_precision {
+        TrainingPrecision::Fp32 => Dtype::Fp32,
+        // AMP over fp32 weights (torch autocast) trains fp32 parameters;
+        // 16-bit weights with an fp32 master copy have 16-bit parameters and gradients.
+        TrainingPrecision::Amp if sc.weights == WeightFormat::Fp32 => Dtype::Fp32,
+        TrainingPrecision::Amp | TrainingPrecision::Pure16 => match sc.weights.plain_dtype() {
+            Some(Dtype::Fp32) | None => sc.compute_dtype,
+            Some(d) => d,
+        },
+    }
+}
+
+/// torch autocast: fp32 weights with 16-bit compute (HF Trainer `fp16=True`).
+/// 16-bit weights with an fp32 master copy (DeepSpeed, Megatron) run without it.
+fn uses_autocast(sc: &Scenario) -> bool {
+    sc.task == TaskKind::Training
+        && sc.training_precision == TrainingPrecision::Amp
+        && sc.weights == WeightFormat::Fp32
+}
+
+/// Parameter groups, scaled to `params_override` when the source states a
+/// total the fields cannot rebuild exactly.
+pub fn effective_counts(spec: &ModelSpec) -> ParamCounts {
+    let mut c = spec.param_counts();
+    if let Some(target) = spec.params_override {
+        if c.total > 0 && target != c.total {
+            let fixed = c.embedding + c.lm_head + c.other + c.vision + c.projector;
+            let layers_total = c.layers.total().max(1);
+            let want = target.saturating_sub(fixed).max(1);
+            let scale = |x: u64| ((x as u128 * want as u128) / layers_total as u128) as u64;
+            let l = &mut c.layers;
+            *l = LayerParams {
+                q: scale(l.q),
+                k: scale(l.k),
+                v: scale(l.v),
+                o: scale(l.o),
+                gate: scale(l.gate),
+                up: scale(l.up),
+                down: scale(l.down),
+                router: scale(l.router),
+                norms: scale(l.norms),
+                biases: scale(l.biases),
+            };
+            c.total = fixed + c.layers.total();
+            c.active_per_token = c.active_per_token.min(c.total);
+        }
+    }
+    c
+}

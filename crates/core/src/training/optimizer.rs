@@ -1,0 +1,92 @@
+//! The optimizer's memory: its states per trainable parameter and the
+//! temporaries of its step.
+
+use crate::precision::{Dtype, TrainingPrecision};
+use crate::resolved::Resolved;
+use crate::scenario::{Framework, Optimizer};
+
+/// Optimizer state bytes per trainable parameter ×1024 (integer), and a formula note.
+pub(super) fn state_millibytes(r: &Resolved) -> (u128, &'static str) {
+    let t = r.training;
+    let state = t.optimizer_state_dtype.unwrap_or(match r.precision {
+        TrainingPrecision::Pure16 => r.trainable_dtype,
+        _ => Dtype::Fp32,
+    });
+    let s = state.bytes() as u128 * 1024;
+    match t.optimizer {
+        Optimizer::Sgd | Optimizer::None => (0, "no state"),
+        Optimizer::SgdMomentum => (s, "momentum"),
+        Optimizer::Lion => (s, "momentum (Lion)"),
+        Optimizer::Adam | Optimizer::Adamw => (2 * s, "exp_avg + exp_avg_sq"),
+        // bitsandbytes block-wise 8-bit states: 2 × 1 B + an fp32 absmax per
+        // 2048-element block (Dettmers et al. 2022, "8-bit optimizers").
+        Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => {
+            (2 * 1024 + 2 * 2, "2 × int8 + block absmax")
+        }
+        Optimizer::PagedAdamw => (2 * 4 * 1024, "2 × fp32, paged"),
+        // Adafactor's factored second moment is counted separately (rows + cols).
+        Optimizer::Adafactor => (0, "factored second moment"),
+    }
+}
+
+/// Adafactor state: 4 B × (rows + cols) per matrix, 4 B per element of vectors
+/// (cpu/optimizer_states.csv: HF Adafactor, beta1 = None).
+pub(super) fn adafactor_bytes(r: &Resolved) -> u128 {
+    let spec = r.spec;
+    let counts = &r.counts;
+    let l = spec.layers as u128;
+    let h = spec.hidden as u128;
+    let i = spec.intermediate as u128;
+    let qd = (spec.heads * spec.head_dim()) as u128;
+    let kvd = (spec.kv_heads * spec.head_dim()) as u128;
+    let per_layer = (h + qd) * 2 + (h + kvd) * 2 + 3 * (h + i);
+    let matrices = l * per_layer + 2 * (spec.vocab as u128 + h);
+    let vectors = counts.layers.norms as u128 + counts.layers.biases as u128;
+    // Scale with the trainable share (LoRA trains small matrices).
+    let full = counts.total.max(1) as u128;
+    4 * (matrices + vectors) * r.trainable.min(full) / full
+}
+
+/// Temporaries of the optimizer step on one GPU, and the formula; none
+/// when the step runs on the CPU or inside backward.
+pub(super) fn step_bytes(r: &Resolved) -> (u128, String) {
+    let t = r.training;
+    // Optimizer step scratch: torch's foreach AdamW (the CUDA default) holds one
+    // parameter-sized temporary (cpu/optimizer_states.csv: 1.0× param bytes).
+    let largest_param = largest_param_elements(r) * r.trainable_dtype.bytes() as u128;
+    if r.shards.optimizer_offloaded() || t.optimizer_in_backward {
+        return (0, String::new());
+    }
+    if t.framework == Framework::HfTrainer {
+        // A for-loop step holds temporaries of one tensor at a time: ≈ 2× the
+        // largest (cpu/optimizer_states.csv, for-loop rows).
+        return (
+            2 * largest_param,
+            "2 × largest parameter tensor (for-loop step)".to_string(),
+        );
+    }
+    match t.optimizer {
+        // torch's fused kernels (Adam, AdamW, SGD) update each tensor in
+        // place: no list of full-size intermediates.
+        Optimizer::Adam | Optimizer::Adamw | Optimizer::SgdMomentum if t.fused_optimizer => {
+            (0, String::new())
+        }
+        Optimizer::Adam | Optimizer::Adamw | Optimizer::Lion | Optimizer::SgdMomentum => (
+            r.shards
+                .optimizer(r.trainable * r.trainable_dtype.bytes() as u128),
+            "one trainable-parameter-sized temporary (foreach step, the CUDA default)".to_string(),
+        ),
+        // HF Adafactor: ≈ 2× the largest tensor in fp32 (optimizer_states.csv).
+        Optimizer::Adafactor => (
+            2 * largest_param_elements(r) * 4,
+            "2 × largest tensor in fp32 (Adafactor)".to_string(),
+        ),
+        _ => (0, String::new()),
+    }
+}
+
+/// Elements of the largest parameter tensor (embedding or an MLP projection).
+fn largest_param_elements(r: &Resolved) -> u128 {
+    let h = r.spec.hidden as u128;
+    (r.spec.vocab as u128 * h).max(h * r.spec.intermediate as u128)
+}

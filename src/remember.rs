@@ -1,0 +1,24 @@
+//! A returning user's first screen answers "does it fit" for their own setup:
+//! the page keeps its last query string in the browser's local storage and
+//! opens it when the address carries none. A share link (any query) always
+//! wins: nothing stored overrides what a link says.
+
+use gloo_storage::{LocalStorage, Storage};
+
+/// The local-storage key of the last setup.
+const KEY: &str = "vramfit:last-setup";
+
+/// The query to open: the address's own when it has one, else the last
+/// setup this browser saw (if storage is available and holds one).
+pub fn query_to_open(address_query: &str) -> String {
+    if !address_query.trim_start_matches('?').is_empty() {
+        return address_query.to_owned();
+    }
+    LocalStorage::get::<String>(KEY).unwrap_or_default()
+}
+
+/// Keeps `query` as the last setup. Storage may be full or disabled
+/// (private windows): the page works the same without it.
+pub fn remember(query: &str) {
+    let _ = LocalStorage::set(KEY, query);
+}
