@@ -226,6 +226,7 @@ part-master_weights = fp32 master weights
 part-activations = activations
 part-logits_loss = logits and loss
 part-kv_cache = KV cache
+part-recurrent_state = recurrent state (conv + SSM)
 part-quant_buffers = dequantization buffers
 part-optimizer_step = optimizer step buffers
 part-workspace = parallelism buffers

@@ -226,6 +226,7 @@ part-master_weights = fp32 主权重
 part-activations = 激活值
 part-logits_loss = logits 与 loss
 part-kv_cache = KV cache
+part-recurrent_state = 循环状态（卷积 + SSM）
 part-quant_buffers = 反量化缓冲区
 part-optimizer_step = 优化器更新的临时缓冲区
 part-workspace = 并行通信缓冲区

@@ -4,6 +4,7 @@
 //! each `model_type`. Every error names the config field it comes from
 //! (`config.json: num_attention_heads`) and never panics, whatever the input.
 
+mod modern;
 mod reader;
 mod towers;
 
@@ -14,7 +15,7 @@ use crate::model::{
     Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
     MAX_LAYERS, MAX_POSITION,
 };
-use reader::{Cfg, Defaults};
+use reader::{Cfg, Defaults, HIDDEN, LAYERS, POSITIONS, VOCAB};
 use towers::{import_clip, import_llava};
 
 /// `model_type` values this importer reads (the architecture table's), for messages.
@@ -65,12 +66,8 @@ pub fn quantization_method(json: &str) -> Result<Option<String>> {
     }
 }
 
-const HIDDEN: &[&str] = &["hidden_size", "n_embd", "d_model", "n_embed"];
-const LAYERS: &[&str] = &["num_hidden_layers", "n_layer", "num_layers"];
 const HEADS: &[&str] = &["num_attention_heads", "n_head", "num_heads"];
 const KV_HEADS: &[&str] = &["num_key_value_heads", "num_kv_heads", "n_head_kv"];
-const VOCAB: &[&str] = &["vocab_size"];
-const POSITIONS: &[&str] = &["max_position_embeddings", "n_positions", "seq_length"];
 
 fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
     let model_type = cfg.model_type()?;
@@ -103,6 +100,20 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             None => import_decoder(cfg, Arch::Gemma3, model_type),
         },
         Arch::T5 => import_t5(cfg, model_type),
+        Arch::Mamba | Arch::Mamba2 => modern::import_mamba(cfg, arch, model_type),
+        // Multimodal wrappers: the language model is `text_config`.
+        Arch::Llama4 | Arch::Qwen3Next if cfg.obj.contains_key("text_config") => {
+            match cfg.object("text_config")? {
+                Some(text) if cfg.obj.contains_key("vision_config") => Err(InputError::new(
+                    text.field("").trim_end_matches('.').to_string(),
+                    format!(
+                        "the {model_type} vision tower is not modelled yet: paste the text_config alone"
+                    ),
+                )),
+                Some(text) => import_decoder(&text, arch, model_type),
+                None => Err(InputError::new(cfg.field("text_config"), "must be an object")),
+            }
+        }
         _ => {
             let mut sub = Cfg::new(cfg.obj, &cfg.prefix);
             sub.defaults = defaults;
@@ -114,7 +125,11 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 /// Decoder-only language models and BERT-style encoders.
 fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> {
     let hidden = cfg.req(HIDDEN, 1, MAX_DIM)?;
-    let layers = cfg.req(LAYERS, 1, MAX_LAYERS)?;
+    let layers = match cfg.int(LAYERS, 1, MAX_LAYERS)? {
+        // Nemotron-H's config derives the count from its block list.
+        None if arch == Arch::NemotronH => modern::nemotron_blocks(cfg)?.len() as u64,
+        _ => cfg.req(LAYERS, 1, MAX_LAYERS)?,
+    };
     let heads = cfg.req(HEADS, 1, MAX_HEADS)?;
     let mut spec = ModelSpec {
         name: model_type.to_string(),
@@ -128,6 +143,11 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
         max_position: cfg.int(POSITIONS, 0, MAX_POSITION)?.unwrap_or(0),
         ..ModelSpec::default()
     };
+    // Modeling files take `getattr(config, "head_dim", hidden // heads)`:
+    // a width the heads do not divide is floored, not refused.
+    if spec.head_dim.is_none() && !hidden.is_multiple_of(heads) {
+        spec.head_dim = Some((hidden / heads).max(1));
+    }
     // The family's defaults (the architecture table); the config's own
     // fields override them below.
     let family = crate::model::arch::row_of(arch);
@@ -224,9 +244,11 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
             spec.qkv_bias = cfg.flag("use_qkv_bias", false)?;
             spec.parallel_block = cfg.flag("use_parallel_residual", false)?;
         }
+        _ if modern::completes(arch) => {}
         _ => import_llama_like(cfg, arch, &mut spec)?,
     }
     spec.sliding_window = sliding_window(cfg, arch, layers)?;
+    modern::complete(cfg, arch, model_type, &mut spec)?;
     Ok(spec)
 }
 
@@ -263,6 +285,7 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
             expert_intermediate: cfg.req(&["intermediate_size"], 1, MAX_DIM)?,
             shared_intermediate: None,
             dense_layers: 0,
+            router_bias: false,
         }),
         Arch::Qwen2Moe | Arch::Qwen3Moe => {
             let experts = cfg.req(&["num_experts"], 1, MAX_EXPERTS)?;
@@ -287,6 +310,7 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
                 expert_intermediate: cfg.req(moe_width_keys, 1, MAX_DIM)?,
                 shared_intermediate: (shared > 0).then_some(shared),
                 dense_layers,
+                router_bias: false,
             })
         }
         Arch::DeepseekV2 | Arch::DeepseekV3 => {
@@ -301,6 +325,7 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
                         .int(&["first_k_dense_replace"], 0, MAX_LAYERS)?
                         .unwrap_or(0)
                         .min(spec.layers),
+                    router_bias: false,
                 }),
                 None => None,
             }

@@ -4,13 +4,16 @@ use crate::dequant::{dequant_buffer_bytes, dequant_buffer_line};
 use crate::model::{Arch, ModelSpec};
 use crate::parallel::Shards;
 use crate::precision::Dtype;
+use crate::recurrent_state::state_bytes_per_sequence;
 use crate::report::{Counter, Line, Part};
 use crate::resolved::Resolved;
 use crate::scenario::{Attention, Engine};
 
 /// KV-cache bytes per token of context on one GPU, all layers, and the formula.
 pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128, String) {
-    let layers = spec.layers as u128;
+    // Only softmax-attention layers cache keys and values; recurrent layers
+    // keep a fixed state instead (`recurrent_state`).
+    let layers = spec.attention_layer_count() as u128;
     let b = kv.bytes() as u128;
     match &spec.mla {
         // MLA caches one compressed latent and the shared RoPE key per token.
@@ -46,15 +49,39 @@ pub struct InferenceMemory {
 }
 
 /// Bytes of the KV cache holding `tokens` tokens for each of `batch` sequences,
-/// with sliding-window layers capped at their window.
+/// with sliding-window (and chunked-attention) layers capped at their window
+/// less one token: transformers' `DynamicSlidingWindowLayer` keeps the last
+/// `sliding_window - 1` keys, which is all the next query can attend to
+/// (measured in `tests/data/cache/`).
 pub fn kv_cache_bytes(spec: &ModelSpec, per_token: u128, batch: u128, tokens: u128) -> u128 {
-    let layers = spec.layers.max(1) as u128;
+    let layers = spec.attention_layer_count().max(1) as u128;
     let per_layer = per_token / layers;
     let (windowed, window) = match &spec.sliding_window {
-        Some(w) => (w.layers as u128, w.window as u128),
+        Some(w) => (
+            (w.layers as u128).min(layers),
+            (w.window as u128).saturating_sub(1).max(1),
+        ),
         None => (0, tokens),
     };
     batch * per_layer * ((layers - windowed) * tokens + windowed * tokens.min(window))
+}
+
+/// Bytes of a static cache (`cache_implementation="static"`) allocated for
+/// `max_len` tokens: full layers hold `max_len`, sliding and chunked layers
+/// their whole window (`StaticSlidingWindowLayer`), for every sequence.
+pub fn static_kv_cache_bytes(
+    spec: &ModelSpec,
+    per_token: u128,
+    batch: u128,
+    max_len: u128,
+) -> u128 {
+    let layers = spec.attention_layer_count().max(1) as u128;
+    let per_layer = per_token / layers;
+    let (windowed, window) = match &spec.sliding_window {
+        Some(w) => ((w.layers as u128).min(layers), w.window as u128),
+        None => (0, max_len),
+    };
+    batch * per_layer * ((layers - windowed) * max_len + windowed * max_len.min(window))
 }
 
 /// Everything one GPU holds while serving. `capacity` is the card's memory
@@ -72,17 +99,75 @@ pub fn inference_memory(r: &Resolved, capacity: Option<u64>, non_torch: u64) -> 
     let kv_dtype = inf.kv_cache_dtype.unwrap_or(r.compute);
     let (per_token, per_token_formula) = kv_bytes_per_token(r.spec, kv_dtype, &r.shards);
     let (prefill, prefill_formula) = prefill_bytes(r);
+    let state = recurrent_state_line(r);
+    let state_bytes = state.as_ref().map_or(0, |(bytes, _)| *bytes);
     let kv_budget = KvBudget {
         capacity,
-        used: weight_bytes + prefill + non_torch as u128,
+        used: weight_bytes + prefill + state_bytes + non_torch as u128,
     };
-    let (kv, kv_formula) = kv_cache(r, per_token, &per_token_formula, &kv_budget);
+    let (kv, kv_formula) = if r.spec.attention_layer_count() == 0 {
+        (
+            0,
+            "no attention layers: nothing grows with the context".to_owned(),
+        )
+    } else {
+        kv_cache(r, per_token, &per_token_formula, &kv_budget)
+    };
     lines.push(Line::new(Part::KvCache, kv, kv_formula, Counter::Allocated));
+    if let Some((bytes, line)) = state {
+        lines.push(line);
+        // The state is allocated once, beside the cache, and held to the end.
+        return with_state(
+            r,
+            lines,
+            weight_bytes,
+            kv,
+            bytes,
+            (per_token, prefill, &prefill_formula),
+        );
+    }
     let step = generation_step(r, kv, per_token, (prefill, &prefill_formula));
     finish(
         r,
         lines,
         weight_bytes,
+        kv,
+        (step.working, step.formula),
+        step.per_step,
+        per_token,
+    )
+}
+
+/// The recurrent layers' state for every sequence of the batch, and its line.
+fn recurrent_state_line(r: &Resolved) -> Option<(u128, Line)> {
+    let (per_sequence, formula) =
+        state_bytes_per_sequence(r.spec, r.compute, r.shards.tp, r.inference.engine)?;
+    let batch = r.inference.batch as u128;
+    let bytes = batch * per_sequence;
+    let line = Line::new(
+        Part::RecurrentState,
+        bytes,
+        format!("{batch} sequences × {per_sequence} B ({formula})"),
+        Counter::Allocated,
+    );
+    Some((bytes, line))
+}
+
+/// [`inference_memory`]'s ending for a model with recurrent layers: the
+/// state counts like the cache (allocated before the prefill, never freed).
+fn with_state(
+    r: &Resolved,
+    lines: Vec<Line>,
+    weight_bytes: u128,
+    kv: u128,
+    state: u128,
+    (per_token, prefill, prefill_formula): (u128, u128, &str),
+) -> InferenceMemory {
+    let step = generation_step(r, kv, per_token, (prefill, prefill_formula));
+    finish(
+        r,
+        lines,
+        weight_bytes + state,
         kv,
         (step.working, step.formula),
         step.per_step,
@@ -197,6 +282,12 @@ fn kv_cache(
                 "b × context × ({per_token_formula}) (no GPU chosen: the requested context only)"
             ),
         ),
+        (Engine::Transformers, _) if inf.static_cache => (
+            static_kv_cache_bytes(r.spec, per_token, batch, context),
+            format!(
+                "static cache: {batch} × {context} tokens × {per_token} B/token ({per_token_formula})"
+            ),
+        ),
         _ => (
             kv_cache_bytes(r.spec, per_token, batch, context),
             format!("{batch} × {context} tokens × {per_token} B/token ({per_token_formula})"),
@@ -234,7 +325,7 @@ fn generation_step(
         // of each step (hf-blog-quant-155, 2023: measured − weights ≈ 2 ×
         // the 13.4 GB cache of Llama-2-13B at 16 × 1024 tokens).
         Engine::Transformers if inf.tuple_cache => kv,
-        Engine::Transformers => kv / r.spec.layers.max(1) as u128,
+        Engine::Transformers => kv / r.spec.attention_layer_count().max(1) as u128,
         _ => 0,
     };
     let decode = layer_working_bytes(r, 1) + logits + growth;

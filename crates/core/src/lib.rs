@@ -32,6 +32,7 @@ pub mod job_config;
 pub mod overhead;
 pub mod parallel;
 pub mod plan;
+pub mod recurrent_state;
 pub mod report;
 pub mod resolved;
 pub mod trainable;

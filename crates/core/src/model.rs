@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check_range, InputError, Result};
+use crate::scenario::choice::Choice;
 
 pub mod arch;
 mod params;
@@ -59,6 +60,46 @@ pub enum Arch {
     Stablelm,
     /// Router bias and one attention-sink logit per head.
     GptOss,
+    /// MoE interleaved with dense layers, a shared expert, chunked attention.
+    Llama4,
+    /// Four norms per layer, q/k/v biases.
+    Glm4,
+    Glm4Moe,
+    /// Post-norms and q/k norms over the whole projection (OLMo-2, OLMo-3).
+    Olmo2,
+    /// Parallel block, one weight-only LayerNorm per layer (Command-R).
+    Cohere,
+    Smollm3,
+    /// Non-gated xIELU MLP, q/k norms.
+    Apertus,
+    #[serde(rename = "ernie4_5")]
+    Ernie45,
+    #[serde(rename = "ernie4_5_moe")]
+    Ernie45Moe,
+    /// Post-norms and q/k norms; sliding-window layers.
+    Exaone4,
+    SeedOss,
+    Hunyuan,
+    HunyuanMoe,
+    /// Mamba-1 state-space layers only.
+    Mamba,
+    /// Mamba-2 state-space layers only.
+    Mamba2,
+    /// Mamba and attention layers, MoE on alternate layers.
+    Jamba,
+    /// Mamba-2, attention, MLP and MoE blocks.
+    NemotronH,
+    /// Attention and Mamba-2 side by side in every layer.
+    FalconH1,
+    /// Granite-4.0-H: Mamba-2 and attention layers, MoE with a shared MLP.
+    #[serde(rename = "granitemoehybrid")]
+    GraniteMoeHybrid,
+    /// Gated DeltaNet and gated attention (Qwen3-Next, Qwen3.5).
+    Qwen3Next,
+    /// Short convolutions and attention.
+    Lfm2,
+    /// Lightning attention and softmax attention, MoE.
+    Minimax,
     /// Anything else described by raw fields.
     Custom,
 }
@@ -96,9 +137,14 @@ pub struct Moe {
     /// Width of the shared expert(s) in total, when it differs (qwen2_moe).
     #[serde(default)]
     pub shared_intermediate: Option<u64>,
-    /// Leading layers that keep a dense MLP (deepseek `first_k_dense_replace`).
+    /// Layers (among those with a feed-forward) that keep a dense MLP
+    /// (deepseek `first_k_dense_replace`, interleaved layouts).
     #[serde(default)]
     pub dense_layers: u64,
+    /// The router carries one more vector per expert (a bias, or ERNIE-4.5's
+    /// `e_score_correction_bias` parameter).
+    #[serde(default)]
+    pub router_bias: bool,
 }
 
 /// Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds one
@@ -119,6 +165,87 @@ pub struct SlidingWindow {
     pub window: u64,
     /// How many of the layers use the window (the rest are global).
     pub layers: u64,
+}
+
+/// How the query and key projections are normalised before attention.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QkNorm {
+    /// None.
+    Off,
+    /// One head-wide weight for q and one for k, shared by all heads
+    /// (Qwen3, Gemma-3, Hunyuan, EXAONE-4, Apertus).
+    Head,
+    /// One head-wide weight per head (Cohere's `use_qk_norm`: `(heads, d)`
+    /// and `(kv_heads, d)`).
+    PerHead,
+    /// Over the whole projection: `heads·d` for q, `kv_heads·d` for k (OLMo-2/3).
+    Full,
+}
+
+/// The token mixer of the layers that do not attend with softmax attention:
+/// a state-space model, a linear-attention rule or a short convolution. Each
+/// keeps a fixed-size state per sequence instead of a per-token cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecurrentKind {
+    /// Mamba (`MambaMixer`): selective scan over `inner` channels with a
+    /// `state`-wide SSM state per channel.
+    #[default]
+    Mamba,
+    /// Mamba-2 (`Mamba2Mixer`): `heads` heads of `inner/heads` channels,
+    /// B and C shared over `groups` groups.
+    Mamba2,
+    /// Gated DeltaNet (Qwen3-Next, Qwen3.5): `groups` key heads of width
+    /// `state`, `heads` value heads of width `inner/heads`.
+    GatedDeltaNet,
+    /// A gated short convolution over the hidden width (LFM2).
+    ShortConv,
+    /// Lightning (linear) attention (MiniMax-01): a `d × d` state per head.
+    Lightning,
+}
+
+/// Layers whose token mixer is recurrent (see [`RecurrentKind`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recurrent {
+    pub kind: RecurrentKind,
+    /// How many layers hold this mixer.
+    pub layers: u64,
+    /// Channels the mixer works in (Mamba: `expand·hidden`; Mamba-2 and
+    /// Gated DeltaNet: value heads × head width; short conv: hidden).
+    pub inner: u64,
+    /// Value (or SSM) heads; 0 for Mamba-1 and the short convolution.
+    #[serde(default)]
+    pub heads: u64,
+    /// Mamba-2's B/C groups; Gated DeltaNet's key heads.
+    #[serde(default)]
+    pub groups: u64,
+    /// SSM state width (Mamba), or the key head width (Gated DeltaNet).
+    #[serde(default)]
+    pub state: u64,
+    /// Kernel width of the causal convolution (its cached window).
+    #[serde(default)]
+    pub conv_kernel: u64,
+    /// Mamba-1's `time_step_rank`.
+    #[serde(default)]
+    pub dt_rank: u64,
+    /// Biases on the input and output projections.
+    #[serde(default)]
+    pub proj_bias: bool,
+    /// A bias on the convolution.
+    #[serde(default)]
+    pub conv_bias: bool,
+    /// The mixer's own (gated) RMSNorm before its output projection:
+    /// Mamba-2 and Lightning over `inner`, Gated DeltaNet over one value head.
+    #[serde(default)]
+    pub gated_norm: bool,
+    /// Jamba's RMSNorms on Mamba's time step, B and C (`dt_rank + 2·state`).
+    #[serde(default)]
+    pub dt_bc_norms: bool,
+    /// The SSM/recurrent state is kept in fp32 whatever the model's dtype
+    /// (Nemotron-H's `mamba_ssm_cache_dtype`).
+    #[serde(default)]
+    pub state_fp32: bool,
 }
 
 /// Vision encoder of a VLM (or a CLIP vision model on its own).
@@ -231,6 +358,57 @@ pub struct ModelSpec {
     /// Labels of a sequence-classification head on an encoder (0: no head).
     #[serde(default)]
     pub classifier_labels: u64,
+    /// Query/key norms; `None`: the architecture's default.
+    #[serde(default)]
+    pub qk_norm: Option<QkNorm>,
+    /// Layers with a recurrent token mixer (hybrid and state-space models).
+    #[serde(default)]
+    pub recurrent: Option<Recurrent>,
+    /// Layers with softmax attention; `None`: the layers without a
+    /// recurrent mixer (Falcon-H1 runs both in every layer; Nemotron-H has
+    /// feed-forward-only layers).
+    #[serde(default)]
+    pub attention_layers: Option<u64>,
+    /// Layers with a feed-forward (dense or MoE); `None`: every layer.
+    #[serde(default)]
+    pub mlp_layers: Option<u64>,
+    /// The query projection also yields a sigmoid gate on the attention
+    /// output (Qwen3-Next, Qwen3.5): q_proj is twice as wide.
+    #[serde(default)]
+    pub gated_attention: bool,
+    /// Parameters per layer of modules the fields above do not describe,
+    /// counted by the importer from the config (DeepSeek-V3.2's indexer).
+    #[serde(default)]
+    pub layer_extra_params: u64,
+}
+
+impl Recurrent {
+    fn validate(&self, layers: u64) -> Result<()> {
+        check_range("model.recurrent.layers", self.layers, 0, layers)?;
+        check_range("model.recurrent.inner", self.inner, 1, MAX_DIM)?;
+        check_range("model.recurrent.heads", self.heads, 0, MAX_HEADS)?;
+        check_range("model.recurrent.groups", self.groups, 0, MAX_HEADS)?;
+        check_range("model.recurrent.state", self.state, 0, MAX_HEADS)?;
+        // Real kernels are 2 to 4 wide; LFM2's `conv_L_cache` is 3.
+        check_range("model.recurrent.conv_kernel", self.conv_kernel, 0, 64)?;
+        check_range("model.recurrent.dt_rank", self.dt_rank, 0, MAX_DIM)?;
+        let needs_heads = matches!(
+            self.kind,
+            RecurrentKind::Mamba2 | RecurrentKind::GatedDeltaNet | RecurrentKind::Lightning
+        );
+        if needs_heads && (self.heads == 0 || !self.inner.is_multiple_of(self.heads)) {
+            return Err(InputError::new(
+                "model.recurrent.heads",
+                format!(
+                    "{} must be at least 1 and divide recurrent.inner ({}) for {}",
+                    self.heads,
+                    self.inner,
+                    self.kind.key()
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The architecture limits live with every other limit (`scenario::limits`).
@@ -256,6 +434,11 @@ pub struct LayerParams {
     /// Biases of the linear layers and other small per-layer vectors
     /// (attention sinks); kept in 16-bit when the weights are quantized.
     pub biases: u64,
+    /// Input and output projections of recurrent mixers (Mamba, Gated
+    /// DeltaNet, short convolutions); their small vectors and convolution
+    /// kernels are in `biases`.
+    #[serde(default)]
+    pub mixer: u64,
 }
 
 impl LayerParams {
@@ -267,7 +450,7 @@ impl LayerParams {
     }
     /// Weights of linear layers (what quantization compresses).
     pub fn linear(&self) -> u64 {
-        self.attention() + self.mlp()
+        self.attention() + self.mlp() + self.mixer
     }
     pub fn total(&self) -> u64 {
         self.linear() + self.router + self.norms + self.biases
@@ -297,6 +480,29 @@ impl ModelSpec {
     pub fn head_dim(&self) -> u64 {
         self.head_dim
             .unwrap_or_else(|| self.hidden / self.heads.max(1))
+    }
+
+    /// Layers with softmax attention (the ones that keep a per-token KV cache).
+    pub fn attention_layer_count(&self) -> u64 {
+        self.attention_layers
+            .unwrap_or_else(|| {
+                let recurrent = self.recurrent.as_ref().map_or(0, |r| r.layers);
+                self.layers.saturating_sub(recurrent)
+            })
+            .min(self.layers)
+    }
+
+    /// Layers with a feed-forward block.
+    pub fn mlp_layer_count(&self) -> u64 {
+        self.mlp_layers.unwrap_or(self.layers).min(self.layers)
+    }
+
+    /// The query/key norms, the config's or the family's.
+    pub fn qk_norm_kind(&self) -> QkNorm {
+        self.qk_norm.unwrap_or(match self.arch {
+            Arch::Qwen3 | Arch::Qwen3Moe | Arch::Gemma3 => QkNorm::Head,
+            _ => QkNorm::Off,
+        })
     }
 
     /// Checks every field against its allowed range and the relations between
@@ -409,6 +615,21 @@ impl ModelSpec {
             check_range("model.sliding_window.window", sw.window, 1, MAX_POSITION)?;
             check_range("model.sliding_window.layers", sw.layers, 0, self.layers)?;
         }
+        if let Some(r) = &self.recurrent {
+            r.validate(self.layers)?;
+        }
+        if let Some(n) = self.attention_layers {
+            check_range("model.attention_layers", n, 0, self.layers)?;
+        }
+        if let Some(n) = self.mlp_layers {
+            check_range("model.mlp_layers", n, 0, self.layers)?;
+        }
+        check_range(
+            "model.layer_extra_params",
+            self.layer_extra_params,
+            0,
+            MAX_TOTAL_PARAMS / MAX_LAYERS,
+        )?;
         if let Some(e) = self.encoder_layers {
             check_range("model.encoder_layers", e, 0, MAX_LAYERS)?;
         }

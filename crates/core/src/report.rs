@@ -13,6 +13,9 @@ pub enum Part {
     Activations,
     LogitsLoss,
     KvCache,
+    /// Fixed per-sequence state of recurrent layers (convolution, SSM and
+    /// delta-rule states), which does not grow with the context.
+    RecurrentState,
     QuantBuffers,
     /// Temporary buffers of the optimizer step (foreach AdamW).
     OptimizerStep,
@@ -28,7 +31,7 @@ pub enum Part {
 
 impl Part {
     /// Every part, in breakdown order.
-    pub const ALL: [Part; 14] = [
+    pub const ALL: [Part; 15] = [
         Part::Weights,
         Part::Gradients,
         Part::OptimizerStates,
@@ -36,6 +39,7 @@ impl Part {
         Part::Activations,
         Part::LogitsLoss,
         Part::KvCache,
+        Part::RecurrentState,
         Part::QuantBuffers,
         Part::OptimizerStep,
         Part::Workspace,
@@ -55,6 +59,7 @@ impl Part {
             Part::Activations => "activations",
             Part::LogitsLoss => "logits_loss",
             Part::KvCache => "kv_cache",
+            Part::RecurrentState => "recurrent_state",
             Part::QuantBuffers => "quant_buffers",
             Part::OptimizerStep => "optimizer_step",
             Part::Workspace => "workspace",
@@ -75,6 +80,7 @@ impl Part {
             Part::Activations => "activations",
             Part::LogitsLoss => "logits and loss",
             Part::KvCache => "KV cache",
+            Part::RecurrentState => "recurrent state (conv + SSM)",
             Part::QuantBuffers => "dequantization buffers",
             Part::OptimizerStep => "optimizer step buffers",
             Part::Workspace => "parallelism buffers",

@@ -132,6 +132,7 @@ pub fn effective_counts(spec: &ModelSpec) -> ParamCounts {
                 router: scale(l.router),
                 norms: scale(l.norms),
                 biases: scale(l.biases),
+                mixer: scale(l.mixer),
             };
             c.total = fixed + c.layers.total();
             c.active_per_token = c.active_per_token.min(c.total);

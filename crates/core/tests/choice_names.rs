@@ -2,7 +2,7 @@
 //! serde name), except the aliases the enum lists: one parser
 //! (`Choice::parse`) reads both without serde machinery in the web app.
 
-use vramfit_core::model::{Arch, MlpKind, NormKind};
+use vramfit_core::model::{Arch, MlpKind, NormKind, QkNorm, RecurrentKind};
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
     Attention, Checkpointing, Engine, Framework, LoraTarget, Method, Offload, Optimizer, Strategy,
@@ -43,6 +43,8 @@ fn every_serde_name_parses_to_its_value() {
     check::<MlpKind>(&mut m);
     check::<NormKind>(&mut m);
     check::<Arch>(&mut m);
+    check::<QkNorm>(&mut m);
+    check::<RecurrentKind>(&mut m);
     check::<Goal>(&mut m);
     check::<Priority>(&mut m);
     assert!(m.is_empty(), "{m:#?}");

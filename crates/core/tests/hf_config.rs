@@ -196,16 +196,20 @@ fn out_of_range_values_name_the_field_and_range() {
     assert_eq!(e.field, "config.json: num_key_value_heads");
     let e = err(&LLAMA_MIN.replace("}", ",\"num_key_value_heads\":8}"));
     assert_eq!(e.field, "config.json: num_key_value_heads");
-    // heads must divide hidden when head_dim is absent
-    let e = err(&LLAMA_MIN.replace("\"num_attention_heads\":4", "\"num_attention_heads\":5"));
-    assert_eq!(e.field, "config.json: num_attention_heads");
+    // heads that do not divide hidden: head_dim is floored, as transformers'
+    // `hidden_size // num_attention_heads` does (64 / 5 -> 12)
+    let spec = from_hf_config(
+        &LLAMA_MIN.replace("\"num_attention_heads\":4", "\"num_attention_heads\":5"),
+    )
+    .expect("imports");
+    assert_eq!(spec.head_dim, Some(12));
 }
 
 #[test]
 fn unknown_model_type_lists_supported_ones() {
-    let e = err(r#"{"model_type": "mamba", "hidden_size": 8}"#);
+    let e = err(r#"{"model_type": "rwkv", "hidden_size": 8}"#);
     assert_eq!(e.field, "config.json: model_type");
-    assert!(e.message.contains("\"mamba\" is not supported"), "{e}");
+    assert!(e.message.contains("\"rwkv\" is not supported"), "{e}");
     assert!(
         e.message.contains("llama") && e.message.contains("gpt_oss"),
         "{e}"
@@ -228,8 +232,8 @@ fn oversized_models_are_rejected_not_wrapped() {
 fn the_architecture_table_is_the_one_source_of_names() {
     use vramfit_core::model::arch::{by_case_name, by_model_type, model_types, ARCHS};
     use vramfit_core::url::Choice;
-    let err = vramfit_core::hf_config::from_hf_config(r#"{"model_type": "mamba"}"#)
-        .expect_err("mamba is not modelled yet");
+    let err = vramfit_core::hf_config::from_hf_config(r#"{"model_type": "rwkv"}"#)
+        .expect_err("rwkv is not modelled yet");
     assert_eq!(err.field, "config.json: model_type");
     for t in model_types() {
         assert!(err.message.contains(t), "{t} missing from: {}", err.message);

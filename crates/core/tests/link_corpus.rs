@@ -9,6 +9,10 @@
 //! one of these links means fails here. Such a change needs a new link
 //! version that still decodes v1 as v1; the rows are never re-generated.
 //!
+//! The estimator itself may get more exact (a sliding window caching one
+//! token less, as transformers does): the frozen bytes are matched within
+//! [`REFINEMENT`], far below what a changed default or field moves them.
+//!
 //! The page and embed parameters (`u`, `view`, `lang`, `goal`, `prio`,
 //! `embed`, `show`) are the web page's: the core notices them as unknown,
 //! and the web app's own test (`src/link.rs`) checks what the page reads.
@@ -22,6 +26,20 @@ use vramfit_core::scenario::{
 use vramfit_core::url::{decode, encode, Choice};
 
 const CORPUS: &str = include_str!("data/links/v1.jsonl");
+
+/// How far an estimate may move from its frozen bytes: 0.01 %. Refinements
+/// of the formulas move them by less (the W−1 sliding-window rule: 0.0003 %
+/// on Mistral-style links); a changed default (a dtype, a batch, a flag)
+/// moves them by whole percents.
+const REFINEMENT: f64 = 1e-4;
+
+fn close(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            let (x, y) = (*x as f64, *y as f64);
+            (x - y).abs() <= REFINEMENT * y.max(1.0)
+        })
+}
 
 fn rows() -> Vec<Value> {
     CORPUS
@@ -79,7 +97,7 @@ fn every_frozen_link_decodes_and_estimates_as_it_did() {
                     .collect();
                 let frozen: Vec<[u64; 3]> =
                     serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
-                if gpus != frozen {
+                if !close(&gpus.concat(), &frozen.concat()) {
                     failures.push(format!("{title}: GPUs {gpus:?}, froze {frozen:?}"));
                 }
                 let worst = e.headline_gpu();
@@ -93,7 +111,7 @@ fn every_frozen_link_decodes_and_estimates_as_it_did() {
                     row["peak_reserved_bytes"].as_u64().unwrap_or_default(),
                     row["device_used_bytes"].as_u64().unwrap_or_default(),
                 ];
-                if headline != frozen_headline {
+                if !close(&headline, &frozen_headline) {
                     failures.push(format!(
                         "{title}: headline {headline:?}, froze {frozen_headline:?}"
                     ));

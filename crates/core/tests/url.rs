@@ -5,7 +5,8 @@ use proptest::prelude::*;
 use vramfit_core::catalog::models;
 use vramfit_core::gpu::gpus;
 use vramfit_core::model::{
-    Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, SlidingWindow, VisionTower,
+    Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, QkNorm, Recurrent, RecurrentKind, SlidingWindow,
+    VisionTower,
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -224,7 +225,8 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
         proptest::option::of((1u64..9000, 0u64..64)),
         proptest::option::of((0u64..2000, 0u64..40, 0u64..600)),
     );
-    let spec = (dims, options, groups).prop_map(|(d, o, g)| {
+    let hybrid = hybrid_parts();
+    let spec = (dims, options, groups, hybrid).prop_map(|(d, o, g, x)| {
         let (arch, name, hidden, layers, heads, vocab) = d;
         let (head_dim, encoder_layers, params_override, mlp_bias, flags, (mlp, norm)) = o;
         let (moe, mla, window, vision) = g;
@@ -251,6 +253,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 expert_intermediate: experts * 7,
                 shared_intermediate: shared_ff,
                 dense_layers: dense,
+                router_bias: x.router_bias,
             }),
             mla: mla.map(|(q, kv)| Mla {
                 q_lora_rank: q,
@@ -283,6 +286,12 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             relative_attention_buckets: encoder_layers,
             conv_kernel: layers % 4,
             classifier_labels: heads % 5,
+            qk_norm: x.qk_norm,
+            recurrent: x.recurrent,
+            attention_layers: x.attention_layers,
+            mlp_layers: x.mlp_layers,
+            layer_extra_params: x.layer_extra_params,
+            gated_attention: x.gated_attention,
         }
     });
     prop_oneof![
@@ -290,6 +299,62 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
         params,
         spec.prop_map(|s| ModelSource::Spec(Box::new(s)))
     ]
+}
+
+/// The hybrid-model fields of a custom spec.
+#[derive(Clone, Debug)]
+struct HybridParts {
+    qk_norm: Option<QkNorm>,
+    recurrent: Option<Recurrent>,
+    attention_layers: Option<u64>,
+    mlp_layers: Option<u64>,
+    layer_extra_params: u64,
+    gated_attention: bool,
+    router_bias: bool,
+}
+
+fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
+    let recurrent = (
+        pick::<RecurrentKind>(),
+        0u64..80,
+        0u64..9000,
+        0u64..130,
+        any::<[bool; 5]>(),
+    )
+        .prop_map(|(kind, layers, inner, heads, f)| Recurrent {
+            kind,
+            layers,
+            inner,
+            heads,
+            groups: heads % 9,
+            state: heads / 2,
+            conv_kernel: layers % 5,
+            dt_rank: inner / 16,
+            proj_bias: f[0],
+            conv_bias: f[1],
+            gated_norm: f[2],
+            dt_bc_norms: f[3],
+            state_fp32: f[4],
+        });
+    (
+        proptest::option::of(pick::<QkNorm>()),
+        proptest::option::of(recurrent),
+        proptest::option::of(0u64..100),
+        proptest::option::of(0u64..100),
+        0u64..1 << 30,
+        any::<[bool; 2]>(),
+    )
+        .prop_map(
+            |(qk_norm, recurrent, attention_layers, mlp_layers, extra, flags)| HybridParts {
+                qk_norm,
+                recurrent,
+                attention_layers,
+                mlp_layers,
+                layer_extra_params: extra,
+                gated_attention: flags[0],
+                router_bias: flags[1],
+            },
+        )
 }
 
 /// Dropout and utilization as the UI sets them: hundredths.

@@ -51,6 +51,7 @@ pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
             expert_intermediate: m.moe_intermediate.or(m.intermediate).unwrap_or(hidden),
             shared_intermediate: None,
             dense_layers: 0,
+            router_bias: false,
         }),
         _ => None,
     };

@@ -38,6 +38,12 @@ impl Defaults {
     }
 }
 
+/// The names families give the common fields, in the order they are tried.
+pub(super) const HIDDEN: &[&str] = &["hidden_size", "n_embd", "d_model", "n_embed"];
+pub(super) const LAYERS: &[&str] = &["num_hidden_layers", "n_layer", "num_layers"];
+pub(super) const VOCAB: &[&str] = &["vocab_size"];
+pub(super) const POSITIONS: &[&str] = &["max_position_embeddings", "n_positions", "seq_length"];
+
 /// A JSON object with the path used in error messages.
 pub(super) struct Cfg<'a> {
     pub(super) obj: &'a Map<String, Value>,
@@ -88,6 +94,40 @@ impl<'a> Cfg<'a> {
             return Err(InputError::out_of_range(&self.field(key), number, min, max));
         }
         Ok(Some(number))
+    }
+
+    /// A number in `min..=max` under `key`, or `None` when absent.
+    pub(super) fn float(&self, key: &str, min: f64, max: f64) -> Result<Option<f64>> {
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(x) if (min..=max).contains(&x) => Ok(Some(x)),
+                _ => Err(InputError::new(
+                    self.field(key),
+                    format!("{n} is out of range: allowed {min} to {max}"),
+                )),
+            },
+            Some(other) => Err(InputError::new(
+                self.field(key),
+                format!("expected a number from {min} to {max}, got {other}"),
+            )),
+        }
+    }
+
+    /// The strings of the list under `key` (`layer_types`), or `None` when absent.
+    pub(super) fn strings(&self, key: &str) -> Result<Option<Vec<&'a str>>> {
+        let Some(items) = self.array(key)? else {
+            return Ok(None);
+        };
+        items
+            .iter()
+            .map(|v| {
+                v.as_str().ok_or_else(|| {
+                    InputError::new(self.field(key), format!("expected strings, got {v}"))
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
     }
 
     pub(super) fn req(&self, keys: &[&'a str], min: u64, max: u64) -> Result<u64> {

@@ -62,6 +62,11 @@ impl ArchRow {
         self.norm = NormKind::Layer;
         self
     }
+    /// Up and down projections only, with RMSNorm.
+    const fn plain(mut self) -> Self {
+        self.mlp = MlpKind::Plain;
+        self
+    }
     /// LayerNorm over a gated MLP (StableLM-2).
     const fn layer_norm(mut self) -> Self {
         self.norm = NormKind::Layer;
@@ -79,7 +84,7 @@ impl ArchRow {
 }
 
 /// Every architecture, in the order menus list them.
-pub const ARCHS: [ArchRow; 28] = [
+pub const ARCHS: [ArchRow; 50] = [
     row(Arch::Llama, "llama")
         .types(&["llama"])
         .cases(&["llama"]),
@@ -177,7 +182,8 @@ pub const ARCHS: [ArchRow; 28] = [
     row(Arch::DeepseekV2, "deepseek_v2")
         .types(&["deepseek_v2"])
         .cases(&["deepseek_v2"]),
-    row(Arch::DeepseekV3, "deepseek_v3").types(&["deepseek_v3"]),
+    // DeepSeek-V3.2 adds a lightning indexer to each layer (hf_config::modern).
+    row(Arch::DeepseekV3, "deepseek_v3").types(&["deepseek_v3", "deepseek_v32"]),
     row(Arch::ClipVision, "clip_vision")
         .types(&["clip_vision_model", "clip"])
         .plain_layer_norm(),
@@ -192,6 +198,47 @@ pub const ARCHS: [ArchRow; 28] = [
         .types(&["gpt_oss"])
         .cases(&["gpt_oss"])
         .biases(true, true),
+    // Each family's defaults below are its transformers configuration
+    // class's (`tie_word_embeddings`, `attention_bias`); hf_config::modern
+    // reads the rest of its layout.
+    row(Arch::Llama4, "llama4").types(&["llama4_text", "llama4"]),
+    row(Arch::Glm4, "glm4").types(&["glm4"]).biases(true, false),
+    row(Arch::Glm4Moe, "glm4_moe").types(&["glm4_moe"]),
+    row(Arch::Olmo2, "olmo2").types(&["olmo2", "olmo3"]),
+    // CohereLayerNorm has no bias: one vector, counted like RMSNorm.
+    row(Arch::Cohere, "cohere")
+        .types(&["cohere", "cohere2"])
+        .tied(),
+    row(Arch::Smollm3, "smollm3").types(&["smollm3"]).tied(),
+    row(Arch::Apertus, "apertus").types(&["apertus"]).plain(),
+    row(Arch::Ernie45, "ernie4_5").types(&["ernie4_5"]).tied(),
+    row(Arch::Ernie45Moe, "ernie4_5_moe")
+        .types(&["ernie4_5_moe"])
+        .tied(),
+    row(Arch::Exaone4, "exaone4").types(&["exaone4"]),
+    row(Arch::SeedOss, "seed_oss")
+        .types(&["seed_oss"])
+        .biases(true, false),
+    row(Arch::Hunyuan, "hunyuan").types(&["hunyuan_v1_dense"]),
+    row(Arch::HunyuanMoe, "hunyuan_moe").types(&["hunyuan_v1_moe"]),
+    row(Arch::Mamba, "mamba").types(&["mamba"]).tied(),
+    row(Arch::Mamba2, "mamba2").types(&["mamba2"]),
+    row(Arch::Jamba, "jamba").types(&["jamba"]),
+    // Nemotron-H's MLP is relu² over up and down projections.
+    row(Arch::NemotronH, "nemotron_h")
+        .types(&["nemotron_h"])
+        .plain(),
+    row(Arch::FalconH1, "falcon_h1").types(&["falcon_h1"]),
+    row(Arch::GraniteMoeHybrid, "granitemoehybrid").types(&["granitemoehybrid"]),
+    row(Arch::Qwen3Next, "qwen3_next").types(&[
+        "qwen3_next",
+        "qwen3_5_text",
+        "qwen3_5_moe_text",
+        "qwen3_5",
+        "qwen3_5_moe",
+    ]),
+    row(Arch::Lfm2, "lfm2").types(&["lfm2"]).tied(),
+    row(Arch::Minimax, "minimax").types(&["minimax"]),
     row(Arch::Custom, "custom"),
 ];
 
@@ -267,6 +314,7 @@ mod tests {
             by_model_type("stablelm").map(|r| r.arch),
             Some(Arch::Stablelm)
         );
-        assert!(by_model_type("mamba").is_none());
+        assert_eq!(by_model_type("mamba").map(|r| r.arch), Some(Arch::Mamba));
+        assert!(by_model_type("rwkv").is_none());
     }
 }

@@ -6,9 +6,9 @@
 //! layers x experts x hidden x intermediate < 2^14 x 2^12 x 2^24 x 2^24 = 2^74.
 
 use super::{
-    Arch, LayerParams, MlpKind, ModelSpec, Moe, NormKind, ParamCounts, VisionTower, MAX_DIM,
-    MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION,
-    MAX_TOTAL_PARAMS,
+    Arch, LayerParams, MlpKind, ModelSpec, Moe, NormKind, ParamCounts, QkNorm, Recurrent,
+    RecurrentKind, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS,
+    MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
 
 /// Default `relative_attention_num_buckets` of T5Config in transformers.
@@ -38,6 +38,7 @@ struct WideLayer {
     router: u128,
     norms: u128,
     biases: u128,
+    mixer: u128,
 }
 
 impl WideLayer {
@@ -52,6 +53,7 @@ impl WideLayer {
         self.router += one.router * n;
         self.norms += one.norms * n;
         self.biases += one.biases * n;
+        self.mixer += one.mixer * n;
     }
 
     fn total(&self) -> u128 {
@@ -65,6 +67,7 @@ impl WideLayer {
             + self.router
             + self.norms
             + self.biases
+            + self.mixer
     }
 
     fn narrow(&self) -> LayerParams {
@@ -79,6 +82,7 @@ impl WideLayer {
             router: narrow(self.router),
             norms: narrow(self.norms),
             biases: narrow(self.biases),
+            mixer: narrow(self.mixer),
         }
     }
 }
@@ -176,7 +180,8 @@ impl<'a> Dims<'a> {
                 layer.norms = rank_kv + mla.q_lora_rank.map_or(0, |r| dim(r, MAX_DIM));
             }
             None => {
-                layer.q = h * heads * d;
+                // a gated attention's q_proj also yields the output gate
+                layer.q = h * heads * d * if s.gated_attention { 2 } else { 1 };
                 layer.k = h * self.kv * d;
                 layer.v = h * self.kv * d;
                 layer.o = heads * d * h;
@@ -192,10 +197,86 @@ impl<'a> Dims<'a> {
             // one learned attention-sink logit per head
             layer.biases += heads;
         }
-        layer.norms += self.norms_per_layer() * self.norm_width * h;
-        if matches!(s.arch, Arch::Qwen3 | Arch::Qwen3Moe | Arch::Gemma3) {
-            // q_norm and k_norm, one head wide, shared by all heads
-            layer.norms += 2 * self.norm_width * d;
+        layer.norms += self.norm_width
+            * match s.qk_norm_kind() {
+                QkNorm::Off => 0,
+                // q_norm and k_norm, one head wide, shared by all heads
+                QkNorm::Head => 2 * d,
+                // Cohere: LayerNorm((heads, d)) and LayerNorm((kv_heads, d))
+                QkNorm::PerHead | QkNorm::Full => (heads + self.kv) * d,
+            };
+        layer
+    }
+
+    /// The hidden-width norms of one layer.
+    fn layer_norms(&self) -> WideLayer {
+        WideLayer {
+            norms: self.norms_per_layer() * self.norm_width * self.h,
+            ..WideLayer::default()
+        }
+    }
+
+    /// One recurrent mixer, as its transformers module builds it.
+    fn recurrent(&self, r: &Recurrent) -> WideLayer {
+        let h = self.h;
+        let inner = dim(r.inner, MAX_DIM);
+        let heads = dim(r.heads, MAX_HEADS);
+        let groups = dim(r.groups, MAX_HEADS);
+        let state = dim(r.state, MAX_HEADS);
+        let kernel = dim(r.conv_kernel, 64);
+        let dt_rank = dim(r.dt_rank, MAX_DIM);
+        let proj_bias = u128::from(r.proj_bias);
+        let conv_bias = u128::from(r.conv_bias);
+        let gated_norm = u128::from(r.gated_norm);
+        let mut layer = WideLayer::default();
+        match r.kind {
+            RecurrentKind::Mamba => {
+                // in_proj h -> 2·inner, x_proj inner -> dt_rank + 2·state,
+                // dt_proj dt_rank -> inner (+ bias), out_proj inner -> h
+                layer.mixer =
+                    h * 2 * inner + inner * (dt_rank + 2 * state) + dt_rank * inner + inner * h;
+                // conv1d (depthwise), dt_proj bias, A_log (inner × state), D
+                layer.biases = inner * kernel
+                    + conv_bias * inner
+                    + inner
+                    + inner * state
+                    + inner
+                    + proj_bias * (2 * inner + h);
+                if r.dt_bc_norms {
+                    layer.norms = dt_rank + 2 * state;
+                }
+            }
+            RecurrentKind::Mamba2 => {
+                let conv = inner + 2 * groups * state;
+                // in_proj h -> (z, x, B, C, dt), out_proj inner -> h
+                layer.mixer = h * (inner + conv + heads) + inner * h;
+                // conv1d, dt_bias, A_log, D, gated RMSNorm over inner
+                layer.biases = conv * kernel
+                    + conv_bias * conv
+                    + 3 * heads
+                    + proj_bias * (inner + conv + heads + h);
+                layer.norms = gated_norm * inner;
+            }
+            RecurrentKind::GatedDeltaNet => {
+                let key = groups * state;
+                let conv = 2 * key + inner;
+                // in_proj_qkvz h -> (q, k, v, z), in_proj_ba h -> (b, a), out_proj
+                layer.mixer = h * (2 * key + 2 * inner) + h * 2 * heads + inner * h;
+                // conv1d (no bias), dt_bias, A_log
+                layer.biases = conv * kernel + conv_bias * conv + 2 * heads;
+                // gated RMSNorm over one value head
+                layer.norms = gated_norm * (inner / heads.max(1));
+            }
+            RecurrentKind::ShortConv => {
+                // in_proj h -> 3·inner (B, C, x), out_proj inner -> h
+                layer.mixer = h * 3 * inner + inner * h;
+                layer.biases = inner * kernel + conv_bias * (3 * inner + inner + h);
+            }
+            RecurrentKind::Lightning => {
+                // qkv_proj, output_gate, out_proj; RMSNorm over heads·d
+                layer.mixer = h * 3 * inner + h * inner + inner * h;
+                layer.norms = gated_norm * inner;
+            }
         }
         layer
     }
@@ -247,10 +328,10 @@ impl Dims<'_> {
             Mlp::default()
         };
         let mut router = experts * h;
-        if spec.arch == Arch::GptOss {
+        if spec.arch == Arch::GptOss || moe.router_bias {
             router += experts; // the router linear has a bias
         }
-        if spec.arch == Arch::Qwen2Moe && shared_width > 0 {
+        if matches!(spec.arch, Arch::Qwen2Moe | Arch::Qwen3Next) && shared_width > 0 {
             router += h; // shared_expert_gate: hidden -> 1
         }
         let layer = WideLayer {
@@ -286,20 +367,24 @@ impl WideCounts {
         let h = x.h;
         let decoder_layers = dim(spec.layers, MAX_LAYERS);
         let attention = x.attention();
-        let dense_mlp = x.mlp(dim(spec.intermediate, MAX_DIM));
-        let dense_layer = Dims::with_mlp(attention, &dense_mlp);
+        let norms = x.layer_norms();
+        let dense_block = Dims::with_mlp(
+            WideLayer::default(),
+            &x.mlp(dim(spec.intermediate, MAX_DIM)),
+        );
         let mut layers = WideLayer::default();
         let mut inactive = 0;
         let mut other = 0;
 
+        let mlp_count = dim(spec.mlp_layer_count(), MAX_LAYERS).min(decoder_layers);
         let dense_count = match &spec.moe {
-            Some(moe) => dim(moe.dense_layers, MAX_LAYERS).min(decoder_layers),
-            None => decoder_layers,
+            Some(moe) => dim(moe.dense_layers, MAX_LAYERS).min(mlp_count),
+            None => mlp_count,
         };
         if let Some(moe) = &spec.moe {
-            let (moe_layer, unused) = x.moe_layer(moe, attention);
-            let moe_count = decoder_layers - dense_count;
-            layers.add_scaled(&moe_layer, moe_count);
+            let (moe_block, unused) = x.moe_layer(moe, WideLayer::default());
+            let moe_count = mlp_count - dense_count;
+            layers.add_scaled(&moe_block, moe_count);
             inactive = moe_count * unused;
         }
 
@@ -307,6 +392,9 @@ impl WideCounts {
             Some(encoder) => {
                 // Encoder-decoder (T5): the encoder layers are dense self-attention
                 // blocks; each decoder layer adds cross-attention and its norm.
+                let mut dense_layer = attention;
+                dense_layer.add_scaled(&norms, 1);
+                dense_layer.add_scaled(&dense_block, 1);
                 layers.add_scaled(&dense_layer, dim(encoder, MAX_LAYERS));
                 let decoder_layer = WideLayer {
                     q: dense_layer.q * 2,
@@ -322,7 +410,19 @@ impl WideCounts {
                     other += 2 * x.heads * relative_buckets(spec);
                 }
             }
-            None => layers.add_scaled(&dense_layer, dense_count),
+            None => {
+                let attention_count =
+                    dim(spec.attention_layer_count(), MAX_LAYERS).min(decoder_layers);
+                layers.add_scaled(&attention, attention_count);
+                layers.add_scaled(&norms, decoder_layers);
+                layers.add_scaled(&dense_block, dense_count);
+                if let Some(r) = &spec.recurrent {
+                    let count = dim(r.layers, MAX_LAYERS).min(decoder_layers);
+                    layers.add_scaled(&x.recurrent(r), count);
+                }
+                layers.biases +=
+                    decoder_layers * dim(spec.layer_extra_params, MAX_TOTAL_PARAMS / MAX_LAYERS);
+            }
         }
 
         let token_width = spec.embed_proj_dim.map_or(h, |p| dim(p, MAX_DIM));

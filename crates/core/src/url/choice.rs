@@ -6,7 +6,7 @@
 //! `infer`), where the link favours brevity; [`Choice::parse`] accepts the
 //! serde name too.
 
-use crate::model::{Arch, MlpKind, NormKind};
+use crate::model::{Arch, MlpKind, NormKind, QkNorm, RecurrentKind};
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::choice::choice;
 pub use crate::scenario::choice::Choice;
@@ -89,6 +89,14 @@ choice!(Dtype { Bf16 => "bf16", Fp16 => "fp16", Fp32 => "fp32", Fp8 => "fp8", In
 choice!(TrainingPrecision { Pure16 => "pure16", Amp => "amp", Fp32 => "fp32" });
 choice!(MlpKind { Gated => "gated", Plain => "plain" });
 choice!(NormKind { Rms => "rms", Layer => "layer" });
+choice!(QkNorm { Off => "off", Head => "head", PerHead => "per_head", Full => "full" });
+choice!(RecurrentKind {
+    Mamba => "mamba",
+    Mamba2 => "mamba2",
+    GatedDeltaNet => "gated_delta_net",
+    ShortConv => "short_conv",
+    Lightning => "lightning",
+});
 /// Architectures are keyed by the one architecture table (`model::arch`).
 impl Choice for Arch {
     const ALL: &'static [Self] = &crate::model::arch::ALL;

@@ -8,7 +8,7 @@
 use super::choice::Choice;
 use super::notice::Notice;
 use crate::model::{
-    Mla, ModelSpec, Moe, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
+    Mla, ModelSpec, Moe, Recurrent, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
     MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
 use crate::scenario::fields::{bool_text, parse_bool, parse_u64_in};
@@ -38,6 +38,7 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("tv", spec.type_vocab, d.type_vocab),
         ("conv", spec.conv_kernel, d.conv_kernel),
         ("cls", spec.classifier_labels, d.classifier_labels),
+        ("lxp", spec.layer_extra_params, d.layer_extra_params),
     ];
     for (key, value, default) in numbers {
         if value != default {
@@ -51,6 +52,8 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("npl", spec.norms_per_layer),
         ("embd", spec.embed_proj_dim),
         ("rab", spec.relative_attention_buckets),
+        ("attl", spec.attention_layers),
+        ("mlpl", spec.mlp_layers),
     ];
     for (key, value) in optional_numbers {
         if let Some(n) = value {
@@ -64,6 +67,7 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("approx", spec.approximate, d.approximate),
         ("pblock", spec.parallel_block, d.parallel_block),
         ("headb", spec.lm_head_bias, d.lm_head_bias),
+        ("gattn", spec.gated_attention, d.gated_attention),
     ];
     for (key, value, default) in flags {
         if value != default {
@@ -93,6 +97,17 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
                 Some(m.dense_layers),
             ]),
         );
+    }
+    if let Some(q) = spec.qk_norm {
+        put("qkn", q.key().to_owned());
+    }
+    if let Some(m) = &spec.moe {
+        if m.router_bias {
+            put("moerb", bool_text(true));
+        }
+    }
+    if let Some(r) = &spec.recurrent {
+        put("rec", recurrent_text(r));
     }
     if let Some(m) = &spec.mla {
         put(
@@ -125,6 +140,77 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         );
     }
     out
+}
+
+/// The flags of a recurrent mixer in `rec=`, after its numbers.
+const RECURRENT_FLAGS: [&str; 5] = ["pb", "cb", "gn", "dtbc", "s32"];
+
+fn recurrent_flags(r: &Recurrent) -> [bool; 5] {
+    [
+        r.proj_bias,
+        r.conv_bias,
+        r.gated_norm,
+        r.dt_bc_norms,
+        r.state_fp32,
+    ]
+}
+
+/// `kind,layers,inner,heads,groups,state,kernel,dt_rank[,flag...]`.
+fn recurrent_text(r: &Recurrent) -> String {
+    let mut parts = vec![
+        r.kind.key().to_owned(),
+        list(&[
+            Some(r.layers),
+            Some(r.inner),
+            Some(r.heads),
+            Some(r.groups),
+            Some(r.state),
+            Some(r.conv_kernel),
+            Some(r.dt_rank),
+        ]),
+    ];
+    for (flag, on) in RECURRENT_FLAGS.iter().zip(recurrent_flags(r)) {
+        if on {
+            parts.push((*flag).to_owned());
+        }
+    }
+    parts.join(",")
+}
+
+fn parse_recurrent(v: &str) -> Result<Recurrent, String> {
+    let mut parts = v.split(',');
+    let kind = choice(parts.next().unwrap_or_default())?;
+    let rest: Vec<&str> = parts.collect();
+    let (numbers_part, flags) = rest.split_at(rest.len().min(7));
+    let [layers, inner, heads, groups, state, kernel, dt_rank] =
+        numbers::<7>(&numbers_part.join(","))?;
+    let mut r = Recurrent {
+        kind,
+        layers: required(layers, MAX_LAYERS)?,
+        inner: required(inner, MAX_DIM)?,
+        heads: required(heads, MAX_HEADS)?,
+        groups: required(groups, MAX_HEADS)?,
+        state: required(state, MAX_HEADS)?,
+        conv_kernel: required(kernel, 64)?,
+        dt_rank: required(dt_rank, MAX_DIM)?,
+        ..Recurrent::default()
+    };
+    for flag in flags {
+        match *flag {
+            "pb" => r.proj_bias = true,
+            "cb" => r.conv_bias = true,
+            "gn" => r.gated_norm = true,
+            "dtbc" => r.dt_bc_norms = true,
+            "s32" => r.state_fp32 = true,
+            other => {
+                return Err(format!(
+                    "\"{other}\" is not a recurrent flag: allowed {}",
+                    RECURRENT_FLAGS.join(", ")
+                ))
+            }
+        }
+    }
+    Ok(r)
 }
 
 fn list(values: &[Option<u64>]) -> String {
@@ -176,6 +262,18 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
         "headb" => spec.lm_head_bias = parse_bool(v)?,
         "mlpb" => spec.mlp_bias = Some(parse_bool(v)?),
         "fnorm" => spec.final_norm = Some(parse_bool(v)?),
+        "attl" => spec.attention_layers = Some(parse_u64_in(v, 0, MAX_LAYERS)?),
+        "mlpl" => spec.mlp_layers = Some(parse_u64_in(v, 0, MAX_LAYERS)?),
+        "lxp" => spec.layer_extra_params = parse_u64_in(v, 0, MAX_TOTAL_PARAMS / MAX_LAYERS)?,
+        "gattn" => spec.gated_attention = parse_bool(v)?,
+        "qkn" => spec.qk_norm = Some(choice(v)?),
+        "rec" => spec.recurrent = Some(parse_recurrent(v)?),
+        // Read after `moe` (keys are written in that order).
+        "moerb" => {
+            if let Some(m) = spec.moe.as_mut() {
+                m.router_bias = parse_bool(v)?;
+            }
+        }
         "mlp" => spec.mlp = choice(v)?,
         "norm" => spec.norm = choice(v)?,
         "moe" => {
@@ -187,6 +285,7 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 expert_intermediate: required(expert_ff, MAX_DIM)?,
                 shared_intermediate: shared_ff,
                 dense_layers: required(dense, MAX_LAYERS)?,
+                router_bias: false,
             });
         }
         "mla" => {

@@ -47,8 +47,14 @@ def build(cfg):
 
 
 def main():
+    # The 2025 fixtures (hybrid/recurrent/multimodal wrappers) are measured by
+    # measure_hf_2025.py into hf_measured_2025.csv; keep them out of hf_measured.csv.
+    sys.path.insert(0, HERE)
+    from measure_hf_2025 import FIXTURES_2025
     print("config,hf_class,num_parameters")
     for path in sorted(glob.glob(os.path.join(HERE, "..", "configs", "*.json"))):
+        if os.path.basename(path) in FIXTURES_2025:
+            continue
         with open(path) as f:
             cfg = json.load(f)
         with torch.device("meta"):

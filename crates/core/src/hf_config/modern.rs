@@ -1,0 +1,725 @@
+//! The 2025–26 families: layouts with query/key norms, post-norms and
+//! interleaved MoE, and the hybrid and state-space models whose layers mix
+//! softmax attention with recurrent mixers. Each reads the fields of its
+//! transformers configuration class (`configuration_<model_type>.py`) and
+//! counts layers as the modeling file builds them.
+
+use serde_json::Value;
+
+use super::reader::{Cfg, HIDDEN, LAYERS, POSITIONS, VOCAB};
+use crate::error::{InputError, Result};
+use crate::model::{
+    Arch, Mla, MlpKind, ModelSpec, Moe, QkNorm, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM,
+    MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
+};
+
+/// Families this module completes after the common decoder fields.
+pub(super) fn completes(arch: Arch) -> bool {
+    matches!(
+        arch,
+        Arch::Llama4
+            | Arch::Glm4
+            | Arch::Glm4Moe
+            | Arch::Olmo2
+            | Arch::Cohere
+            | Arch::Smollm3
+            | Arch::Apertus
+            | Arch::Ernie45
+            | Arch::Ernie45Moe
+            | Arch::Exaone4
+            | Arch::SeedOss
+            | Arch::Hunyuan
+            | Arch::HunyuanMoe
+            | Arch::Jamba
+            | Arch::NemotronH
+            | Arch::FalconH1
+            | Arch::GraniteMoeHybrid
+            | Arch::Qwen3Next
+            | Arch::Lfm2
+            | Arch::Minimax
+    )
+}
+
+/// Counts of `layer_types` entries (`full_attention`, `linear_attention`, ...).
+struct LayerTypes<'a>(Vec<&'a str>);
+
+impl LayerTypes<'_> {
+    fn count(&self, names: &[&str]) -> u64 {
+        self.0.iter().filter(|t| names.contains(t)).count() as u64
+    }
+}
+
+/// The config's `layer_types`, which must list every layer when present.
+fn layer_types<'a>(cfg: &Cfg<'a>, layers: u64) -> Result<Option<LayerTypes<'a>>> {
+    let Some(types) = cfg.strings("layer_types")? else {
+        return Ok(None);
+    };
+    if types.len() as u64 != layers {
+        return Err(InputError::new(
+            cfg.field("layer_types"),
+            format!(
+                "lists {} layers but num_hidden_layers is {layers}",
+                types.len()
+            ),
+        ));
+    }
+    Ok(Some(LayerTypes(types)))
+}
+
+/// Names transformers gives a recurrent layer in `layer_types`.
+const RECURRENT_TYPES: &[&str] = &["linear_attention", "mamba", "conv", "mamba2"];
+/// Names of softmax-attention layers.
+const ATTENTION_TYPES: &[&str] = &[
+    "full_attention",
+    "attention",
+    "sliding_attention",
+    "chunked_attention",
+    "indexed_attention",
+];
+
+fn attention_bias(cfg: &Cfg, spec: &mut ModelSpec, default: bool) -> Result<()> {
+    let bias = cfg.flag("attention_bias", default)?;
+    spec.qkv_bias = bias;
+    spec.out_bias = bias;
+    spec.mlp_bias = Some(cfg.flag("mlp_bias", false)?);
+    Ok(())
+}
+
+/// The feed-forward width (LFM2 calls it `block_ff_dim`).
+fn dense_width(cfg: &Cfg) -> Result<u64> {
+    cfg.req(&["intermediate_size", "block_ff_dim"], 1, MAX_DIM)
+}
+
+/// A whole number that a config may also give once per layer (HunYuan's
+/// `moe_topk`, `num_experts`): the modeling file reads the layer's entry, so
+/// equal entries are that number and differing ones are refused.
+fn per_layer_int(cfg: &Cfg, keys: &[&'static str], max: u64) -> Result<Option<u64>> {
+    for key in keys {
+        if let Some(serde_json::Value::Array(list)) = cfg.obj.get(*key) {
+            let values: Vec<u64> = list.iter().filter_map(serde_json::Value::as_u64).collect();
+            let first = values.first().copied();
+            if values.len() != list.len() || values.iter().any(|v| Some(*v) != first) {
+                return Err(InputError::new(
+                    cfg.field(key),
+                    "per-layer values must be whole numbers, all equal: layers that differ are not modelled",
+                ));
+            }
+            return match first {
+                Some(v) if (1..=max).contains(&v) => Ok(Some(v)),
+                Some(v) => Err(InputError::out_of_range(&cfg.field(key), v, 1, max)),
+                None => Ok(None),
+            };
+        }
+    }
+    cfg.int(keys, 1, max)
+}
+
+/// Fills the family's own fields into `spec` (already holding the common
+/// decoder fields and any sliding window); nothing for older families
+/// except DeepSeek-V3.2's indexer.
+pub(super) fn complete(
+    cfg: &Cfg,
+    arch: Arch,
+    model_type: &str,
+    spec: &mut ModelSpec,
+) -> Result<()> {
+    if model_type == "deepseek_v32" {
+        if let Some(mla) = spec.mla.clone() {
+            spec.layer_extra_params = indexer_params(cfg, spec, &mla)?;
+        }
+    }
+    if !completes(arch) {
+        return Ok(());
+    }
+    let layers = spec.layers;
+    spec.intermediate = cfg
+        .int(&["intermediate_size", "block_ff_dim"], 1, MAX_DIM)?
+        .unwrap_or(1);
+    match arch {
+        Arch::Llama4 => llama4(cfg, spec)?,
+        Arch::Glm4 => {
+            // input, post-attention, post-self-attention and post-MLP norms
+            attention_bias(cfg, spec, true)?;
+            spec.out_bias = false;
+            spec.norms_per_layer = Some(4);
+        }
+        Arch::Glm4Moe => {
+            attention_bias(cfg, spec, false)?;
+            spec.out_bias = false;
+            if cfg.flag("use_qk_norm", false)? {
+                spec.qk_norm = Some(QkNorm::Head);
+            }
+            spec.moe = Some(Moe {
+                experts: cfg.req(&["n_routed_experts"], 1, MAX_EXPERTS)?,
+                experts_per_token: cfg.req(&["num_experts_per_tok"], 1, MAX_EXPERTS)?,
+                shared_experts: cfg.int(&["n_shared_experts"], 0, 64)?.unwrap_or(0),
+                expert_intermediate: cfg.req(&["moe_intermediate_size"], 1, MAX_DIM)?,
+                shared_intermediate: None,
+                dense_layers: cfg
+                    .int(&["first_k_dense_replace"], 0, MAX_LAYERS)?
+                    .unwrap_or(0)
+                    .min(layers),
+                router_bias: false,
+            });
+        }
+        Arch::Olmo2 => {
+            // post-attention and post-feed-forward norms; q/k norms over the
+            // whole projection
+            attention_bias(cfg, spec, false)?;
+            spec.qk_norm = Some(QkNorm::Full);
+        }
+        Arch::Cohere => {
+            // weight-only LayerNorm (counted as one vector), one per layer,
+            // attention and MLP in parallel
+            attention_bias(cfg, spec, false)?;
+            spec.parallel_block = true;
+            if cfg.flag("use_qk_norm", false)? {
+                spec.qk_norm = Some(QkNorm::PerHead);
+            }
+        }
+        Arch::Smollm3 => attention_bias(cfg, spec, false)?,
+        Arch::Apertus => {
+            attention_bias(cfg, spec, false)?;
+            spec.qk_norm = Some(QkNorm::Head);
+            // xIELU's two learned scalars (alpha_p, alpha_n) per MLP
+            spec.layer_extra_params = 2;
+        }
+        Arch::Ernie45 | Arch::Ernie45Moe => {
+            let bias = cfg.flag("use_bias", false)?;
+            spec.qkv_bias = bias;
+            spec.out_bias = bias;
+            if arch == Arch::Ernie45Moe {
+                spec.moe = Some(ernie_moe(cfg, layers)?);
+            }
+        }
+        Arch::Exaone4 | Arch::Hunyuan => {
+            attention_bias(cfg, spec, false)?;
+            spec.qk_norm = Some(QkNorm::Head);
+        }
+        Arch::HunyuanMoe => {
+            attention_bias(cfg, spec, false)?;
+            spec.qk_norm = Some(QkNorm::Head);
+            let width = dense_width(cfg)?;
+            spec.moe = Some(Moe {
+                experts: per_layer_int(cfg, &["num_experts", "num_local_experts"], MAX_EXPERTS)?
+                    .unwrap_or(1),
+                experts_per_token: per_layer_int(
+                    cfg,
+                    &["moe_topk", "num_experts_per_tok"],
+                    MAX_EXPERTS,
+                )?
+                .unwrap_or(1),
+                shared_experts: 1,
+                expert_intermediate: width,
+                shared_intermediate: Some(width),
+                dense_layers: 0,
+                router_bias: false,
+            });
+        }
+        Arch::SeedOss => {
+            spec.qkv_bias = cfg.flag("attention_bias", true)?;
+            spec.out_bias = cfg.flag("attention_out_bias", false)?;
+            spec.mlp_bias = Some(cfg.flag("mlp_bias", false)?);
+        }
+        Arch::Jamba => jamba(cfg, spec)?,
+        Arch::NemotronH => nemotron_h(cfg, spec)?,
+        Arch::FalconH1 => falcon_h1(cfg, spec)?,
+        Arch::GraniteMoeHybrid => granite_hybrid(cfg, spec)?,
+        Arch::Qwen3Next => qwen3_next(cfg, spec)?,
+        Arch::Lfm2 => lfm2(cfg, spec)?,
+        Arch::Minimax => minimax(cfg, spec)?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Llama 4: MoE layers every `interleave_moe_layer_step` (or as listed in
+/// `moe_layers`), each with a shared expert as wide as a routed one; dense
+/// layers use `intermediate_size_mlp`; chunked-attention layers keep at most
+/// `attention_chunk_size` tokens.
+fn llama4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    attention_bias(cfg, spec, false)?;
+    let expert = dense_width(cfg)?;
+    let moe_count = match cfg.array("moe_layers")? {
+        Some(list) => list.len() as u64,
+        None => {
+            let step = cfg
+                .int(&["interleave_moe_layer_step"], 1, MAX_LAYERS)?
+                .unwrap_or(1);
+            // range(step - 1, layers, step)
+            (layers + 1) / step
+        }
+    }
+    .min(layers);
+    spec.intermediate = cfg
+        .int(&["intermediate_size_mlp"], 1, MAX_DIM)?
+        .unwrap_or(expert);
+    spec.moe = Some(Moe {
+        experts: cfg.req(&["num_local_experts"], 1, MAX_EXPERTS)?,
+        experts_per_token: cfg
+            .int(&["num_experts_per_tok"], 1, MAX_EXPERTS)?
+            .unwrap_or(1),
+        shared_experts: 1,
+        expert_intermediate: expert,
+        shared_intermediate: Some(expert),
+        dense_layers: layers - moe_count,
+        router_bias: false,
+    });
+    if let Some(chunk) = cfg.int(&["attention_chunk_size"], 1, MAX_POSITION)? {
+        let chunked = match layer_types(cfg, layers)? {
+            Some(types) => types.count(&["chunked_attention"]),
+            // no_rope_layers: 1 = a RoPE layer, which attends in chunks
+            None => match cfg.array("no_rope_layers")? {
+                Some(list) => list.iter().filter(|v| v.as_u64() == Some(1)).count() as u64,
+                None => 0,
+            },
+        };
+        if chunked > 0 {
+            spec.sliding_window = Some(SlidingWindow {
+                window: chunk,
+                layers: chunked.min(layers),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// ERNIE-4.5 MoE: layers `start..=end` whose `(index + 1)` is a multiple of
+/// the interval are MoE; shared experts are one MLP of
+/// `moe_num_shared_experts × moe_intermediate_size`; the router holds an
+/// `e_score_correction_bias` parameter.
+fn ernie_moe(cfg: &Cfg, layers: u64) -> Result<Moe> {
+    let start = cfg
+        .int(&["moe_layer_start_index"], 0, MAX_LAYERS)?
+        .unwrap_or(0);
+    let end = cfg
+        .int(&["moe_layer_end_index"], 0, MAX_LAYERS)?
+        .unwrap_or(layers.saturating_sub(1));
+    let interval = cfg
+        .int(&["moe_layer_interval"], 1, MAX_LAYERS)?
+        .unwrap_or(1);
+    let moe_count = (0..layers)
+        .filter(|i| (i + 1) % interval == 0 && *i >= start && *i <= end)
+        .count() as u64;
+    let width = cfg.req(&["moe_intermediate_size"], 1, MAX_DIM)?;
+    let shared = cfg.int(&["moe_num_shared_experts"], 0, 64)?.unwrap_or(0);
+    Ok(Moe {
+        experts: cfg.req(&["moe_num_experts", "num_experts"], 1, MAX_EXPERTS)?,
+        experts_per_token: cfg.req(&["moe_k", "num_experts_per_tok"], 1, MAX_EXPERTS)?,
+        shared_experts: shared,
+        expert_intermediate: width,
+        shared_intermediate: (shared > 0).then_some(width * shared),
+        dense_layers: layers - moe_count,
+        router_bias: true,
+    })
+}
+
+/// `time_step_rank` / `mamba_dt_rank`: a number or `"auto"` = ⌈hidden / 16⌉.
+fn dt_rank(cfg: &Cfg, key: &'static str, hidden: u64) -> Result<u64> {
+    match cfg.obj.get(key) {
+        None | Some(Value::Null) => Ok(hidden.div_ceil(16)),
+        Some(Value::String(s)) if s == "auto" => Ok(hidden.div_ceil(16)),
+        _ => cfg.req(&[key], 1, MAX_DIM),
+    }
+}
+
+/// Mamba-1 or Mamba-2 alone: no attention, no feed-forward, one norm per layer.
+pub(super) fn import_mamba(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> {
+    let hidden = cfg.req(HIDDEN, 1, MAX_DIM)?;
+    let layers = cfg.req(LAYERS, 1, MAX_LAYERS)?;
+    let expand = cfg.float("expand", 0.0, 64.0)?.unwrap_or(2.0);
+    // Mamba2Mixer: intermediate_size = int(expand * hidden_size)
+    let expanded = (expand * hidden as f64) as u64;
+    let recurrent = if arch == Arch::Mamba2 {
+        Recurrent {
+            kind: RecurrentKind::Mamba2,
+            layers,
+            inner: expanded,
+            heads: cfg.req(&["num_heads"], 1, MAX_HEADS)?,
+            groups: cfg.int(&["n_groups"], 1, MAX_HEADS)?.unwrap_or(1),
+            state: cfg.req(&["state_size"], 1, MAX_HEADS)?,
+            conv_kernel: cfg.int(&["conv_kernel"], 1, 64)?.unwrap_or(4),
+            proj_bias: cfg.flag("use_bias", false)?,
+            conv_bias: cfg.flag("use_conv_bias", true)?,
+            gated_norm: true,
+            ..Recurrent::default()
+        }
+    } else {
+        Recurrent {
+            kind: RecurrentKind::Mamba,
+            layers,
+            inner: cfg
+                .int(&["intermediate_size"], 1, MAX_DIM)?
+                .unwrap_or(expanded),
+            state: cfg.req(&["state_size"], 1, MAX_HEADS)?,
+            conv_kernel: cfg.int(&["conv_kernel"], 1, 64)?.unwrap_or(4),
+            dt_rank: dt_rank(cfg, "time_step_rank", hidden)?,
+            proj_bias: cfg.flag("use_bias", false)?,
+            conv_bias: cfg.flag("use_conv_bias", true)?,
+            ..Recurrent::default()
+        }
+    };
+    Ok(ModelSpec {
+        name: model_type.to_string(),
+        arch,
+        hidden,
+        layers,
+        heads: 1,
+        kv_heads: 1,
+        head_dim: Some(1),
+        intermediate: 1,
+        vocab: cfg.req(VOCAB, 1, MAX_DIM)?,
+        max_position: cfg.int(POSITIONS, 0, MAX_POSITION)?.unwrap_or(0),
+        tied_embeddings: cfg.flag("tie_word_embeddings", arch == Arch::Mamba)?,
+        norms_per_layer: Some(1),
+        attention_layers: Some(0),
+        mlp_layers: Some(0),
+        recurrent: Some(recurrent),
+        ..ModelSpec::default()
+    })
+}
+
+/// Jamba: attention on layers `i % attn_layer_period == attn_layer_offset`,
+/// Mamba (with dt/B/C norms) elsewhere; MoE where `i % expert_layer_period
+/// == expert_layer_offset`.
+fn jamba(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let every = |period: &'static str, offset: &'static str, p0: u64, o0: u64| -> Result<u64> {
+        let p = cfg.int(&[period], 1, MAX_LAYERS)?.unwrap_or(p0);
+        let o = cfg.int(&[offset], 0, MAX_LAYERS)?.unwrap_or(o0);
+        Ok((0..layers).filter(|i| i % p == o).count() as u64)
+    };
+    let attention = every("attn_layer_period", "attn_layer_offset", 8, 4)?;
+    let experts_layers = every("expert_layer_period", "expert_layer_offset", 2, 1)?;
+    spec.attention_layers = Some(attention);
+    spec.recurrent = Some(Recurrent {
+        kind: RecurrentKind::Mamba,
+        layers: layers - attention,
+        inner: spec
+            .hidden
+            .saturating_mul(cfg.int(&["mamba_expand"], 1, 64)?.unwrap_or(2)),
+        state: cfg.int(&["mamba_d_state"], 1, MAX_HEADS)?.unwrap_or(16),
+        conv_kernel: cfg.int(&["mamba_d_conv"], 1, 64)?.unwrap_or(4),
+        dt_rank: dt_rank(cfg, "mamba_dt_rank", spec.hidden)?,
+        proj_bias: cfg.flag("mamba_proj_bias", false)?,
+        conv_bias: cfg.flag("mamba_conv_bias", true)?,
+        dt_bc_norms: true,
+        ..Recurrent::default()
+    });
+    let experts = cfg.int(&["num_experts"], 1, MAX_EXPERTS)?.unwrap_or(16);
+    if experts > 1 {
+        spec.moe = Some(Moe {
+            experts,
+            experts_per_token: cfg.int(&["num_experts_per_tok"], 1, experts)?.unwrap_or(2),
+            shared_experts: 0,
+            expert_intermediate: dense_width(cfg)?,
+            shared_intermediate: None,
+            dense_layers: layers - experts_layers,
+            router_bias: false,
+        });
+    }
+    Ok(())
+}
+
+/// Nemotron-H's blocks as pattern characters, from `layers_block_type` or
+/// `hybrid_override_pattern`.
+pub(super) fn nemotron_blocks(cfg: &Cfg) -> Result<Vec<char>> {
+    let blocks: Vec<char> = match cfg.strings("layers_block_type")? {
+        Some(list) => list
+            .iter()
+            .map(|t| match *t {
+                "mamba" | "linear_attention" => Ok('M'),
+                "attention" | "full_attention" => Ok('*'),
+                "mlp" => Ok('-'),
+                "moe" => Ok('E'),
+                other => Err(InputError::new(
+                    cfg.field("layers_block_type"),
+                    format!("\"{other}\" is not a block type: allowed mamba, attention, mlp, moe"),
+                )),
+            })
+            .collect::<Result<_>>()?,
+        None => match cfg.string("hybrid_override_pattern")? {
+            Some(pattern) => pattern.chars().collect(),
+            None => {
+                return Err(InputError::new(
+                    cfg.field("hybrid_override_pattern"),
+                    "is missing: Nemotron-H lists its blocks there or in layers_block_type",
+                ))
+            }
+        },
+    };
+    if let Some(bad) = blocks.iter().find(|c| !matches!(c, 'M' | '*' | '-' | 'E')) {
+        return Err(InputError::new(
+            cfg.field("hybrid_override_pattern"),
+            format!("'{bad}' is not a block: allowed M (Mamba-2), * (attention), - (MLP), E (MoE)"),
+        ));
+    }
+    if blocks.is_empty() || blocks.len() as u64 > MAX_LAYERS {
+        return Err(InputError::new(
+            cfg.field("hybrid_override_pattern"),
+            format!("has {} blocks: allowed 1 to {MAX_LAYERS}", blocks.len()),
+        ));
+    }
+    Ok(blocks)
+}
+
+/// Nemotron-H: a stack of single-purpose blocks (`M` Mamba-2, `*`
+/// attention, `-` MLP, `E` MoE), each with one norm.
+fn nemotron_h(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let blocks = nemotron_blocks(cfg)?;
+    if cfg.int(&["moe_latent_size"], 1, MAX_DIM)?.is_some() {
+        return Err(InputError::new(
+            cfg.field("moe_latent_size"),
+            "latent MoE projections are not modelled yet: remove it to estimate without them",
+        ));
+    }
+    let count = |c: char| blocks.iter().filter(|b| **b == c).count() as u64;
+    let layers = (blocks.len() as u64).clamp(1, MAX_LAYERS);
+    if layers != spec.layers {
+        return Err(InputError::new(
+            cfg.field("num_hidden_layers"),
+            format!("is {} but the block list has {layers} blocks", spec.layers),
+        ));
+    }
+    spec.norms_per_layer = Some(1);
+    spec.attention_layers = Some(count('*'));
+    spec.mlp_layers = Some(count('-') + count('E'));
+    spec.mlp = MlpKind::Plain;
+    attention_bias(cfg, spec, false)?;
+    let heads = cfg.req(&["mamba_num_heads"], 1, MAX_HEADS)?;
+    let head_dim = cfg.req(&["mamba_head_dim"], 1, MAX_HEADS)?;
+    spec.recurrent = Some(Recurrent {
+        kind: RecurrentKind::Mamba2,
+        layers: count('M'),
+        inner: heads * head_dim,
+        heads,
+        groups: cfg.int(&["n_groups"], 1, MAX_HEADS)?.unwrap_or(1),
+        state: cfg.req(&["ssm_state_size"], 1, MAX_HEADS)?,
+        conv_kernel: cfg.int(&["conv_kernel"], 1, 64)?.unwrap_or(4),
+        proj_bias: cfg.flag("mamba_proj_bias", cfg.flag("use_bias", false)?)?,
+        conv_bias: cfg.flag("use_conv_bias", true)?,
+        gated_norm: true,
+        state_fp32: cfg.string("mamba_ssm_cache_dtype")? == Some("float32"),
+        ..Recurrent::default()
+    });
+    if count('E') > 0 {
+        let shared = cfg
+            .int(&["moe_shared_expert_intermediate_size"], 0, MAX_DIM)?
+            .unwrap_or(0);
+        spec.moe = Some(Moe {
+            experts: cfg.req(&["n_routed_experts"], 1, MAX_EXPERTS)?,
+            experts_per_token: cfg.req(&["num_experts_per_tok"], 1, MAX_EXPERTS)?,
+            shared_experts: u64::from(shared > 0),
+            expert_intermediate: cfg.req(&["moe_intermediate_size"], 1, MAX_DIM)?,
+            shared_intermediate: (shared > 0).then_some(shared),
+            dense_layers: count('-'),
+            router_bias: false,
+        });
+    }
+    Ok(())
+}
+
+/// Falcon-H1: every layer runs attention and a Mamba-2 mixer side by side,
+/// then a gated MLP.
+fn falcon_h1(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    attention_bias(cfg, spec, false)?;
+    let layers = spec.layers;
+    spec.attention_layers = Some(layers);
+    let heads = cfg.req(&["mamba_n_heads"], 1, MAX_HEADS)?;
+    let inner = match cfg.int(&["mamba_d_ssm"], 1, MAX_DIM)? {
+        Some(d) => d,
+        None => spec
+            .hidden
+            .saturating_mul(cfg.int(&["mamba_expand"], 1, 64)?.unwrap_or(2)),
+    };
+    spec.recurrent = Some(Recurrent {
+        kind: RecurrentKind::Mamba2,
+        layers,
+        inner,
+        heads,
+        groups: cfg.int(&["mamba_n_groups"], 1, MAX_HEADS)?.unwrap_or(1),
+        state: cfg.req(&["mamba_d_state"], 1, MAX_HEADS)?,
+        conv_kernel: cfg.int(&["mamba_d_conv"], 1, 64)?.unwrap_or(4),
+        proj_bias: cfg.flag("mamba_proj_bias", false)?,
+        conv_bias: cfg.flag("mamba_conv_bias", true)?,
+        gated_norm: cfg.flag("mamba_rms_norm", false)?,
+        ..Recurrent::default()
+    });
+    Ok(())
+}
+
+/// Granite-4.0-H: Mamba-2 or attention per `layer_types`, then MoE with a
+/// shared MLP (or the shared MLP alone when there are no experts).
+fn granite_hybrid(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    attention_bias(cfg, spec, false)?;
+    let layers = spec.layers;
+    let attention = match layer_types(cfg, layers)? {
+        Some(types) => types.count(ATTENTION_TYPES),
+        None => layers,
+    };
+    spec.attention_layers = Some(attention);
+    let heads = cfg.req(&["mamba_n_heads"], 1, MAX_HEADS)?;
+    let expand = cfg.int(&["mamba_expand"], 1, 64)?.unwrap_or(2);
+    spec.recurrent = Some(Recurrent {
+        kind: RecurrentKind::Mamba2,
+        layers: layers - attention,
+        inner: spec.hidden.saturating_mul(expand),
+        heads,
+        groups: cfg.int(&["mamba_n_groups"], 1, MAX_HEADS)?.unwrap_or(1),
+        state: cfg.req(&["mamba_d_state"], 1, MAX_HEADS)?,
+        conv_kernel: cfg.int(&["mamba_d_conv"], 1, 64)?.unwrap_or(4),
+        proj_bias: cfg.flag("mamba_proj_bias", false)?,
+        conv_bias: cfg.flag("mamba_conv_bias", true)?,
+        gated_norm: true,
+        ..Recurrent::default()
+    });
+    let shared = cfg
+        .int(&["shared_intermediate_size"], 0, MAX_DIM)?
+        .unwrap_or(0);
+    let experts = cfg
+        .int(&["num_local_experts"], 0, MAX_EXPERTS)?
+        .unwrap_or(0);
+    if experts == 0 {
+        spec.intermediate = shared.max(1);
+    } else {
+        spec.moe = Some(Moe {
+            experts,
+            experts_per_token: cfg.req(&["num_experts_per_tok"], 1, experts)?,
+            shared_experts: u64::from(shared > 0),
+            expert_intermediate: dense_width(cfg)?,
+            shared_intermediate: (shared > 0).then_some(shared),
+            dense_layers: 0,
+            router_bias: false,
+        });
+    }
+    Ok(())
+}
+
+/// Qwen3-Next and Qwen3.5: Gated DeltaNet on `linear_attention` layers,
+/// gated attention with q/k norms on the others; MoE with a gated shared
+/// expert where `num_experts` is set.
+fn qwen3_next(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    attention_bias(cfg, spec, false)?;
+    let layers = spec.layers;
+    let linear = match layer_types(cfg, layers)? {
+        Some(types) => types.count(RECURRENT_TYPES),
+        None => {
+            let every = cfg
+                .int(&["full_attention_interval"], 1, MAX_LAYERS)?
+                .unwrap_or(4);
+            layers - layers / every
+        }
+    };
+    spec.gated_attention = true;
+    spec.qk_norm = Some(QkNorm::Head);
+    let value_heads = cfg.req(&["linear_num_value_heads"], 1, MAX_HEADS)?;
+    spec.recurrent = Some(Recurrent {
+        kind: RecurrentKind::GatedDeltaNet,
+        layers: linear,
+        inner: value_heads * cfg.req(&["linear_value_head_dim"], 1, MAX_HEADS)?,
+        heads: value_heads,
+        groups: cfg.req(&["linear_num_key_heads"], 1, MAX_HEADS)?,
+        state: cfg.req(&["linear_key_head_dim"], 1, MAX_HEADS)?,
+        conv_kernel: cfg.int(&["linear_conv_kernel_dim"], 1, 64)?.unwrap_or(4),
+        gated_norm: true,
+        ..Recurrent::default()
+    });
+    if let Some(experts) = cfg.int(&["num_experts"], 1, MAX_EXPERTS)? {
+        let step = cfg
+            .int(&["decoder_sparse_step"], 1, MAX_LAYERS)?
+            .unwrap_or(1);
+        let mlp_only = cfg.array("mlp_only_layers")?.cloned().unwrap_or_default();
+        let dense = (0..layers)
+            .filter(|i| mlp_only.iter().any(|v| v.as_u64() == Some(*i)) || (i + 1) % step != 0)
+            .count() as u64;
+        let shared = cfg
+            .int(&["shared_expert_intermediate_size"], 0, MAX_DIM)?
+            .unwrap_or(0);
+        spec.moe = Some(Moe {
+            experts,
+            experts_per_token: cfg.req(&["num_experts_per_tok"], 1, experts)?,
+            shared_experts: u64::from(shared > 0),
+            expert_intermediate: cfg.req(&["moe_intermediate_size"], 1, MAX_DIM)?,
+            shared_intermediate: (shared > 0).then_some(shared),
+            dense_layers: dense,
+            // shared_expert_gate: hidden -> 1
+            router_bias: false,
+        });
+    }
+    Ok(())
+}
+
+/// LFM2: short gated convolutions on `conv` layers, attention with q/k norms
+/// on the others; the feed-forward width adjusted as `Lfm2MLP` does.
+fn lfm2(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let attention = match layer_types(cfg, layers)? {
+        Some(types) => types.count(ATTENTION_TYPES),
+        None => match cfg.array("full_attn_idxs")? {
+            Some(list) => list.len() as u64,
+            None => layers,
+        },
+    }
+    .min(layers);
+    spec.attention_layers = Some(attention);
+    spec.qk_norm = Some(QkNorm::Head);
+    let mut ff = dense_width(cfg)?;
+    if cfg.flag("block_auto_adjust_ff_dim", false)? {
+        // Lfm2MLP: int(2·ff/3), times the multiplier, rounded up to a multiple
+        ff = 2 * ff / 3;
+        if let Some(m) = cfg.float("block_ffn_dim_multiplier", 0.0, 64.0)? {
+            ff = (m * ff as f64) as u64;
+        }
+        let multiple = cfg.int(&["block_multiple_of"], 1, MAX_DIM)?.unwrap_or(256);
+        ff = ff.div_ceil(multiple) * multiple;
+    }
+    spec.intermediate = ff.clamp(1, MAX_DIM);
+    spec.recurrent = Some(Recurrent {
+        kind: RecurrentKind::ShortConv,
+        layers: layers - attention,
+        inner: spec.hidden,
+        conv_kernel: cfg.int(&["conv_L_cache"], 1, 64)?.unwrap_or(3),
+        conv_bias: cfg.flag("conv_bias", false)?,
+        ..Recurrent::default()
+    });
+    Ok(())
+}
+
+/// MiniMax-01: lightning attention on `linear_attention` layers, softmax
+/// attention on the others, Mixtral-style MoE on every layer.
+fn minimax(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let linear = match layer_types(cfg, layers)? {
+        Some(types) => types.count(RECURRENT_TYPES),
+        None => 0,
+    };
+    spec.recurrent = Some(Recurrent {
+        kind: RecurrentKind::Lightning,
+        layers: linear,
+        inner: spec.heads.saturating_mul(spec.head_dim()),
+        heads: spec.heads,
+        gated_norm: true,
+        ..Recurrent::default()
+    });
+    spec.moe = Some(Moe {
+        experts: cfg.req(&["num_local_experts"], 1, MAX_EXPERTS)?,
+        experts_per_token: cfg.req(&["num_experts_per_tok"], 1, MAX_EXPERTS)?,
+        shared_experts: 0,
+        expert_intermediate: dense_width(cfg)?,
+        shared_intermediate: None,
+        dense_layers: 0,
+        router_bias: false,
+    });
+    Ok(())
+}
+
+/// DeepSeek-V3.2's lightning indexer, per layer: `wq_b` (q_lora_rank →
+/// heads·d), `wk` (hidden → d), `k_norm` (LayerNorm d), `weights_proj`
+/// (hidden → heads).
+fn indexer_params(cfg: &Cfg, spec: &ModelSpec, mla: &Mla) -> Result<u64> {
+    let heads = cfg.int(&["index_n_heads"], 1, MAX_HEADS)?.unwrap_or(64);
+    let d = cfg.int(&["index_head_dim"], 1, MAX_HEADS)?.unwrap_or(128);
+    let q_rank = mla.q_lora_rank.unwrap_or(spec.hidden);
+    Ok(q_rank * heads * d + spec.hidden * d + 2 * d + spec.hidden * heads)
+}

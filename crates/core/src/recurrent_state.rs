@@ -1,0 +1,87 @@
+//! The state a recurrent layer keeps for each sequence while generating: a
+//! window of the causal convolution's inputs and, for state-space and
+//! linear-attention mixers, the recurrent state itself. Unlike the KV cache
+//! it does not grow with the context.
+//!
+//! Shapes as transformers' caches allocate them (one entry per recurrent
+//! layer, batch first):
+//! - Mamba (`MambaCache`): conv `(inner, kernel)`, ssm `(inner, state)`.
+//! - Mamba-2 (`Mamba2`/`NemotronH`/`FalconH1`/`GraniteMoeHybrid` caches):
+//!   conv `(inner + 2·groups·state, kernel)`, ssm `(heads, inner/heads, state)`.
+//! - Gated DeltaNet (`Qwen3NextDynamicCache`): conv `(2·groups·state + inner,
+//!   kernel)`, recurrent `(heads, state, inner/heads)`.
+//! - Short convolution (LFM2): conv `(inner, kernel)`.
+//! - Lightning attention (MiniMax): `(heads, d, d)` with `d = inner/heads`.
+//!
+//! transformers keeps the SSM and delta-rule states in fp32 whatever the
+//! model's dtype (its Mamba, Mamba-2 and Gated DeltaNet layers create them
+//! with `dtype=torch.float32`; measured in `tests/data/cache/`), and the
+//! convolution windows and MiniMax's state in the model's dtype. vLLM keeps
+//! them in the model's dtype unless the config sets `mamba_ssm_cache_dtype`.
+
+use crate::model::{ModelSpec, Recurrent, RecurrentKind};
+use crate::precision::Dtype;
+use crate::scenario::Engine;
+
+/// Elements of one layer's state for one sequence: (convolution window, recurrent state).
+pub fn state_elements(r: &Recurrent) -> (u128, u128) {
+    let inner = u128::from(r.inner);
+    let heads = u128::from(r.heads).max(1);
+    let groups = u128::from(r.groups);
+    let state = u128::from(r.state);
+    let kernel = u128::from(r.conv_kernel);
+    match r.kind {
+        RecurrentKind::Mamba => (inner * kernel, inner * state),
+        RecurrentKind::Mamba2 => ((inner + 2 * groups * state) * kernel, inner * state),
+        RecurrentKind::GatedDeltaNet => ((2 * groups * state + inner) * kernel, state * inner),
+        RecurrentKind::ShortConv => (inner * kernel, 0),
+        RecurrentKind::Lightning => (0, inner / heads * inner),
+    }
+}
+
+/// Bytes of recurrent state per sequence on one GPU, all recurrent layers,
+/// and the formula; `None` for a model without recurrent layers.
+pub fn state_bytes_per_sequence(
+    spec: &ModelSpec,
+    dtype: Dtype,
+    tp: u128,
+    engine: Engine,
+) -> Option<(u128, String)> {
+    let r = spec.recurrent.as_ref().filter(|r| r.layers > 0)?;
+    let (conv, state) = state_elements(r);
+    let layers = u128::from(r.layers);
+    let b = u128::from(dtype.bytes());
+    let fp32_in_torch = matches!(
+        r.kind,
+        RecurrentKind::Mamba | RecurrentKind::Mamba2 | RecurrentKind::GatedDeltaNet
+    ) && matches!(engine, Engine::Transformers | Engine::Litgpt);
+    let state_b = if fp32_in_torch || r.state_fp32 { 4 } else { b };
+    // Tensor parallelism splits the channels (and heads) of every state.
+    let tp = tp.max(1);
+    let bytes = layers * (conv * b + state * state_b) / tp;
+    let split = if tp > 1 {
+        format!(" / {tp} (tensor parallel)")
+    } else {
+        String::new()
+    };
+    Some((
+        bytes,
+        format!(
+            "{layers} {} layers × ({conv} conv × {b} B + {state} state × {state_b} B){split}",
+            r.kind.label()
+        ),
+    ))
+}
+
+impl RecurrentKind {
+    /// The mixer's name in formulas.
+    pub fn label(self) -> &'static str {
+        match self {
+            RecurrentKind::Mamba => "Mamba",
+            RecurrentKind::Mamba2 => "Mamba-2",
+            RecurrentKind::GatedDeltaNet => "Gated DeltaNet",
+            RecurrentKind::ShortConv => "short-conv",
+            RecurrentKind::Lightning => "lightning-attention",
+        }
+    }
+}

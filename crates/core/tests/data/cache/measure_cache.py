@@ -1,0 +1,291 @@
+#!/usr/bin/env python
+"""Exact bytes held by transformers' cache object for hybrid / recurrent models.
+
+For each model_type a tiny random-weight model is built (2-6 layers, hidden 64, vocab 128) that keeps
+the family's layer pattern (at least one attention and one recurrent layer, a sliding/chunk window
+of 8 tokens where the family has one). For each dtype (float32, bfloat16) and (batch, prompt_len)
+pair it runs a prefill `model(input_ids, use_cache=True)` and then DECODE_STEPS single-token steps
+passing the returned cache back (`cache=`; `past_key_values=` is its deprecated alias in 5.x).
+After the prefill and after the last decode step it walks the cache object and writes one JSON
+line per measurement: every tensor the cache holds, per layer, with shape / dtype / bytes.
+
+Run (CPU is enough; measured with torch 2.15.0, transformers 5.24.0):
+    HF_HUB_OFFLINE=1 python measure_cache.py > hybrid_cache.jsonl
+    HF_HUB_OFFLINE=1 python measure_cache.py lfm2 minimax   # only some model types
+"""
+import json
+import sys
+
+import torch
+import transformers
+from transformers import AutoConfig, AutoModelForCausalLM, StaticCache
+
+torch.manual_seed(0)
+WINDOW = 8          # sliding window / attention chunk of the tiny configs
+DECODE_STEPS = 3
+SIZES = [(1, 5), (2, 12), (3, 20)]   # (batch, prompt_len); 12 and 20 exceed WINDOW
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+VOCAB = 128
+# Opt-in preallocated cache (generate(..., cache_implementation="static")), measured for a few types.
+STATIC_TYPES = ("cohere2", "llama4_text", "qwen3_next")
+STATIC_MAX_LEN = 32
+
+COMMON = dict(vocab_size=VOCAB, hidden_size=64, num_attention_heads=4, num_key_value_heads=2,
+              head_dim=16, intermediate_size=128, max_position_embeddings=256,
+              pad_token_id=0, bos_token_id=1, eos_token_id=2, tie_word_embeddings=False)
+
+# model_type -> (kwargs for AutoConfig.for_model, model class name or None for AutoModelForCausalLM)
+TINY = {
+    "olmo2": dict(num_hidden_layers=2),
+    "cohere2": dict(num_hidden_layers=4, sliding_window=WINDOW,
+                    layer_types=["sliding_attention"] * 3 + ["full_attention"]),
+    "exaone4": dict(num_hidden_layers=4, sliding_window=WINDOW, sliding_window_pattern="LLLG",
+                    layer_types=["sliding_attention"] * 3 + ["full_attention"]),
+    "llama4_text": dict(num_hidden_layers=4, attention_chunk_size=WINDOW, intermediate_size_mlp=128,
+                        num_local_experts=2, num_experts_per_tok=1, interleave_moe_layer_step=2,
+                        no_rope_layer_interval=4),
+    "qwen3_next": dict(num_hidden_layers=4, layer_types=["linear_attention"] * 3 + ["full_attention"],
+                       linear_conv_kernel_dim=4, linear_key_head_dim=8, linear_value_head_dim=8,
+                       linear_num_key_heads=2, linear_num_value_heads=4, num_experts=4,
+                       num_experts_per_tok=2, moe_intermediate_size=32,
+                       shared_expert_intermediate_size=32),
+    "qwen3_5_text": dict(num_hidden_layers=4, layer_types=["linear_attention"] * 3 + ["full_attention"],
+                         linear_conv_kernel_dim=4, linear_key_head_dim=8, linear_value_head_dim=8,
+                         linear_num_key_heads=2, linear_num_value_heads=4),
+    "mamba": dict(num_hidden_layers=2, state_size=16, conv_kernel=4, expand=2, intermediate_size=128,
+                  time_step_rank=4),
+    "mamba2": dict(num_hidden_layers=2, num_heads=8, head_dim=16, n_groups=2, state_size=16,
+                   conv_kernel=4, expand=2, chunk_size=8, time_step_rank=4),
+    "jamba": dict(num_hidden_layers=4, attn_layer_period=2, attn_layer_offset=1,
+                  expert_layer_period=2, expert_layer_offset=1, num_experts=2, num_experts_per_tok=1,
+                  mamba_d_state=16, mamba_d_conv=4, mamba_expand=2, mamba_dt_rank=4,
+                  use_mamba_kernels=False),
+    "nemotron_h": dict(num_hidden_layers=4, hybrid_override_pattern="M*M-", mamba_num_heads=8,
+                       mamba_head_dim=16, n_groups=2, ssm_state_size=16, conv_kernel=4, expand=2,
+                       chunk_size=8, use_mamba_kernels=False),
+    "falcon_h1": dict(num_hidden_layers=2, mamba_d_ssm=128, mamba_n_heads=8, mamba_d_head=16,
+                      mamba_n_groups=2, mamba_d_state=16, mamba_d_conv=4, mamba_expand=2,
+                      mamba_chunk_size=8),
+    "granitemoehybrid": dict(num_hidden_layers=4, layer_types=["mamba", "attention", "mamba", "mamba"],
+                             mamba_n_heads=8, mamba_d_head=16, mamba_n_groups=2, mamba_d_state=16,
+                             mamba_d_conv=4, mamba_expand=2, mamba_chunk_size=8,
+                             num_local_experts=2, num_experts_per_tok=1, shared_intermediate_size=64),
+    "lfm2": dict(num_hidden_layers=4, full_attn_idxs=[1, 3], conv_L_cache=3, intermediate_size=192),
+    "minimax": dict(num_hidden_layers=4, layer_types=["linear_attention"] * 3 + ["full_attention"],
+                    num_local_experts=2, num_experts_per_tok=1, block_size=4),
+}
+DROP_COMMON = {  # config fields a family does not take
+    "mamba": {"num_attention_heads", "num_key_value_heads", "head_dim", "max_position_embeddings"},
+    "mamba2": {"num_attention_heads", "num_key_value_heads", "max_position_embeddings"},
+}
+
+
+def tiny_config(mt):
+    kw = {k: v for k, v in COMMON.items() if k not in DROP_COMMON.get(mt, set())}
+    kw.update(TINY[mt])
+    return AutoConfig.for_model(mt, **kw)
+
+
+RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+            "layer_types", "layers_block_type", "sliding_window", "attention_chunk_size",
+            "linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
+            "linear_num_key_heads", "linear_num_value_heads", "state_size", "conv_kernel", "expand",
+            "intermediate_size", "num_heads", "n_groups", "mamba_num_heads", "mamba_head_dim",
+            "ssm_state_size", "mamba_ssm_cache_dtype", "mamba_d_ssm", "mamba_n_heads", "mamba_d_head",
+            "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_expand", "conv_L_cache",
+            "block_size", "attn_layer_period", "attn_layer_offset", "vocab_size")
+
+
+def config_summary(cfg):
+    out = {"model_type": cfg.model_type}
+    for k in RELEVANT:
+        try:
+            v = getattr(cfg, k)
+        except AttributeError:
+            continue
+        if v is not None and not callable(v):
+            out[k] = v
+    return out
+
+
+def tensor_entries(name, obj, seen):
+    """Every tensor reachable from obj (tensors, dicts, lists, tuples), skipping ones already counted."""
+    if isinstance(obj, torch.Tensor):
+        key = (obj.data_ptr(), obj.numel(), obj.dtype) if obj.numel() else (id(obj),)
+        if key in seen:
+            return []
+        seen.add(key)
+        return [{"name": name, "shape": list(obj.shape), "dtype": str(obj.dtype).replace("torch.", ""),
+                 "bytes": obj.numel() * obj.element_size()}]
+    out = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += tensor_entries(f"{name}[{k}]", v, seen)
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            out += tensor_entries(f"{name}[{i}]", v, seen)
+    return out
+
+
+def layer_kinds(cfg):
+    lt = getattr(cfg, "layer_types", None)
+    if callable(lt) or lt is None:
+        lt = getattr(cfg, "layers_block_type", None)
+    return list(lt) if lt is not None else None
+
+
+def walk(cache, cfg):
+    seen = set()
+    kinds = layer_kinds(cfg)
+    layers = []
+    for i, layer in enumerate(getattr(cache, "layers", [])):
+        tensors = []
+        for attr, val in vars(layer).items():
+            tensors += tensor_entries(attr, val, seen)
+        kind = kinds[i] if kinds and i < len(kinds) else None
+        if kind is None and type(layer).__name__ == "DynamicLayer":
+            kind = "full_attention"  # config has no layer_types: every layer is full attention
+        layers.append({"index": i, "kind": kind,
+                       "cache_layer_class": type(layer).__name__, "tensors": tensors})
+    # cache-level containers (e.g. MiniMaxCache.linear_cache): attribute them to a layer by index
+    for attr, val in vars(cache).items():
+        if attr == "layers":
+            continue
+        if isinstance(val, list) and any(isinstance(v, torch.Tensor) for v in val):
+            for i, v in enumerate(val):
+                while len(layers) <= i:
+                    layers.append({"index": len(layers), "kind": kinds[len(layers)] if kinds else None,
+                                   "cache_layer_class": None, "tensors": []})
+                layers[i]["tensors"] += tensor_entries(attr, v, seen)
+        else:
+            extra = tensor_entries(attr, val, seen)
+            if extra:
+                layers.append({"index": None, "kind": "cache-level", "cache_layer_class": type(cache).__name__,
+                               "tensors": extra})
+    return layers
+
+
+def record(mt, model, cfg, cache, dtype_name, batch, prompt_len, steps, impl="dynamic"):
+    layers = walk(cache, cfg)
+    return {"model_type": mt, "hf_class": type(model).__name__, "cache_class": type(cache).__name__,
+            "cache_impl": impl if impl == "dynamic" else f"{impl}(max_cache_len={STATIC_MAX_LEN})",
+            "config": config_summary(cfg), "dtype": dtype_name, "batch": batch,
+            "prompt_len": prompt_len, "decode_steps": steps, "total_len": prompt_len + steps,
+            "layers": layers, "total_bytes": sum(t["bytes"] for l in layers for t in l["tensors"])}
+
+
+def run(mt, dtype_name, impl="dynamic"):
+    cfg = tiny_config(mt)
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(cfg).to(DTYPES[dtype_name]).eval()
+    for batch, prompt_len in SIZES:
+        ids = torch.randint(3, VOCAB, (batch, prompt_len))
+        kwargs = {}
+        if impl == "static":
+            kwargs["cache"] = StaticCache(config=cfg, max_cache_len=STATIC_MAX_LEN)
+        with torch.no_grad():
+            out = model(input_ids=ids, use_cache=True, **kwargs)
+            cache = out.cache if hasattr(out, "cache") else out.past_key_values
+            # walk now: decoding updates some states in place
+            yield record(mt, model, cfg, cache, dtype_name, batch, prompt_len, 0, impl)
+            for _ in range(DECODE_STEPS):
+                nxt = out.logits[:, -1:].argmax(-1)
+                out = model(input_ids=nxt, cache=cache, use_cache=True)
+                cache = out.cache if hasattr(out, "cache") else out.past_key_values
+            yield record(mt, model, cfg, cache, dtype_name, batch, prompt_len, DECODE_STEPS, impl)
+
+
+def main(types):
+    for mt in types or TINY:
+        for dt in DTYPES:
+            for rec in run(mt, dt):
+                print(json.dumps(rec), flush=True)
+            if mt in STATIC_TYPES:
+                for rec in run(mt, dt, "static"):
+                    print(json.dumps(rec), flush=True)
+    print(f"# torch {torch.__version__} transformers {transformers.__version__}", file=sys.stderr)
+
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Closed-form check: `python measure_cache.py --check hybrid_cache.jsonl` recomputes every
+# layer's bytes from the formulas in README.md and compares them with the measured ones.
+# ---------------------------------------------------------------------------------------------
+SIZE = {"float32": 4, "bfloat16": 2}
+
+
+def predict_layer(rec, layer):
+    c, B, T = rec["config"], rec["batch"], rec["total_len"]
+    s, f32 = SIZE[rec["dtype"]], 4
+    kind, cls = layer["kind"], layer["cache_layer_class"] or ""
+    mt = rec["model_type"]
+    kv = lambda tokens: 2 * B * c["num_key_value_heads"] * tokens * c["head_dim"] * s
+    static = rec.get("cache_impl", "dynamic") != "dynamic"
+    W = c.get("sliding_window") or c.get("attention_chunk_size")
+    if kind in ("mlp", "moe"):
+        return 0
+    if cls == "StaticLayer":
+        return kv(STATIC_MAX_LEN) + 8
+    if cls == "StaticSlidingWindowLayer":
+        return kv(min(W, STATIC_MAX_LEN)) + 8
+    if kind in ("sliding_attention", "chunked_attention"):
+        return kv(min(T, W - 1)) + 8          # + the 0-d int64 _sliding_window_tensor
+    if kind in ("full_attention", "attention"):
+        return kv(T)
+    # recurrent layers
+    if mt == "mamba":
+        I, K, N = c["intermediate_size"], c["conv_kernel"], c["state_size"]
+        return B * I * K * s + B * I * N * f32
+    if mt == "jamba":
+        I, K, N = c["mamba_expand"] * c["hidden_size"], c["mamba_d_conv"], c["mamba_d_state"]
+        return B * I * K * s + B * I * N * f32
+    if mt in ("qwen3_next", "qwen3_5_text"):
+        hk, dk, hv, dv = (c["linear_num_key_heads"], c["linear_key_head_dim"],
+                          c["linear_num_value_heads"], c["linear_value_head_dim"])
+        return B * (2 * hk * dk + hv * dv) * c["linear_conv_kernel_dim"] * s + B * hv * dk * dv * f32
+    if mt == "lfm2":
+        return B * c["hidden_size"] * c["conv_L_cache"] * s
+    if mt == "minimax":
+        return B * c["num_attention_heads"] * c["head_dim"] ** 2 * s
+    if mt == "mamba2":
+        H, P, G, N, K = c["num_heads"], c["head_dim"], c["n_groups"], c["state_size"], c["conv_kernel"]
+        I = c["expand"] * c["hidden_size"]
+    elif mt == "nemotron_h":
+        H, P, G, N, K = (c["mamba_num_heads"], c["mamba_head_dim"], c["n_groups"], c["ssm_state_size"],
+                         c["conv_kernel"])
+        I = H * P
+    elif mt == "granitemoehybrid":
+        H, P, G, N, K = (c["mamba_n_heads"], c["mamba_d_head"], c["mamba_n_groups"], c["mamba_d_state"],
+                         c["mamba_d_conv"])
+        I = c["mamba_expand"] * c["hidden_size"]
+    elif mt == "falcon_h1":
+        H, P, G, N, K = (c["mamba_n_heads"], c["mamba_d_head"], c["mamba_n_groups"], c["mamba_d_state"],
+                         c["mamba_d_conv"])
+        I = c["mamba_d_ssm"]
+    else:
+        raise ValueError(f"no formula for {mt}/{kind}")
+    ssm = B * (I + 2 * G * N) * K * s + B * H * P * N * f32
+    return ssm + (kv(T) if kind == "hybrid" else 0)
+
+
+def check(path):
+    bad = n = 0
+    for line in open(path):
+        rec = json.loads(line)
+        for layer in rec["layers"]:
+            got = sum(t["bytes"] for t in layer["tensors"])
+            want = predict_layer(rec, layer)
+            n += 1
+            if got != want:
+                bad += 1
+                print("MISMATCH", rec["model_type"], rec["dtype"], rec["batch"], rec["prompt_len"],
+                      rec["decode_steps"], layer["index"], layer["kind"], got, want)
+    print(f"{n - bad}/{n} layer measurements match the formulas")
+    return bad == 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--check"]:
+        sys.exit(0 if check(sys.argv[2]) else 1)
+    main(sys.argv[1:])

@@ -1,0 +1,79 @@
+//! Parameter counts of the 2025–26 families against transformers: each
+//! config fixture built on the meta device, `model.num_parameters()`
+//! (tables and scripts in `data/params/`, torch 2.15.0, transformers 5.24.0).
+
+mod common;
+
+use std::path::Path;
+
+use common::{config_text, csv_rows, data_dir, get, get_u64};
+use vramfit_core::hf_config::from_hf_config;
+
+/// The issue's bar: within 0.1 % of what transformers instantiates.
+const TOLERANCE: f64 = 0.001;
+
+fn check_table(file: &str) -> usize {
+    if !data_dir().join("params").join(file).exists() {
+        return 0;
+    }
+    let mut failures = Vec::new();
+    let rows = csv_rows(file);
+    for row in &rows {
+        let config = get(row, "config");
+        let want = get_u64(row, "num_parameters");
+        let with_vision = row
+            .iter()
+            .any(|(k, v)| k == "vision" && v.parse::<u64>().is_ok_and(|n| n > 0));
+        let spec = match from_hf_config(&config_text(config)) {
+            Ok(spec) => spec,
+            // Vision towers other than CLIP's are not modelled yet (the VLM
+            // issue): the importer must say so rather than guess.
+            Err(e) if with_vision && e.to_string().contains("vision tower is not modelled") => {
+                eprintln!("{config:55} refused: {e}");
+                continue;
+            }
+            Err(e) => {
+                failures.push(format!("{config}: {e}"));
+                continue;
+            }
+        };
+        let got = spec.param_counts().total;
+        let diff = (got as f64 - want as f64) / want as f64;
+        eprintln!(
+            "{config:55} transformers {want:>15} ours {got:>15} {:+.4}%",
+            diff * 100.0
+        );
+        if diff.abs() > TOLERANCE {
+            failures.push(format!("{config}: {got} vs {want} ({:+.4}%)", diff * 100.0));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "off by more than 0.1 %:\n{}",
+        failures.join("\n")
+    );
+    rows.len()
+}
+
+#[test]
+fn config_class_defaults_count_as_transformers_builds_them() {
+    let rows = check_table("hf_defaults_2025.csv");
+    // every family of the table has its default config measured
+    assert!(rows >= 27, "{rows} rows");
+}
+
+#[test]
+fn published_configs_count_as_transformers_builds_them() {
+    check_table("hf_measured_2025.csv");
+}
+
+#[test]
+fn fixtures_exist_for_every_row() {
+    for row in csv_rows("hf_defaults_2025.csv") {
+        let config = get(&row, "config");
+        assert!(
+            Path::new(&data_dir().join("configs").join(config)).exists(),
+            "{config}"
+        );
+    }
+}
