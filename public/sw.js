@@ -14,9 +14,10 @@
 const PRECACHE = /*PRECACHE*/ { version: "unbuilt", files: [] } /*END PRECACHE*/;
 const CACHE_PREFIX = "vramfit-";
 const CACHE_NAME = CACHE_PREFIX + PRECACHE.version;
-// The app's page: every navigation to the scope (any query, i.e. any share
-// link or embed) is answered with it.
+// The site's pages: every navigation to the scope or to tools/ (any query,
+// i.e. any share link or embed) is answered with that folder's index.html.
 const APP_PAGE = "index.html";
+const PAGE_FOLDERS = ["", "tools/"];
 
 const scoped = (path) => new URL(path, self.registration.scope).href;
 
@@ -82,10 +83,11 @@ self.addEventListener("fetch", (event) => {
     return;
   }
   const path = request.url.slice(self.registration.scope.length).split(/[?#]/)[0];
-  const appPage = request.mode === "navigate" && (path === "" || path === APP_PAGE);
+  const folder = PAGE_FOLDERS.find((f) => path === f || path === f + APP_PAGE);
+  const page = request.mode === "navigate" && folder !== undefined ? folder + APP_PAGE : null;
   event.respondWith(
     caches.open(CACHE_NAME).then(async (cache) => {
-      const cached = await cache.match(appPage ? scoped(APP_PAGE) : request, { ignoreSearch: true });
+      const cached = await cache.match(page ? scoped(page) : request, { ignoreSearch: true });
       return cached || fetch(request);
     }),
   );

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the web calculator and serves it on http://127.0.0.1:8080, installing
-# what is missing first (scripts/setup-web.sh). Rebuilds on every change.
+# Builds the web app (the calculator page and the tools page, scripts/build-web.sh)
+# and serves it on http://127.0.0.1:8080, installing what is missing first
+# (scripts/setup-web.sh). Run it again after a change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-web.sh
-export PATH="$PWD/node_modules/.bin:$PATH"
-exec trunk serve --release --offline --address 127.0.0.1 --port "${PORT:-8080}" "$@"
+scripts/build-web.sh "$@"
+echo "serving dist/ on http://127.0.0.1:${PORT:-8080}/"
+exec python3 -m http.server --bind 127.0.0.1 --directory dist "${PORT:-8080}"

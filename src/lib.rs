@@ -38,17 +38,74 @@ use components::{
     verdict_bar::VerdictBar,
     wizard::Wizard,
 };
-use link::View;
+use link::{Page, View};
 use state::AppState;
 
-/// The whole page. Reads the link it was opened with, then keeps the address
-/// bar in step with every input; with `embed=1`, the compact embed instead
-/// (whose address stays as opened: it is inside someone else's page).
+/// The calculator page (`index.html`). Reads the link it was opened with,
+/// then keeps the address bar in step with every input; with `embed=1`, the
+/// compact embed instead (whose address stays as opened: it is inside
+/// someone else's page).
 #[component]
 pub fn App() -> impl IntoView {
-    let mut page = link::read(&remember::query_to_open(&state::location_query()));
-    let embed = page.embed.take();
-    let state = AppState::new(page);
+    page_shell(Page::Calculator, |view| match view {
+        View::Calculator => view! { <Calculator/> }.into_any(),
+        _ => opening_other_page(),
+    })
+}
+
+/// The tools page (`tools/index.html`, its own wasm): the wizard, the OOM
+/// doctor and the log reader, with the same header, tabs and link state.
+#[component]
+pub fn ToolsApp() -> impl IntoView {
+    page_shell(Page::Tools, |view| match view {
+        View::Wizard => view! { <Wizard/> }.into_any(),
+        View::Doctor => view! { <Doctor/> }.into_any(),
+        View::Logs => view! { <Logs/> }.into_any(),
+        View::Calculator => opening_other_page(),
+    })
+}
+
+/// Receives the address of a page load instead of the browser.
+type PageLoadReceiver = Box<dyn Fn(&str)>;
+
+thread_local! {
+    /// Where page loads go instead of the address bar (the browser tests,
+    /// which run inside one page).
+    static PAGE_LOADS: std::cell::RefCell<Option<PageLoadReceiver>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Sends every later page load to `receive` instead of the browser.
+pub fn intercept_page_loads(receive: impl Fn(&str) + 'static) {
+    PAGE_LOADS.with(|slot| *slot.borrow_mut() = Some(Box::new(receive)));
+}
+
+/// Opens `address` (relative to this page): the other page of the site.
+fn load_page(address: &str) {
+    let intercepted = PAGE_LOADS.with(|slot| match slot.borrow().as_ref() {
+        Some(receive) => {
+            receive(address);
+            true
+        }
+        None => false,
+    });
+    if !intercepted {
+        // A failure leaves this page showing "opening…" with the link intact.
+        let _ = window().location().assign(address);
+    }
+}
+
+/// What a page shows for a view the other page holds, while it loads.
+fn opening_other_page() -> AnyView {
+    view! { <p class="page-loading" aria-live="polite">{i18n::tr("page-loading")}</p> }.into_any()
+}
+
+/// Header, tabs and the view this page holds; a view of the other page
+/// loads that page with the same link.
+fn page_shell(page: Page, render: fn(View) -> AnyView) -> AnyView {
+    let mut opened = link::read(&remember::query_to_open(&state::location_query()));
+    let embed = opened.embed.take();
+    let state = AppState::new(opened);
     provide_context(state);
     i18n::LangSignal::provide(state.lang);
     if let Some(options) = embed {
@@ -56,6 +113,12 @@ pub fn App() -> impl IntoView {
     }
     state.sync_with_address_bar();
     Effect::new(move |_| remember::remember(&state.query.get()));
+    Effect::new(move |_| {
+        let view = state.view.get();
+        if let Some(address) = page.address_of(view.page(), &state.query.get_untracked()) {
+            load_page(&address);
+        }
+    });
     view! {
         <a class="skip-link" href="#main">{i18n::tr("skip-to-main")}</a>
         <Toolbar/>
@@ -63,12 +126,7 @@ pub fn App() -> impl IntoView {
         <main class="layout" id="main" tabindex="-1">
             <UpdateNotice/>
             <Notices/>
-            {move || match state.view.get() {
-                View::Calculator => view! { <Calculator/> }.into_any(),
-                View::Wizard => view! { <Wizard/> }.into_any(),
-                View::Doctor => view! { <Doctor/> }.into_any(),
-                View::Logs => view! { <Logs/> }.into_any(),
-            }}
+            {move || render(state.view.get())}
         </main>
     }
     .into_any()

@@ -45,6 +45,41 @@ impl View {
     fn parse(value: &str) -> Option<View> {
         View::ALL.into_iter().find(|v| v.key() == value)
     }
+
+    /// The page of the site that shows this view.
+    pub fn page(self) -> Page {
+        match self {
+            View::Calculator => Page::Calculator,
+            View::Wizard | View::Doctor | View::Logs => Page::Tools,
+        }
+    }
+}
+
+/// The site's two pages, each its own wasm build: the calculator (what a
+/// link opens first, kept small) and `tools/` (the wizard, the OOM doctor
+/// and the log reader). The URL is the state, so moving between them is a
+/// page load with the same query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Page {
+    Calculator,
+    Tools,
+}
+
+impl Page {
+    /// The address, relative to page `self`, that shows `to` with `query`;
+    /// `None` when `self` shows it.
+    pub fn address_of(self, to: Page, query: &str) -> Option<String> {
+        let path = match (self, to) {
+            (Page::Calculator, Page::Tools) => "tools/",
+            (Page::Tools, Page::Calculator) => "../",
+            _ => return None,
+        };
+        Some(if query.is_empty() {
+            path.to_owned()
+        } else {
+            format!("{path}?{query}")
+        })
+    }
 }
 
 /// The wizard's own answers (goal and priority).
@@ -197,6 +232,30 @@ pub fn write(scenario: &Scenario, settings: &PageSettings) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn each_view_has_one_page_and_the_other_page_is_one_folder_away() {
+        assert_eq!(View::Calculator.page(), Page::Calculator);
+        for v in [View::Wizard, View::Doctor, View::Logs] {
+            assert_eq!(v.page(), Page::Tools);
+        }
+        let q = "v=1&m=x&view=doctor";
+        assert_eq!(
+            Page::Calculator.address_of(Page::Tools, q).as_deref(),
+            Some("tools/?v=1&m=x&view=doctor")
+        );
+        assert_eq!(
+            Page::Tools.address_of(Page::Calculator, "v=1").as_deref(),
+            Some("../?v=1")
+        );
+        assert_eq!(
+            Page::Tools.address_of(Page::Calculator, "").as_deref(),
+            Some("../")
+        );
+        assert_eq!(Page::Tools.address_of(Page::Tools, q), None);
+        assert_eq!(Page::Calculator.address_of(Page::Calculator, q), None);
+    }
+
     use super::*;
     use vramfit_core::scenario::TaskKind;
 

@@ -5,9 +5,11 @@ use leptos::prelude::{window, RwSignal, Set};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-/// The service worker script, relative to the page: its scope is then the
-/// directory the app is served from (`/` or `/vramfit/`).
-const SERVICE_WORKER: &str = "sw.js";
+/// The service worker script, relative to each page (the calculator's
+/// `sw.js`, the tools page's `../sw.js`): one worker whose scope is the
+/// directory the site is served from (`/` or `/vramfit/`), both pages inside.
+pub const SERVICE_WORKER: &str = "sw.js";
+pub const SERVICE_WORKER_FROM_TOOLS: &str = "../sw.js";
 
 /// Only release builds served over http(s) register: a development build
 /// must always show fresh code, and `file:` pages cannot have a worker.
@@ -19,7 +21,7 @@ pub fn should_register(protocol: &str, debug_build: bool) -> bool {
 /// has service workers (not in private modes of some browsers, nor on plain
 /// http other than localhost). A failure only means no offline copy: the
 /// page itself works online as before, so it is not reported.
-pub fn register_service_worker() {
+pub fn register_service_worker(script: &str) {
     let window = window();
     let protocol = window.location().protocol().unwrap_or_default();
     if !should_register(&protocol, cfg!(debug_assertions)) {
@@ -35,7 +37,7 @@ pub fn register_service_worker() {
     options.set_update_via_cache(web_sys::ServiceWorkerUpdateViaCache::None);
     let registering = navigator
         .service_worker()
-        .register_with_options(SERVICE_WORKER, &options);
+        .register_with_options(script, &options);
     leptos::task::spawn_local(async move {
         let _ = wasm_bindgen_futures::JsFuture::from(registering).await;
     });

@@ -19,6 +19,29 @@ pub fn query_to_open(address_query: &str) -> String {
 
 /// Keeps `query` as the last setup. Storage may be full or disabled
 /// (private windows): the page works the same without it.
+/// The view is left out: the site's address opens the calculator, whose
+/// page this is, and a remembered tool would load the other page first.
 pub fn remember(query: &str) {
-    let _ = LocalStorage::set(KEY, query);
+    let _ = LocalStorage::set(KEY, setup_only(query));
+}
+
+/// `query` without its `view=` parameter.
+pub fn setup_only(query: &str) -> String {
+    query
+        .split('&')
+        .filter(|pair| !pair.starts_with("view="))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::setup_only;
+
+    #[test]
+    fn the_view_is_not_remembered() {
+        assert_eq!(setup_only("v=1&m=x&view=doctor&lang=zh"), "v=1&m=x&lang=zh");
+        assert_eq!(setup_only("view=logs"), "");
+        assert_eq!(setup_only("v=1&bs=2"), "v=1&bs=2");
+    }
 }

@@ -378,9 +378,12 @@ async fn lang_zh_shows_chinese_and_the_switch_goes_back_to_english() {
     assert!(!query().contains("lang="), "{}", query());
 }
 
+/// Within the tools page a tab switches the view in place and puts it in the
+/// link (tabs of the other page load it: `Page::address_of`, whose unit test
+/// is in `src/link.rs`; a page load would end this test run).
 #[wasm_bindgen_test]
 async fn tabs_put_the_view_in_the_link() {
-    set_query("v=1");
+    set_query("v=1&view=doctor");
     let (root, _guard) = mount();
     settle().await;
     by_testid(&root, "tab-logs")
@@ -392,9 +395,9 @@ async fn tabs_put_the_view_in_the_link() {
         .query_selector("[data-testid='logs-paste']")
         .unwrap()
         .is_some());
-    by_testid(&root, "tab-calculator")
+    by_testid(&root, "tab-wizard")
         .unchecked_ref::<web_sys::HtmlElement>()
         .click();
     settle().await;
-    assert_eq!(query(), "?v=1");
+    assert_eq!(query(), "?v=1&view=wizard");
 }

@@ -124,7 +124,11 @@ async fn the_wizard_keeps_the_users_sequence_and_rank() {
         .unchecked_ref::<web_sys::HtmlElement>()
         .click();
     settle().await;
-    let opened = decode(&query()).scenario;
+    // The calculator is the other page: it is loaded with the same link.
+    let load = last_page_load().expect("the calculator page is loaded");
+    let load_query = load.strip_prefix("../?").expect("the calculator page");
+    assert_eq!(format!("?{load_query}"), query());
+    let opened = decode(load_query).scenario;
     assert_eq!(opened.training.seq_len, 4096);
     assert_eq!(opened.training.lora.rank, 16);
 }

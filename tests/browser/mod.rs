@@ -13,12 +13,27 @@ pub fn set_query(query: &str) {
         .expect("replaceState");
 }
 
+thread_local! {
+    static PAGE_LOADS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The last page load the mounted app asked for (`tools/?...`, `../?...`).
+pub fn last_page_load() -> Option<String> {
+    PAGE_LOADS.with(|loads| loads.borrow().last().cloned())
+}
+
 pub fn query() -> String {
     window().location().search().expect("search")
 }
 
-/// Mounts the app in a fresh container (dropping the handle unmounts it).
+/// Mounts, in a fresh container, the page the current link opens (the
+/// calculator, or the tools page for `view=wizard|doctor|logs`), as the
+/// site does; dropping the handle unmounts it.
 pub fn mount() -> (web_sys::HtmlElement, impl Drop) {
+    // The tests run inside one page: a load of the other page is recorded.
+    vramfit_web::intercept_page_loads(|address| {
+        PAGE_LOADS.with(|loads| loads.borrow_mut().push(address.to_owned()))
+    });
     let container: web_sys::HtmlElement = document()
         .create_element("div")
         .expect("div")
@@ -28,7 +43,20 @@ pub fn mount() -> (web_sys::HtmlElement, impl Drop) {
         .expect("body")
         .append_child(&container)
         .expect("append");
-    let handle = leptos::mount::mount_to(container.clone(), vramfit_web::App);
+    let page = vramfit_web::link::read(query().trim_start_matches('?'))
+        .settings
+        .view
+        .page();
+    // Dropping the box drops the handle, which unmounts.
+    let handle: Box<dyn std::any::Any> = match page {
+        vramfit_web::link::Page::Calculator => {
+            Box::new(leptos::mount::mount_to(container.clone(), vramfit_web::App))
+        }
+        vramfit_web::link::Page::Tools => Box::new(leptos::mount::mount_to(
+            container.clone(),
+            vramfit_web::ToolsApp,
+        )),
+    };
     let guard = DropGuard(Some(handle), container.clone());
     (container, guard)
 }

@@ -23,6 +23,7 @@ mod cmd_score;
 mod cmd_watch;
 mod cmd_wizard;
 mod gpu;
+mod hf_cache;
 mod job_args;
 mod output;
 mod scenario_args;

@@ -129,6 +129,38 @@ impl Args for ScenarioArgs {
     }
 }
 
+/// `-m`: a catalog model, or any Hub id whose `config.json` is in the
+/// local Hugging Face cache (the companion opens no network connection).
+fn model_source(text: &str) -> Result<ModelSource, InputError> {
+    if vramfit_core::catalog::find_model(text).is_some() {
+        return Ok(ModelSource::Catalog(text.to_owned()));
+    }
+    let Some(id) = vramfit_core::hub::parse_hub_id(text) else {
+        // Not an id: the core's catalog error lists what it knows.
+        return Ok(ModelSource::Catalog(text.to_owned()));
+    };
+    match crate::hf_cache::find_config(&id) {
+        Ok(path) => {
+            let path = path.to_string_lossy().into_owned();
+            let mut spec = vramfit_core::hf_config::from_hf_config(&read(&path)?)
+                .map_err(|e| InputError::new(&path, e.to_string()))?;
+            spec.name = id;
+            Ok(ModelSource::Spec(Box::new(spec)))
+        }
+        Err(roots) => Err(InputError::new(
+            "--model",
+            format!(
+                "{id} is not in the catalog and its config.json is not in the local Hugging Face cache (looked in {}): download it (huggingface-cli download {id} config.json) or pass --config FILE",
+                roots
+                    .iter()
+                    .map(|r| r.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
 fn read(path: &str) -> Result<String, InputError> {
     if path == "-" {
         let mut s = String::new();
@@ -174,7 +206,7 @@ impl ScenarioArgs {
             sc.model = ModelSource::Spec(Box::new(spec));
         }
         if let Some(m) = &s.model {
-            sc.model = ModelSource::Catalog(m.clone());
+            sc.model = model_source(m)?;
         }
         if let Some(p) = s.params {
             let (min, max) = (MIN_PARAMS as f64, MAX_TOTAL_PARAMS as f64);

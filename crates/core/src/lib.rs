@@ -12,6 +12,7 @@ pub mod doctor;
 pub mod error;
 pub mod gpu;
 pub mod hf_config;
+pub mod hub;
 pub mod inventory;
 pub mod lang;
 pub mod logs;

@@ -154,7 +154,9 @@ pub struct Mla {
     /// `None` when queries are projected directly (V2-Lite).
     pub q_lora_rank: Option<u64>,
     pub kv_lora_rank: u64,
+    #[serde(default)]
     pub qk_nope_head_dim: u64,
+    #[serde(default)]
     pub qk_rope_head_dim: u64,
     pub v_head_dim: u64,
 }
@@ -164,6 +166,7 @@ pub struct Mla {
 pub struct SlidingWindow {
     pub window: u64,
     /// How many of the layers use the window (the rest are global).
+    #[serde(default)]
     pub layers: u64,
 }
 
@@ -210,6 +213,7 @@ pub enum RecurrentKind {
 pub struct Recurrent {
     pub kind: RecurrentKind,
     /// How many layers hold this mixer.
+    #[serde(default)]
     pub layers: u64,
     /// Channels the mixer works in (Mamba: `expand·hidden`; Mamba-2 and
     /// Gated DeltaNet: value heads × head width; short conv: hidden).

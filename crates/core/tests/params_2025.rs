@@ -68,6 +68,12 @@ fn published_configs_count_as_transformers_builds_them() {
 }
 
 #[test]
+fn catalog_configs_count_as_transformers_builds_them() {
+    let rows = check_table("hf_measured_catalog.csv");
+    assert!(rows >= 60, "{rows} rows");
+}
+
+#[test]
 fn fixtures_exist_for_every_row() {
     for row in csv_rows("hf_defaults_2025.csv") {
         let config = get(&row, "config");

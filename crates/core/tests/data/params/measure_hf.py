@@ -50,10 +50,13 @@ def main():
     # The 2025 fixtures (hybrid/recurrent/multimodal wrappers) are measured by
     # measure_hf_2025.py into hf_measured_2025.csv; keep them out of hf_measured.csv.
     sys.path.insert(0, HERE)
+    # The catalog fixtures (measure_hf_catalog.py -> hf_measured_catalog.csv) likewise.
     from measure_hf_2025 import FIXTURES_2025
+    from measure_hf_catalog import FIXTURES_CATALOG
+    skip = set(FIXTURES_2025) | set(FIXTURES_CATALOG)
     print("config,hf_class,num_parameters")
     for path in sorted(glob.glob(os.path.join(HERE, "..", "configs", "*.json"))):
-        if os.path.basename(path) in FIXTURES_2025:
+        if os.path.basename(path) in skip:
             continue
         with open(path) as f:
             cfg = json.load(f)

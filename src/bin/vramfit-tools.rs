@@ -1,0 +1,9 @@
+//! Entry point of the tools page (`tools/`): the wizard, the OOM doctor and
+//! the log reader, built as their own wasm so the calculator's first load
+//! carries none of their code.
+
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(vramfit_web::ToolsApp);
+    vramfit_web::pwa::register_service_worker(vramfit_web::pwa::SERVICE_WORKER_FROM_TOOLS);
+}
