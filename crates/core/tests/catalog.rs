@@ -11,7 +11,7 @@ fn catalog_parses_and_is_large_enough() {
     let embedded = include_str!("../data/models.json");
     let parsed = parse(embedded).expect("data/models.json parses");
     assert_eq!(parsed.len(), models().len());
-    assert!(models().len() >= 45, "{} models", models().len());
+    assert!(models().len() >= 150, "{} models", models().len());
     assert!(parse("[{\"id\": 1}]").is_err());
 }
 
@@ -129,6 +129,12 @@ fn catalog_search_finds_what_people_type() {
         ]
     );
     assert!(!ids("2b").contains(&"stabilityai/stablelm-2-1_6b"));
+    // This year's families, as people type them.
+    assert!(ids("qwen3 14b").contains(&"Qwen/Qwen3-14B"));
+    assert!(ids("deepseek r1").contains(&"deepseek-ai/DeepSeek-R1"));
+    assert!(ids("gpt-oss 120b").contains(&"openai/gpt-oss-120b"));
+    assert!(ids("mamba 2.8b").contains(&"state-spaces/mamba-2.8b-hf"));
+    assert!(ids("nemotron h 8b").contains(&"nvidia/Nemotron-H-8B-Base-8K"));
     assert_eq!(search_models("").len(), models().len());
     assert!(search_models("no such model anywhere").is_empty());
 }
