@@ -17,7 +17,14 @@ export TMPDIR="$SCRATCH"
 # A starved headless renderer can miss chromedriver's 30 s deadline ("Timed
 # out receiving message from renderer") on a loaded machine: one retry; a
 # real failure fails twice.
-for suite in web web_inputs; do
+# A fake Hugging Face Hub on loopback for the Hub tests (tests/web_hub.rs reads
+# its address at build time): the tests never reach the real Hub.
+HUB_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 scripts/fake_hub.py "$HUB_PORT" &
+HUB_PID=$!
+trap 'kill "$HUB_PID" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
+export VRAMFIT_FAKE_HUB="http://127.0.0.1:$HUB_PORT"
+for suite in web web_inputs web_hub; do
     if ! cargo test --target wasm32-unknown-unknown -p vramfit-web --test "$suite"; then
         echo "test-web: the browser tests ($suite) failed; running them once more" >&2
         cargo test --target wasm32-unknown-unknown -p vramfit-web --test "$suite"

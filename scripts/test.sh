@@ -28,3 +28,5 @@ cargo test --workspace --all-targets
 cargo publish --dry-run --allow-dirty -p vramfit-core
 cargo package --list --allow-dirty -p vramfit >/dev/null
 scripts/test-web.sh
+# The first-load budget, on the release build the end-to-end test made.
+scripts/size-report.sh --no-build

@@ -58,8 +58,39 @@ fn texts(lang: Lang) -> &'static [&'static str] {
 }
 
 fn message(lang: Lang, key: &str) -> Option<&'static str> {
-    let index = tables::KEYS.binary_search(&key).ok()?;
-    texts(lang).get(index).copied().filter(|t| !t.is_empty())
+    let shared = tables::KEYS
+        .binary_search(&key)
+        .ok()
+        .and_then(|index| texts(lang).get(index).copied());
+    shared
+        .or_else(|| {
+            MORE_TEXTS
+                .with(|more| more.get())
+                .and_then(|more| more(lang, key))
+        })
+        .filter(|t| !t.is_empty())
+}
+
+/// A lookup of further texts (the tools page's).
+type Lookup = fn(Lang, &str) -> Option<&'static str>;
+
+thread_local! {
+    static MORE_TEXTS: std::cell::Cell<Option<Lookup>> = const { std::cell::Cell::new(None) };
+}
+
+/// Adds the tools page's texts (`locales/tools-*.ftl`). Only the tools page
+/// (and the tests) call it, so the calculator's wasm leaves them out.
+pub fn add_tool_texts() {
+    MORE_TEXTS.with(|more| more.set(Some(tool_message)));
+}
+
+fn tool_message(lang: Lang, key: &str) -> Option<&'static str> {
+    let index = tables::TOOLS_KEYS.binary_search(&key).ok()?;
+    let texts: &[&str] = match lang {
+        Lang::En => &tables::TOOLS_EN,
+        Lang::Zh => &tables::TOOLS_ZH,
+    };
+    texts.get(index).copied()
 }
 
 /// The English text of `key`, if the locales have it (the labels the
@@ -220,8 +251,16 @@ mod tests {
 
     /// The locale files, read here with Fluent's parser independently of
     /// the tables `build.rs` generates.
-    const EN_FTL: &str = include_str!("../locales/en.ftl");
-    const ZH_FTL: &str = include_str!("../locales/zh.ftl");
+    const EN_FTL: &str = concat!(
+        include_str!("../locales/en.ftl"),
+        "\n",
+        include_str!("../locales/tools-en.ftl")
+    );
+    const ZH_FTL: &str = concat!(
+        include_str!("../locales/zh.ftl"),
+        "\n",
+        include_str!("../locales/tools-zh.ftl")
+    );
 
     #[test]
     fn every_label_of_the_field_registry_is_a_message_in_both_languages() {
@@ -262,10 +301,30 @@ mod tests {
     fn the_generated_tables_hold_every_message_sorted() {
         let (ids, _) = message_ids(EN_FTL);
         assert!(tables::KEYS.windows(2).all(|w| w[0] < w[1]), "not sorted");
+        assert!(
+            tables::TOOLS_KEYS.windows(2).all(|w| w[0] < w[1]),
+            "not sorted"
+        );
         let mut sorted: Vec<&str> = ids.iter().map(String::as_str).collect();
         sorted.sort_unstable();
         sorted.dedup();
-        assert_eq!(tables::KEYS.to_vec(), sorted);
+        let mut tabled: Vec<&str> = tables::KEYS
+            .iter()
+            .chain(&tables::TOOLS_KEYS)
+            .copied()
+            .collect();
+        tabled.sort_unstable();
+        assert_eq!(tabled, sorted);
+        assert!(
+            tables::KEYS
+                .iter()
+                .all(|k| tables::TOOLS_KEYS.binary_search(k).is_err()),
+            "a key in both the shared and the tools files"
+        );
+        assert!(tables::TOOLS_EN
+            .iter()
+            .chain(&tables::TOOLS_ZH)
+            .all(|t| !t.is_empty()));
         for lang in [Lang::En, Lang::Zh] {
             assert!(
                 texts(lang).iter().all(|t| !t.is_empty()),
@@ -378,9 +437,19 @@ mod tests {
                 continue;
             }
             let source = std::fs::read_to_string(&path).unwrap_or_default();
+            // The calculator page has only the shared texts: a tools-only
+            // key used outside the tools' components would show bare there.
+            let tools_page = ["doctor", "logs", "wizard"]
+                .iter()
+                .any(|c| path.components().any(|p| p.as_os_str() == *c));
             for key in used_keys(&source) {
                 if !en.contains(&key) {
                     missing.push(format!("{}: {key}", path.display()));
+                } else if !tools_page && tables::KEYS.binary_search(&key.as_str()).is_err() {
+                    missing.push(format!(
+                        "{}: {key} is only in locales/tools-*.ftl",
+                        path.display()
+                    ));
                 }
             }
         }

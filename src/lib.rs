@@ -12,6 +12,7 @@
 pub mod analysis;
 pub mod components;
 pub mod format;
+pub mod hub_fetch;
 pub mod i18n;
 pub mod link;
 pub mod pwa;

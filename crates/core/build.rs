@@ -18,6 +18,40 @@ fn drop_nulls(value: &mut serde_json::Value) {
     }
 }
 
+/// Spec members that read a missing member as `false`/`0`
+/// (`#[serde(default)]` on plain fields of `ModelSpec`): left out of the
+/// compiled catalog when they hold that value. Option fields are not here:
+/// `None` and `Some(0)` mean different things.
+const SPEC_DEFAULTS: &[&str] = &[
+    "tied_embeddings",
+    "qkv_bias",
+    "out_bias",
+    "approximate",
+    "parallel_block",
+    "lm_head_bias",
+    "type_vocab",
+    "conv_kernel",
+    "classifier_labels",
+    "layer_extra_params",
+    "gated_attention",
+];
+
+/// Trims a catalog entry's spec: the defaults above, and the name when it
+/// repeats the entry's (`catalog::parse` puts it back).
+fn trim_spec(entry: &mut serde_json::Value) {
+    let name = entry.get("name").cloned();
+    let Some(spec) = entry.get_mut("spec").and_then(|s| s.as_object_mut()) else {
+        return;
+    };
+    spec.retain(|key, value| {
+        let default = value == &serde_json::json!(false) || value == &serde_json::json!(0);
+        !(default && SPEC_DEFAULTS.contains(&key.as_str()))
+    });
+    if name.is_some() && spec.get("name") == name.as_ref() {
+        spec.remove("name");
+    }
+}
+
 fn main() {
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "wasm32");
@@ -47,13 +81,14 @@ fn main() {
                 None => value.as_array_mut(),
             },
         };
-        for entry in entries
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.as_object_mut())
-        {
-            for field in strip {
-                entry.remove(*field);
+        for entry in entries.into_iter().flatten() {
+            if name == "models.json" {
+                trim_spec(entry);
+            }
+            if let Some(entry) = entry.as_object_mut() {
+                for field in strip {
+                    entry.remove(*field);
+                }
             }
         }
         if wasm {

@@ -30,6 +30,8 @@ pub fn query() -> String {
 /// calculator, or the tools page for `view=wizard|doctor|logs`), as the
 /// site does; dropping the handle unmounts it.
 pub fn mount() -> (web_sys::HtmlElement, impl Drop) {
+    // Both pages' texts, as each page has its own.
+    vramfit_web::i18n::add_tool_texts();
     // The tests run inside one page: a load of the other page is recorded.
     vramfit_web::intercept_page_loads(|address| {
         PAGE_LOADS.with(|loads| loads.borrow_mut().push(address.to_owned()))

@@ -39,7 +39,14 @@ pub fn models() -> &'static [CatalogModel] {
 
 /// Parses a catalog file (the embedded one, or another in the same format).
 pub fn parse(json: &str) -> Result<Vec<CatalogModel>, serde_json::Error> {
-    serde_json::from_str(json)
+    let mut models: Vec<CatalogModel> = serde_json::from_str(json)?;
+    // The compiled catalog leaves out a spec's name when it is the entry's.
+    for m in &mut models {
+        if m.spec.name.is_empty() {
+            m.spec.name = m.name.clone();
+        }
+    }
+    Ok(models)
 }
 
 /// Catalog models whose id, name or family carry every word of `query` (the

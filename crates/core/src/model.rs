@@ -285,6 +285,7 @@ impl Arch {
 /// parameter count; they default to the architecture's usual layout.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelSpec {
+    #[serde(default)]
     pub name: String,
     pub arch: Arch,
     pub hidden: u64,

@@ -11,6 +11,10 @@ fn catalog_parses_and_is_large_enough() {
     let embedded = include_str!("../data/models.json");
     let parsed = parse(embedded).expect("data/models.json parses");
     assert_eq!(parsed.len(), models().len());
+    // The compiled catalog (trimmed by build.rs) reads as the data file does.
+    for (raw, compiled) in parsed.iter().zip(models()) {
+        assert_eq!(raw.spec, compiled.spec, "{}", raw.id);
+    }
     assert!(models().len() >= 150, "{} models", models().len());
     assert!(parse("[{\"id\": 1}]").is_err());
 }

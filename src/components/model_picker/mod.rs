@@ -2,6 +2,8 @@
 //! (through the core's importer, its errors next to the field), raw
 //! architecture fields, or a bare parameter count.
 
+mod hub;
+
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use vramfit_core::catalog::search_models;
@@ -128,6 +130,13 @@ fn CatalogSearch(mode: RwSignal<Mode>, typed: RwSignal<String>) -> impl IntoView
     let hits = Memo::new(move |_| query.with(|q| search_models(q)));
     let no_match =
         Memo::new(move |_| hits.with(Vec::is_empty) && query.with(|q| !q.trim().is_empty()));
+    // A Hub id the catalog does not know can be fetched from the Hub.
+    let hub_id = Memo::new(move |_| {
+        if !no_match.get() {
+            return None;
+        }
+        query.with(|q| vramfit_core::hub::parse_hub_id(q))
+    });
     Effect::new(move |_| {
         if no_match.get() {
             state.stale.set(Some(Stale::NoCatalogMatch(
@@ -179,6 +188,10 @@ fn CatalogSearch(mode: RwSignal<Mode>, typed: RwSignal<String>) -> impl IntoView
                 </button>
             </p>
         </Show>
+        {move || hub_id.get().map(|id| {
+            let id = Signal::derive(move || id.clone());
+            view! { <hub::HubFetch id/> }
+        })}
     }
 }
 
