@@ -137,11 +137,13 @@ fn CatalogSearch(mode: RwSignal<Mode>, typed: RwSignal<String>) -> impl IntoView
         }
         query.with(|q| vramfit_core::hub::parse_hub_id(q))
     });
+    // The notice names the whole query as typed so far, not its first
+    // letters that matched nothing.
     Effect::new(move |_| {
         if no_match.get() {
-            state.stale.set(Some(Stale::NoCatalogMatch(
-                query.get_untracked().trim().to_owned(),
-            )));
+            state
+                .stale
+                .set(Some(Stale::NoCatalogMatch(query.get().trim().to_owned())));
         }
     });
     let options = Signal::derive(move || {
