@@ -20,6 +20,7 @@ mod cmd_link;
 mod cmd_logs;
 mod cmd_plan;
 mod cmd_score;
+mod cmd_tokens;
 mod cmd_watch;
 mod cmd_wizard;
 mod gpu;
@@ -43,6 +44,9 @@ struct Cli {
 enum Command {
     /// Estimate the memory of one training or inference setup.
     Estimate(Box<cmd_estimate::Args>),
+    /// The tokens each image costs a VLM (tower and language model), as its
+    /// image processor computes them.
+    Tokens(cmd_tokens::Args),
     /// Score the estimator against measured runs (JSONL cases).
     Score(cmd_score::Args),
     /// Does this job fit on this machine's GPUs now? Exit 0 fits, 1 not, 2 error.
@@ -91,6 +95,7 @@ fn main() -> ExitCode {
         Command::Score(args) => cmd_score::run(args),
         Command::Check(args) => cmd_check::run(*args),
         Command::Catalog(args) => cmd_catalog::run(args),
+        Command::Tokens(args) => cmd_tokens::run(args),
         Command::Doctor(args) => cmd_doctor::run(args),
         Command::Logs(args) => cmd_logs::run(args),
         Command::Gpus(args) => cmd_gpus::run(&args),

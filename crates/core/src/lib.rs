@@ -13,6 +13,7 @@ pub mod error;
 pub mod gpu;
 pub mod hf_config;
 pub mod hub;
+pub mod image_tokens;
 pub mod inventory;
 pub mod lang;
 pub mod logs;

@@ -1,0 +1,120 @@
+//! Image tokens against the functions transformers' image processors size
+//! images with, run on 86 sizes per family (`data/vision/measure_rules.py`,
+//! transformers 5.24.0): Qwen-VL's `smart_resize` (Qwen2/2.5-VL defaults and
+//! Qwen3-VL settings), InternVL's and Llama 3.2 Vision's tiled canvases.
+
+use serde_json::Value;
+use vramfit_core::image_tokens::{rule_from_configs, tokens, ImageRule};
+
+fn u(v: &Value, key: &str) -> u64 {
+    v[key].as_u64().unwrap_or_else(|| panic!("{key} in {v}"))
+}
+
+fn rule(line: &Value) -> ImageRule {
+    let s = &line["settings"];
+    match line["family"].as_str().unwrap_or_default() {
+        "qwen2_vl" | "qwen3_vl" => ImageRule::QwenVl {
+            patch: u(s, "patch"),
+            merge: u(s, "merge"),
+            min_pixels: u(s, "min_pixels"),
+            max_pixels: u(s, "max_pixels"),
+        },
+        "internvl" => ImageRule::InternVl {
+            tile: u(s, "tile"),
+            min_tiles: u(s, "min_tiles"),
+            max_tiles: u(s, "max_tiles"),
+            tokens_per_tile: u(s, "tokens_per_tile"),
+        },
+        "mllama" => ImageRule::Mllama {
+            tile: u(s, "tile"),
+            patch: u(s, "patch"),
+            max_tiles: u(s, "max_tiles"),
+        },
+        other => panic!("family {other}"),
+    }
+}
+
+#[test]
+fn token_counts_equal_the_processors_for_every_measured_size() {
+    let table = include_str!("data/vision/image_rules.jsonl");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for text in table.lines() {
+        let line: Value = serde_json::from_str(text).expect("json line");
+        let (w, h) = (u(&line, "width"), u(&line, "height"));
+        let got = tokens(rule(&line), w, h).expect("a size in range");
+        let family = line["family"].as_str().unwrap_or_default();
+        let ok = match family {
+            "mllama" => got.tiles == line["tiles"].as_u64(),
+            "internvl" => {
+                got.tiles == line["tiles"].as_u64()
+                    && got.language_model_tokens == u(&line, "language_model_tokens")
+            }
+            _ => {
+                got.tower_tokens == u(&line, "tower_tokens")
+                    && got.language_model_tokens == u(&line, "language_model_tokens")
+            }
+        };
+        if !ok {
+            failures.push(format!("{family} {w}x{h}: ours {got:?}, processor {line}"));
+        }
+        checked += 1;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(checked >= 300, "{checked}");
+}
+
+#[test]
+fn configs_name_their_rule_and_unknown_towers_are_refused() {
+    let qwen = rule_from_configs(
+        r#"{"model_type":"qwen2_5_vl","vision_config":{"patch_size":14}}"#,
+        None,
+    )
+    .expect("qwen");
+    assert_eq!(
+        qwen,
+        ImageRule::QwenVl {
+            patch: 14,
+            merge: 2,
+            min_pixels: 3136,
+            max_pixels: 1_003_520
+        }
+    );
+    // The preprocessor's pixel limits win over the defaults.
+    let limited = rule_from_configs(
+        r#"{"model_type":"qwen2_vl"}"#,
+        Some(r#"{"min_pixels": 200704, "max_pixels": 401408}"#),
+    )
+    .expect("qwen");
+    assert_eq!(
+        tokens(limited, 4032, 3024)
+            .map(|t| t.language_model_tokens)
+            .ok(),
+        Some(
+            tokens(
+                ImageRule::QwenVl {
+                    patch: 14,
+                    merge: 2,
+                    min_pixels: 200_704,
+                    max_pixels: 401_408
+                },
+                4032,
+                3024
+            )
+            .expect("tokens")
+            .language_model_tokens
+        )
+    );
+    let e = rule_from_configs(r#"{"model_type":"llava"}"#, None).unwrap_err();
+    assert_eq!(e.field, "config.json: model_type");
+    let e = rule_from_configs("not json", None).unwrap_err();
+    assert_eq!(e.field, "config.json");
+    // A 1 px × 100000 px strip: refused by name, not a panic.
+    assert!(tokens(qwen, 1, 100_000).is_err());
+    assert_eq!(tokens(qwen, 1, 300).unwrap_err().field, "image");
+}
