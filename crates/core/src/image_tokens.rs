@@ -36,9 +36,12 @@ pub enum ImageRule {
         min_pixels: u64,
         max_pixels: u64,
     },
-    /// InternVL: aspect-ratio tiles plus a thumbnail.
+    /// InternVL: aspect-ratio tiles plus a thumbnail; the tower reads
+    /// `(tile/patch)² + 1` tokens per tile, the pixel shuffle hands on
+    /// `tokens_per_tile`.
     InternVl {
         tile: u64,
+        patch: u64,
         min_tiles: u64,
         max_tiles: u64,
         tokens_per_tile: u64,
@@ -198,6 +201,7 @@ pub fn tokens(rule: ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
         }
         ImageRule::InternVl {
             tile,
+            patch,
             min_tiles,
             max_tiles,
             tokens_per_tile,
@@ -207,7 +211,8 @@ pub fn tokens(rule: ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
             if n > 1 {
                 n += 1; // the thumbnail
             }
-            (n * tokens_per_tile, n * tokens_per_tile, Some(n))
+            let side = tile / patch.max(1);
+            (n * (side * side + 1), n * tokens_per_tile, Some(n))
         }
         ImageRule::Fixed {
             tower,
@@ -289,6 +294,7 @@ pub fn rule_from_configs(config: &str, preprocessor: Option<&str>) -> Result<Ima
             // pixel shuffle by downsample_ratio 0.5: a quarter of the patches
             Ok(ImageRule::InternVl {
                 tile,
+                patch,
                 min_tiles: number(&pre, &[&["min_patches"]], 1),
                 max_tiles: number(&pre, &[&["max_patches"]], 12),
                 tokens_per_tile: side * side / 4,
