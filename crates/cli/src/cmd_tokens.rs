@@ -53,7 +53,7 @@ fn counted(args: &Args) -> Result<Vec<ImageTokens>, InputError> {
         .iter()
         .map(|text| {
             let (w, h) = size(text)?;
-            tokens(rule, w, h)
+            tokens(&rule, w, h)
         })
         .collect()
 }

@@ -26,7 +26,7 @@ use crate::error::{InputError, Result};
 pub const MAX_IMAGE_SIDE: u64 = 1 << 16;
 
 /// How a family turns an image into tokens.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum ImageRule {
     /// Qwen-VL: dynamic resolution in patches, `merge × merge` per token.
@@ -54,6 +54,131 @@ pub enum ImageRule {
         patch: u64,
         max_tiles: u64,
     },
+    /// Gemma 3 with pan-and-scan: the image plus up to `max_crops` crops
+    /// along its long side, `tokens` each.
+    Gemma3PanScan {
+        tower: u64,
+        tokens: u64,
+        min_crop: u64,
+        max_crops: u64,
+        /// `pan_and_scan_min_ratio_to_activate`, in tenths (12 = 1.2).
+        min_ratio_tenths: u64,
+    },
+    /// Pixtral / Mistral 3: the long side limited to `longest_edge`, one
+    /// token per `patch·merge` square, a break token per row.
+    Pixtral {
+        patch: u64,
+        merge: u64,
+        longest_edge: u64,
+    },
+    /// Idefics3 / SmolVLM: rescaled to `longest_edge`, split into `tile`
+    /// squares plus the global image, `seq_len` tokens each.
+    Idefics3 {
+        longest_edge: u64,
+        tile: u64,
+        patch: u64,
+        seq_len: u64,
+    },
+    /// LLaVA-NeXT any-resolution: the best grid pinpoint, the unpadded
+    /// grid features with a newline per row, and the base image.
+    LlavaNext {
+        crop: u64,
+        patch: u64,
+        /// `image_grid_pinpoints`, as (height, width).
+        pinpoints: Vec<(u64, u64)>,
+    },
+}
+
+/// LLaVA-v1.6's `image_grid_pinpoints` (height, width).
+pub const LLAVA_NEXT_PINPOINTS: [(u64, u64); 5] =
+    [(336, 672), (672, 336), (672, 672), (1008, 336), (336, 1008)];
+
+/// Gemma 3's pan-and-scan crops of a `long × short` image (0: none).
+fn gemma3_crops(
+    long: u64,
+    short: u64,
+    min_crop: u64,
+    max_crops: u64,
+    min_ratio_tenths: u64,
+) -> u64 {
+    let ratio = long as f64 / short as f64;
+    if ratio * 10.0 < min_ratio_tenths as f64 {
+        return 0;
+    }
+    let n = ((ratio + 0.5).floor() as u64)
+        .min(long / min_crop.max(1))
+        .max(2)
+        .min(max_crops);
+    let crop_long = long.div_ceil(n.max(1));
+    if crop_long.min(short) < min_crop {
+        return 0;
+    }
+    n
+}
+
+/// Idefics3's tile grid (rows, cols) of an image, 0 × 0 when it fits one tile.
+fn idefics3_grid(width: u64, height: u64, longest_edge: u64, tile: u64) -> (u64, u64) {
+    // Rescale the long side to `longest_edge` (up or down), the other by
+    // the aspect ratio, truncated, made even.
+    let aspect = width as f64 / height as f64;
+    let even = |x: u64| if x % 2 == 1 { x + 1 } else { x };
+    let (mut w, mut h) = if width >= height {
+        (longest_edge, even((longest_edge as f64 / aspect) as u64))
+    } else {
+        (even((longest_edge as f64 * aspect) as u64), longest_edge)
+    };
+    w = w.max(1);
+    h = h.max(1);
+    // Round up to whole tiles, the short side recomputed from the new long side.
+    let aspect = w as f64 / h as f64;
+    let m = tile.max(1);
+    if w >= h {
+        w = w.div_ceil(m) * m;
+        h = ((w as f64 / aspect) as u64).div_ceil(m) * m;
+    } else {
+        h = h.div_ceil(m) * m;
+        w = ((h as f64 * aspect) as u64).div_ceil(m) * m;
+    }
+    if h > m || w > m {
+        (h / m, w / m)
+    } else {
+        (0, 0)
+    }
+}
+
+/// LLaVA-NeXT's image tokens in the language model and its tiles.
+fn llava_next(
+    width: u64,
+    height: u64,
+    crop: u64,
+    patch: u64,
+    pinpoints: &[(u64, u64)],
+) -> (u64, u64) {
+    let (w, h) = (width as f64, height as f64);
+    let mut best = (crop, crop);
+    let (mut best_eff, mut best_waste) = (0u64, u64::MAX);
+    for &(ph, pw) in pinpoints {
+        let scale = (pw as f64 / w).min(ph as f64 / h);
+        let eff = ((w * scale) as u64 * (h * scale) as u64).min(width * height);
+        let waste = (ph * pw).saturating_sub(eff);
+        if eff > best_eff || (eff == best_eff && waste < best_waste) {
+            best = (ph, pw);
+            best_eff = eff;
+            best_waste = waste;
+        }
+    }
+    let side = crop / patch.max(1);
+    let (grid_h, grid_w) = (best.0 / crop.max(1), best.1 / crop.max(1));
+    let (mut cur_h, mut cur_w) = (side * grid_h, side * grid_w);
+    let round7 = |x: f64| ((x * 1e7).round() / 1e7) as u64;
+    if w / h > cur_w as f64 / cur_h as f64 {
+        let new_h = round7(h * (cur_w as f64 / w));
+        cur_h -= 2 * (cur_h.saturating_sub(new_h) / 2);
+    } else {
+        let new_w = round7(w * (cur_h as f64 / h));
+        cur_w -= 2 * (cur_w.saturating_sub(new_w) / 2);
+    }
+    (cur_h * cur_w + cur_h + side * side, grid_h * grid_w + 1)
 }
 
 /// Tokens of one image.
@@ -173,13 +298,13 @@ pub fn mllama_tiles(width: u64, height: u64, tile: u64, max_tiles: u64) -> u64 {
 }
 
 /// The tokens of one `width × height` image under `rule`.
-pub fn tokens(rule: ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
+pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
     for (field, side) in [("image.width", width), ("image.height", height)] {
         if !(1..=MAX_IMAGE_SIDE).contains(&side) {
             return Err(InputError::out_of_range(field, side, 1, MAX_IMAGE_SIDE));
         }
     }
-    let (tower, lm, tiles) = match rule {
+    let (tower, lm, tiles) = match *rule {
         ImageRule::QwenVl {
             patch,
             merge,
@@ -228,6 +353,53 @@ pub fn tokens(rule: ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
             // The tower runs every tile slot of the image, padded ones too
             // (`MllamaVisionModel` folds all `max_num_tiles` into its batch).
             (max_tiles * (side * side + 1), 1, Some(n))
+        }
+        ImageRule::Gemma3PanScan {
+            tower,
+            tokens,
+            min_crop,
+            max_crops,
+            min_ratio_tenths,
+        } => {
+            let (long, short) = (width.max(height), width.min(height));
+            let images = 1 + gemma3_crops(long, short, min_crop, max_crops, min_ratio_tenths);
+            (images * tower, images * tokens, Some(images))
+        }
+        ImageRule::Pixtral {
+            patch,
+            merge,
+            longest_edge,
+        } => {
+            let (mut w, mut h) = (width, height);
+            let ratio = (h as f64 / longest_edge as f64).max(w as f64 / longest_edge as f64);
+            if ratio > 1.0 {
+                h = (h as f64 / ratio).floor() as u64;
+                w = (w as f64 / ratio).floor() as u64;
+            }
+            let step = (patch * merge).max(1);
+            let rows = h.max(1).div_ceil(step);
+            let cols = w.max(1).div_ceil(step);
+            (rows * cols * merge * merge, rows * cols + rows, None)
+        }
+        ImageRule::Idefics3 {
+            longest_edge,
+            tile,
+            patch,
+            seq_len,
+        } => {
+            let (rows, cols) = idefics3_grid(width, height, longest_edge, tile);
+            let images = rows * cols + 1;
+            let side = tile / patch.max(1);
+            (images * side * side, images * seq_len, Some(images))
+        }
+        ImageRule::LlavaNext {
+            crop,
+            patch,
+            ref pinpoints,
+        } => {
+            let (lm, tiles) = llava_next(width, height, crop, patch, pinpoints);
+            let side = crop / patch.max(1);
+            (tiles * (side * side + 1), lm, Some(tiles))
         }
     };
     Ok(ImageTokens {
@@ -302,9 +474,23 @@ pub fn rule_from_configs(config: &str, preprocessor: Option<&str>) -> Result<Ima
         }
         "gemma3" => {
             let side = vision("image_size", 896) / vision("patch_size", 14).max(1);
+            let tokens = number(&cfg, &[&["mm_tokens_per_image"]], 256);
+            if pre.get("do_pan_and_scan").and_then(serde_json::Value::as_bool) == Some(true) {
+                let ratio = pre
+                    .get("pan_and_scan_min_ratio_to_activate")
+                    .and_then(serde_json::Value::as_f64)
+                    .unwrap_or(1.2);
+                return Ok(ImageRule::Gemma3PanScan {
+                    tower: side * side,
+                    tokens,
+                    min_crop: number(&pre, &[&["pan_and_scan_min_crop_size"]], 256),
+                    max_crops: number(&pre, &[&["pan_and_scan_max_num_crops"]], 4),
+                    min_ratio_tenths: (ratio * 10.0).round() as u64,
+                });
+            }
             Ok(ImageRule::Fixed {
                 tower: side * side,
-                language_model: number(&cfg, &[&["mm_tokens_per_image"]], 256),
+                language_model: tokens,
             })
         }
         "mllama" => Ok(ImageRule::Mllama {
@@ -316,10 +502,45 @@ pub fn rule_from_configs(config: &str, preprocessor: Option<&str>) -> Result<Ima
                 vision("max_num_tiles", 4),
             ),
         }),
+        // Pixtral-12B is a LLaVA wrapper around a Pixtral tower; Mistral
+        // Small 3.1 merges 2 × 2 patches.
+        "mistral3" => Ok(ImageRule::Pixtral {
+            patch: vision("patch_size", 14),
+            merge: number(&cfg, &[&["spatial_merge_size"]], 2),
+            longest_edge: number(&pre, &[&["size", "longest_edge"]], 1540),
+        }),
+        "llava" | "pixtral"
+            if model_type == "pixtral"
+                || field(&cfg, &["vision_config", "model_type"]).and_then(serde_json::Value::as_str)
+                    == Some("pixtral") =>
+        {
+            Ok(ImageRule::Pixtral {
+                patch: vision("patch_size", 16),
+                merge: 1,
+                longest_edge: number(&pre, &[&["size", "longest_edge"]], 1024),
+            })
+        }
+        "idefics3" | "smolvlm" => Ok(ImageRule::Idefics3 {
+            longest_edge: number(&pre, &[&["size", "longest_edge"]], 1456),
+            tile: number(&pre, &[&["max_image_size", "longest_edge"]], 364),
+            patch: vision("patch_size", 14),
+            seq_len: number(&cfg, &[&["image_seq_len"]], 169),
+        }),
+        "llava_next" => Ok(ImageRule::LlavaNext {
+            crop: vision("image_size", 336),
+            patch: vision("patch_size", 14),
+            pinpoints: match cfg.get("image_grid_pinpoints").and_then(serde_json::Value::as_array) {
+                Some(list) => list
+                    .iter()
+                    .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
+                    .collect(),
+                None => LLAVA_NEXT_PINPOINTS.to_vec(),
+            },
+        }),
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, internvl, gemma3, mllama"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, internvl, gemma3, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next"
             ),
         )),
     }

@@ -43,7 +43,7 @@ fn token_counts_equal_the_processors_for_every_measured_size() {
     for text in table.lines() {
         let line: Value = serde_json::from_str(text).expect("json line");
         let (w, h) = (u(&line, "width"), u(&line, "height"));
-        let got = tokens(rule(&line), w, h).expect("a size in range");
+        let got = tokens(&rule(&line), w, h).expect("a size in range");
         let family = line["family"].as_str().unwrap_or_default();
         let ok = match family {
             "mllama" => got.tiles == line["tiles"].as_u64(),
@@ -94,12 +94,12 @@ fn configs_name_their_rule_and_unknown_towers_are_refused() {
     )
     .expect("qwen");
     assert_eq!(
-        tokens(limited, 4032, 3024)
+        tokens(&limited, 4032, 3024)
             .map(|t| t.language_model_tokens)
             .ok(),
         Some(
             tokens(
-                ImageRule::QwenVl {
+                &ImageRule::QwenVl {
                     patch: 14,
                     merge: 2,
                     min_pixels: 200_704,
@@ -117,8 +117,8 @@ fn configs_name_their_rule_and_unknown_towers_are_refused() {
     let e = rule_from_configs("not json", None).unwrap_err();
     assert_eq!(e.field, "config.json");
     // A 1 px × 100000 px strip: refused by name, not a panic.
-    assert!(tokens(qwen, 1, 100_000).is_err());
-    assert_eq!(tokens(qwen, 1, 300).unwrap_err().field, "image");
+    assert!(tokens(&qwen, 1, 100_000).is_err());
+    assert_eq!(tokens(&qwen, 1, 300).unwrap_err().field, "image");
 }
 
 /// The same rules against the processors themselves, run on synthetic
@@ -155,12 +155,45 @@ fn token_counts_equal_the_processors_run_on_images() {
                 tower: 4096,
                 language_model: u(s, "image_seq_length"),
             },
-            // Families without a rule yet (LLaVA-NeXT, Idefics3/SmolVLM,
-            // Pixtral, Gemma 3 pan-and-scan): their rows wait for it.
-            _ => continue,
+            "gemma3" => ImageRule::Gemma3PanScan {
+                tower: 4096,
+                tokens: u(s, "image_seq_length"),
+                min_crop: u(s, "pan_and_scan_min_crop_size"),
+                max_crops: u(s, "pan_and_scan_max_num_crops"),
+                min_ratio_tenths: (s["pan_and_scan_min_ratio_to_activate"]
+                    .as_f64()
+                    .unwrap_or(0.0)
+                    * 10.0)
+                    .round() as u64,
+            },
+            "pixtral" => {
+                let merge = s["spatial_merge_size"].as_u64().unwrap_or(1);
+                ImageRule::Pixtral {
+                    patch: u(&s["patch_size"], "height") / merge,
+                    merge,
+                    longest_edge: u(&s["size"], "longest_edge"),
+                }
+            }
+            "idefics3" | "smolvlm" => ImageRule::Idefics3 {
+                longest_edge: u(&s["size"], "longest_edge"),
+                tile: u(&s["max_image_size"], "longest_edge"),
+                patch: s["vision_patch_size"].as_u64().unwrap_or(14),
+                seq_len: u(s, "image_seq_len"),
+            },
+            "llava_next" => ImageRule::LlavaNext {
+                crop: u(&s["crop_size"], "height"),
+                patch: 14,
+                pinpoints: s["image_grid_pinpoints"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
+                    .collect(),
+            },
+            other => panic!("family {other}"),
         };
         let (w, h) = (u(&line, "width"), u(&line, "height"));
-        let Ok(got) = tokens(rule, w, h) else {
+        let Ok(got) = tokens(&rule, w, h) else {
             failures.push(format!("{w}x{h} refused: {line}"));
             continue;
         };
@@ -186,5 +219,5 @@ fn token_counts_equal_the_processors_run_on_images() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(checked >= 250, "{checked}");
+    assert!(checked >= 600, "{checked}");
 }
