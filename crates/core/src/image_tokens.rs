@@ -564,10 +564,13 @@ mod tests {
             tower: 4096,
             language_model: 256,
         };
-        assert_eq!(tokens(rule, 0, 10).unwrap_err().field, "image.width");
-        assert_eq!(tokens(rule, 10, 1 << 20).unwrap_err().field, "image.height");
+        assert_eq!(tokens(&rule, 0, 10).unwrap_err().field, "image.width");
         assert_eq!(
-            tokens(rule, 10, 10).map(|t| t.language_model_tokens).ok(),
+            tokens(&rule, 10, 1 << 20).unwrap_err().field,
+            "image.height"
+        );
+        assert_eq!(
+            tokens(&rule, 10, 10).map(|t| t.language_model_tokens).ok(),
             Some(256)
         );
     }
