@@ -233,6 +233,24 @@ pub fn write(scenario: &Scenario, settings: &PageSettings) -> String {
 #[cfg(test)]
 mod tests {
 
+    /// The pages' inline redirects (index.html, tools.html) list the tools
+    /// page's views by hand, before any wasm runs: they must list exactly
+    /// the views `View::page` puts there.
+    #[test]
+    fn the_redirect_scripts_list_the_tools_views() {
+        for html in [include_str!("../index.html"), include_str!("../tools.html")] {
+            let script = html
+                .split("<script>")
+                .nth(1)
+                .and_then(|s| s.split("</script>").next())
+                .unwrap_or_default();
+            for view in View::ALL {
+                let listed = script.contains(&format!("\"{}\"", view.key()));
+                assert_eq!(listed, view.page() == Page::Tools, "{view:?}");
+            }
+        }
+    }
+
     #[test]
     fn each_view_has_one_page_and_the_other_page_is_one_folder_away() {
         assert_eq!(View::Calculator.page(), Page::Calculator);

@@ -88,7 +88,7 @@ async fn failed_answers_say_why_and_keep_what_was_typed() {
         ("org/missing", "no config.json", false),
         ("org/malformed", "config.json", false),
         ("org/absurd", "num_hidden_layers", false),
-        ("org/huge", "larger than 1 MB", false),
+        ("org/huge", "which no config.json is", false),
         ("org/unknown", "no config.json", false),
     ] {
         let (root, _guard) = fetch(id, fake_hub(), 600).await;

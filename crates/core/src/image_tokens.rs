@@ -19,11 +19,12 @@
 
 use serde::Serialize;
 
-use crate::error::{InputError, Result};
+use crate::error::{check_range, InputError, Result};
+use crate::scenario::limits::{MAX_IMAGE_SIZE, MAX_IMAGE_TILES, MAX_TOKENS};
 
-/// The largest image side accepted: 2^16 px (a 65,536 px panorama); a
-/// larger one is surely a typo, and products of two sides stay in u64.
-pub const MAX_IMAGE_SIDE: u64 = 1 << 16;
+/// Every size a rule holds is at most this many pixels, so products of a
+/// few of them stay far inside u64.
+const MAX_PIXELS: u64 = MAX_IMAGE_SIZE * MAX_IMAGE_SIZE;
 
 /// How a family turns an image into tokens.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -87,6 +88,109 @@ pub enum ImageRule {
         /// `image_grid_pinpoints`, as (height, width).
         pinpoints: Vec<(u64, u64)>,
     },
+}
+
+impl ImageRule {
+    /// Checks every size against its range, naming the rule's field: the
+    /// rule may come from a config or preprocessor file, and the tiling
+    /// searches are quadratic in the tile count.
+    pub fn validate(&self) -> Result<()> {
+        let side =
+            |name: &str, v: u64| check_range(&format!("image rule: {name}"), v, 1, MAX_IMAGE_SIZE);
+        let tiles =
+            |name: &str, v: u64| check_range(&format!("image rule: {name}"), v, 1, MAX_IMAGE_TILES);
+        let count =
+            |name: &str, v: u64| check_range(&format!("image rule: {name}"), v, 1, MAX_TOKENS);
+        match self {
+            ImageRule::QwenVl {
+                patch,
+                merge,
+                min_pixels,
+                max_pixels,
+            } => {
+                side("patch", *patch)?;
+                tiles("merge", *merge)?;
+                check_range("image rule: max_pixels", *max_pixels, 1, MAX_PIXELS)?;
+                check_range("image rule: min_pixels", *min_pixels, 1, *max_pixels)?;
+            }
+            ImageRule::InternVl {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            } => {
+                side("tile", *tile)?;
+                side("patch", *patch)?;
+                tiles("max_tiles", *max_tiles)?;
+                check_range("image rule: min_tiles", *min_tiles, 1, *max_tiles)?;
+                count("tokens_per_tile", *tokens_per_tile)?;
+            }
+            ImageRule::Fixed {
+                tower,
+                language_model,
+            } => {
+                count("tower", *tower)?;
+                count("language_model", *language_model)?;
+            }
+            ImageRule::Mllama {
+                tile,
+                patch,
+                max_tiles,
+            } => {
+                side("tile", *tile)?;
+                side("patch", *patch)?;
+                tiles("max_tiles", *max_tiles)?;
+            }
+            ImageRule::Gemma3PanScan {
+                tower,
+                tokens,
+                min_crop,
+                max_crops,
+                min_ratio_tenths,
+            } => {
+                count("tower", *tower)?;
+                count("tokens", *tokens)?;
+                side("min_crop", *min_crop)?;
+                tiles("max_crops", *max_crops)?;
+                check_range("image rule: min_ratio_tenths", *min_ratio_tenths, 0, 1000)?;
+            }
+            ImageRule::Pixtral {
+                patch,
+                merge,
+                longest_edge,
+            } => {
+                side("patch", *patch)?;
+                tiles("merge", *merge)?;
+                side("longest_edge", *longest_edge)?;
+            }
+            ImageRule::Idefics3 {
+                longest_edge,
+                tile,
+                patch,
+                seq_len,
+            } => {
+                side("longest_edge", *longest_edge)?;
+                side("tile", *tile)?;
+                side("patch", *patch)?;
+                count("seq_len", *seq_len)?;
+            }
+            ImageRule::LlavaNext {
+                crop,
+                patch,
+                pinpoints,
+            } => {
+                side("crop", *crop)?;
+                side("patch", *patch)?;
+                tiles("pinpoints", pinpoints.len() as u64)?;
+                for &(h, w) in pinpoints {
+                    side("pinpoint height", h)?;
+                    side("pinpoint width", w)?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// LLaVA-v1.6's `image_grid_pinpoints` (height, width).
@@ -299,10 +403,9 @@ pub fn mllama_tiles(width: u64, height: u64, tile: u64, max_tiles: u64) -> u64 {
 
 /// The tokens of one `width × height` image under `rule`.
 pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
+    rule.validate()?;
     for (field, side) in [("image.width", width), ("image.height", height)] {
-        if !(1..=MAX_IMAGE_SIDE).contains(&side) {
-            return Err(InputError::out_of_range(field, side, 1, MAX_IMAGE_SIDE));
-        }
+        check_range(field, side, 1, MAX_IMAGE_SIZE)?;
     }
     let (tower, lm, tiles) = match *rule {
         ImageRule::QwenVl {
@@ -426,6 +529,12 @@ fn number(obj: &serde_json::Value, paths: &[&[&str]], default: u64) -> u64 {
 /// `preprocessor_config.json` (the pixel limits and tile counts live there;
 /// the processor classes' defaults apply when it is absent).
 pub fn rule_from_configs(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
+    let rule = read_rule(config, preprocessor)?;
+    rule.validate()?;
+    Ok(rule)
+}
+
+fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
     let parse = |name: &str, text: &str| -> Result<serde_json::Value> {
         serde_json::from_str(text)
             .map_err(|e| InputError::new(name, format!("is not valid JSON ({e})")))

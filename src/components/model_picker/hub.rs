@@ -50,12 +50,23 @@ fn read_line(id: &str, spec: &ModelSpec, from_cache: bool) -> String {
 
 fn failure_message(id: &str, failure: HubFailure) -> Fetch {
     let lang = current_lang();
-    let message = match failure {
-        HubFailure::Status(status) => {
-            text_with(lang, failure.key(), &[("status", status.to_string())])
-        }
-        _ => text_with(lang, failure.key(), &[("id", id.to_owned())]),
-    };
+    // The limits the texts name are the ones the fetch applies.
+    let args = [
+        ("id", id.to_owned()),
+        (
+            "limit",
+            format::Units::Binary.bytes(vramfit_core::hub::MAX_CONFIG_BYTES),
+        ),
+        ("seconds", (crate::hub_fetch::TIMEOUT_MS / 1000).to_string()),
+        (
+            "status",
+            match failure {
+                HubFailure::Status(status) => status.to_string(),
+                _ => String::new(),
+            },
+        ),
+    ];
+    let message = text_with(lang, failure.key(), &args);
     let retry = matches!(
         failure,
         HubFailure::TimedOut | HubFailure::Offline | HubFailure::Status(_)

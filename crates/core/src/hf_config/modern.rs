@@ -520,32 +520,38 @@ fn nemotron_h(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     Ok(())
 }
 
+/// The Mamba-2 mixer of the `mamba_*`-prefixed configs (Falcon-H1,
+/// Granite-4.0-H), over `inner` channels on `layers` layers.
+fn mamba2_mixer(cfg: &Cfg, layers: u64, inner: u64, gated_norm: bool) -> Result<Recurrent> {
+    Ok(Recurrent {
+        kind: RecurrentKind::Mamba2,
+        layers,
+        inner,
+        heads: cfg.req(&["mamba_n_heads"], 1, MAX_HEADS)?,
+        groups: cfg.int(&["mamba_n_groups"], 1, MAX_HEADS)?.unwrap_or(1),
+        state: cfg.req(&["mamba_d_state"], 1, MAX_HEADS)?,
+        conv_kernel: cfg.int(&["mamba_d_conv"], 1, 64)?.unwrap_or(4),
+        proj_bias: cfg.flag("mamba_proj_bias", false)?,
+        conv_bias: cfg.flag("mamba_conv_bias", true)?,
+        gated_norm,
+        ..Recurrent::default()
+    })
+}
+
 /// Falcon-H1: every layer runs attention and a Mamba-2 mixer side by side,
 /// then a gated MLP.
 fn falcon_h1(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     attention_bias(cfg, spec, false)?;
     let layers = spec.layers;
     spec.attention_layers = Some(layers);
-    let heads = cfg.req(&["mamba_n_heads"], 1, MAX_HEADS)?;
     let inner = match cfg.int(&["mamba_d_ssm"], 1, MAX_DIM)? {
         Some(d) => d,
         None => spec
             .hidden
             .saturating_mul(cfg.int(&["mamba_expand"], 1, 64)?.unwrap_or(2)),
     };
-    spec.recurrent = Some(Recurrent {
-        kind: RecurrentKind::Mamba2,
-        layers,
-        inner,
-        heads,
-        groups: cfg.int(&["mamba_n_groups"], 1, MAX_HEADS)?.unwrap_or(1),
-        state: cfg.req(&["mamba_d_state"], 1, MAX_HEADS)?,
-        conv_kernel: cfg.int(&["mamba_d_conv"], 1, 64)?.unwrap_or(4),
-        proj_bias: cfg.flag("mamba_proj_bias", false)?,
-        conv_bias: cfg.flag("mamba_conv_bias", true)?,
-        gated_norm: cfg.flag("mamba_rms_norm", false)?,
-        ..Recurrent::default()
-    });
+    let gated_norm = cfg.flag("mamba_rms_norm", false)?;
+    spec.recurrent = Some(mamba2_mixer(cfg, layers, inner, gated_norm)?);
     Ok(())
 }
 
@@ -559,21 +565,9 @@ fn granite_hybrid(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         None => layers,
     };
     spec.attention_layers = Some(attention);
-    let heads = cfg.req(&["mamba_n_heads"], 1, MAX_HEADS)?;
     let expand = cfg.int(&["mamba_expand"], 1, 64)?.unwrap_or(2);
-    spec.recurrent = Some(Recurrent {
-        kind: RecurrentKind::Mamba2,
-        layers: layers - attention,
-        inner: spec.hidden.saturating_mul(expand),
-        heads,
-        groups: cfg.int(&["mamba_n_groups"], 1, MAX_HEADS)?.unwrap_or(1),
-        state: cfg.req(&["mamba_d_state"], 1, MAX_HEADS)?,
-        conv_kernel: cfg.int(&["mamba_d_conv"], 1, 64)?.unwrap_or(4),
-        proj_bias: cfg.flag("mamba_proj_bias", false)?,
-        conv_bias: cfg.flag("mamba_conv_bias", true)?,
-        gated_norm: true,
-        ..Recurrent::default()
-    });
+    let inner = spec.hidden.saturating_mul(expand);
+    spec.recurrent = Some(mamba2_mixer(cfg, layers - attention, inner, true)?);
     let shared = cfg
         .int(&["shared_intermediate_size"], 0, MAX_DIM)?
         .unwrap_or(0);

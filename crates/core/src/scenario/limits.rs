@@ -54,5 +54,8 @@ pub const MAX_EXPERTS: u64 = 4096;
 pub const MAX_POSITION: u64 = 1 << 30;
 /// Largest image side in pixels accepted: 2^16 (VLM towers read 224–1024).
 pub const MAX_IMAGE_SIZE: u64 = 1 << 16;
+/// Most tiles (or crops, or grid pinpoints) an image rule may name: real
+/// processors use 4 to 12; the tiling search is quadratic in it.
+pub const MAX_IMAGE_TILES: u64 = 64;
 /// Largest number of hidden-width norms per layer (Gemma-2 uses 4).
 pub const MAX_NORMS_PER_LAYER: u64 = 16;
