@@ -146,6 +146,9 @@ field-prompt-tokens = prompt tokens
 field-new-tokens = new tokens
 field-kv-cache-dtype = KV cache dtype
 field-gpu-memory-utilization = gpu_memory_utilization
+field-max-num-seqs-0-default = max_num_seqs (0 = vLLM's default)
+field-max-num-batched-tokens-0-default = max_num_batched_tokens (0 = vLLM's default)
+field-shared-prefix-tokens = shared prompt prefix (tokens)
 field-images-per-prompt = images per prompt
 field-architecture = architecture
 field-hidden-size = hidden size
@@ -186,6 +189,7 @@ part-optimizer_step = optimizer step buffers
 part-workspace = parallelism buffers
 part-paged_optimizer = paged optimizer states (unified memory)
 part-library_workspace = cuBLAS workspaces
+part-non_torch = outside PyTorch (NCCL, libraries)
 part-cuda_context = CUDA context and libraries
 part-allocator_slack = allocator cache (reserved, unused)
 # When the peak happens (the core's `peak_phase`, spaces and / as -).

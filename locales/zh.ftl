@@ -146,6 +146,9 @@ field-prompt-tokens = 提示 token 数
 field-new-tokens = 新生成 token 数
 field-kv-cache-dtype = KV 缓存精度
 field-gpu-memory-utilization = 显存占用比例（gpu_memory_utilization）
+field-max-num-seqs-0-default = 最大并发序列数（0 = vLLM 默认）
+field-max-num-batched-tokens-0-default = 每步 token 上限（0 = vLLM 默认）
+field-shared-prefix-tokens = 共享提示前缀（token 数）
 field-images-per-prompt = 每个提示的图像数
 field-architecture = 架构
 field-hidden-size = 隐藏层维度
@@ -186,6 +189,7 @@ part-optimizer_step = 优化器更新的临时缓冲区
 part-workspace = 并行通信缓冲区
 part-paged_optimizer = 分页优化器状态（统一内存）
 part-library_workspace = cuBLAS 工作区
+part-non_torch = PyTorch 之外（NCCL、库）
 part-cuda_context = CUDA 上下文与库
 part-allocator_slack = 分配器缓存（已预留、未使用）
 # 峰值出现的阶段。

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 use vramfit_core::report::{Counter, Estimate, Verdict};
+use vramfit_core::serving::ServingPool;
 
 use crate::output::{fail, gib};
 use crate::scenario_args::ScenarioArgs;
@@ -30,8 +31,64 @@ pub fn estimate_json(e: &Estimate) -> serde_json::Value {
         if let Ok(verdict) = serde_json::to_value(e.verdict()) {
             obj.insert("verdict".into(), verdict);
         }
+        // A serving engine's answers at the top level, as the engine logs
+        // them (`GPU KV cache size: N tokens`), per engine instance.
+        if let Some(pool) = &e.serving {
+            obj.insert("kv_pool_bytes".into(), pool.kv_pool_bytes.into());
+            obj.insert("kv_pool_tokens".into(), pool.kv_pool_tokens.into());
+            obj.insert(
+                "max_concurrent_sequences".into(),
+                pool.max_concurrent_sequences.into(),
+            );
+            obj.insert("max_context".into(), pool.max_context.into());
+        }
     }
     v
+}
+
+/// The serving engine's pool and what it holds, for the text output.
+fn print_pool(pool: &ServingPool) {
+    println!(
+        "KV pool {} per GPU = {} tokens ({} blocks of {} tokens, {} per block)",
+        gib(pool.kv_pool_bytes),
+        pool.kv_pool_tokens,
+        pool.kv_pool_tokens / pool.block_tokens.max(1),
+        pool.block_tokens,
+        gib(pool.block_bytes),
+    );
+    let limits = &pool.limits;
+    println!(
+        "  engine: max_num_seqs {}, max_num_batched_tokens {}{}",
+        limits.max_num_seqs,
+        limits.max_num_batched_tokens,
+        if limits.given {
+            ""
+        } else {
+            " (vLLM's defaults for this card where not given)"
+        }
+    );
+    let prefix = if pool.shared_prefix_tokens > 0 {
+        format!(
+            ", {} shared prefix tokens stored once",
+            pool.shared_prefix_tokens
+        )
+    } else {
+        String::new()
+    };
+    println!(
+        "  holds {} concurrent sequences of {} tokens{prefix} (asked: {})",
+        pool.max_concurrent_sequences, pool.requested_context, pool.requested_sequences
+    );
+    println!(
+        "  longest context at {} sequences: {} tokens{}",
+        pool.requested_sequences,
+        pool.max_context,
+        if pool.context_bound_by_model {
+            " (the model's limit)"
+        } else {
+            ""
+        }
+    );
 }
 
 pub fn print_breakdown(e: &Estimate) {
@@ -91,7 +148,18 @@ pub fn print_breakdown(e: &Estimate) {
             );
         }
     }
+    if let Some(pool) = &e.serving {
+        print_pool(pool);
+    }
     match e.verdict() {
+        Verdict::Fits { spare_bytes, .. } if e.serving.is_some() => println!(
+            "fits: the KV pool holds the requested sequences, {} of it to spare",
+            gib(spare_bytes)
+        ),
+        Verdict::ShortBy { short_bytes, .. } if e.serving.is_some() => println!(
+            "does NOT fit: the KV pool is short by {} for the requested sequences",
+            gib(short_bytes)
+        ),
         Verdict::Fits {
             spare_bytes,
             capacity_bytes,

@@ -2,7 +2,7 @@
 
 use crate::error::{check_range, InputError, Result};
 use crate::gpu::{find_gpu, GpuSpec};
-use crate::inference::inference_memory;
+use crate::inference::{inference_memory, VllmEngine};
 use crate::model::{Arch, MlpKind, ModelSpec, NormKind};
 use crate::overhead::{
     allocator_slack_bytes, cuda_context_bytes, library_workspace_bytes, loading_cache_bytes,
@@ -12,6 +12,7 @@ use crate::report::{Counter, Estimate, GpuReport, Line, Note, Part};
 use crate::resolved::Resolved;
 use crate::scenario::limits::{MAX_TOTAL_PARAMS, MIN_PARAMS};
 use crate::scenario::{Engine, ModelSource, Parallel, Scenario, Strategy};
+use crate::serving::{engine_limits, engine_total, non_torch_bytes, ServingPool};
 use crate::training::training_memory;
 
 pub use crate::scenario::limits::MAX_TOKENS;
@@ -117,18 +118,40 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     let capacity = sc.gpu.memory_bytes.or(gpu.map(|g| g.memory_bytes));
     let r = Resolved::new(sc, spec);
     let (context, context_source) = cuda_context_bytes(gpu);
-    let task = task_memory(&r, capacity, context);
+    let vllm = vllm_engine(&r, capacity, gpu);
+    let task = task_memory(&r, vllm.as_ref());
     let mut notes: Vec<Note> = image_note.into_iter().collect();
     notes.extend(scenario_notes(&r));
     notes.extend(gpu.map(|g| gpu_notes(&r, g)).unwrap_or_default());
     let mut lines = task.lines;
-    let (workspace, workspace_source) = library_workspace_bytes(gpu);
-    let peak_allocated = task.peak_allocated + workspace as u128;
+    // vLLM measures its libraries' memory itself, outside PyTorch's
+    // counters (its `non_torch_memory`); other engines get cuBLAS's
+    // workspaces through the caching allocator.
+    let (workspace, workspace_source, outside_torch) = match &vllm {
+        Some(v) => (
+            v.non_torch,
+            non_torch_bytes(r.shards.tp * r.shards.pp > 1).1,
+            v.non_torch,
+        ),
+        None => {
+            let (bytes, source) = library_workspace_bytes(gpu);
+            (bytes, source, 0)
+        }
+    };
+    let peak_allocated = task.peak_allocated + (workspace - outside_torch) as u128;
     lines.push(Line {
-        part: Part::LibraryWorkspace,
+        part: if outside_torch > 0 {
+            Part::NonTorch
+        } else {
+            Part::LibraryWorkspace
+        },
         bytes: workspace,
         formula: workspace_source.to_string(),
-        counter: Counter::Allocated,
+        counter: if outside_torch > 0 {
+            Counter::Device
+        } else {
+            Counter::Allocated
+        },
     });
     let (slack, slack_formula) = allocator_slack(&r, per_step_bytes(&lines, task.churn));
     lines.push(Line {
@@ -146,7 +169,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     let totals = Totals {
         peak_allocated,
         peak_reserved: peak_allocated + slack,
-        context,
+        context: context + outside_torch,
     };
     let report = gpu_report(lines, &totals, task.kv_per_token, task.phase)?;
     let mut cpu_lines = task.cpu_lines;
@@ -165,7 +188,21 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         cpu_ram_bytes: to_u64("CPU RAM", cpu_ram)?,
         cpu_lines,
         capacity_bytes: capacity,
+        serving: task.serving,
         notes,
+    })
+}
+
+/// The vLLM engine a serving scenario runs, if it runs on vLLM.
+fn vllm_engine(r: &Resolved, capacity: Option<u64>, gpu: Option<&GpuSpec>) -> Option<VllmEngine> {
+    if r.is_training() || r.inference.engine != Engine::Vllm {
+        return None;
+    }
+    let total = engine_total(capacity, gpu);
+    Some(VllmEngine {
+        total,
+        limits: engine_limits(r, gpu, total),
+        non_torch: non_torch_bytes(r.shards.tp * r.shards.pp > 1).0,
     })
 }
 
@@ -201,9 +238,10 @@ struct TaskMemory {
     kv_per_token: u128,
     /// Serving's per-step churn; training's is read off its lines.
     churn: Option<u128>,
+    serving: Option<ServingPool>,
 }
 
-fn task_memory(r: &Resolved, capacity: Option<u64>, context: u64) -> TaskMemory {
+fn task_memory(r: &Resolved, vllm: Option<&VllmEngine>) -> TaskMemory {
     if r.is_training() {
         let m = training_memory(r);
         return TaskMemory {
@@ -213,9 +251,10 @@ fn task_memory(r: &Resolved, capacity: Option<u64>, context: u64) -> TaskMemory 
             phase: m.peak_phase.to_string(),
             kv_per_token: 0,
             churn: None,
+            serving: None,
         };
     }
-    let m = inference_memory(r, capacity, context);
+    let m = inference_memory(r, vllm);
     TaskMemory {
         lines: m.lines,
         cpu_lines: Vec::new(),
@@ -227,6 +266,7 @@ fn task_memory(r: &Resolved, capacity: Option<u64>, context: u64) -> TaskMemory 
         },
         kv_per_token: m.kv_per_token,
         churn: Some(m.per_step),
+        serving: m.serving,
     }
 }
 

@@ -49,6 +49,11 @@ pub struct GpuSpec {
     /// about 75% of the total by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usable_memory_bytes: Option<u64>,
+    /// The total `torch.cuda.mem_get_info()` reports, where it is known to
+    /// be below `memory_bytes` (the driver keeps part of the memory that
+    /// nvidia-smi lists): vLLM sizes its KV pool from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuda_total_bytes: Option<u64>,
     /// What to know when using the entry (per-GCD devices, ECC, assumptions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,

@@ -8,6 +8,7 @@ use crate::recurrent_state::state_bytes_per_sequence;
 use crate::report::{Counter, Line, Part};
 use crate::resolved::Resolved;
 use crate::scenario::{Attention, Engine};
+use crate::serving::{profile_peak, serving_pool, EngineLimits, ServingPool};
 
 /// KV-cache bytes per token of context on one GPU, all layers, and the formula.
 pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128, String) {
@@ -41,6 +42,8 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
 
 pub struct InferenceMemory {
     pub lines: Vec<Line>,
+    /// vLLM: the KV pool and what it holds (when a GPU was chosen).
+    pub serving: Option<ServingPool>,
     /// Bytes allocated and freed again during generation (prefill working
     /// set, logits, cache growth): what fragments the allocator's cache.
     pub per_step: u128,
@@ -84,10 +87,18 @@ pub fn static_kv_cache_bytes(
     batch * per_layer * ((layers - windowed) * max_len + windowed * max_len.min(window))
 }
 
-/// Everything one GPU holds while serving. `capacity` is the card's memory
-/// (vLLM sizes its cache from it) and `non_torch` the memory outside
-/// PyTorch (CUDA context) that vLLM's budget must leave free.
-pub fn inference_memory(r: &Resolved, capacity: Option<u64>, non_torch: u64) -> InferenceMemory {
+/// What a vLLM engine plans from: the total it reads off the card
+/// (`None`: no GPU chosen), its scheduler limits and its memory outside
+/// PyTorch (see [`crate::serving`]).
+#[derive(Clone, Copy, Debug)]
+pub struct VllmEngine {
+    pub total: Option<u64>,
+    pub limits: EngineLimits,
+    pub non_torch: u64,
+}
+
+/// Everything one GPU holds while serving; `vllm` when the engine is vLLM.
+pub fn inference_memory(r: &Resolved, vllm: Option<&VllmEngine>) -> InferenceMemory {
     let mut lines = Vec::new();
     let (weight_bytes, weights) = weights_line(r);
     lines.push(weights);
@@ -98,20 +109,24 @@ pub fn inference_memory(r: &Resolved, capacity: Option<u64>, non_torch: u64) -> 
     let inf = r.inference;
     let kv_dtype = inf.kv_cache_dtype.unwrap_or(r.compute);
     let (per_token, per_token_formula) = kv_bytes_per_token(r.spec, kv_dtype, &r.shards);
+    if let Some(engine) = vllm.filter(|_| inf.engine == Engine::Vllm) {
+        return vllm_memory(
+            r,
+            lines,
+            weight_bytes,
+            (per_token, &per_token_formula),
+            engine,
+        );
+    }
     let (prefill, prefill_formula) = prefill_bytes(r);
     let state = recurrent_state_line(r);
-    let state_bytes = state.as_ref().map_or(0, |(bytes, _)| *bytes);
-    let kv_budget = KvBudget {
-        capacity,
-        used: weight_bytes + prefill + state_bytes + non_torch as u128,
-    };
     let (kv, kv_formula) = if r.spec.attention_layer_count() == 0 {
         (
             0,
             "no attention layers: nothing grows with the context".to_owned(),
         )
     } else {
-        kv_cache(r, per_token, &per_token_formula, &kv_budget)
+        kv_cache(r, per_token, &per_token_formula)
     };
     lines.push(Line::new(Part::KvCache, kv, kv_formula, Counter::Allocated));
     if let Some((bytes, line)) = state {
@@ -151,6 +166,71 @@ fn recurrent_state_line(r: &Resolved) -> Option<(u128, Line)> {
         Counter::Allocated,
     );
     Some((bytes, line))
+}
+
+/// A vLLM engine: the profile run's peak, then the KV pool filling what
+/// `gpu_memory_utilization` of the total leaves (recurrent layers' states
+/// for the scenario's sequences are taken from it too).
+fn vllm_memory(
+    r: &Resolved,
+    mut lines: Vec<Line>,
+    weight_bytes: u128,
+    (per_token, per_token_formula): (u128, &str),
+    engine: &VllmEngine,
+) -> InferenceMemory {
+    let inf = r.inference;
+    let (peak, peak_formula) =
+        profile_peak(r, &engine.limits, |tokens| working_bytes(r, 1, tokens));
+    let state = recurrent_state_line(r);
+    let state_bytes = state.as_ref().map_or(0, |(bytes, _)| *bytes);
+    let (kv, kv_formula, serving) = match engine.total {
+        Some(total) => {
+            let utilization = inf.gpu_memory_utilization.clamp(0.0, 1.0);
+            let limit = (total as f64 * utilization) as u128;
+            let used = weight_bytes + peak + engine.non_torch as u128 + state_bytes;
+            let pool = limit.saturating_sub(used);
+            let serving = (per_token > 0).then(|| {
+                let mut p = serving_pool(r, pool, per_token, engine.limits);
+                p.deficit_bytes = u64::try_from(used.saturating_sub(limit)).unwrap_or(u64::MAX);
+                p
+            });
+            (
+                pool,
+                format!(
+                    "KV pool: {utilization:.2} × {total} B (the total vLLM reads) − weights − profile peak − non-torch memory{}; {per_token_formula} per token",
+                    if state_bytes > 0 { " − recurrent states" } else { "" }
+                ),
+                serving,
+            )
+        }
+        None => {
+            let context = (inf.prompt_len + inf.new_tokens) as u128;
+            (
+                kv_cache_bytes(r.spec, per_token, inf.batch as u128, context),
+                format!("b × context × ({per_token_formula}) (no GPU chosen: the requested context only)"),
+                None,
+            )
+        }
+    };
+    lines.push(Line::new(Part::KvCache, kv, kv_formula, Counter::Allocated));
+    if let Some((_, line)) = state {
+        lines.push(line);
+    }
+    lines.push(Line::new(
+        Part::Activations,
+        peak,
+        format!("vLLM profile run: {peak_formula}"),
+        Counter::Allocated,
+    ));
+    lines.extend(dequant_buffer_line(r));
+    InferenceMemory {
+        lines,
+        serving,
+        // The pool is allocated once; steps reuse the profiled working set.
+        per_step: 0,
+        peak_allocated: weight_bytes + kv + state_bytes + peak + dequant_buffer_bytes(r),
+        kv_per_token: per_token,
+    }
 }
 
 /// [`inference_memory`]'s ending for a model with recurrent layers: the
@@ -215,10 +295,15 @@ fn rotary_dim(spec: &ModelSpec) -> u64 {
 /// Hidden states and MLP intermediates of one layer for `tokens` tokens of
 /// each sequence: b·tokens·(4·h + 3·i)·B.
 fn layer_working_bytes(r: &Resolved, tokens: u128) -> u128 {
+    working_bytes(r, r.inference.batch as u128, tokens)
+}
+
+/// [`layer_working_bytes`] for `sequences` sequences.
+fn working_bytes(r: &Resolved, sequences: u128, tokens: u128) -> u128 {
     let h = r.spec.hidden as u128;
     let i = r.spec.intermediate as u128;
-    let act = r.compute.bytes() as u128;
-    r.inference.batch as u128 * tokens * (4 * h * act + 3 * i * act / r.shards.tp)
+    let act = r.serving_dtype().bytes() as u128;
+    sequences * tokens * (4 * h * act + 3 * i * act / r.shards.tp)
 }
 
 /// Prefill working set of one layer: hidden states and MLP intermediates of
@@ -246,53 +331,24 @@ fn prefill_bytes(r: &Resolved) -> (u128, String) {
     (bytes, formula)
 }
 
-/// What vLLM's cache may fill: the card's capacity and what the profile
-/// pass found used (weights, activations, memory outside PyTorch).
-struct KvBudget {
-    capacity: Option<u64>,
-    used: u128,
-}
-
-/// The KV cache on this GPU and its formula.
-fn kv_cache(
-    r: &Resolved,
-    per_token: u128,
-    per_token_formula: &str,
-    budget: &KvBudget,
-) -> (u128, String) {
+/// The KV cache on this GPU and its formula (engines that grow it or
+/// allocate it for the requested context).
+fn kv_cache(r: &Resolved, per_token: u128, per_token_formula: &str) -> (u128, String) {
     let inf = r.inference;
     let batch = inf.batch as u128;
     let context = (inf.prompt_len + inf.new_tokens) as u128;
-    match (inf.engine, budget.capacity) {
-        // vLLM profiles a forward pass, then gives the KV cache everything
-        // left below gpu_memory_utilization × capacity.
-        (Engine::Vllm, Some(cap)) => {
-            let limit = (cap as f64 * inf.gpu_memory_utilization.clamp(0.0, 1.0)) as u128;
-            (
-                limit.saturating_sub(budget.used),
-                format!(
-                    "{:.2} × capacity − weights − profile activations − non-torch memory",
-                    inf.gpu_memory_utilization
-                ),
-            )
-        }
-        (Engine::Vllm, None) => (
-            kv_cache_bytes(r.spec, per_token, batch, context),
-            format!(
-                "b × context × ({per_token_formula}) (no GPU chosen: the requested context only)"
-            ),
-        ),
-        (Engine::Transformers, _) if inf.static_cache => (
+    if inf.engine == Engine::Transformers && inf.static_cache {
+        return (
             static_kv_cache_bytes(r.spec, per_token, batch, context),
             format!(
                 "static cache: {batch} × {context} tokens × {per_token} B/token ({per_token_formula})"
             ),
-        ),
-        _ => (
-            kv_cache_bytes(r.spec, per_token, batch, context),
-            format!("{batch} × {context} tokens × {per_token} B/token ({per_token_formula})"),
-        ),
+        );
     }
+    (
+        kv_cache_bytes(r.spec, per_token, batch, context),
+        format!("{batch} × {context} tokens × {per_token} B/token ({per_token_formula})"),
+    )
 }
 
 /// The working set at the peak of generation and the churn of each step.
@@ -384,6 +440,7 @@ fn finish(
     let dequant = dequant_buffer_bytes(r);
     InferenceMemory {
         lines,
+        serving: None,
         per_step: per_step + dequant,
         peak_allocated: weight_bytes + kv + working + dequant,
         kv_per_token,

@@ -37,6 +37,7 @@ pub mod plan;
 pub mod recurrent_state;
 pub mod report;
 pub mod resolved;
+pub mod serving;
 pub mod trainable;
 pub mod training;
 pub mod vision;

@@ -25,13 +25,16 @@ pub enum Part {
     PagedOptimizer,
     /// cuBLAS workspaces (through PyTorch's allocator).
     LibraryWorkspace,
+    /// Memory outside PyTorch's allocator that a serving engine measures
+    /// itself (vLLM's `non_torch_memory`: NCCL buffers, libraries, kernels).
+    NonTorch,
     CudaContext,
     AllocatorSlack,
 }
 
 impl Part {
     /// Every part, in breakdown order.
-    pub const ALL: [Part; 15] = [
+    pub const ALL: [Part; 16] = [
         Part::Weights,
         Part::Gradients,
         Part::OptimizerStates,
@@ -45,6 +48,7 @@ impl Part {
         Part::Workspace,
         Part::PagedOptimizer,
         Part::LibraryWorkspace,
+        Part::NonTorch,
         Part::CudaContext,
         Part::AllocatorSlack,
     ];
@@ -65,6 +69,7 @@ impl Part {
             Part::Workspace => "workspace",
             Part::PagedOptimizer => "paged_optimizer",
             Part::LibraryWorkspace => "library_workspace",
+            Part::NonTorch => "non_torch",
             Part::CudaContext => "cuda_context",
             Part::AllocatorSlack => "allocator_slack",
         }
@@ -86,6 +91,7 @@ impl Part {
             Part::Workspace => "parallelism buffers",
             Part::PagedOptimizer => "paged optimizer states (unified memory)",
             Part::LibraryWorkspace => "cuBLAS workspaces",
+            Part::NonTorch => "outside PyTorch (NCCL, libraries)",
             Part::CudaContext => "CUDA context and libraries",
             Part::AllocatorSlack => "allocator cache (reserved, unused)",
         }
@@ -167,6 +173,9 @@ pub struct Estimate {
     pub cpu_lines: Vec<Line>,
     /// Capacity of the chosen GPU, when one was chosen.
     pub capacity_bytes: Option<u64>,
+    /// A vLLM engine's KV pool and what it holds: the serving verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serving: Option<crate::serving::ServingPool>,
     pub notes: Vec<Note>,
 }
 
@@ -238,15 +247,25 @@ impl Estimate {
 
     /// Bytes to spare on the chosen GPU (negative when it does not fit),
     /// comparing nvidia-smi "used" against the card's capacity.
+    /// For a vLLM engine, the KV pool's spare bytes beyond the requested
+    /// sequences (negative: the pool bytes missing), as [`Self::verdict`].
     pub fn headroom_bytes(&self) -> Option<i128> {
-        self.capacity_bytes
-            .map(|c| c as i128 - self.headline_gpu().device_used_bytes as i128)
+        match (&self.serving, self.capacity_bytes) {
+            (Some(pool), Some(_)) if pool.holds_request() => Some(pool.spare_bytes() as i128),
+            (Some(pool), Some(_)) => Some(-(pool.short_bytes().max(1) as i128)),
+            _ => self
+                .capacity_bytes
+                .map(|c| c as i128 - self.headline_gpu().device_used_bytes as i128),
+        }
     }
 
     pub fn fits(&self) -> Option<bool> {
         self.headroom_bytes().map(|h| h >= 0)
     }
 
+    /// Fits when the card holds the peak; for a vLLM engine, when its KV
+    /// pool holds every requested sequence at its full context (the engine
+    /// always fills its share of the card, so the pool is the question).
     pub fn verdict(&self) -> Verdict {
         match (self.capacity_bytes, self.headroom_bytes()) {
             (Some(capacity_bytes), Some(h)) if h >= 0 => Verdict::Fits {
@@ -291,6 +310,7 @@ mod tests {
             cpu_ram_bytes: 0,
             cpu_lines: Vec::new(),
             capacity_bytes: capacity,
+            serving: None,
             notes: Vec::new(),
         }
     }

@@ -73,6 +73,17 @@ impl<'a> Resolved<'a> {
         }
     }
 
+    /// The dtype a forward pass computes in when serving: fp32 weights run
+    /// in fp32 (vLLM `--dtype float32`, transformers without a cast), any
+    /// other format in the 16-bit compute dtype.
+    pub fn serving_dtype(&self) -> Dtype {
+        if self.format == WeightFormat::Fp32 {
+            Dtype::Fp32
+        } else {
+            self.compute
+        }
+    }
+
     pub fn is_training(&self) -> bool {
         self.task == TaskKind::Training
     }

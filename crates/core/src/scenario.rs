@@ -272,6 +272,16 @@ pub struct Inference {
     pub engine: Engine,
     /// vLLM's share of the card it may use (0 < u ≤ 1).
     pub gpu_memory_utilization: f64,
+    /// vLLM's `--max-num-seqs`: sequences scheduled at once, and the rows
+    /// its profile run samples (`None`: vLLM's default for the card).
+    pub max_num_seqs: Option<u64>,
+    /// vLLM's `--max-num-batched-tokens`: the tokens of one scheduler step
+    /// (chunked prefill splits longer prompts); its profile run forwards
+    /// this many (`None`: vLLM's default for the card).
+    pub max_num_batched_tokens: Option<u64>,
+    /// Prompt tokens every request shares (a system prompt): with vLLM's
+    /// prefix caching their full blocks are stored once for all sequences.
+    pub shared_prefix_tokens: u64,
     /// Images per prompt (VLMs).
     pub images_per_prompt: u64,
     /// transformers' `cache_implementation="static"`: the KV cache for
@@ -292,6 +302,9 @@ impl Default for Inference {
             kv_cache_dtype: None,
             engine: Engine::Transformers,
             gpu_memory_utilization: 0.9,
+            max_num_seqs: None,
+            max_num_batched_tokens: None,
+            shared_prefix_tokens: 0,
             images_per_prompt: 0,
             static_cache: false,
             tuple_cache: false,

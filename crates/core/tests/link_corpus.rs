@@ -12,6 +12,10 @@
 //! The estimator itself may get more exact (a sliding window caching one
 //! token less, as transformers does): the frozen bytes are matched within
 //! [`REFINEMENT`], far below what a changed default or field moves them.
+//! When an engine's whole rule is replaced by one read from its source, the
+//! rows of that engine carry `refrozen` (the date and the rule) with the new
+//! bytes; their links, notices and canonical forms stay as frozen, and
+//! [`only_replaced_engine_rules_refreeze`] keeps the mark to those rows.
 //!
 //! The page and embed parameters (`u`, `view`, `lang`, `goal`, `prio`,
 //! `embed`, `show`) are the web page's: the core notices them as unknown,
@@ -132,6 +136,22 @@ fn every_frozen_link_decodes_and_estimates_as_it_did() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Re-frozen bytes are only for a replaced engine rule: today vLLM's
+/// (2026-11-25: the profile run, non-torch memory and the total vLLM reads).
+#[test]
+fn only_replaced_engine_rules_refreeze() {
+    for row in rows() {
+        if let Some(why) = row["refrozen"].as_str() {
+            let link = text(&row, "link");
+            assert!(
+                link.contains("eng=vllm") && why.contains("vLLM"),
+                "{}: re-frozen without a replaced engine rule ({why})",
+                text(&row, "title")
+            );
+        }
+    }
 }
 
 /// Every value of every enum a link carries appears in some frozen link.

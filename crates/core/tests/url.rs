@@ -407,6 +407,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         fraction(1, 101),
         0u64..8,
         any::<[bool; 2]>(),
+        (
+            proptest::option::of(1u64..4096),
+            proptest::option::of(1u64..1 << 20),
+            0u64..1 << 16,
+        ),
     );
     let rest = (
         (
@@ -451,6 +456,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             gmu,
             images_per_prompt,
             caches,
+            (max_num_seqs, max_num_batched_tokens, shared_prefix_tokens),
         ) = i;
         let ((gpus, strategy, tp, pp, sequence_parallel, offload), gpu_name, memory_bytes) = rest;
         Scenario {
@@ -493,6 +499,9 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 kv_cache_dtype,
                 engine,
                 gpu_memory_utilization: gmu,
+                max_num_seqs,
+                max_num_batched_tokens,
+                shared_prefix_tokens,
                 images_per_prompt,
                 static_cache: caches[0],
                 tuple_cache: caches[1],

@@ -30,7 +30,7 @@ pub fn part_class(part: Part) -> &'static str {
         Part::QuantBuffers | Part::OptimizerStep | Part::Workspace | Part::LibraryWorkspace => {
             "p-work"
         }
-        Part::CudaContext => "p-context",
+        Part::CudaContext | Part::NonTorch => "p-context",
         Part::AllocatorSlack => "p-slack",
     }
 }

@@ -277,6 +277,19 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
                     on_change=Callback::new(move |u| state.update(|sc| sc.inference.gpu_memory_utilization = u))
                     parse=|t| parse_decimal(t, 0.01, 1.0)
                 />
+                <NumberField
+                    label="max_num_seqs (0 = default)"
+                    value=Signal::derive(move || state.scenario.with(|sc| sc.inference.max_num_seqs.unwrap_or(0)))
+                    on_change=Callback::new(move |n: u64| state.update(|sc| sc.inference.max_num_seqs = (n > 0).then_some(n)))
+                    parse=|t| parse_count(t, 0, field_range("mns").1)
+                />
+                <NumberField
+                    label="max_num_batched_tokens (0 = default)"
+                    value=Signal::derive(move || state.scenario.with(|sc| sc.inference.max_num_batched_tokens.unwrap_or(0)))
+                    on_change=Callback::new(move |n: u64| state.update(|sc| sc.inference.max_num_batched_tokens = (n > 0).then_some(n)))
+                    parse=|t| parse_count(t, 0, field_range("mnbt").1)
+                />
+                {count(state, "shared prefix tokens", "pfx", |sc| sc.inference.shared_prefix_tokens, |sc, n| sc.inference.shared_prefix_tokens = n)}
             </Show>
             <Show when=move || engine.get() == Engine::Transformers>
                 {flag(state, "static KV cache", |sc| sc.inference.static_cache, |sc, b| sc.inference.static_cache = b)}
@@ -299,7 +312,7 @@ mod tests {
     fn inputs_take_the_ranges_of_the_core_registry() {
         let keys = [
             "gs", "mb", "ga", "seq", "tgt", "r", "tp", "pp", "img", "imgsz", "bs", "pl", "nt",
-            "ipp", "n",
+            "ipp", "n", "mns", "mnbt", "pfx",
         ];
         for key in keys {
             assert_ne!(field_range(key), (0, u64::MAX), "{key} has no range");

@@ -323,6 +323,18 @@ pub static FIELDS: &[Field] = &[
             set: |sc, u| sc.inference.gpu_memory_utilization = u,
         })
         .labelled("field-gpu-memory-utilization"),
+    row("mns", "inference.max_num_seqs", "max-num-seqs",
+        "vLLM --max-num-seqs: sequences at once (auto: vLLM's default for the card)",
+        vllm, optional_count!(1, MAX_COUNT, inference.max_num_seqs))
+        .labelled("field-max-num-seqs-0-default"),
+    row("mnbt", "inference.max_num_batched_tokens", "max-num-batched-tokens",
+        "vLLM --max-num-batched-tokens: tokens per scheduler step (auto: vLLM's default for the card)",
+        vllm, optional_count!(1, MAX_TOKENS, inference.max_num_batched_tokens))
+        .labelled("field-max-num-batched-tokens-0-default"),
+    row("pfx", "inference.shared_prefix_tokens", "shared-prefix-tokens",
+        "Prompt tokens all requests share (system prompt), stored once by vLLM's prefix caching",
+        vllm, count!(0, MAX_TOKENS, inference.shared_prefix_tokens))
+        .labelled("field-shared-prefix-tokens"),
     row("ipp", "inference.images_per_prompt", "images-per-prompt", "Images per prompt (VLMs)",
         inference, count!(0, MAX_IMAGES, inference.images_per_prompt))
         .labelled("field-images-per-prompt"),
