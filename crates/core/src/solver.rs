@@ -22,6 +22,28 @@ fn device_used(sc: &Scenario, spec: &ModelSpec) -> Result<u64> {
         .device_used_bytes)
 }
 
+/// Whether the scenario fits GPUs of `capacity` bytes: its device-used
+/// total within the capacity, or for a vLLM engine (which always fills its
+/// share of the card) its KV pool holding the requested sequences, as
+/// [`crate::report::Estimate::verdict`] decides.
+fn fits_within(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<bool> {
+    if serves_on_vllm(sc) {
+        let mut s = sc.clone();
+        if s.gpu.name.is_none() && s.gpu.memory_bytes.is_none() {
+            s.gpu.memory_bytes = Some(capacity);
+        }
+        let e = estimate_with_model(&s, spec)?;
+        if e.serving.is_some() {
+            return Ok(e.fits() == Some(true));
+        }
+    }
+    Ok(device_used(sc, spec)? <= capacity)
+}
+
+fn serves_on_vllm(sc: &Scenario) -> bool {
+    sc.task == TaskKind::Inference && sc.inference.engine == Engine::Vllm
+}
+
 /// Largest `x` in `1..=max` with `fits(x)`, assuming `fits` is monotone
 /// (true then false). `None` when even 1 does not fit.
 fn largest_fitting(max: u64, mut fits: impl FnMut(u64) -> Result<bool>) -> Result<Option<u64>> {
@@ -77,7 +99,7 @@ pub fn max_context(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Opt
     largest_fitting(context_limit(spec), |ctx| {
         s.inference = base.inference.clone();
         set_context(&mut s, ctx);
-        Ok(device_used(&s, spec)? <= capacity)
+        fits_within(&s, spec, capacity)
     })
 }
 
@@ -102,7 +124,7 @@ pub fn min_gpus(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<Option
                 continue;
             }
         }
-        if device_used(&s, spec)? <= capacity {
+        if fits_within(&s, spec, capacity)? {
             return Ok(Some(s.parallel.gpus));
         }
         n *= 2;
@@ -125,6 +147,10 @@ pub struct FitRow {
     /// The model, not the card, bounds `largest`: the card would take a
     /// longer context than the model's position limit.
     pub model_bound: bool,
+    /// Serving on vLLM: sequences of the scenario's context the card's KV
+    /// pool holds at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrent_sequences: Option<u64>,
 }
 
 /// The scenario on every catalog GPU, with the largest micro-batch (training)
@@ -172,12 +198,11 @@ pub fn fit_table_with_model(
     let mut rows = Vec::with_capacity(cards.len());
     for g in cards {
         let capacity = g.usable_bytes();
-        let (used, largest) = if per_card {
-            let mut s = sc.clone();
-            s.gpu.name = Some(g.id.clone());
-            s.gpu.memory_bytes = None;
-            (device_used(&s, spec)?, max_context(&s, spec, capacity)?)
-        } else {
+        if per_card {
+            rows.push(serving_row(sc, spec, g)?);
+            continue;
+        }
+        let (used, largest) = {
             let context = per_card_bytes(Some(g));
             let used = without_context(current)? + context;
             let largest = largest_fitting(limit, |size| {
@@ -195,9 +220,35 @@ pub fn fit_table_with_model(
                 .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
             model_bound: model_limited && largest == Some(limit),
             largest,
+            concurrent_sequences: None,
         });
     }
     Ok(rows)
+}
+
+/// A fit-table row for a vLLM engine on card `g`: its KV pool decides the
+/// fit, the longest context at the scenario's batch and the sequences of
+/// the scenario's context held at once.
+fn serving_row(sc: &Scenario, spec: &ModelSpec, g: &GpuSpec) -> Result<FitRow> {
+    let mut s = sc.clone();
+    s.gpu.name = Some(g.id.clone());
+    s.gpu.memory_bytes = None;
+    let e = estimate_with_model(&s, spec)?;
+    let pool = e.serving.as_ref();
+    Ok(FitRow {
+        gpu_id: g.id.clone(),
+        gpu_name: g.name.clone(),
+        capacity_bytes: g.usable_bytes(),
+        device_used_bytes: e.headline_gpu().device_used_bytes,
+        fits: e.fits() == Some(true),
+        headroom_bytes: e
+            .headroom_bytes()
+            .unwrap_or_default()
+            .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+        largest: pool.map(|p| p.max_context).filter(|c| *c > 0),
+        model_bound: pool.is_some_and(|p| p.context_bound_by_model),
+        concurrent_sequences: pool.map(|p| p.max_concurrent_sequences),
+    })
 }
 
 /// Context `ctx` = prompt + new tokens, keeping the scenario's new tokens

@@ -195,3 +195,48 @@ fn the_longest_context_stops_at_the_model() {
     assert_eq!(pool.max_context, 4096);
     assert!(pool.context_bound_by_model);
 }
+
+/// The fit table asks each card the serving question: its pool's
+/// concurrency at the scenario's context, and a fit only where the pool
+/// holds the requested sequences; the fewest GPUs answers it too.
+#[test]
+fn the_fit_table_and_the_gpu_count_answer_with_the_pool() {
+    let link = "v=1&m=meta-llama/Llama-3.1-8B&eng=vllm&bs=32&pl=30000&nt=2000";
+    let sc = vramfit_core::url::decode(link).scenario;
+    let rows = vramfit_core::solver::fit_table(&sc).expect("fit table");
+    let h100 = rows
+        .iter()
+        .find(|r| r.gpu_id == "h100-sxm5-80gb")
+        .expect("an H100 row");
+    let mut on_h100 = sc.clone();
+    on_h100.gpu.name = Some("h100-sxm5-80gb".into());
+    let pool = vramfit_core::estimate(&on_h100)
+        .expect("estimates")
+        .serving
+        .expect("pool");
+    assert_eq!(
+        h100.concurrent_sequences,
+        Some(pool.max_concurrent_sequences)
+    );
+    assert_eq!(h100.largest, Some(pool.max_context));
+    for r in &rows {
+        let n = r
+            .concurrent_sequences
+            .expect("every serving row has a concurrency");
+        assert_eq!(
+            r.fits,
+            n >= 32,
+            "{}: {n} sequences, fits {}",
+            r.gpu_id,
+            r.fits
+        );
+    }
+    assert!(rows.iter().any(|r| r.fits) && rows.iter().any(|r| !r.fits));
+    // 32 sequences of 32k tokens need about 128 GiB of KV cache: one
+    // 80 GB card's pool cannot hold them, two splitting the model can.
+    let spec = vramfit_core::estimate::resolve_model(&sc.model).expect("model");
+    let gpus = vramfit_core::solver::min_gpus(&on_h100, &spec, 85_520_809_984)
+        .expect("solves")
+        .expect("some count fits");
+    assert!(gpus >= 2, "{gpus}");
+}
