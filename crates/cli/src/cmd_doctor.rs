@@ -8,6 +8,9 @@ use std::process::ExitCode;
 
 use vramfit_core::doctor::{parse_oom, picture, size::human_bytes, Memory, OomReport};
 use vramfit_core::lang::Lang;
+use vramfit_core::reconcile::read_runtime_log;
+
+use crate::reconcile_view::reconcile_log;
 
 use crate::output::fail;
 
@@ -16,9 +19,15 @@ pub struct Args {
     /// File holding the message (a log, a traceback); `-` or nothing reads stdin.
     pub file: Option<PathBuf>,
     /// Print JSON: out_of_memory, memory (gpu|unified|host), framework, the byte
-    /// counts (null where the message does not say) and the diagnoses.
+    /// counts (null where the message does not say) and the diagnoses; for a
+    /// runtime's start-up log, `reconciliation` too.
     #[arg(long)]
     pub json: bool,
+    /// The model a start-up log is compared with (a catalog id, or a Hub id
+    /// whose config.json is in the local cache), when the log names none
+    /// the catalog knows.
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
 }
 
 /// Reads a file, or stdin for `-`/none. Bytes that are not UTF-8 become U+FFFD:
@@ -43,6 +52,29 @@ pub fn run(args: Args) -> ExitCode {
         Ok(text) => text,
         Err(message) => return fail(message),
     };
+    // A start-up log of a serving engine: its figures beside ours, and the
+    // error it ends with, if any.
+    if let Some(log) = read_runtime_log(&text) {
+        let report = parse_oom(&text).ok();
+        let reconciled = reconcile_log(&log, args.model.as_deref());
+        if args.json {
+            let r = match &reconciled {
+                Ok(r) => serde_json::to_value(r).unwrap_or_default(),
+                Err(e) => serde_json::json!({ "error": e, "log": log }),
+            };
+            let v = serde_json::json!({ "reconciliation": r, "oom": report });
+            println!("{v}");
+            return ExitCode::SUCCESS;
+        }
+        match &reconciled {
+            Ok(r) => print!("{}", crate::reconcile_view::render(r)),
+            Err(e) => println!("{} start-up log read; not compared: {e}", log.engine),
+        }
+        if let Some(report) = report.filter(|r| r.out_of_memory) {
+            print!("{}", render(&report, Lang::En));
+        }
+        return ExitCode::SUCCESS;
+    }
     let report = match parse_oom(&text) {
         Ok(report) => report,
         Err(error) => return fail(error.message),

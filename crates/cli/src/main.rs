@@ -27,6 +27,7 @@ mod gpu;
 mod hf_cache;
 mod job_args;
 mod output;
+mod reconcile_view;
 mod scenario_args;
 
 #[derive(Parser)]

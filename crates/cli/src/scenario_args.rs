@@ -131,7 +131,7 @@ impl Args for ScenarioArgs {
 
 /// `-m`: a catalog model, or any Hub id whose `config.json` is in the
 /// local Hugging Face cache (the companion opens no network connection).
-fn model_source(text: &str) -> Result<ModelSource, InputError> {
+pub(crate) fn model_source(text: &str) -> Result<ModelSource, InputError> {
     if vramfit_core::catalog::find_model(text).is_some() {
         return Ok(ModelSource::Catalog(text.to_owned()));
     }

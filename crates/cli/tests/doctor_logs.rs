@@ -231,3 +231,28 @@ fn logs_bad_input_exits_2() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("need at least 3"));
 }
+
+/// A vLLM start-up log: the engine's printed figures beside ours, as text
+/// and as JSON, with the model the log names from the catalog.
+#[test]
+fn doctor_reconciles_a_vllm_start_up_log() {
+    let log = data("reconcile/vllm_0.19_llama31_8b_tp2.log");
+    let text = stdout(&vramfit(&["doctor", &log], None));
+    assert!(text.contains("vllm 0.19.0 start-up log"), "{text}");
+    assert!(text.contains("tp 2"), "{text}");
+    let pool_row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("KV cache tokens"))
+        .expect("a KV-token row");
+    assert!(pool_row.contains("1044688"), "{pool_row}");
+    let value = json(&vramfit(&["doctor", &log, "--json"], None));
+    let rows = value["reconciliation"]["rows"].as_array().expect("rows");
+    let tokens = rows
+        .iter()
+        .find(|r| r["figure"] == "kv_tokens")
+        .expect("tokens compared");
+    assert_eq!(tokens["runtime"], 1_044_688.0);
+    let ours = tokens["ours"].as_f64().expect("ours");
+    assert!((ours / 1_044_688.0 - 1.0).abs() < 0.005, "{ours}");
+    assert!(value["oom"].is_null());
+}

@@ -34,6 +34,7 @@ pub mod job_config;
 pub mod overhead;
 pub mod parallel;
 pub mod plan;
+pub mod reconcile;
 pub mod recurrent_state;
 pub mod report;
 pub mod resolved;

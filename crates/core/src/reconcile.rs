@@ -1,0 +1,223 @@
+//! Reconciling with what a runtime printed: read a serving engine's start-up
+//! log, set up the scenario it implies, and put the engine's own figures
+//! beside the estimator's, line by line, with the difference and what the
+//! estimator's line counts.
+//!
+//! The readers ([`vllm`]) take any paste: lines they do not know are skipped,
+//! each reading keeps the line it came from, and sizes keep the rounding
+//! their printed precision implies (vLLM prints GiB to 0.01).
+
+pub mod vllm;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{InputError, Result};
+use crate::estimate::{estimate_with_model, resolve_model};
+use crate::model::ModelSpec;
+use crate::report::{Estimate, Part};
+use crate::scenario::Scenario;
+
+/// What a runtime reported, one figure each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Figure {
+    /// Weights on one GPU after loading.
+    Weights,
+    /// The profile run's activation peak (PyTorch's peak increase).
+    ActivationPeak,
+    /// Memory outside PyTorch found by the profile.
+    NonTorch,
+    /// Bytes given to the KV cache on one GPU.
+    KvPool,
+    /// Tokens the KV cache holds (`GPU KV cache size`).
+    KvTokens,
+    /// KV blocks (`# GPU blocks`).
+    KvBlocks,
+    /// Sequences of `max_model_len` tokens the pool holds at once.
+    MaxConcurrency,
+    /// CUDA graphs captured after the pool was sized.
+    CudaGraphs,
+}
+
+impl Figure {
+    pub fn label(self) -> &'static str {
+        match self {
+            Figure::Weights => "weights",
+            Figure::ActivationPeak => "activation peak",
+            Figure::NonTorch => "non-torch memory",
+            Figure::KvPool => "KV cache pool",
+            Figure::KvTokens => "KV cache tokens",
+            Figure::KvBlocks => "KV cache blocks",
+            Figure::MaxConcurrency => "max concurrency at max_model_len",
+            Figure::CudaGraphs => "CUDA graphs",
+        }
+    }
+
+    /// Whether the figure is a size in bytes (else a count).
+    pub fn is_bytes(self) -> bool {
+        matches!(
+            self,
+            Figure::Weights
+                | Figure::ActivationPeak
+                | Figure::NonTorch
+                | Figure::KvPool
+                | Figure::CudaGraphs
+        )
+    }
+}
+
+/// One figure read off the log: its value, the rounding of its printed
+/// precision (0 for exact counts), and the line it came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reading {
+    pub figure: Figure,
+    pub value: f64,
+    pub rounding: f64,
+    pub line: String,
+}
+
+/// A runtime log as read: its figures, and the settings that set up the
+/// scenario it implies.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RuntimeLog {
+    pub engine: String,
+    pub version: Option<String>,
+    /// The model id the log names.
+    pub model: Option<String>,
+    pub readings: Vec<Reading>,
+    /// The scenario the log implies, before a model is resolved.
+    pub scenario: Scenario,
+    /// What the log did not say and the scenario assumed.
+    pub assumed: Vec<String>,
+}
+
+impl RuntimeLog {
+    pub fn reading(&self, figure: Figure) -> Option<&Reading> {
+        self.readings.iter().find(|r| r.figure == figure)
+    }
+}
+
+/// One row: the runtime's figure, ours, the difference, and our formula.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub figure: Figure,
+    pub runtime: f64,
+    pub runtime_rounding: f64,
+    pub ours: f64,
+    /// `ours − runtime` as a share of the runtime's figure.
+    pub difference: f64,
+    /// True when the difference is within the printed rounding.
+    pub within_rounding: bool,
+    /// What the estimator's figure counts (its formula).
+    pub ours_formula: String,
+    pub runtime_line: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reconciliation {
+    pub log: RuntimeLog,
+    pub estimate: Estimate,
+    pub rows: Vec<Row>,
+}
+
+/// Reads a runtime log: `None` when it holds no figure of a known engine.
+pub fn read_runtime_log(text: &str) -> Option<RuntimeLog> {
+    vllm::read(text)
+}
+
+/// Sets up the scenario the log implies with `model` (or the model the log
+/// names, from the catalog) and compares every figure both sides have.
+pub fn reconcile(log: &RuntimeLog, model: Option<&ModelSpec>) -> Result<Reconciliation> {
+    let resolved;
+    let spec = match model {
+        Some(spec) => spec,
+        None => {
+            resolved = resolve_model(&log.scenario.model).map_err(|e| {
+                InputError::new(
+                    "model",
+                    format!(
+                        "{}: give the model (a catalog id or config.json) to compare with",
+                        e.message
+                    ),
+                )
+            })?;
+            &resolved
+        }
+    };
+    let estimate = estimate_with_model(&log.scenario, spec)?;
+    let rows = log
+        .readings
+        .iter()
+        .filter_map(|r| row(r, &estimate))
+        .collect();
+    Ok(Reconciliation {
+        log: log.clone(),
+        estimate,
+        rows,
+    })
+}
+
+/// Our figure for a reading, with its formula.
+fn ours(figure: Figure, e: &Estimate) -> Option<(f64, String)> {
+    let line = |part: Part| {
+        e.headline_gpu()
+            .lines
+            .iter()
+            .find(|l| l.part == part)
+            .map(|l| (l.bytes as f64, l.formula.clone()))
+    };
+    let pool = e.serving.as_ref();
+    match figure {
+        Figure::Weights => line(Part::Weights),
+        Figure::ActivationPeak => line(Part::Activations),
+        Figure::NonTorch => line(Part::NonTorch),
+        Figure::KvPool => line(Part::KvCache),
+        Figure::KvTokens => pool.map(|p| {
+            (
+                p.kv_pool_tokens as f64,
+                format!(
+                    "{} blocks × {} tokens",
+                    p.kv_pool_tokens / p.block_tokens.max(1),
+                    p.block_tokens
+                ),
+            )
+        }),
+        Figure::KvBlocks => pool.map(|p| {
+            (
+                (p.kv_pool_tokens / p.block_tokens.max(1)) as f64,
+                format!("KV pool ÷ {} B per block", p.block_bytes),
+            )
+        }),
+        Figure::MaxConcurrency => pool.map(|p| {
+            let per_request = p.requested_context.div_ceil(p.block_tokens.max(1)) * p.block_tokens;
+            (
+                p.kv_pool_tokens as f64 / per_request.max(1) as f64,
+                format!(
+                    "{} pool tokens ÷ {per_request} tokens per request",
+                    p.kv_pool_tokens
+                ),
+            )
+        }),
+        Figure::CudaGraphs => None,
+    }
+}
+
+fn row(reading: &Reading, e: &Estimate) -> Option<Row> {
+    let (ours, formula) = ours(reading.figure, e)?;
+    let runtime = reading.value;
+    let difference = if runtime == 0.0 {
+        0.0
+    } else {
+        (ours - runtime) / runtime
+    };
+    Some(Row {
+        figure: reading.figure,
+        runtime,
+        runtime_rounding: reading.rounding,
+        ours,
+        difference,
+        within_rounding: (ours - runtime).abs() <= reading.rounding,
+        ours_formula: formula,
+        runtime_line: reading.line.clone(),
+    })
+}

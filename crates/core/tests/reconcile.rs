@@ -1,0 +1,117 @@
+//! Reconciling with a runtime's own start-up log: every figure read with
+//! its rounding, the scenario the log implies, and our figures beside the
+//! engine's. The log's figures are a measured run (see the file's header).
+
+use vramfit_core::reconcile::{read_runtime_log, reconcile, Figure};
+use vramfit_core::scenario::{Engine, ModelSource};
+
+const LOG: &str = include_str!("data/reconcile/vllm_0.19_llama31_8b_tp2.log");
+const GIB: f64 = (1u64 << 30) as f64;
+
+#[test]
+fn every_figure_and_setting_of_the_log_is_read() {
+    let log = read_runtime_log(LOG).expect("a vLLM log");
+    assert_eq!(log.version.as_deref(), Some("0.19.0"));
+    assert_eq!(
+        log.model.as_deref(),
+        Some("meta-llama/Llama-3.1-8B-Instruct")
+    );
+    let value = |f: Figure| log.reading(f).map(|r| r.value).expect("read");
+    // "Model loading took 7.5103 GiB" comes first and stands.
+    assert!((value(Figure::Weights) / GIB - 7.5103).abs() < 1e-9);
+    assert!((value(Figure::ActivationPeak) / GIB - 1.89).abs() < 1e-9);
+    assert!((value(Figure::NonTorch) / GIB - 2.07).abs() < 1e-9);
+    assert!((value(Figure::KvPool) / GIB - 63.76).abs() < 1e-9);
+    assert_eq!(value(Figure::KvTokens), 1_044_688.0);
+    assert_eq!(value(Figure::MaxConcurrency), 127.53);
+    assert!((value(Figure::CudaGraphs) / GIB - 0.76).abs() < 1e-9);
+    // 0.01 GiB printed: ± 0.005 GiB.
+    let pool = log.reading(Figure::KvPool).expect("pool");
+    assert!((pool.rounding / GIB - 0.005).abs() < 1e-9);
+    let sc = &log.scenario;
+    assert_eq!(sc.inference.engine, Engine::Vllm);
+    assert_eq!(sc.parallel.tp, 2);
+    assert_eq!(sc.parallel.gpus, 2);
+    assert_eq!(sc.inference.prompt_len, 8192);
+    assert_eq!(sc.inference.gpu_memory_utilization, 0.95);
+    assert_eq!(
+        sc.model,
+        ModelSource::Catalog("meta-llama/Llama-3.1-8B-Instruct".into())
+    );
+    // The total is the requested memory over the utilization: 75.23 / 0.95.
+    let total = sc.gpu.memory_bytes.expect("total") as f64 / GIB;
+    assert!((total - 79.19).abs() < 0.01, "{total}");
+    assert!(log.assumed.is_empty(), "{:?}", log.assumed);
+}
+
+#[test]
+fn our_figures_stand_beside_the_engines() {
+    let log = read_runtime_log(LOG).expect("a vLLM log");
+    let r = reconcile(&log, None).expect("the catalog has the model");
+    let row = |f: Figure| r.rows.iter().find(|row| row.figure == f).expect("row");
+    for (figure, within) in [
+        (Figure::Weights, 0.01),
+        (Figure::ActivationPeak, 0.02),
+        (Figure::NonTorch, 0.02),
+        (Figure::KvPool, 0.005),
+        (Figure::KvTokens, 0.005),
+        (Figure::MaxConcurrency, 0.005),
+    ] {
+        let row = r.rows.iter().find(|row| row.figure == figure);
+        let row = row.unwrap_or_else(|| panic!("{figure:?} compared"));
+        assert!(
+            row.difference.abs() < within,
+            "{figure:?}: ours {} vs {} ({:+.2} %)",
+            row.ours,
+            row.runtime,
+            100.0 * row.difference
+        );
+        assert!(!row.ours_formula.is_empty() && !row.runtime_line.is_empty());
+    }
+    // The weights agree within what "7.5103 GiB" leaves unsaid.
+    assert!(row(Figure::Weights).difference.abs() < 0.002);
+    // CUDA graphs are captured after the pool is sized: not compared.
+    assert!(r.rows.iter().all(|row| row.figure != Figure::CudaGraphs));
+}
+
+#[test]
+fn text_without_engine_figures_is_not_a_runtime_log() {
+    assert!(read_runtime_log("").is_none());
+    assert!(read_runtime_log("torch.OutOfMemoryError: CUDA out of memory.").is_none());
+    // A huge one-line paste stays bounded and unpanicked.
+    let long = format!("Available KV cache memory: {} GiB", "9".repeat(100_000));
+    let _ = read_runtime_log(&long);
+}
+
+#[test]
+fn a_log_naming_an_unknown_model_asks_for_it() {
+    let log = read_runtime_log(&LOG.replace("meta-llama/Llama-3.1-8B-Instruct", "acme/unknown-7b"))
+        .expect("still a vLLM log");
+    let err = reconcile(&log, None).expect_err("no such catalog model");
+    assert_eq!(err.field, "model");
+    assert!(err.message.contains("give the model"), "{}", err.message);
+}
+
+/// The V0 engine's phrasing of the same figures (blocks, not tokens).
+#[test]
+fn the_v0_phrasing_reads_and_compares_alike() {
+    let text = include_str!("data/reconcile/vllm_0.7_qwen25_7b.log");
+    let log = read_runtime_log(text).expect("a vLLM log");
+    assert_eq!(log.version.as_deref(), Some("0.7.2"));
+    let value = |f: Figure| log.reading(f).map(|r| r.value).expect("read");
+    assert!((value(Figure::Weights) / GIB - 14.25).abs() < 1e-9);
+    assert!((value(Figure::NonTorch) / GIB - 0.24).abs() < 1e-9);
+    assert!((value(Figure::ActivationPeak) / GIB - 2.21).abs() < 1e-9);
+    assert!((value(Figure::KvPool) / GIB - 58.53).abs() < 1e-9);
+    assert_eq!(value(Figure::KvBlocks), 68_500.0);
+    assert_eq!(log.scenario.inference.gpu_memory_utilization, 0.95);
+    let total = log.scenario.gpu.memory_bytes.expect("total") as f64 / GIB;
+    assert!((total - 79.19).abs() < 1e-9, "{total}");
+    let r = reconcile(&log, None).expect("the catalog has the model");
+    let blocks = r
+        .rows
+        .iter()
+        .find(|row| row.figure == Figure::KvBlocks)
+        .expect("blocks compared");
+    assert!(blocks.difference.abs() < 0.005, "{:+.3}", blocks.difference);
+}
