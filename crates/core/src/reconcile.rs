@@ -7,7 +7,10 @@
 //! each reading keeps the line it came from, and sizes keep the rounding
 //! their printed precision implies (vLLM prints GiB to 0.01).
 
+pub mod reading;
 pub mod vllm;
+
+pub use reading::{Figure, Reading, RuntimeLog};
 
 use serde::{Deserialize, Serialize};
 
@@ -15,87 +18,6 @@ use crate::error::{InputError, Result};
 use crate::estimate::{estimate_with_model, resolve_model};
 use crate::model::ModelSpec;
 use crate::report::{Estimate, Part};
-use crate::scenario::Scenario;
-
-/// What a runtime reported, one figure each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Figure {
-    /// Weights on one GPU after loading.
-    Weights,
-    /// The profile run's activation peak (PyTorch's peak increase).
-    ActivationPeak,
-    /// Memory outside PyTorch found by the profile.
-    NonTorch,
-    /// Bytes given to the KV cache on one GPU.
-    KvPool,
-    /// Tokens the KV cache holds (`GPU KV cache size`).
-    KvTokens,
-    /// KV blocks (`# GPU blocks`).
-    KvBlocks,
-    /// Sequences of `max_model_len` tokens the pool holds at once.
-    MaxConcurrency,
-    /// CUDA graphs captured after the pool was sized.
-    CudaGraphs,
-}
-
-impl Figure {
-    pub fn label(self) -> &'static str {
-        match self {
-            Figure::Weights => "weights",
-            Figure::ActivationPeak => "activation peak",
-            Figure::NonTorch => "non-torch memory",
-            Figure::KvPool => "KV cache pool",
-            Figure::KvTokens => "KV cache tokens",
-            Figure::KvBlocks => "KV cache blocks",
-            Figure::MaxConcurrency => "max concurrency at max_model_len",
-            Figure::CudaGraphs => "CUDA graphs",
-        }
-    }
-
-    /// Whether the figure is a size in bytes (else a count).
-    pub fn is_bytes(self) -> bool {
-        matches!(
-            self,
-            Figure::Weights
-                | Figure::ActivationPeak
-                | Figure::NonTorch
-                | Figure::KvPool
-                | Figure::CudaGraphs
-        )
-    }
-}
-
-/// One figure read off the log: its value, the rounding of its printed
-/// precision (0 for exact counts), and the line it came from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Reading {
-    pub figure: Figure,
-    pub value: f64,
-    pub rounding: f64,
-    pub line: String,
-}
-
-/// A runtime log as read: its figures, and the settings that set up the
-/// scenario it implies.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct RuntimeLog {
-    pub engine: String,
-    pub version: Option<String>,
-    /// The model id the log names.
-    pub model: Option<String>,
-    pub readings: Vec<Reading>,
-    /// The scenario the log implies, before a model is resolved.
-    pub scenario: Scenario,
-    /// What the log did not say and the scenario assumed.
-    pub assumed: Vec<String>,
-}
-
-impl RuntimeLog {
-    pub fn reading(&self, figure: Figure) -> Option<&Reading> {
-        self.readings.iter().find(|r| r.figure == figure)
-    }
-}
 
 /// One row: the runtime's figure, ours, the difference, and our formula.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

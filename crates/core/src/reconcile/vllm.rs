@@ -11,7 +11,7 @@ use crate::doctor::size::{read_number, size_at, GbMeaning, ParsedSize};
 use crate::precision::{Dtype, WeightFormat};
 use crate::scenario::{Engine, ModelSource, Scenario, TaskKind};
 
-use super::{Figure, Reading, RuntimeLog};
+use super::reading::{Figure, Reading, RuntimeLog};
 
 /// Longest line read: a log line longer than this is cut (pastes of whole
 /// JSON configs on one line stay bounded).
