@@ -31,6 +31,7 @@ pub mod dequant;
 pub mod estimate;
 pub mod inference;
 pub mod job_config;
+pub mod llama_cpp;
 pub mod overhead;
 pub mod parallel;
 pub mod plan;
