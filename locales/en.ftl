@@ -149,6 +149,11 @@ field-gpu-memory-utilization = gpu_memory_utilization
 field-max-num-seqs-0-default = max_num_seqs (0 = vLLM's default)
 field-max-num-batched-tokens-0-default = max_num_batched_tokens (0 = vLLM's default)
 field-shared-prefix-tokens = shared prompt prefix (tokens)
+field-gpu-layers-ngl-0-all = GPU layers (-ngl, 0 = all)
+field-experts-on-cpu-n-cpu-moe = experts on the CPU (--n-cpu-moe)
+field-ubatch-ub = ubatch (-ub)
+field-kv-cache-type-ctk-ctv = KV cache type (-ctk/-ctv)
+field-flash-attention = flash attention (-fa)
 field-images-per-prompt = images per prompt
 field-architecture = architecture
 field-hidden-size = hidden size

@@ -149,6 +149,11 @@ field-gpu-memory-utilization = 显存占用比例（gpu_memory_utilization）
 field-max-num-seqs-0-default = 最大并发序列数（0 = vLLM 默认）
 field-max-num-batched-tokens-0-default = 每步 token 上限（0 = vLLM 默认）
 field-shared-prefix-tokens = 共享提示前缀（token 数）
+field-gpu-layers-ngl-0-all = GPU 层数（-ngl，0 = 全部）
+field-experts-on-cpu-n-cpu-moe = 放在 CPU 的专家层数（--n-cpu-moe）
+field-ubatch-ub = 每步 token 数（-ub）
+field-kv-cache-type-ctk-ctv = KV 缓存类型（-ctk/-ctv）
+field-flash-attention = Flash Attention（-fa）
 field-images-per-prompt = 每个提示的图像数
 field-architecture = 架构
 field-hidden-size = 隐藏层维度

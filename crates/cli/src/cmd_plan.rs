@@ -3,7 +3,9 @@
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
+use vramfit_core::offload::{plan_offload, OffloadPlan, Placement};
 use vramfit_core::plan::{fix_plans, Plan, PlanOptions, PlanReport};
+use vramfit_core::scenario::{Engine, TaskKind};
 use vramfit_core::url::share_url;
 
 use crate::output::{fail, gib};
@@ -32,6 +34,24 @@ pub fn run(args: Args) -> ExitCode {
         Ok(sc) => sc,
         Err(e) => return fail(e),
     };
+    // llama.cpp: where each layer goes comes first, as flags to paste.
+    if sc.task == TaskKind::Inference && sc.inference.engine == Engine::LlamaCpp {
+        match vramfit_core::estimate::resolve_model(&sc.model)
+            .and_then(|spec| plan_offload(&sc, &spec))
+        {
+            Ok(p) if args.json => {
+                return match serde_json::to_string_pretty(&p) {
+                    Ok(s) => {
+                        println!("{s}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(e),
+                };
+            }
+            Ok(p) => print_offload(&p),
+            Err(e) => return fail(e),
+        }
+    }
     let options = PlanOptions {
         max_plans: args.max_plans,
         max_gpus: args.max_gpus,
@@ -114,4 +134,29 @@ fn print_report(r: &PlanReport, base: &str) {
         println!();
         print_plan(i + 1, p, base);
     }
+}
+
+/// The llama.cpp placement: flags, Ollama options, memory on each side.
+fn print_offload(p: &OffloadPlan) {
+    let what = match p.placement {
+        Placement::AllOnGpu => "everything on the GPU",
+        Placement::ExpertsOnCpu => "all layers on the GPU, some experts in host memory",
+        Placement::LayersOnCpu => "some layers on the CPU",
+        Placement::CpuOnly => "CPU only",
+    };
+    println!("llama.cpp placement: {what}");
+    println!("  llama.cpp: {}", p.llama_cpp_flags);
+    println!("  Ollama:    {}", p.ollama_options);
+    println!(
+        "  GPU {} of {} · host RAM {}",
+        gib(p.gpu_bytes),
+        gib(p.capacity_bytes),
+        gib(p.cpu_ram_bytes)
+    );
+    match p.max_context {
+        Some(c) => println!("  longest -c with this placement: {c} tokens"),
+        None => println!("  no context fits with this placement"),
+    }
+    println!("  {}", p.trade_off);
+    println!();
 }

@@ -311,7 +311,8 @@ mod tests {
             Kind::Count { min, max, .. } | Kind::OptionalCount { min, max, .. } => {
                 (min + 3).min(max).to_string()
             }
-            Kind::Flag { .. } => "1".into(),
+            // The other of the two values (a flag may default to on).
+            Kind::Flag { get, .. } => if get(&Scenario::default()) { "0" } else { "1" }.into(),
             Kind::Choice(c) => (c.keys)().last().map_or("", |k| k).to_owned(),
             Kind::Fraction { .. } => "0.5".into(),
             Kind::Memory { .. } => "24GiB".into(),

@@ -173,7 +173,10 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     };
     let report = gpu_report(lines, &totals, task.kv_per_token, task.phase)?;
     let mut cpu_lines = task.cpu_lines;
-    cpu_lines.push(checkpoint_loading_line(&r)?);
+    // llama.cpp memory-maps the GGUF file: no loading copy.
+    if !llama_cpp_loads(&r) {
+        cpu_lines.push(checkpoint_loading_line(&r)?);
+    }
     let cpu_ram: u128 = cpu_lines.iter().map(|l| l.bytes as u128).sum();
     Ok(Estimate {
         model: spec.name.clone(),
@@ -257,7 +260,7 @@ fn task_memory(r: &Resolved, vllm: Option<&VllmEngine>) -> TaskMemory {
     let m = inference_memory(r, vllm);
     TaskMemory {
         lines: m.lines,
-        cpu_lines: Vec::new(),
+        cpu_lines: m.cpu_lines,
         peak_allocated: m.peak_allocated,
         phase: if r.spec.arch.is_encoder_only() {
             "forward".to_string()
@@ -368,7 +371,19 @@ fn per_step_bytes(lines: &[Line], churn: Option<u128>) -> u128 {
 }
 
 /// Reserved: what the caching allocator keeps beyond live tensors.
+fn llama_cpp_loads(r: &Resolved) -> bool {
+    !r.is_training()
+        && r.inference.engine == Engine::LlamaCpp
+        && crate::llama_cpp::file_type_of(r.format).is_some()
+}
+
 fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String) {
+    if llama_cpp_loads(r) {
+        return (
+            0,
+            "llama.cpp allocates its buffers once at their reserved sizes (ggml-alloc)".to_string(),
+        );
+    }
     if r.inference.engine == Engine::Vllm && !r.is_training() {
         return (
             0,

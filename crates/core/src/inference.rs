@@ -42,6 +42,8 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
 
 pub struct InferenceMemory {
     pub lines: Vec<Line>,
+    /// Host memory the engine holds (llama.cpp's CPU buffers).
+    pub cpu_lines: Vec<Line>,
     /// vLLM: the KV pool and what it holds (when a GPU was chosen).
     pub serving: Option<ServingPool>,
     /// Bytes allocated and freed again during generation (prefill working
@@ -109,6 +111,11 @@ pub fn inference_memory(r: &Resolved, vllm: Option<&VllmEngine>) -> InferenceMem
     let inf = r.inference;
     let kv_dtype = inf.kv_cache_dtype.unwrap_or(r.compute);
     let (per_token, per_token_formula) = kv_bytes_per_token(r.spec, kv_dtype, &r.shards);
+    if inf.engine == Engine::LlamaCpp {
+        if let Some(loaded) = crate::llama_cpp::load(r) {
+            return llama_cpp_memory(r, &loaded);
+        }
+    }
     if let Some(engine) = vllm.filter(|_| inf.engine == Engine::Vllm) {
         return vllm_memory(
             r,
@@ -225,11 +232,98 @@ fn vllm_memory(
     lines.extend(dequant_buffer_line(r));
     InferenceMemory {
         lines,
+        cpu_lines: Vec::new(),
         serving,
         // The pool is allocated once; steps reuse the profiled working set.
         per_step: 0,
         peak_allocated: weight_bytes + kv + state_bytes + peak + dequant_buffer_bytes(r),
         kv_per_token: per_token,
+    }
+}
+
+/// llama.cpp: its buffers on the (busiest) GPU and in host memory, each a
+/// line with what it holds.
+fn llama_cpp_memory(r: &Resolved, l: &crate::llama_cpp::Loaded) -> InferenceMemory {
+    let b = &l.buffers;
+    let f = &l.flags;
+    let n_layer = r.spec.layers;
+    let placement = format!(
+        "{} of {n_layer} layers{}{}",
+        b.gpu_layers,
+        if b.output_on_gpu {
+            " + output layer"
+        } else {
+            ""
+        },
+        if f.n_cpu_moe > 0 {
+            format!(", experts of the first {} in host memory", f.n_cpu_moe)
+        } else {
+            String::new()
+        }
+    );
+    let gpus = if f.gpus > 1 {
+        format!(", split over {} GPUs (the busiest)", f.gpus)
+    } else {
+        String::new()
+    };
+    let kv = format!(
+        "{} cells (-c {} padded to 256; sliding layers {}) × K,V in {}",
+        b.kv_cells,
+        f.n_ctx,
+        b.swa_cells,
+        f.type_k.name()
+    );
+    let compute = format!(
+        "graph reserved for -ub {} tokens: {}logits n_vocab × ub × 4 B{}",
+        f.n_ubatch,
+        if f.flash_attn {
+            String::new()
+        } else {
+            "max(scores n_head × n_kv × ub × 4 B + mask, ".to_owned()
+        },
+        if f.flash_attn { "" } else { ")" }
+    );
+    let lines = vec![
+        Line::new(
+            Part::Weights,
+            b.gpu_model,
+            format!("GGUF {}: {placement}{gpus}", l.file_type.name()),
+            Counter::Allocated,
+        ),
+        Line::new(Part::KvCache, b.gpu_kv, kv.clone(), Counter::Allocated),
+        Line::new(
+            Part::Activations,
+            b.gpu_compute,
+            compute,
+            Counter::Allocated,
+        ),
+    ];
+    let mut cpu_lines = vec![Line::new(
+        Part::Weights,
+        b.host_model,
+        format!(
+            "GGUF {}: token embeddings ({}) and the weights not on the GPU (memory-mapped)",
+            l.file_type.name(),
+            l.weights.token_embd_type.name()
+        ),
+        Counter::Allocated,
+    )];
+    if b.host_kv > 0 {
+        cpu_lines.push(Line::new(Part::KvCache, b.host_kv, kv, Counter::Allocated));
+    }
+    cpu_lines.push(Line::new(
+        Part::Activations,
+        b.host_compute + b.output,
+        "host compute buffer (input embeddings, mask) + output buffer (n_vocab × 4 B)".to_owned(),
+        Counter::Allocated,
+    ));
+    InferenceMemory {
+        lines,
+        cpu_lines,
+        serving: None,
+        per_step: 0,
+        peak_allocated: b.gpu_total(),
+        kv_per_token: kv_bytes_per_token(r.spec, Dtype::Fp16, &r.shards).0,
     }
 }
 
@@ -440,6 +534,7 @@ fn finish(
     let dequant = dequant_buffer_bytes(r);
     InferenceMemory {
         lines,
+        cpu_lines: Vec::new(),
         serving: None,
         per_step: per_step + dequant,
         peak_allocated: weight_bytes + kv + working + dequant,

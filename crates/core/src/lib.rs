@@ -32,6 +32,7 @@ pub mod estimate;
 pub mod inference;
 pub mod job_config;
 pub mod llama_cpp;
+pub mod offload;
 pub mod overhead;
 pub mod parallel;
 pub mod plan;

@@ -261,6 +261,16 @@ pub enum Engine {
     LlamaCpp,
 }
 
+/// llama.cpp's KV-cache types (`-ctk`/`-ctv`), by GGML block layout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheType {
+    #[default]
+    F16,
+    Q8_0,
+    Q4_0,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Inference {
@@ -282,6 +292,18 @@ pub struct Inference {
     /// Prompt tokens every request shares (a system prompt): with vLLM's
     /// prefix caching their full blocks are stored once for all sequences.
     pub shared_prefix_tokens: u64,
+    /// llama.cpp `-ngl`: layers on the GPUs; more than the model's layers
+    /// also offloads the output layer (`None`: all of them, `-ngl 999`).
+    pub gpu_layers: Option<u64>,
+    /// llama.cpp `--n-cpu-moe`: the routed experts of the first N layers
+    /// stay in host memory.
+    pub cpu_moe_layers: u64,
+    /// llama.cpp `-fa` (on by default on CUDA since `-fa auto`).
+    pub flash_attn: bool,
+    /// llama.cpp `-ctk`/`-ctv`.
+    pub cache_type: CacheType,
+    /// llama.cpp `-ub`: tokens per compute step (its buffers scale with it).
+    pub ubatch: u64,
     /// Images per prompt (VLMs).
     pub images_per_prompt: u64,
     /// transformers' `cache_implementation="static"`: the KV cache for
@@ -305,6 +327,11 @@ impl Default for Inference {
             max_num_seqs: None,
             max_num_batched_tokens: None,
             shared_prefix_tokens: 0,
+            gpu_layers: None,
+            cpu_moe_layers: 0,
+            flash_attn: true,
+            cache_type: CacheType::F16,
+            ubatch: 512,
             images_per_prompt: 0,
             static_cache: false,
             tuple_cache: false,

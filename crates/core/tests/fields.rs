@@ -54,7 +54,8 @@ fn every_path_names_the_field_in_a_scenario_file() {
             Kind::Count { min, max, .. } | Kind::OptionalCount { min, max, .. } => {
                 (if min + 3 <= max { min + 3 } else { max }).to_string()
             }
-            Kind::Flag { .. } => "1".into(),
+            // The other of the two values (a flag may default to on).
+            Kind::Flag { get, .. } => if get(&Scenario::default()) { "0" } else { "1" }.into(),
             Kind::Choice(c) => (c.keys)().last().expect("keys").to_string(),
             Kind::Fraction { .. } => "0.5".into(),
             Kind::Memory { .. } => "24GiB".into(),

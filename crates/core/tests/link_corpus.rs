@@ -139,14 +139,17 @@ fn every_frozen_link_decodes_and_estimates_as_it_did() {
 }
 
 /// Re-frozen bytes are only for a replaced engine rule: today vLLM's
-/// (2026-11-25: the profile run, non-torch memory and the total vLLM reads).
+/// (2026-11-25: the profile run, non-torch memory and the total vLLM reads)
+/// and llama.cpp's (2026-11-25: its buffers by GGUF recipe and placement).
 #[test]
 fn only_replaced_engine_rules_refreeze() {
     for row in rows() {
         if let Some(why) = row["refrozen"].as_str() {
             let link = text(&row, "link");
+            let engine_rule = (link.contains("eng=vllm") && why.contains("vLLM"))
+                || (link.contains("eng=llama_cpp") && why.contains("llama.cpp"));
             assert!(
-                link.contains("eng=vllm") && why.contains("vLLM"),
+                engine_rule,
                 "{}: re-frozen without a replaced engine rule ({why})",
                 text(&row, "title")
             );

@@ -10,8 +10,9 @@ use vramfit_core::model::{
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
-    Attention, Checkpointing, Engine, Framework, GpuChoice, Inference, Lora, LoraTarget, Method,
-    ModelSource, Offload, Optimizer, Parallel, Scenario, Strategy as Sharding, TaskKind, Training,
+    Attention, CacheType, Checkpointing, Engine, Framework, GpuChoice, Inference, Lora, LoraTarget,
+    Method, ModelSource, Offload, Optimizer, Parallel, Scenario, Strategy as Sharding, TaskKind,
+    Training,
 };
 use vramfit_core::url::{decode, decode_with, encode, share_url, Choice, DEFAULT_BASE};
 
@@ -412,6 +413,13 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             proptest::option::of(1u64..1 << 20),
             0u64..1 << 16,
         ),
+        (
+            proptest::option::of(0u64..200),
+            0u64..200,
+            any::<bool>(),
+            pick::<CacheType>(),
+            1u64..4096,
+        ),
     );
     let rest = (
         (
@@ -457,6 +465,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             images_per_prompt,
             caches,
             (max_num_seqs, max_num_batched_tokens, shared_prefix_tokens),
+            (gpu_layers, cpu_moe_layers, flash_attn, cache_type, ubatch),
         ) = i;
         let ((gpus, strategy, tp, pp, sequence_parallel, offload), gpu_name, memory_bytes) = rest;
         Scenario {
@@ -502,6 +511,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 max_num_seqs,
                 max_num_batched_tokens,
                 shared_prefix_tokens,
+                gpu_layers,
+                cpu_moe_layers,
+                flash_attn,
+                cache_type,
+                ubatch,
                 images_per_prompt,
                 static_cache: caches[0],
                 tuple_cache: caches[1],

@@ -291,6 +291,18 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
                 />
                 {count(state, "shared prefix tokens", "pfx", |sc| sc.inference.shared_prefix_tokens, |sc, n| sc.inference.shared_prefix_tokens = n)}
             </Show>
+            <Show when=move || engine.get() == Engine::LlamaCpp>
+                <NumberField
+                    label="gpu layers (-ngl, 0 = all)"
+                    value=Signal::derive(move || state.scenario.with(|sc| sc.inference.gpu_layers.unwrap_or(0)))
+                    on_change=Callback::new(move |n: u64| state.update(|sc| sc.inference.gpu_layers = (n > 0).then_some(n)))
+                    parse=|t| parse_count(t, 0, field_range("ngl").1)
+                />
+                {count(state, "experts on CPU (--n-cpu-moe)", "ncmoe", |sc| sc.inference.cpu_moe_layers, |sc, n| sc.inference.cpu_moe_layers = n)}
+                {count(state, "ubatch (-ub)", "ub", |sc| sc.inference.ubatch, |sc, n| sc.inference.ubatch = n)}
+                {pick(state, "KV cache type (-ctk/-ctv)", |sc| sc.inference.cache_type, |sc, t| sc.inference.cache_type = t)}
+                {flag(state, "flash attention", |sc| sc.inference.flash_attn, |sc, b| sc.inference.flash_attn = b)}
+            </Show>
             <Show when=move || engine.get() == Engine::Transformers>
                 {flag(state, "static KV cache", |sc| sc.inference.static_cache, |sc, b| sc.inference.static_cache = b)}
                 {flag(state, "tuple KV cache (transformers < 4.36)", |sc| sc.inference.tuple_cache, |sc, b| sc.inference.tuple_cache = b)}
@@ -312,7 +324,7 @@ mod tests {
     fn inputs_take_the_ranges_of_the_core_registry() {
         let keys = [
             "gs", "mb", "ga", "seq", "tgt", "r", "tp", "pp", "img", "imgsz", "bs", "pl", "nt",
-            "ipp", "n", "mns", "mnbt", "pfx",
+            "ipp", "n", "mns", "mnbt", "pfx", "ngl", "ncmoe", "ub",
         ];
         for key in keys {
             assert_ne!(field_range(key), (0, u64::MAX), "{key} has no range");

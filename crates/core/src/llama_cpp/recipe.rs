@@ -11,6 +11,7 @@ use super::ggml::GgmlType;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FileType {
+    F32,
     F16,
     Bf16,
     Q8_0,
@@ -69,7 +70,8 @@ fn use_more_bits(i: u64, n: u64) -> bool {
 }
 
 impl FileType {
-    pub const ALL: [FileType; 12] = [
+    pub const ALL: [FileType; 13] = [
+        FileType::F32,
         FileType::F16,
         FileType::Bf16,
         FileType::Q8_0,
@@ -87,6 +89,7 @@ impl FileType {
     /// The name in file names and `llama-quantize` (`Q4_K_M`).
     pub fn name(self) -> &'static str {
         match self {
+            FileType::F32 => "F32",
             FileType::F16 => "F16",
             FileType::Bf16 => "BF16",
             FileType::Q8_0 => "Q8_0",
@@ -110,6 +113,7 @@ impl FileType {
     /// The recipe's default type (`llama_model_quantize_impl`).
     fn default_type(self) -> GgmlType {
         match self {
+            FileType::F32 => GgmlType::F32,
             FileType::F16 => GgmlType::F16,
             FileType::Bf16 => GgmlType::Bf16,
             FileType::Q8_0 | FileType::Mxfp4Moe => GgmlType::Q8_0,
@@ -129,7 +133,7 @@ impl FileType {
         if class == TensorClass::Plain {
             return GgmlType::F32;
         }
-        if matches!(self, FileType::F16 | FileType::Bf16) {
+        if matches!(self, FileType::F32 | FileType::F16 | FileType::Bf16) {
             return self.default_type();
         }
         fallback(self.chosen(class, i, m), ne0)

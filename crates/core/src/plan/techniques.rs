@@ -10,7 +10,8 @@ use crate::model::ModelSpec;
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::limits::MAX_GRAD_ACCUM;
 use crate::scenario::{
-    Attention, Checkpointing, Engine, Method, Offload, Optimizer, Scenario, Strategy, TaskKind,
+    Attention, CacheType, Checkpointing, Engine, Method, Offload, Optimizer, Scenario, Strategy,
+    TaskKind,
 };
 
 /// Every change the planner knows. The JSON names them in snake_case.
@@ -50,11 +51,12 @@ pub enum TechniqueId {
     OffloadOptimizer,
     OffloadOptimizerParams,
     MoreGpus,
+    CpuOffload,
 }
 
 impl TechniqueId {
     /// Every id, for checks that the data covers the code and back.
-    pub const ALL: [TechniqueId; 27] = [
+    pub const ALL: [TechniqueId; 28] = [
         TechniqueId::SmallerMicroBatch,
         TechniqueId::GradientCheckpointing,
         TechniqueId::HalfPrecision,
@@ -82,6 +84,7 @@ impl TechniqueId {
         TechniqueId::MoreGpus,
         TechniqueId::ChunkedLoss,
         TechniqueId::TensorParallel,
+        TechniqueId::CpuOffload,
     ];
 }
 
@@ -286,8 +289,32 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
             off
         }
         T::TensorParallel => tensor_parallel(&mut s, training, ctx),
+        T::CpuOffload => cpu_offload(&mut s, training, ctx),
     };
     ok.then_some(s)
+}
+
+/// llama.cpp: the offload planner's placement (experts, else layers in
+/// host memory) where everything does not fit on the GPU.
+fn cpu_offload(s: &mut Scenario, training: bool, ctx: &Context) -> bool {
+    if training
+        || s.inference.engine != Engine::LlamaCpp
+        || s.inference.gpu_layers.is_some()
+        || s.inference.cpu_moe_layers > 0
+    {
+        return false;
+    }
+    match crate::offload::plan_offload(s, ctx.spec) {
+        Ok(p)
+            if p.placement != crate::offload::Placement::AllOnGpu
+                && p.placement != crate::offload::Placement::CpuOnly =>
+        {
+            s.inference.gpu_layers = p.scenario.inference.gpu_layers;
+            s.inference.cpu_moe_layers = p.scenario.inference.cpu_moe_layers;
+            true
+        }
+        _ => false,
+    }
 }
 
 /// Serving on GPUs already chosen as full copies (tp = pp = 1): split the
@@ -395,6 +422,12 @@ fn shorter_sequence(s: &mut Scenario, training: bool) -> bool {
 fn kv_cache_8bit(s: &mut Scenario, training: bool) -> bool {
     let compute = s.compute_dtype;
     let i = &mut s.inference;
+    // llama.cpp: -ctk q8_0 -ctv q8_0.
+    if i.engine == Engine::LlamaCpp {
+        let wide = i.cache_type == CacheType::F16;
+        i.cache_type = CacheType::Q8_0;
+        return !training && wide;
+    }
     let wide = i.kv_cache_dtype.unwrap_or(compute).bytes() >= 2;
     i.kv_cache_dtype = Some(if i.engine == Engine::Vllm {
         Dtype::Fp8
@@ -512,7 +545,7 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
                 a.micro_batch * a.grad_accum
             ),
             format!(
-                "micro-batch {} → {}，梯度累积 {} → {}（有效 batch {} 不变）",
+                "微批大小 {} → {}，梯度累积 {} → {}（有效批大小 {} 不变）",
                 b.micro_batch,
                 a.micro_batch,
                 b.grad_accum,
@@ -541,7 +574,7 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
         }
         T::SmallerBatch => text(
             format!("generation batch {} → {}", bi.batch, ai.batch),
-            format!("推理 batch {} → {}", bi.batch, ai.batch),
+            format!("推理批大小 {} → {}", bi.batch, ai.batch),
         ),
         T::Quantize8bit | T::Quantize4bit => text(
             format!(
@@ -563,6 +596,21 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
                 after.weights.name()
             ),
         ),
+        T::CpuOffload => {
+            let ngl = ai.gpu_layers.unwrap_or(0);
+            let ncmoe = ai.cpu_moe_layers;
+            if ncmoe > 0 {
+                text(
+                    format!("llama.cpp -ngl {ngl} --n-cpu-moe {ncmoe}: the routed experts of the first {ncmoe} layers in host memory"),
+                    format!("llama.cpp -ngl {ngl} --n-cpu-moe {ncmoe}：前 {ncmoe} 层的路由专家放在内存"),
+                )
+            } else {
+                text(
+                    format!("llama.cpp -ngl {ngl}: the other layers on the CPU"),
+                    format!("llama.cpp -ngl {ngl}：其余层在 CPU 上"),
+                )
+            }
+        }
         T::TensorParallel => text(
             format!(
                 "tensor parallel 1 → {} over the {} GPUs already chosen",
@@ -571,14 +619,19 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
             format!("在已选的 {} 张 GPU 上张量并行 1 → {}", ap.gpus, ap.tp),
         ),
         T::MoreGpus => {
-            let layout = if after.task == TaskKind::Training {
-                format!("strategy {:?}", ap.strategy).to_ascii_lowercase()
+            let strategy = crate::url::Choice::key(ap.strategy);
+            let (en, zh) = if after.task == TaskKind::Training {
+                (
+                    format!("strategy {strategy}"),
+                    format!("并行策略 {strategy}"),
+                )
             } else {
-                format!("tp {} × pp {}", ap.tp, ap.pp)
+                let tp_pp = format!("tp {} × pp {}", ap.tp, ap.pp);
+                (tp_pp.clone(), tp_pp)
             };
             text(
-                format!("GPUs {} → {} ({layout})", bp.gpus, ap.gpus),
-                format!("GPU {} → {} 块（{layout}）", bp.gpus, ap.gpus),
+                format!("GPUs {} → {} ({en})", bp.gpus, ap.gpus),
+                format!("GPU {} → {} 块（{zh}）", bp.gpus, ap.gpus),
             )
         }
         _ => {

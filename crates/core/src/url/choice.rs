@@ -11,8 +11,8 @@ use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::choice::choice;
 pub use crate::scenario::choice::Choice;
 use crate::scenario::{
-    Attention, Checkpointing, Engine, Framework, LoraTarget, Method, Offload, Optimizer, Strategy,
-    TaskKind,
+    Attention, CacheType, Checkpointing, Engine, Framework, LoraTarget, Method, Offload, Optimizer,
+    Strategy, TaskKind,
 };
 
 /// The task's link keys are short; scenario files spell the serde names.
@@ -31,6 +31,11 @@ impl Choice for TaskKind {
         ]
     }
 }
+choice!(CacheType {
+    F16 => "f16",
+    Q8_0 => "q8_0",
+    Q4_0 => "q4_0",
+});
 choice!(Method {
     Full => "full",
     Lora => "lora",

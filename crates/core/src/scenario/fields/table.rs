@@ -11,8 +11,8 @@ use crate::scenario::limits::{
     MAX_TOTAL_PARAMS,
 };
 use crate::scenario::{
-    Attention, Checkpointing, Choice, Engine, Framework, Method, Offload, Optimizer, Scenario,
-    Strategy, TaskKind,
+    Attention, CacheType, Checkpointing, Choice, Engine, Framework, Method, Offload, Optimizer,
+    Scenario, Strategy, TaskKind,
 };
 
 macro_rules! count {
@@ -146,6 +146,10 @@ fn sharded(sc: &Scenario) -> bool {
 /// Sequence parallelism splits activations across tensor-parallel ranks.
 fn tensor_parallel_training(sc: &Scenario) -> bool {
     training(sc) && sc.parallel.tp > 1
+}
+
+fn llama_cpp(sc: &Scenario) -> bool {
+    inference(sc) && sc.inference.engine == Engine::LlamaCpp
 }
 
 fn vllm(sc: &Scenario) -> bool {
@@ -323,18 +327,6 @@ pub static FIELDS: &[Field] = &[
             set: |sc, u| sc.inference.gpu_memory_utilization = u,
         })
         .labelled("field-gpu-memory-utilization"),
-    row("mns", "inference.max_num_seqs", "max-num-seqs",
-        "vLLM --max-num-seqs: sequences at once (auto: vLLM's default for the card)",
-        vllm, optional_count!(1, MAX_COUNT, inference.max_num_seqs))
-        .labelled("field-max-num-seqs-0-default"),
-    row("mnbt", "inference.max_num_batched_tokens", "max-num-batched-tokens",
-        "vLLM --max-num-batched-tokens: tokens per scheduler step (auto: vLLM's default for the card)",
-        vllm, optional_count!(1, MAX_TOKENS, inference.max_num_batched_tokens))
-        .labelled("field-max-num-batched-tokens-0-default"),
-    row("pfx", "inference.shared_prefix_tokens", "shared-prefix-tokens",
-        "Prompt tokens all requests share (system prompt), stored once by vLLM's prefix caching",
-        vllm, count!(0, MAX_TOKENS, inference.shared_prefix_tokens))
-        .labelled("field-shared-prefix-tokens"),
     row("ipp", "inference.images_per_prompt", "images-per-prompt", "Images per prompt (VLMs)",
         inference, count!(0, MAX_IMAGES, inference.images_per_prompt))
         .labelled("field-images-per-prompt"),
@@ -377,6 +369,36 @@ pub static FIELDS: &[Field] = &[
             set: |sc, b| sc.gpu.memory_bytes = b,
         })
         .labelled("field-custom-capacity-gib-or-gb-0-card-s"),
+    row("mns", "inference.max_num_seqs", "max-num-seqs",
+        "vLLM --max-num-seqs: sequences at once (auto: vLLM's default for the card)",
+        vllm, optional_count!(1, MAX_COUNT, inference.max_num_seqs))
+        .labelled("field-max-num-seqs-0-default"),
+    row("mnbt", "inference.max_num_batched_tokens", "max-num-batched-tokens",
+        "vLLM --max-num-batched-tokens: tokens per scheduler step (auto: vLLM's default for the card)",
+        vllm, optional_count!(1, MAX_TOKENS, inference.max_num_batched_tokens))
+        .labelled("field-max-num-batched-tokens-0-default"),
+    row("pfx", "inference.shared_prefix_tokens", "shared-prefix-tokens",
+        "Prompt tokens all requests share (system prompt), stored once by vLLM's prefix caching",
+        vllm, count!(0, MAX_TOKENS, inference.shared_prefix_tokens))
+        .labelled("field-shared-prefix-tokens"),
+    row("ngl", "inference.gpu_layers", "gpu-layers",
+        "llama.cpp -ngl: layers on the GPU, more than the model's also offloads the output (auto: all)",
+        llama_cpp, optional_count!(0, MAX_COUNT, inference.gpu_layers))
+        .labelled("field-gpu-layers-ngl-0-all"),
+    row("ncmoe", "inference.cpu_moe_layers", "n-cpu-moe",
+        "llama.cpp --n-cpu-moe: the routed experts of the first N layers stay in host memory",
+        llama_cpp, count!(0, MAX_COUNT, inference.cpu_moe_layers))
+        .labelled("field-experts-on-cpu-n-cpu-moe"),
+    row("fa", "inference.flash_attn", "flash-attn", "llama.cpp -fa: flash attention",
+        llama_cpp, flag!(inference.flash_attn))
+        .labelled("field-flash-attention"),
+    row("ctk", "inference.cache_type", "cache-type",
+        "llama.cpp -ctk/-ctv: KV cache type",
+        llama_cpp, Kind::Choice(choice!(CacheType, inference.cache_type)))
+        .labelled("field-kv-cache-type-ctk-ctv"),
+    row("ub", "inference.ubatch", "ubatch", "llama.cpp -ub: tokens per compute step",
+        llama_cpp, count!(1, MAX_TOKENS, inference.ubatch))
+        .labelled("field-ubatch-ub"),
 ];
 
 /// The field whose link key is `key`.

@@ -1,0 +1,213 @@
+//! The llama.cpp offload planner: for a model, a GGUF file type and a card,
+//! the placement that fits with the most on the GPU: everything; else, for
+//! MoE models, every layer with the routed experts of the first N layers in
+//! host memory (`--n-cpu-moe N`); else the most layers (`-ngl`). Then the
+//! longest `-c` that placement takes, the host memory the rest needs, and
+//! the flags for llama.cpp and the options for Ollama. Each candidate is
+//! judged by the estimator itself ([`crate::estimate`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{InputError, Result};
+use crate::estimate::{estimate_with_model, resolve_gpu};
+use crate::model::ModelSpec;
+use crate::report::Estimate;
+use crate::scenario::{CacheType, Engine, Scenario, TaskKind};
+use crate::solver::max_context;
+
+/// Where the weights end up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// Every layer and the output layer on the GPU.
+    AllOnGpu,
+    /// Every layer on the GPU, the routed experts of the first N layers in
+    /// host memory: attention and the KV cache stay on the GPU.
+    ExpertsOnCpu,
+    /// The last N layers on the GPU, the first ones (and the output layer)
+    /// on the CPU.
+    LayersOnCpu,
+    /// Not even the compute buffer of one layer fits: CPU only.
+    CpuOnly,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OffloadPlan {
+    pub placement: Placement,
+    /// `-ngl` (the model's layers + 1 puts the output layer on the GPU too).
+    pub gpu_layers: u64,
+    pub layers: u64,
+    /// `--n-cpu-moe`.
+    pub cpu_moe_layers: u64,
+    /// The scenario's context (`-c`) and the longest one this placement
+    /// takes, up to the model's own limit.
+    pub context: u64,
+    pub max_context: Option<u64>,
+    /// Device memory on the GPU and host memory for the rest.
+    pub gpu_bytes: u64,
+    pub capacity_bytes: u64,
+    pub cpu_ram_bytes: u64,
+    /// The command-line flags and the Ollama options.
+    pub llama_cpp_flags: String,
+    pub ollama_options: String,
+    /// What runs where, and what that does to speed, in words.
+    pub trade_off: String,
+    pub trade_off_zh: String,
+    /// The scenario with the placement set.
+    pub scenario: Scenario,
+}
+
+fn estimate_at(sc: &Scenario, spec: &ModelSpec, ngl: u64, ncmoe: u64) -> Result<Estimate> {
+    let mut s = sc.clone();
+    s.inference.gpu_layers = Some(ngl);
+    s.inference.cpu_moe_layers = ncmoe;
+    estimate_with_model(&s, spec)
+}
+
+fn fits(sc: &Scenario, spec: &ModelSpec, ngl: u64, ncmoe: u64) -> Result<bool> {
+    Ok(estimate_at(sc, spec, ngl, ncmoe)?.fits() == Some(true))
+}
+
+/// Smallest `x` in `lo..=hi` with `ok(x)`, for `ok` false then true.
+fn smallest(lo: u64, hi: u64, mut ok: impl FnMut(u64) -> Result<bool>) -> Result<Option<u64>> {
+    if !ok(hi)? {
+        return Ok(None);
+    }
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid)? {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Ok(Some(lo))
+}
+
+/// Largest `x` in `lo..=hi` with `ok(x)`, for `ok` true then false.
+fn largest(lo: u64, hi: u64, mut ok: impl FnMut(u64) -> Result<bool>) -> Result<Option<u64>> {
+    if !ok(lo)? {
+        return Ok(None);
+    }
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if ok(mid)? {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Ok(Some(lo))
+}
+
+/// The placement for a llama.cpp scenario on its GPU.
+pub fn plan_offload(sc: &Scenario, spec: &ModelSpec) -> Result<OffloadPlan> {
+    if sc.task != TaskKind::Inference || sc.inference.engine != Engine::LlamaCpp {
+        return Err(InputError::new(
+            "inference.engine",
+            "the offload planner is for llama.cpp serving (engine llama_cpp)",
+        ));
+    }
+    let gpu = resolve_gpu(sc)?;
+    let capacity = sc
+        .gpu
+        .memory_bytes
+        .or(gpu.map(|g| g.usable_bytes()))
+        .ok_or_else(|| InputError::new("gpu.name", "choose a GPU (or its memory) to plan for"))?;
+    let n = spec.layers;
+    let all = n + 1;
+    let moe = spec.moe.is_some();
+    let (placement, ngl, ncmoe) = if fits(sc, spec, all, 0)? {
+        (Placement::AllOnGpu, all, 0)
+    } else if let Some(k) = if moe {
+        smallest(1, n, |k| fits(sc, spec, all, k))?
+    } else {
+        None
+    } {
+        (Placement::ExpertsOnCpu, all, k)
+    } else {
+        // The most layers that fit, experts with them (or, for MoE, all
+        // experts already in host memory).
+        let ncmoe = if moe { n } else { 0 };
+        match largest(0, n, |g| fits(sc, spec, g, ncmoe.min(g)))? {
+            Some(g) => (Placement::LayersOnCpu, g, ncmoe.min(g)),
+            None => (Placement::CpuOnly, 0, 0),
+        }
+    };
+    let mut chosen = sc.clone();
+    chosen.inference.gpu_layers = Some(ngl);
+    chosen.inference.cpu_moe_layers = ncmoe;
+    let e = estimate_with_model(&chosen, spec)?;
+    let context = sc.inference.prompt_len + sc.inference.new_tokens;
+    let max_ctx = if placement == Placement::CpuOnly {
+        None
+    } else {
+        max_context(&chosen, spec, capacity)?
+    };
+    let ctx_flag = max_ctx.map_or(context, |m| m.min(context.max(256)));
+    let inf = &sc.inference;
+    let mut flags = format!("-ngl {ngl}");
+    if ncmoe > 0 {
+        flags += &format!(" --n-cpu-moe {ncmoe}");
+    }
+    flags += &format!(
+        " -c {ctx_flag} -ub {} -fa {}",
+        inf.ubatch,
+        if inf.flash_attn { "on" } else { "off" }
+    );
+    if inf.cache_type != CacheType::F16 {
+        let t = crate::url::Choice::key(inf.cache_type);
+        flags += &format!(" -ctk {t} -ctv {t}");
+    }
+    // Ollama places whole layers only (no per-expert override).
+    let ollama_layers = if placement == Placement::ExpertsOnCpu {
+        largest(0, n, |g| fits(sc, spec, g, 0))?.unwrap_or(0)
+    } else {
+        ngl
+    };
+    let ollama = format!("num_gpu {ollama_layers}, num_ctx {ctx_flag}");
+    let (trade_off, trade_off_zh) = trade_off(placement, ngl, ncmoe, n);
+    let g = e.headline_gpu();
+    Ok(OffloadPlan {
+        placement,
+        gpu_layers: ngl,
+        layers: n,
+        cpu_moe_layers: ncmoe,
+        context,
+        max_context: max_ctx,
+        gpu_bytes: g.device_used_bytes,
+        capacity_bytes: capacity,
+        cpu_ram_bytes: e.cpu_ram_bytes,
+        llama_cpp_flags: flags,
+        ollama_options: ollama,
+        trade_off,
+        trade_off_zh,
+        scenario: chosen,
+    })
+}
+
+fn trade_off(p: Placement, ngl: u64, ncmoe: u64, n: u64) -> (String, String) {
+    match p {
+        Placement::AllOnGpu => (
+            "Everything runs on the GPU: full speed.".into(),
+            "全部在 GPU 上运行：速度不受影响。".into(),
+        ),
+        Placement::ExpertsOnCpu => (
+            format!("Attention, the KV cache and the shared weights stay on the GPU; the routed experts of the first {ncmoe} of {n} layers are read from host RAM for every token, so generation slows with the share of expert bytes on the CPU while prompt processing stays on the GPU."),
+            format!("注意力、KV cache 和共享权重留在 GPU；前 {ncmoe}/{n} 层的路由专家放在内存中，每个 token 都要从内存读取，生成速度随放在 CPU 上的专家比例下降，提示词处理仍在 GPU 上。"),
+        ),
+        Placement::LayersOnCpu => {
+            let cpu = (n + 1).saturating_sub(ngl);
+            (
+                format!("The last {} of {n} layers run on the GPU; the first {cpu} (and the output layer) run on the CPU, and every token waits for them: generation runs at roughly CPU memory-bandwidth speed for that share.", ngl.min(n)),
+                format!("后 {}/{n} 层在 GPU 上运行；前 {cpu} 层（及输出层）在 CPU 上运行，每个 token 都要等它们：这部分的速度取决于内存带宽。", ngl.min(n)),
+            )
+        }
+        Placement::CpuOnly => (
+            "Not even one layer's buffers fit the GPU: llama.cpp runs on the CPU (-ngl 0).".into(),
+            "GPU 连一层的缓冲区都放不下：llama.cpp 只能在 CPU 上运行（-ngl 0）。".into(),
+        ),
+    }
+}
