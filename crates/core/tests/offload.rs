@@ -1,0 +1,84 @@
+//! The llama.cpp offload planner: its placement fits, and one step more on
+//! the GPU does not (the estimator judges both); the flags say the same.
+
+use vramfit_core::estimate::{estimate_with_model, resolve_model};
+use vramfit_core::offload::{plan_offload, OffloadPlan, Placement};
+use vramfit_core::scenario::Scenario;
+use vramfit_core::url::decode;
+
+fn plan(link: &str) -> (Scenario, OffloadPlan) {
+    let sc = decode(link).scenario;
+    let spec = resolve_model(&sc.model).expect("model");
+    let p = plan_offload(&sc, &spec).expect("plans");
+    (sc, p)
+}
+
+fn fits(sc: &Scenario, ngl: u64, ncmoe: u64) -> bool {
+    let spec = resolve_model(&sc.model).expect("model");
+    let mut s = sc.clone();
+    s.inference.gpu_layers = Some(ngl);
+    s.inference.cpu_moe_layers = ncmoe;
+    estimate_with_model(&s, &spec).expect("estimates").fits() == Some(true)
+}
+
+/// Qwen3-30B-A3B Q4_K_M on a 16 GB card at 16k: every layer on the GPU,
+/// the fewest layers' experts in host memory.
+#[test]
+fn an_moe_model_keeps_its_layers_and_moves_the_fewest_experts() {
+    let (sc, p) =
+        plan("v=1&m=Qwen/Qwen3-30B-A3B&eng=llama_cpp&w=gguf_q4_k_m&gpu=rtx-4080&pl=16000&nt=384");
+    assert_eq!(p.placement, Placement::ExpertsOnCpu);
+    assert_eq!(p.gpu_layers, p.layers + 1);
+    let k = p.cpu_moe_layers;
+    assert!(
+        k > 0 && fits(&sc, p.gpu_layers, k) && !fits(&sc, p.gpu_layers, k - 1),
+        "{k}"
+    );
+    assert!(p
+        .llama_cpp_flags
+        .contains(&format!("-ngl {} --n-cpu-moe {k} ", p.layers + 1)));
+    assert!(p.gpu_bytes <= p.capacity_bytes);
+    // What left the GPU is in host RAM: the experts of k layers and more.
+    assert!(p.cpu_ram_bytes > 1 << 30, "{}", p.cpu_ram_bytes);
+    // Ollama places whole layers: fewer than all of them.
+    assert!(
+        p.ollama_options.starts_with("num_gpu ")
+            && !p
+                .ollama_options
+                .contains(&format!("num_gpu {} ", p.layers + 1))
+    );
+}
+
+/// Llama-3.1-70B Q4_K_M on a 24 GB card: the most layers that fit.
+#[test]
+fn a_dense_model_too_large_keeps_the_most_layers_that_fit() {
+    let (sc, p) = plan(
+        "v=1&m=meta-llama/Llama-3.1-70B&eng=llama_cpp&w=gguf_q4_k_m&gpu=rtx-4090&pl=8000&nt=192",
+    );
+    assert_eq!(p.placement, Placement::LayersOnCpu);
+    let n = p.gpu_layers;
+    assert!(n > 0 && n < p.layers, "{n}");
+    assert!(fits(&sc, n, 0) && !fits(&sc, n + 1, 0));
+    assert!(p.llama_cpp_flags.starts_with(&format!("-ngl {n} -c ")));
+    assert_eq!(p.cpu_moe_layers, 0);
+}
+
+/// A model that fits keeps everything on the GPU, and the longest context
+/// of that placement is at least the one asked for.
+#[test]
+fn a_model_that_fits_stays_on_the_gpu() {
+    let (_, p) = plan(
+        "v=1&m=meta-llama/Meta-Llama-3-8B&eng=llama_cpp&w=gguf_q4_k_m&gpu=rtx-4090&pl=4000&nt=96",
+    );
+    assert_eq!(p.placement, Placement::AllOnGpu);
+    assert!(p.max_context.expect("a context fits") >= 4096);
+    assert!(p.llama_cpp_flags.starts_with("-ngl 33 -c 4096"));
+}
+
+#[test]
+fn other_engines_are_refused_by_name() {
+    let sc = decode("v=1&m=meta-llama/Meta-Llama-3-8B&eng=vllm&gpu=rtx-4090").scenario;
+    let spec = resolve_model(&sc.model).expect("model");
+    let err = plan_offload(&sc, &spec).expect_err("not llama.cpp");
+    assert_eq!(err.field, "inference.engine");
+}
