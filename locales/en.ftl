@@ -131,6 +131,7 @@ field-rank = rank
 field-dropout = dropout
 field-chunked-loss = chunked loss
 field-activation-offload-to-cpu = activation offload to CPU
+field-torch-compile = torch.compile
 field-optimizer-step-in-backward = optimizer step in backward
 field-zero-fsdp = ZeRO / FSDP
 field-offload = offload
@@ -166,6 +167,7 @@ field-output-head-tied-to-the-embedding = output head tied to the embedding
 field-parameters-billions = parameters (billions)
 field-gpu-count = GPU count
 field-custom-capacity-gib-or-gb-0-card-s = custom capacity (GiB or GB, 0 = card's)
+field-os-and-desktop-keep-gib-0-default = what the OS and desktop keep (GiB, 0 = default)
 err-whole-number = a whole number from { $min } to { $max }
 err-number = a number from { $min } to { $max }
 plan-heading = Fix-it plans

@@ -131,6 +131,7 @@ field-rank = 秩（rank）
 field-dropout = 丢弃率（dropout）
 field-chunked-loss = 分块计算损失
 field-activation-offload-to-cpu = 激活值卸载到 CPU
+field-torch-compile = torch.compile 编译
 field-optimizer-step-in-backward = 在反向传播中执行优化器步
 field-zero-fsdp = ZeRO / FSDP
 field-offload = 卸载
@@ -166,6 +167,7 @@ field-output-head-tied-to-the-embedding = 输出层与词嵌入共享权重
 field-parameters-billions = 参数量（十亿）
 field-gpu-count = GPU 数量
 field-custom-capacity-gib-or-gb-0-card-s = 自定义容量（GiB 或 GB，0 = 显卡自身）
+field-os-and-desktop-keep-gib-0-default = 系统与桌面保留（GiB，0 = 默认）
 err-whole-number = { $min } 到 { $max } 之间的整数
 err-number = { $min } 到 { $max } 之间的数
 plan-heading = 修复方案

@@ -118,12 +118,19 @@ fn print_report(r: &PlanReport, base: &str) {
         );
         return;
     }
-    println!(
-        "does NOT fit: {} needed of {} (short by {})",
-        gib(r.device_used_bytes),
-        gib(r.capacity_bytes),
-        gib(r.device_used_bytes.saturating_sub(r.capacity_bytes))
-    );
+    if r.pool_verdict {
+        println!(
+            "does NOT fit: the KV pool is short by {} for the requested sequences",
+            gib(r.headroom_bytes.unsigned_abs())
+        );
+    } else {
+        println!(
+            "does NOT fit: {} needed of {} (short by {})",
+            gib(r.device_used_bytes),
+            gib(r.capacity_bytes),
+            gib(r.headroom_bytes.unsigned_abs())
+        );
+    }
     if r.plans.is_empty() {
         println!(
             "no plan within the limits fits ({} candidates estimated): try a larger GPU, --max-gpus, or a smaller model",

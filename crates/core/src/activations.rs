@@ -11,8 +11,10 @@
 //! the terms of one layer (`attention` those of its attention block).
 
 mod attention;
+mod compiled;
 mod layer;
 mod shape;
 
+pub use compiled::compiled_layer_terms;
 pub use layer::{layer_bytes, layer_terms};
 pub use shape::{act_fn, has_dropout, ActFn, GradNeeds, LayerShape, LoraActs, Term};

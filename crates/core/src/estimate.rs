@@ -115,14 +115,20 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     };
     check_model_split(&sc.parallel, spec)?;
     let gpu = resolve_gpu(sc)?;
-    let capacity = sc.gpu.memory_bytes.or(gpu.map(|g| g.memory_bytes));
+    let capacity = sc
+        .gpu
+        .memory_bytes
+        .or(gpu.map(|g| g.budget_bytes(sc.gpu.os_reserved_bytes)));
     let r = Resolved::new(sc, spec);
     let (context, context_source) = cuda_context_bytes(gpu);
     let vllm = vllm_engine(&r, capacity, gpu);
     let task = task_memory(&r, vllm.as_ref());
     let mut notes: Vec<Note> = image_note.into_iter().collect();
     notes.extend(scenario_notes(&r));
-    notes.extend(gpu.map(|g| gpu_notes(&r, g)).unwrap_or_default());
+    notes.extend(
+        gpu.map(|g| gpu_notes(&r, g, sc.gpu.os_reserved_bytes))
+            .unwrap_or_default(),
+    );
     let mut lines = task.lines;
     // vLLM measures its libraries' memory itself, outside PyTorch's
     // counters (its `non_torch_memory`); other engines get cuBLAS's
@@ -325,7 +331,7 @@ pub fn tensor_parallel_for(gpus: u64, heads: u64) -> Option<u64> {
 }
 
 /// Notes on what the chosen card cannot do (bf16, fp8).
-fn gpu_notes(r: &Resolved, g: &GpuSpec) -> Vec<Note> {
+fn gpu_notes(r: &Resolved, g: &GpuSpec, os_reserved: Option<u64>) -> Vec<Note> {
     let mut notes = Vec::new();
     let uses = |d: Dtype| r.compute == d || r.chosen_format.plain_dtype() == Some(d);
     if !g.bf16 && uses(Dtype::Bf16) {
@@ -350,7 +356,29 @@ fn gpu_notes(r: &Resolved, g: &GpuSpec) -> Vec<Note> {
             format!("{} 没有 fp8 计算单元：fp8 权重或 KV cache 以 8 位存储，但按 16 位计算。", g.name),
         ));
     }
+    if g.is_unified() {
+        notes.push(unified_memory_note(g, os_reserved));
+    }
     notes
+}
+
+/// What a unified-memory device lets the GPU use, and the knob that raises it.
+fn unified_memory_note(g: &GpuSpec, os_reserved: Option<u64>) -> Note {
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let budget = g.budget_bytes(os_reserved);
+    if g.generation == crate::gpu::Generation::AppleSilicon && os_reserved.is_none() {
+        let raise_mb = (g.memory_bytes.saturating_sub(8 << 30)) >> 20;
+        return Note::new(
+            "unified_memory",
+            format!("{} shares {:.0} GiB with macOS, which lets the GPU wire about {:.0} GiB by default (Metal's recommendedMaxWorkingSetSize). `sudo sysctl iogpu.wired_limit_mb={raise_mb}` raises it until reboot; leave the OS at least 8 GiB or it swaps or stalls.", g.name, gib(g.memory_bytes), gib(budget)),
+            format!("{} 与 macOS 共享 {:.0} GiB 内存，macOS 默认只允许 GPU 使用约 {:.0} GiB（Metal 的 recommendedMaxWorkingSetSize）。`sudo sysctl iogpu.wired_limit_mb={raise_mb}` 可临时提高（重启后恢复）；请至少给系统留 8 GiB，否则会换页或卡死。", g.name, gib(g.memory_bytes), gib(budget)),
+        );
+    }
+    Note::new(
+        "unified_memory",
+        format!("{} shares {:.0} GiB with the CPU and the OS: {:.0} GiB is planned for the GPU, the rest is left to the system (set what the OS and desktop keep to change it).", g.name, gib(g.memory_bytes), gib(budget)),
+        format!("{} 与 CPU 和操作系统共享 {:.0} GiB：按 {:.0} GiB 给 GPU 规划，其余留给系统（可设置系统保留量来调整）。", g.name, gib(g.memory_bytes), gib(budget)),
+    )
 }
 
 /// Tensors created and freed every step, whichever phase holds the peak:

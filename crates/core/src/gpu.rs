@@ -66,6 +66,22 @@ impl GpuSpec {
         self.usable_memory_bytes.unwrap_or(self.memory_bytes)
     }
 
+    /// Memory shared with the CPU and the OS (Apple silicon, DGX Spark /
+    /// GB10, Jetson, APUs): the entries that state a usable share.
+    pub fn is_unified(&self) -> bool {
+        self.usable_memory_bytes.is_some()
+    }
+
+    /// The bytes a job may plan on when the OS and desktop keep
+    /// `os_reserved` (given) or the catalog's default share (not given);
+    /// a dedicated card's whole memory.
+    pub fn budget_bytes(&self, os_reserved: Option<u64>) -> u64 {
+        match os_reserved {
+            Some(r) if self.is_unified() => self.memory_bytes.saturating_sub(r),
+            _ => self.usable_bytes(),
+        }
+    }
+
     /// Every name the entry answers to: id, name, then aliases.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         [self.id.as_str(), self.name.as_str()]

@@ -133,6 +133,14 @@ pub struct PlanReport {
     pub device_used_bytes: u64,
     pub peak_allocated_bytes: u64,
     pub fits: bool,
+    /// Bytes to spare (negative: short), by the estimate's own verdict: a
+    /// vLLM engine's KV pool against its requested sequences, else device
+    /// memory against the capacity.
+    #[serde(default)]
+    pub headroom_bytes: i64,
+    /// True when `headroom_bytes` is about a serving engine's KV pool.
+    #[serde(default)]
+    pub pool_verdict: bool,
     /// Cheapest first; empty when the setup fits or nothing within the
     /// options does.
     pub plans: Vec<Plan>,
@@ -146,7 +154,8 @@ pub fn target_capacity(sc: &Scenario) -> Result<u64> {
     if let Some(m) = sc.gpu.memory_bytes {
         return Ok(m);
     }
-    resolve_gpu(sc)?.map(|g| g.usable_bytes()).ok_or_else(|| {
+    let os_reserved = sc.gpu.os_reserved_bytes;
+    resolve_gpu(sc)?.map(|g| g.budget_bytes(os_reserved)).ok_or_else(|| {
         InputError::new(
             "gpu",
             "choose a GPU (a catalog name, e.g. rtx-4090) or give gpu.memory_bytes: a plan needs a capacity to fit in",
@@ -197,6 +206,10 @@ struct Node {
     penalty: f64,
     device_used: u64,
     peak_allocated: u64,
+    /// The fit as the estimate's own verdict judges it, against this
+    /// node's capacity: bytes to spare (negative: short), and that capacity.
+    headroom: i128,
+    capacity: u64,
 }
 
 impl PartialEq for Node {
@@ -294,11 +307,14 @@ pub fn fix_plans_with_model(
     crate::error::check_range("capacity_bytes", capacity, MIN_MEMORY, MAX_MEMORY)?;
     let base = estimate_with_model(sc, spec)?;
     let base_used = base.headline_gpu().device_used_bytes;
+    let (base_headroom, _) = judge(&base, sc, sc, capacity);
     let mut report = PlanReport {
         capacity_bytes: capacity,
         device_used_bytes: base_used,
         peak_allocated_bytes: base.headline_gpu().peak_allocated_bytes,
-        fits: base_used <= capacity,
+        fits: base_headroom >= 0,
+        headroom_bytes: base_headroom.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+        pool_verdict: base.serving.is_some() && base.capacity_bytes.is_some(),
         plans: Vec::new(),
         evaluated: 1,
     };
@@ -339,11 +355,37 @@ pub fn fix_plans_with_model(
         penalty: 0.0,
         device_used: base_used,
         peak_allocated: report.peak_allocated_bytes,
+        headroom: base_headroom,
+        capacity,
     });
     search.seen.insert(Vec::new());
     report.plans = search.run();
     report.evaluated = search.evaluated;
     Ok(report)
+}
+
+/// A scenario's fit as one rule decides it everywhere: a vLLM engine's KV
+/// pool ([`Estimate::headroom_bytes`]), else device memory against the
+/// capacity, which is `capacity` unless the scenario changed what a
+/// unified-memory device gives the GPU.
+fn judge(
+    e: &crate::report::Estimate,
+    sc: &Scenario,
+    base: &Scenario,
+    capacity: u64,
+) -> (i128, u64) {
+    let capacity = if sc.gpu.os_reserved_bytes != base.gpu.os_reserved_bytes {
+        target_capacity(sc).unwrap_or(capacity)
+    } else {
+        capacity
+    };
+    match (&e.serving, e.headroom_bytes()) {
+        (Some(_), Some(h)) => (h, capacity),
+        _ => (
+            capacity as i128 - e.headline_gpu().device_used_bytes as i128,
+            capacity,
+        ),
+    }
 }
 
 /// The best-first search over sets of changes.
@@ -374,8 +416,8 @@ impl Search<'_> {
             if found.iter().any(|(k, _)| is_sub_multiset(k, &node_key)) {
                 continue;
             }
-            if node.device_used <= self.capacity {
-                let plan = make_plan(self.base, &node, self.capacity, &self.ctx);
+            if node.headroom >= 0 {
+                let plan = make_plan(self.base, &node, &self.ctx);
                 found.push((node_key, plan));
                 if found.len() >= self.options.max_plans {
                     break;
@@ -441,7 +483,8 @@ impl Search<'_> {
     ) -> Option<Node> {
         let e = estimate_with_model(&scenario, self.spec).ok()?;
         let used = e.headline_gpu().device_used_bytes;
-        if used >= node.device_used && !t.enabler {
+        let (headroom, capacity) = judge(&e, &scenario, self.base, self.capacity);
+        if headroom <= node.headroom && !t.enabler {
             return None;
         }
         let slowdown = node.slowdown * t.speed_factor;
@@ -465,11 +508,14 @@ impl Search<'_> {
             penalty,
             device_used: used,
             peak_allocated: e.headline_gpu().peak_allocated_bytes,
+            headroom,
+            capacity,
         })
     }
 }
 
-fn make_plan(base: &Scenario, node: &Node, capacity: u64, ctx: &Context) -> Plan {
+fn make_plan(base: &Scenario, node: &Node, ctx: &Context) -> Plan {
+    let capacity = node.capacity;
     let catalog = techniques();
     let changes = node
         .applied
@@ -501,8 +547,7 @@ fn make_plan(base: &Scenario, node: &Node, capacity: u64, ctx: &Context) -> Plan
         peak_allocated_bytes: node.peak_allocated,
         device_used_bytes: node.device_used,
         capacity_bytes: capacity,
-        headroom_bytes: (capacity as i128 - node.device_used as i128)
-            .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+        headroom_bytes: node.headroom.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
         scenario: node.scenario.clone(),
     }
 }

@@ -213,6 +213,9 @@ pub struct Training {
     pub chunked_loss: bool,
     /// Saved activations moved to CPU memory between forward and backward.
     pub activation_offload: bool,
+    /// The model runs under `torch.compile` (inductor): AOTAutograd's
+    /// min-cut partitioner decides what the forward saves for backward.
+    pub compile: bool,
     /// Vision tower frozen (VLMs).
     pub freeze_vision: bool,
     /// Images per sample and their side in pixels (VLMs); 0 images = text only.
@@ -239,6 +242,7 @@ impl Default for Training {
             checkpointing: Checkpointing::Off,
             chunked_loss: false,
             activation_offload: false,
+            compile: false,
             freeze_vision: false,
             images_per_sample: 0,
             image_size: None,
@@ -397,6 +401,10 @@ pub struct GpuChoice {
     pub name: Option<String>,
     /// Capacity in bytes when not from the catalog (or to override it).
     pub memory_bytes: Option<u64>,
+    /// Unified memory: what the OS and desktop keep (`None`: the device's
+    /// default share, e.g. macOS's GPU wired limit).
+    #[serde(default)]
+    pub os_reserved_bytes: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

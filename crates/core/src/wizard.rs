@@ -363,11 +363,11 @@ fn base_scenario(a: &WizardAnswers, gpu: Option<&GpuSpec>) -> Scenario {
     sc.gpu = match &a.gpu {
         Some(WizardGpu::Catalog(_)) if a.gpu_count > 0 => GpuChoice {
             name: gpu.map(|g| g.id.clone()),
-            memory_bytes: None,
+            ..GpuChoice::default()
         },
         Some(WizardGpu::MemoryBytes(b)) if a.gpu_count > 0 => GpuChoice {
-            name: None,
             memory_bytes: Some(*b),
+            ..GpuChoice::default()
         },
         _ => GpuChoice::default(),
     };

@@ -82,3 +82,32 @@ fn other_engines_are_refused_by_name() {
     let err = plan_offload(&sc, &spec).expect_err("not llama.cpp");
     assert_eq!(err.field, "inference.engine");
 }
+
+/// On Apple silicon the first plan may be the GPU's larger share of the
+/// unified memory, and the estimate agrees it then fits.
+#[test]
+fn unified_memory_plans_can_raise_the_gpus_share() {
+    let sc = decode("v=1&m=meta-llama/Llama-3.1-70B&eng=llama_cpp&w=gguf_q8_0&gpu=m3-max-128gb&pl=100000&nt=1000").scenario;
+    let before = vramfit_core::estimate(&sc).expect("estimates");
+    assert_eq!(
+        before.capacity_bytes,
+        Some(96 << 30),
+        "macOS's default share"
+    );
+    assert_eq!(before.fits(), Some(false));
+    assert!(before
+        .notes
+        .iter()
+        .any(|n| n.code == "unified_memory" && n.message.contains("iogpu.wired_limit_mb")));
+    let report = vramfit_core::plan::fix_plans(&sc, &vramfit_core::plan::PlanOptions::default())
+        .expect("plans");
+    let raised = report
+        .plans
+        .iter()
+        .find(|p| p.scenario.gpu.os_reserved_bytes.is_some())
+        .expect("a plan raises the GPU's share");
+    assert_eq!(raised.capacity_bytes, (128 - 8) << 30);
+    let after = vramfit_core::estimate(&raised.scenario).expect("estimates");
+    assert_eq!(after.capacity_bytes, Some((128 - 8) << 30));
+    assert_eq!(after.fits(), Some(true));
+}

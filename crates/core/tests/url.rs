@@ -394,7 +394,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             pick::<Checkpointing>(),
             proptest::option::of(1u64..1 << 16),
         ),
-        any::<[bool; 4]>(),
+        any::<[bool; 5]>(),
         (
             0u64..8,
             proptest::option::of(1u64..2048),
@@ -434,6 +434,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             gpus().iter().map(|g| g.id.clone()).collect::<Vec<_>>(),
         )),
         proptest::option::of(1u64 << 20..1 << 50),
+        proptest::option::of(1u64 << 20..1 << 40),
     );
     (top, training, inference, rest).prop_map(|(top, t, i, rest)| {
         let (
@@ -467,7 +468,12 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             (max_num_seqs, max_num_batched_tokens, shared_prefix_tokens),
             (gpu_layers, cpu_moe_layers, flash_attn, cache_type, ubatch),
         ) = i;
-        let ((gpus, strategy, tp, pp, sequence_parallel, offload), gpu_name, memory_bytes) = rest;
+        let (
+            (gpus, strategy, tp, pp, sequence_parallel, offload),
+            gpu_name,
+            memory_bytes,
+            os_reserved_bytes,
+        ) = rest;
         Scenario {
             model,
             task,
@@ -497,6 +503,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 activation_offload: flags[1],
                 freeze_vision: flags[2],
                 fused_optimizer: flags[3],
+                compile: flags[4],
                 images_per_sample: vlm.0,
                 image_size: vlm.1,
                 trainable_params: vlm.2,
@@ -531,6 +538,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             gpu: GpuChoice {
                 name: gpu_name,
                 memory_bytes,
+                os_reserved_bytes,
             },
             empty_cache_after_load,
             unchunked_nf4_quantizer,

@@ -240,3 +240,25 @@ fn the_fit_table_and_the_gpu_count_answer_with_the_pool() {
         .expect("some count fits");
     assert!(gpus >= 2, "{gpus}");
 }
+
+/// Fix-it plans answer the serving question too: the setup is short by
+/// what the pool lacks, and every plan's scenario holds the sequences.
+#[test]
+fn plans_for_a_short_pool_make_the_pool_hold_the_sequences() {
+    let link = "v=1&m=Qwen/Qwen2.5-72B-Instruct&w=awq4&eng=vllm&n=2&tp=2&gpu=a100-sxm4-80gb&bs=16&pl=30000&nt=2000";
+    let sc = vramfit_core::url::decode(link).scenario;
+    let report = vramfit_core::plan::fix_plans(&sc, &vramfit_core::plan::PlanOptions::default())
+        .expect("plans");
+    let short = vramfit_core::estimate(&sc).expect("estimates");
+    assert!(!report.fits && report.pool_verdict);
+    assert_eq!(
+        report.headroom_bytes as i128,
+        short.headroom_bytes().expect("verdict")
+    );
+    assert!(!report.plans.is_empty());
+    for p in &report.plans {
+        let e = vramfit_core::estimate(&p.scenario).expect("estimates");
+        assert_eq!(e.fits(), Some(true), "{:?}", p.changes);
+        assert!(e.serving.expect("pool").holds_request());
+    }
+}

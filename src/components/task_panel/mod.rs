@@ -218,6 +218,7 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
         <div class="checks">
             {flag(state, "chunked loss", |sc| sc.training.chunked_loss, |sc, b| sc.training.chunked_loss = b)}
             {flag(state, "activation offload to CPU", |sc| sc.training.activation_offload, |sc, b| sc.training.activation_offload = b)}
+            {flag(state, "torch.compile", |sc| sc.training.compile, |sc, b| sc.training.compile = b)}
             <Show when=move || state.scenario.with(|sc| sc.training.optimizer != Optimizer::None)>
                 {flag(state, "optimizer step in backward", |sc| sc.training.optimizer_in_backward, |sc, b| sc.training.optimizer_in_backward = b)}
             </Show>

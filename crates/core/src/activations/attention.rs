@@ -40,10 +40,19 @@ pub(super) fn eager_attention_terms(t: &mut Terms, l: &LayerShape, spec: &ModelS
     let (b, s) = (l.batch, l.seq);
     let qd = l.heads * l.head_dim;
     let attn_bytes = l.compute_bytes();
+    // One kv head at b = 1: `matmul` broadcasts the stride-0 `repeat_kv`
+    // view, so K and V stay at kv size (cpu/README §2; under autocast only V).
+    let broadcast = l.kv_heads == 1 && b == 1;
+    let kvd = l.kv_heads * l.head_dim;
+    let (k_width, v_width) = match (broadcast, l.autocast) {
+        (true, false) => (kvd, kvd),
+        (true, true) => (qd, kvd),
+        (false, _) => (qd, qd),
+    };
     t.push(
         "q, k, v (repeated), attention output",
-        attn_bytes * 3 * b * s * qd + l.o_proj_input(),
-        format!("{attn_bytes}·3·b·s·{qd} + o_proj input"),
+        attn_bytes * b * s * (qd + k_width + v_width) + l.o_proj_input(),
+        format!("{attn_bytes}·b·s·({qd} + {k_width} + {v_width}) + o_proj input"),
     );
     let per_score = eager_score_bytes(spec.arch, l.act_bytes, l.autocast);
     t.push(

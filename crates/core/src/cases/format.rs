@@ -84,6 +84,8 @@ pub struct CaseTraining {
     pub gradient_checkpointing: Option<String>,
     pub activation_offload: Option<bool>,
     pub chunked_loss: Option<bool>,
+    /// `torch.compile` on the model (torchtune/litgpt `compile`, Trainer `torch_compile`).
+    pub compile: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -385,6 +385,7 @@ fn case_training(case: &Case, framework: Framework, sc: &mut Scenario) -> Result
     };
     tr.activation_offload = t.activation_offload.unwrap_or(false);
     tr.chunked_loss = t.chunked_loss.unwrap_or(false);
+    tr.compile = t.compile.unwrap_or(false);
     if case.task == "training" {
         tr.seq_len = t
             .seq_len

@@ -52,11 +52,12 @@ pub enum TechniqueId {
     OffloadOptimizerParams,
     MoreGpus,
     CpuOffload,
+    RaiseWiredLimit,
 }
 
 impl TechniqueId {
     /// Every id, for checks that the data covers the code and back.
-    pub const ALL: [TechniqueId; 28] = [
+    pub const ALL: [TechniqueId; 29] = [
         TechniqueId::SmallerMicroBatch,
         TechniqueId::GradientCheckpointing,
         TechniqueId::HalfPrecision,
@@ -85,6 +86,7 @@ impl TechniqueId {
         TechniqueId::ChunkedLoss,
         TechniqueId::TensorParallel,
         TechniqueId::CpuOffload,
+        TechniqueId::RaiseWiredLimit,
     ];
 }
 
@@ -290,9 +292,23 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
         }
         T::TensorParallel => tensor_parallel(&mut s, training, ctx),
         T::CpuOffload => cpu_offload(&mut s, training, ctx),
+        T::RaiseWiredLimit => {
+            // macOS's default share, raised to all but what the OS needs.
+            let apple = ctx
+                .gpu
+                .is_some_and(|g| g.generation == Generation::AppleSilicon);
+            let ok = apple && s.gpu.os_reserved_bytes.is_none() && s.gpu.memory_bytes.is_none();
+            s.gpu.os_reserved_bytes = Some(OS_KEEPS_ON_MACOS);
+            ok
+        }
     };
     ok.then_some(s)
 }
+
+/// What [`TechniqueId::RaiseWiredLimit`] leaves macOS: 8 GiB, the margin
+/// llama.cpp users leave when they raise `iogpu.wired_limit_mb` (source in
+/// `data/techniques.json`).
+const OS_KEEPS_ON_MACOS: u64 = 8 << 30;
 
 /// llama.cpp: the offload planner's placement (experts, else layers in
 /// host memory) where everything does not fit on the GPU.
@@ -594,6 +610,16 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
                 "权重 {} → {}，纯 16 位训练",
                 before.weights.name(),
                 after.weights.name()
+            ),
+        ),
+        T::RaiseWiredLimit => text(
+            format!(
+                "GPU share of unified memory raised: the OS keeps {} GiB",
+                after.gpu.os_reserved_bytes.unwrap_or(0) >> 30
+            ),
+            format!(
+                "提高 GPU 可用的统一内存：系统保留 {} GiB",
+                after.gpu.os_reserved_bytes.unwrap_or(0) >> 30
             ),
         ),
         T::CpuOffload => {

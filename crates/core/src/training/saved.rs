@@ -3,12 +3,13 @@
 //! vision tower's, and the layer recomputed under checkpointing.
 
 use crate::activations::{
-    act_fn, has_dropout, layer_bytes, layer_terms, GradNeeds, LayerShape, LoraActs, Term,
+    act_fn, compiled_layer_terms, has_dropout, layer_bytes, layer_terms, GradNeeds, LayerShape,
+    LoraActs, Term,
 };
 use crate::model::Arch;
 use crate::precision::{TrainingPrecision, WeightFormat};
 use crate::resolved::Resolved;
-use crate::scenario::{Checkpointing, Framework, Method};
+use crate::scenario::{Attention, Checkpointing, Framework, Method};
 use crate::trainable::ADAPTER_START_LAYER;
 
 /// Saved activations of the whole model on one GPU: the bytes, the formula,
@@ -21,7 +22,7 @@ pub(super) fn activation_bytes(r: &Resolved) -> (u128, String, u128) {
     let graph = GraphLayers::of(r);
     let shards = &r.shards;
     let mut total = shards.tp_activations(stacks.per_layer * graph.layers * graph.in_flight);
-    let outside = outside_layers(r, &base, act_dtype);
+    let outside = outside_layers(r, &base, act_dtype, stacks.compiled);
     total += outside.bytes;
     // Autocast keeps a 16-bit copy of every linear weight until backward (cpu/README §2).
     let autocast_copies = if r.autocast {
@@ -156,6 +157,11 @@ struct Stacks {
     largest_layer_full: u128,
     /// How an encoder-decoder's mean is made up; empty otherwise.
     note: String,
+    /// `torch.compile` is on and its measured terms cover these layers.
+    compiled: bool,
+    /// `torch.compile` is on but these layers are outside what was measured:
+    /// they keep the eager terms.
+    compile_uncovered: bool,
 }
 
 /// Stacks of (layers, tokens, encoder tokens attended to): one for a
@@ -176,13 +182,23 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
     let mut terms = Vec::new();
     let (mut kept, mut full, mut layer_count) = (0u128, 0u128, 0u128);
     let mut largest_layer_full = 0;
+    let (mut compiled, mut compile_uncovered) = (false, false);
     for &(layers, tokens, cross_seq) in &stacks {
         let stack_shape = LayerShape {
             seq: tokens,
             cross_seq,
             ..base.clone()
         };
-        let stack_terms = layer_terms(&stack_shape, spec, act);
+        // Under torch.compile the partitioned forward saves its own set
+        // (activations/compiled.rs); a layer it does not cover keeps eager's.
+        let compiled_terms = if r.training.compile {
+            compiled_layer_terms(&stack_shape, spec)
+        } else {
+            None
+        };
+        compiled |= compiled_terms.is_some();
+        compile_uncovered |= r.training.compile && compiled_terms.is_none();
+        let stack_terms = compiled_terms.unwrap_or_else(|| layer_terms(&stack_shape, spec, act));
         let stack_full: u128 = stack_terms.iter().map(|x| x.bytes).sum();
         kept += layers * layer_bytes(&stack_terms, &stack_shape, r.training.checkpointing);
         full += layers * stack_full;
@@ -205,6 +221,8 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
         per_layer_full: full.div_ceil(layer_count.max(1)),
         largest_layer_full,
         note,
+        compiled: compiled && !compile_uncovered,
+        compile_uncovered,
     }
 }
 
@@ -252,11 +270,30 @@ struct OutsideLayers {
 
 /// Non-layer saved tensors (cpu/README §3): embeddings output, final norm,
 /// lm_head input, RoPE cos/sin: ≈ (4 + 2B)·b·s·h; T5's position bias;
-/// adapter v2's head output.
-fn outside_layers(r: &Resolved, base: &LayerShape, act_dtype: u128) -> OutsideLayers {
+/// adapter v2's head output. Compiled (tests/data/compile, `outside`
+/// column): the embedding output and the final norm's output, 2B·b·s·h, and
+/// its fp32 1/rms, 4·b·s (its fp32 input and cos/sin are recomputed), plus,
+/// with SDPA, the additive
+/// 4-D mask transformers builds while traced (`where(mask, 0, -inf)` in the
+/// activation dtype, B·b·s², shared by all layers).
+fn outside_layers(
+    r: &Resolved,
+    base: &LayerShape,
+    act_dtype: u128,
+    compiled: bool,
+) -> OutsideLayers {
     let seq = base.seq;
     let bsh = base.batch * seq * base.hidden;
-    let mut bytes = (4 + 2 * act_dtype) * bsh;
+    let mut bytes = if compiled {
+        let mask = if r.attention == Attention::Sdpa {
+            act_dtype * base.batch * seq * seq
+        } else {
+            0
+        };
+        2 * act_dtype * bsh + 4 * base.batch * seq + mask
+    } else {
+        (4 + 2 * act_dtype) * bsh
+    };
     // T5 adds a learned relative-position bias to every layer's scores: one
     // (b, heads, s, s) tensor per stack (encoder over the input, decoder over
     // the targets), built in the first layer and kept by all of them.
@@ -331,7 +368,7 @@ fn formula(
         (extras.recompute, extras.autocast_copies, extras.vision);
     let non_layer = outside.bytes;
     format!(
-        "{graph_layers} layers{} × {per_layer} B/layer{decoder_note}{}{} × {in_flight} micro-batch(es) in flight{}; per layer: {main}; + non-layer (4+2·{act_dtype})·b·s·h{} = {non_layer}{}{}{}",
+        "{graph_layers} layers{} × {per_layer} B/layer{decoder_note}{}{}{} × {in_flight} micro-batch(es) in flight{}; per layer: {main}; + non-layer {}{} = {non_layer}{}{}{}",
         if graph_free > 0 { format!(" (the first {graph_free} of {layers_here}, before any trainable parameter, save nothing)") } else { String::new() },
         match t.checkpointing {
             Checkpointing::Off => "",
@@ -339,7 +376,23 @@ fn formula(
             Checkpointing::Selective => " (selective recompute)",
         },
         if r.shards.tp > 1 { format!(" (tensor-parallel share over tp {})", r.shards.tp) } else { String::new() },
+        if stacks.compiled {
+            " (torch.compile: what the min-cut partitioned forward saves)"
+        } else if stacks.compile_uncovered {
+            " (torch.compile: eager terms, this setup was not measured compiled)"
+        } else {
+            ""
+        },
         if recompute > 0 { format!(" + one recomputed layer {recompute}") } else { String::new() },
+        if stacks.compiled {
+            if r.attention == Attention::Sdpa {
+                format!("2·{act_dtype}·b·s·h + 4·b·s + 4-D mask {act_dtype}·b·s²")
+            } else {
+                format!("2·{act_dtype}·b·s·h + 4·b·s")
+            }
+        } else {
+            format!("(4+2·{act_dtype})·b·s·h")
+        },
         if r.spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else if outside.head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else { String::new() },
         if autocast_copies > 0 { format!(" + autocast 16-bit weight copies {autocast_copies}") } else { String::new() },
         if vision > 0 { format!(" + vision tower {vision}") } else { String::new() },

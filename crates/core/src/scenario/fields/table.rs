@@ -148,6 +148,15 @@ fn tensor_parallel_training(sc: &Scenario) -> bool {
     training(sc) && sc.parallel.tp > 1
 }
 
+/// A device whose memory the CPU and OS share.
+fn unified_gpu(sc: &Scenario) -> bool {
+    sc.gpu
+        .name
+        .as_deref()
+        .and_then(crate::gpu::find_gpu)
+        .is_some_and(|g| g.is_unified())
+}
+
 fn llama_cpp(sc: &Scenario) -> bool {
     inference(sc) && sc.inference.engine == Engine::LlamaCpp
 }
@@ -286,6 +295,10 @@ pub static FIELDS: &[Field] = &[
         "Saved activations moved to CPU memory between forward and backward",
         training, flag!(training.activation_offload))
         .labelled("field-activation-offload-to-cpu"),
+    row("cmp", "training.compile", "compile",
+        "The model runs under torch.compile (inductor): the min-cut partitioner recomputes cheap ops instead of saving them",
+        training, flag!(training.compile))
+        .labelled("field-torch-compile"),
     row("fv", "training.freeze_vision", "freeze-vision", "Vision tower frozen (VLMs)",
         training, flag!(training.freeze_vision))
         .labelled("field-freeze-vision-tower"),
@@ -399,6 +412,13 @@ pub static FIELDS: &[Field] = &[
     row("ub", "inference.ubatch", "ubatch", "llama.cpp -ub: tokens per compute step",
         llama_cpp, count!(1, MAX_TOKENS, inference.ubatch))
         .labelled("field-ubatch-ub"),
+    row("osr", "gpu.os_reserved_bytes", "os-reserved",
+        "Unified memory: what the OS and desktop keep (auto: the device's default share)",
+        unified_gpu, Kind::Memory {
+            get: |sc| sc.gpu.os_reserved_bytes,
+            set: |sc, b| sc.gpu.os_reserved_bytes = b,
+        })
+        .labelled("field-os-and-desktop-keep-gib-0-default"),
 ];
 
 /// The field whose link key is `key`.

@@ -1,0 +1,210 @@
+//! What a decoder layer saves for backward under `torch.compile` (inductor).
+//!
+//! AOTAutograd traces forward and backward as one joint graph and inductor's
+//! `partition_fn` splits it with `min_cut_rematerialization_partition`: every
+//! pointwise op (casts, RMSNorm's multiply, RoPE, SiLU/GELU, residual adds) is
+//! recomputable, matmuls and attention are not, and the cut saves the
+//! smallest set of tensors from which backward can recompute the rest. So a
+//! compiled layer keeps no fp32 copy of the residual, no normalized-times-
+//! weight product, no activation output, no RoPE input: only matmul inputs
+//! and outputs, attention's inputs and outputs, norm statistics and the
+//! residual stream in the activation dtype.
+//!
+//! Every term below was read off the partitioned forward graph's saved
+//! outputs (`tests/data/compile/compile_breakdown.csv`) and checked against
+//! the saved-tensor-hook bytes of transformers 5.24 / torch 2.15 Llama,
+//! Qwen2, Qwen3, Gemma and Gemma-2 layers over four shapes, two (b, s) and
+//! bf16 / fp32 (`tests/data/compile/compile_saved.csv`, `tests/compile.rs`).
+
+use super::shape::{LayerShape, Term, Terms};
+use crate::model::{Arch, MlpKind, ModelSpec, NormKind, QkNorm};
+use crate::scenario::Attention;
+
+/// The compiled layer's saved terms, or `None` for a layer the measurements
+/// do not cover (LoRA or frozen weights, autocast, dropout, LayerNorm, a
+/// plain or mixture-of-experts MLP, parallel blocks, cross-attention): the
+/// caller keeps the eager terms there.
+pub fn compiled_layer_terms(l: &LayerShape, spec: &ModelSpec) -> Option<Vec<Term>> {
+    let g = l.grads;
+    let full = g.qkv && g.o && g.gate_up && g.down && g.norms && !g.linear_outputs;
+    let covered = full
+        && l.lora.is_none()
+        && !l.autocast
+        && !l.dropout
+        && !l.fp32_linear_inputs
+        && l.cross_seq == 0
+        && spec.norm == NormKind::Rms
+        && spec.mlp == MlpKind::Gated
+        && spec.moe.is_none()
+        && spec.mla.is_none()
+        && !spec.parallel_block
+        && !matches!(spec.arch, Arch::Phi | Arch::Falcon);
+    if !covered {
+        return None;
+    }
+    let mut t = Terms::default();
+    let big_b = l.act_bytes;
+    let bs = l.tokens();
+    let bsh = bs * l.hidden;
+    let qd = l.heads * l.head_dim;
+    let kvd = l.kv_heads * l.head_dim;
+    let norms = norms_per_layer(spec);
+    // Each RMSNorm keeps only its fp32 1/rms (`rsqrt`, one per token); its
+    // fp32 upcast and its product with the weight are pointwise, recomputed.
+    t.push(
+        "norm statistics (compiled)",
+        norms * 4 * bs,
+        format!("{norms} norms × 4·b·s"),
+    );
+    // The outputs of the two pre-norms are matmul inputs (q/k/v, gate/up):
+    // saved for the weight gradients, in the activation dtype.
+    t.push(
+        "pre-norm outputs (q/k/v and gate/up input)",
+        2 * big_b * bsh,
+        format!("2 × {big_b}·b·s·h"),
+    );
+    // The residual stream after attention and after the MLP: each norm's
+    // backward recomputes its statistics' input from them.
+    t.push(
+        "residual stream (after attention, after MLP)",
+        2 * big_b * bsh,
+        format!("2 × {big_b}·b·s·h"),
+    );
+    if norms > 2 {
+        // Gemma-2's post-attention and post-feedforward norms normalize the
+        // o_proj and down_proj outputs: those matmul outputs are kept too.
+        let post = norms - 2;
+        t.push(
+            "post-norm inputs (o_proj, down_proj outputs)",
+            post * big_b * bsh,
+            format!("{post} × {big_b}·b·s·h"),
+        );
+    }
+    if let Some((rows, what)) = qk_norm_rows(spec, l) {
+        // q_norm / k_norm (Qwen3): the q and k projections' outputs (their
+        // input) and one fp32 statistic per normalized row.
+        t.push(
+            "q/k norm inputs and statistics",
+            big_b * bs * (qd + kvd) + 4 * bs * rows,
+            format!("{big_b}·b·s·({qd} + {kvd}) + 4·b·s·{what}"),
+        );
+    }
+    match l.attention {
+        Attention::Sdpa | Attention::Flash => fused_terms(&mut t, l, big_b),
+        Attention::Eager => eager_terms(&mut t, l, spec, big_b),
+    }
+    let bsi = bs * l.intermediate;
+    // gate and up outputs (the activation's and the product's inputs, the
+    // activation itself recomputed) and down_proj's input.
+    t.push(
+        "feed-forward (gate, up, down input)",
+        3 * big_b * bsi,
+        format!("3·{big_b}·b·s·i"),
+    );
+    Some(t.0)
+}
+
+/// SDPA (and FlashAttention): q after RoPE, k and v as attention reads them,
+/// the output (also o_proj's input) and the fp32 logsumexp.
+fn fused_terms(t: &mut Terms, l: &LayerShape, big_b: u128) {
+    let bs = l.tokens();
+    let qd = l.heads * l.head_dim;
+    let kv_saved = compiled_kv_heads(l);
+    let kvd = kv_saved * l.head_dim;
+    t.push(
+        "q, k, v (compiled)",
+        big_b * bs * (qd + 2 * kvd),
+        format!("{big_b}·b·s·({qd} + 2·{kv_saved}·{})", l.head_dim),
+    );
+    t.push(
+        "attention output (o_proj input)",
+        big_b * bs * qd,
+        format!("{big_b}·b·s·{qd}"),
+    );
+    t.push("logsumexp", 4 * l.batch * l.heads * l.seq, "4·a·b·s".into());
+}
+
+/// The heads of k and v that attention saves under compile. Traced by
+/// dynamo, transformers builds the 4-D mask (`_ignore_causal_mask_sdpa`
+/// does not skip it while compiling), so `use_gqa_in_sdpa` is false and
+/// `repeat_kv` expands k and v to every head; the reshape is a copy except
+/// when there is one kv head (a size-1 dimension merges into a view of the
+/// un-repeated tensor) or none to repeat (MHA). FlashAttention takes no mask
+/// and reads the kv heads as they are.
+fn compiled_kv_heads(l: &LayerShape) -> u128 {
+    match l.attention {
+        Attention::Sdpa if l.kv_heads > 1 && l.kv_heads < l.heads => l.heads,
+        _ => l.kv_heads,
+    }
+}
+
+/// Eager (Python) attention compiled: q, k and v as the matmuls read them
+/// (repeated to every head, except one kv head at b = 1, where the
+/// `repeat_kv` view stays kv-sized as in eager), o_proj's input, and the
+/// score-sized tensors of [`compiled_eager_score_bytes`].
+fn eager_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, big_b: u128) {
+    let (b, s) = (l.batch, l.seq);
+    let bs = l.tokens();
+    let qd = l.heads * l.head_dim;
+    let kv_width = if l.kv_heads == 1 && b == 1 {
+        l.head_dim
+    } else {
+        qd
+    };
+    t.push(
+        "q, k, v (repeated), attention output",
+        big_b * bs * (2 * qd + 2 * kv_width),
+        format!("{big_b}·b·s·(2·{qd} + 2·{kv_width})"),
+    );
+    let per_score = compiled_eager_score_bytes(spec, big_b);
+    t.push(
+        "attention scores (compiled)",
+        per_score * b * l.heads * s * s,
+        format!("{per_score}·a·b·s²"),
+    );
+    if big_b == 2 {
+        t.push(
+            "softmax statistics (row max, sum)",
+            8 * b * l.heads * s,
+            "8·a·b·s".into(),
+        );
+    }
+}
+
+/// Bytes per score a compiled eager attention keeps:
+/// * the probabilities P·V reads (B);
+/// * in 16-bit, transformers' softmax upcasts to fp32: the partitioner keeps
+///   its 16-bit input (B) and two fp32 row statistics (max and sum, 8 B per
+///   row, pushed separately) to recompute the fp32 probabilities, never
+///   the fp32 probabilities themselves; in fp32 the saved probabilities are
+///   the softmax output and nothing else is needed;
+/// * Gemma-2's logit softcapping (`tanh(scores / cap) · cap`): the raw QKᵀ
+///   output (B), from which backward recomputes tanh.
+fn compiled_eager_score_bytes(spec: &ModelSpec, big_b: u128) -> u128 {
+    let probabilities = 1;
+    let softmax_input = u128::from(big_b == 2);
+    let softcap = u128::from(spec.arch == Arch::Gemma2);
+    big_b * (probabilities + softmax_input + softcap)
+}
+
+/// RMSNorms per layer: Gemma-2/3's sandwich layout (transformers
+/// `Gemma2DecoderLayer`: pre and post attention, pre and post feed-forward)
+/// has four, the others two.
+fn norms_per_layer(spec: &ModelSpec) -> u128 {
+    match spec.arch {
+        Arch::Gemma2 | Arch::Gemma3 => 4,
+        _ => 2,
+    }
+}
+
+/// Rows the q/k norms normalize per token, with their formula; `None`
+/// without q/k norms.
+fn qk_norm_rows(spec: &ModelSpec, l: &LayerShape) -> Option<(u128, &'static str)> {
+    match spec.qk_norm_kind() {
+        QkNorm::Off => None,
+        // One row per q head and per k head.
+        QkNorm::Head | QkNorm::PerHead => Some((l.heads + l.kv_heads, "(a + kv)")),
+        // One row for q and one for k over the whole projection (OLMo-2).
+        QkNorm::Full => Some((2, "2")),
+    }
+}
