@@ -48,6 +48,18 @@ pub fn estimate_json(e: &Estimate) -> serde_json::Value {
 
 /// The serving engine's pool and what it holds, for the text output.
 fn print_pool(pool: &ServingPool) {
+    if pool.block_bytes <= 1 {
+        println!(
+            "KV pool {} per GPU: no attention layers, one recurrent state per sequence",
+            gib(pool.kv_pool_bytes)
+        );
+    } else {
+        print_blocks(pool);
+    }
+    print_answers(pool);
+}
+
+fn print_blocks(pool: &ServingPool) {
     println!(
         "KV pool {} per GPU = {} tokens ({} blocks of {} tokens, {} per block)",
         gib(pool.kv_pool_bytes),
@@ -56,6 +68,9 @@ fn print_pool(pool: &ServingPool) {
         pool.block_tokens,
         gib(pool.block_bytes),
     );
+}
+
+fn print_answers(pool: &ServingPool) {
     let limits = &pool.limits;
     println!(
         "  engine: max_num_seqs {}, max_num_batched_tokens {}{}",
@@ -156,6 +171,9 @@ pub fn print_breakdown(e: &Estimate) {
             "fits: the KV pool holds the requested sequences, {} of it to spare",
             gib(spare_bytes)
         ),
+        Verdict::ShortBy { .. } if e.notes.iter().any(|n| n.code == "context_beyond_model") => {
+            println!("does NOT fit: the context is beyond what the model takes (see the note)")
+        }
         Verdict::ShortBy { short_bytes, .. } if e.serving.is_some() => println!(
             "does NOT fit: the KV pool is short by {} for the requested sequences",
             gib(short_bytes)

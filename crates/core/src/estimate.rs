@@ -125,6 +125,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     let task = task_memory(&r, vllm.as_ref());
     let mut notes: Vec<Note> = image_note.into_iter().collect();
     notes.extend(scenario_notes(&r));
+    notes.extend(task.serving.as_ref().and_then(|p| serving_note(p, spec)));
     notes.extend(
         gpu.map(|g| gpu_notes(&r, g, sc.gpu.os_reserved_bytes))
             .unwrap_or_default(),
@@ -199,6 +200,25 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         capacity_bytes: capacity,
         serving: task.serving,
         notes,
+    })
+}
+
+/// vLLM refuses a `max_model_len` beyond the model's positions at start-up:
+/// say so rather than a shortfall of bytes.
+fn serving_note(pool: &ServingPool, spec: &ModelSpec) -> Option<Note> {
+    let limit = spec.context_limit();
+    (pool.requested_context > limit).then(|| {
+        Note::new(
+            "context_beyond_model",
+            format!(
+                "{} tokens per sequence is beyond the model's {limit} positions: vLLM refuses a max_model_len above it.",
+                pool.requested_context
+            ),
+            format!(
+                "每个序列 {} 个 token 超出了模型的 {limit} 个位置：vLLM 不接受超过它的 max_model_len。",
+                pool.requested_context
+            ),
+        )
     })
 }
 

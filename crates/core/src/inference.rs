@@ -188,24 +188,33 @@ fn vllm_memory(
     let inf = r.inference;
     let (peak, peak_formula) =
         profile_peak(r, &engine.limits, |tokens| working_bytes(r, 1, tokens));
-    let state = recurrent_state_line(r);
+    // Recurrent states come out of the pool, one per sequence (vLLM's
+    // MambaSpec pages): charged to each request, not before the pool.
+    let state_per_sequence = state_bytes_per_sequence(r.spec, r.compute, r.shards.tp, Engine::Vllm)
+        .map_or(0, |(bytes, _)| bytes);
+    // Without a card there is no pool: the requested sequences' states.
+    let state = recurrent_state_line(r).filter(|_| engine.total.is_none());
     let state_bytes = state.as_ref().map_or(0, |(bytes, _)| *bytes);
     let (kv, kv_formula, serving) = match engine.total {
         Some(total) => {
             let utilization = inf.gpu_memory_utilization.clamp(0.0, 1.0);
             let limit = (total as f64 * utilization) as u128;
-            let used = weight_bytes + peak + engine.non_torch as u128 + state_bytes;
+            let used = weight_bytes + peak + engine.non_torch as u128;
             let pool = limit.saturating_sub(used);
-            let serving = (per_token > 0).then(|| {
-                let mut p = serving_pool(r, pool, per_token, engine.limits);
+            let serving = (per_token > 0 || state_per_sequence > 0).then(|| {
+                let mut p = serving_pool(r, pool, (per_token, state_per_sequence), engine.limits);
                 p.deficit_bytes = u64::try_from(used.saturating_sub(limit)).unwrap_or(u64::MAX);
                 p
             });
             (
                 pool,
                 format!(
-                    "KV pool: {utilization:.2} × {total} B (the total vLLM reads) − weights − profile peak − non-torch memory{}; {per_token_formula} per token",
-                    if state_bytes > 0 { " − recurrent states" } else { "" }
+                    "KV pool: {utilization:.2} × {total} B (the total vLLM reads) − weights − profile peak − non-torch memory; {per_token_formula} per token{}",
+                    if state_per_sequence > 0 {
+                        format!(" + {state_per_sequence} B of recurrent state per sequence")
+                    } else {
+                        String::new()
+                    }
                 ),
                 serving,
             )

@@ -487,6 +487,16 @@ impl ModelSpec {
             .unwrap_or_else(|| self.hidden / self.heads.max(1))
     }
 
+    /// The longest context the model itself takes: its position limit
+    /// (`max_position_embeddings`), or the estimator's limit for models with
+    /// relative positions, none stated (0) or none at all (state-space models).
+    pub fn context_limit(&self) -> u64 {
+        match self.max_position {
+            0 => crate::scenario::limits::MAX_TOKENS,
+            n => n.min(crate::scenario::limits::MAX_TOKENS),
+        }
+    }
+
     /// Layers with softmax attention (the ones that keep a per-token KV cache).
     pub fn attention_layer_count(&self) -> u64 {
         self.attention_layers

@@ -152,6 +152,11 @@ pub struct ServingPool {
     pub max_context: u64,
     /// True when the model's `max_position`, not the pool, bounds `max_context`.
     pub context_bound_by_model: bool,
+    /// Pool bytes the requested sequences take at their full context.
+    pub needed_bytes: u64,
+    /// The pool in whole blocks (vLLM allocates no partial one); all of it
+    /// for a model without attention layers.
+    pub usable_bytes: u64,
     /// Bytes by which weights, profile peak and non-torch memory already
     /// exceed `gpu_memory_utilization` of the total (0 when they fit).
     pub deficit_bytes: u64,
@@ -161,91 +166,144 @@ pub struct ServingPool {
 impl ServingPool {
     /// Does the pool hold every requested sequence at its full context?
     pub fn holds_request(&self) -> bool {
-        self.max_concurrent_sequences >= self.requested_sequences
+        self.deficit_bytes == 0
+            && self.needed_bytes <= self.whole_blocks_bytes()
             && self.requested_context <= self.max_context
     }
 
     /// Pool bytes missing for the request (0 when it is held).
     pub fn short_bytes(&self) -> u64 {
-        let needed = self
-            .blocks_for(self.requested_sequences, self.requested_context)
-            .saturating_mul(self.block_bytes);
-        needed
-            .saturating_sub(self.whole_blocks() * self.block_bytes)
+        self.needed_bytes
+            .saturating_sub(self.whole_blocks_bytes())
             .saturating_add(self.deficit_bytes)
     }
 
     /// Pool bytes left once the request is held.
     pub fn spare_bytes(&self) -> u64 {
-        let needed = self
-            .blocks_for(self.requested_sequences, self.requested_context)
-            .saturating_mul(self.block_bytes);
-        self.kv_pool_bytes.saturating_sub(needed)
+        self.whole_blocks_bytes().saturating_sub(self.needed_bytes)
     }
 
-    fn whole_blocks(&self) -> u64 {
-        self.kv_pool_tokens / self.block_tokens.max(1)
+    fn whole_blocks_bytes(&self) -> u64 {
+        self.usable_bytes
+    }
+}
+
+/// What one sequence takes from the pool, by vLLM's per-layer accounting
+/// (`kv_cache_interface.py`, `max_memory_usage_bytes` of each spec): a
+/// full-attention layer a page per block of its context; a sliding layer
+/// the blocks of `min(window − 1 + max_num_batched_tokens, context)` tokens
+/// plus one; a recurrent layer one state; whole blocks of a shared prefix
+/// are stored once for all sequences (full layers, prefix caching).
+struct Demand {
+    /// Bytes of one block (16 tokens) of one attention layer.
+    page: u128,
+    full_layers: u128,
+    sliding_layers: u128,
+    window: u64,
+    step_tokens: u64,
+    state: u128,
+    prefix_blocks: u64,
+}
+
+impl Demand {
+    fn shared(&self, context: u64) -> u128 {
+        self.full_layers * self.page * self.prefix_blocks.min(context / BLOCK_TOKENS) as u128
     }
 
-    /// Blocks for `sequences` sequences of `context` tokens: the shared
-    /// prefix's whole blocks once, every sequence's own blocks each.
-    fn blocks_for(&self, sequences: u64, context: u64) -> u64 {
-        let shared = self.shared_blocks(context);
-        shared.saturating_add(
-            sequences.saturating_mul(context.div_ceil(self.block_tokens.max(1)) - shared),
-        )
+    /// One sequence's own bytes at `context` tokens.
+    fn per_sequence(&self, context: u64) -> u128 {
+        let full = context.div_ceil(BLOCK_TOKENS) - self.prefix_blocks.min(context / BLOCK_TOKENS);
+        let sliding = (self.window.saturating_sub(1) + self.step_tokens)
+            .min(context)
+            .div_ceil(BLOCK_TOKENS)
+            + 1;
+        self.page * (self.full_layers * full as u128 + self.sliding_layers * sliding as u128)
+            + self.state
     }
 
-    fn shared_blocks(&self, context: u64) -> u64 {
-        self.shared_prefix_tokens.min(context) / self.block_tokens.max(1)
+    fn total(&self, sequences: u64, context: u64) -> u128 {
+        self.shared(context) + sequences as u128 * self.per_sequence(context)
     }
 }
 
 /// The pool on each GPU (bytes) and what it holds. `per_token` is the KV
-/// bytes of one token on one GPU over all attention layers.
+/// bytes of one token on one GPU over all attention layers; `state` the
+/// recurrent layers' state of one sequence.
 pub fn serving_pool(
     r: &Resolved,
     pool_bytes: u128,
-    per_token: u128,
+    (per_token, state): (u128, u128),
     limits: EngineLimits,
 ) -> ServingPool {
     let inf = r.inference;
+    let spec = r.spec;
+    let available = pool_bytes;
     let block_bytes = (per_token * BLOCK_TOKENS as u128).max(1);
-    let blocks = u64::try_from(pool_bytes / block_bytes).unwrap_or(u64::MAX);
-    let mut pool = ServingPool {
-        kv_pool_bytes: u64::try_from(pool_bytes).unwrap_or(u64::MAX),
+    let blocks = if per_token == 0 {
+        0
+    } else {
+        u64::try_from(pool_bytes / block_bytes).unwrap_or(u64::MAX)
+    };
+    let attention = spec.attention_layer_count().max(1) as u128;
+    let (sliding_layers, window) = match &spec.sliding_window {
+        Some(w) => ((w.layers as u128).min(attention), w.window),
+        None => (0, 0),
+    };
+    let shared_prefix_tokens = inf.shared_prefix_tokens.min(inf.prompt_len);
+    let demand = Demand {
+        page: block_bytes / attention,
+        full_layers: attention - sliding_layers,
+        sliding_layers,
+        window,
+        step_tokens: limits.max_num_batched_tokens,
+        state,
+        prefix_blocks: shared_prefix_tokens / BLOCK_TOKENS,
+    };
+    let context = inf.prompt_len.saturating_add(inf.new_tokens).max(1);
+    let sequences = inf.batch.max(1);
+    let own = demand.per_sequence(context).max(1);
+    // vLLM allocates whole blocks only.
+    let pool_bytes = if per_token == 0 {
+        available
+    } else {
+        blocks as u128 * block_bytes
+    };
+    let max_concurrent_sequences =
+        u64::try_from(pool_bytes.saturating_sub(demand.shared(context)) / own)
+            .unwrap_or(u64::MAX)
+            .min(limits.max_num_seqs);
+    // The longest context at the requested concurrency (more context never
+    // takes less): a binary search up to the model's positions.
+    let by_model = spec.context_limit();
+    let fits = |c: u64| demand.total(sequences, c) <= pool_bytes;
+    let max_context = if !fits(1) {
+        0
+    } else {
+        let (mut lo, mut hi) = (1u64, by_model);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    };
+    ServingPool {
+        kv_pool_bytes: u64::try_from(available).unwrap_or(u64::MAX),
         kv_pool_tokens: blocks.saturating_mul(BLOCK_TOKENS),
         block_tokens: BLOCK_TOKENS,
         block_bytes: u64::try_from(block_bytes).unwrap_or(u64::MAX),
         requested_sequences: inf.batch,
-        requested_context: inf.prompt_len.saturating_add(inf.new_tokens),
-        shared_prefix_tokens: inf.shared_prefix_tokens.min(inf.prompt_len),
-        max_concurrent_sequences: 0,
-        max_context: 0,
-        context_bound_by_model: false,
+        requested_context: context,
+        shared_prefix_tokens,
+        max_concurrent_sequences,
+        max_context,
+        context_bound_by_model: max_context == by_model && fits(by_model),
+        needed_bytes: u64::try_from(demand.total(sequences, context)).unwrap_or(u64::MAX),
+        usable_bytes: u64::try_from(pool_bytes).unwrap_or(u64::MAX),
         deficit_bytes: 0,
         limits,
-    };
-    let context = pool.requested_context.max(1);
-    let shared = pool.shared_blocks(context);
-    let own = context.div_ceil(BLOCK_TOKENS) - shared;
-    pool.max_concurrent_sequences = blocks
-        .saturating_sub(shared)
-        .checked_div(own)
-        .unwrap_or(limits.max_num_seqs)
-        .min(limits.max_num_seqs);
-    // The longest context at the requested concurrency: every sequence's
-    // own blocks share what the prefix leaves.
-    let sequences = pool.requested_sequences.max(1);
-    let prefix_blocks = pool.shared_prefix_tokens / BLOCK_TOKENS;
-    let per_sequence = blocks.saturating_sub(prefix_blocks) / sequences;
-    let by_pool = if blocks < prefix_blocks {
-        0
-    } else {
-        (per_sequence + prefix_blocks).saturating_mul(BLOCK_TOKENS)
-    };
-    let by_model = r.spec.max_position.max(1);
-    pool.context_bound_by_model = by_model < by_pool;
-    pool.max_context = by_pool.min(by_model);
-    pool
+    }
 }

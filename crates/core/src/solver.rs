@@ -82,10 +82,7 @@ pub fn max_micro_batch(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result
 /// (`max_position_embeddings`), or the estimator's limit for models with
 /// relative positions (T5) or none stated (0).
 pub fn context_limit(spec: &ModelSpec) -> u64 {
-    match spec.max_position {
-        0 => crate::estimate::MAX_TOKENS,
-        n => n.min(crate::estimate::MAX_TOKENS),
-    }
+    spec.context_limit()
 }
 
 /// Longest context (prompt + new tokens) that fits for inference at the
