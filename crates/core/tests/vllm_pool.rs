@@ -262,3 +262,49 @@ fn plans_for_a_short_pool_make_the_pool_hold_the_sequences() {
         assert!(e.serving.expect("pool").holds_request());
     }
 }
+
+/// Sliding layers hold at most `window - 1 + max_num_batched_tokens`
+/// tokens plus a block, so a model that interleaves them holds more
+/// sequences than its printed token pool divided by the context says.
+#[test]
+fn sliding_layers_hold_a_window_not_the_context() {
+    let e = serving("v=1&m=openai/gpt-oss-20b&eng=vllm&gpu=h100-sxm5-80gb&bs=8&pl=32000&nt=768");
+    let pool = e.serving.expect("pool");
+    let spec = vramfit_core::estimate::resolve_model(
+        &vramfit_core::scenario::ModelSource::Catalog("openai/gpt-oss-20b".into()),
+    )
+    .expect("model");
+    let w = spec.sliding_window.clone().expect("sliding layers");
+    let layers = spec.attention_layer_count();
+    let page = pool.block_bytes / layers;
+    let full = (layers - w.layers) * 32_768 / 16;
+    let sliding = w.layers * ((w.window - 1 + pool.limits.max_num_batched_tokens).div_ceil(16) + 1);
+    let per_sequence = page * (full + sliding);
+    assert_eq!(
+        pool.max_concurrent_sequences,
+        pool.usable_bytes / per_sequence
+    );
+    assert!(pool.max_concurrent_sequences > pool.kv_pool_tokens / 32_768);
+}
+
+/// A state-space model's pool holds one state per sequence.
+#[test]
+fn a_model_without_attention_holds_states_only() {
+    let e = serving("v=1&m=state-spaces/mamba-2.8b-hf&eng=vllm&gpu=l40s&bs=8&pl=4000&nt=96");
+    let pool = e.serving.expect("pool");
+    assert_eq!(pool.kv_pool_tokens, 0);
+    let state = vramfit_core::estimate(
+        &vramfit_core::url::decode("v=1&m=state-spaces/mamba-2.8b-hf&bs=1&pl=4000&nt=96").scenario,
+    )
+    .expect("estimates")
+    .gpus[0]
+        .lines
+        .iter()
+        .find(|l| l.part == Part::RecurrentState)
+        .expect("a state line")
+        .bytes;
+    assert_eq!(
+        pool.max_concurrent_sequences,
+        (pool.usable_bytes / state).min(pool.limits.max_num_seqs)
+    );
+}
