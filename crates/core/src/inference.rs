@@ -13,8 +13,9 @@ use crate::serving::{profile_peak, serving_pool, EngineLimits, ServingPool};
 /// KV-cache bytes per token of context on one GPU, all layers, and the formula.
 pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128, String) {
     // Only softmax-attention layers cache keys and values; recurrent layers
-    // keep a fixed state instead (`recurrent_state`).
-    let layers = spec.attention_layer_count() as u128;
+    // keep a fixed state instead (`recurrent_state`). A pipeline stage
+    // caches its own layers only.
+    let layers = shards.stage_attention(spec).0;
     let b = kv.bytes() as u128;
     match &spec.mla {
         // MLA caches one compressed latent and the shared RoPE key per token.
@@ -58,15 +59,18 @@ pub struct InferenceMemory {
 /// less one token: transformers' `DynamicSlidingWindowLayer` keeps the last
 /// `sliding_window - 1` keys, which is all the next query can attend to
 /// (measured in `tests/data/cache/`).
-pub fn kv_cache_bytes(spec: &ModelSpec, per_token: u128, batch: u128, tokens: u128) -> u128 {
-    let layers = spec.attention_layer_count().max(1) as u128;
-    let per_layer = per_token / layers;
-    let (windowed, window) = match &spec.sliding_window {
-        Some(w) => (
-            (w.layers as u128).min(layers),
-            (w.window as u128).saturating_sub(1).max(1),
-        ),
-        None => (0, tokens),
+pub fn kv_cache_bytes(
+    spec: &ModelSpec,
+    shards: &Shards,
+    per_token: u128,
+    batch: u128,
+    tokens: u128,
+) -> u128 {
+    let (layers, windowed) = shards.stage_attention(spec);
+    let per_layer = per_token / layers.max(1);
+    let window = match &spec.sliding_window {
+        Some(w) => (w.window as u128).saturating_sub(1).max(1),
+        None => tokens,
     };
     batch * per_layer * ((layers - windowed) * tokens + windowed * tokens.min(window))
 }
@@ -76,15 +80,16 @@ pub fn kv_cache_bytes(spec: &ModelSpec, per_token: u128, batch: u128, tokens: u1
 /// their whole window (`StaticSlidingWindowLayer`), for every sequence.
 pub fn static_kv_cache_bytes(
     spec: &ModelSpec,
+    shards: &Shards,
     per_token: u128,
     batch: u128,
     max_len: u128,
 ) -> u128 {
-    let layers = spec.attention_layer_count().max(1) as u128;
-    let per_layer = per_token / layers;
-    let (windowed, window) = match &spec.sliding_window {
-        Some(w) => ((w.layers as u128).min(layers), w.window as u128),
-        None => (0, max_len),
+    let (layers, windowed) = shards.stage_attention(spec);
+    let per_layer = per_token / layers.max(1);
+    let window = match &spec.sliding_window {
+        Some(w) => w.window as u128,
+        None => max_len,
     };
     batch * per_layer * ((layers - windowed) * max_len + windowed * max_len.min(window))
 }
@@ -222,7 +227,7 @@ fn vllm_memory(
         None => {
             let context = (inf.prompt_len + inf.new_tokens) as u128;
             (
-                kv_cache_bytes(r.spec, per_token, inf.batch as u128, context),
+                kv_cache_bytes(r.spec, &r.shards, per_token, inf.batch as u128, context),
                 format!("b × context × ({per_token_formula}) (no GPU chosen: the requested context only)"),
                 None,
             )
@@ -442,14 +447,14 @@ fn kv_cache(r: &Resolved, per_token: u128, per_token_formula: &str) -> (u128, St
     let context = (inf.prompt_len + inf.new_tokens) as u128;
     if inf.engine == Engine::Transformers && inf.static_cache {
         return (
-            static_kv_cache_bytes(r.spec, per_token, batch, context),
+            static_kv_cache_bytes(r.spec, &r.shards, per_token, batch, context),
             format!(
                 "static cache: {batch} × {context} tokens × {per_token} B/token ({per_token_formula})"
             ),
         );
     }
     (
-        kv_cache_bytes(r.spec, per_token, batch, context),
+        kv_cache_bytes(r.spec, &r.shards, per_token, batch, context),
         format!("{batch} × {context} tokens × {per_token} B/token ({per_token_formula})"),
     )
 }
@@ -491,7 +496,7 @@ fn generation_step(
     let kv_prompt = if inf.engine == Engine::Vllm || static_cache {
         kv
     } else {
-        kv_cache_bytes(r.spec, per_token, batch, inf.prompt_len as u128)
+        kv_cache_bytes(r.spec, &r.shards, per_token, batch, inf.prompt_len as u128)
     };
     let prefill_peak = (kv_prompt + prefill + logits).saturating_sub(kv);
     let (working, formula) = if prefill_peak >= decode {

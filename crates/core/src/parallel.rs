@@ -111,6 +111,20 @@ impl Shards {
         }
     }
 
+    /// The attention layers of the busiest pipeline stage (all of them
+    /// without pipeline parallelism) and how many of those slide: stages
+    /// split the layers evenly, the sliding ones among them, so the busiest
+    /// stage holds `ceil(L / pp)` layers of which `floor(W / pp)` slide.
+    pub fn stage_attention(&self, spec: &crate::model::ModelSpec) -> (u128, u128) {
+        let pp = self.pp.max(1);
+        let layers = (spec.attention_layer_count() as u128).div_ceil(pp);
+        let windowed = spec
+            .sliding_window
+            .as_ref()
+            .map_or(0, |w| (w.layers as u128 / pp).min(layers));
+        (layers, windowed)
+    }
+
     pub fn layers_per_gpu(&self, layers: u128) -> u128 {
         layers.div_ceil(self.pp)
     }

@@ -175,7 +175,7 @@ pub struct Estimate {
     pub capacity_bytes: Option<u64>,
     /// A vLLM engine's KV pool and what it holds: the serving verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub serving: Option<crate::serving::ServingPool>,
+    pub serving: Option<crate::serving::pool::ServingPool>,
     pub notes: Vec<Note>,
 }
 

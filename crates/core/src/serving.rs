@@ -10,7 +10,9 @@
 //! blocks of `block_size` tokens (`vllm/v1/core/kv_cache_utils.py`), and it
 //! logs `GPU KV cache size: N tokens` = blocks × block size.
 
-use serde::{Deserialize, Serialize};
+pub mod pool;
+
+pub use pool::{EngineLimits, ServingPool};
 
 use crate::gpu::GpuSpec;
 use crate::precision::WeightFormat;
@@ -32,16 +34,6 @@ pub const BLOCK_TOKENS: u64 = 16;
 /// llm-d planner logs) differ by the logits' 2 extra bytes, and six dense
 /// models of 32k to 201k vocabularies land within 0.05 GiB of it.
 const SAMPLER_FP32_BYTES: u64 = 13;
-
-/// The engine's scheduler limits, and where their values come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EngineLimits {
-    pub max_num_seqs: u64,
-    pub max_num_batched_tokens: u64,
-    /// True when both came from the scenario, false when vLLM's defaults
-    /// for the card filled either in.
-    pub given: bool,
-}
 
 /// `--max-num-seqs` and `--max-num-batched-tokens`, from the scenario or
 /// vLLM's defaults for `vllm serve` (`EngineArgs.get_batch_defaults` in
@@ -128,66 +120,6 @@ pub fn profile_peak(
     (peak, formula)
 }
 
-/// What the KV pool holds, for the scenario's sequences and context.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ServingPool {
-    /// Bytes of the KV pool on each GPU (vLLM's "Available KV cache memory").
-    pub kv_pool_bytes: u64,
-    /// Tokens the pool holds per engine instance (vLLM's `GPU KV cache
-    /// size: N tokens`): whole blocks × block size.
-    pub kv_pool_tokens: u64,
-    pub block_tokens: u64,
-    /// Bytes of one block on each GPU: all attention layers' K and V.
-    pub block_bytes: u64,
-    /// Sequences the scenario asks for, and the tokens each holds at its end.
-    pub requested_sequences: u64,
-    pub requested_context: u64,
-    /// Prompt tokens every request shares; their whole blocks are stored once.
-    pub shared_prefix_tokens: u64,
-    /// Sequences of `requested_context` tokens the pool holds at once
-    /// (at most `max_num_seqs`).
-    pub max_concurrent_sequences: u64,
-    /// The longest context each of `requested_sequences` sequences can
-    /// reach, at most the model's `max_position`.
-    pub max_context: u64,
-    /// True when the model's `max_position`, not the pool, bounds `max_context`.
-    pub context_bound_by_model: bool,
-    /// Pool bytes the requested sequences take at their full context.
-    pub needed_bytes: u64,
-    /// The pool in whole blocks (vLLM allocates no partial one); all of it
-    /// for a model without attention layers.
-    pub usable_bytes: u64,
-    /// Bytes by which weights, profile peak and non-torch memory already
-    /// exceed `gpu_memory_utilization` of the total (0 when they fit).
-    pub deficit_bytes: u64,
-    pub limits: EngineLimits,
-}
-
-impl ServingPool {
-    /// Does the pool hold every requested sequence at its full context?
-    pub fn holds_request(&self) -> bool {
-        self.deficit_bytes == 0
-            && self.needed_bytes <= self.whole_blocks_bytes()
-            && self.requested_context <= self.max_context
-    }
-
-    /// Pool bytes missing for the request (0 when it is held).
-    pub fn short_bytes(&self) -> u64 {
-        self.needed_bytes
-            .saturating_sub(self.whole_blocks_bytes())
-            .saturating_add(self.deficit_bytes)
-    }
-
-    /// Pool bytes left once the request is held.
-    pub fn spare_bytes(&self) -> u64 {
-        self.whole_blocks_bytes().saturating_sub(self.needed_bytes)
-    }
-
-    fn whole_blocks_bytes(&self) -> u64 {
-        self.usable_bytes
-    }
-}
-
 /// What one sequence takes from the pool, by vLLM's per-layer accounting
 /// (`kv_cache_interface.py`, `max_memory_usage_bytes` of each spec): a
 /// full-attention layer a page per block of its context; a sliding layer
@@ -244,11 +176,10 @@ pub fn serving_pool(
     } else {
         u64::try_from(pool_bytes / block_bytes).unwrap_or(u64::MAX)
     };
-    let attention = spec.attention_layer_count().max(1) as u128;
-    let (sliding_layers, window) = match &spec.sliding_window {
-        Some(w) => ((w.layers as u128).min(attention), w.window),
-        None => (0, 0),
-    };
+    // The busiest pipeline stage's layers.
+    let (attention, sliding_layers) = r.shards.stage_attention(spec);
+    let attention = attention.max(1);
+    let window = spec.sliding_window.as_ref().map_or(0, |w| w.window);
     let shared_prefix_tokens = inf.shared_prefix_tokens.min(inf.prompt_len);
     let demand = Demand {
         page: block_bytes / attention,

@@ -107,9 +107,15 @@ fn kv_and_state_bytes_equal_the_cache_objects_transformers_creates() {
             .as_str()
             .is_some_and(|c| c.starts_with("static"))
         {
-            static_kv_cache_bytes(&spec, per_token, batch, STATIC_MAX_CACHE_LEN)
+            static_kv_cache_bytes(
+                &spec,
+                &one_gpu(spec.layers),
+                per_token,
+                batch,
+                STATIC_MAX_CACHE_LEN,
+            )
         } else {
-            kv_cache_bytes(&spec, per_token, batch, tokens)
+            kv_cache_bytes(&spec, &one_gpu(spec.layers), per_token, batch, tokens)
         };
         let state = state_bytes_per_sequence(&spec, dtype, 1, Engine::Transformers)
             .map_or(0, |(bytes, _)| bytes * batch);

@@ -12,20 +12,29 @@
 //! The estimator itself may get more exact (a sliding window caching one
 //! token less, as transformers does): the frozen bytes are matched within
 //! [`REFINEMENT`], far below what a changed default or field moves them.
-//! When an engine's whole rule is replaced by one read from its source, the
-//! rows of that engine carry `refrozen` (the date and the rule) with the new
-//! bytes; their links, notices and canonical forms stay as frozen, and
-//! [`only_replaced_engine_rules_refreeze`] keeps the mark to those rows.
+//! Two changes may re-freeze rows with the new bytes, each row carrying
+//! `refrozen` (the date and the reason); their links, notices and canonical
+//! forms stay as frozen, and [`only_replaced_engine_rules_refreeze`] keeps
+//! the mark to those rows:
+//! * an engine's whole rule replaced by one read from its source: rows of
+//!   that engine (`eng=vllm` naming vLLM, `eng=llama_cpp` naming llama.cpp);
+//! * a measured correction of what an architecture's layers save: the
+//!   reason starts with `2026-11-25: measured` and names the measurement, a
+//!   file that exists under `tests/data/`, and only rows whose model is of
+//!   the corrected architectures (Qwen3, Qwen3-MoE, Gemma, Gemma-2, Gemma-3:
+//!   `s.arch=` or a catalog `m=` of those families) may carry it.
 //!
 //! The page and embed parameters (`u`, `view`, `lang`, `goal`, `prio`,
 //! `embed`, `show`) are the web page's: the core notices them as unknown,
 //! and the web app's own test (`src/link.rs`) checks what the page reads.
 
 use serde_json::Value;
+use vramfit_core::catalog::find_model;
+use vramfit_core::model::Arch;
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
-    Attention, Checkpointing, Engine, Framework, LoraTarget, Method, Offload, Optimizer, Strategy,
-    TaskKind,
+    Attention, Checkpointing, Engine, Framework, LoraTarget, Method, ModelSource, Offload,
+    Optimizer, Strategy, TaskKind,
 };
 use vramfit_core::url::{decode, encode, Choice};
 
@@ -140,7 +149,10 @@ fn every_frozen_link_decodes_and_estimates_as_it_did() {
 
 /// Re-frozen bytes are only for a replaced engine rule: today vLLM's
 /// (2026-11-25: the profile run, non-torch memory and the total vLLM reads)
-/// and llama.cpp's (2026-11-25: its buffers by GGUF recipe and placement).
+/// and llama.cpp's (2026-11-25: its buffers by GGUF recipe and placement);
+/// or for a measured correction of the layers' saved tensors
+/// (2026-11-25: Qwen3, Gemma and Gemma-2 eager layers,
+/// `tests/data/compile/compile_saved.csv`), on rows of those architectures.
 #[test]
 fn only_replaced_engine_rules_refreeze() {
     for row in rows() {
@@ -148,13 +160,69 @@ fn only_replaced_engine_rules_refreeze() {
             let link = text(&row, "link");
             let engine_rule = (link.contains("eng=vllm") && why.contains("vLLM"))
                 || (link.contains("eng=llama_cpp") && why.contains("llama.cpp"));
+            let measured = why.starts_with(MEASURED) && {
+                let file = measured_file(why).unwrap_or_else(|| {
+                    panic!(
+                        "{}: a measured re-freeze names no tests/data/ file ({why})",
+                        text(&row, "title")
+                    )
+                });
+                assert!(
+                    file.is_file(),
+                    "{}: {} does not exist",
+                    text(&row, "title"),
+                    file.display()
+                );
+                assert!(
+                    measured_arch(link),
+                    "{}: a measured re-freeze on a model outside {MEASURED_ARCHS:?}",
+                    text(&row, "title")
+                );
+                true
+            };
             assert!(
-                engine_rule,
-                "{}: re-frozen without a replaced engine rule ({why})",
+                engine_rule || measured,
+                "{}: re-frozen without a replaced engine rule or a measured correction ({why})",
                 text(&row, "title")
             );
         }
     }
+}
+
+/// How a measured correction's reason starts.
+const MEASURED: &str = "2026-11-25: measured";
+
+/// The architectures the measured correction of 2026-11-25 changed.
+const MEASURED_ARCHS: [Arch; 5] = [
+    Arch::Qwen3,
+    Arch::Qwen3Moe,
+    Arch::Gemma,
+    Arch::Gemma2,
+    Arch::Gemma3,
+];
+
+/// The data file a reason names, `tests/data/…`, as a path in this crate;
+/// `None` when it names none or one outside `tests/data/`.
+fn measured_file(why: &str) -> Option<std::path::PathBuf> {
+    let start = why.find("tests/data/")?;
+    let name: String = why[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | ';' | ')' | '`'))
+        .collect();
+    let name = name.trim_end_matches('.');
+    let inside = name.len() > "tests/data/".len() && !name.split('/').any(|part| part == "..");
+    inside.then(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name))
+}
+
+/// Whether the link's model, a custom `s.arch=` or a catalog `m=`, is of
+/// the measured architectures.
+fn measured_arch(link: &str) -> bool {
+    let arch = match decode(link).scenario.model {
+        ModelSource::Spec(spec) => Some(spec.arch),
+        ModelSource::Catalog(id) => find_model(&id).map(|m| m.spec.arch),
+        ModelSource::Params(_) => None,
+    };
+    arch.is_some_and(|a| MEASURED_ARCHS.contains(&a))
 }
 
 /// Every value of every enum a link carries appears in some frozen link.

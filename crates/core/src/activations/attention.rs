@@ -147,7 +147,25 @@ fn attention_dropout_copy_bytes(attn_bytes: u128, autocast: bool) -> u128 {
 /// * BERT under autocast: fp32 softmax output 4 + 16-bit copy for P·V 2 = 6;
 ///   its fp32 dropout output is saved by nothing (dropout keeps only its
 ///   1-byte mask, added separately), so it is gone at the peak.
+/// * Gemma-2 caps its logits before the softmax (`Gemma2Attention`'s eager
+///   path: `tanh(scores / softcap) * softcap`); `tanh` keeps its output, one
+///   more score in the compute dtype (tests/data/compile/compile_saved.csv,
+///   eager gemma2 rows: B·a·b·s² over Llama's bytes per score).
 fn eager_score_bytes(arch: Arch, act_bytes: u128, autocast: bool) -> u128 {
+    let softcap = if arch == Arch::Gemma2 {
+        if autocast {
+            2
+        } else {
+            act_bytes
+        }
+    } else {
+        0
+    };
+    softcap + softmax_score_bytes(arch, act_bytes, autocast)
+}
+
+/// Bytes per score the softmax and the product with V keep.
+fn softmax_score_bytes(arch: Arch, act_bytes: u128, autocast: bool) -> u128 {
     let sixteen = act_bytes == 2 || autocast;
     match arch {
         Arch::Opt if sixteen => 8,

@@ -16,8 +16,8 @@
 //! Qwen2, Qwen3, Gemma and Gemma-2 layers over four shapes, two (b, s) and
 //! bf16 / fp32 (`tests/data/compile/compile_saved.csv`, `tests/compile.rs`).
 
-use super::shape::{LayerShape, Term, Terms};
-use crate::model::{Arch, MlpKind, ModelSpec, NormKind, QkNorm};
+use super::shape::{norm_saves, qk_norm_rows, LayerShape, Term, Terms};
+use crate::model::{Arch, MlpKind, ModelSpec, NormKind};
 use crate::scenario::Attention;
 
 /// The compiled layer's saved terms, or `None` for a layer the measurements
@@ -48,7 +48,8 @@ pub fn compiled_layer_terms(l: &LayerShape, spec: &ModelSpec) -> Option<Vec<Term
     let bsh = bs * l.hidden;
     let qd = l.heads * l.head_dim;
     let kvd = l.kv_heads * l.head_dim;
-    let norms = norms_per_layer(spec);
+    // RMSNorms per layer: Gemma-2/3's sandwich layout has four, the others two.
+    let norms = norm_saves(l, spec).count;
     // Each RMSNorm keeps only its fp32 1/rms (`rsqrt`, one per token); its
     // fp32 upcast and its product with the weight are pointwise, recomputed.
     t.push(
@@ -185,26 +186,4 @@ fn compiled_eager_score_bytes(spec: &ModelSpec, big_b: u128) -> u128 {
     let softmax_input = u128::from(big_b == 2);
     let softcap = u128::from(spec.arch == Arch::Gemma2);
     big_b * (probabilities + softmax_input + softcap)
-}
-
-/// RMSNorms per layer: Gemma-2/3's sandwich layout (transformers
-/// `Gemma2DecoderLayer`: pre and post attention, pre and post feed-forward)
-/// has four, the others two.
-fn norms_per_layer(spec: &ModelSpec) -> u128 {
-    match spec.arch {
-        Arch::Gemma2 | Arch::Gemma3 => 4,
-        _ => 2,
-    }
-}
-
-/// Rows the q/k norms normalize per token, with their formula; `None`
-/// without q/k norms.
-fn qk_norm_rows(spec: &ModelSpec, l: &LayerShape) -> Option<(u128, &'static str)> {
-    match spec.qk_norm_kind() {
-        QkNorm::Off => None,
-        // One row per q head and per k head.
-        QkNorm::Head | QkNorm::PerHead => Some((l.heads + l.kv_heads, "(a + kv)")),
-        // One row for q and one for k over the whole projection (OLMo-2).
-        QkNorm::Full => Some((2, "2")),
-    }
 }

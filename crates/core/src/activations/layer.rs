@@ -1,15 +1,17 @@
 //! One layer's saved tensors, term by term, and what checkpointing keeps of them.
 
 use super::attention::{cross_attention_terms, eager_attention_terms, fused_attention_terms};
-use super::shape::{norm_saves, ActFn, LayerShape, LoraActs, NormSaves, Term, Terms};
-use crate::model::{Arch, ModelSpec, NormKind};
+use super::shape::{
+    norm_saves, qk_norm_rows, ActFn, LayerShape, LoraActs, NormSaves, RmsWeight, Term, Terms,
+};
+use crate::model::{Arch, ModelSpec, QkNorm};
 use crate::scenario::{Attention, Checkpointing, LoraTarget};
 
 /// Saved bytes per layer (no checkpointing), term by term.
 pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
     let mut t = Terms::default();
     let norms = norm_saves(l, spec);
-    norm_terms(&mut t, l, spec, &norms);
+    norm_terms(&mut t, l, &norms);
     t.push(
         "attention input",
         l.linear_input(
@@ -20,6 +22,7 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
         ),
         "b·s·h (q/k/v weight or LoRA grad)".into(),
     );
+    qk_norm_terms(&mut t, l, spec);
     match l.attention {
         Attention::Sdpa | Attention::Flash => fused_attention_terms(&mut t, l),
         Attention::Eager => eager_attention_terms(&mut t, l, spec),
@@ -47,24 +50,114 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
     t.0
 }
 
-fn norm_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, norms: &NormSaves) {
+fn norm_terms(t: &mut Terms, l: &LayerShape, norms: &NormSaves) {
     let bs = l.tokens();
     let bsh = bs * l.hidden;
-    let NormSaves { count, input, stat } = *norms;
+    let NormSaves {
+        count,
+        input,
+        stat,
+        rms,
+    } = *norms;
     t.push(
         "norm inputs",
         count * (input * bsh + stat * bs),
         format!("{count} norms × ({input}·b·s·h + {stat}·b·s)"),
     );
-    if l.grads.norms && spec.norm == NormKind::Rms {
+    let Some(rms) = rms else {
+        // LayerNorm is one fused op: its input and statistics are all it keeps.
+        return;
+    };
+    if l.grads.norms {
         // RMSNorm multiplies by its weight in Python: the normalized tensor is
-        // saved for the weight's gradient. LayerNorm is one fused op.
-        let big_b = l.act_bytes;
+        // saved for the weight's gradient, in the input dtype (LlamaRMSNorm:
+        // `weight * hidden.to(input_dtype)`) or in fp32 (GemmaRMSNorm:
+        // `output * (1.0 + weight.float())` before the cast back; measured:
+        // tests/data/compile/compile_saved.csv, eager gemma and gemma2 rows,
+        // (4 − B)·b·s·h per norm over the input-dtype copy).
+        let bytes = match rms {
+            RmsWeight::InputDtype => l.act_bytes,
+            RmsWeight::GemmaOffset => 4,
+        };
         t.push(
             "normalized (norm weight grad)",
-            count * big_b * bsh,
-            format!("{count} × {big_b}·b·s·h"),
+            count * bytes * bsh,
+            format!("{count} × {bytes}·b·s·h"),
         );
+    }
+    if rms == RmsWeight::GemmaOffset {
+        // GemmaRMSNorm's fp32 `1.0 + weight.float()` is a new tensor the
+        // product saves for the normalized input's gradient, 4·h per norm
+        // (tests/data/compile/compile_saved.csv, eager gemma and gemma2 rows).
+        t.push(
+            "norm `1 + weight` (fp32)",
+            count * 4 * l.hidden,
+            format!("{count} × 4·h"),
+        );
+    }
+}
+
+/// The q/k norms of attention (Qwen3, Qwen3-MoE, Gemma-3: an RMSNorm over
+/// every q head and every k head, before RoPE). Each keeps what a hidden
+/// norm keeps, over the q and k projections instead of the residual: its
+/// fp32 input copy, 1/rms per normalized row and, for the weight's gradient,
+/// the normalized tensor; GemmaRMSNorm also its fp32 `1 + weight`.
+/// Measured: tests/data/compile/compile_saved.csv, eager qwen3 rows
+/// (transformers `Qwen3RMSNorm` as `Qwen3Attention.q_norm` / `k_norm`):
+/// (4 + B)·b·s·(a·d + kv·d) + 4·b·s·(a + kv) per layer.
+fn qk_norm_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec) {
+    let (Some(rms), Some((rows, what))) = (qk_norm_weight(spec), qk_norm_rows(spec, l)) else {
+        return;
+    };
+    let bs = l.tokens();
+    let qd = l.heads * l.head_dim;
+    let kvd = l.kv_heads * l.head_dim;
+    t.push(
+        "q/k norm inputs",
+        4 * bs * (qd + kvd) + 4 * bs * rows,
+        format!("4·b·s·({qd} + {kvd}) + 4·b·s·{what}"),
+    );
+    if l.grads.norms {
+        // The q and k projections' outputs are in the compute dtype (16-bit
+        // under autocast), the dtype LlamaRMSNorm-style norms cast back to.
+        let bytes = match rms {
+            RmsWeight::InputDtype => l.compute_bytes(),
+            RmsWeight::GemmaOffset => 4,
+        };
+        t.push(
+            "q/k normalized (norm weight grad)",
+            bytes * bs * (qd + kvd),
+            format!("{bytes}·b·s·({qd} + {kvd})"),
+        );
+    }
+    if rms == RmsWeight::GemmaOffset {
+        // Gemma3RMSNorm's fp32 `1 + weight`, as wide as each norm's weight.
+        let width = match spec.qk_norm_kind() {
+            QkNorm::Head => 2 * l.head_dim,
+            QkNorm::PerHead | QkNorm::Full => qd + kvd,
+            QkNorm::Off => 0,
+        };
+        t.push(
+            "q/k norm `1 + weight` (fp32)",
+            4 * width,
+            format!("4·{width}"),
+        );
+    }
+}
+
+/// The RMSNorm module of the architecture's q/k norms, where its saves were
+/// measured or are the same module: Qwen3 and Qwen3-MoE (`Qwen3RMSNorm`,
+/// `Qwen3MoeRMSNorm`, the same code) and Gemma-3 (`Gemma3RMSNorm`, GemmaRMSNorm's
+/// code). Other families with q/k norms (OLMo-2's fp32 product, Cohere's
+/// LayerNorm, Hunyuan, EXAONE-4, Apertus) were not measured and keep no term.
+fn qk_norm_weight(spec: &ModelSpec) -> Option<RmsWeight> {
+    if spec.qk_norm_kind() == QkNorm::Off {
+        return None;
+    }
+    match spec.arch {
+        Arch::Qwen3 | Arch::Qwen3Moe => Some(RmsWeight::InputDtype),
+        Arch::Gemma3 => Some(RmsWeight::GemmaOffset),
+        _ => None,
     }
 }
 

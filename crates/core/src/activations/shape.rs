@@ -1,7 +1,7 @@
 //! The shape of one layer's micro-batch and what in it needs a gradient:
 //! what every saved-tensor term of the layer reads.
 
-use crate::model::{Arch, MlpKind, ModelSpec, NormKind};
+use crate::model::{Arch, MlpKind, ModelSpec, NormKind, QkNorm};
 use crate::scenario::{Attention, Framework, LoraTarget};
 
 /// Shape of one micro-batch through one layer, and what is trainable.
@@ -199,26 +199,75 @@ impl LayerShape {
 
 /// How a layer's norms keep their input and statistics.
 pub(super) struct NormSaves {
-    /// Norms per layer (1 in a parallel block sharing one norm).
+    /// Norms per layer (1 in a parallel block sharing one norm; 4 in
+    /// Gemma-2/3's sandwich layout).
     pub(super) count: u128,
     /// Bytes per element of the kept input.
     pub(super) input: u128,
     /// Bytes per token of the kept statistics.
     pub(super) stat: u128,
+    /// How the RMSNorm applies its weight (`None` for LayerNorm).
+    pub(super) rms: Option<RmsWeight>,
 }
 
-/// RMSNorm upcasts to fp32 and keeps that copy (4 B) plus 1/rms (4 B per
-/// token); LayerNorm keeps its input and fp32 mean + rstd (8 B per token).
-/// Autocast keeps an fp32 residual stream, so the copy is 4 B there too.
+/// How an RMSNorm applies its weight, which decides what it keeps for the
+/// weight's gradient.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RmsWeight {
+    /// `weight * normalized.to(input_dtype)` (LlamaRMSNorm and its copies,
+    /// Qwen3RMSNorm): the normalized tensor in the input dtype.
+    InputDtype,
+    /// GemmaRMSNorm (Gemma, Gemma-2, Gemma-3): `normalized * (1.0 +
+    /// weight.float())` in fp32, cast back afterwards: the normalized tensor
+    /// in fp32 and the fp32 `1 + weight`, a new tensor of the weight's width.
+    GemmaOffset,
+}
+
+/// The hidden-width norms of a layer. RMSNorm upcasts to fp32 and keeps that
+/// copy (4 B) plus 1/rms (4 B per token); LayerNorm keeps its input and fp32
+/// mean + rstd (8 B per token). Autocast keeps an fp32 residual stream, so
+/// the copy is 4 B there too.
 pub(super) fn norm_saves(l: &LayerShape, spec: &ModelSpec) -> NormSaves {
-    let count = if matches!(spec.arch, Arch::Phi | Arch::Falcon) {
-        1 // parallel block with one shared norm
-    } else {
-        2
+    let count = match spec.arch {
+        Arch::Phi | Arch::Falcon => 1, // parallel block with one shared norm
+        // transformers `Gemma2DecoderLayer` / `Gemma3DecoderLayer`: input,
+        // post-attention, pre-feed-forward and post-feed-forward norms; the
+        // two post-norms' inputs and statistics, 2·(4·b·s·h + 4·b·s), were
+        // measured (tests/data/compile/compile_saved.csv, eager gemma2 rows).
+        Arch::Gemma2 | Arch::Gemma3 => 4,
+        _ => 2,
     };
     let (input, stat) = match spec.norm {
         NormKind::Rms => (4, 4),
         NormKind::Layer => (if l.autocast { 4 } else { l.act_bytes }, 8),
     };
-    NormSaves { count, input, stat }
+    NormSaves {
+        count,
+        input,
+        stat,
+        rms: rms_weight(spec),
+    }
+}
+
+/// How the model's RMSNorms apply their weight; `None` with LayerNorm. Read
+/// from the architecture: the `1 + weight` offset is GemmaRMSNorm's (its
+/// weight is stored zero-centred), shared by Gemma, Gemma-2 and Gemma-3.
+fn rms_weight(spec: &ModelSpec) -> Option<RmsWeight> {
+    match (spec.norm, spec.arch) {
+        (NormKind::Layer, _) => None,
+        (NormKind::Rms, Arch::Gemma | Arch::Gemma2 | Arch::Gemma3) => Some(RmsWeight::GemmaOffset),
+        (NormKind::Rms, _) => Some(RmsWeight::InputDtype),
+    }
+}
+
+/// Rows the q/k norms normalize per token, with their formula; `None`
+/// without q/k norms.
+pub(super) fn qk_norm_rows(spec: &ModelSpec, l: &LayerShape) -> Option<(u128, &'static str)> {
+    match spec.qk_norm_kind() {
+        QkNorm::Off => None,
+        // One row per q head and per k head.
+        QkNorm::Head | QkNorm::PerHead => Some((l.heads + l.kv_heads, "(a + kv)")),
+        // One row for q and one for k over the whole projection (OLMo-2).
+        QkNorm::Full => Some((2, "2")),
+    }
 }
