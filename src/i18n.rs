@@ -218,6 +218,17 @@ pub fn pick<'a>(lang: Lang, en: &'a str, zh: &'a str) -> &'a str {
     }
 }
 
+/// What joins a sentence or an inserted phrase to the text before it: a
+/// space in English, nothing in Chinese (no space beside CJK text).
+pub fn space(lang: Lang) -> &'static str {
+    pick(lang, " ", "")
+}
+
+/// What follows a label: `: ` in English, the full-width `：` in Chinese.
+pub fn colon(lang: Lang) -> &'static str {
+    pick(lang, ": ", "：")
+}
+
 /// Ids present in one list and not the other: `(only_in_a, only_in_b)`.
 #[cfg(test)]
 fn missing_keys(a: &[String], b: &[String]) -> (Vec<String>, Vec<String>) {
@@ -481,6 +492,63 @@ mod tests {
             }
         }
         keys
+    }
+
+    /// Chinese has no spaces beside CJK punctuation or between CJK words,
+    /// inserted phrases included: every zh text, its arguments filled with
+    /// Latin text ("24 GiB") or, for those that carry Chinese words (the
+    /// phase, the plan's risk), with Chinese; and the joints the code adds.
+    #[test]
+    fn chinese_texts_have_no_space_beside_cjk() {
+        fn cjk(c: char) -> bool {
+            ('\u{4e00}'..='\u{9fff}').contains(&c)
+        }
+        fn punct(c: char) -> bool {
+            ('\u{3000}'..='\u{303f}').contains(&c) || ('\u{ff00}'..='\u{ffef}').contains(&c)
+        }
+        let args: Vec<(&str, String)> = ["phase", "risk"]
+            .iter()
+            .map(|n| (*n, "阶段".to_owned()))
+            .collect();
+        let mut bad = Vec::new();
+        for (i, key) in tables::KEYS.iter().chain(&tables::TOOLS_KEYS).enumerate() {
+            let raw = if i < tables::KEYS.len() {
+                tables::ZH[i]
+            } else {
+                tables::TOOLS_ZH[i - tables::KEYS.len()]
+            };
+            let filled = text_with(Lang::Zh, key, &args);
+            let chars: Vec<char> = filled.chars().collect();
+            for w in chars.windows(3) {
+                if w[1] == ' ' && (punct(w[0]) || punct(w[2]) || (cjk(w[0]) && cjk(w[2]))) {
+                    bad.push(format!("{key} = {raw}"));
+                    break;
+                }
+            }
+        }
+        assert!(bad.is_empty(), "spaces beside CJK text: {bad:#?}");
+        assert_eq!(space(Lang::Zh), "");
+        assert_eq!(colon(Lang::Zh), "：");
+        assert_eq!(space(Lang::En), " ");
+        // The phase sits in its sentence without spaces.
+        let peak = text_with(
+            Lang::Zh,
+            "peak-during",
+            &[("phase", phase_label(Lang::Zh, "generation"))],
+        );
+        assert_eq!(peak, "峰值出现在生成阶段。");
+    }
+
+    /// The Chinese texts use the Chinese terms for what the issue found in
+    /// English (the glossed field labels keep the English in brackets).
+    #[test]
+    fn chinese_texts_name_no_english_batch_or_kv_cache() {
+        for (i, key) in tables::KEYS.iter().enumerate() {
+            let zh = tables::ZH[i];
+            assert!(!zh.contains("KV cache"), "{key} = {zh}");
+            let unglossed = zh.replace("（micro-batch）", "").replace("（batch）", "");
+            assert!(!unglossed.contains("batch"), "{key} = {zh}");
+        }
     }
 
     #[test]

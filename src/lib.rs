@@ -124,7 +124,13 @@ fn page_shell(page: Page, render: fn(View) -> AnyView) -> AnyView {
         <a class="skip-link" href="#main">{i18n::tr("skip-to-main")}</a>
         <Toolbar/>
         <Tabs/>
-        <main class="layout" id="main" tabindex="-1">
+        // The mark of a stale result, drawn by result.css where it shows.
+        <main
+            class="layout"
+            id="main"
+            tabindex="-1"
+            style=move || format!("--stale:\"{}\"", i18n::text(state.lang.get(), "stale-tag"))
+        >
             <UpdateNotice/>
             <Notices/>
             {move || render(state.view.get())}

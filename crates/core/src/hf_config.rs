@@ -7,6 +7,7 @@
 mod modern;
 mod reader;
 mod towers;
+mod vlm;
 
 use serde_json::Value;
 
@@ -16,7 +17,7 @@ use crate::model::{
     MAX_LAYERS, MAX_POSITION,
 };
 use reader::{Cfg, Defaults, HIDDEN, LAYERS, POSITIONS, VOCAB};
-use towers::{import_clip, import_llava};
+use towers::{import_clip, import_llava, import_llava_next};
 
 /// `model_type` values this importer reads (the architecture table's), for messages.
 pub fn supported_model_types() -> String {
@@ -27,6 +28,13 @@ pub fn supported_model_types() -> String {
 
 /// Parses a pasted `config.json` and builds the matching [`ModelSpec`].
 pub fn from_hf_config(json: &str) -> Result<ModelSpec> {
+    from_hf_configs(json, None)
+}
+
+/// Parses a `config.json` and, for a VLM, its `preprocessor_config.json`
+/// (the pixel limits and tile counts of its image rule live there; the
+/// processor classes' defaults apply when it is absent).
+pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSpec> {
     let value: Value = serde_json::from_str(json).map_err(|e| {
         InputError::new(
             "config.json",
@@ -41,6 +49,15 @@ pub fn from_hf_config(json: &str) -> Result<ModelSpec> {
     };
     let cfg = Cfg::new(root, "");
     let mut spec = import(&cfg, Defaults::None)?;
+    // The wrappers whose image rule the estimate applies (Qwen-VL's dynamic
+    // resolution, LLaVA-NeXT's any-resolution grids, Gemma 3's fixed 256
+    // tokens or pan-and-scan crops).
+    let model_type = cfg.string("model_type")?;
+    let rule_family = matches!(model_type, Some("qwen2_vl" | "qwen2_5_vl" | "llava_next"))
+        || (model_type == Some("gemma3") && spec.vision.is_some());
+    if rule_family {
+        spec.image_rule = Some(crate::image_tokens::rule_from_configs(json, preprocessor)?);
+    }
     if let Some(name) = cfg.string("_name_or_path")? {
         if !name.is_empty() {
             spec.name = name.to_string();
@@ -71,6 +88,24 @@ const KV_HEADS: &[&str] = &["num_key_value_heads", "num_kv_heads", "n_head_kv"];
 
 fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
     let model_type = cfg.model_type()?;
+    // VLM wrappers: a language model from the families below plus a tower.
+    match model_type {
+        "qwen2_vl" | "qwen2_5_vl" => {
+            return vlm::import_qwen_vl(cfg, model_type, |text| {
+                import_decoder(text, Arch::Qwen2, model_type)
+            })
+        }
+        "llava_next" => {
+            return import_llava_next(cfg, |text| {
+                if text.string("model_type")?.is_some() {
+                    import(text, text.defaults)
+                } else {
+                    import_decoder(text, Arch::Llama, "llama")
+                }
+            })
+        }
+        _ => {}
+    }
     let Some(family) = crate::model::arch::by_model_type(model_type) else {
         return Err(InputError::new(
             cfg.field("model_type"),
@@ -92,10 +127,11 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         }),
         Arch::ClipVision => import_clip(cfg, model_type),
         Arch::Gemma3 => match cfg.object("text_config")? {
-            Some(text) if cfg.obj.contains_key("vision_config") => Err(InputError::new(
-                text.field("").trim_end_matches('.').to_string(),
-                "Gemma-3 with a SigLIP vision tower is not supported: paste the text_config alone",
-            )),
+            Some(text) if cfg.obj.contains_key("vision_config") => {
+                vlm::import_gemma3(cfg, text, |t| {
+                    import_decoder(t, Arch::Gemma3, "gemma3_text")
+                })
+            }
             Some(text) => import_decoder(&text, Arch::Gemma3, "gemma3_text"),
             None => import_decoder(cfg, Arch::Gemma3, model_type),
         },

@@ -17,7 +17,7 @@
 //!   language model sees one image token and reads the tiles through its
 //!   cross-attention layers.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{check_range, InputError, Result};
 use crate::scenario::limits::{MAX_IMAGE_SIZE, MAX_IMAGE_TILES, MAX_TOKENS};
@@ -27,7 +27,7 @@ use crate::scenario::limits::{MAX_IMAGE_SIZE, MAX_IMAGE_TILES, MAX_TOKENS};
 const MAX_PIXELS: u64 = MAX_IMAGE_SIZE * MAX_IMAGE_SIZE;
 
 /// How a family turns an image into tokens.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum ImageRule {
     /// Qwen-VL: dynamic resolution in patches, `merge × merge` per token.
@@ -91,6 +91,200 @@ pub enum ImageRule {
 }
 
 impl ImageRule {
+    /// The family the rule is, in words, for notes and formulas.
+    pub fn family(&self) -> &'static str {
+        match self {
+            ImageRule::QwenVl { .. } => "Qwen-VL dynamic resolution",
+            ImageRule::InternVl { .. } => "InternVL aspect-ratio tiles",
+            ImageRule::Fixed { .. } => "fixed tokens per image",
+            ImageRule::Mllama { .. } => "Llama 3.2 Vision tiles",
+            ImageRule::Gemma3PanScan { .. } => "Gemma 3 pan-and-scan",
+            ImageRule::Pixtral { .. } => "Pixtral patches with row breaks",
+            ImageRule::Idefics3 { .. } => "Idefics3 image splitting",
+            ImageRule::LlavaNext { .. } => "LLaVA-NeXT any-resolution",
+        }
+    }
+
+    /// The rule as a link writes it: its key, then its numbers
+    /// (`qwen_vl:14,2,3136,1003520`; LLaVA-NeXT's pinpoints as `HxW`).
+    pub fn to_text(&self) -> String {
+        let join = |key: &str, v: &[u64]| {
+            let nums: Vec<String> = v.iter().map(u64::to_string).collect();
+            format!("{key}:{}", nums.join(","))
+        };
+        match self {
+            ImageRule::QwenVl {
+                patch,
+                merge,
+                min_pixels,
+                max_pixels,
+            } => join("qwen_vl", &[*patch, *merge, *min_pixels, *max_pixels]),
+            ImageRule::InternVl {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            } => join(
+                "intern_vl",
+                &[*tile, *patch, *min_tiles, *max_tiles, *tokens_per_tile],
+            ),
+            ImageRule::Fixed {
+                tower,
+                language_model,
+            } => join("fixed", &[*tower, *language_model]),
+            ImageRule::Mllama {
+                tile,
+                patch,
+                max_tiles,
+            } => join("mllama", &[*tile, *patch, *max_tiles]),
+            ImageRule::Gemma3PanScan {
+                tower,
+                tokens,
+                min_crop,
+                max_crops,
+                min_ratio_tenths,
+            } => join(
+                "gemma3_pan_scan",
+                &[*tower, *tokens, *min_crop, *max_crops, *min_ratio_tenths],
+            ),
+            ImageRule::Pixtral {
+                patch,
+                merge,
+                longest_edge,
+            } => join("pixtral", &[*patch, *merge, *longest_edge]),
+            ImageRule::Idefics3 {
+                longest_edge,
+                tile,
+                patch,
+                seq_len,
+            } => join("idefics3", &[*longest_edge, *tile, *patch, *seq_len]),
+            ImageRule::LlavaNext {
+                crop,
+                patch,
+                pinpoints,
+            } => {
+                let points: Vec<String> =
+                    pinpoints.iter().map(|(h, w)| format!("{h}x{w}")).collect();
+                let mut text = join("llava_next", &[*crop, *patch]);
+                for p in points {
+                    text.push(',');
+                    text.push_str(&p);
+                }
+                text
+            }
+        }
+    }
+
+    /// Reads [`to_text`](Self::to_text)'s form; the message says what is wrong.
+    pub fn from_text(text: &str) -> std::result::Result<ImageRule, String> {
+        let (key, rest) = text
+            .split_once(':')
+            .ok_or_else(|| format!("\"{text}\" is not an image rule (key:numbers)"))?;
+        let items: Vec<&str> = rest.split(',').collect();
+        let number = |s: &str| -> std::result::Result<u64, String> {
+            s.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n <= MAX_PIXELS)
+                .ok_or_else(|| format!("\"{s}\" is not a whole number from 0 to {MAX_PIXELS}"))
+        };
+        let numbers = |n: usize| -> std::result::Result<Vec<u64>, String> {
+            if items.len() != n {
+                return Err(format!("{key} takes {n} numbers, got {}", items.len()));
+            }
+            items.iter().map(|s| number(s)).collect()
+        };
+        let rule = match key {
+            "qwen_vl" => {
+                let v = numbers(4)?;
+                ImageRule::QwenVl {
+                    patch: v[0],
+                    merge: v[1],
+                    min_pixels: v[2],
+                    max_pixels: v[3],
+                }
+            }
+            "intern_vl" => {
+                let v = numbers(5)?;
+                ImageRule::InternVl {
+                    tile: v[0],
+                    patch: v[1],
+                    min_tiles: v[2],
+                    max_tiles: v[3],
+                    tokens_per_tile: v[4],
+                }
+            }
+            "fixed" => {
+                let v = numbers(2)?;
+                ImageRule::Fixed {
+                    tower: v[0],
+                    language_model: v[1],
+                }
+            }
+            "mllama" => {
+                let v = numbers(3)?;
+                ImageRule::Mllama {
+                    tile: v[0],
+                    patch: v[1],
+                    max_tiles: v[2],
+                }
+            }
+            "gemma3_pan_scan" => {
+                let v = numbers(5)?;
+                ImageRule::Gemma3PanScan {
+                    tower: v[0],
+                    tokens: v[1],
+                    min_crop: v[2],
+                    max_crops: v[3],
+                    min_ratio_tenths: v[4],
+                }
+            }
+            "pixtral" => {
+                let v = numbers(3)?;
+                ImageRule::Pixtral {
+                    patch: v[0],
+                    merge: v[1],
+                    longest_edge: v[2],
+                }
+            }
+            "idefics3" => {
+                let v = numbers(4)?;
+                ImageRule::Idefics3 {
+                    longest_edge: v[0],
+                    tile: v[1],
+                    patch: v[2],
+                    seq_len: v[3],
+                }
+            }
+            "llava_next" => {
+                if items.len() < 2 {
+                    return Err("llava_next takes crop, patch and pinpoints HxW".to_owned());
+                }
+                let mut pinpoints = Vec::new();
+                for p in &items[2..] {
+                    let (h, w) = p
+                        .split_once('x')
+                        .ok_or_else(|| format!("\"{p}\" is not a pinpoint HxW"))?;
+                    pinpoints.push((number(h)?, number(w)?));
+                }
+                ImageRule::LlavaNext {
+                    crop: number(items[0])?,
+                    patch: number(items[1])?,
+                    pinpoints,
+                }
+            }
+            other => {
+                return Err(format!(
+                    "\"{other}\" is not an image rule: qwen_vl, intern_vl, fixed, mllama, \
+                     gemma3_pan_scan, pixtral, idefics3, llava_next"
+                ))
+            }
+        };
+        rule.validate().map_err(|e| e.to_string())?;
+        Ok(rule)
+    }
+
     /// Checks every size against its range, naming the rule's field: the
     /// rule may come from a config or preprocessor file, and the tiling
     /// searches are quadratic in the tile count.

@@ -367,8 +367,14 @@ fn with_state(
 fn weights_line(r: &Resolved) -> (u128, Line) {
     let spec = r.spec;
     let shards = &r.shards;
-    let mut bytes = r.weights.total / (shards.tp * shards.pp);
-    let mut formula = shards.sharded_weights(&r.weights.formula);
+    let (mut bytes, mut formula) = if shards.pp > 1 {
+        busiest_stage_weights(r)
+    } else {
+        (
+            r.weights.total / shards.tp,
+            shards.sharded_weights(&r.weights.formula),
+        )
+    };
     if r.inference.engine == Engine::Vllm {
         // vLLM's rotary layer precomputes cos/sin for every position in the
         // model dtype: max_position × rotary_dim × bytes (vllm-llmd-177/178/180:
@@ -384,6 +390,37 @@ fn weights_line(r: &Resolved) -> (u128, Line) {
     (
         bytes,
         Line::new(Part::Weights, bytes, formula, Counter::Allocated),
+    )
+}
+
+/// The busiest pipeline stage's weights: `ceil(L / pp)` layers, plus the
+/// token embedding on the first stage or the head on the last (a tied head
+/// gets its own copy there), whichever is larger; split by tensor parallel.
+fn busiest_stage_weights(r: &Resolved) -> (u128, String) {
+    let shards = &r.shards;
+    let plain = r.format.unquantized_dtype(r.compute).bytes() as u128;
+    let embedding = r.counts.embedding as u128 * plain;
+    let head = if r.spec.tied_embeddings {
+        embedding
+    } else {
+        r.counts.lm_head as u128 * plain
+    };
+    let stored_head = if r.spec.tied_embeddings { 0 } else { head };
+    let layers_bytes = r.weights.total.saturating_sub(embedding + stored_head);
+    let layers = (r.spec.layers.max(1)) as u128;
+    let stage_layers = layers.div_ceil(shards.pp);
+    let bytes = (layers_bytes * stage_layers / layers + embedding.max(head)) / shards.tp;
+    (
+        bytes,
+        format!(
+            "busiest of {} pipeline stages: {stage_layers} of {layers} layers + the larger of the embedding ({embedding} B, first stage) and the head ({head} B, last stage){}",
+            shards.pp,
+            if shards.tp > 1 {
+                format!(", / tp {}", shards.tp)
+            } else {
+                String::new()
+            }
+        ),
     )
 }
 

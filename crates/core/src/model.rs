@@ -269,6 +269,12 @@ pub struct VisionTower {
     /// 0 when the tower is loaded without it (what LLaVA does).
     #[serde(default)]
     pub projection_dim: u64,
+    /// The tower's exact parameter count (projector excluded) when it is
+    /// not CLIP-shaped: computed by the importer's formula for its family
+    /// (Qwen-VL's ViT, ...); `None`: counted as a CLIP tower from the fields
+    /// above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<u64>,
 }
 
 impl Arch {
@@ -385,6 +391,11 @@ pub struct ModelSpec {
     /// counted by the importer from the config (DeepSeek-V3.2's indexer).
     #[serde(default)]
     pub layer_extra_params: u64,
+    /// How the VLM turns an image's width × height into tokens (Qwen-VL's
+    /// dynamic resolution, tiles, ...); `None`: the tower's own square
+    /// image, `(image_size / patch_size)²` tokens (LLaVA-1.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_rule: Option<crate::image_tokens::ImageRule>,
 }
 
 impl Recurrent {
@@ -669,6 +680,9 @@ impl ModelSpec {
                     MAX_TOTAL_PARAMS,
                 )?;
                 check_range("model.vision.projection_dim", v.projection_dim, 0, MAX_DIM)?;
+                if let Some(p) = v.params {
+                    check_range("model.vision.params", p, 1, MAX_TOTAL_PARAMS)?;
+                }
             }
             None => {
                 if matches!(self.arch, Arch::ClipVision | Arch::Llava) {
@@ -678,6 +692,9 @@ impl ModelSpec {
                     ));
                 }
             }
+        }
+        if let Some(rule) = &self.image_rule {
+            rule.validate()?;
         }
         Ok(())
     }

@@ -44,6 +44,9 @@ pub struct Resolved<'a> {
     pub shards: Shards,
     pub empty_cache_after_load: bool,
     pub unchunked_nf4_quantizer: bool,
+    /// The images of one sample or prompt as the vision tower sees them
+    /// (`None`: no tower or no images).
+    pub images: Option<crate::vision::SampleImages>,
 }
 
 impl<'a> Resolved<'a> {
@@ -70,6 +73,8 @@ impl<'a> Resolved<'a> {
             shards: Shards::new(&sc.parallel, spec.layers, training),
             empty_cache_after_load: sc.empty_cache_after_load,
             unchunked_nf4_quantizer: sc.unchunked_nf4_quantizer,
+            // Sizes the estimate refuses fail earlier (`with_image_tokens`).
+            images: crate::vision::sample_images(sc, spec).ok().flatten(),
         }
     }
 

@@ -433,6 +433,34 @@ pub struct Scenario {
     /// element with all 16 NF4 codes at once: tens of bytes of working
     /// memory per element while loading, which the allocator keeps cached.
     pub unchunked_nf4_quantizer: bool,
+    /// Width of each image in pixels (VLMs; training and inference, one
+    /// size for all images); `None`: the model's own image size
+    /// (`training.image_size` when set). Presets: [`IMAGE_PRESETS`].
+    pub image_width: Option<u64>,
+    /// Height of each image in pixels; `None`: the width (a square).
+    pub image_height: Option<u64>,
+}
+
+/// Named image sizes the link and CLI accept for `image_width` /
+/// `image_height` (either sets both): (name, width, height).
+pub const IMAGE_PRESETS: [(&str, u64, u64); 5] = [
+    ("720p", 1280, 720),
+    ("1080p", 1920, 1080),
+    ("4k", 3840, 2160),
+    // A 12 MP phone photo (4:3).
+    ("phone", 4032, 3024),
+    // A letter page scanned at 200 dpi.
+    ("page", 1700, 2200),
+];
+
+/// A preset name or `WxH` as (width, height); `None` for anything else.
+pub fn image_preset(text: &str) -> Option<(u64, u64)> {
+    let t = text.trim().to_ascii_lowercase();
+    if let Some(&(_, w, h)) = IMAGE_PRESETS.iter().find(|(name, _, _)| *name == t) {
+        return Some((w, h));
+    }
+    let (w, h) = t.split_once('x')?;
+    Some((w.trim().parse().ok()?, h.trim().parse().ok()?))
 }
 
 impl Default for Scenario {
@@ -452,11 +480,21 @@ impl Default for Scenario {
             gpu: GpuChoice::default(),
             empty_cache_after_load: false,
             unchunked_nf4_quantizer: false,
+            image_width: None,
+            image_height: None,
         }
     }
 }
 
 impl Scenario {
+    /// Images per sample (training) or per prompt (inference).
+    pub fn images(&self) -> u64 {
+        match self.task {
+            TaskKind::Training => self.training.images_per_sample,
+            TaskKind::Inference => self.inference.images_per_prompt,
+        }
+    }
+
     /// Parses a scenario file, naming the field of any error
     /// (`training.micro_batch: invalid type: string "4", expected u64`).
     pub fn from_json(text: &str) -> crate::error::Result<Scenario> {

@@ -1,8 +1,15 @@
 //! Images in the sequence of a VLM: how many tokens the vision tower reads
 //! per image and how many it hands to the language model, which then sees
 //! them as ordinary sequence positions (activations, KV cache, logits).
+//!
+//! A model with an image rule (`ModelSpec::image_rule`: Qwen-VL's dynamic
+//! resolution, LLaVA-NeXT's grids, ...) sizes each image from its width ×
+//! height as transformers' processors do (`image_tokens`); a model without
+//! one is a LLaVA-1.5-style tower whose processor resizes and crops every
+//! image to the tower's square.
 
 use crate::error::{InputError, Result};
+use crate::image_tokens::{self, ImageRule};
 use crate::model::{ModelSpec, VisionTower};
 use crate::report::Note;
 use crate::scenario::limits::MAX_TOKENS;
@@ -28,11 +35,54 @@ pub fn image_tokens(tower: &VisionTower, image_size: Option<u64>) -> ImageTokens
     }
 }
 
-/// The scenario with the images' tokens added to the language model's
-/// sequence (training: `seq_len`; inference: `prompt_len`), and a note
-/// saying so; `None` when the model has no vision tower or there are no
-/// images. Fails when the sequence would pass [`MAX_TOKENS`].
-pub fn with_image_tokens(sc: &Scenario, spec: &ModelSpec) -> Result<Option<(Scenario, Note)>> {
+/// The images of one training sample or one prompt, sized.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SampleImages {
+    /// Images per sample (training) or per prompt (inference).
+    pub images: u64,
+    /// Each image's width × height as the scenario gives it.
+    pub width: u64,
+    pub height: u64,
+    /// Tokens of one image.
+    pub per_image: ImageTokens,
+    /// The family rule that sized it (`None`: the tower's fixed square).
+    pub rule: Option<&'static str>,
+}
+
+impl SampleImages {
+    /// Tokens the tower processes for all the images of a sample.
+    pub fn tower_tokens(&self) -> u64 {
+        self.images.saturating_mul(self.per_image.tower)
+    }
+
+    /// Tokens the images add to the language model's sequence.
+    pub fn language_model_tokens(&self) -> u64 {
+        self.images.saturating_mul(self.per_image.language_model)
+    }
+}
+
+/// The width × height of each image: the scenario's `image_width` /
+/// `image_height` (one given: a square), else training's square
+/// `image_size`, else the tower's own square.
+fn image_size(sc: &Scenario, tower: &VisionTower) -> (u64, u64, bool) {
+    match (sc.image_width, sc.image_height) {
+        (Some(w), Some(h)) => (w, h, true),
+        (Some(s), None) | (None, Some(s)) => (s, s, true),
+        (None, None) => {
+            let square = match sc.task {
+                TaskKind::Training => sc.training.image_size,
+                TaskKind::Inference => None,
+            };
+            let side = square.unwrap_or(tower.image_size);
+            (side, side, false)
+        }
+    }
+}
+
+/// The sized images of `sc` on `spec`; `None` when the model has no
+/// language model fed by a vision tower or there are no images. Fails
+/// (naming the field) when the rule refuses a size.
+pub fn sample_images(sc: &Scenario, spec: &ModelSpec) -> Result<Option<SampleImages>> {
     let Some(tower) = &spec.vision else {
         return Ok(None);
     };
@@ -40,23 +90,61 @@ pub fn with_image_tokens(sc: &Scenario, spec: &ModelSpec) -> Result<Option<(Scen
     if spec.layers == 0 || spec.vocab == 0 {
         return Ok(None);
     }
-    let (images, image_size, field) = match sc.task {
-        TaskKind::Training => (
-            sc.training.images_per_sample,
-            sc.training.image_size,
-            "training.images_per_sample",
-        ),
-        TaskKind::Inference => (
-            sc.inference.images_per_prompt,
-            None,
-            "inference.images_per_prompt",
-        ),
-    };
+    let images = sc.images();
     if images == 0 {
         return Ok(None);
     }
-    let per_image = image_tokens(tower, image_size).language_model;
-    let added = images.saturating_mul(per_image);
+    let (width, height, explicit) = image_size(sc, tower);
+    let (per_image, rule) = match &spec.image_rule {
+        Some(rule) => (rule_tokens(rule, width, height)?, Some(rule.family())),
+        // LLaVA-1.5's CLIPImageProcessor resizes the short side to the
+        // tower's size and center-crops a square: any width × height costs
+        // the tower's own tokens. `training.image_size` keeps its meaning:
+        // a tower run at that square.
+        None if explicit => (image_tokens(tower, None), None),
+        None => (image_tokens(tower, Some(width)), None),
+    };
+    Ok(Some(SampleImages {
+        images,
+        width,
+        height,
+        per_image,
+        rule,
+    }))
+}
+
+/// One image under a family rule, errors named by the scenario's fields.
+fn rule_tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
+    let t = image_tokens::tokens(rule, width, height).map_err(|e| {
+        let field = match e.field.as_str() {
+            "image.width" => "image_width".to_string(),
+            "image.height" => "image_height".to_string(),
+            "image" => "image_width".to_string(),
+            other => format!("model.image_rule ({other})"),
+        };
+        InputError::new(field, e.message)
+    })?;
+    Ok(ImageTokens {
+        tower: t.tower_tokens,
+        language_model: t.language_model_tokens,
+    })
+}
+
+/// The scenario with the images' tokens added to the language model's
+/// sequence (training: `seq_len`; inference: `prompt_len`), and a note
+/// saying so; `None` when the model has no vision tower or there are no
+/// images. Fails when the sequence would pass [`MAX_TOKENS`].
+pub fn with_image_tokens(sc: &Scenario, spec: &ModelSpec) -> Result<Option<(Scenario, Note)>> {
+    let Some(sized) = sample_images(sc, spec)? else {
+        return Ok(None);
+    };
+    let field = match sc.task {
+        TaskKind::Training => "training.images_per_sample",
+        TaskKind::Inference => "inference.images_per_prompt",
+    };
+    let images = sized.images;
+    let per_image = sized.per_image.language_model;
+    let added = sized.language_model_tokens();
     let mut out = sc.clone();
     let text = match sc.task {
         TaskKind::Training => &mut out.training.seq_len,
@@ -74,15 +162,29 @@ pub fn with_image_tokens(sc: &Scenario, spec: &ModelSpec) -> Result<Option<(Scen
         ));
     }
     *text = total;
-    let note = Note::new(
-        "image_tokens",
-        format!(
-            "The language model's sequence: {text_tokens} text tokens + {images} image(s) × \
-             {per_image} image tokens = {total} tokens."
-        ),
-        format!(
-            "语言模型的序列：{text_tokens} 个文本 token + {images} 张图 × 每张 {per_image} 个图像 token = {total} 个 token。"
-        ),
+    let sequence_en = format!(
+        "The language model's sequence: {text_tokens} text tokens + {images} image(s) × \
+         {per_image} image tokens = {total} tokens."
     );
+    let sequence_zh = format!(
+        "语言模型的序列：{text_tokens} 个文本 token + {images} 张图 × 每张 {per_image} 个图像 token = {total} 个 token。"
+    );
+    let note = match sized.rule {
+        None => Note::new("image_tokens", sequence_en, sequence_zh),
+        Some(rule) => {
+            let (w, h, tower) = (sized.width, sized.height, sized.per_image.tower);
+            Note::new(
+                "image_tokens",
+                format!(
+                    "Image tokens by the {rule} rule: each {w}×{h} image is {tower} tower \
+                     tokens and {per_image} language-model tokens. {sequence_en}"
+                ),
+                format!(
+                    "图像 token 按 {rule} 规则计算：每张 {w}×{h} 的图像在视觉编码器中为 {tower} 个 token，\
+                     在语言模型中为 {per_image} 个 token。{sequence_zh}"
+                ),
+            )
+        }
+    };
     Ok(Some((out, note)))
 }

@@ -4,6 +4,7 @@
 use proptest::prelude::*;
 use vramfit_core::catalog::models;
 use vramfit_core::gpu::gpus;
+use vramfit_core::image_tokens::ImageRule;
 use vramfit_core::model::{
     Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, QkNorm, Recurrent, RecurrentKind, SlidingWindow,
     VisionTower,
@@ -194,6 +195,73 @@ fn pick<T: Choice + std::fmt::Debug>() -> impl Strategy<Value = T> {
     proptest::sample::select(T::ALL)
 }
 
+/// Valid image rules of every family (a link carries the model's rule).
+fn image_rule() -> impl Strategy<Value = ImageRule> {
+    let n = |max: u64| 1u64..=max;
+    prop_oneof![
+        (n(64), n(8), n(10_000), 10_000u64..1 << 24).prop_map(|(patch, merge, min, max)| {
+            ImageRule::QwenVl {
+                patch,
+                merge,
+                min_pixels: min,
+                max_pixels: max,
+            }
+        }),
+        (n(1024), n(32), n(12), n(4096)).prop_map(|(tile, patch, max, tokens)| {
+            ImageRule::InternVl {
+                tile,
+                patch,
+                min_tiles: 1,
+                max_tiles: max,
+                tokens_per_tile: tokens,
+            }
+        }),
+        (n(8192), n(8192)).prop_map(|(tower, language_model)| ImageRule::Fixed {
+            tower,
+            language_model
+        }),
+        (n(1024), n(32), n(8)).prop_map(|(tile, patch, max_tiles)| ImageRule::Mllama {
+            tile,
+            patch,
+            max_tiles
+        }),
+        (n(8192), n(512), n(1024), n(8), 0u64..=1000).prop_map(
+            |(tower, tokens, min_crop, max_crops, r)| {
+                ImageRule::Gemma3PanScan {
+                    tower,
+                    tokens,
+                    min_crop,
+                    max_crops,
+                    min_ratio_tenths: r,
+                }
+            }
+        ),
+        (n(32), n(4), n(4096)).prop_map(|(patch, merge, longest_edge)| ImageRule::Pixtral {
+            patch,
+            merge,
+            longest_edge
+        }),
+        (n(4096), n(1024), n(32), n(1024)).prop_map(|(longest_edge, tile, patch, seq_len)| {
+            ImageRule::Idefics3 {
+                longest_edge,
+                tile,
+                patch,
+                seq_len,
+            }
+        }),
+        (
+            n(1024),
+            n(32),
+            proptest::collection::vec((n(2048), n(2048)), 1..6)
+        )
+            .prop_map(|(crop, patch, pinpoints)| ImageRule::LlavaNext {
+                crop,
+                patch,
+                pinpoints
+            }),
+    ]
+}
+
 fn model_source() -> impl Strategy<Value = ModelSource> {
     let catalog =
         proptest::sample::select(models().iter().map(|m| m.id.clone()).collect::<Vec<_>>())
@@ -224,13 +292,19 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
         )),
         proptest::option::of((proptest::option::of(0u64..2000), 0u64..600)),
         proptest::option::of((1u64..9000, 0u64..64)),
-        proptest::option::of((0u64..2000, 0u64..40, 0u64..600)),
+        proptest::option::of((
+            0u64..2000,
+            0u64..40,
+            0u64..600,
+            proptest::option::of(1u64..1 << 40),
+        )),
+        proptest::option::of(image_rule()),
     );
     let hybrid = hybrid_parts();
     let spec = (dims, options, groups, hybrid).prop_map(|(d, o, g, x)| {
         let (arch, name, hidden, layers, heads, vocab) = d;
         let (head_dim, encoder_layers, params_override, mlp_bias, flags, (mlp, norm)) = o;
-        let (moe, mla, window, vision) = g;
+        let (moe, mla, window, vision, image_rule) = g;
         ModelSpec {
             name,
             arch,
@@ -265,7 +339,8 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             }),
             sliding_window: window.map(|(window, layers)| SlidingWindow { window, layers }),
             encoder_layers,
-            vision: vision.map(|(hidden, layers, image)| VisionTower {
+            image_rule,
+            vision: vision.map(|(hidden, layers, image, tower_params)| VisionTower {
                 hidden,
                 layers,
                 heads: 16,
@@ -274,6 +349,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 patch_size: 14,
                 projector_params: hidden * 1000,
                 projection_dim: 0,
+                params: tower_params,
             }),
             params_override,
             approximate: flags[3],
@@ -435,6 +511,10 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         )),
         proptest::option::of(1u64 << 20..1 << 50),
         proptest::option::of(1u64 << 20..1 << 40),
+        (
+            proptest::option::of(1u64..=65_536),
+            proptest::option::of(1u64..=65_536),
+        ),
     );
     (top, training, inference, rest).prop_map(|(top, t, i, rest)| {
         let (
@@ -473,6 +553,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             gpu_name,
             memory_bytes,
             os_reserved_bytes,
+            (image_width, image_height),
         ) = rest;
         Scenario {
             model,
@@ -542,6 +623,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             },
             empty_cache_after_load,
             unchunked_nf4_quantizer,
+            image_width,
+            image_height,
         }
     })
 }

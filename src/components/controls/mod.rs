@@ -1,13 +1,17 @@
 //! Labelled form fields shared by the panels. Each keeps the text being
 //! typed, reports a valid value at once, and shows what is wrong in a line
 //! whose space is always reserved (no layout jump while typing).
+//!
+//! Styles (controls.css): label above the input, the message line below;
+//! long option texts ("same as compute") wrap in their label rather than
+//! being cut, a select never growing past its grid cell.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use leptos::prelude::*;
 use vramfit_core::url::Choice;
 
-use crate::i18n::{current_lang, lang, text_or, text_with};
+use crate::i18n::{current_lang, lang, space, text_or, text_with};
 
 /// A core input error: the field it names, then what is wrong, in the
 /// page's language (English where the core has no Chinese text).
@@ -128,8 +132,6 @@ where
     P: Fn(&str) -> Result<T, String> + Copy + Send + Sync + 'static,
 {
     let shown = Signal::derive(move || value.get().to_string());
-    // The canonical text of what a string means (to tell "2,048" from a change).
-    let canonical = Callback::new(move |text: String| parse(&text).ok().map(|v| v.to_string()));
     let commit = Callback::new(move |text: String| match parse(&text) {
         Ok(v) => {
             on_change.run(v);
@@ -137,14 +139,13 @@ where
         }
         Err(why) => Some(why),
     });
-    view! { <NumberInput label shown canonical commit hint testid/> }
+    view! { <NumberInput label shown commit hint testid/> }
 }
 
 #[component]
 fn NumberInput(
     label: &'static str,
     shown: Signal<String>,
-    canonical: Callback<String, Option<String>>,
     commit: Callback<String, Option<String>>,
     hint: &'static str,
     testid: &'static str,
@@ -153,13 +154,20 @@ fn NumberInput(
     let message_id = format!("{id}-msg");
     let text = RwSignal::new(shown.get_untracked());
     let error = RwSignal::new(None::<String>);
-    // Follow outside changes (another control, back/forward) unless the text
-    // already means that value.
+    // What the state showed right after the user's own typing: the value
+    // read back from the state can differ from the text that set it ("2,048"
+    // reads 2048; 23.9 GiB, stored in whole bytes, reads 23.90000000037253).
+    // While the state still shows that, the field keeps the text as typed.
+    let echo = RwSignal::new(None::<String>);
+    // Follow outside changes (another control, back/forward, units).
     Effect::new(move |_| {
         let value = shown.get();
-        if canonical.run(text.get_untracked()).as_ref() != Some(&value) {
-            text.set(value);
-            error.set(None);
+        if echo.with_untracked(|e| e.as_ref() != Some(&value)) {
+            echo.set(None);
+            if text.get_untracked() != value {
+                text.set(value);
+                error.set(None);
+            }
         }
     });
     let hint_text = translated_or(testid_or_slug("", hint), hint);
@@ -167,6 +175,7 @@ fn NumberInput(
         let typed = event_target_value(&ev);
         text.set(typed.clone());
         error.set(commit.run(typed));
+        echo.set(Some(shown.get_untracked()));
     };
     view! {
         <div class="field">
@@ -291,6 +300,40 @@ where
     let selected = Signal::derive(move || value.get().map_or("auto", |c| c.key()));
     let pick = Callback::new(move |key: String| on_change.run(T::parse(&key)));
     view! { <ChoiceSelect label keys selected pick testid=""/> }
+}
+
+/// A line about the inputs with the change that answers it, as a button
+/// (a search with no match: paste the config; several GPUs each holding a
+/// copy: set tensor parallel). Nothing while `text` is `None`, no button
+/// while `action` is. One copy of the markup for every such line.
+#[component]
+pub fn ActionNote(
+    class: &'static str,
+    testid: &'static str,
+    button_testid: &'static str,
+    #[prop(into)] text: Signal<Option<String>>,
+    #[prop(into)] action: Signal<Option<String>>,
+    on_click: Callback<String>,
+) -> impl IntoView {
+    move || {
+        text.get().map(|t| {
+            view! {
+                <p class=class data-testid=testid role="status">
+                    {t}
+                    {move || {
+                        action.get().map(|label| {
+                            view! {
+                                {space(lang())}
+                                <button type="button" data-testid=button_testid on:click=move |_| on_click.run(String::new())>
+                                    {label}
+                                </button>
+                            }
+                        })
+                    }}
+                </p>
+            }
+        })
+    }
 }
 
 #[component]

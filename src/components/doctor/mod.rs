@@ -22,7 +22,7 @@ use vramfit_core::{InputError, Scenario};
 
 use crate::components::plans::PlanList;
 use crate::format::Units;
-use crate::i18n::{lang, pick, text, tr};
+use crate::i18n::{colon, lang, pick, text, tr};
 use crate::state::{debounced, use_state, PASTE_DELAY};
 
 /// Width of the bar's drawing in SVG user units (scaled to the page).
@@ -155,7 +155,7 @@ fn Stack(report: OomReport) -> impl IntoView {
     let kind = if report.out_of_memory {
         view! {
             <p data-testid="doctor-memory" data-memory=format!("{:?}", report.memory).to_lowercase()>
-                {tr("doctor-memory")}": "<strong>{tr(memory_key(report.memory))}</strong>
+                {tr("doctor-memory")}{move || colon(lang())}<strong>{tr(memory_key(report.memory))}</strong>
             </p>
         }
         .into_any()
@@ -211,7 +211,7 @@ fn OomPicture(report: OomReport, units: Units) -> impl IntoView {
             let (en, zh, bytes) = (s.label, s.label_zh, s.bytes);
             view! {
                 <rect class=segment_class(s.key) x=format!("{x:.2}") y=y width=format!("{w:.2}") height=ROW>
-                    <title>{move || format!("{}: {}", pick(lang(), en, zh), units.bytes(bytes))}</title>
+                    <title>{move || { let lang = lang(); format!("{}{}{}", pick(lang, en, zh), colon(lang), units.bytes(bytes)) }}</title>
                 </rect>
             }
         })
@@ -224,7 +224,7 @@ fn OomPicture(report: OomReport, units: Units) -> impl IntoView {
                 <li data-segment=key data-bytes=bytes.to_string()>
                     <span class=format!("swatch {}", segment_class(key))></span>
                     {move || pick(lang(), en, zh).to_owned()}
-                    ": "
+                    {move || colon(lang())}
                     <strong>{units.bytes(bytes)}</strong>
                 </li>
             }

@@ -12,6 +12,7 @@ use vramfit_core::scenario::Scenario;
 use crate::components::controls::{
     field_label, key_label, parse_count, ChoiceSelect, InputErrorText, NumberField,
 };
+use crate::components::gpu_picker::no_card_label;
 use crate::components::result::Bar;
 use crate::components::totals::Totals;
 use crate::format::Units;
@@ -198,7 +199,9 @@ fn gpu_select(state: AppState) -> AnyView {
                     });
                 }
             >
-                <option value="" prop:selected=move || current().is_none()>"none"</option>
+                <option value="" prop:selected=move || current().is_none()>
+                    {move || state.scenario.with(no_card_label)}
+                </option>
                 {vramfit_core::gpu::gpus()
                     .iter()
                     .map(|g| {

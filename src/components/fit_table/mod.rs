@@ -1,6 +1,8 @@
 //! Every catalog GPU: does the scenario fit, the headroom, and the largest
 //! micro-batch (training) or context (inference) that fits. Computed in a
-//! memo, so only a change of the scenario recomputes it.
+//! memo, so only a change of the scenario recomputes it. A phone drops the
+//! capacity and headroom columns (fit_table.css) rather than hiding the
+//! answer off-screen: the card, whether it fits and the largest size stay.
 
 use leptos::prelude::*;
 use vramfit_core::estimate::resolve_model;
@@ -9,7 +11,7 @@ use vramfit_core::scenario::{GpuChoice, TaskKind};
 use vramfit_core::solver::fit_table_with_model;
 
 use crate::format::{grouped, Units};
-use crate::i18n::{lang, text, tr};
+use crate::i18n::{lang, space, text, tr};
 use crate::state::use_state;
 
 #[component]
@@ -50,7 +52,7 @@ pub fn FitTable() -> impl IntoView {
                             let units: Units = state.units.get();
                             let lang = lang();
                             let (yes, no) = (text(lang, "yes"), text(lang, "no"));
-                            let model_max = format!(" {}", text(lang, "fit-model-max"));
+                            let model_max = format!("{}{}", space(lang), text(lang, "fit-model-max"));
                             rows.get()
                                 .unwrap_or_default()
                                 .into_iter()

@@ -2,13 +2,36 @@
 //! or the pasted output of `vramfit gpus --json`.
 
 use leptos::prelude::*;
-use vramfit_core::gpu::{find_gpu, search_gpus};
+use vramfit_core::estimate::tensor_parallel_for;
+use vramfit_core::gpu::{find_gpu, search_gpus, GpuSpec};
 use vramfit_core::inventory::Inventory;
+use vramfit_core::Scenario;
 
-use crate::components::controls::{next_id, parse_decimal, parse_field_count, NumberField};
-use crate::components::search_select::SearchSelect;
-use crate::i18n::{lang, text, tr};
+use crate::components::controls::{
+    key_label, next_id, parse_decimal, parse_field_count, ActionNote, NumberField,
+};
+use crate::components::search_select::{Choice, SearchSelect};
+use crate::format::Units;
+use crate::i18n::{lang, text, text_with, tr};
 use crate::state::use_state;
+
+/// A card as the GPU menus list it: its id, and its name with its memory.
+fn gpu_choice(g: &GpuSpec, units: Units) -> Choice {
+    (
+        g.id.clone(),
+        format!("{} · {}", g.name, units.bytes(g.memory_bytes)),
+    )
+}
+
+/// What the GPU menus say when no catalog card is chosen: "custom" when
+/// the estimate checks against a custom capacity, else that nothing is
+/// checked.
+pub fn no_card_label(sc: &Scenario) -> String {
+    match sc.gpu.memory_bytes {
+        Some(_) => key_label("custom"),
+        None => text(lang(), "gpu-none"),
+    }
+}
 
 #[component]
 pub fn GpuPicker() -> impl IntoView {
@@ -19,12 +42,7 @@ pub fn GpuPicker() -> impl IntoView {
         query.with(|q| {
             search_gpus(q)
                 .into_iter()
-                .map(|g| {
-                    (
-                        g.id.clone(),
-                        format!("{} · {}", g.name, units.bytes(g.memory_bytes)),
-                    )
-                })
+                .map(|g| gpu_choice(g, units))
                 .collect::<Vec<_>>()
         })
     });
@@ -37,6 +55,8 @@ pub fn GpuPicker() -> impl IntoView {
                 .map(|g| g.id.clone())
         })
     });
+    let label_of =
+        Callback::new(move |id: String| find_gpu(&id).map(|g| gpu_choice(g, state.units.get()).1));
     let pick = Callback::new(move |id: String| {
         state.update(|sc| {
             sc.gpu.name = (!id.is_empty()).then_some(id);
@@ -60,9 +80,10 @@ pub fn GpuPicker() -> impl IntoView {
                 query
                 options
                 selected
+                label_of
                 on_pick=pick
                 list_testid="gpu-select"
-                none=Signal::derive(|| text(lang(), "gpu-none"))
+                none=Signal::derive(move || state.scenario.with(no_card_label))
                 pick_single=true
             />
             <div class="grid">
@@ -86,8 +107,41 @@ pub fn GpuPicker() -> impl IntoView {
                     parse=|t| parse_decimal(t, 0.0, 1_000_000.0)
                 />
             </div>
+            <ReplicaNote/>
             <GpuPaste/>
         </section>
+    }
+}
+
+/// The core's note that several GPUs serving with tensor and pipeline
+/// parallel at 1 each hold a full copy, at the GPU count, with a button
+/// that sets the tensor-parallel degree the core proposes.
+#[component]
+fn ReplicaNote() -> impl IntoView {
+    let state = use_state();
+    let tp = move || {
+        let gpus = state.scenario.with(|sc| sc.parallel.gpus);
+        let heads = state.spec.with(|s| s.as_ref().map_or(0, |s| s.heads));
+        tensor_parallel_for(gpus, heads)
+    };
+    let text = Signal::derive(move || {
+        let lang = lang();
+        state.estimate.with(|e| {
+            let notes = &e.as_ref().ok()?.notes;
+            let note = notes.iter().find(|n| n.code == "serving_replicas")?;
+            Some(note.text(lang).to_owned())
+        })
+    });
+    let action = Signal::derive(move || {
+        tp().map(|tp| text_with(lang(), "set-tp", &[("tp", tp.to_string())]))
+    });
+    let on_click = Callback::new(move |_| {
+        if let Some(tp) = tp() {
+            state.update(|sc| sc.parallel.tp = tp);
+        }
+    });
+    view! {
+        <ActionNote class="replica-note" testid="replica-note" button_testid="set-tp" text action on_click/>
     }
 }
 

@@ -18,7 +18,7 @@ use vramfit_core::InputError;
 use crate::analysis::{downsample, MAX_PLOTTED};
 use crate::components::gpu_picker::GpuPicker;
 use crate::format::{grouped, Units};
-use crate::i18n::{lang, text, text_with, tr};
+use crate::i18n::{colon, lang, space, text, text_with, tr};
 use crate::state::{debounced, use_state, PASTE_DELAY};
 use vramfit_core::logs::fit::Fit;
 
@@ -168,13 +168,13 @@ fn LogReport(log: LogAnalysis, units: Units) -> impl IntoView {
         <section class="panel logs-result" aria-live="polite">
             <h2>{tr("logs-result")}</h2>
             <p class="trend">
-                {tr("logs-trend")}": "
+                {tr("logs-trend")}{move || colon(lang())}
                 <strong data-testid="logs-trend" data-trend=trend.name()>{tr(trend_key(trend))}</strong>
             </p>
             <p data-testid="logs-series" data-series=series.clone()>
-                {tr("logs-series")}": "<strong>{series.clone()}</strong>" — "{move || text_of(lang(), &reason)}
+                {tr("logs-series")}{move || colon(lang())}<strong>{series.clone()}</strong>" — "{move || text_of(lang(), &reason)}
             </p>
-            <p data-testid="logs-units">{tr("logs-units")}": "{move || text_of(lang(), &note)}</p>
+            <p data-testid="logs-units">{tr("logs-units")}{move || colon(lang())}{move || text_of(lang(), &note)}</p>
             <p class="hint" data-testid="logs-x" data-x-unit=x_unit.name()>{tr(x_key(x_unit))}</p>
             <MemoryPlot readings others predicted capacity trend units/>
             <p data-testid="logs-summary">{summary}</p>
@@ -286,7 +286,7 @@ fn MemoryPlot(
                 <polyline class="fit" points=curve_path/>
                 <polyline class="series" points=readings_path/>
             </svg>
-            <figcaption>{tr("logs-plot-caption")}" "{has_others.then(|| tr("logs-other-series"))}</figcaption>
+            <figcaption>{tr("logs-plot-caption")}{move || space(lang())}{has_others.then(|| tr("logs-other-series"))}</figcaption>
         </figure>
     }
 }

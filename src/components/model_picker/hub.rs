@@ -11,7 +11,7 @@ use vramfit_core::scenario::ModelSource;
 
 use crate::format;
 use crate::hub_fetch::{fetch_config, hub_base, hub_param_count, set_hub_base};
-use crate::i18n::{current_lang, lang, text, text_with, tr};
+use crate::i18n::{current_lang, lang, space, text, text_with, tr};
 use crate::state::use_state;
 
 /// Where a fetch stands.
@@ -42,7 +42,7 @@ fn read_line(id: &str, spec: &ModelSpec, from_cache: bool) -> String {
         ],
     );
     if from_cache {
-        line.push(' ');
+        line.push_str(space(lang));
         line.push_str(&text(lang, "hub-from-cache"));
     }
     line
@@ -117,7 +117,7 @@ pub fn HubFetch(id: Signal<String>) -> impl IntoView {
             if let Some(hub_count) = hub_param_count(&hub, &id).await {
                 let differs = (hub_count as f64 - ours as f64).abs() > 0.01 * ours as f64;
                 if differs {
-                    line.push(' ');
+                    line.push_str(space(current_lang()));
                     line.push_str(&text_with(
                         current_lang(),
                         "hub-count-differs",

@@ -14,11 +14,11 @@ use vramfit_core::scenario::ModelSource;
 use vramfit_core::Scenario;
 
 use crate::components::controls::{
-    next_id, parse_count, parse_decimal, CheckField, ChoiceField, NumberField,
+    next_id, parse_count, parse_decimal, ActionNote, CheckField, ChoiceField, NumberField,
 };
 use crate::components::search_select::SearchSelect;
 use crate::format;
-use crate::i18n::{current_lang, lang, text, text_with, tr};
+use crate::i18n::{current_lang, lang, space, text, text_with, tr};
 use crate::state::{use_state, AppState, Stale};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +95,7 @@ pub fn ModelPicker() -> impl IntoView {
                 ],
             );
             if e.approximate {
-                shown.push(' ');
+                shown.push_str(space(lang));
                 shown.push_str(&text(lang, "model-guessed"));
             }
             shown
@@ -146,20 +146,19 @@ fn CatalogSearch(mode: RwSignal<Mode>, typed: RwSignal<String>) -> impl IntoView
                 .set(Some(Stale::NoCatalogMatch(query.get().trim().to_owned())));
         }
     });
-    let options = Signal::derive(move || {
-        hits.get()
-            .into_iter()
-            .map(|m| {
-                let label = format!("{} · {} · {}", m.name, format::count(m.params), m.family);
-                (m.id.clone(), label)
-            })
-            .collect::<Vec<_>>()
-    });
+    let choice = |m: &vramfit_core::catalog::CatalogModel| {
+        let label = format!("{} · {} · {}", m.name, format::count(m.params), m.family);
+        (m.id.clone(), label)
+    };
+    let options = Signal::derive(move || hits.get().into_iter().map(choice).collect::<Vec<_>>());
     let selected = Signal::derive(move || {
         state.scenario.with(|sc| match &sc.model {
             ModelSource::Catalog(id) => vramfit_core::catalog::find_model(id).map(|m| m.id.clone()),
             _ => None,
         })
+    });
+    let label_of = Callback::new(move |id: String| {
+        vramfit_core::catalog::find_model(&id).map(|m| choice(m).1)
     });
     let list_label = Signal::derive(move || {
         text_with(
@@ -176,20 +175,24 @@ fn CatalogSearch(mode: RwSignal<Mode>, typed: RwSignal<String>) -> impl IntoView
             query
             options
             selected
+            label_of
             on_pick=Callback::new(move |id: String| state.update(|sc| sc.model = ModelSource::Catalog(id)))
             search_testid="model-search"
             list_testid="model-select"
             rows=7
         />
-        <Show when=move || no_match.get()>
-            <p class="no-match" data-testid="model-no-match" role="status">
-                {move || text_with(lang(), "model-no-match", &[("query", query.get().trim().to_owned())])}
-                " "
-                <button type="button" data-testid="model-paste-instead" on:click=move |_| mode.set(Mode::Config)>
-                    {tr("model-paste-instead")}
-                </button>
-            </p>
-        </Show>
+        <ActionNote
+            class="no-match"
+            testid="model-no-match"
+            button_testid="model-paste-instead"
+            text=Signal::derive(move || {
+                no_match.get().then(|| {
+                    text_with(lang(), "model-no-match", &[("query", query.get().trim().to_owned())])
+                })
+            })
+            action=Signal::derive(move || Some(text(lang(), "model-paste-instead")))
+            on_click=Callback::new(move |_| mode.set(Mode::Config))
+        />
         {move || hub_id.get().map(|id| {
             let id = Signal::derive(move || id.clone());
             view! { <hub::HubFetch id/> }

@@ -8,7 +8,7 @@ use vramfit_core::plan::{fix_plans, Plan, PlanOptions};
 use vramfit_core::url::encode;
 
 use crate::format::Units;
-use crate::i18n::{lang, pick, text, text_with, tr};
+use crate::i18n::{colon, lang, pick, text, text_with, tr, Lang};
 use crate::state::use_state;
 
 /// The relative share link of a plan's scenario: works under any deploy path.
@@ -84,10 +84,38 @@ fn source_item(source: &str) -> impl IntoView {
     }
 }
 
+/// The quality side of a plan's cost: its risk in points, or, for a plan
+/// that changes the job itself (a shorter context, a smaller batch), that
+/// it does, never "0.0 pp" (with the risk too when its other changes have one).
+pub fn plan_risk(lang: Lang, risk_pct: f64, changes_workload: bool) -> String {
+    let risk = format!(
+        "{} {}",
+        text(lang, "plan-quality-risk"),
+        text_with(
+            lang,
+            "plan-risk-points",
+            &[("points", format!("{risk_pct:.1}"))]
+        )
+    );
+    match (changes_workload, risk_pct > 0.0) {
+        (false, _) => risk,
+        (true, false) => text(lang, "plan-changes-workload"),
+        (true, true) => format!(
+            "{}{}{risk}",
+            text(lang, "plan-changes-workload"),
+            pick(lang, ", ", "，")
+        ),
+    }
+}
+
+/// One plan: its cost, its changes and the memory they leave in sight;
+/// each change's costs and sources folded under it (a phone shows a plan
+/// in a few lines).
 #[component]
 fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
     let href = plan_href(&plan);
     let cost = plan.cost;
+    let workload = plan.changes.iter().any(|c| c.changes_workload);
     let summary = move || {
         let lang = lang();
         text_with(
@@ -96,7 +124,7 @@ fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
             &[
                 ("rank", rank.to_string()),
                 ("slowdown", format!("{:.2}", cost.slowdown)),
-                ("risk", format!("{:.1}", cost.quality_risk_pct)),
+                ("risk", plan_risk(lang, cost.quality_risk_pct, workload)),
                 ("gpus", format!("{:.0}", cost.gpu_factor)),
             ],
         )
@@ -115,7 +143,7 @@ fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
     let changes = plan.changes.clone();
     view! {
         <li class="plan" data-testid="plan">
-            <p class="plan-summary">{summary}</p>
+            <p class="plan-summary" data-testid="plan-summary">{summary}</p>
             <ul class="plan-changes">
                 {changes
                     .into_iter()
@@ -128,12 +156,15 @@ fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
                             .map(|s| source_item(s))
                             .collect_view();
                         view! {
-                            <li>
-                                <p class="change">{move || pick(lang(), &en, &zh).to_owned()}</p>
+                            <li><details>
+                                <summary class="change">{move || pick(lang(), &en, &zh).to_owned()}</summary>
                                 <dl class="change-costs">
                                     <dt>{tr("plan-speed-cost")}</dt>
                                     <dd>
-                                        {move || format!("×{:.2}: {}", c.speed_factor, pick(lang(), &speed.en, &speed.zh))}
+                                        {move || {
+                                            let lang = lang();
+                                            format!("×{:.2}{}{}", c.speed_factor, colon(lang), pick(lang, &speed.en, &speed.zh))
+                                        }}
                                     </dd>
                                     <dt>{tr("plan-quality-risk")}</dt>
                                     <dd>
@@ -145,15 +176,13 @@ fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
                                             } else {
                                                 text_with(lang, "plan-risk-points", &[("points", format!("{:.1}", c.quality_risk_pct))])
                                             };
-                                            format!("{head}: {}", pick(lang, &risk.en, &risk.zh))
+                                            format!("{head}{}{}", colon(lang), pick(lang, &risk.en, &risk.zh))
                                         }}
                                     </dd>
+                                    <dt>{tr("plan-sources")}</dt>
+                                    <dd><ul class="change-sources">{sources}</ul></dd>
                                 </dl>
-                                <details class="change-sources">
-                                    <summary>{tr("plan-sources")}</summary>
-                                    <ul>{sources}</ul>
-                                </details>
-                            </li>
+                            </details></li>
                         }
                     })
                     .collect_view()}
@@ -161,5 +190,34 @@ fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
             <p class="plan-memory">{memory}</p>
             <a class="plan-link" data-testid="plan-link" href=href>{tr("plan-open")}</a>
         </li>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_that_changes_the_workload_says_so_instead_of_zero_risk() {
+        assert_eq!(plan_risk(Lang::En, 0.0, false), "quality risk 0.0 pp");
+        assert_eq!(plan_risk(Lang::En, 0.0, true), "changes your workload");
+        assert_eq!(plan_risk(Lang::Zh, 0.0, true), "改变了你的工作负载");
+        assert_eq!(
+            plan_risk(Lang::En, 1.0, true),
+            "changes your workload, quality risk 1.0 pp"
+        );
+        assert_eq!(
+            plan_risk(Lang::Zh, 1.0, true),
+            "改变了你的工作负载，质量风险 1.0 个百分点"
+        );
+        let line = text_with(
+            Lang::En,
+            "plan-cost",
+            &[("risk", plan_risk(Lang::En, 0.0, true))],
+        );
+        assert!(
+            line.contains("changes your workload") && !line.contains("pp"),
+            "{line}"
+        );
     }
 }

@@ -1,5 +1,10 @@
 //! The result: a stacked bar per GPU against the card, the three totals with
 //! what each one means, the formula behind every line, and the headroom.
+//!
+//! A stale result (`state.stale`: this panel's class `stale`) is marked
+//! wherever it shows, by result.css: dimmed, and the phone's answer bar and
+//! the plans', chart's and table's headings open with the page's `--stale`
+//! text (set on `<main>` in lib.rs from the locales' `stale-tag`).
 
 use leptos::prelude::*;
 
@@ -10,7 +15,9 @@ use vramfit_core::Estimate;
 use crate::analysis::{bar_lines, distinct_gpus};
 use crate::components::totals::Totals;
 use crate::format::Units;
-use crate::i18n::{lang, lang_untracked, part_label, phase_label, text, text_with, tr};
+use crate::i18n::{
+    colon, lang, lang_untracked, part_label, phase_label, space, text, text_with, tr,
+};
 use crate::state::{use_state, Pinned, Stale};
 
 /// Width of the bar's drawing in SVG user units (scaled to the page).
@@ -113,12 +120,12 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
         <p class="headroom" data-testid="headroom" aria-live="polite">
             {match verdict {
                 Verdict::Fits { spare_bytes, capacity_bytes } => view! {
-                    <span class="fits">{text_with(lang, "fits-spare", &[("spare", units.bytes(spare_bytes)), ("capacity", units.bytes(capacity_bytes))])}" "</span>
+                    <span class="fits">{text_with(lang, "fits-spare", &[("spare", units.bytes(spare_bytes)), ("capacity", units.bytes(capacity_bytes))])}{space(lang)}</span>
                 }.into_any(),
                 Verdict::ShortBy { short_bytes, capacity_bytes } => view! {
-                    <span class="short">{text_with(lang, "short-by", &[("short", units.bytes(short_bytes)), ("capacity", units.bytes(capacity_bytes))])}" "</span>
+                    <span class="short">{text_with(lang, "short-by", &[("short", units.bytes(short_bytes)), ("capacity", units.bytes(capacity_bytes))])}{space(lang)}</span>
                 }.into_any(),
-                Verdict::Unknown => view! { <span>{text(lang, "pick-gpu")}" "</span> }.into_any(),
+                Verdict::Unknown => view! { <span>{text(lang, "pick-gpu")}{space(lang)}</span> }.into_any(),
             }}
             <span class="phase">{text_with(lang, "peak-during", &[("phase", phase_label(lang, &first.peak_phase))])}</span>
         </p>
@@ -175,7 +182,7 @@ pub fn Bar(name: String, report: GpuReport, capacity: Option<u64>, units: Units)
             let width = bytes as f64 / scale * BAR_WIDTH;
             let rect = view! {
                 <rect class=part_class(part) x=format!("{x:.2}") y="0" width=format!("{width:.2}") height="28">
-                    <title>{format!("{}: {}", part_label(lang, part), units.bytes(bytes))}</title>
+                    <title>{format!("{}{}{}", part_label(lang, part), colon(lang), units.bytes(bytes))}</title>
                 </rect>
             };
             x += width;
@@ -196,7 +203,7 @@ pub fn Bar(name: String, report: GpuReport, capacity: Option<u64>, units: Units)
                 ("capacity", units.bytes(c)),
             ],
         ),
-        None => format!("{name}: {}", units.bytes(used)),
+        None => format!("{name}{}{}", colon(lang), units.bytes(used)),
     };
     view! {
         <figure class="bar">

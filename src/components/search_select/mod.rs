@@ -10,9 +10,11 @@ use crate::components::controls::next_id;
 pub type Choice = (String, String);
 
 /// `query` is the caller's, so that it derives `options` from it (with
-/// whatever else the labels follow, such as the units). `none` adds a first
-/// entry with an empty id that clears the choice; `rows` shows a list box of
-/// that many rows instead of a drop-down.
+/// whatever else the labels follow, such as the units). `selected` is the
+/// id in the state: listed first, labelled by `label_of`, when the search
+/// leaves it out, so the list always shows what the estimate uses. `none`
+/// adds a first entry with an empty id that clears the choice; `rows` shows
+/// a list box of that many rows instead of a drop-down.
 #[component]
 pub fn SearchSelect(
     #[prop(into)] search_label: Signal<String>,
@@ -21,6 +23,7 @@ pub fn SearchSelect(
     query: RwSignal<String>,
     #[prop(into)] options: Signal<Vec<Choice>>,
     #[prop(into)] selected: Signal<Option<String>>,
+    label_of: Callback<String, Option<String>>,
     on_pick: Callback<String>,
     #[prop(optional)] search_testid: &'static str,
     list_testid: &'static str,
@@ -92,9 +95,13 @@ pub fn SearchSelect(
                 {none_option}
                 {move || {
                     let current = selected.get();
-                    options
-                        .get()
-                        .into_iter()
+                    let mut list = options.get();
+                    if let Some(id) = current.clone().filter(|c| !list.iter().any(|(i, _)| i == c)) {
+                        if let Some(label) = label_of.run(id.clone()) {
+                            list.insert(0, (id, label));
+                        }
+                    }
+                    list.into_iter()
                         .map(|(id, label)| {
                             let is_current = current.as_deref() == Some(id.as_str());
                             view! { <option value=id prop:selected=is_current>{label}</option> }

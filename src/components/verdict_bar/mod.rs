@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use vramfit_core::report::Verdict;
 
-use crate::i18n::{lang, text, text_with};
+use crate::i18n::{colon, lang, text, text_with};
 use crate::state::use_state;
 
 #[component]
@@ -18,7 +18,7 @@ pub fn VerdictBar() -> impl IntoView {
         state.estimate.with(|e| match e {
             Ok(e) if !e.gpus.is_empty() => {
                 let used = units.bytes(e.headline_gpu().device_used_bytes);
-                let total = format!("{}: {used}", text(lang, "total-device-used"));
+                let total = format!("{}{}{used}", text(lang, "total-device-used"), colon(lang));
                 let (verdict, class) = match e.verdict() {
                     Verdict::Fits { spare_bytes, .. } => (
                         text_with(lang, "embed-fits", &[("spare", units.bytes(spare_bytes))]),
@@ -37,7 +37,15 @@ pub fn VerdictBar() -> impl IntoView {
         })
     });
     view! {
-        <a class=move || line.with(|l| format!("verdict-bar {}", l.1)) href="#result-heading" data-testid="verdict-bar">
+        // A stale result is marked by its class (result.css).
+        <a
+            class=move || {
+                let stale = state.stale.with(Option::is_some);
+                line.with(|l| format!("verdict-bar {}{}", l.1, if stale { " stale" } else { "" }))
+            }
+            href="#result-heading"
+            data-testid="verdict-bar"
+        >
             {move || line.with(|l| l.0.clone())}
         </a>
     }

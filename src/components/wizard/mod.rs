@@ -16,7 +16,7 @@ use vramfit_core::InputError;
 use crate::components::gpu_picker::GpuPicker;
 use crate::components::model_picker::ModelPicker;
 use crate::components::plans::PlanList;
-use crate::i18n::{lang, pick, text, text_or, tr};
+use crate::i18n::{colon, lang, pick, space, text, text_or, tr};
 use crate::link::{goal_key, priority_key, View, WizardChoice, GOALS, PRIORITIES};
 use crate::state::use_state;
 
@@ -185,20 +185,23 @@ fn RecommendationView(rec: Recommendation) -> impl IntoView {
         let lang = lang();
         match (fits, capacity_bytes) {
             (Some(true), Some(c)) => format!(
-                "{} {} / {}",
+                "{}{}{} / {}",
                 text(lang, "wizard-fits"),
+                space(lang),
                 units.bytes(device_used_bytes),
                 units.bytes(c)
             ),
             (Some(false), Some(c)) => format!(
-                "{} {} / {}",
+                "{}{}{} / {}",
                 text(lang, "wizard-does-not-fit"),
+                space(lang),
                 units.bytes(device_used_bytes),
                 units.bytes(c)
             ),
             _ => format!(
-                "{} {}",
+                "{}{}{}",
                 text(lang, "wizard-cpu-memory"),
+                space(lang),
                 units.bytes(device_used_bytes)
             ),
         }
@@ -254,7 +257,7 @@ fn change_list(changes: Vec<FieldChange>) -> AnyView {
                     };
                     view! {
                         <li data-key=key>
-                            {name}": "<del>{key_label(&from)}</del>" → "<ins>{key_label(&to)}</ins>
+                            {name}{move || colon(lang())}<del>{key_label(&from)}</del>" → "<ins>{key_label(&to)}</ins>
                         </li>
                     }
                 })

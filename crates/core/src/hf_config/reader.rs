@@ -18,6 +18,19 @@ pub(super) enum Defaults {
     /// `CLIPVisionConfig()` in transformers: ViT-B/32 at 224 px (768 hidden,
     /// 3072 MLP, 12 layers and heads).
     ClipVision,
+    /// `MistralConfig()`: 4096 hidden, 14336 MLP, 32 layers and heads, 8 KV
+    /// heads, 32000 vocabulary, 131072 positions (LLaVA-NeXT's text diffs).
+    Mistral,
+    /// `Qwen2VLTextConfig()` and `Qwen2_5_VLTextConfig()`: 8192 hidden,
+    /// 29568 MLP, 80 layers, 64 heads, 8 KV heads, 152064 vocabulary, 32768
+    /// positions.
+    QwenVlText,
+    /// `Gemma3TextConfig()`: 2304 hidden, 9216 MLP, 26 layers, 8 heads, 4
+    /// KV heads of 256, 262208 vocabulary, 131072 positions.
+    Gemma3Text,
+    /// `SiglipVisionConfig()`: 768 hidden, 3072 MLP, 12 layers and heads,
+    /// 224 px in 16 px patches.
+    SiglipVision,
 }
 
 impl Defaults {
@@ -33,6 +46,32 @@ impl Defaults {
             (Defaults::ClipVision, "num_hidden_layers" | "num_attention_heads") => Some(12),
             (Defaults::ClipVision, "image_size") => Some(224),
             (Defaults::ClipVision, "patch_size") => Some(32),
+            (Defaults::Mistral, "hidden_size") => Some(4096),
+            (Defaults::Mistral, "intermediate_size") => Some(14336),
+            (Defaults::Mistral, "num_hidden_layers" | "num_attention_heads") => Some(32),
+            (Defaults::Mistral, "num_key_value_heads") => Some(8),
+            (Defaults::Mistral, "vocab_size") => Some(32000),
+            (Defaults::Mistral, "max_position_embeddings") => Some(131_072),
+            (Defaults::QwenVlText, "hidden_size") => Some(8192),
+            (Defaults::QwenVlText, "intermediate_size") => Some(29568),
+            (Defaults::QwenVlText, "num_hidden_layers") => Some(80),
+            (Defaults::QwenVlText, "num_attention_heads") => Some(64),
+            (Defaults::QwenVlText, "num_key_value_heads") => Some(8),
+            (Defaults::QwenVlText, "vocab_size") => Some(152_064),
+            (Defaults::QwenVlText, "max_position_embeddings") => Some(32768),
+            (Defaults::Gemma3Text, "hidden_size") => Some(2304),
+            (Defaults::Gemma3Text, "intermediate_size") => Some(9216),
+            (Defaults::Gemma3Text, "num_hidden_layers") => Some(26),
+            (Defaults::Gemma3Text, "num_attention_heads") => Some(8),
+            (Defaults::Gemma3Text, "num_key_value_heads") => Some(4),
+            (Defaults::Gemma3Text, "head_dim") => Some(256),
+            (Defaults::Gemma3Text, "vocab_size") => Some(262_208),
+            (Defaults::Gemma3Text, "max_position_embeddings") => Some(131_072),
+            (Defaults::SiglipVision, "hidden_size") => Some(768),
+            (Defaults::SiglipVision, "intermediate_size") => Some(3072),
+            (Defaults::SiglipVision, "num_hidden_layers" | "num_attention_heads") => Some(12),
+            (Defaults::SiglipVision, "image_size") => Some(224),
+            (Defaults::SiglipVision, "patch_size") => Some(16),
             _ => None,
         }
     }

@@ -20,6 +20,7 @@ pub(super) fn vision_tower(cfg: &Cfg, with_projection: bool) -> Result<VisionTow
         image_size,
         patch_size: cfg.req(&["patch_size"], 1, image_size)?,
         projector_params: 0,
+        params: None,
         projection_dim: if with_projection {
             // CLIPVisionConfig's default projection_dim
             cfg.int(&["projection_dim"], 1, MAX_DIM)?.unwrap_or(512)
@@ -82,7 +83,26 @@ pub(super) fn import_llava(
     cfg: &Cfg,
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
-    let vision = vision_config(cfg, "llava")?;
+    import_llava_family(cfg, "llava", import_text)
+}
+
+/// LLaVA-NeXT (`llava_next`): LLaVA's tower and projector, plus the
+/// `image_newline` parameter (`LlavaNextModel.__init__`:
+/// `nn.Parameter(torch.randn(config.text_config.hidden_size))`) and the
+/// any-resolution image rule.
+pub(super) fn import_llava_next(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    import_llava_family(cfg, "llava_next", import_text)
+}
+
+fn import_llava_family(
+    cfg: &Cfg,
+    kind: &str,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let vision = vision_config(cfg, kind)?;
     match vision.string("model_type")? {
         None | Some("clip_vision_model") => {}
         Some(other) => {
@@ -96,24 +116,39 @@ pub(super) fn import_llava(
     let mut text = cfg.object("text_config")?.ok_or_else(|| {
         InputError::new(
             cfg.field("text_config"),
-            "is missing: a llava config needs one",
+            format!("is missing: a {kind} config needs one"),
         )
     })?;
-    // LLaVA configs store the text model as a diff against LlamaConfig().
+    // LLaVA configs store the text model as a diff against LlamaConfig()
+    // (LLaVA-NeXT's Mistral ones against MistralConfig()).
     let text_type = text.string("model_type")?.unwrap_or("llama");
     if text_type == "llama" {
         text.defaults = Defaults::Llama;
+    } else if text_type == "mistral" {
+        text.defaults = Defaults::Mistral;
     }
     let mut spec = import_text(&text)?;
+    // `LlavaMultiModalProjector` / `LlavaNextMultiModalProjector`: linear_1
+    // reads the vision width times the number of feature layers
+    // (`vision_feature_layer`: an int, or a list whose layers are concatenated).
+    let feature_layers = match cfg.obj.get("vision_feature_layer") {
+        Some(Value::Array(list)) if !list.is_empty() => list.len() as u64,
+        _ => 1,
+    };
+    let vision_width = tower.hidden.saturating_mul(feature_layers);
     if cfg.flag("multimodal_projector_bias", true)? {
-        tower.projector_params = llava_projector_params(tower.hidden, spec.hidden);
+        tower.projector_params = llava_projector_params(vision_width, spec.hidden);
     } else {
         // Two linears without biases.
-        let with_bias = llava_projector_params(tower.hidden, spec.hidden);
+        let with_bias = llava_projector_params(vision_width, spec.hidden);
         tower.projector_params = with_bias.saturating_sub(2 * spec.hidden);
     }
+    if kind == "llava_next" {
+        // image_newline: one text-width vector.
+        tower.projector_params = tower.projector_params.saturating_add(spec.hidden);
+    }
     spec.arch = Arch::Llava;
-    spec.name = "llava".to_string();
+    spec.name = kind.to_string();
     if let Some(tied) = cfg.obj.get("tie_word_embeddings").and_then(Value::as_bool) {
         spec.tied_embeddings = tied;
     }

@@ -516,6 +516,9 @@ fn relative_buckets(spec: &ModelSpec) -> u128 {
 /// pre/post LayerNorm, `layers` blocks of biased attention + MLP with two
 /// LayerNorms, and the optional `visual_projection` (no bias).
 fn vision_wide(v: &VisionTower) -> u128 {
+    if let Some(p) = v.params {
+        return dim(p, MAX_TOTAL_PARAMS);
+    }
     let h = dim(v.hidden, MAX_DIM);
     let inter = dim(v.intermediate, MAX_DIM);
     let patch = dim(v.patch_size, MAX_IMAGE_SIZE).max(1);

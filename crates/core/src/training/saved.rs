@@ -319,11 +319,14 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
     let Some(v) = &r.spec.vision else {
         return 0;
     };
-    let images = t.images_per_sample;
-    let tokens = if images > 0 {
-        images * crate::vision::image_tokens(v, t.image_size).tower
-    } else {
-        0
+    // The tower's tokens by the model's image rule (Qwen-VL's patches of
+    // each width × height, LLaVA-NeXT's tiles, ...), else its fixed square.
+    let tokens = match &r.images {
+        Some(sized) => sized.tower_tokens(),
+        None if t.images_per_sample > 0 => {
+            t.images_per_sample * crate::vision::image_tokens(v, t.image_size).tower
+        }
+        None => 0,
     };
     if tokens == 0 || t.freeze_vision {
         return 0;
@@ -337,6 +340,21 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
         // its input, and one layer is rebuilt at a time in backward.
         Checkpointing::Full => v.layers as u128 * vb * act_dtype + per_layer,
         _ => v.layers as u128 * per_layer,
+    }
+}
+
+/// Which rule sized the tower's tokens, for the formula.
+fn vision_rule(r: &Resolved) -> String {
+    match &r.images {
+        Some(sized) => format!(
+            " ({}: {} image(s) of {}×{} = {} tower tokens per sample)",
+            sized.rule.unwrap_or("the tower's square"),
+            sized.images,
+            sized.width,
+            sized.height,
+            sized.tower_tokens()
+        ),
+        None => String::new(),
     }
 }
 
@@ -395,7 +413,7 @@ fn formula(
         },
         if r.spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else if outside.head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else { String::new() },
         if autocast_copies > 0 { format!(" + autocast 16-bit weight copies {autocast_copies}") } else { String::new() },
-        if vision > 0 { format!(" + vision tower {vision}") } else { String::new() },
+        if vision > 0 { format!(" + vision tower {vision}{}", vision_rule(r)) } else { String::new() },
         if t.activation_offload { " (offloaded: 2 layers on GPU)" } else { "" },
     )
 }

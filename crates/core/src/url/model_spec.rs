@@ -124,6 +124,14 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
     if let Some(w) = &spec.sliding_window {
         put("sw", list(&[Some(w.window), Some(w.layers)]));
     }
+    out.extend(vision(spec));
+    out
+}
+
+/// The vision tower (`vis`, then its parameter count `vp`) and the image rule (`ir`).
+fn vision(spec: &ModelSpec) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut put = |key: &str, value: String| out.push((format!("{PREFIX}{key}"), value));
     if let Some(v) = &spec.vision {
         put(
             "vis",
@@ -138,6 +146,13 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
                 Some(v.projection_dim),
             ]),
         );
+        // After `vis`: it sets a member of the tower.
+        if let Some(p) = v.params {
+            put("vp", p.to_string());
+        }
+    }
+    if let Some(rule) = &spec.image_rule {
+        put("ir", rule.to_text());
     }
     out
 }
@@ -316,8 +331,18 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 patch_size: required(patch, MAX_IMAGE_SIZE)?,
                 projector_params: required(projector, MAX_TOTAL_PARAMS)?,
                 projection_dim: required(projection, MAX_DIM)?,
+                params: None,
             });
         }
+        // Read after `vis` (keys are written in that order).
+        "vp" => {
+            let p = parse_u64_in(v, 1, MAX_TOTAL_PARAMS)?;
+            match spec.vision.as_mut() {
+                Some(tower) => tower.params = Some(p),
+                None => return Err("a tower parameter count needs s.vis first".to_owned()),
+            }
+        }
+        "ir" => spec.image_rule = Some(crate::image_tokens::ImageRule::from_text(v)?),
         _ => return Err("unknown custom-model field".to_owned()),
     }
     Ok(())

@@ -27,7 +27,14 @@ pub struct Field {
     /// The value's kind: range, allowed keys, how to read and write it.
     pub kind: Kind,
     pub(super) applies: fn(&Scenario) -> bool,
+    /// Named values that set more than this field (an image size preset
+    /// sets width and height): returns whether `text` was one.
+    pub(super) preset: Option<Preset>,
 }
+
+/// Sets a named value (a preset) that writes more than one field; returns
+/// whether the text was one, or what is wrong with it.
+pub(super) type Preset = fn(&mut Scenario, &str) -> std::result::Result<bool, String>;
 
 /// What a field holds. Accessors are plain functions over the scenario so
 /// the rows stay a static table.
@@ -128,6 +135,13 @@ impl Field {
     /// Sets the field from text (a link value, a CLI argument). On error the
     /// scenario is unchanged and the message says what is allowed.
     pub fn set_text(&self, sc: &mut Scenario, value: &str) -> std::result::Result<(), String> {
+        if let Some(preset) = self.preset {
+            let mut tried = sc.clone();
+            if preset(&mut tried, value)? {
+                *sc = tried;
+                return Ok(());
+            }
+        }
         match self.kind {
             Kind::Count { min, max, set, .. } => set(sc, parse_u64_in(value, min, max)?),
             Kind::OptionalCount { min, max, set, .. } => set(
@@ -217,6 +231,12 @@ impl Field {
     pub fn allowed(&self) -> String {
         match self.kind {
             Kind::Count { min, max, .. } => format!("{min} to {max}"),
+            Kind::OptionalCount { min, max, .. } if self.preset.is_some() => {
+                format!(
+                    "{min} to {max}, WxH or a preset (either sets both sides: {}), or auto",
+                    crate::scenario::IMAGE_PRESETS.map(|p| p.0).join(", ")
+                )
+            }
             Kind::OptionalCount { min, max, .. } => format!("{min} to {max}, or auto"),
             Kind::Flag { .. } => "1 or 0".to_owned(),
             Kind::Choice(c) if c.optional => format!("{}, or auto", (c.keys)().join(", ")),

@@ -85,6 +85,7 @@ const fn row(
         embeddable: false,
         kind,
         applies,
+        preset: None,
     }
 }
 
@@ -92,6 +93,12 @@ impl Field {
     /// The web labels the field with the Fluent message `id`.
     const fn labelled(mut self, id: &'static str) -> Self {
         self.label = Some(id);
+        self
+    }
+
+    /// Named values (presets) that set more than this field.
+    const fn with_preset(mut self, preset: super::field::Preset) -> Self {
+        self.preset = Some(preset);
         self
     }
 
@@ -185,6 +192,29 @@ fn nf4(sc: &Scenario) -> bool {
 /// GPTQ and AWQ store a scale per group of weights.
 fn grouped(sc: &Scenario) -> bool {
     matches!(sc.weights, WeightFormat::Gptq4 | WeightFormat::Awq4)
+}
+
+/// A VLM scenario with images: their size matters.
+fn with_images(sc: &Scenario) -> bool {
+    sc.images() > 0
+}
+
+/// An image size preset (`1080p`, `phone`, `page`, ...) or `WxH` sets both
+/// sides; a plain number sets one side (the other, when unset, follows it).
+fn image_size_preset(sc: &mut Scenario, v: &str) -> std::result::Result<bool, String> {
+    let Some((w, h)) = crate::scenario::image_preset(v) else {
+        return Ok(false);
+    };
+    for side in [w, h] {
+        if !(1..=MAX_IMAGE_SIZE).contains(&side) {
+            return Err(format!(
+                "\"{v}\" is {w}×{h}: each side must be from 1 to {MAX_IMAGE_SIZE} pixels"
+            ));
+        }
+    }
+    sc.image_width = Some(w);
+    sc.image_height = Some(h);
+    Ok(true)
 }
 
 /// The weight formats a menu offers: those that apply to the scenario.
@@ -419,6 +449,16 @@ pub static FIELDS: &[Field] = &[
             set: |sc, b| sc.gpu.os_reserved_bytes = b,
         })
         .labelled("field-os-and-desktop-keep-gib-0-default"),
+    row("imgw", "image_width", "image-width",
+        "Width of each image in pixels (VLMs; auto: the model's image size)",
+        with_images, optional_count!(1, MAX_IMAGE_SIZE, image_width))
+        .with_preset(image_size_preset)
+        .labelled("field-image-width"),
+    row("imgh", "image_height", "image-height",
+        "Height of each image in pixels (VLMs; auto: the width)",
+        with_images, optional_count!(1, MAX_IMAGE_SIZE, image_height))
+        .with_preset(image_size_preset)
+        .labelled("field-image-height"),
 ];
 
 /// The field whose link key is `key`.

@@ -1,0 +1,222 @@
+//! VLM wrappers whose vision tower is not CLIP-shaped: Qwen2-VL,
+//! Qwen2.5-VL and Gemma 3 (SigLIP). The language model is the `text_config`
+//! (or, in Qwen's flat Hub format, the top-level fields);
+//! the tower's parameters are counted by the formula of its modeling file
+//! (every term below names the module it comes from) and kept in
+//! `VisionTower::params`, its merger in `projector_params`.
+
+use super::reader::{Cfg, Defaults};
+use crate::error::{InputError, Result};
+use crate::model::{ModelSpec, VisionTower, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
+
+/// The square image an estimate assumes when the scenario gives no size:
+/// a dynamic-resolution tower has no size of its own. 448 px is 32 × 32
+/// patches of 14 px, 256 merged tokens.
+pub(super) const QWEN_DEFAULT_IMAGE: u64 = 448;
+
+/// Qwen2-VL (`qwen2_vl`) or Qwen2.5-VL (`qwen2_5_vl`), with its language
+/// model imported by `import_text` (the Qwen2 decoder).
+pub(super) fn import_qwen_vl(
+    cfg: &Cfg,
+    model_type: &str,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let v25 = model_type == "qwen2_5_vl";
+    // transformers 5 saves `text_config`; the Hub's checkpoints keep the
+    // text fields at the top level (`Qwen2VLConfig.__post_init__` moves them).
+    let (mut spec, text_tied) = match cfg.object("text_config")? {
+        Some(mut text) => {
+            text.defaults = Defaults::QwenVlText;
+            let tied = text.flag("tie_word_embeddings", false)?;
+            (import_text(&text)?, tied)
+        }
+        None => {
+            let mut flat = Cfg::new(cfg.obj, &cfg.prefix);
+            flat.defaults = Defaults::QwenVlText;
+            (import_text(&flat)?, false)
+        }
+    };
+    // `Qwen2VLConfig.tie_word_embeddings` (default False); a pre-v5 save
+    // that put it in text_config is forwarded to the outer config.
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)? || text_tied;
+    let vision = cfg.object("vision_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("vision_config"),
+            format!("is missing: a {model_type} config needs one"),
+        )
+    })?;
+    let (tower, merger) = if v25 {
+        qwen2_5_vision(&vision)?
+    } else {
+        qwen2_vision(&vision, spec.hidden)?
+    };
+    let mut tower = tower;
+    tower.projector_params = merger;
+    spec.name = model_type.to_string();
+    spec.vision = Some(tower);
+    Ok(spec)
+}
+
+/// Fields both Qwen towers share: (patch, temporal patch, input channels, merge).
+fn patching(v: &Cfg) -> Result<(u64, u64, u64, u64)> {
+    let patch = v.int(&["patch_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(14);
+    let temporal = v.int(&["temporal_patch_size"], 1, 64)?.unwrap_or(2);
+    let channels = v.int(&["in_channels", "in_chans"], 1, 64)?.unwrap_or(3);
+    let merge = v.int(&["spatial_merge_size"], 1, 64)?.unwrap_or(2);
+    Ok((patch, temporal, channels, merge))
+}
+
+/// The tower's shape for the estimator (activations, image tokens).
+fn tower_shape(hidden: u64, layers: u64, heads: u64, intermediate: u64, patch: u64) -> VisionTower {
+    VisionTower {
+        hidden,
+        layers,
+        heads,
+        intermediate,
+        image_size: QWEN_DEFAULT_IMAGE.max(patch),
+        patch_size: patch,
+        projector_params: 0,
+        projection_dim: 0,
+        params: None,
+    }
+}
+
+/// `Qwen2VisionTransformerPretrainedModel` (modeling_qwen2_vl.py), with
+/// `Qwen2VLVisionConfig`'s defaults: (tower, merger).
+fn qwen2_vision(v: &Cfg, text_hidden: u64) -> Result<(VisionTower, u64)> {
+    let d = v.int(&["embed_dim"], 1, MAX_DIM)?.unwrap_or(1280);
+    let depth = v.int(&["depth"], 1, MAX_LAYERS)?.unwrap_or(32);
+    let heads = v.int(&["num_heads"], 1, MAX_HEADS)?.unwrap_or(16);
+    let ratio = v.int(&["mlp_ratio"], 1, 64)?.unwrap_or(4);
+    // PatchMerger's output width: `vision_config.hidden_size` (the text width).
+    let out = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(text_hidden);
+    let (patch, temporal, channels, merge) = patching(v)?;
+    let m = d.saturating_mul(ratio);
+    let (d, m, out) = (d as u128, m as u128, out as u128);
+    // PatchEmbed: Conv3d(in_channels, embed_dim, (temporal, patch, patch), bias=False).
+    let embed = channels as u128 * temporal as u128 * (patch as u128).pow(2) * d;
+    // Qwen2VLVisionBlock: norm1, norm2 = LayerNorm(embed_dim) (weight + bias);
+    // VisionAttention: qkv = Linear(d, 3d, bias=True), proj = Linear(d, d);
+    // VisionMlp: fc1 = Linear(d, d·mlp_ratio), fc2 = Linear(d·mlp_ratio, d).
+    let block = 2 * 2 * d + (3 * d * d + 3 * d) + (d * d + d) + (d * m + m) + (m * d + d);
+    // PatchMerger: ln_q = LayerNorm(d); mlp = Linear(H, H), GELU,
+    // Linear(H, hidden_size) with H = d·merge².
+    let h = d * (merge as u128).pow(2);
+    let merger = 2 * d + (h * h + h) + (h * out + out);
+    let tower = embed + depth as u128 * block;
+    let mut shape = tower_shape(d as u64, depth, heads, m as u64, patch);
+    shape.params = Some(narrow(tower, "vision_config")?);
+    Ok((shape, narrow(merger, "vision_config")?))
+}
+
+/// `Qwen2_5_VisionTransformerPretrainedModel` (modeling_qwen2_5_vl.py),
+/// with `Qwen2_5_VLVisionConfig`'s defaults: (tower, merger).
+fn qwen2_5_vision(v: &Cfg) -> Result<(VisionTower, u64)> {
+    let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(3584);
+    let depth = v.int(&["depth"], 1, MAX_LAYERS)?.unwrap_or(32);
+    let heads = v.int(&["num_heads"], 1, MAX_HEADS)?.unwrap_or(16);
+    let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(3420);
+    let out = v.int(&["out_hidden_size"], 1, MAX_DIM)?.unwrap_or(3584);
+    let (patch, temporal, channels, merge) = patching(v)?;
+    let (d, mw, out) = (d as u128, m as u128, out as u128);
+    // Qwen2_5_VisionPatchEmbed: Conv3d(in_channels, hidden, (temporal, patch, patch), bias=False).
+    let embed = channels as u128 * temporal as u128 * (patch as u128).pow(2) * d;
+    // Qwen2_5_VLVisionBlock: norm1, norm2 = Qwen2_5_VLRMSNorm(hidden) (weight
+    // only); attention: qkv = Linear(d, 3d, bias=True), proj = Linear(d, d);
+    // Qwen2_5_VLMLP(bias=True): gate_proj, up_proj = Linear(d, m), down_proj = Linear(m, d).
+    let block = 2 * d + (3 * d * d + 3 * d) + (d * d + d) + 2 * (d * mw + mw) + (mw * d + d);
+    // Qwen2_5_VLPatchMerger: ln_q = Qwen2_5_VLRMSNorm(d); mlp = Linear(H, H),
+    // GELU, Linear(H, out_hidden_size) with H = d·merge².
+    let h = d * (merge as u128).pow(2);
+    let merger = d + (h * h + h) + (h * out + out);
+    let tower = embed + depth as u128 * block;
+    let mut shape = tower_shape(d as u64, depth, heads, m, patch);
+    shape.params = Some(narrow(tower, "vision_config")?);
+    Ok((shape, narrow(merger, "vision_config")?))
+}
+
+fn narrow(n: u128, field: &str) -> Result<u64> {
+    u64::try_from(n)
+        .ok()
+        .filter(|n| *n <= crate::model::MAX_TOTAL_PARAMS)
+        .ok_or_else(|| {
+            InputError::new(
+                format!("config.json: {field}"),
+                "the vision tower has more parameters than allowed (2^44)",
+            )
+        })
+}
+
+/// Gemma 3 with its vision tower (`Gemma3ForConditionalGeneration`): the
+/// text model from `text_config` (a diff against `Gemma3TextConfig()`),
+/// a SigLIP tower and `Gemma3MultiModalProjector`.
+pub(super) fn import_gemma3(
+    cfg: &Cfg,
+    text: Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let mut text = text;
+    text.defaults = Defaults::Gemma3Text;
+    let mut spec = import_text(&text)?;
+    // `Gemma3Config.tie_word_embeddings` defaults to True.
+    spec.tied_embeddings =
+        cfg.flag("tie_word_embeddings", true)? && text.flag("tie_word_embeddings", true)?;
+    let mut v = cfg.object("vision_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("vision_config"),
+            "is missing: a gemma3 config needs one",
+        )
+    })?;
+    v.defaults = Defaults::SiglipVision;
+    if let Some(other) = v
+        .string("model_type")?
+        .filter(|t| *t != "siglip_vision_model")
+    {
+        return Err(InputError::new(
+            v.field("model_type"),
+            format!("\"{other}\" is not supported: only siglip_vision_model towers"),
+        ));
+    }
+    let d = v.req(&["hidden_size"], 1, MAX_DIM)?;
+    let layers = v.req(&["num_hidden_layers"], 1, MAX_LAYERS)?;
+    let heads = v.req(&["num_attention_heads"], 1, MAX_HEADS)?;
+    let m = v.req(&["intermediate_size"], 1, MAX_DIM)?;
+    let image = v.req(&["image_size"], 1, MAX_IMAGE_SIZE)?;
+    let patch = v.req(&["patch_size"], 1, image)?;
+    let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);
+    // SiglipVisionConfig.vision_use_head defaults to True (Gemma 3 sets False).
+    let head = v.flag("vision_use_head", true)?;
+    let (dw, mw) = (d as u128, m as u128);
+    let patches = ((image / patch) as u128).pow(2);
+    // SiglipVisionEmbeddings: patch_embedding = Conv2d(channels, d, patch, stride=patch)
+    // with a bias; position_embedding = Embedding(num_patches, d) (no class token).
+    let embeddings = channels as u128 * (patch as u128).pow(2) * dw + dw + patches * dw;
+    // SiglipEncoderLayer: layer_norm1, layer_norm2 = LayerNorm(d); SiglipAttention:
+    // q, k, v, out_proj = Linear(d, d) with biases; SiglipMLP: fc1 = Linear(d, m),
+    // fc2 = Linear(m, d).
+    let block = 2 * 2 * dw + 4 * (dw * dw + dw) + (dw * mw + mw) + (mw * dw + dw);
+    // SiglipVisionTransformer.post_layernorm = LayerNorm(d).
+    let mut tower = embeddings + layers as u128 * block + 2 * dw;
+    if head {
+        // SiglipMultiheadAttentionPoolingHead: probe (1, 1, d); nn.MultiheadAttention
+        // (in_proj 3d² + 3d, out_proj d² + d); layernorm = LayerNorm(d); mlp = SiglipMLP.
+        tower +=
+            dw + (3 * dw * dw + 3 * dw) + (dw * dw + dw) + 2 * dw + (dw * mw + mw) + (mw * dw + dw);
+    }
+    // Gemma3MultiModalProjector: mm_input_projection_weight (d × text hidden)
+    // and mm_soft_emb_norm = Gemma3RMSNorm(d) (a weight only).
+    let projector = dw * spec.hidden as u128 + dw;
+    spec.name = "gemma3".to_string();
+    spec.vision = Some(VisionTower {
+        hidden: d,
+        layers,
+        heads,
+        intermediate: m,
+        image_size: image,
+        patch_size: patch,
+        projector_params: narrow(projector, "vision_config")?,
+        projection_dim: 0,
+        params: Some(narrow(tower, "vision_config")?),
+    });
+    Ok(spec)
+}

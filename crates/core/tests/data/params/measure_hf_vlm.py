@@ -1,0 +1,88 @@
+#!/usr/bin/env python
+"""Exact transformers parameter counts of the VLM wrapper fixtures in ../configs/vlm/, split
+into the language model, the vision tower and its projector/merger.
+
+Each fixture is built on the *meta* device (nothing allocated or downloaded) with
+AutoModelForImageTextToText (Qwen2VLForConditionalGeneration, Qwen2_5_VLForConditionalGeneration,
+LlavaNextForConditionalGeneration, ...). With --write-defaults the script first writes one
+fixture per config class from the class defaults (`<Class>().to_json_string()`, the nested
+transformers-5 format with `text_config`), named `defaults__<model_type>.json`.
+
+Columns:
+  num_parameters  model.num_parameters() (tied weights counted once)
+  vision          the vision tower without its projector/merger
+                  (qwen2_vl / qwen2_5_vl: model.visual minus visual.merger;
+                   llava_next, gemma3: model.vision_tower)
+  projector       qwen: model.visual.merger; llava_next: multi_modal_projector + image_newline;
+                  gemma3: multi_modal_projector
+  tied            whether lm_head shares the embedding tensor
+
+Run (measured with torch 2.15.0, transformers 5.24.0):
+    HF_HUB_OFFLINE=1 python measure_hf_vlm.py --write-defaults > hf_measured_vlm.csv
+"""
+import json
+import os
+import sys
+
+import torch
+import transformers
+from transformers import AutoConfig, AutoModelForImageTextToText
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VLM = os.path.join(HERE, "..", "configs", "vlm")
+
+DEFAULT_CLASSES = [
+    ("qwen2_vl", transformers.Qwen2VLConfig),
+    ("qwen2_5_vl", transformers.Qwen2_5_VLConfig),
+    ("llava_next", transformers.LlavaNextConfig),
+    ("gemma3", transformers.Gemma3Config),
+]
+
+
+def numel(module):
+    return sum(p.numel() for p in module.parameters()) if module is not None else 0
+
+
+def split(model, model_type):
+    inner = model.model
+    if model_type in ("qwen2_vl", "qwen2_5_vl"):
+        merger = numel(inner.visual.merger)
+        return numel(inner.visual) - merger, merger
+    if model_type == "llava_next":
+        newline = inner.image_newline.numel() if getattr(inner, "image_newline", None) is not None else 0
+        return numel(inner.vision_tower), numel(inner.multi_modal_projector) + newline
+    if model_type == "gemma3":
+        return numel(inner.vision_tower), numel(inner.multi_modal_projector)
+    raise ValueError(model_type)
+
+
+def main():
+    if "--write-defaults" in sys.argv:
+        for model_type, cls in DEFAULT_CLASSES:
+            d = cls().to_dict()
+            for k in ("transformers_version", "dtype", "torch_dtype"):
+                d.pop(k, None)
+            for sub in ("text_config", "vision_config"):
+                if isinstance(d.get(sub), dict):
+                    for k in ("transformers_version", "dtype", "torch_dtype"):
+                        d[sub].pop(k, None)
+            with open(os.path.join(VLM, f"defaults__{model_type}.json"), "w") as f:
+                json.dump(d, f, indent=2, sort_keys=True)
+                f.write("\n")
+    print("config,hf_class,num_parameters,vision,projector,tied")
+    for name in sorted(os.listdir(VLM)):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(VLM, name)) as f:
+            raw = json.load(f)
+        config = AutoConfig.for_model(**raw)
+        with torch.device("meta"):
+            model = AutoModelForImageTextToText.from_config(config)
+        vision, projector = split(model, raw["model_type"])
+        out = model.get_output_embeddings()
+        tied = out is not None and out.weight is model.get_input_embeddings().weight
+        print(f"vlm/{name},{type(model).__name__},{model.num_parameters()},{vision},{projector},{str(tied).lower()}")
+
+
+if __name__ == "__main__":
+    main()

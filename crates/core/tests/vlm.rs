@@ -1,0 +1,293 @@
+//! VLMs with dynamic resolution: Qwen2-VL / Qwen2.5-VL and LLaVA-NeXT
+//! configs import with their vision tower counted exactly as transformers
+//! builds it (`data/params/hf_measured_vlm.csv`, `measure_hf_vlm.py`,
+//! torch 2.15.0, transformers 5.24.0, meta device), and an image's width ×
+//! height sets its tokens in the language model's sequence by the family's
+//! rule.
+
+mod common;
+
+use common::{config_text, csv_rows, get, get_u64};
+use vramfit_core::estimate::{estimate, estimate_with_model};
+use vramfit_core::hf_config::{from_hf_config, from_hf_configs};
+use vramfit_core::image_tokens::{tokens, ImageRule};
+use vramfit_core::model::ModelSpec;
+use vramfit_core::report::Part;
+use vramfit_core::scenario::{Checkpointing, Method, ModelSource, Scenario, TaskKind};
+use vramfit_core::url::{decode, encode};
+
+fn qwen25_7b() -> ModelSpec {
+    from_hf_config(&config_text("vlm/Qwen__Qwen2.5-VL-7B-Instruct.json")).expect("imports")
+}
+
+#[test]
+fn every_vlm_config_counts_exactly_what_transformers_builds() {
+    let rows = csv_rows("hf_measured_vlm.csv");
+    assert!(rows.len() >= 9, "{} rows", rows.len());
+    for row in &rows {
+        let config = get(row, "config");
+        let spec = from_hf_config(&config_text(config)).unwrap_or_else(|e| panic!("{config}: {e}"));
+        let counts = spec.param_counts();
+        assert_eq!(
+            (counts.total, counts.vision, counts.projector),
+            (
+                get_u64(row, "num_parameters"),
+                get_u64(row, "vision"),
+                get_u64(row, "projector")
+            ),
+            "{config}"
+        );
+        assert_eq!(spec.tied_embeddings, get(row, "tied") == "true", "{config}");
+        assert!(spec.image_rule.is_some(), "{config} has an image rule");
+    }
+}
+
+#[test]
+fn the_image_rule_comes_from_the_config_and_the_preprocessor() {
+    let spec = qwen25_7b();
+    assert_eq!(
+        spec.image_rule,
+        Some(ImageRule::QwenVl {
+            patch: 14,
+            merge: 2,
+            min_pixels: 3136,
+            max_pixels: 1_003_520
+        })
+    );
+    // A preprocessor that lowers max_pixels (the usual memory remedy).
+    let lowered = from_hf_configs(
+        &config_text("vlm/Qwen__Qwen2.5-VL-7B-Instruct.json"),
+        Some(r#"{"min_pixels": 3136, "max_pixels": 401408}"#),
+    )
+    .expect("imports");
+    let rule = lowered.image_rule.expect("rule");
+    // smart_resize(1080, 1920, 28, 3136, 401408) = 448 × 840: 1920 patches.
+    let hd = tokens(&rule, 1920, 1080).expect("fits");
+    assert_eq!((hd.tower_tokens, hd.language_model_tokens), (1920, 480));
+    let next = from_hf_config(&config_text("vlm/llava-hf__llava-v1.6-mistral-7b-hf.json"))
+        .expect("imports");
+    assert!(matches!(
+        next.image_rule,
+        Some(ImageRule::LlavaNext {
+            crop: 336,
+            patch: 14,
+            ..
+        })
+    ));
+    assert_eq!(next.vision.as_ref().map(|v| v.image_size), Some(336));
+}
+
+fn lora(spec: &ModelSpec) -> Scenario {
+    let mut sc = Scenario {
+        model: ModelSource::Spec(Box::new(spec.clone())),
+        task: TaskKind::Training,
+        ..Scenario::default()
+    };
+    sc.training.method = Method::Lora;
+    sc.training.seq_len = 512;
+    sc.training.images_per_sample = 1;
+    sc.training.freeze_vision = true;
+    sc.training.checkpointing = Checkpointing::Full;
+    sc
+}
+
+fn peak(sc: &Scenario) -> u64 {
+    estimate(sc).expect("estimates").gpus[0].peak_allocated_bytes
+}
+
+fn activations(sc: &Scenario) -> u64 {
+    estimate(sc).expect("estimates").gpus[0]
+        .lines
+        .iter()
+        .filter(|l| l.part == Part::Activations)
+        .map(|l| l.bytes)
+        .sum()
+}
+
+#[test]
+fn a_1080p_image_costs_its_qwen_tokens_in_the_sequence() {
+    let spec = qwen25_7b();
+    // smart_resize(1080, 1920, 28, 3136, 1003520) = 728 × 1316: 52 × 94 =
+    // 4888 patches, 1222 tokens after the 2 × 2 merge; 336 px: 576 / 144.
+    let mut hd = lora(&spec);
+    hd.image_width = Some(1920);
+    hd.image_height = Some(1080);
+    let mut small = lora(&spec);
+    small.image_width = Some(336);
+    let mut as_text = lora(&spec);
+    as_text.training.images_per_sample = 0;
+    as_text.training.seq_len = 512 + 1222;
+    assert_eq!(peak(&hd), peak(&as_text));
+    as_text.training.seq_len = 512 + 144;
+    assert_eq!(peak(&small), peak(&as_text));
+    let est = estimate(&hd).expect("estimates");
+    let note = est
+        .notes
+        .iter()
+        .find(|n| n.code == "image_tokens")
+        .expect("a note");
+    assert!(
+        note.message.contains("Qwen-VL dynamic resolution"),
+        "{}",
+        note.message
+    );
+    assert!(
+        note.message
+            .contains("1920×1080 image is 4888 tower tokens and 1222"),
+        "{}",
+        note.message
+    );
+    assert!(note
+        .message
+        .contains("512 text tokens + 1 image(s) × 1222 image tokens = 1734"));
+    // Without a size the tower's default square (448 px: 256 tokens).
+    let mut default = lora(&spec);
+    as_text.training.seq_len = 512 + 256;
+    assert_eq!(peak(&default), peak(&as_text));
+    // Inference: the prompt grows the same way (KV cache of 1222 more positions).
+    default.task = TaskKind::Inference;
+    default.inference.images_per_prompt = 1;
+    default.inference.prompt_len = 64;
+    default.image_width = Some(4032);
+    default.image_height = Some(3024);
+    let phone = tokens(spec.image_rule.as_ref().expect("rule"), 4032, 3024).expect("fits");
+    let mut text = default.clone();
+    text.inference.images_per_prompt = 0;
+    text.inference.prompt_len = 64 + phone.language_model_tokens;
+    assert_eq!(peak(&default), peak(&text));
+    // smart_resize(3024, 4032, ...) = 840 × 1148: 4920 patches, 1230 tokens.
+    assert_eq!(phone.language_model_tokens, 1230);
+}
+
+#[test]
+fn a_trainable_tower_keeps_activations_over_its_own_patches() {
+    let spec = qwen25_7b();
+    let mut frozen = lora(&spec);
+    frozen.training.method = Method::Full;
+    frozen.training.checkpointing = Checkpointing::Off;
+    frozen.image_width = Some(1920);
+    frozen.image_height = Some(1080);
+    let mut trainable = frozen.clone();
+    trainable.training.freeze_vision = false;
+    // 4888 tower tokens × 1280 wide × 2 B, × (8 + ⌊2·3420/1280⌋ = 13) per
+    // layer (the tower's block as in `training/saved.rs`), 32 layers.
+    let per = 4888u64 * 1280 * 2;
+    assert_eq!(
+        activations(&trainable) - activations(&frozen),
+        32 * per * 13
+    );
+    let est = estimate(&trainable).expect("estimates");
+    let line = est.gpus[0]
+        .lines
+        .iter()
+        .find(|l| l.part == Part::Activations)
+        .expect("activations");
+    assert!(
+        line.formula
+            .contains("Qwen-VL dynamic resolution: 1 image(s) of 1920×1080 = 4888 tower tokens"),
+        "{}",
+        line.formula
+    );
+}
+
+#[test]
+fn image_sizes_travel_in_links_with_presets() {
+    let d = decode("v=1&t=train&img=2&imgw=1080p");
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    assert_eq!(
+        (d.scenario.image_width, d.scenario.image_height),
+        (Some(1920), Some(1080))
+    );
+    assert_eq!(encode(&d.scenario), "v=1&t=train&img=2&imgw=1920&imgh=1080");
+    for (preset, size) in [
+        ("phone", (4032, 3024)),
+        ("page", (1700, 2200)),
+        ("640x480", (640, 480)),
+    ] {
+        let d = decode(&format!("v=1&ipp=1&imgh={preset}"));
+        assert!(d.notices.is_empty(), "{preset}: {:?}", d.notices);
+        assert_eq!(
+            (d.scenario.image_width, d.scenario.image_height),
+            (Some(size.0), Some(size.1))
+        );
+    }
+    // A number sets one side; the other, unset, follows it (a square).
+    let d = decode("v=1&ipp=1&imgw=336");
+    assert_eq!(
+        (d.scenario.image_width, d.scenario.image_height),
+        (Some(336), None)
+    );
+    // Bad sizes are noticed, naming the parameter and the range.
+    for bad in ["imgw=0", "imgw=100000", "imgh=70000x10", "imgw=big"] {
+        let d = decode(&format!("v=1&ipp=1&{bad}"));
+        assert_eq!(d.notices.len(), 1, "{bad}");
+        assert!(
+            d.notices[0].message.contains("65536"),
+            "{bad}: {}",
+            d.notices[0].message
+        );
+    }
+    // The old square field decodes as before.
+    let d = decode("v=1&t=train&img=2&imgsz=672");
+    assert_eq!(d.scenario.training.image_size, Some(672));
+    assert_eq!(d.scenario.image_width, None);
+}
+
+#[test]
+fn a_custom_vlm_keeps_its_tower_count_and_rule_in_its_link() {
+    let spec = qwen25_7b();
+    let mut sc = lora(&spec);
+    sc.image_width = Some(1920);
+    sc.image_height = Some(1080);
+    let link = encode(&sc);
+    assert!(link.contains("s.ir=qwen_vl:14,2,3136,1003520"), "{link}");
+    let d = decode(&link);
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    assert_eq!(d.scenario, sc);
+    assert_eq!(peak(&d.scenario), peak(&sc));
+}
+
+#[test]
+fn absurd_images_are_errors_naming_the_field() {
+    let spec = qwen25_7b();
+    let mut sc = lora(&spec);
+    // A 1 px × 60000 px strip: Qwen-VL's processor refuses aspect ratios over 200.
+    sc.image_width = Some(1);
+    sc.image_height = Some(60_000);
+    let err = estimate_with_model(&sc, &spec).expect_err("refused");
+    assert_eq!(err.field, "image_width");
+    assert!(
+        err.message.contains("aspect ratio over 200"),
+        "{}",
+        err.message
+    );
+    sc.image_height = Some(1 << 20);
+    let err = estimate_with_model(&sc, &spec).expect_err("out of range");
+    assert_eq!(err.field, "image_height");
+    // 1024 phone photos per sample pass the sequence limit.
+    sc.image_width = Some(4032);
+    sc.image_height = Some(3024);
+    sc.training.images_per_sample = 1024;
+    sc.training.seq_len = 1 << 24;
+    let err = estimate_with_model(&sc, &spec).expect_err("too long");
+    assert_eq!(err.field, "training.images_per_sample");
+}
+
+#[test]
+fn gemma3_costs_256_tokens_per_image_whatever_its_size() {
+    let spec = from_hf_config(&config_text("vlm/google__gemma-3-4b-it.json")).expect("imports");
+    assert_eq!(
+        spec.image_rule,
+        Some(ImageRule::Fixed {
+            tower: 4096,
+            language_model: 256
+        })
+    );
+    let mut hd = lora(&spec);
+    hd.image_width = Some(1920);
+    hd.image_height = Some(1080);
+    let mut as_text = lora(&spec);
+    as_text.training.images_per_sample = 0;
+    as_text.training.seq_len = 512 + 256;
+    assert_eq!(peak(&hd), peak(&as_text));
+}
