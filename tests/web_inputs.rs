@@ -563,3 +563,46 @@ async fn chinese_result_texts_have_no_stray_spaces_or_english_terms() {
         .unwrap_or_default();
     assert!(none.starts_with('无'), "{none}");
 }
+
+/// A vLLM scenario answers with its KV pool (what the core's pool holds),
+/// and a llama.cpp one shows its split between the GPU and host RAM.
+#[wasm_bindgen_test]
+async fn serving_answers_with_the_pool_and_llama_cpp_with_its_split() {
+    let link = "v=1&m=meta-llama/Llama-3.1-8B&eng=vllm&gpu=l40s&bs=6&pl=16000&nt=2000";
+    set_query(link);
+    let (root, guard) = mount();
+    settle().await;
+    let pool = vramfit_core::estimate(&decode(link).scenario)
+        .expect("estimates")
+        .serving
+        .expect("a pool");
+    let shown = by_testid(&root, "pool").text_content().unwrap_or_default();
+    assert!(
+        shown.contains(&pool.kv_pool_tokens.to_string())
+            && shown.contains(&format!(" {} ", pool.max_concurrent_sequences))
+            && shown.contains(&pool.max_context.to_string()),
+        "{shown}"
+    );
+    let verdict = by_testid(&root, "headroom")
+        .text_content()
+        .unwrap_or_default();
+    assert!(verdict.contains("KV pool"), "{verdict}");
+    // The fit table gives every card's concurrency at this context.
+    let rows = vramfit_core::solver::fit_table(&decode(link).scenario).expect("fit table");
+    assert_eq!(
+        count(&root, "[data-testid='fit-concurrent']") as usize,
+        rows.len()
+    );
+    drop(guard);
+    set_query("v=1&m=Qwen/Qwen3-30B-A3B&eng=llama_cpp&w=gguf_q4_k_m&gpu=rtx-4080&pl=4000&nt=96&ngl=49&ncmoe=12");
+    let (root, _guard) = mount();
+    settle().await;
+    let split = by_testid(&root, "offload")
+        .text_content()
+        .unwrap_or_default();
+    assert!(
+        split.contains("GPU") && split.contains("host RAM"),
+        "{split}"
+    );
+    assert_eq!(count(&root, ".offload-bar rect"), 2);
+}

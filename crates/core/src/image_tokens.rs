@@ -17,7 +17,7 @@
 //!   language model sees one image token and reads the tiles through its
 //!   cross-attention layers.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::error::{check_range, InputError, Result};
 use crate::scenario::limits::{MAX_IMAGE_SIZE, MAX_IMAGE_TILES, MAX_TOKENS};
@@ -27,7 +27,7 @@ use crate::scenario::limits::{MAX_IMAGE_SIZE, MAX_IMAGE_TILES, MAX_TOKENS};
 const MAX_PIXELS: u64 = MAX_IMAGE_SIZE * MAX_IMAGE_SIZE;
 
 /// How a family turns an image into tokens.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum ImageRule {
     /// Qwen-VL: dynamic resolution in patches, `merge × merge` per token.
@@ -876,5 +876,27 @@ mod tests {
             tokens(&rule, 10, 10).map(|t| t.language_model_tokens).ok(),
             Some(256)
         );
+    }
+}
+
+/// A model's image rule in JSON as its link text (`qwen_vl:14,2,3136,1003520`):
+/// one string to read, where a tagged enum's derived reader is tens of
+/// kilobytes of the web app's first load.
+pub mod rule_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::ImageRule;
+
+    pub fn serialize<S: Serializer>(rule: &Option<ImageRule>, s: S) -> Result<S::Ok, S::Error> {
+        match rule {
+            Some(r) => s.serialize_some(&r.to_text()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ImageRule>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|t| ImageRule::from_text(&t).map_err(serde::de::Error::custom))
+            .transpose()
     }
 }

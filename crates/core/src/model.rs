@@ -394,7 +394,11 @@ pub struct ModelSpec {
     /// How the VLM turns an image's width × height into tokens (Qwen-VL's
     /// dynamic resolution, tiles, ...); `None`: the tower's own square
     /// image, `(image_size / patch_size)²` tokens (LLaVA-1.5).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::image_tokens::rule_text"
+    )]
     pub image_rule: Option<crate::image_tokens::ImageRule>,
 }
 

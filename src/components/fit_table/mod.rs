@@ -29,6 +29,14 @@ pub fn FitTable() -> impl IntoView {
         let spec = resolve_model(&sc.model).ok()?;
         fit_table_with_model(&sc, &spec, gpus()).ok()
     });
+    // A serving engine's rows also say how many sequences of the context
+    // each card's KV pool holds.
+    let serving = move || {
+        rows.with(|r| {
+            r.as_ref()
+                .is_some_and(|r| r.iter().any(|row| row.concurrent_sequences.is_some()))
+        })
+    };
     let largest_label = move || match state.scenario.with(|sc| sc.task) {
         TaskKind::Training => text(lang(), "fit-largest-batch"),
         TaskKind::Inference => text(lang(), "fit-longest-context"),
@@ -45,6 +53,9 @@ pub fn FitTable() -> impl IntoView {
                             <th scope="col">{tr("fit-fits")}</th>
                             <th scope="col">{tr("fit-headroom")}</th>
                             <th scope="col">{largest_label}</th>
+                            <Show when=serving>
+                                <th scope="col">{tr("fit-concurrent")}</th>
+                            </Show>
                         </tr>
                     </thead>
                     <tbody data-testid="fit-rows">
@@ -68,6 +79,7 @@ pub fn FitTable() -> impl IntoView {
                                                 {r.largest.map_or_else(|| "—".to_owned(), grouped)}
                                                 {r.model_bound.then(|| view! { <span class="model-bound" data-testid="model-bound">{model_max.clone()}</span> })}
                                             </td>
+                                            {r.concurrent_sequences.map(|n| view! { <td data-testid="fit-concurrent">{grouped(n)}</td> })}
                                         </tr>
                                     }
                                 })

@@ -10,6 +10,7 @@ use leptos::prelude::*;
 
 use crate::components::controls::InputErrorText;
 use vramfit_core::report::{Counter, GpuReport, Part, Verdict};
+use vramfit_core::scenario::{Engine, TaskKind};
 use vramfit_core::Estimate;
 
 use crate::analysis::{bar_lines, distinct_gpus};
@@ -119,6 +120,14 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
         // Only the verdict is announced as it changes, not the whole panel.
         <p class="headroom" data-testid="headroom" aria-live="polite">
             {match verdict {
+                // A serving engine fills its share of the card: the verdict
+                // is about its KV pool.
+                Verdict::Fits { spare_bytes, .. } if estimate.serving.is_some() => view! {
+                    <span class="fits">{text_with(lang, "pool-fits", &[("spare", units.bytes(spare_bytes))])}{space(lang)}</span>
+                }.into_any(),
+                Verdict::ShortBy { short_bytes, .. } if estimate.serving.is_some() => view! {
+                    <span class="short">{text_with(lang, "pool-short", &[("short", units.bytes(short_bytes))])}{space(lang)}</span>
+                }.into_any(),
                 Verdict::Fits { spare_bytes, capacity_bytes } => view! {
                     <span class="fits">{text_with(lang, "fits-spare", &[("spare", units.bytes(spare_bytes)), ("capacity", units.bytes(capacity_bytes))])}{space(lang)}</span>
                 }.into_any(),
@@ -129,6 +138,22 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
             }}
             <span class="phase">{text_with(lang, "peak-during", &[("phase", phase_label(lang, &first.peak_phase))])}</span>
         </p>
+        {estimate.serving.as_ref().map(|p| view! {
+            <p class="pool" data-testid="pool">
+                {text_with(lang, "pool-holds", &[
+                    ("tokens", p.kv_pool_tokens.to_string()),
+                    ("seqs", p.max_concurrent_sequences.to_string()),
+                    ("context", p.requested_context.to_string()),
+                    ("asked", p.requested_sequences.to_string()),
+                ])}
+                {space(lang)}
+                {text_with(lang, "pool-longest", &[
+                    ("asked", p.requested_sequences.to_string()),
+                    ("context", p.max_context.to_string()),
+                ])}
+            </p>
+        })}
+        {offload_split(&estimate, &first, units, lang)}
         <h3>{text(lang, "show-math")}</h3>
         <ul class="math">
             {first
@@ -167,6 +192,35 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
         </button>
     }
     .into_any()
+}
+
+/// llama.cpp's split between the GPU and host memory, as a bar: the GPU's
+/// buffers against what stays in host RAM (weights, KV cache, buffers).
+fn offload_split(
+    estimate: &Estimate,
+    gpu: &GpuReport,
+    units: Units,
+    lang: crate::i18n::Lang,
+) -> Option<impl IntoView> {
+    let llama = use_state().scenario.with_untracked(|sc| {
+        sc.task == TaskKind::Inference && sc.inference.engine == Engine::LlamaCpp
+    });
+    if !llama {
+        return None;
+    }
+    // llama.cpp's host buffers (it maps the file: no loading copy).
+    let host: u64 = estimate.cpu_lines.iter().map(|l| l.bytes).sum();
+    let on_gpu = gpu.device_used_bytes;
+    let share = on_gpu as f64 / (on_gpu + host).max(1) as f64;
+    Some(view! {
+        <p class="offload" data-testid="offload">
+            {text_with(lang, "offload-split", &[("gpu", units.bytes(on_gpu)), ("host", units.bytes(host))])}
+        </p>
+        <svg class="offload-bar" viewBox="0 0 1000 12" preserveAspectRatio="none" aria-hidden="true">
+            <rect class="p-weights" x="0" y="0" width=format!("{:.0}", share * 1000.0) height="12"/>
+            <rect class="p-context" x=format!("{:.0}", share * 1000.0) y="0" width=format!("{:.0}", (1.0 - share) * 1000.0) height="12"/>
+        </svg>
+    })
 }
 
 #[component]

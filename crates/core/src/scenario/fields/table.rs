@@ -80,7 +80,13 @@ const fn row(
         key,
         path,
         flag,
-        help,
+        // The help is the CLI's (`--help`): the web labels fields from its
+        // locale files, so its build leaves these sentences out of the wasm.
+        help: if cfg!(target_arch = "wasm32") {
+            ""
+        } else {
+            help
+        },
         label: None,
         embeddable: false,
         kind,

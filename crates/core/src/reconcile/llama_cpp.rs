@@ -1,0 +1,271 @@
+//! llama.cpp's load log (`llama-cli`, `llama-server`, Ollama's runner): the
+//! buffers it printed per device (`<device> [model] buffer size`, `KV buffer
+//! size`, `compute buffer size`, `output buffer size`), and the settings that
+//! decided them (`offloaded N/M layers`, `n_ctx`, `n_ubatch`, `flash_attn`,
+//! `type_k`, the file type, `general.name`).
+
+use crate::doctor::size::{read_number, size_at, GbMeaning};
+use crate::precision::WeightFormat;
+use crate::scenario::{CacheType, Engine, ModelSource, Scenario, TaskKind};
+
+use super::reading::{Figure, Reading, RuntimeLog};
+
+/// Longest line read (a pasted log may carry long lines).
+const MAX_LINE: usize = 4096;
+
+/// What a buffer line is about.
+enum Buffer {
+    Model,
+    Kv,
+    Compute,
+    Output,
+}
+
+/// Bytes per device of one kind of buffer, GPU devices apart from host ones.
+#[derive(Default)]
+struct Devices {
+    gpu: Vec<(String, f64)>,
+    host: f64,
+    lines: Vec<String>,
+}
+
+impl Devices {
+    fn add(&mut self, device: &str, bytes: f64, line: &str) {
+        let host = device.contains("CPU") || device.ends_with("_Host");
+        if host {
+            self.host += bytes;
+        } else if let Some(d) = self.gpu.iter_mut().find(|(d, _)| d == device) {
+            d.1 += bytes;
+        } else {
+            self.gpu.push((device.to_owned(), bytes));
+        }
+        self.lines.push(line.to_owned());
+    }
+
+    /// The busiest GPU's bytes.
+    fn busiest(&self) -> Option<f64> {
+        self.gpu.iter().map(|(_, b)| *b).reduce(f64::max)
+    }
+}
+
+#[derive(Default)]
+struct Settings {
+    name: Option<String>,
+    file_type: Option<WeightFormat>,
+    offloaded: Option<u64>,
+    n_ctx: Option<u64>,
+    n_ubatch: Option<u64>,
+    flash_attn: Option<bool>,
+    cache: Option<CacheType>,
+}
+
+/// Reads a llama.cpp load log; `None` when no line carries a buffer size.
+pub fn read(text: &str) -> Option<RuntimeLog> {
+    let mut buffers: [Devices; 4] = Default::default();
+    let mut s = Settings::default();
+    for raw in text.lines() {
+        let line = cut(raw.trim(), MAX_LINE);
+        let lower = line.to_ascii_lowercase();
+        if let Some((kind, device, bytes)) = buffer_line(line, &lower) {
+            let slot = match kind {
+                Buffer::Model => 0,
+                Buffer::Kv => 1,
+                Buffer::Compute => 2,
+                Buffer::Output => 3,
+            };
+            buffers[slot].add(&device, bytes, line);
+            continue;
+        }
+        s.read(line, &lower);
+    }
+    if buffers.iter().all(|d| d.lines.is_empty()) {
+        return None;
+    }
+    let mut log = RuntimeLog {
+        engine: "llama.cpp".to_owned(),
+        model: s.name.clone(),
+        ..RuntimeLog::default()
+    };
+    let [model, kv, compute, output] = &buffers;
+    let mut push = |figure: Figure, value: Option<f64>, devices: &Devices| {
+        if let Some(v) = value {
+            log.readings.push(Reading {
+                figure,
+                value: v,
+                // Printed in MiB to 0.01.
+                rounding: 0.005 * (1u64 << 20) as f64,
+                line: devices.lines.join("\n"),
+            });
+        }
+    };
+    let host = |d: &Devices| (!d.lines.is_empty()).then_some(d.host);
+    push(Figure::ModelBufferGpu, model.busiest(), model);
+    push(Figure::ModelBufferHost, host(model), model);
+    push(Figure::KvBufferGpu, kv.busiest(), kv);
+    push(Figure::KvBufferHost, kv.busiest().and(host(kv)).filter(|b| *b > 0.0), kv);
+    push(Figure::ComputeBufferGpu, compute.busiest(), compute);
+    let host_buffers = host(compute).map(|c| c + output.host);
+    push(Figure::HostBuffers, host_buffers, compute);
+    log.scenario = s.scenario(model.gpu.len().max(1) as u64, &mut log.assumed);
+    Some(log)
+}
+
+fn cut(line: &str, max: usize) -> &str {
+    let mut end = line.len().min(max);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    &line[..end]
+}
+
+/// `<prefix>: <device> [model|KV|compute|output] buffer size = <n> MiB`.
+fn buffer_line(line: &str, lower: &str) -> Option<(Buffer, String, f64)> {
+    let at = lower.find("buffer size")?;
+    let kind = if lower.contains("compute buffer size") {
+        Buffer::Compute
+    } else if lower.contains("kv buffer size") {
+        Buffer::Kv
+    } else if lower.contains("output buffer size") {
+        Buffer::Output
+    } else if lower.contains("load_tensors") || lower.contains("model buffer size") {
+        Buffer::Model
+    } else {
+        return None;
+    };
+    let head = line[..at].trim_end();
+    let head = head
+        .strip_suffix("model")
+        .or_else(|| head.strip_suffix("KV"))
+        .or_else(|| head.strip_suffix("compute"))
+        .or_else(|| head.strip_suffix("output"))
+        .unwrap_or(head)
+        .trim_end();
+    let device = head.rsplit([' ', ':']).next()?.trim().to_owned();
+    if device.is_empty() {
+        return None;
+    }
+    let eq = lower[at..].find('=')? + at + 1;
+    let start = eq + lower[eq..].len() - lower[eq..].trim_start().len();
+    let (size, _) = size_at(lower.as_bytes(), start, GbMeaning::Binary)?;
+    Some((kind, device, size.bytes as f64))
+}
+
+/// The number after `key` and an `=` on the line.
+fn after(lower: &str, key: &str) -> Option<(f64, usize)> {
+    let at = lower.find(key)? + key.len();
+    let eq = lower[at..].find('=')? + at + 1;
+    let start = eq + lower[eq..].len() - lower[eq..].trim_start().len();
+    read_number(lower.as_bytes(), start).map(|(v, _, end)| (v, end))
+}
+
+impl Settings {
+    fn read(&mut self, line: &str, lower: &str) {
+        if self.name.is_none() && lower.contains("general.name") {
+            if let Some(eq) = line.find('=') {
+                let name = line[eq + 1..].trim();
+                if !name.is_empty() {
+                    self.name = Some(name.to_owned());
+                }
+            }
+        }
+        if self.file_type.is_none() && (lower.contains("file type") || lower.contains("model ftype")) {
+            if let Some(eq) = lower.find('=') {
+                self.file_type = file_type(lower[eq + 1..].trim());
+            }
+        }
+        if let Some(at) = lower.find("offloaded ") {
+            if let Some((n, _, _)) = read_number(lower.as_bytes(), at + "offloaded ".len()) {
+                self.offloaded = Some(n as u64);
+            }
+        }
+        if lower.contains("n_ctx ") || lower.contains("n_ctx\t") {
+            if let Some((n, _)) = after(lower, "n_ctx") {
+                self.n_ctx = self.n_ctx.or(Some(n as u64));
+            }
+        }
+        if let Some((n, _)) = after(lower, "n_ubatch") {
+            self.n_ubatch = self.n_ubatch.or(Some(n as u64));
+        }
+        if let Some(at) = lower.find("flash_attn") {
+            let rest = lower[at..].split('=').nth(1).unwrap_or("").trim();
+            self.flash_attn = self.flash_attn.or(match rest {
+                r if r.starts_with('1') || r.starts_with("enabled") || r.starts_with("true") => {
+                    Some(true)
+                }
+                r if r.starts_with('0') || r.starts_with("disabled") || r.starts_with("false") => {
+                    Some(false)
+                }
+                _ => None,
+            });
+        }
+        for key in ["type_k = '", "k ("] {
+            if let Some(at) = lower.find(key) {
+                let rest = &lower[at + key.len()..];
+                let t = rest.split(['\'', ')']).next().unwrap_or("");
+                self.cache = self.cache.or(match t {
+                    "f16" => Some(CacheType::F16),
+                    "q8_0" => Some(CacheType::Q8_0),
+                    "q4_0" => Some(CacheType::Q4_0),
+                    _ => None,
+                });
+            }
+        }
+    }
+
+    fn scenario(&self, gpus: u64, assumed: &mut Vec<String>) -> Scenario {
+        let mut sc = Scenario {
+            task: TaskKind::Inference,
+            ..Scenario::default()
+        };
+        let inf = &mut sc.inference;
+        inf.engine = Engine::LlamaCpp;
+        if let Some(name) = &self.name {
+            sc.model = ModelSource::Catalog(name.clone());
+        }
+        match self.file_type {
+            Some(w) => sc.weights = w,
+            None => assumed.push("file type not printed: Q4_K_M".to_owned()),
+        }
+        if sc.weights == WeightFormat::Bf16 && self.file_type.is_none() {
+            sc.weights = WeightFormat::GgufQ4KM;
+        }
+        inf.gpu_layers = self.offloaded;
+        if self.offloaded.is_none() {
+            assumed.push("offloaded layers not printed: all".to_owned());
+        }
+        match self.n_ctx {
+            Some(n) => inf.prompt_len = n.max(1),
+            None => assumed.push(format!("n_ctx not printed: {}", inf.prompt_len)),
+        }
+        inf.new_tokens = 0;
+        inf.batch = 1;
+        if let Some(ub) = self.n_ubatch {
+            inf.ubatch = ub.max(1);
+        }
+        match self.flash_attn {
+            Some(fa) => inf.flash_attn = fa,
+            None => assumed.push("flash_attn not printed: on".to_owned()),
+        }
+        inf.cache_type = self.cache.unwrap_or_default();
+        sc.parallel.gpus = gpus;
+        sc
+    }
+}
+
+/// llama.cpp's printed file type (`Q4_K - Medium`, `Q8_0`) as a format.
+fn file_type(text: &str) -> Option<WeightFormat> {
+    let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    Some(match t.as_str() {
+        s if s.starts_with("q4_k - medium") => WeightFormat::GgufQ4KM,
+        s if s.starts_with("q5_k - medium") => WeightFormat::GgufQ5KM,
+        s if s.starts_with("q3_k - medium") => WeightFormat::GgufQ3KM,
+        s if s.starts_with("q2_k") => WeightFormat::GgufQ2K,
+        s if s.starts_with("q6_k") => WeightFormat::GgufQ6K,
+        s if s.starts_with("q8_0") => WeightFormat::GgufQ8_0,
+        s if s.starts_with("q4_0") => WeightFormat::GgufQ4_0,
+        s if s.starts_with("bf16") => WeightFormat::Bf16,
+        s if s.starts_with("f16") || s.starts_with("mostly f16") => WeightFormat::Fp16,
+        s if s.starts_with("all f32") || s.starts_with("f32") => WeightFormat::Fp32,
+        _ => return None,
+    })
+}
