@@ -33,16 +33,30 @@ fn value(figure: Figure, v: f64) -> String {
 pub fn render(r: &Reconciliation) -> String {
     let log = &r.log;
     let sc = &log.scenario;
-    let mut out = format!(
-        "{} {} start-up log · {} · tp {} · pp {} · context {} · gpu_memory_utilization {}\n",
-        log.engine,
-        log.version.as_deref().unwrap_or("(version not printed)"),
-        r.estimate.model,
-        sc.parallel.tp,
-        sc.parallel.pp,
-        sc.inference.prompt_len,
-        sc.inference.gpu_memory_utilization,
-    );
+    let inf = &sc.inference;
+    let mut out = if log.engine == "llama.cpp" {
+        format!(
+            "llama.cpp load log · {} · -ngl {} · -c {} · -ub {} · -fa {} · {} GPU(s)\n",
+            r.estimate.model,
+            inf.gpu_layers
+                .map_or_else(|| "all".to_owned(), |n| n.to_string()),
+            inf.prompt_len,
+            inf.ubatch,
+            if inf.flash_attn { "on" } else { "off" },
+            sc.parallel.gpus,
+        )
+    } else {
+        format!(
+            "{} {} start-up log · {} · tp {} · pp {} · context {} · gpu_memory_utilization {}\n",
+            log.engine,
+            log.version.as_deref().unwrap_or("(version not printed)"),
+            r.estimate.model,
+            sc.parallel.tp,
+            sc.parallel.pp,
+            inf.prompt_len,
+            inf.gpu_memory_utilization,
+        )
+    };
     out.push_str(&format!(
         "  {:<34} {:>12} {:>12} {:>9}\n",
         "", "printed", "vramfit", "diff"

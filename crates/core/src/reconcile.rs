@@ -7,6 +7,7 @@
 //! each reading keeps the line it came from, and sizes keep the rounding
 //! their printed precision implies (vLLM prints GiB to 0.01).
 
+pub mod llama_cpp;
 pub mod reading;
 pub mod vllm;
 
@@ -44,7 +45,7 @@ pub struct Reconciliation {
 
 /// Reads a runtime log: `None` when it holds no figure of a known engine.
 pub fn read_runtime_log(text: &str) -> Option<RuntimeLog> {
-    vllm::read(text)
+    vllm::read(text).or_else(|| llama_cpp::read(text))
 }
 
 /// Sets up the scenario the log implies with `model` (or the model the log
@@ -53,6 +54,11 @@ pub fn reconcile(log: &RuntimeLog, model: Option<&ModelSpec>) -> Result<Reconcil
     let resolved;
     let spec = match model {
         Some(spec) => spec,
+        // Never a silent guess: a log without a model name needs one given.
+        None if log.model.is_none() => return Err(InputError::new(
+            "model",
+            "the log names no model: give the model (a catalog id or config.json) to compare with",
+        )),
         None => {
             resolved = resolve_model(&log.scenario.model).map_err(|e| {
                 InputError::new(
@@ -84,6 +90,12 @@ fn ours(figure: Figure, e: &Estimate) -> Option<(f64, String)> {
     let line = |part: Part| {
         e.headline_gpu()
             .lines
+            .iter()
+            .find(|l| l.part == part)
+            .map(|l| (l.bytes as f64, l.formula.clone()))
+    };
+    let host = |part: Part| {
+        e.cpu_lines
             .iter()
             .find(|l| l.part == part)
             .map(|l| (l.bytes as f64, l.formula.clone()))
@@ -121,6 +133,12 @@ fn ours(figure: Figure, e: &Estimate) -> Option<(f64, String)> {
             )
         }),
         Figure::CudaGraphs => None,
+        Figure::ModelBufferGpu => line(Part::Weights),
+        Figure::KvBufferGpu => line(Part::KvCache),
+        Figure::ComputeBufferGpu => line(Part::Activations),
+        Figure::ModelBufferHost => host(Part::Weights),
+        Figure::KvBufferHost => host(Part::KvCache),
+        Figure::HostBuffers => host(Part::Activations),
     }
 }
 

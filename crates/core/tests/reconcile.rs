@@ -115,3 +115,80 @@ fn the_v0_phrasing_reads_and_compares_alike() {
         .expect("blocks compared");
     assert!(blocks.difference.abs() < 0.005, "{:+.3}", blocks.difference);
 }
+
+/// llama.cpp's load logs (tests/data/llama_cpp/logs, sources in their
+/// headers): every buffer read per device, the flags the log implies, and
+/// our buffers beside them.
+#[test]
+fn a_llama_cpp_load_log_is_read_and_compared_buffer_by_buffer() {
+    let spec = |id: &str| {
+        vramfit_core::catalog::find_model(id)
+            .expect("catalog model")
+            .spec
+            .clone()
+    };
+    for (file, model, tolerances) in [
+        (
+            include_str!("data/llama_cpp/logs/01_llama3-8b-korean-q4km-rtx3070-full.txt"),
+            "meta-llama/Meta-Llama-3-8B",
+            [0.002, 0.002, 0.0, 0.01, 0.01],
+        ),
+        (
+            include_str!(
+                "data/llama_cpp/logs/02_deepseek-r1-qwen3-8b-q8-partial19-ctx131k-rtx3060ti.txt"
+            ),
+            "Qwen/Qwen3-8B",
+            [0.003, 0.003, 0.0, 0.03, 0.01],
+        ),
+    ] {
+        let log = read_runtime_log(file).expect("a llama.cpp log");
+        assert_eq!(log.engine, "llama.cpp");
+        assert_eq!(
+            log.scenario.inference.engine,
+            vramfit_core::scenario::Engine::LlamaCpp
+        );
+        let r = reconcile(&log, Some(&spec(model))).expect("compares");
+        for (figure, within) in [
+            Figure::ModelBufferGpu,
+            Figure::ModelBufferHost,
+            Figure::KvBufferGpu,
+            Figure::ComputeBufferGpu,
+            Figure::HostBuffers,
+        ]
+        .into_iter()
+        .zip(tolerances)
+        {
+            let row = r
+                .rows
+                .iter()
+                .find(|row| row.figure == figure)
+                .unwrap_or_else(|| panic!("{model}: {figure:?} compared"));
+            assert!(
+                row.difference.abs() <= within + 1e-9,
+                "{model} {figure:?}: ours {} vs printed {} ({:+.3} %)",
+                row.ours,
+                row.runtime,
+                100.0 * row.difference
+            );
+        }
+    }
+}
+
+#[test]
+fn the_partial_offload_log_implies_its_flags() {
+    let log = read_runtime_log(include_str!(
+        "data/llama_cpp/logs/02_deepseek-r1-qwen3-8b-q8-partial19-ctx131k-rtx3060ti.txt"
+    ))
+    .expect("a llama.cpp log");
+    let inf = &log.scenario.inference;
+    assert_eq!(inf.gpu_layers, Some(19));
+    assert_eq!(inf.prompt_len, 131_072);
+    assert_eq!(inf.ubatch, 512);
+    assert!(!inf.flash_attn);
+    assert_eq!(
+        log.scenario.weights,
+        vramfit_core::precision::WeightFormat::GgufQ8_0
+    );
+    let host_kv = log.reading(Figure::KvBufferHost).expect("host KV").value;
+    assert_eq!(host_kv, 8704.0 * (1u64 << 20) as f64);
+}

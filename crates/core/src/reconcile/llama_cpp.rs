@@ -65,6 +65,10 @@ pub fn read(text: &str) -> Option<RuntimeLog> {
     let mut s = Settings::default();
     for raw in text.lines() {
         let line = cut(raw.trim(), MAX_LINE);
+        // Comment lines (a pasted header, a shell prompt's note) are not the log.
+        if line.starts_with('#') {
+            continue;
+        }
         let lower = line.to_ascii_lowercase();
         if let Some((kind, device, bytes)) = buffer_line(line, &lower) {
             let slot = match kind {
@@ -102,7 +106,11 @@ pub fn read(text: &str) -> Option<RuntimeLog> {
     push(Figure::ModelBufferGpu, model.busiest(), model);
     push(Figure::ModelBufferHost, host(model), model);
     push(Figure::KvBufferGpu, kv.busiest(), kv);
-    push(Figure::KvBufferHost, kv.busiest().and(host(kv)).filter(|b| *b > 0.0), kv);
+    push(
+        Figure::KvBufferHost,
+        kv.busiest().and(host(kv)).filter(|b| *b > 0.0),
+        kv,
+    );
     push(Figure::ComputeBufferGpu, compute.busiest(), compute);
     let host_buffers = host(compute).map(|c| c + output.host);
     push(Figure::HostBuffers, host_buffers, compute);
@@ -140,7 +148,14 @@ fn buffer_line(line: &str, lower: &str) -> Option<(Buffer, String, f64)> {
         .or_else(|| head.strip_suffix("output"))
         .unwrap_or(head)
         .trim_end();
-    let device = head.rsplit([' ', ':']).next()?.trim().to_owned();
+    // The device follows the function's `: ` (RPC devices carry their own
+    // `host:port`).
+    let device = head
+        .rsplit(": ")
+        .next()?
+        .split_whitespace()
+        .last()?
+        .to_owned();
     if device.is_empty() {
         return None;
     }
@@ -168,7 +183,9 @@ impl Settings {
                 }
             }
         }
-        if self.file_type.is_none() && (lower.contains("file type") || lower.contains("model ftype")) {
+        if self.file_type.is_none()
+            && (lower.contains("file type") || lower.contains("model ftype"))
+        {
             if let Some(eq) = lower.find('=') {
                 self.file_type = file_type(lower[eq + 1..].trim());
             }

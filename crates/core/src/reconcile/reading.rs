@@ -25,6 +25,18 @@ pub enum Figure {
     MaxConcurrency,
     /// CUDA graphs captured after the pool was sized.
     CudaGraphs,
+    /// llama.cpp: model weights on the busiest GPU.
+    ModelBufferGpu,
+    /// llama.cpp: model weights in host memory (mapped or copied).
+    ModelBufferHost,
+    /// llama.cpp: the KV cache of the GPU's layers, busiest GPU.
+    KvBufferGpu,
+    /// llama.cpp: the KV cache of the layers left in host memory.
+    KvBufferHost,
+    /// llama.cpp: the compute buffer of the busiest GPU.
+    ComputeBufferGpu,
+    /// llama.cpp: host compute buffer plus the output (logits) buffer.
+    HostBuffers,
 }
 
 impl Figure {
@@ -38,6 +50,12 @@ impl Figure {
             Figure::KvBlocks => "KV cache blocks",
             Figure::MaxConcurrency => "max concurrency at max_model_len",
             Figure::CudaGraphs => "CUDA graphs",
+            Figure::ModelBufferGpu => "model buffer (GPU)",
+            Figure::ModelBufferHost => "model buffer (host)",
+            Figure::KvBufferGpu => "KV buffer (GPU)",
+            Figure::KvBufferHost => "KV buffer (host)",
+            Figure::ComputeBufferGpu => "compute buffer (GPU)",
+            Figure::HostBuffers => "compute + output buffers (host)",
         }
     }
 
@@ -50,6 +68,12 @@ impl Figure {
                 | Figure::NonTorch
                 | Figure::KvPool
                 | Figure::CudaGraphs
+                | Figure::ModelBufferGpu
+                | Figure::ModelBufferHost
+                | Figure::KvBufferGpu
+                | Figure::KvBufferHost
+                | Figure::ComputeBufferGpu
+                | Figure::HostBuffers
         )
     }
 }
