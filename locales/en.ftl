@@ -148,8 +148,8 @@ field-pipeline-parallel = pipeline parallel
 field-sequence-parallel = sequence parallel
 field-images-per-sample = images per sample
 field-image-side-px-0-model-s = image side (px, 0 = model's)
-field-image-width = image width (px or 1080p, phone, page)
-field-image-height = image height (px, empty = width)
+field-image-width = image width (px, 0 = the model's)
+field-image-height = image height (px, 0 = the width)
 field-freeze-vision-tower = freeze vision tower
 field-engine = engine
 field-batch = batch

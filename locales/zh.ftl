@@ -148,8 +148,8 @@ field-pipeline-parallel = 流水线并行
 field-sequence-parallel = 序列并行
 field-images-per-sample = 每个样本的图像数
 field-image-side-px-0-model-s = 图像边长（像素，0 = 模型默认）
-field-image-width = 图像宽度（像素，或 1080p、phone、page）
-field-image-height = 图像高度（像素，留空 = 与宽度相同）
+field-image-width = 图像宽度（像素，0 = 模型默认）
+field-image-height = 图像高度（像素，0 = 与宽度相同）
 field-freeze-vision-tower = 冻结视觉编码器
 field-engine = 推理引擎
 field-batch = 批大小（batch）

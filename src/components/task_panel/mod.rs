@@ -42,6 +42,25 @@ fn count(
     }
 }
 
+/// Each image's width and height (0: the model's own size; a height of 0
+/// follows the width): the model's image rule turns them into tokens.
+fn image_size_fields(state: AppState) -> impl IntoView {
+    view! {
+        <NumberField
+            label="image width"
+            value=Signal::derive(move || state.scenario.with(|sc| sc.image_width.unwrap_or(0)))
+            on_change=Callback::new(move |n: u64| state.update(|sc| sc.image_width = (n > 0).then_some(n)))
+            parse=|t| parse_count(t, 0, field_range("imgw").1)
+        />
+        <NumberField
+            label="image height"
+            value=Signal::derive(move || state.scenario.with(|sc| sc.image_height.unwrap_or(0)))
+            on_change=Callback::new(move |n: u64| state.update(|sc| sc.image_height = (n > 0).then_some(n)))
+            parse=|t| parse_count(t, 0, field_range("imgh").1)
+        />
+    }
+}
+
 fn flag(
     state: AppState,
     label: &'static str,
@@ -249,6 +268,7 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
                     parse=|t| parse_count(t, 0, field_range("imgsz").1)
                 />
                 {flag(state, "freeze vision tower", |sc| sc.training.freeze_vision, |sc, b| sc.training.freeze_vision = b)}
+                {image_size_fields(state)}
             </div>
         </Show>
     }
@@ -312,6 +332,7 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
             {count(state, "pipeline parallel", "pp", |sc| sc.parallel.pp, |sc, n| sc.parallel.pp = n)}
             <Show when=move || has_vision.get()>
                 {count(state, "images per prompt", "ipp", |sc| sc.inference.images_per_prompt, |sc, n| sc.inference.images_per_prompt = n)}
+                {image_size_fields(state)}
             </Show>
         </div>
     }
@@ -325,7 +346,7 @@ mod tests {
     fn inputs_take_the_ranges_of_the_core_registry() {
         let keys = [
             "gs", "mb", "ga", "seq", "tgt", "r", "tp", "pp", "img", "imgsz", "bs", "pl", "nt",
-            "ipp", "n", "mns", "mnbt", "pfx", "ngl", "ncmoe", "ub",
+            "ipp", "n", "mns", "mnbt", "pfx", "ngl", "ncmoe", "ub", "imgw", "imgh",
         ];
         for key in keys {
             assert_ne!(field_range(key), (0, u64::MAX), "{key} has no range");
