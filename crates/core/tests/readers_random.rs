@@ -1,4 +1,4 @@
-//! The doctor and the log reader on random input: whatever is pasted, they
+//! The doctor, the log reader and the runtime-log reconciler on random input: whatever is pasted, they
 //! return (an error or a report), never panic, and keep their own bounds.
 //! Inputs are random bytes and random sequences of the words both readers
 //! look for, so the scanners are driven deep into their branches (the same
@@ -9,7 +9,7 @@ use vramfit_core::doctor::{parse_oom, picture, BEFORE_WINDOW, MESSAGE_WINDOW};
 use vramfit_core::logs::{analyze_log, parse_log_with, GpuPick};
 
 /// Pieces of real messages and logs, recombined at random.
-const WORDS: [&str; 40] = [
+const WORDS: [&str; 56] = [
     "CUDA out of memory. ",
     "Tried to allocate ",
     "2.50 GiB",
@@ -50,6 +50,22 @@ const WORDS: [&str; 40] = [
     "\n",
     "\r",
     "%)",
+    "Available KV cache memory: ",
+    "GPU KV cache size: ",
+    " tokens",
+    "Maximum concurrency for ",
+    " tokens per request: ",
+    "x",
+    "weights memory: ",
+    "Requested memory: ",
+    " (util), ",
+    "tensor_parallel_size=",
+    "model='",
+    "llama_kv_cache_init:      CUDA0 KV buffer size = ",
+    "load_tensors: RPC[1.2.3.4:5] model buffer size = ",
+    "CUDA_Host compute buffer size = ",
+    " MiB",
+    "offloaded ",
 ];
 
 fn pieces() -> impl Strategy<Value = String> {
@@ -72,6 +88,19 @@ fn check(text: &str, first: u8) {
     } else {
         GpuPick::Max
     };
+    // A runtime log, read and compared with a catalog model: never a panic,
+    // and every figure it keeps is a finite, non-negative number.
+    if let Some(log) = vramfit_core::reconcile::read_runtime_log(text) {
+        assert!(log
+            .readings
+            .iter()
+            .all(|r| r.value.is_finite() && r.value >= 0.0));
+        let spec = vramfit_core::catalog::find_model("meta-llama/Llama-3.1-8B")
+            .expect("catalog")
+            .spec
+            .clone();
+        let _ = vramfit_core::reconcile::reconcile(&log, Some(&spec));
+    }
     let parsed = parse_log_with(text, pick);
     assert!(parsed.lines <= text.len());
     let _ = analyze_log(&parsed, Some(u64::from(first) << 30));
