@@ -576,7 +576,11 @@ async fn serving_answers_with_the_pool_and_llama_cpp_with_its_split() {
         .expect("estimates")
         .serving
         .expect("a pool");
-    let shown = by_testid(&root, "pool").text_content().unwrap_or_default();
+    // Numbers are shown grouped (327,744).
+    let shown = by_testid(&root, "pool")
+        .text_content()
+        .unwrap_or_default()
+        .replace(',', "");
     assert!(
         shown.contains(&pool.kv_pool_tokens.to_string())
             && shown.contains(&format!(" {} ", pool.max_concurrent_sequences))

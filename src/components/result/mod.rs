@@ -15,7 +15,7 @@ use vramfit_core::Estimate;
 
 use crate::analysis::{bar_lines, distinct_gpus};
 use crate::components::totals::Totals;
-use crate::format::Units;
+use crate::format::{grouped, Units};
 use crate::i18n::{
     colon, lang, lang_untracked, part_label, phase_label, space, text, text_with, tr,
 };
@@ -141,15 +141,15 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
         {estimate.serving.as_ref().map(|p| view! {
             <p class="pool" data-testid="pool">
                 {text_with(lang, "pool-holds", &[
-                    ("tokens", p.kv_pool_tokens.to_string()),
-                    ("seqs", p.max_concurrent_sequences.to_string()),
-                    ("context", p.requested_context.to_string()),
-                    ("asked", p.requested_sequences.to_string()),
+                    ("tokens", grouped(p.kv_pool_tokens)),
+                    ("seqs", grouped(p.max_concurrent_sequences)),
+                    ("context", grouped(p.requested_context)),
+                    ("asked", grouped(p.requested_sequences)),
                 ])}
                 {space(lang)}
                 {text_with(lang, "pool-longest", &[
-                    ("asked", p.requested_sequences.to_string()),
-                    ("context", p.max_context.to_string()),
+                    ("asked", grouped(p.requested_sequences)),
+                    ("context", grouped(p.max_context)),
                 ])}
             </p>
         })}
