@@ -53,8 +53,10 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
     // resolution, LLaVA-NeXT's any-resolution grids, Gemma 3's fixed 256
     // tokens or pan-and-scan crops).
     let model_type = cfg.string("model_type")?;
-    let rule_family = matches!(model_type, Some("qwen2_vl" | "qwen2_5_vl" | "llava_next"))
-        || (model_type == Some("gemma3") && spec.vision.is_some());
+    let rule_family = matches!(
+        model_type,
+        Some("qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "mistral3" | "llava_next")
+    ) || (model_type == Some("gemma3") && spec.vision.is_some());
     if rule_family {
         spec.image_rule = Some(crate::image_tokens::rule_from_configs(json, preprocessor)?);
     }
@@ -94,6 +96,10 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             return vlm::import_qwen_vl(cfg, model_type, |text| {
                 import_decoder(text, Arch::Qwen2, model_type)
             })
+        }
+        "mistral3" => return vlm::import_mistral3(cfg, |text| import(text, text.defaults)),
+        "qwen3_vl" => {
+            return vlm::import_qwen3_vl(cfg, |text| import_decoder(text, Arch::Qwen3, "qwen3"))
         }
         "llava_next" => {
             return import_llava_next(cfg, |text| {

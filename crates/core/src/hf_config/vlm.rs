@@ -220,3 +220,272 @@ pub(super) fn import_gemma3(
     });
     Ok(spec)
 }
+
+/// Mistral 3 (`mistral3`, Mistral Small 3.1: `Mistral3ForConditionalGeneration`):
+/// the Mistral language model from `text_config`, a Pixtral tower and
+/// `Mistral3MultiModalProjector` (which holds the 2 × 2 patch merger).
+///
+/// Not dispatched yet: `hf_config.rs` (outside this folder) must route
+/// `"mistral3"` here and add it to the image-rule families; until then only
+/// this module's tests call it.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(super) fn import_mistral3(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let mut text = cfg.object("text_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("text_config"),
+            "is missing: a mistral3 config needs one",
+        )
+    })?;
+    if text.string("model_type")?.unwrap_or("mistral") == "mistral" {
+        text.defaults = Defaults::Mistral;
+    }
+    let mut spec = import_text(&text)?;
+    // `Mistral3Config.tie_word_embeddings` defaults to True in transformers 5
+    // and the outer flag alone decides (text_config's False is ignored).
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
+    let v = cfg.object("vision_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("vision_config"),
+            "is missing: a mistral3 config needs one",
+        )
+    })?;
+    if let Some(other) = v.string("model_type")?.filter(|t| *t != "pixtral") {
+        return Err(InputError::new(
+            v.field("model_type"),
+            format!("\"{other}\" is not supported: only pixtral towers"),
+        ));
+    }
+    // PixtralVisionConfig's defaults as Mistral3Config sets them.
+    let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1024);
+    let layers = v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(24);
+    let heads = v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(16);
+    let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4096);
+    let image = v.int(&["image_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(1540);
+    let patch = v.int(&["patch_size"], 1, image)?.unwrap_or(14);
+    let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);
+    let merge = cfg.int(&["spatial_merge_size"], 1, 64)?.unwrap_or(2);
+    let (dw, mw, text_w) = (d as u128, m as u128, spec.hidden as u128);
+    // PixtralVisionModel: patch_conv = Conv2d(channels, d, patch, stride=patch,
+    // bias=False); ln_pre = PixtralRMSNorm(d); the rotary embedding has no weights.
+    let embeddings = channels as u128 * (patch as u128).pow(2) * dw + dw;
+    // PixtralAttentionLayer: attention_norm, ffn_norm = PixtralRMSNorm(d);
+    // PixtralAttention: q, k, v, o_proj = Linear(d, d, bias=False);
+    // PixtralMLP: gate_proj, up_proj = Linear(d, m), down_proj = Linear(m, d), no biases.
+    let block = 2 * dw + 4 * dw * dw + 3 * dw * mw;
+    let tower = embeddings + layers as u128 * block;
+    // Mistral3MultiModalProjector: norm = Mistral3RMSNorm(d); patch_merger.merging_layer
+    // = Linear(d·merge², d, bias=False); linear_1 = Linear(d·feature layers, text
+    // hidden), linear_2 = Linear(text hidden, text hidden), biased only when
+    // `multimodal_projector_bias` (default False).
+    let feature_layers = match cfg.obj.get("vision_feature_layer") {
+        Some(serde_json::Value::Array(list)) if !list.is_empty() => list.len() as u128,
+        _ => 1,
+    };
+    let bias = u128::from(cfg.flag("multimodal_projector_bias", false)?);
+    let projector = dw
+        + dw * (merge as u128).pow(2) * dw
+        + (dw * feature_layers * text_w + bias * text_w)
+        + (text_w * text_w + bias * text_w);
+    spec.name = "mistral3".to_string();
+    spec.vision = Some(VisionTower {
+        hidden: d,
+        layers,
+        heads,
+        intermediate: m,
+        image_size: image,
+        patch_size: patch,
+        projector_params: narrow(projector, "vision_config")?,
+        projection_dim: 0,
+        params: Some(narrow(tower, "vision_config")?),
+    });
+    Ok(spec)
+}
+
+/// Qwen3-VL (`qwen3_vl`, `Qwen3VLForConditionalGeneration`): the Qwen3
+/// decoder from `text_config` (imported by `import_text`) and
+/// `Qwen3VLVisionModel`, whose merger and DeepStack mergers are kept in
+/// `projector_params`.
+///
+/// Not dispatched yet: `hf_config.rs` (outside this folder) must route
+/// `"qwen3_vl"` here (with `import_decoder(text, Arch::Qwen3, ..)`) and add
+/// it to the image-rule families; until then only this module's tests call it.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(super) fn import_qwen3_vl(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let text = cfg.object("text_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("text_config"),
+            "is missing: a qwen3_vl config needs one",
+        )
+    })?;
+    let mut spec = import_text(&text)?;
+    // `Qwen3VLConfig.tie_word_embeddings` (default False) decides.
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)?;
+    let v = cfg.object("vision_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("vision_config"),
+            "is missing: a qwen3_vl config needs one",
+        )
+    })?;
+    // Qwen3VLVisionConfig's defaults.
+    let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1152);
+    let depth = v.int(&["depth"], 1, MAX_LAYERS)?.unwrap_or(27);
+    let heads = v.int(&["num_heads"], 1, MAX_HEADS)?.unwrap_or(16);
+    let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4304);
+    let out = v.int(&["out_hidden_size"], 1, MAX_DIM)?.unwrap_or(3584);
+    let positions = v
+        .int(&["num_position_embeddings"], 1, MAX_DIM)?
+        .unwrap_or(2304);
+    let patch = v.int(&["patch_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(16);
+    let temporal = v.int(&["temporal_patch_size"], 1, 64)?.unwrap_or(2);
+    let channels = v.int(&["in_channels"], 1, 64)?.unwrap_or(3);
+    let merge = v.int(&["spatial_merge_size"], 1, 64)?.unwrap_or(2);
+    // deepstack_visual_indexes: one extra merger per listed layer (default 3).
+    let deepstack = match v.obj.get("deepstack_visual_indexes") {
+        Some(serde_json::Value::Array(list)) => list.len() as u128,
+        Some(serde_json::Value::Null) | None => 3,
+        Some(_) => {
+            return Err(InputError::new(
+                v.field("deepstack_visual_indexes"),
+                "must be a list of layer indexes",
+            ))
+        }
+    };
+    let (dw, mw, out) = (d as u128, m as u128, out as u128);
+    // Qwen3VLVisionPatchEmbed: Conv3d(in_channels, d, (temporal, patch, patch),
+    // bias=True); Qwen3VLVisionModel.pos_embed = Embedding(num_position_embeddings, d).
+    let embed = channels as u128 * temporal as u128 * (patch as u128).pow(2) * dw
+        + dw
+        + positions as u128 * dw;
+    // Qwen3VLVisionBlock: norm1, norm2 = LayerNorm(d) (weight + bias);
+    // Qwen3VLVisionAttention: qkv = Linear(d, 3d, bias=True), proj = Linear(d, d);
+    // Qwen3VLVisionMLP: linear_fc1 = Linear(d, m), linear_fc2 = Linear(m, d), biased.
+    let block =
+        2 * 2 * dw + (3 * dw * dw + 3 * dw) + (dw * dw + dw) + (dw * mw + mw) + (mw * dw + dw);
+    // Qwen3VLVisionPatchMerger: norm = LayerNorm(d), or LayerNorm(H) with
+    // use_postshuffle_norm (the DeepStack mergers); linear_fc1 = Linear(H, H),
+    // linear_fc2 = Linear(H, out_hidden_size), with H = d·merge².
+    let h = dw * (merge as u128).pow(2);
+    let linears = (h * h + h) + (h * out + out);
+    let merger = 2 * dw + linears + deepstack * (2 * h + linears);
+    let tower = embed + depth as u128 * block;
+    let mut shape = tower_shape(d, depth, heads, m, patch);
+    shape.params = Some(narrow(tower, "vision_config")?);
+    shape.projector_params = narrow(merger, "vision_config")?;
+    spec.name = "qwen3_vl".to_string();
+    spec.vision = Some(shape);
+    Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::image_tokens::{rule_from_configs, ImageRule};
+
+    const CSV: &str = include_str!("../../tests/data/params/hf_measured_vlm.csv");
+
+    fn fixture(name: &str) -> &'static str {
+        match name {
+            "vlm/defaults__mistral3.json" => {
+                include_str!("../../tests/data/configs/vlm/defaults__mistral3.json")
+            }
+            "vlm/mistralai__Mistral-Small-3.1-24B-Instruct-2503.json" => include_str!(
+                "../../tests/data/configs/vlm/mistralai__Mistral-Small-3.1-24B-Instruct-2503.json"
+            ),
+            "vlm/defaults__qwen3_vl.json" => {
+                include_str!("../../tests/data/configs/vlm/defaults__qwen3_vl.json")
+            }
+            "vlm/Qwen__Qwen3-VL-4B-Instruct.json" => {
+                include_str!("../../tests/data/configs/vlm/Qwen__Qwen3-VL-4B-Instruct.json")
+            }
+            "vlm/Qwen__Qwen3-VL-8B-Instruct.json" => {
+                include_str!("../../tests/data/configs/vlm/Qwen__Qwen3-VL-8B-Instruct.json")
+            }
+            other => panic!("no fixture {other}"),
+        }
+    }
+
+    /// The measured `mistral3` rows of `hf_measured_vlm.csv` (transformers
+    /// 5.24, meta device), until `from_hf_config` dispatches the family.
+    #[test]
+    fn mistral3_counts_exactly_what_transformers_builds() {
+        let mut seen = 0;
+        for line in CSV.lines().skip(1) {
+            let cols: Vec<&str> = line.split(',').collect();
+            if cols[1] != "Mistral3ForConditionalGeneration" {
+                continue;
+            }
+            seen += 1;
+            let text = fixture(cols[0]);
+            let value: serde_json::Value = serde_json::from_str(text).expect("json");
+            let cfg = Cfg::new(value.as_object().expect("object"), "");
+            let spec = import_mistral3(&cfg, |t| super::super::import(t, t.defaults))
+                .unwrap_or_else(|e| panic!("{}: {e}", cols[0]));
+            let counts = spec.param_counts();
+            let n = |i: usize| cols[i].parse::<u64>().expect("number");
+            assert_eq!(
+                (counts.total, counts.vision, counts.projector),
+                (n(2), n(3), n(4)),
+                "{}",
+                cols[0]
+            );
+            assert_eq!(spec.tied_embeddings, cols[5] == "true", "{}", cols[0]);
+            // image_tokens' Mistral 3 rule: 14 px patches, 2 × 2 merge, 1540 px long side.
+            assert_eq!(
+                rule_from_configs(text, None).expect("rule"),
+                ImageRule::Pixtral {
+                    patch: 14,
+                    merge: 2,
+                    longest_edge: 1540
+                }
+            );
+        }
+        assert_eq!(seen, 2);
+    }
+
+    /// The measured `qwen3_vl` rows, likewise.
+    #[test]
+    fn qwen3_vl_counts_exactly_what_transformers_builds() {
+        let mut seen = 0;
+        for line in CSV.lines().skip(1) {
+            let cols: Vec<&str> = line.split(',').collect();
+            if cols[1] != "Qwen3VLForConditionalGeneration" {
+                continue;
+            }
+            seen += 1;
+            let text = fixture(cols[0]);
+            let value: serde_json::Value = serde_json::from_str(text).expect("json");
+            let cfg = Cfg::new(value.as_object().expect("object"), "");
+            let spec = import_qwen3_vl(&cfg, |t| {
+                super::super::import_decoder(t, crate::model::Arch::Qwen3, "qwen3")
+            })
+            .unwrap_or_else(|e| panic!("{}: {e}", cols[0]));
+            let counts = spec.param_counts();
+            let n = |i: usize| cols[i].parse::<u64>().expect("number");
+            assert_eq!(
+                (counts.total, counts.vision, counts.projector),
+                (n(2), n(3), n(4)),
+                "{}",
+                cols[0]
+            );
+            assert_eq!(spec.tied_embeddings, cols[5] == "true", "{}", cols[0]);
+            // image_tokens' Qwen3-VL rule: 16 px patches, 2 × 2 merge and the
+            // processor's 65,536 to 16,777,216 pixel defaults.
+            assert_eq!(
+                rule_from_configs(text, None).expect("rule"),
+                ImageRule::QwenVl {
+                    patch: 16,
+                    merge: 2,
+                    min_pixels: 65_536,
+                    max_pixels: 16_777_216
+                }
+            );
+        }
+        assert_eq!(seen, 3);
+    }
+}

@@ -11,10 +11,10 @@ transformers-5 format with `text_config`), named `defaults__<model_type>.json`.
 Columns:
   num_parameters  model.num_parameters() (tied weights counted once)
   vision          the vision tower without its projector/merger
-                  (qwen2_vl / qwen2_5_vl: model.visual minus visual.merger;
-                   llava_next, gemma3: model.vision_tower)
-  projector       qwen: model.visual.merger; llava_next: multi_modal_projector + image_newline;
-                  gemma3: multi_modal_projector
+                  (qwen2_vl / qwen2_5_vl / qwen3_vl: model.visual minus its mergers;
+                   llava_next, gemma3, mistral3: model.vision_tower)
+  projector       qwen: model.visual.merger (qwen3_vl: plus visual.deepstack_merger_list); llava_next: multi_modal_projector + image_newline;
+                  gemma3, mistral3: multi_modal_projector (mistral3's holds the patch merger)
   tied            whether lm_head shares the embedding tensor
 
 Run (measured with torch 2.15.0, transformers 5.24.0):
@@ -36,6 +36,8 @@ DEFAULT_CLASSES = [
     ("qwen2_5_vl", transformers.Qwen2_5_VLConfig),
     ("llava_next", transformers.LlavaNextConfig),
     ("gemma3", transformers.Gemma3Config),
+    ("mistral3", transformers.Mistral3Config),
+    ("qwen3_vl", transformers.Qwen3VLConfig),
 ]
 
 
@@ -48,10 +50,13 @@ def split(model, model_type):
     if model_type in ("qwen2_vl", "qwen2_5_vl"):
         merger = numel(inner.visual.merger)
         return numel(inner.visual) - merger, merger
+    if model_type == "qwen3_vl":
+        merger = numel(inner.visual.merger) + numel(inner.visual.deepstack_merger_list)
+        return numel(inner.visual) - merger, merger
     if model_type == "llava_next":
         newline = inner.image_newline.numel() if getattr(inner, "image_newline", None) is not None else 0
         return numel(inner.vision_tower), numel(inner.multi_modal_projector) + newline
-    if model_type == "gemma3":
+    if model_type in ("gemma3", "mistral3"):
         return numel(inner.vision_tower), numel(inner.multi_modal_projector)
     raise ValueError(model_type)
 
