@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use vramfit_core::precision::WeightFormat;
+use vramfit_core::scenario::fields::{by_key, Kind};
 use vramfit_core::scenario::{Engine, LoraTarget, Method, Optimizer, Scenario, Strategy, TaskKind};
 use vramfit_core::url::Choice;
 
@@ -46,19 +47,26 @@ fn count(
 /// follows the width): the model's image rule turns them into tokens.
 fn image_size_fields(state: AppState) -> impl IntoView {
     view! {
-        <NumberField
-            label="image width"
-            value=Signal::derive(move || state.scenario.with(|sc| sc.image_width.unwrap_or(0)))
-            on_change=Callback::new(move |n: u64| state.update(|sc| sc.image_width = (n > 0).then_some(n)))
-            parse=|t| parse_count(t, 0, field_range("imgw").1)
-        />
-        <NumberField
-            label="image height"
-            value=Signal::derive(move || state.scenario.with(|sc| sc.image_height.unwrap_or(0)))
-            on_change=Callback::new(move |n: u64| state.update(|sc| sc.image_height = (n > 0).then_some(n)))
-            parse=|t| parse_count(t, 0, field_range("imgh").1)
-        />
+        {optional_count(state, "image width", "imgw")}
+        {optional_count(state, "image height", "imgh")}
     }
+}
+
+/// A whole-number field whose `auto` (derived) value is typed as 0, bound
+/// through the registry row at link key `key`: its accessors and range.
+fn optional_count(state: AppState, label: &'static str, key: &'static str) -> impl IntoView {
+    let Some(Kind::OptionalCount { max, get, set, .. }) = by_key(key).map(|f| f.kind) else {
+        // Every key passed here is an optional count (tested below).
+        return None;
+    };
+    Some(view! {
+        <NumberField
+            label
+            value=Signal::derive(move || state.scenario.with(|sc| get(sc).unwrap_or(0)))
+            on_change=Callback::new(move |n: u64| state.update(|sc| set(sc, (n > 0).then_some(n))))
+            parse=move |t| parse_count(t, 0, max)
+        />
+    })
 }
 
 fn flag(
@@ -186,12 +194,7 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
             {count(state, "sequence length", "seq", |sc| sc.training.seq_len, |sc, n| sc.training.seq_len = n)}
             // Encoder-decoder models (T5): the decoder's own length.
             <Show when=move || state.spec.with(|s| s.as_ref().is_ok_and(|s| s.encoder_layers.is_some_and(|e| e > 0)))>
-                <NumberField
-                    label="target tokens (0 = sequence length)"
-                    value=Signal::derive(move || state.scenario.with(|sc| sc.training.target_len.unwrap_or(0)))
-                    on_change=Callback::new(move |n: u64| state.update(|sc| sc.training.target_len = (n > 0).then_some(n)))
-                    parse=|t| parse_count(t, 0, field_range("tgt").1)
-                />
+                {optional_count(state, "target tokens (0 = sequence length)", "tgt")}
             </Show>
             {pick(state, "checkpointing", |sc| sc.training.checkpointing, |sc, c| sc.training.checkpointing = c)}
         </div>
@@ -261,12 +264,7 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
             <h3>{tr("section-images")}</h3>
             <div class="grid">
                 {count(state, "images per sample", "img", |sc| sc.training.images_per_sample, |sc, n| sc.training.images_per_sample = n)}
-                <NumberField
-                    label="image side (px, 0 = model's)"
-                    value=Signal::derive(move || state.scenario.with(|sc| sc.training.image_size.unwrap_or(0)))
-                    on_change=Callback::new(move |n: u64| state.update(|sc| sc.training.image_size = (n > 0).then_some(n)))
-                    parse=|t| parse_count(t, 0, field_range("imgsz").1)
-                />
+                {optional_count(state, "image side (px, 0 = model's)", "imgsz")}
                 {flag(state, "freeze vision tower", |sc| sc.training.freeze_vision, |sc, b| sc.training.freeze_vision = b)}
                 {image_size_fields(state)}
             </div>
@@ -298,27 +296,12 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
                     on_change=Callback::new(move |u| state.update(|sc| sc.inference.gpu_memory_utilization = u))
                     parse=|t| parse_decimal(t, 0.01, 1.0)
                 />
-                <NumberField
-                    label="max_num_seqs (0 = default)"
-                    value=Signal::derive(move || state.scenario.with(|sc| sc.inference.max_num_seqs.unwrap_or(0)))
-                    on_change=Callback::new(move |n: u64| state.update(|sc| sc.inference.max_num_seqs = (n > 0).then_some(n)))
-                    parse=|t| parse_count(t, 0, field_range("mns").1)
-                />
-                <NumberField
-                    label="max_num_batched_tokens (0 = default)"
-                    value=Signal::derive(move || state.scenario.with(|sc| sc.inference.max_num_batched_tokens.unwrap_or(0)))
-                    on_change=Callback::new(move |n: u64| state.update(|sc| sc.inference.max_num_batched_tokens = (n > 0).then_some(n)))
-                    parse=|t| parse_count(t, 0, field_range("mnbt").1)
-                />
+                {optional_count(state, "max_num_seqs (0 = default)", "mns")}
+                {optional_count(state, "max_num_batched_tokens (0 = default)", "mnbt")}
                 {count(state, "shared prefix tokens", "pfx", |sc| sc.inference.shared_prefix_tokens, |sc, n| sc.inference.shared_prefix_tokens = n)}
             </Show>
             <Show when=move || engine.get() == Engine::LlamaCpp>
-                <NumberField
-                    label="gpu layers (-ngl, 0 = all)"
-                    value=Signal::derive(move || state.scenario.with(|sc| sc.inference.gpu_layers.unwrap_or(0)))
-                    on_change=Callback::new(move |n: u64| state.update(|sc| sc.inference.gpu_layers = (n > 0).then_some(n)))
-                    parse=|t| parse_count(t, 0, field_range("ngl").1)
-                />
+                {optional_count(state, "gpu layers (-ngl, 0 = all)", "ngl")}
                 {count(state, "experts on CPU (--n-cpu-moe)", "ncmoe", |sc| sc.inference.cpu_moe_layers, |sc, n| sc.inference.cpu_moe_layers = n)}
                 {count(state, "ubatch (-ub)", "ub", |sc| sc.inference.ubatch, |sc, n| sc.inference.ubatch = n)}
                 {pick(state, "KV cache type (-ctk/-ctv)", |sc| sc.inference.cache_type, |sc, t| sc.inference.cache_type = t)}
@@ -350,6 +333,16 @@ mod tests {
         ];
         for key in keys {
             assert_ne!(field_range(key), (0, u64::MAX), "{key} has no range");
+        }
+        // The fields typed as "0 = auto" are the registry's optional counts.
+        for key in ["tgt", "imgsz", "mns", "mnbt", "ngl", "imgw", "imgh"] {
+            assert!(
+                matches!(
+                    by_key(key).map(|f| f.kind),
+                    Some(Kind::OptionalCount { .. })
+                ),
+                "{key}"
+            );
         }
         assert_eq!(field_range("mb"), (1, 65_536));
         assert_eq!(field_range("ga"), (1, 1 << 20));

@@ -216,6 +216,17 @@ impl<'a> Cfg<'a> {
         }
     }
 
+    /// The nested object at `key` that a `kind` config must carry
+    /// (`text_config`, `vision_config`), or an error naming it.
+    pub(super) fn required_object(&self, key: &str, kind: &str) -> Result<Cfg<'a>> {
+        self.object(key)?.ok_or_else(|| {
+            InputError::new(
+                self.field(key),
+                format!("is missing: a {kind} config needs one"),
+            )
+        })
+    }
+
     pub(super) fn array(&self, key: &str) -> Result<Option<&'a Vec<Value>>> {
         match self.obj.get(key) {
             None | Some(Value::Null) => Ok(None),

@@ -54,12 +54,7 @@ fn tower_spec(name: &str, arch: Arch, tower: VisionTower) -> ModelSpec {
 
 /// The `vision_config` object a `kind` config must carry, read with CLIP's defaults.
 fn vision_config<'a>(cfg: &Cfg<'a>, kind: &str) -> Result<Cfg<'a>> {
-    let mut vision = cfg.object("vision_config")?.ok_or_else(|| {
-        InputError::new(
-            cfg.field("vision_config"),
-            format!("is missing: a {kind} config needs one"),
-        )
-    })?;
+    let mut vision = cfg.required_object("vision_config", kind)?;
     vision.defaults = Defaults::ClipVision;
     Ok(vision)
 }
@@ -113,12 +108,7 @@ fn import_llava_family(
         }
     }
     let mut tower = vision_tower(&vision, false)?;
-    let mut text = cfg.object("text_config")?.ok_or_else(|| {
-        InputError::new(
-            cfg.field("text_config"),
-            format!("is missing: a {kind} config needs one"),
-        )
-    })?;
+    let mut text = cfg.required_object("text_config", kind)?;
     // LLaVA configs store the text model as a diff against LlamaConfig()
     // (LLaVA-NeXT's Mistral ones against MistralConfig()).
     let text_type = text.string("model_type")?.unwrap_or("llama");

@@ -39,12 +39,7 @@ pub(super) fn import_qwen_vl(
     // `Qwen2VLConfig.tie_word_embeddings` (default False); a pre-v5 save
     // that put it in text_config is forwarded to the outer config.
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)? || text_tied;
-    let vision = cfg.object("vision_config")?.ok_or_else(|| {
-        InputError::new(
-            cfg.field("vision_config"),
-            format!("is missing: a {model_type} config needs one"),
-        )
-    })?;
+    let vision = cfg.required_object("vision_config", model_type)?;
     let (tower, merger) = if v25 {
         qwen2_5_vision(&vision)?
     } else {
@@ -161,12 +156,7 @@ pub(super) fn import_gemma3(
     // `Gemma3Config.tie_word_embeddings` defaults to True.
     spec.tied_embeddings =
         cfg.flag("tie_word_embeddings", true)? && text.flag("tie_word_embeddings", true)?;
-    let mut v = cfg.object("vision_config")?.ok_or_else(|| {
-        InputError::new(
-            cfg.field("vision_config"),
-            "is missing: a gemma3 config needs one",
-        )
-    })?;
+    let mut v = cfg.required_object("vision_config", "gemma3")?;
     v.defaults = Defaults::SiglipVision;
     if let Some(other) = v
         .string("model_type")?
@@ -224,21 +214,11 @@ pub(super) fn import_gemma3(
 /// Mistral 3 (`mistral3`, Mistral Small 3.1: `Mistral3ForConditionalGeneration`):
 /// the Mistral language model from `text_config`, a Pixtral tower and
 /// `Mistral3MultiModalProjector` (which holds the 2 × 2 patch merger).
-///
-/// Not dispatched yet: `hf_config.rs` (outside this folder) must route
-/// `"mistral3"` here and add it to the image-rule families; until then only
-/// this module's tests call it.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(super) fn import_mistral3(
     cfg: &Cfg,
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
-    let mut text = cfg.object("text_config")?.ok_or_else(|| {
-        InputError::new(
-            cfg.field("text_config"),
-            "is missing: a mistral3 config needs one",
-        )
-    })?;
+    let mut text = cfg.required_object("text_config", "mistral3")?;
     if text.string("model_type")?.unwrap_or("mistral") == "mistral" {
         text.defaults = Defaults::Mistral;
     }
@@ -246,12 +226,7 @@ pub(super) fn import_mistral3(
     // `Mistral3Config.tie_word_embeddings` defaults to True in transformers 5
     // and the outer flag alone decides (text_config's False is ignored).
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
-    let v = cfg.object("vision_config")?.ok_or_else(|| {
-        InputError::new(
-            cfg.field("vision_config"),
-            "is missing: a mistral3 config needs one",
-        )
-    })?;
+    let v = cfg.required_object("vision_config", "mistral3")?;
     if let Some(other) = v.string("model_type")?.filter(|t| *t != "pixtral") {
         return Err(InputError::new(
             v.field("model_type"),
@@ -308,30 +283,15 @@ pub(super) fn import_mistral3(
 /// decoder from `text_config` (imported by `import_text`) and
 /// `Qwen3VLVisionModel`, whose merger and DeepStack mergers are kept in
 /// `projector_params`.
-///
-/// Not dispatched yet: `hf_config.rs` (outside this folder) must route
-/// `"qwen3_vl"` here (with `import_decoder(text, Arch::Qwen3, ..)`) and add
-/// it to the image-rule families; until then only this module's tests call it.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(super) fn import_qwen3_vl(
     cfg: &Cfg,
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
-    let text = cfg.object("text_config")?.ok_or_else(|| {
-        InputError::new(
-            cfg.field("text_config"),
-            "is missing: a qwen3_vl config needs one",
-        )
-    })?;
+    let text = cfg.required_object("text_config", "qwen3_vl")?;
     let mut spec = import_text(&text)?;
     // `Qwen3VLConfig.tie_word_embeddings` (default False) decides.
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)?;
-    let v = cfg.object("vision_config")?.ok_or_else(|| {
-        InputError::new(
-            cfg.field("vision_config"),
-            "is missing: a qwen3_vl config needs one",
-        )
-    })?;
+    let v = cfg.required_object("vision_config", "qwen3_vl")?;
     // Qwen3VLVisionConfig's defaults.
     let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1152);
     let depth = v.int(&["depth"], 1, MAX_LAYERS)?.unwrap_or(27);
