@@ -78,8 +78,15 @@ pub fn reconcile(log: &RuntimeLog, model: Option<&ModelSpec>) -> Result<Reconcil
         .iter()
         .filter_map(|r| row(r, &estimate))
         .collect();
+    let mut log = log.clone();
+    if let Some(n) = log.model_layers.filter(|n| *n != spec.layers) {
+        log.assumed.push(format!(
+            "the log counts {n} layers, the model compared with has {}: is it the same model?",
+            spec.layers
+        ));
+    }
     Ok(Reconciliation {
-        log: log.clone(),
+        log,
         estimate,
         rows,
     })

@@ -192,3 +192,75 @@ fn the_partial_offload_log_implies_its_flags() {
     let host_kv = log.reading(Figure::KvBufferHost).expect("host KV").value;
     assert_eq!(host_kv, 8704.0 * (1u64 << 20) as f64);
 }
+
+/// Newer llama.cpp phrasing (`llama_context`, `llama_kv_cache`, Vulkan
+/// devices, `-fa auto`) reads alike; a layer count that differs from the
+/// model compared with is said.
+#[test]
+fn newer_phrasing_reads_and_a_different_model_is_flagged() {
+    let text = "load_tensors: offloaded 20/29 layers to GPU\n\
+        load_tensors:      Vulkan0 model buffer size =  2048.50 MiB\n\
+        load_tensors:   CPU_Mapped model buffer size =  1600.25 MiB\n\
+        llama_context: n_ctx         = 8192\n\
+        llama_context: n_ubatch      = 256\n\
+        llama_context: flash_attn    = auto\n\
+        llama_kv_cache:    Vulkan0 KV buffer size =   160.00 MiB\n\
+        llama_kv_cache:        CPU KV buffer size =    64.00 MiB\n\
+        llama_context:    Vulkan0 compute buffer size =   300.00 MiB\n\
+        llama_context: Vulkan_Host compute buffer size =    20.00 MiB\n";
+    let log = read_runtime_log(text).expect("a llama.cpp log");
+    let mib = |f: Figure| log.reading(f).expect("read").value / (1u64 << 20) as f64;
+    assert_eq!(mib(Figure::ModelBufferGpu), 2048.5);
+    assert_eq!(mib(Figure::ModelBufferHost), 1600.25);
+    assert_eq!(mib(Figure::KvBufferHost), 64.0);
+    assert_eq!(mib(Figure::HostBuffers), 20.0);
+    let inf = &log.scenario.inference;
+    assert_eq!(
+        (inf.gpu_layers, inf.prompt_len, inf.ubatch),
+        (Some(20), 8192, 256)
+    );
+    assert!(inf.flash_attn);
+    assert_eq!(log.model_layers, Some(28));
+    let spec = vramfit_core::catalog::find_model("Qwen/Qwen2.5-3B")
+        .expect("catalog")
+        .spec
+        .clone();
+    let r = reconcile(&log, Some(&spec)).expect("compares");
+    assert!(
+        r.log.assumed.iter().any(|a| a.contains("28 layers")),
+        "{:?}",
+        r.log.assumed
+    );
+}
+
+/// A vLLM config line with a quantized checkpoint, an fp8 cache and
+/// pipeline stages sets the scenario it states.
+#[test]
+fn vllm_settings_beyond_the_defaults_are_read() {
+    let text = "INFO Initializing a V1 LLM engine (v0.11.0) with config: model='Qwen/Qwen2.5-72B-Instruct', \
+        dtype=torch.float16, max_seq_len=16384, tensor_parallel_size=2, pipeline_parallel_size=2, \
+        quantization=awq_marlin, kv_cache_dtype=fp8_e4m3, device_config=cuda\n\
+        INFO [kv_cache_utils.py:1087] GPU KV cache size: 123,456 tokens\n";
+    let log = read_runtime_log(text).expect("a vLLM log");
+    let sc = &log.scenario;
+    assert_eq!(
+        (sc.parallel.tp, sc.parallel.pp, sc.parallel.gpus),
+        (2, 2, 4)
+    );
+    assert_eq!(sc.weights, vramfit_core::precision::WeightFormat::Awq4);
+    assert_eq!(sc.compute_dtype, vramfit_core::precision::Dtype::Fp16);
+    assert_eq!(
+        sc.inference.kv_cache_dtype,
+        Some(vramfit_core::precision::Dtype::Fp8)
+    );
+    assert_eq!(sc.inference.prompt_len, 16_384);
+    assert_eq!(
+        log.reading(Figure::KvTokens).expect("tokens").value,
+        123_456.0
+    );
+    assert!(
+        log.assumed.iter().any(|a| a.contains("total memory")),
+        "{:?}",
+        log.assumed
+    );
+}

@@ -53,6 +53,9 @@ struct Settings {
     name: Option<String>,
     file_type: Option<WeightFormat>,
     offloaded: Option<u64>,
+    /// M of `offloaded N/M layers`: the repeating layers plus the output.
+    offloadable: Option<u64>,
+    flash_attn_auto: bool,
     n_ctx: Option<u64>,
     n_ubatch: Option<u64>,
     flash_attn: Option<bool>,
@@ -115,6 +118,7 @@ pub fn read(text: &str) -> Option<RuntimeLog> {
     let host_buffers = host(compute).map(|c| c + output.host);
     push(Figure::HostBuffers, host_buffers, compute);
     log.scenario = s.scenario(model.gpu.len().max(1) as u64, &mut log.assumed);
+    log.model_layers = s.offloadable.map(|m| m.saturating_sub(1));
     Some(log)
 }
 
@@ -191,8 +195,12 @@ impl Settings {
             }
         }
         if let Some(at) = lower.find("offloaded ") {
-            if let Some((n, _, _)) = read_number(lower.as_bytes(), at + "offloaded ".len()) {
+            if let Some((n, _, end)) = read_number(lower.as_bytes(), at + "offloaded ".len()) {
                 self.offloaded = Some(n as u64);
+                if lower[end..].starts_with('/') {
+                    self.offloadable =
+                        read_number(lower.as_bytes(), end + 1).map(|(m, _, _)| m as u64);
+                }
             }
         }
         if lower.contains("n_ctx ") || lower.contains("n_ctx\t") {
@@ -211,6 +219,11 @@ impl Settings {
                 }
                 r if r.starts_with('0') || r.starts_with("disabled") || r.starts_with("false") => {
                     Some(false)
+                }
+                // `-fa auto` turns it on where the backend supports it.
+                r if r.starts_with("auto") => {
+                    self.flash_attn_auto = true;
+                    Some(true)
                 }
                 _ => None,
             });
@@ -260,6 +273,10 @@ impl Settings {
             inf.ubatch = ub.max(1);
         }
         match self.flash_attn {
+            Some(fa) if self.flash_attn_auto => {
+                inf.flash_attn = fa;
+                assumed.push("flash_attn auto: read as on (the backend supports it)".to_owned());
+            }
             Some(fa) => inf.flash_attn = fa,
             None => assumed.push("flash_attn not printed: on".to_owned()),
         }

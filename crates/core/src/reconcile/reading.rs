@@ -101,6 +101,10 @@ pub struct RuntimeLog {
     pub scenario: Scenario,
     /// What the log did not say and the scenario assumed.
     pub assumed: Vec<String>,
+    /// The repeating layers the log counts (llama.cpp's `offloaded N/M`
+    /// counts M − 1 of them), to check the model compared with.
+    #[serde(default)]
+    pub model_layers: Option<u64>,
 }
 
 impl RuntimeLog {
