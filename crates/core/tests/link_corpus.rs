@@ -12,7 +12,7 @@
 //! The estimator itself may get more exact (a sliding window caching one
 //! token less, as transformers does): the frozen bytes are matched within
 //! [`REFINEMENT`], far below what a changed default or field moves them.
-//! Two changes may re-freeze rows with the new bytes, each row carrying
+//! Three changes may re-freeze rows with the new bytes, each row carrying
 //! `refrozen` (the date and the reason); their links, notices and canonical
 //! forms stay as frozen, and [`only_replaced_engine_rules_refreeze`] keeps
 //! the mark to those rows:
@@ -22,7 +22,11 @@
 //!   reason starts with `2026-11-25: measured` and names the measurement, a
 //!   file that exists under `tests/data/`, and only rows whose model is of
 //!   the corrected architectures (Qwen3, Qwen3-MoE, Gemma, Gemma-2, Gemma-3:
-//!   `s.arch=` or a catalog `m=` of those families) may carry it.
+//!   `s.arch=` or a catalog `m=` of those families) may carry it;
+//! * a measured correction of the training step or a card's context: the
+//!   reason holds `2026-11-26: measured on an H100` and names its file
+//!   under `tests/data/`; only training rows and rows on Hopper or
+//!   Blackwell cards may carry it.
 //!
 //! The page and embed parameters (`u`, `view`, `lang`, `goal`, `prio`,
 //! `embed`, `show`) are the web page's: the core notices them as unknown,
@@ -180,8 +184,22 @@ fn only_replaced_engine_rules_refreeze() {
                 );
                 true
             };
+            let measured_h100 = why.contains(MEASURED_H100)
+                && {
+                    let file = measured_file(&why[why.find(MEASURED_H100).unwrap_or(0)..])
+                        .unwrap_or_else(|| {
+                            panic!("{}: names no tests/data/ file", text(&row, "title"))
+                        });
+                    assert!(file.is_file(), "{} does not exist", file.display());
+                    assert!(
+                    h100_correction_applies(link),
+                    "{}: an H100-measured re-freeze on a row neither training nor on a Hopper/Blackwell card",
+                    text(&row, "title")
+                );
+                    true
+                };
             assert!(
-                engine_rule || measured,
+                engine_rule || measured || measured_h100,
                 "{}: re-frozen without a replaced engine rule or a measured correction ({why})",
                 text(&row, "title")
             );
@@ -201,13 +219,38 @@ const MEASURED_ARCHS: [Arch; 5] = [
     Arch::Gemma3,
 ];
 
+/// How the H100-measured correction's reason reads (2026-11-26): the
+/// training step's mechanisms (the loss's logits freed with the output,
+/// the checkpointed layer recomputed after the loss's backward, SGD
+/// momentum in place) and the Hopper CUDA context, measured on an H100
+/// (`tests/data/groundtruth/h100_measured.jsonl`).
+const MEASURED_H100: &str = "2026-11-26: measured on an H100";
+
+/// Whether the H100-measured correction can move the row: a training link,
+/// or one on a Hopper or Blackwell card (whose context figure changed).
+fn h100_correction_applies(link: &str) -> bool {
+    let sc = decode(link).scenario;
+    let hopper = sc
+        .gpu
+        .name
+        .as_deref()
+        .and_then(vramfit_core::gpu::find_gpu)
+        .is_some_and(|g| {
+            matches!(
+                g.generation,
+                vramfit_core::gpu::Generation::Hopper | vramfit_core::gpu::Generation::Blackwell
+            )
+        });
+    sc.task == TaskKind::Training || hopper
+}
+
 /// The data file a reason names, `tests/data/…`, as a path in this crate;
 /// `None` when it names none or one outside `tests/data/`.
 fn measured_file(why: &str) -> Option<std::path::PathBuf> {
     let start = why.find("tests/data/")?;
     let name: String = why[start..]
         .chars()
-        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | ';' | ')' | '`'))
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | ';' | ':' | ')' | '`'))
         .collect();
     let name = name.trim_end_matches('.');
     let inside = name.len() > "tests/data/".len() && !name.split('/').any(|part| part == "..");

@@ -30,7 +30,8 @@ pub struct Case {
 #[serde(default)]
 pub struct CaseModel {
     pub name: String,
-    pub arch: String,
+    /// `null` for a run with no model (a CUDA context alone).
+    pub arch: Option<String>,
     pub params: Option<u64>,
     pub layers: Option<u64>,
     pub hidden: Option<u64>,

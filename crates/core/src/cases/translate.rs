@@ -31,11 +31,12 @@ pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
     }
     // Defaults the case fields leave out (biases, norms, MLP shape): the
     // family's, from the architecture table.
-    let family = crate::model::arch::by_case_name(&m.arch).ok_or_else(|| {
-        format!(
-            "architecture \"{}\" is not a transformer LLM the estimator models",
-            m.arch
-        )
+    let arch_name = m
+        .arch
+        .as_deref()
+        .ok_or_else(|| "model.arch is null: the case has no model to estimate".to_string())?;
+    let family = crate::model::arch::by_case_name(arch_name).ok_or_else(|| {
+        format!("architecture \"{arch_name}\" is not a transformer LLM the estimator models")
     })?;
     let (arch, mlp, norm) = (family.arch, family.mlp, family.norm);
     let (qkv_bias, out_bias, tied) = (family.qkv_bias, family.out_bias, family.tied);

@@ -3,7 +3,7 @@
 use crate::model::Arch;
 use crate::precision::TrainingPrecision;
 use crate::resolved::Resolved;
-use crate::scenario::Framework;
+use crate::scenario::{Framework, Method};
 
 /// The bytes and the formula.
 pub(super) fn loss_bytes(r: &Resolved) -> (u128, String) {
@@ -20,38 +20,82 @@ pub(super) fn loss_bytes(r: &Resolved) -> (u128, String) {
     };
     let bsv = r.shards.tp_logits(b * s * v);
     let fp32 = r.precision == TrainingPrecision::Fp32;
+    // A training step keeps only the loss: the model output holding the
+    // logits is dropped before backward (HF Trainer's compute_loss returns
+    // the loss alone), so the logits themselves are freed and what peaks is
+    // the loss's backward: the saved log-softmax, its incoming gradient and
+    // the gradient it makes. A forward/backward benchmark that keeps the
+    // output (the transformers docs' SDPA tables) holds the logits too.
+    let holds_output = t.method == Method::ForwardBackward;
+    let compiled_hf_loss = t.compile
+        && matches!(
+            t.framework,
+            Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed
+        );
     let (mult, why) = if t.chunked_loss {
         // Cross-entropy per chunk of rows: the 16-bit logits and their 16-bit
         // gradient exist in full, the fp32 softmax only one chunk at a time.
-        (4, "chunked loss: 16-bit logits 2 + their gradient 2")
+        (
+            4,
+            "chunked loss: 16-bit logits 2 + their gradient 2".to_string(),
+        )
+    } else if compiled_hf_loss {
+        // transformers computes the loss inside the model's forward, so
+        // torch.compile fuses the upcast, log-softmax and NLL: the forward
+        // saves the 16-bit logits (not an fp32 log-softmax) and the fused
+        // backward writes the fp32 gradient beside them: 2 + 4 (measured on
+        // an H100: Llama-3.2-1B dims with 4 and 8 layers, b 2 × 2048, peak
+        // minus held, layers and non-layer tensors = 5.9 B per logit,
+        // tests/data/mechanisms/mechanisms.jsonl).
+        let logits = if fp32 { 4 } else { 2 };
+        (
+            logits + 4,
+            format!("compiled: saved logits {logits} + fused backward's fp32 gradient 4"),
+        )
     } else {
         match t.framework {
-            // HF ForCausalLMLoss: 16-bit logits (2) + fp32 log-softmax saved (4)
-            // + two fp32 logit-sized gradients in backward (8) = 14·bsV; fp32: 16
-            // (cpu/README §3, measured 7.992–8.000·bsV for the backward term).
+            // HF ForCausalLMLoss upcasts the logits (`logits.float()`), then
+            // cross-entropy saves the fp32 log-softmax (4); its backward holds
+            // that, the incoming fp32 gradient and the one it makes: 12·bsV
+            // (measured on an H100, h100_measured.jsonl: Llama-3.2-1B and
+            // GPT-2 rows, bf16 and fp32, 12.0 ± 0.1 B per logit); fp32 runs
+            // the same (`float()` of fp32 is the same tensor).
             Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed => {
-                if fp32 {
-                    (16, "fp32 logits 4 + log-softmax 4 + 2 fp32 gradients 8")
-                } else if spec.arch == Arch::Opt {
+                let (base, logits, what) = if spec.arch == Arch::Opt {
                     // OPT's head computes cross-entropy in the model dtype, no
                     // upcast: the hf-sdpa OPT-350m grid grows 0.994 MB per token,
                     // = 24 layers × 24·h + 8·V bytes.
+                    (6, 2, "16-bit log-softmax 2 + 2 16-bit gradients 4")
+                } else {
                     (
-                        8,
-                        "16-bit logits 2 + 16-bit log-softmax 2 + 2 16-bit gradients 4",
+                        12,
+                        if fp32 { 4 } else { 2 },
+                        "fp32 log-softmax 4 + 2 fp32 gradients 8",
+                    )
+                };
+                if holds_output {
+                    (
+                        base + logits,
+                        format!("logits kept with the output {logits} + {what}"),
                     )
                 } else {
                     (
-                        14,
-                        "16-bit logits 2 + fp32 log-softmax 4 + 2 fp32 gradients 8",
+                        base,
+                        format!("{what}; the logits are freed with the output"),
                     )
                 }
             }
             // torchtune casts the output to fp32 before the loss: 4 + 4 + 8.
-            Framework::Torchtune => (16, "fp32 logits 4 + log-softmax 4 + 2 fp32 gradients 8"),
+            Framework::Torchtune => (
+                16,
+                "fp32 logits 4 + log-softmax 4 + 2 fp32 gradients 8".to_string(),
+            ),
             // litgpt computes the head and cross-entropy in 128-row chunks of
             // bf16 logits: logits 2 + bf16 log-softmax 2 + bf16 gradients 4.
-            Framework::Litgpt => (8, "bf16 logits 2 + log-softmax 2 + 2 bf16 gradients 4"),
+            Framework::Litgpt => (
+                8,
+                "bf16 logits 2 + log-softmax 2 + 2 bf16 gradients 4".to_string(),
+            ),
         }
     };
     (

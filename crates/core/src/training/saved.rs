@@ -14,7 +14,9 @@ use crate::trainable::ADAPTER_START_LAYER;
 
 /// Saved activations of the whole model on one GPU: the bytes, the formula,
 /// and (separately) the extra layer recomputed in backward under checkpointing.
-pub(super) fn activation_bytes(r: &Resolved) -> (u128, String, u128) {
+/// `loss` is the loss's transient: layers rebuilt in backward come after
+/// it, so they add to the peak only beyond it (see `recompute_beyond_loss`).
+pub(super) fn activation_bytes(r: &Resolved, loss: u128) -> (u128, String, u128) {
     let t = r.training;
     let act_dtype = activation_dtype_bytes(r);
     let base = layer_shape(r, act_dtype);
@@ -33,20 +35,37 @@ pub(super) fn activation_bytes(r: &Resolved) -> (u128, String, u128) {
     total += autocast_copies;
     let vision = vision_tower_bytes(r, base.batch, act_dtype);
     total += vision;
-    if t.activation_offload {
-        // Only the layer being computed (and its successor's prefetch) stays on the GPU.
-        total = 2 * stacks.per_layer + outside.bytes;
-    }
     let mut recompute = if t.checkpointing == Checkpointing::Off {
         0
     } else {
         shards.tp_activations(stacks.largest_layer_full)
     };
+    if t.activation_offload {
+        // Every layer's saved tensors wait in CPU memory; in backward they
+        // come back one layer at a time (with the next one's prefetch),
+        // after the loss's backward, like a recomputed layer (measured on an
+        // H100 with torch.autograd.graph.save_on_cpu: Llama-3.2-1B, mb 4 ×
+        // 2048, peaks at weights + states + the loss alone,
+        // tests/data/mechanisms/mechanisms.jsonl).
+        total = outside.bytes;
+        recompute = 2 * stacks.per_layer;
+        let without = shards.tp_activations(stacks.per_layer_full * graph.layers * graph.in_flight)
+            + outside.bytes;
+        if total + recompute.saturating_sub(loss) <= without {
+            return (
+                total,
+                formula_offloaded(r, &stacks, &outside, recompute),
+                recompute,
+            );
+        }
+        // A model of one layer: bringing two back costs more than keeping all.
+        return (without, formula_offloaded(r, &stacks, &outside, 0), 0);
+    }
     // Checkpointing a model of one or two layers saves nothing; it never
     // keeps more than running without it.
     let without = shards.tp_activations(stacks.per_layer_full * graph.layers * graph.in_flight)
         + outside.bytes;
-    if total + recompute > without + autocast_copies + vision {
+    if total + recompute.saturating_sub(loss) > without + autocast_copies + vision {
         recompute = 0;
         total = without + autocast_copies + vision;
     }
@@ -343,6 +362,35 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
     }
 }
 
+/// Saved activations that wait in pinned CPU memory when offloaded: every
+/// layer's, on this GPU's share; none without offloading.
+pub(super) fn offloaded_bytes(r: &Resolved) -> u128 {
+    if !r.training.activation_offload {
+        return 0;
+    }
+    let base = layer_shape(r, activation_dtype_bytes(r));
+    let stacks = layer_stacks(r, &base);
+    let graph = GraphLayers::of(r);
+    r.shards
+        .tp_activations(stacks.per_layer * graph.layers * graph.in_flight)
+}
+
+/// The formula when the saved activations are offloaded to the CPU.
+fn formula_offloaded(
+    r: &Resolved,
+    stacks: &Stacks,
+    outside: &OutsideLayers,
+    in_flight: u128,
+) -> String {
+    format!(
+        "saved activations offloaded to CPU memory: {} layers × {} B/layer there; on the GPU the non-layer tensors {} and, in backward, 2 layers brought back at a time {in_flight}",
+        r.shards
+            .layers_per_gpu(r.spec.layers as u128 + r.spec.encoder_layers.unwrap_or(0) as u128),
+        stacks.per_layer,
+        outside.bytes
+    )
+}
+
 /// Which rule sized the tower's tokens, for the formula.
 fn vision_rule(r: &Resolved) -> String {
     match &r.images {
@@ -386,7 +434,7 @@ fn formula(
         (extras.recompute, extras.autocast_copies, extras.vision);
     let non_layer = outside.bytes;
     format!(
-        "{graph_layers} layers{} × {per_layer} B/layer{decoder_note}{}{}{} × {in_flight} micro-batch(es) in flight{}; per layer: {main}; + non-layer {}{} = {non_layer}{}{}{}",
+        "{graph_layers} layers{} × {per_layer} B/layer{decoder_note}{}{}{} × {in_flight} micro-batch(es) in flight{}; per layer: {main}; + non-layer {}{} = {non_layer}{}{}",
         if graph_free > 0 { format!(" (the first {graph_free} of {layers_here}, before any trainable parameter, save nothing)") } else { String::new() },
         match t.checkpointing {
             Checkpointing::Off => "",
@@ -414,6 +462,5 @@ fn formula(
         if r.spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else if outside.head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else { String::new() },
         if autocast_copies > 0 { format!(" + autocast 16-bit weight copies {autocast_copies}") } else { String::new() },
         if vision > 0 { format!(" + vision tower {vision}{}", vision_rule(r)) } else { String::new() },
-        if t.activation_offload { " (offloaded: 2 layers on GPU)" } else { "" },
     )
 }
