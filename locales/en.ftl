@@ -254,6 +254,7 @@ field-target-tokens-0-sequence-length = target tokens (0 = sequence length)
 phase-forward = the forward pass
 field-empty-cache-after-loading = empty_cache() after loading
 field-static-kv-cache = static KV cache
+field-static-cache-length-tokens-0-prompt-new = static cache length (tokens, 0 = prompt + new)
 update-ready = A new version of vramfit is ready.
 reload = Reload
 field-tuple-kv-cache-transformers-4-36 = tuple KV cache (transformers < 4.36)

@@ -254,6 +254,7 @@ field-target-tokens-0-sequence-length = 目标（解码器）token 数（0 = 与
 phase-forward = 前向传播
 field-empty-cache-after-loading = 加载后调用 empty_cache()
 field-static-kv-cache = 静态 KV 缓存（预分配）
+field-static-cache-length-tokens-0-prompt-new = 静态缓存长度（token，0 = 提示 + 新生成）
 update-ready = vramfit 有新版本可用。
 reload = 重新加载
 field-tuple-kv-cache-transformers-4-36 = 元组形式的 KV 缓存（transformers < 4.36）

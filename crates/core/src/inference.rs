@@ -483,10 +483,12 @@ fn kv_cache(r: &Resolved, per_token: u128, per_token_formula: &str) -> (u128, St
     let batch = inf.batch as u128;
     let context = (inf.prompt_len + inf.new_tokens) as u128;
     if inf.engine == Engine::Transformers && inf.static_cache {
+        // Allocated for its own length when one is set (validated ≥ context).
+        let length = inf.cache_len.map_or(context, u128::from).max(context);
         return (
-            static_kv_cache_bytes(r.spec, &r.shards, per_token, batch, context),
+            static_kv_cache_bytes(r.spec, &r.shards, per_token, batch, length),
             format!(
-                "static cache: {batch} × {context} tokens × {per_token} B/token ({per_token_formula})"
+                "static cache: {batch} × {length} tokens × {per_token} B/token ({per_token_formula})"
             ),
         );
     }

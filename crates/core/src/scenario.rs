@@ -313,6 +313,12 @@ pub struct Inference {
     /// transformers' `cache_implementation="static"`: the KV cache for
     /// prompt + new tokens is allocated before the prefill and never grows.
     pub static_cache: bool,
+    /// Tokens per sequence of a static cache allocated up front, when it is
+    /// longer than prompt + new tokens: transformers' `max_cache_len`,
+    /// gpt-fast's `--cache_size`, AutoAWQ's fused `max_seq_len` (`None`:
+    /// prompt + new tokens).
+    #[serde(default)]
+    pub cache_len: Option<u64>,
     /// transformers before v4.36 (December 2023) passed `past_key_values` as
     /// tuples: each decode step builds the whole new cache by torch.cat
     /// while the old one is still referenced.
@@ -338,6 +344,7 @@ impl Default for Inference {
             ubatch: 512,
             images_per_prompt: 0,
             static_cache: false,
+            cache_len: None,
             tuple_cache: false,
         }
     }

@@ -109,3 +109,35 @@ fn a_tuple_cache_holds_two_copies_at_the_last_step() {
             < tuples.gpus[0].peak_allocated_bytes
     );
 }
+
+/// A static cache allocated for more tokens than the run reaches (gpt-fast's
+/// `--cache_size`, transformers' `max_cache_len`) holds its whole length
+/// from the start; a length below prompt + new tokens is refused by name.
+#[test]
+fn a_static_cache_of_a_set_length_holds_that_length() {
+    let mut sc = vramfit_core::Scenario {
+        model: vramfit_core::scenario::ModelSource::Catalog("meta-llama/Meta-Llama-3-8B".into()),
+        task: vramfit_core::scenario::TaskKind::Inference,
+        ..vramfit_core::Scenario::default()
+    };
+    sc.inference.batch = 2;
+    sc.inference.prompt_len = 100;
+    sc.inference.new_tokens = 28;
+    sc.inference.static_cache = true;
+    let kv = |sc: &vramfit_core::Scenario| -> u64 {
+        vramfit_core::estimate(sc).expect("estimates").gpus[0]
+            .lines
+            .iter()
+            .filter(|l| l.part == vramfit_core::Part::KvCache)
+            .map(|l| l.bytes)
+            .sum()
+    };
+    // Llama-3-8B: 32 layers × 2 × 8 KV heads × 128 × 2 B = 131072 B per token.
+    assert_eq!(kv(&sc), 2 * 128 * 131_072);
+    sc.inference.cache_len = Some(4096);
+    assert_eq!(kv(&sc), 2 * 4096 * 131_072);
+    sc.inference.cache_len = Some(127);
+    let err = vramfit_core::estimate(&sc).unwrap_err();
+    assert_eq!(err.field, "inference.cache_len");
+    assert!(err.message.contains("128"), "{}", err.message);
+}

@@ -309,6 +309,9 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
             </Show>
             <Show when=move || engine.get() == Engine::Transformers>
                 {flag(state, "static KV cache", |sc| sc.inference.static_cache, |sc, b| sc.inference.static_cache = b)}
+                <Show when=move || state.scenario.with(|sc| sc.inference.static_cache)>
+                    {optional_count(state, "static cache length (tokens, 0 = prompt + new)", "clen")}
+                </Show>
                 {flag(state, "tuple KV cache (transformers < 4.36)", |sc| sc.inference.tuple_cache, |sc, b| sc.inference.tuple_cache = b)}
             </Show>
             {count(state, "tensor parallel", "tp", |sc| sc.parallel.tp, |sc, n| sc.parallel.tp = n)}
@@ -329,13 +332,13 @@ mod tests {
     fn inputs_take_the_ranges_of_the_core_registry() {
         let keys = [
             "gs", "mb", "ga", "seq", "tgt", "r", "tp", "pp", "img", "imgsz", "bs", "pl", "nt",
-            "ipp", "n", "mns", "mnbt", "pfx", "ngl", "ncmoe", "ub", "imgw", "imgh",
+            "ipp", "n", "mns", "mnbt", "pfx", "ngl", "ncmoe", "ub", "imgw", "imgh", "clen",
         ];
         for key in keys {
             assert_ne!(field_range(key), (0, u64::MAX), "{key} has no range");
         }
         // The fields typed as "0 = auto" are the registry's optional counts.
-        for key in ["tgt", "imgsz", "mns", "mnbt", "ngl", "imgw", "imgh"] {
+        for key in ["tgt", "imgsz", "mns", "mnbt", "ngl", "imgw", "imgh", "clen"] {
             assert!(
                 matches!(
                     by_key(key).map(|f| f.kind),

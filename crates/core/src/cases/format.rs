@@ -98,6 +98,10 @@ pub struct CaseInference {
     pub kv_cache_dtype: Option<String>,
     pub engine: Option<String>,
     pub gpu_memory_utilization: Option<f64>,
+    /// Format 1.1: tokens of a KV cache allocated up front (gpt-fast
+    /// `--cache_size`, AutoAWQ fused `max_seq_len`, transformers' static
+    /// `max_cache_len`); `None`: the cache grows.
+    pub cache_len: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -224,19 +224,7 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
         Some("flash") => Attention::Flash,
         _ => Attention::Sdpa,
     };
-    let framework = match case.framework.as_str() {
-        "litgpt" => Framework::Litgpt,
-        "torchtune" => Framework::Torchtune,
-        "deepspeed" => Framework::Deepspeed,
-        "hf-trainer" => Framework::HfTrainer,
-        "diffusers" => {
-            return Err(
-                "diffusers (UNet) training is not a transformer LLM the estimator models"
-                    .to_owned(),
-            )
-        }
-        _ => Framework::Transformers,
-    };
+    let framework = case_framework(case)?;
     // DeepSpeed "fp16" keeps 16-bit module weights and an fp32 master copy in
     // the optimizer (FORMAT maps it to weights fp32 / amp).
     if framework == Framework::Deepspeed && sc.training_precision == TrainingPrecision::Amp {
@@ -266,6 +254,38 @@ pub fn case_scenario(case: &Case) -> Result<Scenario, String> {
         sc.inference.tuple_cache = true;
     }
     Ok(sc)
+}
+
+/// The rules a case's framework follows (format 1.1 names included), or
+/// why it is not modelled.
+fn case_framework(case: &Case) -> Result<Framework, String> {
+    Ok(match case.framework.as_str() {
+        "litgpt" => Framework::Litgpt,
+        "torchtune" => Framework::Torchtune,
+        "deepspeed" => Framework::Deepspeed,
+        // TRL's trainers and axolotl run transformers' Trainer loop.
+        "hf-trainer" | "trl" | "axolotl" => Framework::HfTrainer,
+        // torchtitan's step: `pred = model(...)`, `loss = cross_entropy(
+        // pred.float(), labels)`, `del pred`, `backward()`: the upcast
+        // logits freed before backward, as transformers' loss is
+        // (torchtitan `train.py`, `components/loss.py`).
+        "torchtitan" => Framework::Transformers,
+        // Inference stacks: their engine is read from the inference fields.
+        "transformers" | "peft" | "vllm" | "gpt-fast" | "autoawq" | "llama.cpp" => {
+            Framework::Transformers
+        }
+        "diffusers" => {
+            return Err(
+                "diffusers (UNet) training is not a transformer LLM the estimator models"
+                    .to_owned(),
+            )
+        }
+        other => {
+            return Err(format!(
+                "framework \"{other}\" is not one the estimator has rules for"
+            ))
+        }
+    })
 }
 
 /// Weights, compute dtype and precision mode of a case.
@@ -318,6 +338,10 @@ fn case_parallel(case: &Case, sc: &mut Scenario) {
         Some("optimizer+params") => Offload::OptimizerParams,
         _ => Offload::None,
     };
+    // Format 1.1: saved activations offloaded to the CPU.
+    if par.offload.as_deref() == Some("activations") {
+        sc.training.activation_offload = true;
+    }
     if let Some(name) = &case.gpu.name {
         if find_gpu(name).is_some() {
             sc.gpu.name = Some(name.clone());
@@ -384,7 +408,7 @@ fn case_training(case: &Case, framework: Framework, sc: &mut Scenario) -> Result
         Some("selective") => Checkpointing::Selective,
         _ => Checkpointing::Off,
     };
-    tr.activation_offload = t.activation_offload.unwrap_or(false);
+    tr.activation_offload |= t.activation_offload.unwrap_or(false);
     tr.chunked_loss = t.chunked_loss.unwrap_or(false);
     tr.compile = t.compile.unwrap_or(false);
     if case.task == "training" {
@@ -403,9 +427,16 @@ fn case_inference(case: &Case, sc: &mut Scenario) -> Result<(), String> {
     inf.engine = match (case.framework.as_str(), i.engine.as_deref()) {
         (_, Some("vllm")) | ("vllm", _) => Engine::Vllm,
         (_, Some("litgpt")) | ("litgpt", _) => Engine::Litgpt,
-        (_, Some("llama.cpp" | "llama_cpp")) => Engine::LlamaCpp,
+        (_, Some("llama.cpp" | "llama_cpp")) | ("llama.cpp", _) => Engine::LlamaCpp,
         _ => Engine::Transformers,
     };
+    // A cache allocated up front for `cache_len` tokens (gpt-fast's
+    // `setup_caches`, AutoAWQ's fused modules, a static max_cache_len):
+    // transformers' static cache of that length is the same allocation.
+    if let Some(len) = i.cache_len {
+        inf.static_cache = true;
+        inf.cache_len = Some(len);
+    }
     inf.kv_cache_dtype = i.kv_cache_dtype.as_deref().and_then(Dtype::parse);
     inf.gpu_memory_utilization = i.gpu_memory_utilization.unwrap_or(0.9);
     inf.batch = i.batch.unwrap_or(1);
@@ -425,6 +456,51 @@ fn case_inference(case: &Case, sc: &mut Scenario) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn case_of(framework: &str, task: &str, extra: &str) -> Case {
+        let line = format!(
+            r#"{{"id": "t", "framework": "{framework}", "task": "{task}",
+               "model": {{"name": "meta-llama/Llama-2-7b-hf", "arch": "llama"}},
+               "measured": {{"metric": "peak_allocated", "bytes": 1}}{extra}}}"#
+        );
+        serde_json::from_str(&line).expect("a case")
+    }
+
+    #[test]
+    fn format_1_1_frameworks_follow_the_rules_they_run() {
+        let training = r#", "training": {"seq_len": 1024}"#;
+        for (name, rules) in [
+            ("trl", Framework::HfTrainer),
+            ("axolotl", Framework::HfTrainer),
+            ("torchtitan", Framework::Transformers),
+            ("torchtune", Framework::Torchtune),
+        ] {
+            let sc = case_scenario(&case_of(name, "training", training)).expect(name);
+            assert_eq!(sc.training.framework, rules, "{name}");
+        }
+        let err = case_scenario(&case_of("megatron-lm", "training", training)).unwrap_err();
+        assert!(err.contains("megatron-lm"), "{err}");
+    }
+
+    #[test]
+    fn format_1_1_cache_len_and_activation_offload() {
+        let inference = r#", "inference": {"batch": 2, "prompt_len": 100, "new_tokens": 28, "cache_len": 4096}"#;
+        let sc = case_scenario(&case_of("gpt-fast", "inference", inference)).expect("gpt-fast");
+        assert_eq!(sc.inference.engine, Engine::Transformers);
+        assert!(sc.inference.static_cache);
+        assert_eq!(sc.inference.cache_len, Some(4096));
+        let sc = case_scenario(&case_of(
+            "llama.cpp",
+            "inference",
+            r#", "inference": {"prompt_len": 10}"#,
+        ))
+        .expect("llama.cpp");
+        assert_eq!(sc.inference.engine, Engine::LlamaCpp);
+        let offloaded = r#", "training": {"seq_len": 512}, "parallel": {"offload": "activations"}"#;
+        let sc = case_scenario(&case_of("torchtune", "training", offloaded)).expect("offload");
+        assert!(sc.training.activation_offload);
+        assert_eq!(sc.parallel.offload, Offload::None);
+    }
 
     #[test]
     fn runs_before_transformers_4_36_used_tuple_caches() {

@@ -16,7 +16,24 @@ impl Scenario {
             field.check(self)?;
         }
         self.check_layout()?;
+        self.check_cache_len()?;
         self.check_weight_format()
+    }
+
+    /// A static cache holds at least the tokens generation reaches.
+    fn check_cache_len(&self) -> Result<()> {
+        let inf = &self.inference;
+        let needed = inf.prompt_len.saturating_add(inf.new_tokens);
+        match inf.cache_len {
+            Some(len) if inf.static_cache && len < needed => Err(InputError::new(
+                "inference.cache_len",
+                format!(
+                    "{len} is shorter than prompt + new tokens ({needed}): allowed {needed} to {}, or auto",
+                    crate::scenario::limits::MAX_TOKENS
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// The weight format in effect: QLoRA on a 16-bit choice means NF4.

@@ -183,6 +183,11 @@ fn transformers_generate(sc: &Scenario) -> bool {
     inference(sc) && sc.inference.engine == Engine::Transformers
 }
 
+/// A transformers static cache, whose length can be set.
+fn static_cache(sc: &Scenario) -> bool {
+    transformers_generate(sc) && sc.inference.static_cache
+}
+
 /// bitsandbytes 4-bit weights (double quantization applies to them).
 fn bnb_four_bit(sc: &Scenario) -> bool {
     matches!(
@@ -465,6 +470,10 @@ pub static FIELDS: &[Field] = &[
         with_images, optional_count!(1, MAX_IMAGE_SIZE, image_height))
         .with_preset(image_size_preset)
         .labelled("field-image-height"),
+    row("clen", "inference.cache_len", "cache-len",
+        "Tokens per sequence a static cache is allocated for (max_cache_len, gpt-fast --cache_size; auto: prompt + new tokens)",
+        static_cache, optional_count!(1, MAX_TOKENS, inference.cache_len))
+        .labelled("field-static-cache-length-tokens-0-prompt-new"),
 ];
 
 /// The field whose link key is `key`.
