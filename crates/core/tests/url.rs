@@ -606,6 +606,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 ubatch,
                 images_per_prompt,
                 static_cache: caches[0],
+                cache_len: None,
                 tuple_cache: caches[1],
             },
             parallel: Parallel {
