@@ -4,7 +4,8 @@
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use vramfit_core::image_tokens::{rule_from_configs, tokens, ImageTokens};
+use vramfit_core::hf_config::rule_from_configs;
+use vramfit_core::image_tokens::{tokens, ImageTokens};
 use vramfit_core::InputError;
 
 use crate::output::fail;

@@ -4,8 +4,12 @@
 //! each `model_type`. Every error names the config field it comes from
 //! (`config.json: num_attention_heads`) and never panics, whatever the input.
 
+mod image_rule;
+pub use image_rule::rule_from_configs;
 mod modern;
 mod reader;
+mod shuffle;
+mod siglip;
 mod towers;
 mod vlm;
 
@@ -50,15 +54,27 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
     let cfg = Cfg::new(root, "");
     let mut spec = import(&cfg, Defaults::None)?;
     // The wrappers whose image rule the estimate applies (Qwen-VL's dynamic
-    // resolution, LLaVA-NeXT's any-resolution grids, Gemma 3's fixed 256
-    // tokens or pan-and-scan crops).
+    // resolution, LLaVA-NeXT's and OneVision's any-resolution grids, the
+    // tiles of Idefics3 / SmolVLM and InternVL, Gemma 3's and PaliGemma's
+    // fixed tokens or Gemma 3's pan-and-scan crops).
     let model_type = cfg.string("model_type")?;
     let rule_family = matches!(
         model_type,
-        Some("qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "mistral3" | "llava_next")
+        Some(
+            "qwen2_vl"
+                | "qwen2_5_vl"
+                | "qwen3_vl"
+                | "mistral3"
+                | "llava_next"
+                | "idefics3"
+                | "smolvlm"
+                | "internvl"
+                | "paligemma"
+                | "llava_onevision"
+        )
     ) || (model_type == Some("gemma3") && spec.vision.is_some());
     if rule_family {
-        spec.image_rule = Some(crate::image_tokens::rule_from_configs(json, preprocessor)?);
+        spec.image_rule = Some(image_rule::rule_from_configs(json, preprocessor)?);
     }
     if let Some(name) = cfg.string("_name_or_path")? {
         if !name.is_empty() {
@@ -101,15 +117,18 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         "qwen3_vl" => {
             return vlm::import_qwen3_vl(cfg, |text| import_decoder(text, Arch::Qwen3, "qwen3"))
         }
-        "llava_next" => {
-            return import_llava_next(cfg, |text| {
-                if text.string("model_type")?.is_some() {
-                    import(text, text.defaults)
-                } else {
-                    import_decoder(text, Arch::Llama, "llama")
-                }
-            })
+        // A text_config without a model_type is the wrapper's default class
+        // (LlamaConfig for Idefics3 / SmolVLM, Qwen2Config for InternVL and
+        // LLaVA-OneVision, GemmaConfig for PaliGemma).
+        "idefics3" | "smolvlm" => {
+            return shuffle::import_idefics3(cfg, model_type, text_or(Arch::Llama, "llama"))
         }
+        "internvl" => return shuffle::import_internvl(cfg, text_or(Arch::Qwen2, "qwen2")),
+        "paligemma" => return siglip::import_paligemma(cfg, text_or(Arch::Gemma, "gemma")),
+        "llava_onevision" => {
+            return siglip::import_llava_onevision(cfg, text_or(Arch::Qwen2, "qwen2"))
+        }
+        "llava_next" => return import_llava_next(cfg, text_or(Arch::Llama, "llama")),
         _ => {}
     }
     let Some(family) = crate::model::arch::by_model_type(model_type) else {
@@ -124,13 +143,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
     let arch = family.arch;
     match arch {
         // A text_config without a model_type is a diff against LlamaConfig().
-        Arch::Llava => import_llava(cfg, |text| {
-            if text.string("model_type")?.is_some() {
-                import(text, text.defaults)
-            } else {
-                import_decoder(text, Arch::Llama, "llama")
-            }
-        }),
+        Arch::Llava => import_llava(cfg, text_or(Arch::Llama, "llama")),
         Arch::ClipVision => import_clip(cfg, model_type),
         Arch::Gemma3 => match cfg.object("text_config")? {
             Some(text) if cfg.obj.contains_key("vision_config") => {
@@ -160,6 +173,18 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             let mut sub = Cfg::new(cfg.obj, &cfg.prefix);
             sub.defaults = defaults;
             import_decoder(&sub, arch, model_type)
+        }
+    }
+}
+
+/// A wrapper's `text_config` importer: by the `model_type` it names, or as
+/// the wrapper's default class (`arch`, `name`) when it names none.
+fn text_or(arch: Arch, name: &'static str) -> impl Fn(&Cfg) -> Result<ModelSpec> {
+    move |text| {
+        if text.string("model_type")?.is_some() {
+            import(text, text.defaults)
+        } else {
+            import_decoder(text, arch, name)
         }
     }
 }

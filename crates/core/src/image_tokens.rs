@@ -22,6 +22,9 @@ use serde::Serialize;
 use crate::error::{check_range, InputError, Result};
 use crate::scenario::limits::{MAX_IMAGE_SIZE, MAX_IMAGE_TILES, MAX_TOKENS};
 
+pub(crate) mod anyres;
+pub use anyres::LLAVA_NEXT_PINPOINTS;
+
 /// Every size a rule holds is at most this many pixels, so products of a
 /// few of them stay far inside u64.
 const MAX_PIXELS: u64 = MAX_IMAGE_SIZE * MAX_IMAGE_SIZE;
@@ -88,6 +91,16 @@ pub enum ImageRule {
         /// `image_grid_pinpoints`, as (height, width).
         pinpoints: Vec<(u64, u64)>,
     },
+    /// LLaVA-OneVision `anyres_max_N`: LLaVA-NeXT's grids over a SigLIP
+    /// tower (no class token), the unpadded features shrunk when they pass
+    /// 1.1× `max_patches` tiles' worth.
+    LlavaOneVision {
+        crop: u64,
+        patch: u64,
+        max_patches: u64,
+        /// `image_grid_pinpoints`, as (height, width).
+        pinpoints: Vec<(u64, u64)>,
+    },
 }
 
 impl ImageRule {
@@ -102,6 +115,7 @@ impl ImageRule {
             ImageRule::Pixtral { .. } => "Pixtral patches with row breaks",
             ImageRule::Idefics3 { .. } => "Idefics3 image splitting",
             ImageRule::LlavaNext { .. } => "LLaVA-NeXT any-resolution",
+            ImageRule::LlavaOneVision { .. } => "LLaVA-OneVision any-resolution",
         }
     }
 
@@ -163,16 +177,16 @@ impl ImageRule {
                 crop,
                 patch,
                 pinpoints,
-            } => {
-                let points: Vec<String> =
-                    pinpoints.iter().map(|(h, w)| format!("{h}x{w}")).collect();
-                let mut text = join("llava_next", &[*crop, *patch]);
-                for p in points {
-                    text.push(',');
-                    text.push_str(&p);
-                }
-                text
-            }
+            } => anyres::with_pinpoints(join("llava_next", &[*crop, *patch]), pinpoints),
+            ImageRule::LlavaOneVision {
+                crop,
+                patch,
+                max_patches,
+                pinpoints,
+            } => anyres::with_pinpoints(
+                join("llava_onevision", &[*crop, *patch, *max_patches]),
+                pinpoints,
+            ),
         }
     }
 
@@ -261,23 +275,30 @@ impl ImageRule {
                 if items.len() < 2 {
                     return Err("llava_next takes crop, patch and pinpoints HxW".to_owned());
                 }
-                let mut pinpoints = Vec::new();
-                for p in &items[2..] {
-                    let (h, w) = p
-                        .split_once('x')
-                        .ok_or_else(|| format!("\"{p}\" is not a pinpoint HxW"))?;
-                    pinpoints.push((number(h)?, number(w)?));
-                }
                 ImageRule::LlavaNext {
                     crop: number(items[0])?,
                     patch: number(items[1])?,
-                    pinpoints,
+                    pinpoints: anyres::read_pinpoints(&items[2..], number)?,
+                }
+            }
+            "llava_onevision" => {
+                if items.len() < 3 {
+                    return Err(
+                        "llava_onevision takes crop, patch, max patches and pinpoints HxW"
+                            .to_owned(),
+                    );
+                }
+                ImageRule::LlavaOneVision {
+                    crop: number(items[0])?,
+                    patch: number(items[1])?,
+                    max_patches: number(items[2])?,
+                    pinpoints: anyres::read_pinpoints(&items[3..], number)?,
                 }
             }
             other => {
                 return Err(format!(
                     "\"{other}\" is not an image rule: qwen_vl, intern_vl, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, idefics3, llava_next"
+                     gemma3_pan_scan, pixtral, idefics3, llava_next, llava_onevision"
                 ))
             }
         };
@@ -376,20 +397,23 @@ impl ImageRule {
             } => {
                 side("crop", *crop)?;
                 side("patch", *patch)?;
-                tiles("pinpoints", pinpoints.len() as u64)?;
-                for &(h, w) in pinpoints {
-                    side("pinpoint height", h)?;
-                    side("pinpoint width", w)?;
-                }
+                anyres::validate_pinpoints(pinpoints)?;
+            }
+            ImageRule::LlavaOneVision {
+                crop,
+                patch,
+                max_patches,
+                pinpoints,
+            } => {
+                side("crop", *crop)?;
+                side("patch", *patch)?;
+                tiles("max_patches", *max_patches)?;
+                anyres::validate_pinpoints(pinpoints)?;
             }
         }
         Ok(())
     }
 }
-
-/// LLaVA-v1.6's `image_grid_pinpoints` (height, width).
-pub const LLAVA_NEXT_PINPOINTS: [(u64, u64); 5] =
-    [(336, 672), (672, 336), (672, 672), (1008, 336), (336, 1008)];
 
 /// Gemma 3's pan-and-scan crops of a `long × short` image (0: none).
 fn gemma3_crops(
@@ -442,41 +466,6 @@ fn idefics3_grid(width: u64, height: u64, longest_edge: u64, tile: u64) -> (u64,
     } else {
         (0, 0)
     }
-}
-
-/// LLaVA-NeXT's image tokens in the language model and its tiles.
-fn llava_next(
-    width: u64,
-    height: u64,
-    crop: u64,
-    patch: u64,
-    pinpoints: &[(u64, u64)],
-) -> (u64, u64) {
-    let (w, h) = (width as f64, height as f64);
-    let mut best = (crop, crop);
-    let (mut best_eff, mut best_waste) = (0u64, u64::MAX);
-    for &(ph, pw) in pinpoints {
-        let scale = (pw as f64 / w).min(ph as f64 / h);
-        let eff = ((w * scale) as u64 * (h * scale) as u64).min(width * height);
-        let waste = (ph * pw).saturating_sub(eff);
-        if eff > best_eff || (eff == best_eff && waste < best_waste) {
-            best = (ph, pw);
-            best_eff = eff;
-            best_waste = waste;
-        }
-    }
-    let side = crop / patch.max(1);
-    let (grid_h, grid_w) = (best.0 / crop.max(1), best.1 / crop.max(1));
-    let (mut cur_h, mut cur_w) = (side * grid_h, side * grid_w);
-    let round7 = |x: f64| ((x * 1e7).round() / 1e7) as u64;
-    if w / h > cur_w as f64 / cur_h as f64 {
-        let new_h = round7(h * (cur_w as f64 / w));
-        cur_h -= 2 * (cur_h.saturating_sub(new_h) / 2);
-    } else {
-        let new_w = round7(w * (cur_h as f64 / h));
-        cur_w -= 2 * (cur_w.saturating_sub(new_w) / 2);
-    }
-    (cur_h * cur_w + cur_h + side * side, grid_h * grid_w + 1)
 }
 
 /// Tokens of one image.
@@ -694,9 +683,24 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             patch,
             ref pinpoints,
         } => {
-            let (lm, tiles) = llava_next(width, height, crop, patch, pinpoints);
+            let (grid, tiles) = anyres::grid_features(width, height, crop, patch, pinpoints, None);
             let side = crop / patch.max(1);
-            (tiles * (side * side + 1), lm, Some(tiles))
+            // CLIP's class token on every tile; the base image's 576
+            // features after "default" drops it.
+            (tiles * (side * side + 1), grid + side * side, Some(tiles))
+        }
+        ImageRule::LlavaOneVision {
+            crop,
+            patch,
+            max_patches,
+            ref pinpoints,
+        } => {
+            let (grid, tiles) =
+                anyres::grid_features(width, height, crop, patch, pinpoints, Some(max_patches));
+            let side = crop / patch.max(1);
+            // SigLIP has no class token: side² features per tile, all kept
+            // ("full"), the base image's among them.
+            (tiles * side * side, grid + side * side, Some(tiles))
         }
     };
     Ok(ImageTokens {
@@ -706,147 +710,6 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         language_model_tokens: lm,
         tiles,
     })
-}
-
-fn field<'a>(obj: &'a serde_json::Value, path: &[&str]) -> Option<&'a serde_json::Value> {
-    path.iter().try_fold(obj, |v, k| v.get(*k))
-}
-
-fn number(obj: &serde_json::Value, paths: &[&[&str]], default: u64) -> u64 {
-    paths
-        .iter()
-        .find_map(|p| field(obj, p).and_then(serde_json::Value::as_u64))
-        .unwrap_or(default)
-}
-
-/// The image rule of a VLM from its `config.json` and, when given, its
-/// `preprocessor_config.json` (the pixel limits and tile counts live there;
-/// the processor classes' defaults apply when it is absent).
-pub fn rule_from_configs(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
-    let rule = read_rule(config, preprocessor)?;
-    rule.validate()?;
-    Ok(rule)
-}
-
-fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
-    let parse = |name: &str, text: &str| -> Result<serde_json::Value> {
-        serde_json::from_str(text)
-            .map_err(|e| InputError::new(name, format!("is not valid JSON ({e})")))
-    };
-    let cfg = parse("config.json", config)?;
-    let pre = match preprocessor {
-        Some(text) => parse("preprocessor_config.json", text)?,
-        None => serde_json::Value::Null,
-    };
-    let model_type = cfg
-        .get("model_type")
-        .and_then(serde_json::Value::as_str)
-        .unwrap_or("");
-    let vision = |key: &str, default: u64| number(&cfg, &[&["vision_config", key]], default);
-    match model_type {
-        // Qwen2VLImageProcessor: min_pixels 56·56, max_pixels 28·28·1280.
-        "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" => {
-            let qwen3 = model_type.starts_with("qwen3");
-            let patch = vision("patch_size", if qwen3 { 16 } else { 14 });
-            let merge = vision("spatial_merge_size", 2);
-            let (min_default, max_default) = if qwen3 {
-                // Qwen3-VL's processor: shortest_edge 65,536, longest_edge 16,777,216 pixels.
-                (65_536, 16_777_216)
-            } else {
-                (56 * 56, 28 * 28 * 1280)
-            };
-            Ok(ImageRule::QwenVl {
-                patch,
-                merge,
-                min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], min_default),
-                max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], max_default),
-            })
-        }
-        "internvl" | "internvl_chat" => {
-            let tile = vision("image_size", 448);
-            let patch = vision("patch_size", 14);
-            let side = tile / patch.max(1);
-            // pixel shuffle by downsample_ratio 0.5: a quarter of the patches
-            Ok(ImageRule::InternVl {
-                tile,
-                patch,
-                min_tiles: number(&pre, &[&["min_patches"]], 1),
-                max_tiles: number(&pre, &[&["max_patches"]], 12),
-                tokens_per_tile: side * side / 4,
-            })
-        }
-        "gemma3" => {
-            let side = vision("image_size", 896) / vision("patch_size", 14).max(1);
-            let tokens = number(&cfg, &[&["mm_tokens_per_image"]], 256);
-            if pre.get("do_pan_and_scan").and_then(serde_json::Value::as_bool) == Some(true) {
-                let ratio = pre
-                    .get("pan_and_scan_min_ratio_to_activate")
-                    .and_then(serde_json::Value::as_f64)
-                    .unwrap_or(1.2);
-                return Ok(ImageRule::Gemma3PanScan {
-                    tower: side * side,
-                    tokens,
-                    min_crop: number(&pre, &[&["pan_and_scan_min_crop_size"]], 256),
-                    max_crops: number(&pre, &[&["pan_and_scan_max_num_crops"]], 4),
-                    min_ratio_tenths: (ratio * 10.0).round() as u64,
-                });
-            }
-            Ok(ImageRule::Fixed {
-                tower: side * side,
-                language_model: tokens,
-            })
-        }
-        "mllama" => Ok(ImageRule::Mllama {
-            tile: vision("image_size", 560),
-            patch: vision("patch_size", 14),
-            max_tiles: number(
-                &pre,
-                &[&["max_image_tiles"]],
-                vision("max_num_tiles", 4),
-            ),
-        }),
-        // Pixtral-12B is a LLaVA wrapper around a Pixtral tower; Mistral
-        // Small 3.1 merges 2 × 2 patches.
-        "mistral3" => Ok(ImageRule::Pixtral {
-            patch: vision("patch_size", 14),
-            merge: number(&cfg, &[&["spatial_merge_size"]], 2),
-            longest_edge: number(&pre, &[&["size", "longest_edge"]], 1540),
-        }),
-        "llava" | "pixtral"
-            if model_type == "pixtral"
-                || field(&cfg, &["vision_config", "model_type"]).and_then(serde_json::Value::as_str)
-                    == Some("pixtral") =>
-        {
-            Ok(ImageRule::Pixtral {
-                patch: vision("patch_size", 16),
-                merge: 1,
-                longest_edge: number(&pre, &[&["size", "longest_edge"]], 1024),
-            })
-        }
-        "idefics3" | "smolvlm" => Ok(ImageRule::Idefics3 {
-            longest_edge: number(&pre, &[&["size", "longest_edge"]], 1456),
-            tile: number(&pre, &[&["max_image_size", "longest_edge"]], 364),
-            patch: vision("patch_size", 14),
-            seq_len: number(&cfg, &[&["image_seq_len"]], 169),
-        }),
-        "llava_next" => Ok(ImageRule::LlavaNext {
-            crop: vision("image_size", 336),
-            patch: vision("patch_size", 14),
-            pinpoints: match cfg.get("image_grid_pinpoints").and_then(serde_json::Value::as_array) {
-                Some(list) => list
-                    .iter()
-                    .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
-                    .collect(),
-                None => LLAVA_NEXT_PINPOINTS.to_vec(),
-            },
-        }),
-        other => Err(InputError::new(
-            "config.json: model_type",
-            format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, internvl, gemma3, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next"
-            ),
-        )),
-    }
 }
 
 #[cfg(test)]

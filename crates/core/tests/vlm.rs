@@ -1,5 +1,7 @@
-//! VLMs with dynamic resolution: Qwen2-VL / Qwen2.5-VL and LLaVA-NeXT
-//! configs import with their vision tower counted exactly as transformers
+//! VLMs with dynamic resolution or tiles: Qwen2-VL / Qwen2.5-VL / Qwen3-VL,
+//! LLaVA-NeXT, LLaVA-OneVision, Gemma 3, PaliGemma, Mistral 3, Idefics3 /
+//! SmolVLM and InternVL configs
+//! import with their vision tower counted exactly as transformers
 //! builds it (`data/params/hf_measured_vlm.csv`, `measure_hf_vlm.py`,
 //! torch 2.15.0, transformers 5.24.0, meta device), and an image's width ×
 //! height sets its tokens in the language model's sequence by the family's
@@ -9,8 +11,9 @@ mod common;
 
 use common::{config_text, csv_rows, get, get_u64};
 use vramfit_core::estimate::{estimate, estimate_with_model};
+use vramfit_core::hf_config::rule_from_configs;
 use vramfit_core::hf_config::{from_hf_config, from_hf_configs};
-use vramfit_core::image_tokens::{rule_from_configs, tokens, ImageRule};
+use vramfit_core::image_tokens::{tokens, ImageRule};
 use vramfit_core::model::ModelSpec;
 use vramfit_core::report::Part;
 use vramfit_core::scenario::{Checkpointing, Method, ModelSource, Scenario, TaskKind};
@@ -23,22 +26,10 @@ fn qwen25_7b() -> ModelSpec {
 #[test]
 fn every_vlm_config_counts_exactly_what_transformers_builds() {
     let rows = csv_rows("hf_measured_vlm.csv");
-    assert!(rows.len() >= 9, "{} rows", rows.len());
+    assert!(rows.len() >= 37, "{} rows", rows.len());
     for row in &rows {
         let config = get(row, "config");
-        let spec = match from_hf_config(&config_text(config)) {
-            // `mistral3` and `qwen3_vl` are counted by `hf_config::vlm`'s own
-            // tests until `hf_config.rs` routes the model types to their importers.
-            Err(e)
-                if matches!(
-                    get(row, "hf_class"),
-                    "Mistral3ForConditionalGeneration" | "Qwen3VLForConditionalGeneration"
-                ) && e.message.contains("not supported") =>
-            {
-                continue
-            }
-            other => other.unwrap_or_else(|e| panic!("{config}: {e}")),
-        };
+        let spec = from_hf_config(&config_text(config)).unwrap_or_else(|e| panic!("{config}: {e}"));
         let counts = spec.param_counts();
         assert_eq!(
             (counts.total, counts.vision, counts.projector),
@@ -371,4 +362,296 @@ fn qwen3_vl_reads_its_16_px_rule_and_the_processor_limits() {
             max_pixels: 1_003_520
         }
     );
+}
+
+/// The image rule of each pixel-shuffle wrapper: tiles of the tower's size,
+/// and the tokens per tile its shuffle leaves (SmolVLM-256M: 32² patches of
+/// 16 px, folded 4 × 4 into 64; InternVL3: 32² folded 2 × 2 into 256).
+#[test]
+fn pixel_shuffle_wrappers_read_their_tiles_from_the_config() {
+    let idefics3 = |longest_edge, tile, patch, seq_len| ImageRule::Idefics3 {
+        longest_edge,
+        tile,
+        patch,
+        seq_len,
+    };
+    let internvl = |tile, patch, tokens_per_tile| ImageRule::InternVl {
+        tile,
+        patch,
+        min_tiles: 1,
+        max_tiles: 12,
+        tokens_per_tile,
+    };
+    for (fixture, rule) in [
+        (
+            "vlm/HuggingFaceM4__Idefics3-8B-Llama3.json",
+            idefics3(1456, 364, 14, 169),
+        ),
+        (
+            "vlm/HuggingFaceTB__SmolVLM-256M-Instruct.json",
+            idefics3(2048, 512, 16, 64),
+        ),
+        (
+            "vlm/HuggingFaceTB__SmolVLM2-2.2B-Instruct.json",
+            idefics3(1536, 384, 14, 81),
+        ),
+        // Idefics3VisionConfig()'s 224 px in 32 px patches: int(7² / 2²) = 12.
+        ("vlm/defaults__idefics3.json", idefics3(896, 224, 32, 12)),
+        (
+            "vlm/made_up__idefics3_mistral_tied.json",
+            idefics3(400, 100, 16, 4),
+        ),
+        (
+            "vlm/OpenGVLab__InternVL3-1B-hf.json",
+            internvl(448, 14, 256),
+        ),
+        (
+            "vlm/OpenGVLab__InternVL3-8B-hf.json",
+            internvl(448, 14, 256),
+        ),
+        ("vlm/defaults__internvl.json", internvl(448, 14, 256)),
+        // downsample_ratio 0.25: 16² patches folded 4 × 4.
+        (
+            "vlm/made_up__internvl_qwen3_rms.json",
+            internvl(224, 14, 16),
+        ),
+        (
+            "vlm/made_up__internvl_llama_no_positions.json",
+            internvl(336, 14, 144),
+        ),
+    ] {
+        let spec = from_hf_config(&config_text(fixture)).expect("imports");
+        assert_eq!(spec.image_rule, Some(rule), "{fixture}");
+    }
+    // The preprocessor's tile limits and sizes override the defaults.
+    let spec = from_hf_configs(
+        &config_text("vlm/OpenGVLab__InternVL3-8B-hf.json"),
+        Some(r#"{"min_patches": 1, "max_patches": 6}"#),
+    )
+    .expect("imports");
+    assert_eq!(
+        spec.image_rule,
+        Some(ImageRule::InternVl {
+            tile: 448,
+            patch: 14,
+            min_tiles: 1,
+            max_tiles: 6,
+            tokens_per_tile: 256
+        })
+    );
+    let spec = from_hf_configs(
+        &config_text("vlm/HuggingFaceTB__SmolVLM-256M-Instruct.json"),
+        Some(r#"{"size": {"longest_edge": 1024}, "max_image_size": {"longest_edge": 512}}"#),
+    )
+    .expect("imports");
+    assert_eq!(spec.image_rule, Some(idefics3(1024, 512, 16, 64)));
+}
+
+/// A 1080p image costs what the processors give (`data/vision/image_tokens.jsonl`:
+/// 3 × 4 tiles + the global image for SmolVLM, 9 tiles for InternVL, 3 × 5
+/// tiles + the base image for LLaVA-OneVision; PaliGemma's 256 whatever the size).
+#[test]
+fn a_1080p_image_costs_its_tiles_in_the_sequence() {
+    for (fixture, lm_tokens) in [
+        ("vlm/HuggingFaceM4__Idefics3-8B-Llama3.json", 2197),
+        ("vlm/HuggingFaceTB__SmolVLM-256M-Instruct.json", 832),
+        ("vlm/HuggingFaceTB__SmolVLM2-2.2B-Instruct.json", 1053),
+        ("vlm/OpenGVLab__InternVL3-1B-hf.json", 2304),
+        ("vlm/llava-hf__llava-onevision-qwen2-0.5b-ov-hf.json", 7269),
+        ("vlm/google__paligemma-3b-pt-224.json", 256),
+    ] {
+        let spec = from_hf_config(&config_text(fixture)).expect("imports");
+        let rule = spec.image_rule.as_ref().expect("a rule");
+        assert_eq!(
+            tokens(rule, 1920, 1080)
+                .expect("fits")
+                .language_model_tokens,
+            lm_tokens,
+            "{fixture}"
+        );
+        let mut hd = lora(&spec);
+        hd.image_width = Some(1920);
+        hd.image_height = Some(1080);
+        let mut as_text = lora(&spec);
+        as_text.training.images_per_sample = 0;
+        as_text.training.seq_len = 512 + lm_tokens;
+        assert_eq!(peak(&hd), peak(&as_text), "{fixture}");
+    }
+}
+
+/// What the importers cannot model is an error naming the field, never a
+/// panic or a guess.
+#[test]
+fn unmodelled_pixel_shuffle_configs_are_errors_naming_the_field() {
+    let base: serde_json::Value =
+        serde_json::from_str(&config_text("vlm/made_up__internvl_qwen3_rms.json")).expect("json");
+    let refused = |edit: &dyn Fn(&mut serde_json::Value), field: &str, words: &str| {
+        let mut cfg = base.clone();
+        edit(&mut cfg);
+        let e = from_hf_config(&cfg.to_string()).expect_err("refused");
+        assert_eq!(e.field, format!("config.json: {field}"), "{e}");
+        assert!(e.message.contains(words), "{field}: {}", e.message);
+    };
+    refused(
+        &|c| c["downsample_ratio"] = serde_json::json!(0.3),
+        "downsample_ratio",
+        "only 1/k",
+    );
+    refused(
+        &|c| c["vision_config"]["image_size"] = serde_json::json!([448, 336]),
+        "vision_config.image_size",
+        "only square",
+    );
+    refused(
+        &|c| c["vision_config"]["norm_type"] = serde_json::json!("batch_norm"),
+        "vision_config.norm_type",
+        "layer_norm or rms_norm",
+    );
+    refused(
+        &|c| c["vision_config"]["num_attention_heads"] = serde_json::json!(7),
+        "vision_config.num_attention_heads",
+        "do not divide",
+    );
+    refused(
+        &|c| {
+            c.as_object_mut().map(|o| o.remove("text_config"));
+        },
+        "text_config",
+        "is missing",
+    );
+    let smol: serde_json::Value =
+        serde_json::from_str(&config_text("vlm/made_up__smolvlm_llama_diff.json")).expect("json");
+    let mut cfg = smol.clone();
+    cfg["vision_config"]["image_size"] = serde_json::json!(16);
+    let e = from_hf_config(&cfg.to_string()).expect_err("refused");
+    assert_eq!(e.field, "config.json: vision_config.patch_size", "{e}");
+    let mut cfg = smol;
+    cfg["scale_factor"] = serde_json::json!("2");
+    let e = from_hf_config(&cfg.to_string()).expect_err("refused");
+    assert_eq!(e.field, "config.json: scale_factor", "{e}");
+    // Absurd values anywhere the new importers and rules read: an answer,
+    // never a panic (overflow included).
+    let absurd = [
+        serde_json::json!(u64::MAX),
+        serde_json::json!(0),
+        serde_json::json!(-1),
+        serde_json::json!(1e30),
+        serde_json::json!([0, 0]),
+        serde_json::json!([u64::MAX, u64::MAX]),
+        serde_json::json!("x"),
+    ];
+    let preprocessors = [
+        r#"{"max_image_size": {"longest_edge": 18446744073709551615}, "size": {"height": 0}}"#,
+        r#"{"min_patches": 0, "max_patches": 18446744073709551615}"#,
+    ];
+    for fixture in [
+        "vlm/made_up__idefics3_mistral_tied.json",
+        "vlm/made_up__internvl_qwen3_rms.json",
+        "vlm/made_up__paligemma_head_untied.json",
+        "vlm/made_up__llava_onevision_layers_nobias.json",
+    ] {
+        let base: serde_json::Value = serde_json::from_str(&config_text(fixture)).expect("json");
+        for key in [
+            "scale_factor",
+            "downsample_ratio",
+            "projection_dim",
+            "vision_aspect_ratio",
+            "image_grid_pinpoints",
+            "tie_word_embeddings",
+        ]
+        .iter()
+        .map(|k| (None, *k))
+        .chain(
+            [
+                "hidden_size",
+                "image_size",
+                "patch_size",
+                "num_attention_heads",
+                "num_channels",
+                "num_hidden_layers",
+            ]
+            .iter()
+            .map(|k| (Some("vision_config"), *k)),
+        ) {
+            for value in &absurd {
+                let mut cfg = base.clone();
+                match key {
+                    (Some(sub), k) => cfg[sub][k] = value.clone(),
+                    (None, k) => cfg[k] = value.clone(),
+                }
+                let text = cfg.to_string();
+                let _ = from_hf_config(&text);
+                for pre in preprocessors {
+                    let _ = from_hf_configs(&text, Some(pre));
+                    let _ = rule_from_configs(&text, Some(pre));
+                }
+            }
+        }
+    }
+}
+
+/// PaliGemma: one token per patch of the tower's square (16² = 256 at
+/// 224 px, 32² at 448 px); LLaVA-OneVision: the any-resolution grid, shrunk
+/// past 9 tiles' worth (1920×1080: 3 × 5 tiles of 384 px, 75 × 135 unpadded
+/// features shrunk by 1.24 to 60 × 108 + 60 newlines, + the 729 of the base
+/// image: 7,269, as its processor counts).
+#[test]
+fn paligemma_and_onevision_read_their_rules() {
+    for (fixture, side) in [
+        ("vlm/google__paligemma-3b-pt-224.json", 16),
+        ("vlm/google__paligemma2-3b-pt-448.json", 32),
+        ("vlm/defaults__paligemma.json", 16),
+        ("vlm/made_up__paligemma_head_untied.json", 7),
+    ] {
+        let spec = from_hf_config(&config_text(fixture)).expect("imports");
+        assert_eq!(
+            spec.image_rule,
+            Some(ImageRule::Fixed {
+                tower: side * side,
+                language_model: side * side
+            }),
+            "{fixture}"
+        );
+    }
+    let spec = from_hf_config(&config_text(
+        "vlm/llava-hf__llava-onevision-qwen2-7b-ov-hf.json",
+    ))
+    .expect("imports");
+    let rule = spec.image_rule.clone().expect("a rule");
+    let ImageRule::LlavaOneVision {
+        crop,
+        patch,
+        max_patches,
+        ref pinpoints,
+    } = rule
+    else {
+        panic!("{rule:?}")
+    };
+    assert_eq!(
+        (crop, patch, max_patches, pinpoints.len()),
+        (384, 14, 9, 36)
+    );
+    let hd = tokens(&rule, 1920, 1080).expect("fits");
+    assert_eq!((hd.language_model_tokens, hd.tiles), (7269, Some(16)));
+    // The rule travels in a link and reads back the same.
+    assert_eq!(ImageRule::from_text(&rule.to_text()), Ok(rule.clone()));
+    let mut sc = lora(&spec);
+    sc.image_width = Some(1920);
+    sc.image_height = Some(1080);
+    let d = decode(&encode(&sc));
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    assert_eq!(d.scenario, sc);
+    // Only `anyres_max_N` is modelled.
+    let mut cfg: serde_json::Value = serde_json::from_str(&config_text(
+        "vlm/llava-hf__llava-onevision-qwen2-0.5b-ov-hf.json",
+    ))
+    .expect("json");
+    cfg["vision_aspect_ratio"] = serde_json::json!("anyres");
+    let e = from_hf_config(&cfg.to_string()).expect_err("refused");
+    assert_eq!(e.field, "config.json: vision_aspect_ratio", "{e}");
+    cfg["vision_aspect_ratio"] = serde_json::json!("anyres_max_4");
+    cfg["vision_config"]["model_type"] = serde_json::json!("clip_vision_model");
+    let e = from_hf_config(&cfg.to_string()).expect_err("refused");
+    assert_eq!(e.field, "config.json: vision_config.model_type", "{e}");
+    assert!(e.message.contains("siglip_vision_model"), "{}", e.message);
 }

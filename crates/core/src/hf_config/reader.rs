@@ -31,6 +31,16 @@ pub(super) enum Defaults {
     /// `SiglipVisionConfig()`: 768 hidden, 3072 MLP, 12 layers and heads,
     /// 224 px in 16 px patches.
     SiglipVision,
+    /// `Qwen2Config()`: 4096 hidden, 22016 MLP, 32 layers, heads and KV
+    /// heads (a fixed 32, not the head count), 151936 vocabulary, 32768
+    /// positions (InternVL's and LLaVA-OneVision's default `text_config`).
+    Qwen2,
+    /// `GemmaConfig()`: 3072 hidden, 24576 MLP, 28 layers, 16 heads and KV
+    /// heads of 256, 256000 vocabulary, 8192 positions (PaliGemma's text diffs).
+    Gemma,
+    /// `Gemma2Config()`: 2304 hidden, 9216 MLP, 26 layers, 8 heads, 4 KV
+    /// heads of 256, 256000 vocabulary, 8192 positions (PaliGemma 2's).
+    Gemma2,
 }
 
 impl Defaults {
@@ -72,6 +82,26 @@ impl Defaults {
             (Defaults::SiglipVision, "num_hidden_layers" | "num_attention_heads") => Some(12),
             (Defaults::SiglipVision, "image_size") => Some(224),
             (Defaults::SiglipVision, "patch_size") => Some(16),
+            (Defaults::Qwen2, "hidden_size") => Some(4096),
+            (Defaults::Qwen2, "intermediate_size") => Some(22016),
+            (
+                Defaults::Qwen2,
+                "num_hidden_layers" | "num_attention_heads" | "num_key_value_heads",
+            ) => Some(32),
+            (Defaults::Qwen2, "vocab_size") => Some(151_936),
+            (Defaults::Qwen2, "max_position_embeddings") => Some(32768),
+            (Defaults::Gemma, "hidden_size") => Some(3072),
+            (Defaults::Gemma, "intermediate_size") => Some(24576),
+            (Defaults::Gemma, "num_hidden_layers") => Some(28),
+            (Defaults::Gemma, "num_attention_heads" | "num_key_value_heads") => Some(16),
+            (Defaults::Gemma2, "hidden_size") => Some(2304),
+            (Defaults::Gemma2, "intermediate_size") => Some(9216),
+            (Defaults::Gemma2, "num_hidden_layers") => Some(26),
+            (Defaults::Gemma2, "num_attention_heads") => Some(8),
+            (Defaults::Gemma2, "num_key_value_heads") => Some(4),
+            (Defaults::Gemma | Defaults::Gemma2, "head_dim") => Some(256),
+            (Defaults::Gemma | Defaults::Gemma2, "vocab_size") => Some(256_000),
+            (Defaults::Gemma | Defaults::Gemma2, "max_position_embeddings") => Some(8192),
             _ => None,
         }
     }

@@ -1,9 +1,10 @@
 //! VLM wrappers whose vision tower is not CLIP-shaped: Qwen2-VL,
-//! Qwen2.5-VL and Gemma 3 (SigLIP). The language model is the `text_config`
-//! (or, in Qwen's flat Hub format, the top-level fields);
-//! the tower's parameters are counted by the formula of its modeling file
-//! (every term below names the module it comes from) and kept in
-//! `VisionTower::params`, its merger in `projector_params`.
+//! Qwen2.5-VL, Qwen3-VL, Gemma 3 (SigLIP) and Mistral 3 (Pixtral). The
+//! language model is the `text_config` (or, in Qwen's flat Hub format, the
+//! top-level fields); the tower's parameters are counted by the formula of
+//! its modeling file (every term below names the module it comes from) and
+//! kept in `VisionTower::params`, its merger in `projector_params`. The
+//! SigLIP count (`siglip_params`) serves `shuffle.rs` and `siglip.rs` too.
 
 use super::reader::{Cfg, Defaults};
 use crate::error::{InputError, Result};
@@ -130,7 +131,7 @@ fn qwen2_5_vision(v: &Cfg) -> Result<(VisionTower, u64)> {
     Ok((shape, narrow(merger, "vision_config")?))
 }
 
-fn narrow(n: u128, field: &str) -> Result<u64> {
+pub(super) fn narrow(n: u128, field: &str) -> Result<u64> {
     u64::try_from(n)
         .ok()
         .filter(|n| *n <= crate::model::MAX_TOTAL_PARAMS)
@@ -176,23 +177,8 @@ pub(super) fn import_gemma3(
     let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);
     // SiglipVisionConfig.vision_use_head defaults to True (Gemma 3 sets False).
     let head = v.flag("vision_use_head", true)?;
-    let (dw, mw) = (d as u128, m as u128);
-    let patches = ((image / patch) as u128).pow(2);
-    // SiglipVisionEmbeddings: patch_embedding = Conv2d(channels, d, patch, stride=patch)
-    // with a bias; position_embedding = Embedding(num_patches, d) (no class token).
-    let embeddings = channels as u128 * (patch as u128).pow(2) * dw + dw + patches * dw;
-    // SiglipEncoderLayer: layer_norm1, layer_norm2 = LayerNorm(d); SiglipAttention:
-    // q, k, v, out_proj = Linear(d, d) with biases; SiglipMLP: fc1 = Linear(d, m),
-    // fc2 = Linear(m, d).
-    let block = 2 * 2 * dw + 4 * (dw * dw + dw) + (dw * mw + mw) + (mw * dw + dw);
-    // SiglipVisionTransformer.post_layernorm = LayerNorm(d).
-    let mut tower = embeddings + layers as u128 * block + 2 * dw;
-    if head {
-        // SiglipMultiheadAttentionPoolingHead: probe (1, 1, d); nn.MultiheadAttention
-        // (in_proj 3d² + 3d, out_proj d² + d); layernorm = LayerNorm(d); mlp = SiglipMLP.
-        tower +=
-            dw + (3 * dw * dw + 3 * dw) + (dw * dw + dw) + 2 * dw + (dw * mw + mw) + (mw * dw + dw);
-    }
+    let tower = siglip_params(d, layers, m, image, patch, channels, head);
+    let dw = d as u128;
     // Gemma3MultiModalProjector: mm_input_projection_weight (d × text hidden)
     // and mm_soft_emb_norm = Gemma3RMSNorm(d) (a weight only).
     let projector = dw * spec.hidden as u128 + dw;
@@ -209,6 +195,40 @@ pub(super) fn import_gemma3(
         params: Some(narrow(tower, "vision_config")?),
     });
     Ok(spec)
+}
+
+/// A SigLIP encoder's parameters (`SiglipVisionTransformer`; Idefics3's and
+/// SmolVLM's vision transformers are copies of it without the head):
+/// width `d`, `layers` blocks with an `m`-wide MLP, `image`-px squares in
+/// `patch`-px patches.
+pub(super) fn siglip_params(
+    d: u64,
+    layers: u64,
+    m: u64,
+    image: u64,
+    patch: u64,
+    channels: u64,
+    head: bool,
+) -> u128 {
+    let (dw, mw) = (d as u128, m as u128);
+    let patches = ((image / patch.max(1)) as u128).pow(2);
+    // SiglipVisionEmbeddings: patch_embedding = Conv2d(channels, d, patch, stride=patch)
+    // with a bias; position_embedding = Embedding(num_patches, d) (no class token;
+    // num_patches = (image_size // patch_size)²).
+    let embeddings = channels as u128 * (patch as u128).pow(2) * dw + dw + patches * dw;
+    // SiglipEncoderLayer: layer_norm1, layer_norm2 = LayerNorm(d); SiglipAttention:
+    // q, k, v, out_proj = Linear(d, d) with biases; SiglipMLP: fc1 = Linear(d, m),
+    // fc2 = Linear(m, d).
+    let block = 2 * 2 * dw + 4 * (dw * dw + dw) + (dw * mw + mw) + (mw * dw + dw);
+    // SiglipVisionTransformer.post_layernorm = LayerNorm(d).
+    let mut tower = embeddings + layers as u128 * block + 2 * dw;
+    if head {
+        // SiglipMultiheadAttentionPoolingHead: probe (1, 1, d); nn.MultiheadAttention
+        // (in_proj 3d² + 3d, out_proj d² + d); layernorm = LayerNorm(d); mlp = SiglipMLP.
+        tower +=
+            dw + (3 * dw * dw + 3 * dw) + (dw * dw + dw) + 2 * dw + (dw * mw + mw) + (mw * dw + dw);
+    }
+    tower
 }
 
 /// Mistral 3 (`mistral3`, Mistral Small 3.1: `Mistral3ForConditionalGeneration`):
@@ -345,7 +365,8 @@ pub(super) fn import_qwen3_vl(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::image_tokens::{rule_from_configs, ImageRule};
+    use crate::hf_config::rule_from_configs;
+    use crate::image_tokens::ImageRule;
 
     const CSV: &str = include_str!("../../tests/data/params/hf_measured_vlm.csv");
 

@@ -12,9 +12,15 @@ Columns:
   num_parameters  model.num_parameters() (tied weights counted once)
   vision          the vision tower without its projector/merger
                   (qwen2_vl / qwen2_5_vl / qwen3_vl: model.visual minus its mergers;
-                   llava_next, gemma3, mistral3: model.vision_tower)
-  projector       qwen: model.visual.merger (qwen3_vl: plus visual.deepstack_merger_list); llava_next: multi_modal_projector + image_newline;
-                  gemma3, mistral3: multi_modal_projector (mistral3's holds the patch merger)
+                   llava_next, llava_onevision, gemma3, mistral3, internvl, paligemma:
+                   model.vision_tower;
+                   idefics3, smolvlm: model.vision_model)
+  projector       qwen: model.visual.merger (qwen3_vl: plus visual.deepstack_merger_list);
+                  llava_next, llava_onevision: multi_modal_projector + image_newline;
+                  paligemma: multi_modal_projector (one linear);
+                  gemma3, mistral3: multi_modal_projector (mistral3's holds the patch merger);
+                  internvl: multi_modal_projector (LayerNorm + 2 linears after the pixel shuffle);
+                  idefics3, smolvlm: model.connector (the pixel-shuffle projection)
   tied            whether lm_head shares the embedding tensor
 
 Run (measured with torch 2.15.0, transformers 5.24.0):
@@ -38,6 +44,11 @@ DEFAULT_CLASSES = [
     ("gemma3", transformers.Gemma3Config),
     ("mistral3", transformers.Mistral3Config),
     ("qwen3_vl", transformers.Qwen3VLConfig),
+    ("idefics3", transformers.Idefics3Config),
+    ("smolvlm", transformers.SmolVLMConfig),
+    ("internvl", transformers.InternVLConfig),
+    ("paligemma", transformers.PaliGemmaConfig),
+    ("llava_onevision", transformers.LlavaOnevisionConfig),
 ]
 
 
@@ -53,11 +64,13 @@ def split(model, model_type):
     if model_type == "qwen3_vl":
         merger = numel(inner.visual.merger) + numel(inner.visual.deepstack_merger_list)
         return numel(inner.visual) - merger, merger
-    if model_type == "llava_next":
+    if model_type in ("llava_next", "llava_onevision"):
         newline = inner.image_newline.numel() if getattr(inner, "image_newline", None) is not None else 0
         return numel(inner.vision_tower), numel(inner.multi_modal_projector) + newline
-    if model_type in ("gemma3", "mistral3"):
+    if model_type in ("gemma3", "mistral3", "internvl", "paligemma"):
         return numel(inner.vision_tower), numel(inner.multi_modal_projector)
+    if model_type in ("idefics3", "smolvlm"):
+        return numel(inner.vision_model), numel(inner.connector)
     raise ValueError(model_type)
 
 

@@ -154,6 +154,34 @@ def llava_next(w, h):
          w, h, npatch * 577, lm, tiles=npatch, best_resolution=[bh, bw], grid=[bh // 336, bw // 336])
 
 
+# ---------------------------------------------------------------- 3b. LLaVA-OneVision
+# LlavaOnevisionImageProcessorPil does not import in 5.24 (it asks image_utils for a
+# PILImageResampling that is gone) and the torchvision backend is not installed, so
+# only the processor's closed form is run: LlavaOnevisionProcessor._get_number_of_features
+# (what replace_image_token writes for a single image; strategy "full" keeps every
+# feature) on the image processor's class defaults (384 px tiles, the 36 pinpoints of
+# 1..6 x 1..6 tiles) with num_image_tokens 729 (SigLIP 384/14, no CLS) and anyres_max_9.
+# tiles = the best pinpoint's grid + the base image (get_image_patches).
+from transformers import LlavaOnevisionProcessor
+OV_PIN = [[h * 384, w * 384] for h in range(1, 7) for w in range(1, 7)]
+ov = LlavaOnevisionProcessor.__new__(LlavaOnevisionProcessor)
+ov.image_processor = type("OvImageProcessor", (), {"image_grid_pinpoints": OV_PIN})()
+ov.num_image_tokens = 729
+ov.vision_aspect_ratio = "anyres_max_9"
+ov.vision_feature_select_strategy = "full"
+
+
+def llava_onevision(w, h):
+    from transformers.image_processing_utils import select_best_resolution
+    lm = ov._get_number_of_features(h, w, 384, 384)
+    bh, bw = select_best_resolution([h, w], OV_PIN)
+    tiles = (bh // 384) * (bw // 384) + 1
+    emit("llava_onevision", "LlavaOnevisionProcessor._get_number_of_features (closed form only)",
+         {"crop": 384, "patch_size": 14, "num_image_tokens": 729, "vision_aspect_ratio": "anyres_max_9",
+          "vision_feature_select_strategy": "full", "image_grid_pinpoints": OV_PIN},
+         w, h, tiles * 729, lm, tiles=tiles, best_resolution=[bh, bw], grid=[bh // 384, bw // 384])
+
+
 # ---------------------------------------------------------------- 4. Idefics3 / SmolVLM
 IDF = [
     ("idefics3", Idefics3ImageProcessorPil, "Idefics3ImageProcessor(Pil)", "class defaults = Idefics3-8B",
@@ -237,6 +265,7 @@ def mllama(w, h):
 
 if __name__ == "__main__":
     for name, fn in [("qwen", qwen), ("internvl", internvl), ("llava_next", llava_next),
+                     ("llava_onevision", llava_onevision),
                      ("idefics3/smolvlm", idefics), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama)]:
         run_family(name, fn)
         with open(OUT, "w") as f:

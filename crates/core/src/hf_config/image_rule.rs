@@ -1,0 +1,243 @@
+//! The image rule of a VLM read from its `config.json` and, when given, its
+//! `preprocessor_config.json`.
+
+use serde_json::Value;
+
+use crate::error::{InputError, Result};
+use crate::image_tokens::anyres;
+use crate::image_tokens::{ImageRule, LLAVA_NEXT_PINPOINTS};
+
+fn field<'a>(obj: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(obj, |v, k| v.get(*k))
+}
+
+fn number(obj: &Value, paths: &[&[&str]], default: u64) -> u64 {
+    paths
+        .iter()
+        .find_map(|p| field(obj, p).and_then(Value::as_u64))
+        .unwrap_or(default)
+}
+
+/// A `vision_config` side saved as `n` or as a square `[n, n]` (InternVL's
+/// pairs), `default` when absent.
+fn square_side(cfg: &Value, key: &str, default: u64) -> Result<u64> {
+    let value = match field(cfg, &["vision_config", key]) {
+        None | Some(Value::Null) => return Ok(default),
+        Some(v) => v,
+    };
+    if let Some(n) = value.as_u64() {
+        return Ok(n);
+    }
+    let pair: Option<Vec<Option<u64>>> = value
+        .as_array()
+        .map(|p| p.iter().map(Value::as_u64).collect());
+    match pair.as_deref() {
+        Some([Some(h), Some(w)]) if h == w => Ok(*h),
+        _ => Err(InputError::new(
+            format!("config.json: vision_config.{key}"),
+            format!("{value} is not supported: only a square size, n or [n, n]"),
+        )),
+    }
+}
+
+/// The image rule of a VLM from its `config.json` and, when given, its
+/// `preprocessor_config.json` (the pixel limits and tile counts live there;
+/// the processor classes' defaults apply when it is absent).
+pub fn rule_from_configs(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
+    let rule = read_rule(config, preprocessor)?;
+    rule.validate()?;
+    Ok(rule)
+}
+
+fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
+    let parse = |name: &str, text: &str| -> Result<Value> {
+        serde_json::from_str(text)
+            .map_err(|e| InputError::new(name, format!("is not valid JSON ({e})")))
+    };
+    let cfg = parse("config.json", config)?;
+    let pre = match preprocessor {
+        Some(text) => parse("preprocessor_config.json", text)?,
+        None => Value::Null,
+    };
+    let model_type = cfg.get("model_type").and_then(Value::as_str).unwrap_or("");
+    let vision = |key: &str, default: u64| number(&cfg, &[&["vision_config", key]], default);
+    match model_type {
+        // Qwen2VLImageProcessor: min_pixels 56·56, max_pixels 28·28·1280.
+        "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" => {
+            let qwen3 = model_type.starts_with("qwen3");
+            let patch = vision("patch_size", if qwen3 { 16 } else { 14 });
+            let merge = vision("spatial_merge_size", 2);
+            let (min_default, max_default) = if qwen3 {
+                // Qwen3-VL's processor: shortest_edge 65,536, longest_edge 16,777,216 pixels.
+                (65_536, 16_777_216)
+            } else {
+                (56 * 56, 28 * 28 * 1280)
+            };
+            Ok(ImageRule::QwenVl {
+                patch,
+                merge,
+                min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], min_default),
+                max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], max_default),
+            })
+        }
+        "internvl" | "internvl_chat" => internvl(&cfg, &pre),
+        // PaliGemma: the image resized to the tower's square, one token per
+        // patch (`text_config.num_image_tokens` = (image_size // patch_size)²;
+        // SiglipVisionConfig's 224 px in 16 px patches when absent).
+        "paligemma" => {
+            let side = vision("image_size", 224) / vision("patch_size", 16).max(1);
+            let tokens = side.saturating_mul(side);
+            Ok(ImageRule::Fixed {
+                tower: tokens,
+                language_model: tokens,
+            })
+        }
+        "gemma3" => {
+            let side = vision("image_size", 896) / vision("patch_size", 14).max(1);
+            let tokens = number(&cfg, &[&["mm_tokens_per_image"]], 256);
+            if pre.get("do_pan_and_scan").and_then(Value::as_bool) == Some(true) {
+                let ratio = pre
+                    .get("pan_and_scan_min_ratio_to_activate")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(1.2);
+                return Ok(ImageRule::Gemma3PanScan {
+                    tower: side.saturating_mul(side),
+                    tokens,
+                    min_crop: number(&pre, &[&["pan_and_scan_min_crop_size"]], 256),
+                    max_crops: number(&pre, &[&["pan_and_scan_max_num_crops"]], 4),
+                    min_ratio_tenths: (ratio * 10.0).round() as u64,
+                });
+            }
+            Ok(ImageRule::Fixed {
+                tower: side.saturating_mul(side),
+                language_model: tokens,
+            })
+        }
+        "mllama" => Ok(ImageRule::Mllama {
+            tile: vision("image_size", 560),
+            patch: vision("patch_size", 14),
+            max_tiles: number(
+                &pre,
+                &[&["max_image_tiles"]],
+                vision("max_num_tiles", 4),
+            ),
+        }),
+        // Pixtral-12B is a LLaVA wrapper around a Pixtral tower; Mistral
+        // Small 3.1 merges 2 × 2 patches.
+        "mistral3" => Ok(ImageRule::Pixtral {
+            patch: vision("patch_size", 14),
+            merge: number(&cfg, &[&["spatial_merge_size"]], 2),
+            longest_edge: number(&pre, &[&["size", "longest_edge"]], 1540),
+        }),
+        "llava" | "pixtral"
+            if model_type == "pixtral"
+                || field(&cfg, &["vision_config", "model_type"]).and_then(Value::as_str)
+                    == Some("pixtral") =>
+        {
+            Ok(ImageRule::Pixtral {
+                patch: vision("patch_size", 16),
+                merge: 1,
+                longest_edge: number(&pre, &[&["size", "longest_edge"]], 1024),
+            })
+        }
+        "idefics3" | "smolvlm" => Ok(idefics3(&cfg, &pre)),
+        "llava_next" => Ok(ImageRule::LlavaNext {
+            crop: vision("image_size", 336),
+            patch: vision("patch_size", 14),
+            pinpoints: match cfg.get("image_grid_pinpoints").and_then(Value::as_array) {
+                Some(list) => list
+                    .iter()
+                    .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
+                    .collect(),
+                None => LLAVA_NEXT_PINPOINTS.to_vec(),
+            },
+        }),
+        "llava_onevision" => onevision(&cfg, &pre),
+        other => Err(InputError::new(
+            "config.json: model_type",
+            format!(
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, internvl, gemma3, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_onevision, paligemma"
+            ),
+        )),
+    }
+}
+
+/// InternVL (transformers' `internvl` and the remote-code `internvl_chat`):
+/// tiles of the tower's size, `(side / k)²` tokens each after the shuffle.
+fn internvl(cfg: &Value, pre: &Value) -> Result<ImageRule> {
+    let tile = square_side(cfg, "image_size", 448)?;
+    let patch = square_side(cfg, "patch_size", 14)?;
+    let side = tile / patch.max(1);
+    // The pixel shuffle folds k × k patches into one token, k = 1 /
+    // downsample_ratio (0.5 by default: a quarter of the patches).
+    let ratio = cfg
+        .get("downsample_ratio")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.5);
+    let k = 1.0 / ratio;
+    // int(1 / ratio) as transformers takes it: whole (or a hair over).
+    let whole = k.is_finite() && k >= 1.0 && k - k.trunc() < 1e-9;
+    if !whole || !side.is_multiple_of(k.trunc() as u64) {
+        return Err(InputError::new(
+            "config.json: downsample_ratio",
+            format!(
+                "{ratio} is not supported with {side} patches a side: only 1/k for a whole k that divides them"
+            ),
+        ));
+    }
+    let k = k.trunc() as u64;
+    Ok(ImageRule::InternVl {
+        tile,
+        patch,
+        min_tiles: number(pre, &[&["min_patches"]], 1),
+        max_tiles: number(pre, &[&["max_patches"]], 12),
+        tokens_per_tile: (side / k).saturating_mul(side / k),
+    })
+}
+
+/// Idefics3 / SmolVLM: tiles of the tower's size and the model's own
+/// tokens per tile.
+fn idefics3(cfg: &Value, pre: &Value) -> ImageRule {
+    let vision = |key: &str, default: u64| number(cfg, &[&["vision_config", key]], default);
+    // Idefics3VisionConfig's 224 px in 32 px patches when absent.
+    let image = vision("image_size", 224);
+    let patch = vision("patch_size", 32);
+    let scale = number(cfg, &[&["scale_factor"]], 2);
+    let side = image / patch.max(1);
+    // The checkpoints' processors cut tiles of the tower's size
+    // (`max_image_size`: 364 px for Idefics3, 512 px for SmolVLM-256M)
+    // and rescale the long side to 4 tiles (the processor class's
+    // `size` is `4 * 364`).
+    let tile = number(pre, &[&["max_image_size", "longest_edge"]], image);
+    ImageRule::Idefics3 {
+        longest_edge: number(pre, &[&["size", "longest_edge"]], tile.saturating_mul(4)),
+        tile,
+        patch,
+        // `Idefics3Model.image_seq_len`:
+        // int(((image_size // patch_size) ** 2) / (scale_factor ** 2)).
+        seq_len: side.saturating_mul(side) / scale.saturating_mul(scale).max(1),
+    }
+}
+
+/// LLaVA-OneVision: the any-resolution grids of its processor.
+fn onevision(cfg: &Value, pre: &Value) -> Result<ImageRule> {
+    let vision = |key: &str, default: u64| number(cfg, &[&["vision_config", key]], default);
+    // The processor's tiles (`size`, 384 px in the class) are the tower's.
+    let crop = number(pre, &[&["size", "height"]], vision("image_size", 384));
+    let pinpoints = pre
+        .get("image_grid_pinpoints")
+        .or_else(|| cfg.get("image_grid_pinpoints"))
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
+                .collect()
+        })
+        .unwrap_or_else(|| anyres::onevision_pinpoints(crop));
+    Ok(ImageRule::LlavaOneVision {
+        crop,
+        patch: vision("patch_size", 14),
+        max_patches: anyres::max_patches(cfg)?,
+        pinpoints,
+    })
+}

@@ -1,0 +1,113 @@
+//! VLM wrappers around a plain SigLIP tower (`SiglipVisionModel`, built by
+//! `AutoModel.from_config(vision_config)`): PaliGemma 1 and 2 (`paligemma`:
+//! one linear into a Gemma model) and LLaVA-OneVision (`llava_onevision`:
+//! LLaVA's two-linear projector and newline into a Qwen2 model).
+
+use serde_json::Value;
+
+use super::reader::{Cfg, Defaults};
+use super::shuffle::text_config;
+use super::vlm::{narrow, siglip_params};
+use crate::error::{InputError, Result};
+use crate::model::{ModelSpec, VisionTower, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
+
+/// A `kind` wrapper's SigLIP tower: its shape and exact count. The
+/// `vision_config` is read against `SiglipVisionConfig()`'s defaults (a
+/// given dict is built by that class alone: the wrapper's own defaults
+/// apply only when the whole `vision_config` is absent), so
+/// `vision_use_head` is True unless the file says otherwise.
+fn siglip_tower(cfg: &Cfg, kind: &str) -> Result<VisionTower> {
+    let mut v = cfg.required_object("vision_config", kind)?;
+    v.defaults = Defaults::SiglipVision;
+    match v.string("model_type")? {
+        None | Some("siglip_vision_model") => {}
+        Some(other) => {
+            return Err(InputError::new(
+                v.field("model_type"),
+                format!("\"{other}\" is not supported: only siglip_vision_model towers"),
+            ))
+        }
+    }
+    let d = v.req(&["hidden_size"], 1, MAX_DIM)?;
+    let heads = v.req(&["num_attention_heads"], 1, MAX_HEADS)?;
+    if !d.is_multiple_of(heads) {
+        return Err(InputError::new(
+            v.field("num_attention_heads"),
+            format!("{heads} heads do not divide hidden_size {d}: SiglipAttention refuses it"),
+        ));
+    }
+    let layers = v.req(&["num_hidden_layers"], 1, MAX_LAYERS)?;
+    let m = v.req(&["intermediate_size"], 1, MAX_DIM)?;
+    let image = v.req(&["image_size"], 1, MAX_IMAGE_SIZE)?;
+    let patch = v.req(&["patch_size"], 1, image)?;
+    let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);
+    let head = v.flag("vision_use_head", true)?;
+    let params = siglip_params(d, layers, m, image, patch, channels, head);
+    Ok(VisionTower {
+        hidden: d,
+        layers,
+        heads,
+        intermediate: m,
+        image_size: image,
+        patch_size: patch,
+        projector_params: 0,
+        projection_dim: 0,
+        params: Some(narrow(params, "vision_config")?),
+    })
+}
+
+/// PaliGemma (`PaliGemmaForConditionalGeneration`): the Gemma or Gemma 2
+/// model of `text_config` (a diff against `GemmaConfig()` /
+/// `Gemma2Config()`), a SigLIP tower and `PaliGemmaMultiModalProjector`.
+pub(super) fn import_paligemma(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let text = text_config(cfg, "paligemma", "gemma")?;
+    let mut spec = import_text(&text)?;
+    // `PaliGemmaConfig.tie_word_embeddings` (default True) alone decides.
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
+    let mut tower = siglip_tower(cfg, "paligemma")?;
+    // PaliGemmaMultiModalProjector: linear = Linear(vision hidden,
+    // projection_dim, bias=True); `PaliGemmaConfig.__post_init__` sets the
+    // vision config's projection_dim from the outer one (default 2048).
+    let out = cfg.int(&["projection_dim"], 1, MAX_DIM)?.unwrap_or(2048);
+    let projector = tower.hidden as u128 * out as u128 + out as u128;
+    tower.projector_params = narrow(projector, "projection_dim")?;
+    spec.name = "paligemma".to_string();
+    spec.vision = Some(tower);
+    Ok(spec)
+}
+
+/// LLaVA-OneVision (`LlavaOnevisionForConditionalGeneration`): the Qwen2
+/// model of `text_config`, a SigLIP tower,
+/// `LlavaOnevisionMultiModalProjector` and the `image_newline` vector.
+pub(super) fn import_llava_onevision(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let text = text_config(cfg, "llava_onevision", "qwen2")?;
+    let mut spec = import_text(&text)?;
+    // `LlavaOnevisionConfig.__post_init__`: an outer False (the default)
+    // takes the text config's flag, which `import_text` resolved with its
+    // class's default (`Qwen2Config`: False).
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)? || spec.tied_embeddings;
+    let mut tower = siglip_tower(cfg, "llava_onevision")?;
+    // linear_1 = Linear(vision hidden · feature layers, text hidden),
+    // linear_2 = Linear(text hidden, text hidden), biased when
+    // `multimodal_projector_bias` (default True); `vision_feature_layer` is
+    // an int or a list of layers whose features are concatenated.
+    let feature_layers = match cfg.obj.get("vision_feature_layer") {
+        Some(Value::Array(list)) if !list.is_empty() => list.len() as u128,
+        _ => 1,
+    };
+    let bias = u128::from(cfg.flag("multimodal_projector_bias", true)?);
+    let (dw, text_w) = (tower.hidden as u128, spec.hidden as u128);
+    // LlavaOnevisionModel.image_newline: one text-width vector.
+    let projector =
+        (dw * feature_layers * text_w + bias * text_w) + (text_w * text_w + bias * text_w) + text_w;
+    tower.projector_params = narrow(projector, "vision_config")?;
+    spec.name = "llava_onevision".to_string();
+    spec.vision = Some(tower);
+    Ok(spec)
+}
