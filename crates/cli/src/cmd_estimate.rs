@@ -196,8 +196,37 @@ pub fn print_breakdown(e: &Estimate) {
         ),
         Verdict::Unknown => {}
     }
+    if let Some(b) = &e.band {
+        print_band(b, g.device_used_bytes, e.capacity_bytes);
+    }
     for n in &e.notes {
         println!("note: {}", n.message);
+    }
+}
+
+/// The error band of the total, and the fit read through it.
+fn print_band(b: &vramfit_core::band::ErrorBand, used: u64, capacity: Option<u64>) {
+    if b.few_runs {
+        println!(
+            "band: {} to {} (few measured runs of this kind, {}: a wide ±25 % band)",
+            gib(b.band_low_bytes),
+            gib(b.band_high_bytes),
+            b.regime
+        );
+    } else {
+        println!(
+            "band: {} to {} for 8 runs in 10 of this kind ({}, {} measured runs; the estimate was low {} % of the time)",
+            gib(b.band_low_bytes),
+            gib(b.band_high_bytes),
+            b.regime,
+            b.regime_cases,
+            b.under_estimate_percent
+        );
+    }
+    if let Some(c) = capacity {
+        if let vramfit_core::band::BandedFit::FitsUnless { margin_percent } = b.fit(used, c) {
+            println!("fits unless the estimate is more than {margin_percent} % low (the band's top does not fit)");
+        }
     }
 }
 

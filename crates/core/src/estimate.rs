@@ -185,6 +185,9 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         cpu_lines.push(checkpoint_loading_line(&r)?);
     }
     let cpu_ram: u128 = cpu_lines.iter().map(|l| l.bytes as u128).sum();
+    // vLLM's verdict is its pool, sized by vLLM's own rule; every other
+    // total gets the spread of its regime's measured errors.
+    let band = (task.serving.is_none()).then(|| crate::band::band(sc, report.device_used_bytes));
     Ok(Estimate {
         model: spec.name.clone(),
         params: r.counts.total,
@@ -199,6 +202,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         cpu_lines,
         capacity_bytes: capacity,
         serving: task.serving,
+        band,
         notes,
     })
 }

@@ -26,6 +26,7 @@ pub mod url;
 
 pub use error::{InputError, Result};
 pub mod activations;
+pub mod band;
 pub mod cases;
 pub mod dequant;
 pub mod estimate;

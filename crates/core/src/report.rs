@@ -176,6 +176,11 @@ pub struct Estimate {
     /// A vLLM engine's KV pool and what it holds: the serving verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serving: Option<crate::serving::pool::ServingPool>,
+    /// How far to trust the headline total: the spread of the estimator's
+    /// errors on measured runs of this regime (`band_low_bytes`,
+    /// `band_high_bytes`, `regime`, ... in the JSON).
+    #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
+    pub band: Option<crate::band::ErrorBand>,
     pub notes: Vec<Note>,
 }
 
@@ -311,6 +316,7 @@ mod tests {
             cpu_lines: Vec::new(),
             capacity_bytes: capacity,
             serving: None,
+            band: None,
             notes: Vec::new(),
         }
     }

@@ -138,6 +138,7 @@ fn Breakdown(estimate: Estimate, units: Units) -> impl IntoView {
             }}
             <span class="phase">{text_with(lang, "peak-during", &[("phase", phase_label(lang, &first.peak_phase))])}</span>
         </p>
+        {estimate.band.as_ref().map(|b| band_line(b, first.device_used_bytes, estimate.capacity_bytes, units, lang))}
         {estimate.serving.as_ref().map(|p| view! {
             <p class="pool" data-testid="pool">
                 {text_with(lang, "pool-holds", &[
@@ -268,5 +269,53 @@ pub fn Bar(name: String, report: GpuReport, capacity: Option<u64>, units: Units)
             </svg>
             <figcaption>{caption}</figcaption>
         </figure>
+    }
+}
+
+/// How far to trust the total: its regime's measured spread, and the fit
+/// read through it ("fits unless the estimate is more than N % low").
+fn band_line(
+    b: &vramfit_core::band::ErrorBand,
+    used: u64,
+    capacity: Option<u64>,
+    units: Units,
+    lang: crate::i18n::Lang,
+) -> impl IntoView {
+    let (low, high) = (
+        units.bytes(b.band_low_bytes),
+        units.bytes(b.band_high_bytes),
+    );
+    let spread = if b.few_runs {
+        text_with(
+            lang,
+            "band-few",
+            &[("low", low), ("high", high), ("regime", b.regime.clone())],
+        )
+    } else {
+        text_with(
+            lang,
+            "band",
+            &[
+                ("low", low),
+                ("high", high),
+                ("regime", b.regime.clone()),
+                ("cases", b.regime_cases.to_string()),
+                ("under", b.under_estimate_percent.to_string()),
+            ],
+        )
+    };
+    let unless = capacity.and_then(|c| match b.fit(used, c) {
+        vramfit_core::band::BandedFit::FitsUnless { margin_percent } => Some(text_with(
+            lang,
+            "band-fits-unless",
+            &[("margin", margin_percent.to_string())],
+        )),
+        _ => None,
+    });
+    view! {
+        <p class="band" data-testid="band">
+            {unless.map(|u| view! { <strong>{u}</strong>{space(lang)} })}
+            {spread}
+        </p>
     }
 }
