@@ -34,6 +34,48 @@ pub(super) fn fused_attention_terms(t: &mut Terms, l: &LayerShape) {
     }
 }
 
+/// T5's learned relative-position bias reaches SDPA as a float mask
+/// (transformers `create_position_bias_mask`), and in full training that
+/// mask needs a gradient: PyTorch then runs SDPA's math path, which
+/// computes half-precision inputs in fp32 (`_scaled_dot_product_attention_math`
+/// upcasts unless `allow_fp16_bf16_reduction_math_sdp` is set). Measured on
+/// an H100 (h100_measured.jsonl, t5-base bf16 without checkpointing): the
+/// fused terms fell 38–47 % short; these terms cover it.
+pub(super) fn sdpa_falls_back_to_math(l: &LayerShape, spec: &ModelSpec) -> bool {
+    spec.arch == Arch::T5 && l.grads.norms && l.grads.qkv
+}
+
+/// SDPA's math path in fp32 (see [`sdpa_falls_back_to_math`]): q, k, v
+/// upcast and saved by the two matmuls, the fp32 softmax output, the
+/// dropout mask and the fp32 dropped probabilities P·V reads, and the
+/// 16-bit output o_proj reads.
+pub(super) fn math_sdpa_terms(t: &mut Terms, l: &LayerShape) {
+    let (b, s) = (l.batch, l.seq);
+    let qd = l.heads * l.head_dim;
+    t.push(
+        "q, k, v (fp32, SDPA math path)",
+        4 * 3 * b * s * qd,
+        format!("4·b·s·3·{qd}"),
+    );
+    t.push(
+        "attention output (o_proj input)",
+        l.o_proj_input(),
+        "b·s·a·d".into(),
+    );
+    t.push(
+        "attention scores",
+        4 * b * l.heads * s * s,
+        "4·a·b·s² (fp32 softmax)".into(),
+    );
+    if l.dropout {
+        t.push(
+            "attention dropout",
+            5 * b * l.heads * s * s,
+            "(1 + 4)·a·b·s² mask + fp32 dropped probs".into(),
+        );
+    }
+}
+
 /// Eager attention: q, k and v repeated to every head, the output for
 /// o_proj, the score matrix and its dropout.
 pub(super) fn eager_attention_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec) {

@@ -1,6 +1,9 @@
 //! One layer's saved tensors, term by term, and what checkpointing keeps of them.
 
-use super::attention::{cross_attention_terms, eager_attention_terms, fused_attention_terms};
+use super::attention::{
+    cross_attention_terms, eager_attention_terms, fused_attention_terms, math_sdpa_terms,
+    sdpa_falls_back_to_math,
+};
 use super::shape::{
     norm_saves, qk_norm_rows, ActFn, LayerShape, LoraActs, NormSaves, RmsWeight, Term, Terms,
 };
@@ -24,6 +27,7 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
     );
     qk_norm_terms(&mut t, l, spec);
     match l.attention {
+        Attention::Sdpa if sdpa_falls_back_to_math(l, spec) => math_sdpa_terms(&mut t, l),
         Attention::Sdpa | Attention::Flash => fused_attention_terms(&mut t, l),
         Attention::Eager => eager_attention_terms(&mut t, l, spec),
     }
