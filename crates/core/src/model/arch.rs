@@ -183,7 +183,9 @@ pub const ARCHS: [ArchRow; 50] = [
         .types(&["deepseek_v2"])
         .cases(&["deepseek_v2"]),
     // DeepSeek-V3.2 adds a lightning indexer to each layer (hf_config::modern).
-    row(Arch::DeepseekV3, "deepseek_v3").types(&["deepseek_v3", "deepseek_v32"]),
+    // Kimi K2 ships model_type "kimi_k2" with DeepseekV3ForCausalLM (its
+    // config.json): the same layers, 384 experts, one dense layer.
+    row(Arch::DeepseekV3, "deepseek_v3").types(&["deepseek_v3", "deepseek_v32", "kimi_k2"]),
     row(Arch::ClipVision, "clip_vision")
         .types(&["clip_vision_model", "clip"])
         .plain_layer_norm(),
