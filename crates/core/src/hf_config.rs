@@ -6,6 +6,7 @@
 
 mod image_rule;
 pub use image_rule::rule_from_configs;
+mod llama4;
 mod modern;
 mod reader;
 mod shuffle;
@@ -56,7 +57,8 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
     // The wrappers whose image rule the estimate applies (Qwen-VL's dynamic
     // resolution, LLaVA-NeXT's and OneVision's any-resolution grids, the
     // tiles of Idefics3 / SmolVLM and InternVL, Gemma 3's and PaliGemma's
-    // fixed tokens or Gemma 3's pan-and-scan crops).
+    // fixed tokens or Gemma 3's pan-and-scan crops; Llama 4's tiles and
+    // Qwen3.5's dynamic resolution when the wrapper carries its tower).
     let model_type = cfg.string("model_type")?;
     let rule_family = matches!(
         model_type,
@@ -72,7 +74,10 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
                 | "paligemma"
                 | "llava_onevision"
         )
-    ) || (model_type == Some("gemma3") && spec.vision.is_some());
+    ) || (matches!(
+        model_type,
+        Some("gemma3" | "llama4" | "qwen3_5" | "qwen3_5_moe")
+    ) && spec.vision.is_some());
     if rule_family {
         spec.image_rule = Some(image_rule::rule_from_configs(json, preprocessor)?);
     }
@@ -156,18 +161,18 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         },
         Arch::T5 => import_t5(cfg, model_type),
         Arch::Mamba | Arch::Mamba2 => modern::import_mamba(cfg, arch, model_type),
-        // Multimodal wrappers: the language model is `text_config`.
-        Arch::Llama4 | Arch::Qwen3Next if cfg.obj.contains_key("text_config") => {
-            match cfg.object("text_config")? {
-                Some(text) if cfg.obj.contains_key("vision_config") => Err(InputError::new(
-                    text.field("").trim_end_matches('.').to_string(),
-                    format!(
-                        "the {model_type} vision tower is not modelled yet: paste the text_config alone"
-                    ),
-                )),
-                Some(text) => import_decoder(&text, arch, model_type),
-                None => Err(InputError::new(cfg.field("text_config"), "must be an object")),
-            }
+        // Multimodal wrappers (the language model is `text_config`) with
+        // their vision tower; without a text_config the fields are read flat.
+        Arch::Llama4 if model_type == "llama4" && cfg.obj.contains_key("text_config") => {
+            llama4::import_llama4(cfg, |text| import_decoder(text, arch, "llama4_text"))
+        }
+        Arch::Qwen3Next
+            if matches!(model_type, "qwen3_5" | "qwen3_5_moe")
+                && cfg.obj.contains_key("text_config") =>
+        {
+            vlm::import_qwen3_5(cfg, model_type, |text| {
+                import_decoder(text, arch, model_type)
+            })
         }
         _ => {
             let mut sub = Cfg::new(cfg.obj, &cfg.prefix);

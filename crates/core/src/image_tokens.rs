@@ -16,6 +16,10 @@
 //! - Llama 3.2 Vision (`mllama`): 560 px tiles up to `max_image_tiles`; the
 //!   language model sees one image token and reads the tiles through its
 //!   cross-attention layers.
+//! - Llama 4 (`get_best_fit` of `image_processing_llama4.py`): the canvas of
+//!   at most `max_patches` tiles that scales the image least, a global tile
+//!   beside them when there is more than one, each tile's patches folded by
+//!   the pixel shuffle.
 
 use serde::Serialize;
 
@@ -24,6 +28,8 @@ use crate::scenario::limits::{MAX_IMAGE_SIZE, MAX_IMAGE_TILES, MAX_TOKENS};
 
 pub(crate) mod anyres;
 pub use anyres::LLAVA_NEXT_PINPOINTS;
+mod llama4;
+pub use llama4::llama4_canvas;
 
 /// Every size a rule holds is at most this many pixels, so products of a
 /// few of them stay far inside u64.
@@ -91,6 +97,18 @@ pub enum ImageRule {
         /// `image_grid_pinpoints`, as (height, width).
         pinpoints: Vec<(u64, u64)>,
     },
+    /// Llama 4: the best canvas of at most `max_tiles` square tiles, a
+    /// global tile beside them when there is more than one; the tower reads
+    /// `(tile/patch)² + 1` tokens per tile, the pixel shuffle hands on
+    /// `tokens_per_tile`, and the prompt wraps them in its markers.
+    Llama4 {
+        tile: u64,
+        patch: u64,
+        max_tiles: u64,
+        tokens_per_tile: u64,
+        /// `resize_to_max_canvas`: the canvas that upscales most, not least.
+        max_canvas: bool,
+    },
     /// LLaVA-OneVision `anyres_max_N`: LLaVA-NeXT's grids over a SigLIP
     /// tower (no class token), the unpadded features shrunk when they pass
     /// 1.1× `max_patches` tiles' worth.
@@ -116,6 +134,7 @@ impl ImageRule {
             ImageRule::Idefics3 { .. } => "Idefics3 image splitting",
             ImageRule::LlavaNext { .. } => "LLaVA-NeXT any-resolution",
             ImageRule::LlavaOneVision { .. } => "LLaVA-OneVision any-resolution",
+            ImageRule::Llama4 { .. } => "Llama 4 tiles",
         }
     }
 
@@ -173,6 +192,22 @@ impl ImageRule {
                 patch,
                 seq_len,
             } => join("idefics3", &[*longest_edge, *tile, *patch, *seq_len]),
+            ImageRule::Llama4 {
+                tile,
+                patch,
+                max_tiles,
+                tokens_per_tile,
+                max_canvas,
+            } => join(
+                "llama4",
+                &[
+                    *tile,
+                    *patch,
+                    *max_tiles,
+                    *tokens_per_tile,
+                    u64::from(*max_canvas),
+                ],
+            ),
             ImageRule::LlavaNext {
                 crop,
                 patch,
@@ -271,6 +306,7 @@ impl ImageRule {
                     seq_len: v[3],
                 }
             }
+            "llama4" => llama4_from_numbers(&numbers(5)?)?,
             "llava_next" => {
                 if items.len() < 2 {
                     return Err("llava_next takes crop, patch and pinpoints HxW".to_owned());
@@ -298,7 +334,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                     "\"{other}\" is not an image rule: qwen_vl, intern_vl, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, idefics3, llava_next, llava_onevision"
+                     gemma3_pan_scan, pixtral, idefics3, llava_next, llava_onevision, llama4"
                 ))
             }
         };
@@ -389,6 +425,18 @@ impl ImageRule {
                 side("tile", *tile)?;
                 side("patch", *patch)?;
                 count("seq_len", *seq_len)?;
+            }
+            ImageRule::Llama4 {
+                tile,
+                patch,
+                max_tiles,
+                tokens_per_tile,
+                max_canvas: _,
+            } => {
+                side("tile", *tile)?;
+                check_range("image rule: patch", *patch, 1, *tile)?;
+                tiles("max_tiles", *max_tiles)?;
+                count("tokens_per_tile", *tokens_per_tile)?;
             }
             ImageRule::LlavaNext {
                 crop,
@@ -584,6 +632,55 @@ pub fn mllama_tiles(width: u64, height: u64, tile: u64, max_tiles: u64) -> u64 {
     best.map_or(1, |(_, _, t)| t)
 }
 
+/// Reads the numbers of a `llama4:` link rule; the last is
+/// `resize_to_max_canvas`, 0 or 1.
+fn llama4_from_numbers(v: &[u64]) -> std::result::Result<ImageRule, String> {
+    match *v {
+        [tile, patch, max_tiles, tokens_per_tile, flag @ (0 | 1)] => Ok(ImageRule::Llama4 {
+            tile,
+            patch,
+            max_tiles,
+            tokens_per_tile,
+            max_canvas: flag == 1,
+        }),
+        _ => Err(format!(
+            "llama4 takes tile, patch, max tiles, tokens per tile and resize_to_max_canvas (0 or 1), got {v:?}"
+        )),
+    }
+}
+
+/// Llama 4's (tower, language-model) tokens and tiles of one image.
+fn llama4_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+    let ImageRule::Llama4 {
+        tile,
+        patch,
+        max_tiles,
+        tokens_per_tile,
+        max_canvas,
+    } = *rule
+    else {
+        return (0, 0, None);
+    };
+    let (rows, cols) = llama4_canvas(width, height, tile, max_tiles, max_canvas);
+    let grid = rows * cols;
+    let side = tile / patch.max(1);
+    // `Llama4Processor._prompt_split_image`: <|image_start|>, each grid
+    // tile's patches with an x separator between the tiles of a row and a
+    // y separator after each row, <|image|>, the global tile's patches,
+    // <|image_end|>; one tile alone is the last four.
+    let (images, markers) = if grid > 1 {
+        (grid + 1, grid + 3)
+    } else {
+        (1, 3)
+    };
+    // The tower reads the class token too (dropped before the shuffle).
+    (
+        images * (side * side + 1),
+        images * tokens_per_tile + markers,
+        Some(images),
+    )
+}
+
 /// The tokens of one `width × height` image under `rule`.
 pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
     rule.validate()?;
@@ -678,6 +775,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             let side = tile / patch.max(1);
             (images * side * side, images * seq_len, Some(images))
         }
+        ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
         ImageRule::LlavaNext {
             crop,
             patch,

@@ -249,3 +249,44 @@ fn the_architecture_table_is_the_one_source_of_names() {
         }
     }
 }
+
+/// Llama4TextConfig's defaults when a config lists neither `layer_types`
+/// nor `no_rope_layers` (Scout and Maverick ship neither): every 4th layer
+/// is a NoPE full-attention layer, the rest attend in chunks of
+/// `attention_chunk_size` (8192 when absent; an explicit null turns it off).
+#[test]
+fn llama4_chunked_layers_follow_the_config_defaults() {
+    let text = config_text("meta-llama__Llama-4-Scout-17B-16E-Instruct--text_config.json");
+    let chunked = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+        for key in ["no_rope_layers", "layer_types", "no_rope_layer_interval"] {
+            cfg.as_object_mut().expect("object").remove(key);
+        }
+        edit(&mut cfg);
+        from_hf_config(&cfg.to_string())
+            .expect("imports")
+            .sliding_window
+            .map(|w| (w.window, w.layers))
+    };
+    assert_eq!(chunked(&|_| {}), Some((8192, 36)));
+    assert_eq!(
+        chunked(&|c| c["no_rope_layer_interval"] = 2.into()),
+        Some((8192, 24))
+    );
+    assert_eq!(
+        chunked(&|c| {
+            c.as_object_mut().expect("object").remove("attention_chunk_size");
+        }),
+        Some((8192, 36))
+    );
+    assert_eq!(
+        chunked(&|c| c["attention_chunk_size"] = serde_json::Value::Null),
+        None
+    );
+    let mut listed = vec![1u64; 48];
+    listed[0] = 0;
+    assert_eq!(
+        chunked(&|c| c["no_rope_layers"] = serde_json::json!(listed)),
+        Some((8192, 47))
+    );
+}

@@ -124,7 +124,9 @@ fn configs_name_their_rule_and_unknown_towers_are_refused() {
 
 /// The same rules against the processors themselves, run on synthetic
 /// images (`data/vision/measure_image_tokens.py`: `pixel_values` and
-/// `image_grid_thw` of 45 sizes per setting, transformers 5.24.0).
+/// `image_grid_thw` of 45 sizes per setting, transformers 5.24.0; Llama 4's
+/// tiles from its processor's own `_preprocess` with shape-only pixel
+/// operations, 58 sizes per setting, and the prompt its processor writes).
 #[test]
 fn token_counts_equal_the_processors_run_on_images() {
     let table = include_str!("data/vision/image_tokens.jsonl");
@@ -202,6 +204,13 @@ fn token_counts_equal_the_processors_run_on_images() {
                     .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
                     .collect(),
             },
+            "llama4" => ImageRule::Llama4 {
+                tile: u(&s["size"], "height"),
+                patch: u(s, "patch_size"),
+                max_tiles: u(s, "max_patches"),
+                tokens_per_tile: u(s, "tokens_per_tile"),
+                max_canvas: s["resize_to_max_canvas"] == Value::Bool(true),
+            },
             other => panic!("family {other}"),
         };
         let (w, h) = (u(&line, "width"), u(&line, "height"));
@@ -231,5 +240,5 @@ fn token_counts_equal_the_processors_run_on_images() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(checked >= 675, "{checked}");
+    assert!(checked >= 849, "{checked}");
 }

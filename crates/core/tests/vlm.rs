@@ -1,6 +1,6 @@
-//! VLMs with dynamic resolution or tiles: Qwen2-VL / Qwen2.5-VL / Qwen3-VL,
-//! LLaVA-NeXT, LLaVA-OneVision, Gemma 3, PaliGemma, Mistral 3, Idefics3 /
-//! SmolVLM and InternVL configs
+//! VLMs with dynamic resolution or tiles: Qwen2-VL / Qwen2.5-VL / Qwen3-VL /
+//! Qwen3.5, LLaVA-NeXT, LLaVA-OneVision, Gemma 3, PaliGemma, Mistral 3,
+//! Idefics3 / SmolVLM, InternVL and Llama 4 configs
 //! import with their vision tower counted exactly as transformers
 //! builds it (`data/params/hf_measured_vlm.csv`, `measure_hf_vlm.py`,
 //! torch 2.15.0, transformers 5.24.0, meta device), and an image's width ×
@@ -26,7 +26,7 @@ fn qwen25_7b() -> ModelSpec {
 #[test]
 fn every_vlm_config_counts_exactly_what_transformers_builds() {
     let rows = csv_rows("hf_measured_vlm.csv");
-    assert!(rows.len() >= 37, "{} rows", rows.len());
+    assert!(rows.len() >= 48, "{} rows", rows.len());
     for row in &rows {
         let config = get(row, "config");
         let spec = from_hf_config(&config_text(config)).unwrap_or_else(|e| panic!("{config}: {e}"));
@@ -654,4 +654,269 @@ fn paligemma_and_onevision_read_their_rules() {
     let e = from_hf_config(&cfg.to_string()).expect_err("refused");
     assert_eq!(e.field, "config.json: vision_config.model_type", "{e}");
     assert!(e.message.contains("siglip_vision_model"), "{}", e.message);
+}
+
+fn llama4_rule(tile: u64, patch: u64, tokens_per_tile: u64) -> ImageRule {
+    ImageRule::Llama4 {
+        tile,
+        patch,
+        max_tiles: 16,
+        tokens_per_tile,
+        max_canvas: false,
+    }
+}
+
+/// Llama 4: tiles of the tower's square (Scout and Maverick: 336 px in
+/// 14 px patches, 24² folded 2 × 2 into 144 tokens), at most 16 of them;
+/// Qwen3.5 (dense and MoE): Qwen3-VL's 16 px dynamic resolution.
+#[test]
+fn llama4_and_qwen3_5_read_their_rules_from_the_config() {
+    for (fixture, rule) in [
+        (
+            "vlm/meta-llama__Llama-4-Scout-17B-16E-Instruct.json",
+            llama4_rule(336, 14, 144),
+        ),
+        (
+            "vlm/meta-llama__Llama-4-Maverick-17B-128E-Instruct.json",
+            llama4_rule(336, 14, 144),
+        ),
+        // Llama4VisionConfig()'s 448 px tower: 32² patches, 256 tokens.
+        ("vlm/defaults__llama4.json", llama4_rule(448, 14, 256)),
+        // pixel_shuffle_ratio 0.25: 16² patches folded 4 × 4.
+        (
+            "vlm/made_up__llama4_moe_layers_untied.json",
+            llama4_rule(256, 16, 16),
+        ),
+        (
+            "vlm/made_up__llama4_text_diff_tied.json",
+            llama4_rule(112, 14, 16),
+        ),
+    ] {
+        let spec = from_hf_config(&config_text(fixture)).expect("imports");
+        assert_eq!(spec.image_rule, Some(rule), "{fixture}");
+    }
+    for fixture in [
+        "vlm/Qwen__Qwen3.5-0.8B.json",
+        "vlm/Qwen__Qwen3.5-35B-A3B.json",
+        "vlm/defaults__qwen3_5.json",
+        "vlm/defaults__qwen3_5_moe.json",
+    ] {
+        let spec = from_hf_config(&config_text(fixture)).expect("imports");
+        assert_eq!(
+            spec.image_rule,
+            Some(ImageRule::QwenVl {
+                patch: 16,
+                merge: 2,
+                min_pixels: 65_536,
+                max_pixels: 16_777_216
+            }),
+            "{fixture}"
+        );
+    }
+    // The preprocessor's tile size, tile limit and canvas choice win.
+    let scout = config_text("vlm/meta-llama__Llama-4-Scout-17B-16E-Instruct.json");
+    let spec = from_hf_configs(
+        &scout,
+        Some(r#"{"size": {"height": 336, "width": 336}, "max_patches": 4, "resize_to_max_canvas": true}"#),
+    )
+    .expect("imports");
+    let rule = ImageRule::Llama4 {
+        tile: 336,
+        patch: 14,
+        max_tiles: 4,
+        tokens_per_tile: 144,
+        max_canvas: true,
+    };
+    assert_eq!(spec.image_rule, Some(rule.clone()));
+    assert_eq!(rule.to_text(), "llama4:336,14,4,144,1");
+    assert_eq!(ImageRule::from_text(&rule.to_text()), Ok(rule));
+    assert!(ImageRule::from_text("llama4:336,14,4,144,2").is_err());
+}
+
+/// A 1080p image under Scout's rule: a 3 × 5 canvas of 336 px tiles and the
+/// global tile, 16 × 577 tower tokens; the prompt holds 16 × 144 patch
+/// tokens, 15 tile separators and the start, image and end markers: 2,322
+/// (`data/vision/image_tokens.jsonl`, as `Llama4Processor` writes it).
+#[test]
+fn a_1080p_image_costs_its_llama4_tiles_in_the_sequence() {
+    let spec = from_hf_config(&config_text(
+        "vlm/meta-llama__Llama-4-Scout-17B-16E-Instruct.json",
+    ))
+    .expect("imports");
+    let rule = spec.image_rule.as_ref().expect("a rule");
+    let hd = tokens(rule, 1920, 1080).expect("fits");
+    assert_eq!(
+        (hd.tower_tokens, hd.language_model_tokens, hd.tiles),
+        (9232, 2322, Some(16))
+    );
+    // One tile alone: 144 patches and 3 markers, no global tile.
+    let small = tokens(rule, 336, 336).expect("fits");
+    assert_eq!(
+        (small.tower_tokens, small.language_model_tokens, small.tiles),
+        (577, 147, Some(1))
+    );
+    let mut sc = Scenario {
+        model: ModelSource::Spec(Box::new(spec.clone())),
+        task: TaskKind::Inference,
+        ..Scenario::default()
+    };
+    sc.inference.images_per_prompt = 1;
+    sc.inference.prompt_len = 64;
+    sc.image_width = Some(1920);
+    sc.image_height = Some(1080);
+    let mut text = sc.clone();
+    text.inference.images_per_prompt = 0;
+    text.inference.prompt_len = 64 + 2322;
+    assert_eq!(peak(&sc), peak(&text));
+    let note = estimate(&sc)
+        .expect("estimates")
+        .notes
+        .into_iter()
+        .find(|n| n.code == "image_tokens")
+        .expect("a note");
+    assert!(
+        note.message
+            .contains("Llama 4 tiles rule: each 1920×1080 image is 9232 tower tokens and 2322"),
+        "{}",
+        note.message
+    );
+    let d = decode(&encode(&sc));
+    assert!(d.notices.is_empty(), "{:?}", d.notices);
+    assert_eq!(d.scenario, sc);
+}
+
+/// A wrapper without its `vision_config` gets the class defaults' tower,
+/// as transformers builds it; one without a `text_config` reads its
+/// fields flat, with no tower.
+#[test]
+fn llama4_and_qwen3_5_wrappers_without_a_vision_config_get_the_default_tower() {
+    for (fixture, tower) in [
+        (
+            "vlm/meta-llama__Llama-4-Scout-17B-16E-Instruct.json",
+            415_856_640,
+        ),
+        ("vlm/Qwen__Qwen3.5-0.8B.json", 415_891_440),
+    ] {
+        let mut cfg: serde_json::Value = serde_json::from_str(&config_text(fixture)).expect("json");
+        cfg.as_object_mut().map(|o| o.remove("vision_config"));
+        let spec = from_hf_config(&cfg.to_string()).expect("imports");
+        assert_eq!(spec.param_counts().vision, tower, "{fixture}");
+    }
+    let text = config_text("defaults_2025/llama4_text.json");
+    let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+    cfg["model_type"] = serde_json::json!("llama4");
+    let spec = from_hf_config(&cfg.to_string()).expect("imports");
+    assert!(spec.vision.is_none());
+    assert_eq!(spec.param_counts().total, 107_769_861_120);
+}
+
+/// What the Llama 4 and Qwen3.5 importers cannot model is an error naming
+/// the field; absurd values are answers, never panics.
+#[test]
+fn unmodelled_llama4_and_qwen3_5_configs_are_errors_naming_the_field() {
+    let llama: serde_json::Value =
+        serde_json::from_str(&config_text("vlm/made_up__llama4_moe_layers_untied.json"))
+            .expect("json");
+    let qwen: serde_json::Value =
+        serde_json::from_str(&config_text("vlm/made_up__qwen3_5_text_diff_tied.json"))
+            .expect("json");
+    let refused = |base: &serde_json::Value,
+                   edit: &dyn Fn(&mut serde_json::Value),
+                   field: &str,
+                   words: &str| {
+        let mut cfg = base.clone();
+        edit(&mut cfg);
+        let e = from_hf_config(&cfg.to_string()).expect_err("refused");
+        assert_eq!(e.field, format!("config.json: {field}"), "{e}");
+        assert!(e.message.contains(words), "{field}: {}", e.message);
+    };
+    refused(
+        &llama,
+        &|c| c["vision_config"]["pixel_shuffle_ratio"] = serde_json::json!(0.3),
+        "vision_config.pixel_shuffle_ratio",
+        "only 1/k",
+    );
+    // 0.5 folds 2 × 2, but 256 / 16 = 16 patches a side: fine; 240 px are 15.
+    refused(
+        &llama,
+        &|c| c["vision_config"]["image_size"] = serde_json::json!(240),
+        "vision_config.pixel_shuffle_ratio",
+        "15 patches a side",
+    );
+    refused(
+        &llama,
+        &|c| c["vision_config"]["num_attention_heads"] = serde_json::json!(5),
+        "vision_config.num_attention_heads",
+        "do not divide",
+    );
+    refused(
+        &llama,
+        &|c| c["vision_config"]["patch_size"] = serde_json::json!(512),
+        "vision_config.patch_size",
+        "do not fit",
+    );
+    refused(
+        &llama,
+        &|c| c["vision_config"]["image_size"] = serde_json::json!([256, 256]),
+        "vision_config.image_size",
+        "expected a whole number",
+    );
+    refused(
+        &qwen,
+        &|c| c["vision_config"]["num_heads"] = serde_json::json!(5),
+        "vision_config.num_heads",
+        "do not divide",
+    );
+    refused(
+        &qwen,
+        &|c| c["text_config"] = serde_json::json!(null),
+        "text_config",
+        "is missing",
+    );
+    let e = from_hf_configs(
+        &llama.to_string(),
+        Some(r#"{"size": {"height": 336, "width": 448}}"#),
+    )
+    .expect_err("refused");
+    assert_eq!(e.field, "preprocessor_config.json: size", "{e}");
+    let absurd = [
+        serde_json::json!(u64::MAX),
+        serde_json::json!(0),
+        serde_json::json!(-1),
+        serde_json::json!(1e30),
+        serde_json::json!([0, 0]),
+        serde_json::json!("x"),
+    ];
+    let preprocessors = [
+        r#"{"size": {"height": 18446744073709551615, "width": 18446744073709551615}, "max_patches": 0}"#,
+        r#"{"max_patches": 18446744073709551615, "resize_to_max_canvas": 3}"#,
+    ];
+    for base in [&llama, &qwen] {
+        for (sub, key) in [
+            ("vision_config", "hidden_size"),
+            ("vision_config", "image_size"),
+            ("vision_config", "patch_size"),
+            ("vision_config", "pixel_shuffle_ratio"),
+            ("vision_config", "num_attention_heads"),
+            ("vision_config", "num_heads"),
+            ("vision_config", "spatial_merge_size"),
+            ("vision_config", "vision_output_dim"),
+            ("text_config", "hidden_size"),
+            ("text_config", "num_hidden_layers"),
+            ("text_config", "interleave_moe_layer_step"),
+        ] {
+            for value in &absurd {
+                let mut cfg = base.clone();
+                cfg[sub][key] = value.clone();
+                let text = cfg.to_string();
+                let _ = from_hf_config(&text);
+                for pre in preprocessors {
+                    let _ = from_hf_configs(&text, Some(pre));
+                    if let Ok(rule) = rule_from_configs(&text, Some(pre)) {
+                        let _ = tokens(&rule, 65_536, 1);
+                    }
+                }
+            }
+        }
+    }
 }

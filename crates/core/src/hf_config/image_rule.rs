@@ -153,10 +153,11 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             },
         }),
         "llava_onevision" => onevision(&cfg, &pre),
+        "llama4" => llama4(&cfg, &pre),
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, internvl, gemma3, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_onevision, paligemma"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, internvl, gemma3, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_onevision, paligemma, llama4"
             ),
         )),
     }
@@ -217,6 +218,69 @@ fn idefics3(cfg: &Value, pre: &Value) -> ImageRule {
         // int(((image_size // patch_size) ** 2) / (scale_factor ** 2)).
         seq_len: side.saturating_mul(side) / scale.saturating_mul(scale).max(1),
     }
+}
+
+/// Llama 4 (`Llama4ImageProcessor` + `Llama4Processor`): tiles of the
+/// processor's square `size` (the tower's `image_size` when no
+/// preprocessor says otherwise: the position embeddings fit no other
+/// tile), up to `max_patches` of them (16 in the class), and the
+/// `(side / k)²` tokens the pixel shuffle leaves of each, k = 1 /
+/// `pixel_shuffle_ratio`.
+fn llama4(cfg: &Value, pre: &Value) -> Result<ImageRule> {
+    let tile = match (
+        field(pre, &["size", "height"]),
+        field(pre, &["size", "width"]),
+    ) {
+        (None, None) => number(cfg, &[&["vision_config", "image_size"]], 448),
+        (h, w) if h.is_some() && h == w => h.and_then(Value::as_u64).unwrap_or(0),
+        (h, w) => {
+            return Err(InputError::new(
+                "preprocessor_config.json: size",
+                format!(
+                    "height {} and width {} are not supported: Llama 4's processor cuts square tiles only",
+                    h.unwrap_or(&Value::Null),
+                    w.unwrap_or(&Value::Null)
+                ),
+            ))
+        }
+    };
+    let patch = number(cfg, &[&["vision_config", "patch_size"]], 14);
+    let side = tile / patch.max(1);
+    let ratio = match field(cfg, &["vision_config", "pixel_shuffle_ratio"]) {
+        None | Some(Value::Null) => 0.5,
+        Some(v) => v.as_f64().unwrap_or(f64::NAN),
+    };
+    // The model's shuffle folds k × k patches into one token; the processor
+    // writes (side² // round(1 / ratio²)) tokens per tile. They agree (and
+    // the shuffle can regroup the patches) only for whole k that divide the side.
+    let k = 1.0 / ratio;
+    let whole = k.is_finite() && k >= 1.0 && (k - k.round()).abs() < 1e-9;
+    let k = k.round() as u64;
+    if !whole || side == 0 || !side.is_multiple_of(k.max(1)) {
+        return Err(InputError::new(
+            "config.json: vision_config.pixel_shuffle_ratio",
+            format!(
+                "{ratio} is not supported with {side} patches a side: only 1/k for a whole k that divides them"
+            ),
+        ));
+    }
+    let max_canvas = match pre.get("resize_to_max_canvas") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(InputError::new(
+                "preprocessor_config.json: resize_to_max_canvas",
+                format!("expected true or false, got {other}"),
+            ))
+        }
+    };
+    Ok(ImageRule::Llama4 {
+        tile,
+        patch,
+        max_tiles: number(pre, &[&["max_patches"]], 16),
+        tokens_per_tile: (side / k).saturating_mul(side / k),
+        max_canvas,
+    })
 }
 
 /// LLaVA-OneVision: the any-resolution grids of its processor.

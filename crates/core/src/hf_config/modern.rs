@@ -242,13 +242,19 @@ fn llama4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     attention_bias(cfg, spec, false)?;
     let expert = dense_width(cfg)?;
     let moe_count = match cfg.array("moe_layers")? {
-        Some(list) => list.len() as u64,
+        // `layer_idx in config.moe_layers`: the layers listed, once each
+        Some(list) => list
+            .iter()
+            .filter_map(serde_json::Value::as_u64)
+            .filter(|i| *i < layers)
+            .collect::<std::collections::BTreeSet<u64>>()
+            .len() as u64,
         None => {
             let step = cfg
                 .int(&["interleave_moe_layer_step"], 1, MAX_LAYERS)?
                 .unwrap_or(1);
-            // range(step - 1, layers, step)
-            (layers + 1) / step
+            // range(step - 1, layers, step): ⌊layers / step⌋ layers
+            layers / step
         }
     }
     .min(layers);
@@ -266,13 +272,30 @@ fn llama4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         dense_layers: layers - moe_count,
         router_bias: false,
     });
-    if let Some(chunk) = cfg.int(&["attention_chunk_size"], 1, MAX_POSITION)? {
+    // Llama4TextConfig: `attention_chunk_size` defaults to 8192 when absent
+    // (an explicit null turns chunking off); without `layer_types`, the
+    // RoPE layers of `no_rope_layers` attend in chunks, and when that list
+    // is absent or empty every `no_rope_layer_interval`-th layer (default
+    // 4) is a NoPE, full-attention layer: 36 of Scout's 48 are chunked.
+    let chunk = if cfg.obj.contains_key("attention_chunk_size") {
+        cfg.int(&["attention_chunk_size"], 1, MAX_POSITION)?
+    } else {
+        Some(8192)
+    };
+    if let Some(chunk) = chunk {
         let chunked = match layer_types(cfg, layers)? {
             Some(types) => types.count(&["chunked_attention"]),
             // no_rope_layers: 1 = a RoPE layer, which attends in chunks
             None => match cfg.array("no_rope_layers")? {
-                Some(list) => list.iter().filter(|v| v.as_u64() == Some(1)).count() as u64,
-                None => 0,
+                Some(list) if !list.is_empty() => {
+                    list.iter().filter(|v| v.as_u64() == Some(1)).count() as u64
+                }
+                _ => {
+                    let interval = cfg
+                        .int(&["no_rope_layer_interval"], 1, MAX_LAYERS)?
+                        .unwrap_or(4);
+                    layers - layers / interval
+                }
             },
         };
         if chunked > 0 {

@@ -41,6 +41,20 @@ pub(super) enum Defaults {
     /// `Gemma2Config()`: 2304 hidden, 9216 MLP, 26 layers, 8 heads, 4 KV
     /// heads of 256, 256000 vocabulary, 8192 positions (PaliGemma 2's).
     Gemma2,
+    /// `Llama4TextConfig()` (a `llama4` wrapper's `text_config`, whatever
+    /// model_type it names): 5120 hidden, 48 layers, 40 heads, 8 KV heads
+    /// of 128, 16 experts of 8192 (one per token), 16384-wide dense MLPs,
+    /// 202048 vocabulary, 131072 positions. `attention_chunk_size` (8192,
+    /// nullable) is not given here: an explicit null must stay "none".
+    Llama4Text,
+    /// `Qwen3_5TextConfig()`: 4096 hidden, 12288 MLP, 32 layers, 16 heads,
+    /// 4 KV heads of 256, Gated DeltaNet with 16 key and 32 value heads of
+    /// 128, 248320 vocabulary, 32768 positions.
+    Qwen35Text,
+    /// `Qwen3_5MoeTextConfig()`: 2048 hidden, 40 layers, 16 heads, 2 KV
+    /// heads of 256, the same Gated DeltaNet, 256 experts of 512 (8 per
+    /// token) and a 512-wide shared expert.
+    Qwen35MoeText,
 }
 
 impl Defaults {
@@ -102,6 +116,40 @@ impl Defaults {
             (Defaults::Gemma | Defaults::Gemma2, "head_dim") => Some(256),
             (Defaults::Gemma | Defaults::Gemma2, "vocab_size") => Some(256_000),
             (Defaults::Gemma | Defaults::Gemma2, "max_position_embeddings") => Some(8192),
+            (Defaults::Llama4Text, "hidden_size") => Some(5120),
+            (Defaults::Llama4Text, "intermediate_size") => Some(8192),
+            (Defaults::Llama4Text, "intermediate_size_mlp") => Some(16384),
+            (Defaults::Llama4Text, "num_hidden_layers") => Some(48),
+            (Defaults::Llama4Text, "num_attention_heads") => Some(40),
+            (Defaults::Llama4Text, "num_key_value_heads") => Some(8),
+            (Defaults::Llama4Text, "head_dim") => Some(128),
+            (Defaults::Llama4Text, "vocab_size") => Some(202_048),
+            (Defaults::Llama4Text, "max_position_embeddings") => Some(131_072),
+            (Defaults::Llama4Text, "num_local_experts") => Some(16),
+            (Defaults::Llama4Text, "num_experts_per_tok" | "interleave_moe_layer_step") => Some(1),
+            (Defaults::Qwen35Text, "hidden_size") => Some(4096),
+            (Defaults::Qwen35Text, "intermediate_size") => Some(12288),
+            (Defaults::Qwen35Text, "num_hidden_layers") => Some(32),
+            (Defaults::Qwen35Text, "num_key_value_heads") => Some(4),
+            (Defaults::Qwen35MoeText, "hidden_size") => Some(2048),
+            (Defaults::Qwen35MoeText, "num_hidden_layers") => Some(40),
+            (Defaults::Qwen35MoeText, "num_key_value_heads") => Some(2),
+            (Defaults::Qwen35MoeText, "num_experts") => Some(256),
+            (Defaults::Qwen35MoeText, "num_experts_per_tok") => Some(8),
+            (
+                Defaults::Qwen35MoeText,
+                "moe_intermediate_size" | "shared_expert_intermediate_size",
+            ) => Some(512),
+            (Defaults::Qwen35Text | Defaults::Qwen35MoeText, key) => match key {
+                "num_attention_heads" | "linear_num_key_heads" => Some(16),
+                "head_dim" => Some(256),
+                "linear_num_value_heads" => Some(32),
+                "linear_key_head_dim" | "linear_value_head_dim" => Some(128),
+                "linear_conv_kernel_dim" => Some(4),
+                "vocab_size" => Some(248_320),
+                "max_position_embeddings" => Some(32768),
+                _ => None,
+            },
             _ => None,
         }
     }

@@ -1,10 +1,11 @@
 //! VLM wrappers whose vision tower is not CLIP-shaped: Qwen2-VL,
-//! Qwen2.5-VL, Qwen3-VL, Gemma 3 (SigLIP) and Mistral 3 (Pixtral). The
-//! language model is the `text_config` (or, in Qwen's flat Hub format, the
-//! top-level fields); the tower's parameters are counted by the formula of
-//! its modeling file (every term below names the module it comes from) and
-//! kept in `VisionTower::params`, its merger in `projector_params`. The
-//! SigLIP count (`siglip_params`) serves `shuffle.rs` and `siglip.rs` too.
+//! Qwen2.5-VL, Qwen3-VL, Qwen3.5 (dense and MoE), Gemma 3 (SigLIP) and
+//! Mistral 3 (Pixtral). The language model is the `text_config` (or, in
+//! Qwen's flat Hub format, the top-level fields); the tower's parameters
+//! are counted by the formula of its modeling file (every term below names
+//! the module it comes from) and kept in `VisionTower::params`, its merger
+//! in `projector_params`. The SigLIP count (`siglip_params`) serves
+//! `shuffle.rs` and `siglip.rs` too.
 
 use super::reader::{Cfg, Defaults};
 use crate::error::{InputError, Result};
@@ -312,19 +313,6 @@ pub(super) fn import_qwen3_vl(
     // `Qwen3VLConfig.tie_word_embeddings` (default False) decides.
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)?;
     let v = cfg.required_object("vision_config", "qwen3_vl")?;
-    // Qwen3VLVisionConfig's defaults.
-    let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1152);
-    let depth = v.int(&["depth"], 1, MAX_LAYERS)?.unwrap_or(27);
-    let heads = v.int(&["num_heads"], 1, MAX_HEADS)?.unwrap_or(16);
-    let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4304);
-    let out = v.int(&["out_hidden_size"], 1, MAX_DIM)?.unwrap_or(3584);
-    let positions = v
-        .int(&["num_position_embeddings"], 1, MAX_DIM)?
-        .unwrap_or(2304);
-    let patch = v.int(&["patch_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(16);
-    let temporal = v.int(&["temporal_patch_size"], 1, 64)?.unwrap_or(2);
-    let channels = v.int(&["in_channels"], 1, 64)?.unwrap_or(3);
-    let merge = v.int(&["spatial_merge_size"], 1, 64)?.unwrap_or(2);
     // deepstack_visual_indexes: one extra merger per listed layer (default 3).
     let deepstack = match v.obj.get("deepstack_visual_indexes") {
         Some(serde_json::Value::Array(list)) => list.len() as u128,
@@ -336,6 +324,72 @@ pub(super) fn import_qwen3_vl(
             ))
         }
     };
+    spec.name = "qwen3_vl".to_string();
+    spec.vision = Some(qwen3_vision(&v, deepstack)?);
+    Ok(spec)
+}
+
+/// Qwen3.5 (`qwen3_5`, `Qwen3_5ForConditionalGeneration`) and Qwen3.5-MoE
+/// (`qwen3_5_moe`, `Qwen3_5MoeForConditionalGeneration`): the Gated
+/// DeltaNet hybrid of `text_config` (imported by `import_text`; the class is
+/// fixed, `Qwen3_5TextConfig` / `Qwen3_5MoeTextConfig`, so a missing field
+/// takes its default) and `Qwen3_5VisionModel` / `Qwen3_5MoeVisionModel`:
+/// Qwen3-VL's tower with its one merger and no DeepStack mergers (a
+/// `deepstack_visual_indexes` the Hub's configs carry is not read by the
+/// model). A missing `vision_config` is the class defaults' tower, as
+/// transformers builds it.
+pub(super) fn import_qwen3_5(
+    cfg: &Cfg,
+    model_type: &str,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let mut text = cfg.required_object("text_config", model_type)?;
+    text.defaults = if model_type == "qwen3_5_moe" {
+        Defaults::Qwen35MoeText
+    } else {
+        Defaults::Qwen35Text
+    };
+    let mut spec = import_text(&text)?;
+    // `Qwen3_5(Moe)ForConditionalGeneration` ties `lm_head` by the outer
+    // config alone (`tie_word_embeddings`, default False): the text
+    // config's flag is not consulted.
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)?;
+    let empty = serde_json::Map::new();
+    let v = match cfg.object("vision_config")? {
+        Some(v) => v,
+        None => Cfg::new(&empty, &format!("{}vision_config.", cfg.prefix)),
+    };
+    spec.name = model_type.to_string();
+    spec.vision = Some(qwen3_vision(&v, 0)?);
+    Ok(spec)
+}
+
+/// `Qwen3VLVisionModel` (modeling_qwen3_vl.py) and its copy
+/// `Qwen3_5VisionModel`, with `Qwen3VLVisionConfig`'s defaults (the same as
+/// `Qwen3_5VisionConfig`'s) and `deepstack` DeepStack mergers: the tower's
+/// shape, its count, and the mergers' in `projector_params`.
+fn qwen3_vision(v: &Cfg, deepstack: u128) -> Result<VisionTower> {
+    let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1152);
+    let depth = v.int(&["depth"], 1, MAX_LAYERS)?.unwrap_or(27);
+    let heads = v.int(&["num_heads"], 1, MAX_HEADS)?.unwrap_or(16);
+    // The attention splits the fused qkv into heads of hidden // heads.
+    if !d.is_multiple_of(heads) {
+        return Err(InputError::new(
+            v.field("num_heads"),
+            format!(
+                "{heads} heads do not divide hidden_size {d}: the vision attention cannot run it"
+            ),
+        ));
+    }
+    let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4304);
+    let out = v.int(&["out_hidden_size"], 1, MAX_DIM)?.unwrap_or(3584);
+    let positions = v
+        .int(&["num_position_embeddings"], 1, MAX_DIM)?
+        .unwrap_or(2304);
+    let patch = v.int(&["patch_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(16);
+    let temporal = v.int(&["temporal_patch_size"], 1, 64)?.unwrap_or(2);
+    let channels = v.int(&["in_channels"], 1, 64)?.unwrap_or(3);
+    let merge = v.int(&["spatial_merge_size"], 1, 64)?.unwrap_or(2);
     let (dw, mw, out) = (d as u128, m as u128, out as u128);
     // Qwen3VLVisionPatchEmbed: Conv3d(in_channels, d, (temporal, patch, patch),
     // bias=True); Qwen3VLVisionModel.pos_embed = Embedding(num_position_embeddings, d).
@@ -357,9 +411,7 @@ pub(super) fn import_qwen3_vl(
     let mut shape = tower_shape(d, depth, heads, m, patch);
     shape.params = Some(narrow(tower, "vision_config")?);
     shape.projector_params = narrow(merger, "vision_config")?;
-    spec.name = "qwen3_vl".to_string();
-    spec.vision = Some(shape);
-    Ok(spec)
+    Ok(shape)
 }
 
 #[cfg(test)]

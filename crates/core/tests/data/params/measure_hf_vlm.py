@@ -11,11 +11,15 @@ transformers-5 format with `text_config`), named `defaults__<model_type>.json`.
 Columns:
   num_parameters  model.num_parameters() (tied weights counted once)
   vision          the vision tower without its projector/merger
-                  (qwen2_vl / qwen2_5_vl / qwen3_vl: model.visual minus its mergers;
+                  (qwen2_vl / qwen2_5_vl / qwen3_vl / qwen3_5 / qwen3_5_moe: model.visual
+                   minus its mergers;
+                   llama4: model.vision_model, its vision_adapter (the pixel-shuffle MLP)
+                   included;
                    llava_next, llava_onevision, gemma3, mistral3, internvl, paligemma:
                    model.vision_tower;
                    idefics3, smolvlm: model.vision_model)
   projector       qwen: model.visual.merger (qwen3_vl: plus visual.deepstack_merger_list);
+                  llama4: model.multi_modal_projector (one linear into the text width);
                   llava_next, llava_onevision: multi_modal_projector + image_newline;
                   paligemma: multi_modal_projector (one linear);
                   gemma3, mistral3: multi_modal_projector (mistral3's holds the patch merger);
@@ -49,6 +53,9 @@ DEFAULT_CLASSES = [
     ("internvl", transformers.InternVLConfig),
     ("paligemma", transformers.PaliGemmaConfig),
     ("llava_onevision", transformers.LlavaOnevisionConfig),
+    ("llama4", transformers.Llama4Config),
+    ("qwen3_5", transformers.Qwen3_5Config),
+    ("qwen3_5_moe", transformers.Qwen3_5MoeConfig),
 ]
 
 
@@ -57,8 +64,11 @@ def numel(module):
 
 
 def split(model, model_type):
+    if model_type == "llama4":
+        # Llama4ForConditionalGeneration holds its parts itself (no inner model).
+        return numel(model.vision_model), numel(model.multi_modal_projector)
     inner = model.model
-    if model_type in ("qwen2_vl", "qwen2_5_vl"):
+    if model_type in ("qwen2_vl", "qwen2_5_vl", "qwen3_5", "qwen3_5_moe"):
         merger = numel(inner.visual.merger)
         return numel(inner.visual) - merger, merger
     if model_type == "qwen3_vl":

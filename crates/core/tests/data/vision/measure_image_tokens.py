@@ -11,6 +11,11 @@ recorded as "helper_*" fields.
 
 torchvision is not installed in the measuring venv, so the *Pil backend classes
 are used (transformers 5.x ships both; the non-Pil names fall back to them).
+Llama 4's processor has no Pil class: section 8 runs its own _preprocess with
+shape-only stand-ins for torchvision's pixel operations (see there).
+
+Re-measure some families only, keeping the file's other rows:
+    python measure_image_tokens.py llama4
 """
 import json
 import os
@@ -263,13 +268,119 @@ def mllama(w, h):
          padded_tower_tokens=int(out["pixel_values"].shape[2]) * 1601)
 
 
+# ---------------------------------------------------------------- 8. Llama 4
+# Llama4ImageProcessor exists only as a torchvision-backend class in 5.24 (no Pil twin) and
+# torchvision is not installed. Its module is imported with a stand-in for
+# torchvision.transforms.v2.functional whose pixel operations keep only the shapes
+# (resize -> zeros of the new size, pad -> torch.nn.functional.pad, normalize -> identity);
+# everything that decides the tiles runs as shipped: Llama4ImageProcessor._preprocess with
+# find_supported_resolutions, get_best_fit, get_max_res_without_distortion and split_to_tiles,
+# on a zeros(3, H, W) uint8 image. The stand-in is installed only here, after every other
+# family has run and after transformers cached is_torchvision_available() as False.
+# The language-model tokens are what Llama4Processor.replace_image_token writes for the image
+# (<|image_start|>, per-tile <|patch|> runs with <|tile_x_separator|> / <|tile_y_separator|>,
+# <|image|>, the global tile's patches, <|image_end|>), counted token by token; the processor
+# is made with __new__ and given patch_size=14 and downsample_ratio=int(round(1 / 0.5**2)) = 4
+# (Llama4Processor's defaults, as the Llama 4 checkpoints' processor_config sets them).
+L4_EXTRA = [(672, 336), (336, 672), (1344, 336), (1008, 1008), (1344, 1344), (337, 335), (5376, 336),
+            (336, 5376), (300, 200), (1680, 1008), (2688, 1344), (3000, 40), (15, 4000)]
+L4 = [
+    ("class defaults = Llama-4-Scout/Maverick preprocessor_config",
+     dict(size={"height": 336, "width": 336}, max_patches=16, resize_to_max_canvas=False), 14),
+    ("resize_to_max_canvas", dict(size={"height": 336, "width": 336}, max_patches=16, resize_to_max_canvas=True), 14),
+    ("made up: 448 px tiles, at most 6", dict(size={"height": 448, "width": 448}, max_patches=6,
+                                              resize_to_max_canvas=False), 14),
+]
+
+
+def llama4_setup():
+    import enum
+    import re
+    import types
+
+    import torch.nn.functional as F
+    from transformers.utils import import_utils
+
+    assert not import_utils.is_torchvision_available()
+
+    class InterpolationMode(enum.Enum):
+        NEAREST = "nearest"
+        NEAREST_EXACT = "nearest-exact"
+        BILINEAR = "bilinear"
+        BICUBIC = "bicubic"
+        BOX = "box"
+        HAMMING = "hamming"
+        LANCZOS = "lanczos"
+
+    fn = types.ModuleType("torchvision.transforms.v2.functional")
+    fn.InterpolationMode = InterpolationMode
+    fn.resize = lambda image, size, interpolation=None, antialias=True: torch.zeros(
+        *image.shape[:-2], *size, dtype=torch.float32)
+    fn.pad = lambda image, padding, fill=0, padding_mode="constant": F.pad(
+        image, (padding[0], padding[2], padding[1], padding[3]))
+    fn.normalize = lambda image, mean, std, inplace=False: image
+    tv, tr, v2 = (types.ModuleType(n) for n in ("torchvision", "torchvision.transforms", "torchvision.transforms.v2"))
+    v2.functional, tr.v2, tv.transforms = fn, v2, tr
+    for name, module in [("torchvision", tv), ("torchvision.transforms", tr), ("torchvision.transforms.v2", v2),
+                         ("torchvision.transforms.v2.functional", fn)]:
+        sys.modules[name] = module
+    import transformers.image_processing_backends as backends
+    backends.tvF = fn
+    from transformers.image_utils import SizeDict
+    import transformers.models.llama4.image_processing_llama4 as ip
+    from transformers.models.llama4.processing_llama4 import Llama4Processor
+
+    proc = Llama4Processor.__new__(Llama4Processor)
+    proc.patch_size = 14
+    proc.downsample_ratio = int(round(1.0 / (0.5 ** 2)))
+    ip_bare = ip.Llama4ImageProcessor.__new__(ip.Llama4ImageProcessor)
+    token = re.compile(r"<\|[a-z_]+\|>")
+
+    def llama4(w, h):
+        for note, kw, patch in L4:
+            side = kw["size"]["height"]
+            out = ip.Llama4ImageProcessor._preprocess(
+                ip_bare, [torch.zeros(3, h, w, dtype=torch.uint8)], do_resize=True,
+                size=SizeDict(height=side, width=side), resample=None, do_rescale=False, rescale_factor=1 / 255,
+                do_normalize=False, image_mean=None, image_std=None, max_patches=kw["max_patches"],
+                resize_to_max_canvas=kw["resize_to_max_canvas"], disable_grouping=None, return_tensors=None)
+            tiles = int(out["pixel_values"][0].shape[0])
+            rh, rw = (int(x) for x in out["aspect_ratios"][0])
+            text = proc.replace_image_token(out, 0)
+            tokens = token.findall(text)
+            assert "".join(tokens) == text
+            per_tile = (side // patch) ** 2 // proc.downsample_ratio
+            emit("llama4", "Llama4ImageProcessor._preprocess (shape-only pixel ops) + Llama4Processor.replace_image_token",
+                 {**kw, "patch_size": patch, "pixel_shuffle_ratio": 0.5, "tokens_per_tile": per_tile, "note": note},
+                 w, h, tiles * ((side // patch) ** 2 + 1), len(tokens), tiles=tiles, grid=[rh, rw],
+                 global_tile=rh * rw > 1, patch_tokens=tokens.count("<|patch|>"),
+                 patch_tokens_match=tokens.count("<|patch|>") == tiles * per_tile)
+
+    return llama4
+
+
 if __name__ == "__main__":
+    # With family runners named (`python measure_image_tokens.py llama4`), only those are
+    # re-measured; the file's rows of every other family are kept as they are.
+    only = set(sys.argv[1:])
+    kept = []
+    if only:
+        with open(OUT) as f:
+            kept = [json.loads(line) for line in f]
     for name, fn in [("qwen", qwen), ("internvl", internvl), ("llava_next", llava_next),
                      ("llava_onevision", llava_onevision),
-                     ("idefics3/smolvlm", idefics), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama)]:
+                     ("idefics3/smolvlm", idefics), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
+                     ("llama4", None)]:
+        if only and name not in only:
+            continue
+        if name == "llama4":  # last: it installs the torchvision stand-in
+            SIZES.extend(L4_EXTRA)
+            fn = llama4_setup()
         run_family(name, fn)
-        with open(OUT, "w") as f:
-            for r in rows:
-                f.write(json.dumps(r, sort_keys=True) + "\n")
+    emitted = {r["family"] for r in rows}
+    rows[:0] = [r for r in kept if r["family"] not in emitted]
+    with open(OUT, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r, sort_keys=True) + "\n")
     print(f"transformers {transformers.__version__} torch {torch.__version__} pillow {PIL.__version__}; "
           f"{len(rows)} rows -> {OUT}", file=sys.stderr)
