@@ -258,6 +258,10 @@ phase-forward = the forward pass
 field-empty-cache-after-loading = empty_cache() after loading
 field-static-kv-cache = static KV cache
 field-static-cache-length-tokens-0-prompt-new = static cache length (tokens, 0 = prompt + new)
+field-mem-fraction-static-0-sglang-s-default = mem_fraction_static (0 = SGLang's default)
+field-chunked-prefill-size-0-sglang-s-default = chunked_prefill_size (0 = SGLang's default)
+field-max-running-requests-0-sglang-s-default = max_running_requests (0 = SGLang's default)
+choice-sglang = SGLang
 update-ready = A new version of vramfit is ready.
 reload = Reload
 field-tuple-kv-cache-transformers-4-36 = tuple KV cache (transformers < 4.36)

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 use vramfit_core::report::{Counter, Estimate, Verdict};
+use vramfit_core::scenario::Engine;
 use vramfit_core::serving::ServingPool;
 
 use crate::output::{fail, gib};
@@ -60,6 +61,15 @@ fn print_pool(pool: &ServingPool) {
 }
 
 fn print_blocks(pool: &ServingPool) {
+    if pool.engine == Engine::Sglang {
+        println!(
+            "KV pool {} per GPU = {} tokens (max_total_num_tokens, {} per token)",
+            gib(pool.kv_pool_bytes),
+            pool.kv_pool_tokens,
+            gib(pool.block_bytes),
+        );
+        return;
+    }
     println!(
         "KV pool {} per GPU = {} tokens ({} blocks of {} tokens, {} per block)",
         gib(pool.kv_pool_bytes),
@@ -72,14 +82,18 @@ fn print_blocks(pool: &ServingPool) {
 
 fn print_answers(pool: &ServingPool) {
     let limits = &pool.limits;
+    let (seqs, tokens, engine) = match pool.engine {
+        Engine::Sglang => ("max_running_requests", "chunked_prefill_size", "SGLang"),
+        _ => ("max_num_seqs", "max_num_batched_tokens", "vLLM"),
+    };
     println!(
-        "  engine: max_num_seqs {}, max_num_batched_tokens {}{}",
+        "  engine: {seqs} {}, {tokens} {}{}",
         limits.max_num_seqs,
         limits.max_num_batched_tokens,
         if limits.given {
-            ""
+            String::new()
         } else {
-            " (vLLM's defaults for this card where not given)"
+            format!(" ({engine}'s defaults for this card where not given)")
         }
     );
     let prefix = if pool.shared_prefix_tokens > 0 {

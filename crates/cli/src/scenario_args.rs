@@ -73,7 +73,7 @@ fn field_arg(field: &'static Field) -> Arg {
         Kind::LoraTargets => arg.value_name("LIST"),
         Kind::GpuName => arg.value_name("NAME"),
         Kind::Memory { .. } => arg.value_name("SIZE"),
-        Kind::Fraction { .. } => arg.value_name("X"),
+        Kind::Fraction { .. } | Kind::OptionalFraction { .. } => arg.value_name("X"),
         Kind::Count { .. } | Kind::OptionalCount { .. } => arg.value_name("N"),
     }
 }
@@ -314,7 +314,7 @@ mod tests {
             // The other of the two values (a flag may default to on).
             Kind::Flag { get, .. } => if get(&Scenario::default()) { "0" } else { "1" }.into(),
             Kind::Choice(c) => (c.keys)().last().map_or("", |k| k).to_owned(),
-            Kind::Fraction { .. } => "0.5".into(),
+            Kind::Fraction { .. } | Kind::OptionalFraction { .. } => "0.5".into(),
             Kind::Memory { .. } => "24GiB".into(),
             Kind::GpuName => "a100-sxm4-40gb".into(),
             Kind::LoraTargets => "q,k,o".into(),

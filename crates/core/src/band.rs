@@ -50,6 +50,7 @@ pub fn regime(sc: &Scenario) -> String {
                 Engine::Litgpt => "litgpt",
                 Engine::Vllm => "vllm",
                 Engine::LlamaCpp => "llama_cpp",
+                Engine::Sglang => "sglang",
             };
             format!("inference/{engine}")
         }

@@ -2,7 +2,7 @@
 
 use crate::error::{check_range, InputError, Result};
 use crate::gpu::{find_gpu, GpuSpec};
-use crate::inference::{inference_memory, VllmEngine};
+use crate::inference::{inference_memory, ServingEngine, VllmEngine};
 use crate::model::{Arch, MlpKind, ModelSpec, NormKind};
 use crate::overhead::{
     allocator_slack_bytes, cuda_context_bytes, library_workspace_bytes, loading_cache_bytes,
@@ -12,7 +12,10 @@ use crate::report::{Counter, Estimate, GpuReport, Line, Note, Part};
 use crate::resolved::Resolved;
 use crate::scenario::limits::{MAX_TOTAL_PARAMS, MIN_PARAMS};
 use crate::scenario::{Engine, ModelSource, Parallel, Scenario, Strategy};
-use crate::serving::{engine_limits, engine_total, non_torch_bytes, ServingPool};
+use crate::serving::sglang::{self, SglangEngine};
+use crate::serving::{
+    communicator_bytes, engine_limits, engine_total, non_torch_bytes, ServingPool,
+};
 use crate::training::training_memory;
 
 pub use crate::scenario::limits::MAX_TOKENS;
@@ -121,8 +124,8 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         .or(gpu.map(|g| g.budget_bytes(sc.gpu.os_reserved_bytes)));
     let r = Resolved::new(sc, spec);
     let (context, context_source) = cuda_context_bytes(gpu);
-    let vllm = vllm_engine(&r, capacity, gpu);
-    let task = task_memory(&r, vllm.as_ref());
+    let engine = serving_engine(&r, capacity, gpu)?;
+    let task = task_memory(&r, engine.as_ref());
     let mut notes: Vec<Note> = image_note.into_iter().collect();
     notes.extend(scenario_notes(&r));
     notes.extend(task.serving.as_ref().and_then(|p| serving_note(p, spec)));
@@ -132,13 +135,25 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     );
     let mut lines = task.lines;
     // vLLM measures its libraries' memory itself, outside PyTorch's
-    // counters (its `non_torch_memory`); other engines get cuBLAS's
-    // workspaces through the caching allocator.
-    let (workspace, workspace_source, outside_torch) = match &vllm {
-        Some(v) => (
+    // counters (its `non_torch_memory`); SGLang finds its communicators
+    // already there when it first measures, and loads cuBLAS inside what it
+    // leaves beside the pool; other engines get cuBLAS's workspaces through
+    // the caching allocator.
+    let (workspace, workspace_source, outside_torch) = match &engine {
+        Some(ServingEngine::Vllm(v)) => (
             v.non_torch,
             non_torch_bytes(r.shards.tp * r.shards.pp > 1).1,
             v.non_torch,
+        ),
+        Some(ServingEngine::Sglang(s)) if s.communicators > 0 => (
+            s.communicators,
+            "NCCL communicators and custom all-reduce buffers SGLang creates before it measures the free memory (tp/pp > 1)",
+            s.communicators,
+        ),
+        Some(ServingEngine::Sglang(_)) => (
+            0,
+            "cuBLAS workspaces: loaded after SGLang sizes its pool, inside what it leaves beside it",
+            0,
         ),
         None => {
             let (bytes, source) = library_workspace_bytes(gpu);
@@ -185,8 +200,8 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         cpu_lines.push(checkpoint_loading_line(&r)?);
     }
     let cpu_ram: u128 = cpu_lines.iter().map(|l| l.bytes as u128).sum();
-    // vLLM's verdict is its pool, sized by vLLM's own rule; every other
-    // total gets the spread of its regime's measured errors.
+    // vLLM's and SGLang's verdict is their pool, sized by the engine's own
+    // rule; every other total gets the spread of its regime's measured errors.
     let band = (task.serving.is_none()).then(|| crate::band::band(sc, report.device_used_bytes));
     Ok(Estimate {
         model: spec.name.clone(),
@@ -207,10 +222,29 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     })
 }
 
-/// vLLM refuses a `max_model_len` beyond the model's positions at start-up:
-/// say so rather than a shortfall of bytes.
+/// vLLM refuses a `max_model_len` beyond the model's positions at start-up,
+/// SGLang a request beyond `context_len − 1` tokens: say so rather than a
+/// shortfall of bytes.
 fn serving_note(pool: &ServingPool, spec: &ModelSpec) -> Option<Note> {
     let limit = spec.context_limit();
+    if pool.engine == Engine::Sglang {
+        // `max_req_len = min(context_len - 1, ...)` (SGLang 0.5.5,
+        // managers/tp_worker.py:295-298).
+        let most = limit.saturating_sub(1);
+        return (pool.requested_context > most).then(|| {
+            Note::new(
+                "context_beyond_model",
+                format!(
+                    "{} tokens per sequence is more than SGLang serves for this model: at most context_len − 1 = {most} tokens per request (the model has {limit} positions).",
+                    pool.requested_context
+                ),
+                format!(
+                    "每个序列 {} 个 token 超过了 SGLang 对该模型的上限：每个请求最多 context_len − 1 = {most} 个 token（模型有 {limit} 个位置）。",
+                    pool.requested_context
+                ),
+            )
+        });
+    }
     (pool.requested_context > limit).then(|| {
         Note::new(
             "context_beyond_model",
@@ -226,16 +260,48 @@ fn serving_note(pool: &ServingPool, spec: &ModelSpec) -> Option<Note> {
     })
 }
 
-/// The vLLM engine a serving scenario runs, if it runs on vLLM.
-fn vllm_engine(r: &Resolved, capacity: Option<u64>, gpu: Option<&GpuSpec>) -> Option<VllmEngine> {
-    if r.is_training() || r.inference.engine != Engine::Vllm {
-        return None;
+/// The engine a serving scenario runs on, when it sizes a KV pool (vLLM,
+/// SGLang); a model SGLang's rule is not modelled for is refused.
+fn serving_engine(
+    r: &Resolved,
+    capacity: Option<u64>,
+    gpu: Option<&GpuSpec>,
+) -> Result<Option<ServingEngine>> {
+    if r.is_training() {
+        return Ok(None);
     }
     let total = engine_total(capacity, gpu);
-    Some(VllmEngine {
-        total,
-        limits: engine_limits(r, gpu, total),
-        non_torch: non_torch_bytes(r.shards.tp * r.shards.pp > 1).0,
+    let split = r.shards.tp * r.shards.pp > 1;
+    let inf = r.inference;
+    Ok(match inf.engine {
+        Engine::Vllm => Some(ServingEngine::Vllm(VllmEngine {
+            total,
+            limits: engine_limits(r, gpu, total),
+            non_torch: non_torch_bytes(split).0,
+        })),
+        Engine::Sglang => {
+            if let Some(why) = sglang::unsupported(r.spec) {
+                return Err(InputError::new("inference.engine", why));
+            }
+            let parallel = (
+                u64::try_from(r.shards.tp).unwrap_or(u64::MAX),
+                u64::try_from(r.shards.pp).unwrap_or(u64::MAX),
+            );
+            Some(ServingEngine::Sglang(SglangEngine {
+                total,
+                context: cuda_context_bytes(gpu).0,
+                communicators: if split { communicator_bytes() } else { 0 },
+                settings: sglang::settings(
+                    sglang::gpu_mem_mib(capacity),
+                    parallel,
+                    inf.chunked_prefill_size,
+                    inf.mem_fraction_static,
+                    r.spec.vision.as_ref(),
+                ),
+                max_running_requests: inf.max_num_seqs,
+            }))
+        }
+        Engine::Transformers | Engine::Litgpt | Engine::LlamaCpp => None,
     })
 }
 
@@ -274,7 +340,7 @@ struct TaskMemory {
     serving: Option<ServingPool>,
 }
 
-fn task_memory(r: &Resolved, vllm: Option<&VllmEngine>) -> TaskMemory {
+fn task_memory(r: &Resolved, engine: Option<&ServingEngine>) -> TaskMemory {
     if r.is_training() {
         let m = training_memory(r);
         return TaskMemory {
@@ -287,7 +353,7 @@ fn task_memory(r: &Resolved, vllm: Option<&VllmEngine>) -> TaskMemory {
             serving: None,
         };
     }
-    let m = inference_memory(r, vllm);
+    let m = inference_memory(r, engine);
     TaskMemory {
         lines: m.lines,
         cpu_lines: m.cpu_lines,
@@ -440,6 +506,13 @@ fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String) {
         return (
             0,
             "vLLM allocates its KV cache up front: no growth of the cache".to_string(),
+        );
+    }
+    if r.inference.engine == Engine::Sglang && !r.is_training() {
+        return (
+            0,
+            "SGLang allocates its KV pool up front; its steps run in what it leaves beside it"
+                .to_string(),
         );
     }
     allocator_slack_bytes(loading_cache_bytes(r), per_step, r.empty_cache_after_load)

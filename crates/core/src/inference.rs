@@ -8,6 +8,7 @@ use crate::recurrent_state::state_bytes_per_sequence;
 use crate::report::{Counter, Line, Part};
 use crate::resolved::Resolved;
 use crate::scenario::{Attention, Engine};
+use crate::serving::sglang::{self, SglangEngine};
 use crate::serving::{profile_peak, serving_pool, EngineLimits, ServingPool};
 
 /// KV-cache bytes per token of context on one GPU, all layers, and the formula.
@@ -45,7 +46,7 @@ pub struct InferenceMemory {
     pub lines: Vec<Line>,
     /// Host memory the engine holds (llama.cpp's CPU buffers).
     pub cpu_lines: Vec<Line>,
-    /// vLLM: the KV pool and what it holds (when a GPU was chosen).
+    /// vLLM, SGLang: the KV pool and what it holds (when a GPU was chosen).
     pub serving: Option<ServingPool>,
     /// Bytes allocated and freed again during generation (prefill working
     /// set, logits, cache growth): what fragments the allocator's cache.
@@ -104,8 +105,16 @@ pub struct VllmEngine {
     pub non_torch: u64,
 }
 
-/// Everything one GPU holds while serving; `vllm` when the engine is vLLM.
-pub fn inference_memory(r: &Resolved, vllm: Option<&VllmEngine>) -> InferenceMemory {
+/// A serving engine that sizes a KV pool, as it plans on the scenario's card.
+#[derive(Clone, Copy, Debug)]
+pub enum ServingEngine {
+    Vllm(VllmEngine),
+    Sglang(SglangEngine),
+}
+
+/// Everything one GPU holds while serving; `engine` when the scenario's
+/// engine sizes a pool (vLLM, SGLang).
+pub fn inference_memory(r: &Resolved, engine: Option<&ServingEngine>) -> InferenceMemory {
     let mut lines = Vec::new();
     let (weight_bytes, weights) = weights_line(r);
     lines.push(weights);
@@ -121,14 +130,26 @@ pub fn inference_memory(r: &Resolved, vllm: Option<&VllmEngine>) -> InferenceMem
             return llama_cpp_memory(r, &loaded);
         }
     }
-    if let Some(engine) = vllm.filter(|_| inf.engine == Engine::Vllm) {
-        return vllm_memory(
-            r,
-            lines,
-            weight_bytes,
-            (per_token, &per_token_formula),
-            engine,
-        );
+    match engine {
+        Some(ServingEngine::Vllm(engine)) if inf.engine == Engine::Vllm => {
+            return vllm_memory(
+                r,
+                lines,
+                weight_bytes,
+                (per_token, &per_token_formula),
+                engine,
+            );
+        }
+        Some(ServingEngine::Sglang(engine)) if inf.engine == Engine::Sglang => {
+            return sglang_memory(
+                r,
+                lines,
+                weight_bytes,
+                (per_token, &per_token_formula),
+                engine,
+            );
+        }
+        _ => {}
     }
     let (prefill, prefill_formula) = prefill_bytes(r);
     let state = recurrent_state_line(r);
@@ -251,6 +272,115 @@ fn vllm_memory(
         // The pool is allocated once; steps reuse the profiled working set.
         per_step: 0,
         peak_allocated: weight_bytes + kv + state_bytes + peak + dequant_buffer_bytes(r),
+        kv_per_token: per_token,
+    }
+}
+
+/// An SGLang engine (see [`crate::serving::sglang`]): the weights and the
+/// KV pool fill `mem_fraction_static` of the memory free before loading;
+/// the rest is what SGLang leaves for cuBLAS, attention backends, CUDA
+/// graphs and the prefill's activations, not added on top.
+fn sglang_memory(
+    r: &Resolved,
+    mut lines: Vec<Line>,
+    weight_bytes: u128,
+    (per_token, per_token_formula): (u128, &str),
+    engine: &SglangEngine,
+) -> InferenceMemory {
+    let inf = r.inference;
+    let settings = engine.settings;
+    let fraction = settings.mem_fraction_static;
+    // As a person writes it (0.835, 0.79325), without float noise.
+    let shown = format!("{fraction:.5}");
+    let shown = shown.trim_end_matches('0').trim_end_matches('.');
+    let context = inf.prompt_len.saturating_add(inf.new_tokens).max(1);
+    let shared_prefix = inf.shared_prefix_tokens.min(inf.prompt_len);
+    let request = sglang::Request {
+        sequences: inf.batch,
+        context,
+        shared_prefix,
+        context_len: r.spec.context_limit(),
+        max_running_requests: engine.max_running_requests,
+        chunked_prefill_size: settings.chunked_prefill_size,
+    };
+    let source = if settings.fraction_given {
+        "given".to_owned()
+    } else if engine.total.is_some() {
+        format!(
+            "SGLang {}'s default for this card and tp (chunked_prefill_size {}, cuda_graph_max_bs {})",
+            sglang::VERSION,
+            settings.chunked_prefill_size,
+            settings.cuda_graph_max_bs
+        )
+    } else {
+        format!(
+            "SGLang {}'s fallback when it cannot read the card's memory",
+            sglang::VERSION
+        )
+    };
+    let leaves = format!(
+        "cuBLAS, attention backends, CUDA graphs up to batch {}, prefill chunks of {} tokens",
+        settings.cuda_graph_max_bs, settings.chunked_prefill_size
+    );
+    let communicators = if engine.communicators > 0 {
+        " − NCCL communicators"
+    } else {
+        ""
+    };
+    let (kv, kv_formula, remainder, remainder_formula, serving) = match sglang::pool_size(
+        engine,
+        weight_bytes,
+        per_token,
+    ) {
+        Some(size) => {
+            let free = size.free_before_load;
+            let tokens = size.tokens;
+            let kv_formula = format!(
+                "KV pool: {shown} × {free} B free before loading (the total SGLang reads − CUDA context{communicators}) − weights = {tokens} tokens × {per_token} B ({per_token_formula}); mem_fraction_static {source}"
+            );
+            let remainder_formula = format!(
+                "what SGLang leaves beside weights and pool: (1 − {shown}) × {free} B ({leaves})"
+            );
+            (
+                size.rest.max(0.0) as u128,
+                kv_formula,
+                ((1.0 - fraction).max(0.0) * free as f64) as u128,
+                remainder_formula,
+                Some(sglang::pool(&size, per_token, &request)),
+            )
+        }
+        None => {
+            // No card: the requested tokens, and the rest that makes
+            // weights + KV `mem_fraction_static` of the free memory.
+            let kv = sglang::tokens_for(inf.batch, context, shared_prefix) * per_token;
+            let remainder = if fraction > 0.0 {
+                ((weight_bytes + kv) as f64 * (1.0 - fraction).max(0.0) / fraction) as u128
+            } else {
+                0
+            };
+            let kv_formula = format!(
+                "b × context × ({per_token_formula}) (no GPU chosen: the requested sequences only)"
+            );
+            let remainder_formula = format!(
+                "what SGLang leaves beside weights and KV: their (1 − {shown}) / {shown}, mem_fraction_static {source} ({leaves})"
+            );
+            (kv, kv_formula, remainder, remainder_formula, None)
+        }
+    };
+    lines.push(Line::new(Part::KvCache, kv, kv_formula, Counter::Allocated));
+    lines.push(Line::new(
+        Part::Activations,
+        remainder,
+        remainder_formula,
+        Counter::Allocated,
+    ));
+    InferenceMemory {
+        lines,
+        cpu_lines: Vec::new(),
+        serving,
+        // The pool is allocated once; steps run inside the remainder.
+        per_step: 0,
+        peak_allocated: weight_bytes + kv + remainder,
         kv_per_token: per_token,
     }
 }
@@ -386,6 +516,29 @@ fn weights_line(r: &Resolved) -> (u128, Line) {
             spec.max_position,
             rotary_dim(spec),
         );
+    }
+    if r.inference.engine == Engine::Sglang {
+        // SGLang keeps the same table in fp32 on CUDA.
+        if rotary_dim(spec) > 0 {
+            bytes += sglang::rope_table_bytes(spec, rotary_dim(spec));
+            formula += &format!(
+                " + RoPE cos/sin table {} × {} × 4 B (fp32)",
+                spec.max_position,
+                rotary_dim(spec),
+            );
+        }
+        // MLA: the absorbed copies of kv_b_proj beside it.
+        if let Some(m) = &spec.mla {
+            let layers = r.shards.stage_attention(spec).0;
+            let heads = (spec.heads as u128).div_ceil(r.shards.tp);
+            let width = (m.qk_nope_head_dim + m.v_head_dim) as u128;
+            let b = r.compute.bytes() as u128;
+            bytes += sglang::absorbed_mla_bytes(layers, m.kv_lora_rank as u128, heads, width, b);
+            formula += &format!(
+                " + w_kc, w_vc copies of kv_b_proj {layers} × {} × {heads} × {width} × {b} B",
+                m.kv_lora_rank
+            );
+        }
     }
     (
         bytes,

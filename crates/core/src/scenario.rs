@@ -251,7 +251,7 @@ impl Default for Training {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Engine {
     /// Hugging Face transformers `generate` (dynamic KV cache).
@@ -263,6 +263,17 @@ pub enum Engine {
     Vllm,
     /// llama.cpp: GGUF weights, KV cache for the full context.
     LlamaCpp,
+    /// SGLang: weights and KV pool take `mem_fraction_static` of the free
+    /// memory; activations and CUDA graphs live in the rest.
+    Sglang,
+}
+
+impl Engine {
+    /// A serving engine that sizes a KV pool from the card it runs on
+    /// (vLLM, SGLang): its verdict is the pool's.
+    pub fn sizes_pool(self) -> bool {
+        matches!(self, Engine::Vllm | Engine::Sglang)
+    }
 }
 
 /// llama.cpp's KV-cache types (`-ctk`/`-ctv`), by GGML block layout.
@@ -323,6 +334,16 @@ pub struct Inference {
     /// tuples: each decode step builds the whole new cache by torch.cat
     /// while the old one is still referenced.
     pub tuple_cache: bool,
+    /// SGLang's `--mem-fraction-static` (0 < f ≤ 1): the share of the free
+    /// memory its weights and KV pool take (`None`: SGLang's default for
+    /// the card and tensor parallelism).
+    #[serde(default)]
+    pub mem_fraction_static: Option<f64>,
+    /// SGLang's `--chunked-prefill-size`: prompt tokens per prefill chunk,
+    /// which sets SGLang's default `mem_fraction_static` (`None`: SGLang's
+    /// default for the card).
+    #[serde(default)]
+    pub chunked_prefill_size: Option<u64>,
 }
 
 impl Default for Inference {
@@ -346,6 +367,8 @@ impl Default for Inference {
             static_cache: false,
             cache_len: None,
             tuple_cache: false,
+            mem_fraction_static: None,
+            chunked_prefill_size: None,
         }
     }
 }

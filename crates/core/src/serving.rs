@@ -9,8 +9,11 @@
 //! where `total` is `torch.cuda.mem_get_info()`'s total. The pool is cut into
 //! blocks of `block_size` tokens (`vllm/v1/core/kv_cache_utils.py`), and it
 //! logs `GPU KV cache size: N tokens` = blocks × block size.
+//!
+//! SGLang sizes its pool by its own rule: see [`sglang`].
 
 pub mod pool;
+pub mod sglang;
 
 pub use pool::{EngineLimits, ServingPool};
 
@@ -79,6 +82,18 @@ pub fn non_torch_bytes(split: bool) -> (u64, &'static str) {
             "vLLM non-torch memory on one GPU (cuBLAS workspaces, lazily loaded kernels)",
         )
     }
+}
+
+/// The NCCL communicator and custom all-reduce buffers of a split model,
+/// which SGLang creates while it sets up its groups (SGLang 0.5.5,
+/// `distributed/parallel_state.py:356` and `:374`, a warm-up all-reduce at
+/// `distributed/device_communicators/pynccl.py:118`), before it first
+/// measures the free memory. Both are vLLM's own code ("Adapted from
+/// vllm v0.6.4.post1"), so the figure is vLLM's measured non-torch memory
+/// of a split model less its one-GPU share (cuBLAS and lazily loaded
+/// kernels, which SGLang loads after sizing its pool).
+pub fn communicator_bytes() -> u64 {
+    non_torch_bytes(true).0 - non_torch_bytes(false).0
 }
 
 /// The activation peak of vLLM's profile run on one GPU and its formula:
@@ -222,6 +237,7 @@ pub fn serving_pool(
         lo
     };
     ServingPool {
+        engine: crate::scenario::Engine::Vllm,
         kv_pool_bytes: u64::try_from(available).unwrap_or(u64::MAX),
         kv_pool_tokens: blocks.saturating_mul(BLOCK_TOKENS),
         block_tokens: BLOCK_TOKENS,

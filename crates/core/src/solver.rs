@@ -13,7 +13,7 @@ use crate::estimate::{estimate_with_model, resolve_model};
 use crate::gpu::{gpus, GpuSpec};
 use crate::model::ModelSpec;
 use crate::overhead::per_card_bytes;
-use crate::scenario::{Engine, GpuChoice, Scenario, Strategy, TaskKind};
+use crate::scenario::{GpuChoice, Scenario, Strategy, TaskKind};
 
 /// Device memory the scenario needs on its busiest GPU (nvidia-smi "used").
 fn device_used(sc: &Scenario, spec: &ModelSpec) -> Result<u64> {
@@ -23,11 +23,11 @@ fn device_used(sc: &Scenario, spec: &ModelSpec) -> Result<u64> {
 }
 
 /// Whether the scenario fits GPUs of `capacity` bytes: its device-used
-/// total within the capacity, or for a vLLM engine (which always fills its
-/// share of the card) its KV pool holding the requested sequences, as
-/// [`crate::report::Estimate::verdict`] decides.
+/// total within the capacity, or for a vLLM or SGLang engine (which always
+/// fills its share of the card) its KV pool holding the requested
+/// sequences, as [`crate::report::Estimate::verdict`] decides.
 fn fits_within(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<bool> {
-    if serves_on_vllm(sc) {
+    if serves_from_pool(sc) {
         let mut s = sc.clone();
         if s.gpu.name.is_none() && s.gpu.memory_bytes.is_none() {
             s.gpu.memory_bytes = Some(capacity);
@@ -40,8 +40,8 @@ fn fits_within(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<bool> {
     Ok(device_used(sc, spec)? <= capacity)
 }
 
-fn serves_on_vllm(sc: &Scenario) -> bool {
-    sc.task == TaskKind::Inference && sc.inference.engine == Engine::Vllm
+fn serves_from_pool(sc: &Scenario) -> bool {
+    sc.task == TaskKind::Inference && sc.inference.engine.sizes_pool()
 }
 
 /// Largest `x` in `1..=max` with `fits(x)`, assuming `fits` is monotone
@@ -162,10 +162,10 @@ pub fn fit_table_with_model(
     spec: &ModelSpec,
     cards: &[GpuSpec],
 ) -> Result<Vec<FitRow>> {
-    // Everything but the CUDA context and workspaces is the same on every card (vLLM aside,
-    // whose cache fills the card): estimate each probed size once without a
+    // Everything but the CUDA context and workspaces is the same on every card (vLLM and
+    // SGLang aside, whose pool fills the card): estimate each probed size once without a
     // card and add each card's context, so 40 cards cost ~2 dozen estimates.
-    let per_card = sc.task == TaskKind::Inference && sc.inference.engine == Engine::Vllm;
+    let per_card = serves_from_pool(sc);
     let mut bare = sc.clone();
     bare.gpu = GpuChoice::default();
     let bare_context = per_card_bytes(None);
@@ -223,7 +223,7 @@ pub fn fit_table_with_model(
     Ok(rows)
 }
 
-/// A fit-table row for a vLLM engine on card `g`: its KV pool decides the
+/// A fit-table row for a vLLM or SGLang engine on card `g`: its KV pool decides the
 /// fit, the longest context at the scenario's batch and the sequences of
 /// the scenario's context held at once.
 fn serving_row(sc: &Scenario, spec: &ModelSpec, g: &GpuSpec) -> Result<FitRow> {

@@ -57,7 +57,7 @@ fn every_path_names_the_field_in_a_scenario_file() {
             // The other of the two values (a flag may default to on).
             Kind::Flag { get, .. } => if get(&Scenario::default()) { "0" } else { "1" }.into(),
             Kind::Choice(c) => (c.keys)().last().expect("keys").to_string(),
-            Kind::Fraction { .. } => "0.5".into(),
+            Kind::Fraction { .. } | Kind::OptionalFraction { .. } => "0.5".into(),
             Kind::Memory { .. } => "24GiB".into(),
             Kind::GpuName => "h100-sxm5-80gb".into(),
             Kind::LoraTargets => "q,k,o".into(),

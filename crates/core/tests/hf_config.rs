@@ -275,7 +275,9 @@ fn llama4_chunked_layers_follow_the_config_defaults() {
     );
     assert_eq!(
         chunked(&|c| {
-            c.as_object_mut().expect("object").remove("attention_chunk_size");
+            c.as_object_mut()
+                .expect("object")
+                .remove("attention_chunk_size");
         }),
         Some((8192, 36))
     );

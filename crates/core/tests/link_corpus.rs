@@ -8,6 +8,9 @@
 //! `Scenario::default()` is part of the v1 format: a change that alters what
 //! one of these links means fails here. Such a change needs a new link
 //! version that still decodes v1 as v1; the rows are never re-generated.
+//! A link value or field added later (the `sglang` engine, `mfs`, `cps`)
+//! gets rows of its own, appended and frozen the day it is added, each
+//! carrying `added` (the date and what was added); no existing row changes.
 //!
 //! The estimator itself may get more exact (a sliding window caching one
 //! token less, as transformers does): the frozen bytes are matched within

@@ -496,6 +496,10 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             pick::<CacheType>(),
             1u64..4096,
         ),
+        (
+            proptest::option::of(fraction(1, 101)),
+            proptest::option::of(1u64..1 << 20),
+        ),
     );
     let rest = (
         (
@@ -547,6 +551,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             caches,
             (max_num_seqs, max_num_batched_tokens, shared_prefix_tokens),
             (gpu_layers, cpu_moe_layers, flash_attn, cache_type, ubatch),
+            (mem_fraction_static, chunked_prefill_size),
         ) = i;
         let (
             (gpus, strategy, tp, pp, sequence_parallel, offload),
@@ -608,6 +613,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 static_cache: caches[0],
                 cache_len: None,
                 tuple_cache: caches[1],
+                mem_fraction_static,
+                chunked_prefill_size,
             },
             parallel: Parallel {
                 gpus,

@@ -52,6 +52,23 @@ fn image_size_fields(state: AppState) -> impl IntoView {
     }
 }
 
+/// A decimal field whose `auto` (derived) value is typed as 0, bound
+/// through the registry row at link key `key`: its accessors.
+fn optional_fraction(state: AppState, label: &'static str, key: &'static str) -> impl IntoView {
+    let Some(Kind::OptionalFraction { get, set, .. }) = by_key(key).map(|f| f.kind) else {
+        // Every key passed here is an optional fraction (tested below).
+        return None;
+    };
+    Some(view! {
+        <NumberField
+            label
+            value=Signal::derive(move || state.scenario.with(|sc| get(sc).unwrap_or(0.0)))
+            on_change=Callback::new(move |x: f64| state.update(|sc| set(sc, (x > 0.0).then_some(x))))
+            parse=|t| parse_decimal(t, 0.0, 1.0)
+        />
+    })
+}
+
 /// A whole-number field whose `auto` (derived) value is typed as 0, bound
 /// through the registry row at link key `key`: its accessors and range.
 fn optional_count(state: AppState, label: &'static str, key: &'static str) -> impl IntoView {
@@ -300,6 +317,12 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
                 {optional_count(state, "max_num_batched_tokens (0 = default)", "mnbt")}
                 {count(state, "shared prefix tokens", "pfx", |sc| sc.inference.shared_prefix_tokens, |sc, n| sc.inference.shared_prefix_tokens = n)}
             </Show>
+            <Show when=move || engine.get() == Engine::Sglang>
+                {optional_fraction(state, "mem_fraction_static (0 = SGLang's default)", "mfs")}
+                {optional_count(state, "chunked_prefill_size (0 = SGLang's default)", "cps")}
+                {optional_count(state, "max_running_requests (0 = SGLang's default)", "mns")}
+                {count(state, "shared prefix tokens", "pfx", |sc| sc.inference.shared_prefix_tokens, |sc, n| sc.inference.shared_prefix_tokens = n)}
+            </Show>
             <Show when=move || engine.get() == Engine::LlamaCpp>
                 {optional_count(state, "gpu layers (-ngl, 0 = all)", "ngl")}
                 {count(state, "experts on CPU (--n-cpu-moe)", "ncmoe", |sc| sc.inference.cpu_moe_layers, |sc, n| sc.inference.cpu_moe_layers = n)}
@@ -332,13 +355,15 @@ mod tests {
     fn inputs_take_the_ranges_of_the_core_registry() {
         let keys = [
             "gs", "mb", "ga", "seq", "tgt", "r", "tp", "pp", "img", "imgsz", "bs", "pl", "nt",
-            "ipp", "n", "mns", "mnbt", "pfx", "ngl", "ncmoe", "ub", "imgw", "imgh", "clen",
+            "ipp", "n", "mns", "mnbt", "pfx", "ngl", "ncmoe", "ub", "imgw", "imgh", "clen", "cps",
         ];
         for key in keys {
             assert_ne!(field_range(key), (0, u64::MAX), "{key} has no range");
         }
         // The fields typed as "0 = auto" are the registry's optional counts.
-        for key in ["tgt", "imgsz", "mns", "mnbt", "ngl", "imgw", "imgh", "clen"] {
+        for key in [
+            "tgt", "imgsz", "mns", "mnbt", "ngl", "imgw", "imgh", "clen", "cps",
+        ] {
             assert!(
                 matches!(
                     by_key(key).map(|f| f.kind),
@@ -347,6 +372,11 @@ mod tests {
                 "{key}"
             );
         }
+        // The fields typed as "0 = auto" decimals are optional fractions.
+        assert!(matches!(
+            by_key("mfs").map(|f| f.kind),
+            Some(Kind::OptionalFraction { .. })
+        ));
         assert_eq!(field_range("mb"), (1, 65_536));
         assert_eq!(field_range("ga"), (1, 1 << 20));
         assert_eq!(field_range("nt"), (0, 1 << 24));

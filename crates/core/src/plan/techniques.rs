@@ -445,7 +445,8 @@ fn kv_cache_8bit(s: &mut Scenario, training: bool) -> bool {
         return !training && wide;
     }
     let wide = i.kv_cache_dtype.unwrap_or(compute).bytes() >= 2;
-    i.kv_cache_dtype = Some(if i.engine == Engine::Vllm {
+    // vLLM and SGLang store an fp8 KV cache (`--kv-cache-dtype fp8*`).
+    i.kv_cache_dtype = Some(if i.engine.sizes_pool() {
         Dtype::Fp8
     } else {
         Dtype::Int8
@@ -502,8 +503,8 @@ fn quantize(s: &mut Scenario, training: bool, four_bit: bool) -> bool {
     } else {
         let engine = s.inference.engine;
         s.weights = match (engine, four_bit) {
-            (Engine::Vllm, false) => WeightFormat::Fp8,
-            (Engine::Vllm, true) => WeightFormat::Awq4,
+            (Engine::Vllm | Engine::Sglang, false) => WeightFormat::Fp8,
+            (Engine::Vllm | Engine::Sglang, true) => WeightFormat::Awq4,
             (Engine::LlamaCpp, false) => WeightFormat::GgufQ8_0,
             (Engine::LlamaCpp, true) => WeightFormat::GgufQ4KM,
             (_, false) => WeightFormat::Int8,

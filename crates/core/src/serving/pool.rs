@@ -3,24 +3,33 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::scenario::Engine;
+
 /// The engine's scheduler limits, and where their values come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineLimits {
     pub max_num_seqs: u64,
     pub max_num_batched_tokens: u64,
-    /// True when both came from the scenario, false when vLLM's defaults
-    /// for the card filled either in.
+    /// True when both came from the scenario, false when the engine's
+    /// defaults for the card filled either in. For SGLang the two are
+    /// `max_running_requests` and `chunked_prefill_size`.
     pub given: bool,
 }
 
 /// What the KV pool holds, for the scenario's sequences and context.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServingPool {
-    /// Bytes of the KV pool on each GPU (vLLM's "Available KV cache memory").
+    /// The engine whose rule sized the pool.
+    #[serde(default = "vllm")]
+    pub engine: Engine,
+    /// Bytes of the KV pool on each GPU (vLLM's "Available KV cache memory";
+    /// SGLang's `rest_memory`).
     pub kv_pool_bytes: u64,
     /// Tokens the pool holds per engine instance (vLLM's `GPU KV cache
-    /// size: N tokens`): whole blocks × block size.
+    /// size: N tokens`: whole blocks × block size; SGLang's
+    /// `max_total_num_tokens`).
     pub kv_pool_tokens: u64,
+    /// Tokens per block (vLLM) or page (SGLang: 1).
     pub block_tokens: u64,
     /// Bytes of one block on each GPU: all attention layers' K and V.
     pub block_bytes: u64,
@@ -46,6 +55,10 @@ pub struct ServingPool {
     /// exceed `gpu_memory_utilization` of the total (0 when they fit).
     pub deficit_bytes: u64,
     pub limits: EngineLimits,
+}
+
+fn vllm() -> Engine {
+    Engine::Vllm
 }
 
 impl ServingPool {

@@ -80,6 +80,7 @@ choice!(Engine {
     Litgpt => "litgpt",
     Vllm => "vllm",
     LlamaCpp => "llama_cpp",
+    Sglang => "sglang",
 });
 choice!(Strategy {
     None => "none",

@@ -67,6 +67,13 @@ pub enum Kind {
         get: fn(&Scenario) -> f64,
         set: fn(&mut Scenario, f64),
     },
+    /// A decimal number within a [`Fraction`] range, or `auto` (`None`:
+    /// derived).
+    OptionalFraction {
+        range: Fraction,
+        get: fn(&Scenario) -> Option<f64>,
+        set: fn(&mut Scenario, Option<f64>),
+    },
     /// A memory size in bytes (`24GiB`, `80GB`), or `auto` (`None`).
     Memory {
         get: fn(&Scenario) -> Option<u64>,
@@ -119,6 +126,9 @@ impl Field {
             Kind::Flag { get, .. } => bool_text(get(sc)),
             Kind::Choice(c) => c.current(sc).to_owned(),
             Kind::Fraction { get, .. } => get(sc).to_string(),
+            Kind::OptionalFraction { get, .. } => {
+                get(sc).map_or("auto".to_owned(), |x| x.to_string())
+            }
             Kind::Memory { get, .. } => match get(sc) {
                 Some(b) if b % GIB == 0 => format!("{}GiB", b / GIB),
                 Some(b) => b.to_string(),
@@ -154,6 +164,13 @@ impl Field {
             Kind::Flag { set, .. } => set(sc, parse_bool(value)?),
             Kind::Choice(c) => (c.set)(sc, value)?,
             Kind::Fraction { range, set, .. } => set(sc, text::parse_fraction(value, range)?),
+            Kind::OptionalFraction { range, set, .. } => set(
+                sc,
+                match value {
+                    "auto" => None,
+                    v => Some(text::parse_fraction(v, range)?),
+                },
+            ),
             Kind::Memory { set, .. } => set(
                 sc,
                 match value {
@@ -181,6 +198,7 @@ impl Field {
             Kind::Flag { get, .. } => get(a) != get(b),
             Kind::Choice(c) => c.current(a) != c.current(b),
             Kind::Fraction { get, .. } => get(a) != get(b),
+            Kind::OptionalFraction { get, .. } => get(a) != get(b),
             Kind::GpuName => a.gpu.name != b.gpu.name,
             Kind::LoraTargets => a.training.lora.targets != b.training.lora.targets,
         }
@@ -204,13 +222,10 @@ impl Field {
                     check_range(self.path, bytes, MIN_MEMORY, MAX_MEMORY)?;
                 }
             }
-            Kind::Fraction { range, get, .. } => {
-                let x = get(sc);
-                if !range.contains(x) {
-                    return Err(InputError::new(
-                        self.path,
-                        format!("{x} is out of range: allowed {}", range.text()),
-                    ));
+            Kind::Fraction { range, get, .. } => check_fraction(self.path, range, get(sc))?,
+            Kind::OptionalFraction { range, get, .. } => {
+                if let Some(x) = get(sc) {
+                    check_fraction(self.path, range, x)?;
                 }
             }
             Kind::LoraTargets => {
@@ -242,6 +257,7 @@ impl Field {
             Kind::Choice(c) if c.optional => format!("{}, or auto", (c.keys)().join(", ")),
             Kind::Choice(c) => (c.keys)().join(", "),
             Kind::Fraction { range, .. } => range.text().to_owned(),
+            Kind::OptionalFraction { range, .. } => format!("{}, or auto", range.text()),
             Kind::Memory { .. } => {
                 "1MiB to 1PiB: bytes, or with KiB/MiB/GiB/TiB/KB/MB/GB/TB; or auto".to_owned()
             }
@@ -251,6 +267,17 @@ impl Field {
             }
         }
     }
+}
+
+/// A decimal within `range` (never NaN), or an error naming `path`.
+fn check_fraction(path: &str, range: Fraction, x: f64) -> Result<()> {
+    if range.contains(x) {
+        return Ok(());
+    }
+    Err(InputError::new(
+        path,
+        format!("{x} is out of range: allowed {}", range.text()),
+    ))
 }
 
 impl Choices {

@@ -178,6 +178,16 @@ fn vllm(sc: &Scenario) -> bool {
     inference(sc) && sc.inference.engine == Engine::Vllm
 }
 
+fn sglang(sc: &Scenario) -> bool {
+    inference(sc) && sc.inference.engine == Engine::Sglang
+}
+
+/// An engine that sizes a KV pool (vLLM, SGLang): sequences at once and a
+/// shared prefix mean the same in both.
+fn pool_engine(sc: &Scenario) -> bool {
+    inference(sc) && sc.inference.engine.sizes_pool()
+}
+
 /// transformers' `generate` options (cache implementation).
 fn transformers_generate(sc: &Scenario) -> bool {
     inference(sc) && sc.inference.engine == Engine::Transformers
@@ -424,16 +434,16 @@ pub static FIELDS: &[Field] = &[
         })
         .labelled("field-custom-capacity-gib-or-gb-0-card-s"),
     row("mns", "inference.max_num_seqs", "max-num-seqs",
-        "vLLM --max-num-seqs: sequences at once (auto: vLLM's default for the card)",
-        vllm, optional_count!(1, MAX_COUNT, inference.max_num_seqs))
+        "vLLM --max-num-seqs, SGLang --max-running-requests: sequences at once (auto: the engine's default for the card)",
+        pool_engine, optional_count!(1, MAX_COUNT, inference.max_num_seqs))
         .labelled("field-max-num-seqs-0-default"),
     row("mnbt", "inference.max_num_batched_tokens", "max-num-batched-tokens",
         "vLLM --max-num-batched-tokens: tokens per scheduler step (auto: vLLM's default for the card)",
         vllm, optional_count!(1, MAX_TOKENS, inference.max_num_batched_tokens))
         .labelled("field-max-num-batched-tokens-0-default"),
     row("pfx", "inference.shared_prefix_tokens", "shared-prefix-tokens",
-        "Prompt tokens all requests share (system prompt), stored once by vLLM's prefix caching",
-        vllm, count!(0, MAX_TOKENS, inference.shared_prefix_tokens))
+        "Prompt tokens all requests share (system prompt), stored once by vLLM's prefix caching or SGLang's radix cache",
+        pool_engine, count!(0, MAX_TOKENS, inference.shared_prefix_tokens))
         .labelled("field-shared-prefix-tokens"),
     row("ngl", "inference.gpu_layers", "gpu-layers",
         "llama.cpp -ngl: layers on the GPU, more than the model's also offloads the output (auto: all)",
@@ -474,6 +484,18 @@ pub static FIELDS: &[Field] = &[
         "Tokens per sequence a static cache is allocated for (max_cache_len, gpt-fast --cache_size; auto: prompt + new tokens)",
         static_cache, optional_count!(1, MAX_TOKENS, inference.cache_len))
         .labelled("field-static-cache-length-tokens-0-prompt-new"),
+    row("mfs", "inference.mem_fraction_static", "mem-fraction-static",
+        "SGLang --mem-fraction-static: the share of the free memory its weights and KV pool take (auto: SGLang's default for the card and tp)",
+        sglang, Kind::OptionalFraction {
+            range: Fraction::AboveZeroToOne,
+            get: |sc| sc.inference.mem_fraction_static,
+            set: |sc, f| sc.inference.mem_fraction_static = f,
+        })
+        .labelled("field-mem-fraction-static-0-sglang-s-default"),
+    row("cps", "inference.chunked_prefill_size", "chunked-prefill-size",
+        "SGLang --chunked-prefill-size: prompt tokens per prefill chunk, which sets the default mem_fraction_static (auto: SGLang's default for the card)",
+        sglang, optional_count!(1, MAX_TOKENS, inference.chunked_prefill_size))
+        .labelled("field-chunked-prefill-size-0-sglang-s-default"),
 ];
 
 /// The field whose link key is `key`.
