@@ -343,13 +343,14 @@ struct TaskMemory {
 fn task_memory(r: &Resolved, engine: Option<&ServingEngine>) -> TaskMemory {
     if r.is_training() {
         let m = training_memory(r);
+        let churn = per_step_bytes(&m.lines, None) + m.rebuilt_off_peak;
         return TaskMemory {
             lines: m.lines,
             cpu_lines: m.cpu_lines,
             peak_allocated: m.peak_allocated,
             phase: m.peak_phase.to_string(),
             kv_per_token: 0,
-            churn: None,
+            churn: Some(churn),
             serving: None,
         };
     }

@@ -18,6 +18,10 @@ pub struct TrainingMemory {
     pub cpu_lines: Vec<Line>,
     pub peak_allocated: u128,
     pub peak_phase: &'static str,
+    /// Layers rebuilt in backward (checkpointing, offloading) beyond what
+    /// the activations line counts at the peak: they pass through the
+    /// caching allocator all the same, so the allocator's churn counts them.
+    pub rebuilt_off_peak: u128,
 }
 
 /// The breakdown as it is written: the GPU's lines and the CPU's.
@@ -118,6 +122,7 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
         cpu_lines: lines.cpu,
         peak_allocated: peak,
         peak_phase: phase.name(),
+        rebuilt_off_peak: recompute - recompute_at_peak,
     }
 }
 
