@@ -21,7 +21,12 @@ and, in both languages at both widths, the remaining gaps of issue 10
     and a plan that changes the workload says so instead of "0.0 pp";
   - several serving GPUs at tp = pp = 1: the note at the GPU count, and its
     button sets tensor parallel;
-  - in Chinese, no space beside CJK text and none of the English terms left.
+  - in Chinese, no space beside CJK text and none of the English terms left;
+and, in both languages at both widths, the doctor reading a llama.cpp load
+log (issue 13): the reconcile table shows at least 3 rows, the model
+buffer's difference is 0.00 %, the table scrolls inside its own box (the
+page does not scroll sideways), axe finds nothing serious, and its button
+opens the log's setup in the calculator; a screenshot of it is kept.
 
 Talks WebDriver like scripts/e2e.py (plain HTTP); started by scripts/e2e.sh.
 """
@@ -100,6 +105,7 @@ def main():
                 if width_name == "phone":
                     check_phone(browser, lang, failures)
                 check_issue_10(browser, lang, width_name, failures)
+                check_reconcile(browser, lang, width_name, failures)
             check_language(browser, lang, failures)
     finally:
         browser.quit()
@@ -308,6 +314,59 @@ def check_issue_10(browser, lang, width, failures):
         except AssertionError as e:
             fail(str(e))
     print(f"  issue 10 {tag}: checked")
+
+
+# A llama.cpp load log whose model the catalog lacks (a fine-tune of
+# Llama-3-8B): compared with the calculator's model, every buffer agrees.
+LLAMA_LOG = os.path.join(os.path.dirname(__file__), "..", "crates", "core", "tests", "data",
+                         "llama_cpp", "logs", "01_llama3-8b-korean-q4km-rtx3070-full.txt")
+
+
+def check_reconcile(browser, lang, width, failures):
+    """The doctor puts a runtime's load log beside the estimate, line by line."""
+    tag = f"{lang} {width}"
+    with open(LLAMA_LOG, encoding="utf-8") as f:
+        log = f.read()
+    browser.go(BASE + f"?v=1&m=meta-llama/Meta-Llama-3-8B&view=doctor&lang={lang}")
+    settle(browser)
+    browser.script(
+        "const t = document.querySelector(`[data-testid='doctor-paste']`);"
+        "t.value = arguments[0]; t.dispatchEvent(new Event('input', {bubbles: true}))", log)
+    try:
+        browser.find("reconcile-rows", timeout=10)
+    except AssertionError:
+        failures.append(f"{tag}: no reconcile table for the llama.cpp load log")
+        return
+    time.sleep(0.3)
+    rows = browser.script(
+        "return [...document.querySelectorAll(`[data-testid='reconcile-row']`)].map(r => ({"
+        " figure: r.dataset.figure,"
+        " difference: (r.querySelector(`[data-testid='reconcile-difference']`) || {}).textContent}))")
+    model = [r for r in rows if r["figure"] == "model_buffer_gpu"]
+    if len(rows) < 3:
+        failures.append(f"{tag}: the reconcile table has {len(rows)} rows: {rows}")
+    if not model or model[0]["difference"] != "0.00 %":
+        failures.append(f"{tag}: the model buffer's difference is not 0.00 %: {model}")
+    wide = browser.script("return document.documentElement.scrollWidth - window.innerWidth")
+    if wide > 1:
+        failures.append(f"{tag}: the doctor with the reconcile table scrolls {wide}px sideways")
+    with open(AXE, encoding="utf-8") as f:
+        bad = [v for v in axe_violations(browser, f.read()) if v.get("impact") in BLOCKING]
+    if bad:
+        failures.append(f"{tag}: the reconcile table: {json.dumps(bad)}")
+    browser.script("document.querySelector(`[data-testid='reconcile']`).scrollIntoView()")
+    shot = screenshot(browser, f"reconcile-{lang}-{width}")
+    # The button opens the setup the log implies in the calculator.
+    browser.click("reconcile-open")
+    try:
+        wait_for(lambda: browser.script("return location.search").find("eng=") >= 0
+                 and query_param(browser, "view") is None
+                 and query_param(browser, "m") == "meta-llama/Meta-Llama-3-8B",
+                 "the calculator with the log's setup", timeout=10)
+    except AssertionError as e:
+        failures.append(f"{tag}: {e} ({browser.script('return location.href')})")
+    print(f"  reconcile {tag}: {len(rows)} rows, model buffer {model[0]['difference'] if model else None};"
+          f" sideways overflow {wide}px; opened {browser.script('return location.search')}; {shot}")
 
 
 if __name__ == "__main__":

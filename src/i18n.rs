@@ -450,7 +450,7 @@ mod tests {
             let source = std::fs::read_to_string(&path).unwrap_or_default();
             // The calculator page has only the shared texts: a tools-only
             // key used outside the tools' components would show bare there.
-            let tools_page = ["doctor", "logs", "wizard"]
+            let tools_page = ["doctor", "logs", "reconcile", "wizard"]
                 .iter()
                 .any(|c| path.components().any(|p| p.as_os_str() == *c));
             for key in used_keys(&source) {

@@ -1,13 +1,13 @@
 //! Every component folder has its stylesheet, and the page that shows the
 //! component links it (Trunk only bundles what a page's HTML names): the
-//! wizard's, doctor's and log reader's in `tools.html`, every other one in
+//! wizard's, doctor's (and its reconciliation's) and log reader's in `tools.html`, every other one in
 //! both pages (the header, tabs and shared parts appear on both).
 
 use std::fs;
 use std::path::Path;
 
 /// Components only the tools page shows.
-const TOOLS_ONLY: [&str; 3] = ["wizard", "doctor", "logs"];
+const TOOLS_ONLY: [&str; 4] = ["wizard", "doctor", "logs", "reconcile"];
 
 #[test]
 fn every_component_stylesheet_is_linked_by_its_page() {

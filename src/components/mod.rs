@@ -11,6 +11,7 @@ pub mod logs;
 pub mod model_picker;
 pub mod notices;
 pub mod plans;
+pub mod reconcile;
 pub mod result;
 pub mod search_select;
 pub mod sweep_chart;

@@ -1,6 +1,8 @@
 //! `vramfit doctor [FILE|-] [--json]`: reads a pasted error (any stack the
 //! core knows: PyTorch, JAX/XLA, TensorFlow, vLLM, llama.cpp, NCCL, cuBLAS,
-//! the OS) and says what it means.
+//! the OS) and says what it means; a runtime's own figures (a vLLM or
+//! llama.cpp start-up log, `ollama ps`, nvidia-smi) are put beside vramfit's
+//! instead (`reconcile_view`).
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -23,9 +25,9 @@ pub struct Args {
     /// runtime's start-up log, `reconciliation` too.
     #[arg(long)]
     pub json: bool,
-    /// The model a start-up log is compared with (a catalog id, or a Hub id
-    /// whose config.json is in the local cache), when the log names none
-    /// the catalog knows.
+    /// The model a start-up log, `ollama ps` or nvidia-smi is compared with
+    /// (a catalog id, or a Hub id whose config.json is in the local cache),
+    /// when the text names none the catalog knows.
     #[arg(long, short = 'm')]
     pub model: Option<String>,
 }
@@ -68,7 +70,12 @@ pub fn run(args: Args) -> ExitCode {
         }
         match &reconciled {
             Ok(r) => print!("{}", crate::reconcile_view::render(r)),
-            Err(e) => println!("{} start-up log read; not compared: {e}", log.engine),
+            Err(e) => {
+                println!("{} read; not compared: {e}", log.engine);
+                for u in &log.unread {
+                    println!("  not read: {u}");
+                }
+            }
         }
         if let Some(report) = report.filter(|r| r.out_of_memory) {
             print!("{}", render(&report, Lang::En));

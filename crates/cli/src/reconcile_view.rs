@@ -20,7 +20,9 @@ pub fn reconcile_log(log: &RuntimeLog, model: Option<&str>) -> Result<Reconcilia
 }
 
 fn value(figure: Figure, v: f64) -> String {
-    if figure.is_bytes() {
+    if figure.is_share() {
+        format!("{:.0}%", 100.0 * v)
+    } else if figure.is_bytes() {
         human_bytes(v.round() as u64)
     } else if v.fract() == 0.0 {
         format!("{v:.0}")
@@ -34,9 +36,23 @@ pub fn render(r: &Reconciliation) -> String {
     let log = &r.log;
     let sc = &log.scenario;
     let inf = &sc.inference;
-    let mut out = if log.engine == "llama.cpp" {
+    let mut out = if log.engine == "nvidia-smi" {
         format!(
-            "llama.cpp load log · {} · -ngl {} · -c {} · -ub {} · -fa {} · {} GPU(s)\n",
+            "nvidia-smi · {} · {}\n",
+            r.estimate.model,
+            sc.gpu
+                .name
+                .clone()
+                .unwrap_or_else(|| human_bytes(sc.gpu.memory_bytes.unwrap_or_default())),
+        )
+    } else if inf.engine == vramfit_core::scenario::Engine::LlamaCpp {
+        format!(
+            "{} · {} · -ngl {} · -c {} · -ub {} · -fa {} · {} GPU(s)\n",
+            if log.engine == "ollama" {
+                "ollama ps"
+            } else {
+                "llama.cpp load log"
+            },
             r.estimate.model,
             inf.gpu_layers
                 .map_or_else(|| "all".to_owned(), |n| n.to_string()),
@@ -87,6 +103,9 @@ pub fn render(r: &Reconciliation) -> String {
     }
     for a in &log.assumed {
         out.push_str(&format!("  assumed: {a}\n"));
+    }
+    for u in &log.unread {
+        out.push_str(&format!("  not read: {u}\n"));
     }
     out
 }

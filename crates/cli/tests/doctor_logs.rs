@@ -256,3 +256,39 @@ fn doctor_reconciles_a_vllm_start_up_log() {
     assert!((ours / 1_044_688.0 - 1.0).abs() < 0.005, "{ours}");
     assert!(value["oom"].is_null());
 }
+
+/// `ollama ps` with nvidia-smi under it (hand-written samples): the size,
+/// GPU share and used memory beside ours, the layers the share implies, and
+/// the rows that could not be read named.
+#[test]
+fn doctor_reconciles_ollama_ps_and_nvidia_smi() {
+    let ps =
+        std::fs::read_to_string(data("reconcile/ollama_ps_qwen25_14b_split.txt")).expect("sample");
+    let smi = std::fs::read_to_string(data("reconcile/nvidia_smi_rtx3090.txt")).expect("sample");
+    let text = stdout(&vramfit(&["doctor", "-"], Some(&format!("{ps}\n{smi}"))));
+    assert!(
+        text.starts_with("ollama ps · Qwen2.5-14B · -ngl "),
+        "{text}"
+    );
+    for row in [
+        "size (ollama ps)",
+        "share on the GPU (ollama ps)",
+        "memory used (nvidia-smi)",
+    ] {
+        assert!(
+            text.lines().any(|l| l.trim_start().starts_with(row)),
+            "{row}: {text}"
+        );
+    }
+    assert!(text.contains("52%"), "{text}");
+    let bad = data("reconcile/ollama_ps_bad.txt");
+    let text = stdout(&vramfit(&["doctor", &bad], None));
+    assert!(text.contains("not read: ollama ps, row 1: SIZE"), "{text}");
+    let value = json(&vramfit(&["doctor", &bad, "--json"], None));
+    assert_eq!(
+        value["reconciliation"]["log"]["unread"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+}

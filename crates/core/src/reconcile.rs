@@ -3,11 +3,15 @@
 //! beside the estimator's, line by line, with the difference and what the
 //! estimator's line counts.
 //!
-//! The readers ([`vllm`]) take any paste: lines they do not know are skipped,
-//! each reading keeps the line it came from, and sizes keep the rounding
-//! their printed precision implies (vLLM prints GiB to 0.01).
+//! The readers ([`vllm`], [`llama_cpp`], [`ollama`] for `ollama ps`,
+//! [`nvidia_smi`]) take any paste: lines they do not know are skipped, each
+//! reading keeps the line it came from, and sizes keep the rounding their
+//! printed precision implies (vLLM prints GiB to 0.01). nvidia-smi's table
+//! pasted with a log adds its figures to the log's.
 
 pub mod llama_cpp;
+pub mod nvidia_smi;
+pub mod ollama;
 pub mod reading;
 pub mod vllm;
 
@@ -15,10 +19,12 @@ pub use reading::{Figure, Reading, RuntimeLog};
 
 use serde::{Deserialize, Serialize};
 
+use crate::doctor::size::human_bytes;
 use crate::error::{InputError, Result};
 use crate::estimate::{estimate_with_model, resolve_model};
 use crate::model::ModelSpec;
 use crate::report::{Estimate, Part};
+use crate::scenario::GpuChoice;
 
 /// One row: the runtime's figure, ours, the difference, and our formula.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -43,9 +49,34 @@ pub struct Reconciliation {
     pub rows: Vec<Row>,
 }
 
-/// Reads a runtime log: `None` when it holds no figure of a known engine.
+/// Reads a runtime log: `None` when it holds no figure of a known engine
+/// (vLLM, llama.cpp, `ollama ps`) nor nvidia-smi's table. nvidia-smi's
+/// figures pasted with a log join the log's, its card the log's scenario.
 pub fn read_runtime_log(text: &str) -> Option<RuntimeLog> {
-    vllm::read(text).or_else(|| llama_cpp::read(text))
+    let engine = vllm::read(text)
+        .or_else(|| llama_cpp::read(text))
+        .or_else(|| ollama::read(text));
+    let smi = nvidia_smi::read(text);
+    match (engine, smi) {
+        (Some(mut log), Some(smi)) => {
+            log.readings.extend(smi.readings);
+            log.unread.extend(smi.unread);
+            log.assumed.extend(smi.assumed);
+            if log.scenario.gpu == GpuChoice::default() {
+                log.scenario.gpu = smi.scenario.gpu;
+            }
+            Some(log)
+        }
+        (Some(log), None) => Some(log),
+        (None, Some(mut smi)) => {
+            smi.assumed.push(
+                "nvidia-smi names no workload: the model given, served as the calculator's defaults"
+                    .to_owned(),
+            );
+            Some(smi)
+        }
+        (None, None) => None,
+    }
 }
 
 /// Sets up the scenario the log implies with `model` (or the model the log
@@ -72,13 +103,19 @@ pub fn reconcile(log: &RuntimeLog, model: Option<&ModelSpec>) -> Result<Reconcil
             &resolved
         }
     };
+    let mut log = log.clone();
+    if let Some(n) = layers_for_share(&log, spec) {
+        log.scenario.inference.gpu_layers = Some(n);
+        log.assumed.push(format!(
+            "-ngl {n}: the layers on the GPU whose share is nearest the printed one"
+        ));
+    }
     let estimate = estimate_with_model(&log.scenario, spec)?;
     let rows = log
         .readings
         .iter()
         .filter_map(|r| row(r, &estimate))
         .collect();
-    let mut log = log.clone();
     if let Some(n) = log.model_layers.filter(|n| *n != spec.layers) {
         log.assumed.push(format!(
             "the log counts {n} layers, the model compared with has {}: is it the same model?",
@@ -90,6 +127,47 @@ pub fn reconcile(log: &RuntimeLog, model: Option<&ModelSpec>) -> Result<Reconcil
         estimate,
         rows,
     })
+}
+
+/// `ollama ps` split between CPU and GPU: the layer count (llama.cpp's
+/// `-ngl`, the output layer counted last) whose GPU share is nearest the
+/// printed one. `None` where the share is all or nothing, or not printed.
+fn layers_for_share(log: &RuntimeLog, spec: &ModelSpec) -> Option<u64> {
+    let share = log.reading(Figure::GpuShare)?.value;
+    if share <= 0.0 || share >= 1.0 || log.scenario.inference.gpu_layers.is_some() {
+        return None;
+    }
+    (0..=spec.layers + 1)
+        .filter_map(|n| {
+            let mut sc = log.scenario.clone();
+            sc.inference.gpu_layers = Some(n);
+            let e = estimate_with_model(&sc, spec).ok()?;
+            let (gpu, host) = buffers(&e);
+            let ours = gpu / (gpu + host).max(1.0);
+            Some((n, (ours - share).abs()))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(n, _)| n)
+}
+
+/// The buffers a runtime sizes (weights, KV cache, compute) on the GPUs,
+/// and everything in host memory: no CUDA context, no workspaces.
+fn buffers(e: &Estimate) -> (f64, f64) {
+    let buffer = |p: Part| {
+        matches!(
+            p,
+            Part::Weights | Part::KvCache | Part::Activations | Part::RecurrentState
+        )
+    };
+    let per_gpu: u64 = e
+        .headline_gpu()
+        .lines
+        .iter()
+        .filter(|l| buffer(l.part))
+        .map(|l| l.bytes)
+        .sum();
+    let host: u64 = e.cpu_lines.iter().map(|l| l.bytes).sum();
+    (per_gpu as f64 * e.gpu_count.max(1) as f64, host as f64)
 }
 
 /// Our figure for a reading, with its formula.
@@ -146,6 +224,47 @@ fn ours(figure: Figure, e: &Estimate) -> Option<(f64, String)> {
         Figure::ModelBufferHost => host(Part::Weights),
         Figure::KvBufferHost => host(Part::KvCache),
         Figure::HostBuffers => host(Part::Activations),
+        Figure::OllamaSize => {
+            let (gpu, host) = buffers(e);
+            let gpus = match e.gpu_count {
+                0 | 1 => String::new(),
+                n => format!(" (busiest GPU × {n})"),
+            };
+            Some((
+                gpu + host,
+                format!(
+                    "GPU weights, KV cache and compute buffer {}{gpus} + host memory {} (no CUDA context)",
+                    human_bytes(gpu as u64),
+                    human_bytes(host as u64)
+                ),
+            ))
+        }
+        Figure::GpuShare => {
+            let (gpu, host) = buffers(e);
+            Some((
+                gpu / (gpu + host).max(1.0),
+                format!(
+                    "GPU buffers {} ÷ all buffers {}",
+                    human_bytes(gpu as u64),
+                    human_bytes((gpu + host) as u64)
+                ),
+            ))
+        }
+        Figure::DeviceUsed => {
+            let g = e.headline_gpu();
+            Some((
+                g.device_used_bytes as f64,
+                "device used: the buffers + CUDA context and libraries; nvidia-smi's used also counts other processes and the driver's own"
+                    .to_owned(),
+            ))
+        }
+        Figure::ProcessMemory => {
+            let g = e.headline_gpu();
+            Some((
+                g.device_used_bytes as f64,
+                "device used: the buffers + CUDA context and libraries".to_owned(),
+            ))
+        }
     }
 }
 

@@ -264,3 +264,210 @@ fn vllm_settings_beyond_the_defaults_are_read() {
         log.assumed
     );
 }
+
+/// `Figure::key` is the figure's JSON name, and `ALL` lists each once.
+#[test]
+fn every_figure_is_listed_once_under_its_json_name() {
+    let mut seen = std::collections::HashSet::new();
+    for figure in Figure::ALL {
+        assert!(seen.insert(figure), "{figure:?} twice");
+        assert_eq!(
+            serde_json::to_value(figure).expect("serializes"),
+            serde_json::Value::String(figure.key().to_owned())
+        );
+    }
+}
+
+const GB: f64 = 1e9;
+const MIB: f64 = (1u64 << 20) as f64;
+
+/// `ollama ps` (hand-written in its layout): SIZE in GB of 10^9 bytes to
+/// 0.1, the GPU share of a CPU/GPU split, CONTEXT as llama.cpp's `-c`; the
+/// NAME stands for a catalog model; the layers on the GPU are those whose
+/// share is nearest the printed one.
+#[test]
+fn ollama_ps_is_read_and_its_split_sets_the_layers_on_the_gpu() {
+    let log = read_runtime_log(include_str!(
+        "data/reconcile/ollama_ps_qwen25_14b_split.txt"
+    ))
+    .expect("ollama ps");
+    assert_eq!(log.engine, "ollama");
+    assert_eq!(log.model.as_deref(), Some("Qwen/Qwen2.5-14B"));
+    let size = log.reading(Figure::OllamaSize).expect("SIZE");
+    assert_eq!(size.value, 11.2 * GB);
+    assert!((size.rounding - 0.05 * GB).abs() < 1.0);
+    assert_eq!(log.reading(Figure::GpuShare).expect("share").value, 0.52);
+    let sc = &log.scenario;
+    assert_eq!(sc.inference.engine, Engine::LlamaCpp);
+    assert_eq!(sc.inference.prompt_len, 8192);
+    assert_eq!(sc.weights, vramfit_core::precision::WeightFormat::GgufQ4KM);
+    assert!(
+        log.assumed.iter().any(|a| a.contains("2 models")),
+        "{:?}",
+        log.assumed
+    );
+    assert!(log.unread.is_empty(), "{:?}", log.unread);
+    let r = reconcile(&log, None).expect("the catalog has the model");
+    let n = r
+        .log
+        .scenario
+        .inference
+        .gpu_layers
+        .expect("layers from the share");
+    assert!((1..48).contains(&n), "-ngl {n}");
+    let share = r
+        .rows
+        .iter()
+        .find(|row| row.figure == Figure::GpuShare)
+        .expect("share compared");
+    // The nearest layer count: within half a layer's share of the printed one.
+    assert!((share.ours - 0.52).abs() < 0.02, "ours {}", share.ours);
+    let size = r
+        .rows
+        .iter()
+        .find(|row| row.figure == Figure::OllamaSize)
+        .expect("size compared");
+    assert!(size.ours > 5.0 * GB && size.difference.is_finite());
+    assert!(!size.ours_formula.is_empty());
+}
+
+/// Before Ollama 0.6 there is no CONTEXT column: its default then is assumed
+/// and said; all on the GPU is all layers (the share is 100 %).
+#[test]
+fn old_ollama_ps_assumes_its_default_context() {
+    let log = read_runtime_log(include_str!("data/reconcile/ollama_ps_llama31_8b_old.txt"))
+        .expect("ollama ps");
+    assert_eq!(
+        log.model.as_deref(),
+        Some("meta-llama/Llama-3.1-8B-Instruct")
+    );
+    assert_eq!(log.scenario.inference.prompt_len, 2048);
+    assert!(log
+        .assumed
+        .iter()
+        .any(|a| a.contains("CONTEXT not printed")));
+    assert_eq!(log.reading(Figure::GpuShare).expect("share").value, 1.0);
+    let r = reconcile(&log, None).expect("compares");
+    assert_eq!(r.log.scenario.inference.gpu_layers, None);
+    let share = r
+        .rows
+        .iter()
+        .find(|row| row.figure == Figure::GpuShare)
+        .expect("share");
+    // Only the memory-mapped token embeddings and host buffers stay off the GPU.
+    assert!(share.ours > 0.9 && share.ours <= 1.0, "{}", share.ours);
+}
+
+/// Rows it cannot read are named, never a panic; the readable row is used.
+#[test]
+fn bad_ollama_ps_rows_are_named() {
+    let log =
+        read_runtime_log(include_str!("data/reconcile/ollama_ps_bad.txt")).expect("ollama ps");
+    assert_eq!(log.unread.len(), 2, "{:?}", log.unread);
+    assert!(
+        log.unread[0].contains("SIZE \"lots GB\"") || log.unread[0].contains("SIZE \"lots"),
+        "{:?}",
+        log.unread
+    );
+    assert!(log.unread[1].contains("PROCESSOR"), "{:?}", log.unread);
+    assert_eq!(log.model.as_deref(), Some("Qwen/Qwen3-8B"));
+    assert_eq!(
+        log.reading(Figure::OllamaSize).expect("SIZE").value,
+        6.2 * GB
+    );
+    // A header with no row: said, not a panic.
+    let empty = read_runtime_log("NAME    ID    SIZE    PROCESSOR    UNTIL\n").expect("ollama ps");
+    assert!(empty.readings.is_empty());
+    assert!(
+        empty.unread[0].contains("no loaded model"),
+        "{:?}",
+        empty.unread
+    );
+    // Junk in every column, long lines, odd bytes.
+    for junk in [
+        "NAME ID SIZE PROCESSOR\n\u{1F600} 0123456789ab 9e999 GB 200% GPU\n",
+        "NAME ID SIZE PROCESSOR\na 0123456789ab 1 GB 200% GPU\n",
+        "NAME ID SIZE PROCESSOR CONTEXT\na 0123456789ab 1 GB 10%/90% CPU/GPU -5\n",
+        "NAME ID SIZE PROCESSOR\na 0123456789ab 1 GB 1%/ CPU/GPU\n",
+        &format!(
+            "NAME ID SIZE PROCESSOR\na 0123456789ab {}\n",
+            "x ".repeat(50_000)
+        ),
+    ] {
+        let log = read_runtime_log(junk).expect("a header");
+        assert!(log.readings.is_empty(), "{junk:.60}: {:?}", log.readings);
+        assert!(
+            log.unread[0].contains("row 1"),
+            "{junk:.60}: {:?}",
+            log.unread
+        );
+    }
+    // What follows the table (another paste) ends it, unread.
+    let log = read_runtime_log(
+        "NAME ID SIZE PROCESSOR UNTIL\nqwen3:8b 500a1f067a9f 6.2 GB 100% GPU Forever\nthanks for any help!\n",
+    )
+    .expect("ollama ps");
+    assert!(log.unread.is_empty(), "{:?}", log.unread);
+}
+
+/// nvidia-smi's table (hand-written in its layout): the busiest GPU's used
+/// memory, its compute processes (Xorg's graphics left out), the card.
+#[test]
+fn nvidia_smi_is_read_and_joins_a_log_pasted_with_it() {
+    let smi = include_str!("data/reconcile/nvidia_smi_rtx3090.txt");
+    let log = read_runtime_log(smi).expect("nvidia-smi");
+    assert_eq!(log.engine, "nvidia-smi");
+    assert_eq!(
+        log.reading(Figure::DeviceUsed).expect("used").value,
+        6704.0 * MIB
+    );
+    assert_eq!(
+        log.reading(Figure::ProcessMemory).expect("process").value,
+        6370.0 * MIB
+    );
+    assert_eq!(log.scenario.gpu.name.as_deref(), Some("rtx-3090"));
+    assert!(log.unread.is_empty(), "{:?}", log.unread);
+    // Alone it names no workload: a model must be given.
+    assert_eq!(reconcile(&log, None).expect_err("no model").field, "model");
+    // With `ollama ps` pasted above it: one log, the card from nvidia-smi.
+    let both = format!(
+        "{}\n{smi}",
+        include_str!("data/reconcile/ollama_ps_qwen25_14b_split.txt")
+    );
+    let log = read_runtime_log(&both).expect("both");
+    assert_eq!(log.engine, "ollama");
+    assert!(log.unread.is_empty(), "{:?}", log.unread);
+    assert_eq!(log.scenario.gpu.name.as_deref(), Some("rtx-3090"));
+    let r = reconcile(&log, None).expect("compares");
+    for figure in [
+        Figure::OllamaSize,
+        Figure::GpuShare,
+        Figure::DeviceUsed,
+        Figure::ProcessMemory,
+    ] {
+        let row = r.rows.iter().find(|row| row.figure == figure);
+        let row = row.unwrap_or_else(|| panic!("{figure:?} compared"));
+        assert!(row.ours > 0.0 && row.difference.is_finite(), "{figure:?}");
+    }
+}
+
+#[test]
+fn bad_nvidia_smi_is_named_not_a_panic() {
+    let text = "| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |\n\
+        |   0  NVIDIA GeForce RTX 3090        Off |   00000000:01:00.0  On |  N/A |\n\
+        |  0%   48C    P2   112W /  350W |   lots /  24576MiB |      4%      Default |\n";
+    let log = read_runtime_log(text).expect("the banner");
+    assert!(log.readings.is_empty());
+    assert_eq!(log.unread.len(), 2, "{:?}", log.unread);
+    assert!(
+        log.unread[0].contains("memory line of GPU 0"),
+        "{:?}",
+        log.unread
+    );
+    // An unknown card: its capacity instead.
+    let text = "|   0  Acme Tensor 9000        Off |   00000000:01:00.0  On |  N/A |\n\
+        |  0%   48C    P2   112W /  350W |   1000MiB /  32768MiB |      4%      Default |\n";
+    let log = read_runtime_log(text).expect("a GPU memory line");
+    assert_eq!(log.scenario.gpu.memory_bytes, Some(32768 * (1 << 20)));
+    assert!(log.assumed.iter().any(|a| a.contains("Acme Tensor 9000")));
+}

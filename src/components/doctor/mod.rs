@@ -7,7 +7,10 @@
 //! reserved-but-unallocated, outside PyTorch, free, and the request that
 //! failed) when the message gives its parts; the diagnoses are listed, and
 //! "plan a fix" runs the fix-it plans for the calculator's scenario against
-//! the card in the message.
+//! the card in the message. What a runtime printed (vLLM's start-up log,
+//! llama.cpp's load log, `ollama ps`, nvidia-smi) is compared with the
+//! estimator line by line instead (`components::reconcile`), with the model
+//! picker when the text names no model the catalog has.
 
 use leptos::prelude::*;
 
@@ -18,9 +21,12 @@ use vramfit_core::doctor::size::GbMeaning;
 use vramfit_core::doctor::{parse_oom, picture, Memory, OomReport, Segment};
 use vramfit_core::estimate::resolve_model;
 use vramfit_core::plan::{fix_plans_with_model, PlanOptions, PlanReport};
+use vramfit_core::reconcile::read_runtime_log;
 use vramfit_core::{InputError, Scenario};
 
+use crate::components::model_picker::ModelPicker;
 use crate::components::plans::PlanList;
+use crate::components::reconcile::{names_known_model, Reconcile};
 use crate::format::Units;
 use crate::i18n::{colon, lang, pick, text, tr};
 use crate::state::{debounced, use_state, PASTE_DELAY};
@@ -75,6 +81,9 @@ pub fn Doctor() -> impl IntoView {
     let pasted = RwSignal::new(String::new());
     let settled = debounced(pasted, PASTE_DELAY);
     let report = Memo::new(move |_| settled.with(|t| (!t.trim().is_empty()).then(|| parse_oom(t))));
+    // A runtime's start-up log: its figures beside ours.
+    let runtime = Memo::new(move |_| settled.with(|t| read_runtime_log(t)));
+    let needs_model = move || runtime.with(|l| l.as_ref().is_some_and(|l| !names_known_model(l)));
     let plans = RwSignal::new(None::<Result<PlanReport, InputError>>);
     // A new paste invalidates the plans made for the previous one.
     Effect::new(move |_| {
@@ -104,12 +113,21 @@ pub fn Doctor() -> impl IntoView {
                 placeholder="torch.OutOfMemoryError: CUDA out of memory. Tried to allocate … / RESOURCE_EXHAUSTED: … / cudaMalloc failed: out of memory"
                 pasted
             />
+            <Show when=needs_model>
+                <p class="panel hint" data-testid="reconcile-pick-model">{tr("reconcile-pick-model")}</p>
+                <ModelPicker/>
+            </Show>
         </section>
         <section class="outputs" aria-label=tr("results")>
+            {move || runtime.get().map(|log| view! { <Reconcile log/> })}
             {move || {
                 let units = state.units.get();
+                let log_read = runtime.with(Option::is_some);
                 match report.get() {
                     None => view! { <p class="panel hint">{tr("doctor-empty")}</p> }.into_any(),
+                    // A start-up log shows its error only where it ends with one.
+                    Some(Ok(r)) if log_read && !r.out_of_memory => ().into_any(),
+                    Some(Err(_)) if log_read => ().into_any(),
                     Some(Err(_)) => view! {
                         <p class="panel error" role="alert" data-testid="doctor-error">{tr("doctor-not-found")}</p>
                     }.into_any(),

@@ -37,9 +37,63 @@ pub enum Figure {
     ComputeBufferGpu,
     /// llama.cpp: host compute buffer plus the output (logits) buffer.
     HostBuffers,
+    /// `ollama ps` SIZE: the model's memory on the GPUs and in host RAM.
+    OllamaSize,
+    /// `ollama ps` PROCESSOR: the share of SIZE on the GPUs (0 to 1).
+    GpuShare,
+    /// nvidia-smi's Memory-Usage "used" of the busiest GPU.
+    DeviceUsed,
+    /// nvidia-smi's compute processes on the busiest GPU, their memory added up.
+    ProcessMemory,
 }
 
 impl Figure {
+    /// Every figure, in the order a table lists them.
+    pub const ALL: [Figure; 18] = [
+        Figure::Weights,
+        Figure::ActivationPeak,
+        Figure::NonTorch,
+        Figure::KvPool,
+        Figure::KvTokens,
+        Figure::KvBlocks,
+        Figure::MaxConcurrency,
+        Figure::CudaGraphs,
+        Figure::ModelBufferGpu,
+        Figure::ModelBufferHost,
+        Figure::KvBufferGpu,
+        Figure::KvBufferHost,
+        Figure::ComputeBufferGpu,
+        Figure::HostBuffers,
+        Figure::OllamaSize,
+        Figure::GpuShare,
+        Figure::DeviceUsed,
+        Figure::ProcessMemory,
+    ];
+
+    /// The figure's name in JSON (`model_buffer_gpu`): for keys and test ids.
+    pub fn key(self) -> &'static str {
+        match self {
+            Figure::Weights => "weights",
+            Figure::ActivationPeak => "activation_peak",
+            Figure::NonTorch => "non_torch",
+            Figure::KvPool => "kv_pool",
+            Figure::KvTokens => "kv_tokens",
+            Figure::KvBlocks => "kv_blocks",
+            Figure::MaxConcurrency => "max_concurrency",
+            Figure::CudaGraphs => "cuda_graphs",
+            Figure::ModelBufferGpu => "model_buffer_gpu",
+            Figure::ModelBufferHost => "model_buffer_host",
+            Figure::KvBufferGpu => "kv_buffer_gpu",
+            Figure::KvBufferHost => "kv_buffer_host",
+            Figure::ComputeBufferGpu => "compute_buffer_gpu",
+            Figure::HostBuffers => "host_buffers",
+            Figure::OllamaSize => "ollama_size",
+            Figure::GpuShare => "gpu_share",
+            Figure::DeviceUsed => "device_used",
+            Figure::ProcessMemory => "process_memory",
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Figure::Weights => "weights",
@@ -56,6 +110,10 @@ impl Figure {
             Figure::KvBufferHost => "KV buffer (host)",
             Figure::ComputeBufferGpu => "compute buffer (GPU)",
             Figure::HostBuffers => "compute + output buffers (host)",
+            Figure::OllamaSize => "size (ollama ps)",
+            Figure::GpuShare => "share on the GPU (ollama ps)",
+            Figure::DeviceUsed => "memory used (nvidia-smi)",
+            Figure::ProcessMemory => "process memory (nvidia-smi)",
         }
     }
 
@@ -74,7 +132,15 @@ impl Figure {
                 | Figure::KvBufferHost
                 | Figure::ComputeBufferGpu
                 | Figure::HostBuffers
+                | Figure::OllamaSize
+                | Figure::DeviceUsed
+                | Figure::ProcessMemory
         )
+    }
+
+    /// Whether the figure is a share (0 to 1, shown in percent).
+    pub fn is_share(self) -> bool {
+        self == Figure::GpuShare
     }
 }
 
@@ -105,6 +171,10 @@ pub struct RuntimeLog {
     /// counts M − 1 of them), to check the model compared with.
     #[serde(default)]
     pub model_layers: Option<u64>,
+    /// What the reader recognised but could not read, naming it (a row of
+    /// `ollama ps` whose SIZE is not a size, a GPU without its memory line).
+    #[serde(default)]
+    pub unread: Vec<String>,
 }
 
 impl RuntimeLog {
