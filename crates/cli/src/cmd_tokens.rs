@@ -1,11 +1,13 @@
-//! `vramfit tokens --config FILE [--preprocessor FILE] --image WxH ...`: the
-//! tokens each image costs a VLM, as its processor computes them.
+//! `vramfit tokens --config FILE [--preprocessor FILE] --image WxH ...
+//! [--video WxHxFRAMES[@FPS] ...]`: the tokens each image and video costs a
+//! VLM, as its processors compute them.
 
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use vramfit_core::hf_config::rule_from_configs;
+use vramfit_core::hf_config::{rule_from_configs, video_rule_from_config};
 use vramfit_core::image_tokens::{tokens, ImageTokens};
+use vramfit_core::video_tokens::{video_tokens, Video, VideoTokens};
 use vramfit_core::InputError;
 
 use crate::output::fail;
@@ -20,10 +22,15 @@ pub struct Args {
     #[arg(long)]
     pub preprocessor: Option<String>,
     /// An image as WIDTHxHEIGHT in pixels (repeatable, in order).
-    #[arg(long = "image", required = true)]
+    #[arg(long = "image", required_unless_present = "videos")]
     pub images: Vec<String>,
+    /// A video as WIDTHxHEIGHTxFRAMES, optionally @FPS (its frame rate):
+    /// Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5 (repeatable, in order).
+    #[arg(long = "video")]
+    pub videos: Vec<String>,
     /// One JSON object: images (width, height, tower_tokens,
-    /// language_model_tokens) and total_language_model_tokens.
+    /// language_model_tokens), videos (the same with frames, frames_used,
+    /// grid_t/h/w) and total_language_model_tokens.
     #[arg(long)]
     pub json: bool,
 }
@@ -43,33 +50,79 @@ fn size(text: &str) -> Result<(u64, u64), InputError> {
     ))
 }
 
+/// `1280x720x64@30` → (1280, 720, 64, Some(30.0)); the error names `--video`.
+fn video(text: &str) -> Result<Video, InputError> {
+    let bad = || {
+        InputError::new(
+            "--video",
+            format!("\"{text}\" is not WIDTHxHEIGHTxFRAMES[@FPS] (e.g. 1280x720x64@30)"),
+        )
+    };
+    let (dims, fps) = match text.trim().split_once('@') {
+        Some((dims, fps)) => (dims, Some(fps.trim().parse::<f64>().map_err(|_| bad())?)),
+        None => (text.trim(), None),
+    };
+    let parts: Vec<&str> = dims.split(['x', 'X', '×']).map(str::trim).collect();
+    let [w, h, frames] = parts.as_slice() else {
+        return Err(bad());
+    };
+    Ok(Video {
+        width: w.parse().map_err(|_| bad())?,
+        height: h.parse().map_err(|_| bad())?,
+        frames: frames.parse().map_err(|_| bad())?,
+        fps,
+    })
+}
+
 fn read(path: &str) -> Result<String, InputError> {
     std::fs::read_to_string(path).map_err(|e| InputError::new(path, format!("cannot read: {e}")))
 }
 
-fn counted(args: &Args) -> Result<Vec<ImageTokens>, InputError> {
+fn counted(args: &Args) -> Result<(Vec<ImageTokens>, Vec<VideoTokens>), InputError> {
     let preprocessor = args.preprocessor.as_deref().map(read).transpose()?;
-    let rule = rule_from_configs(&read(&args.config)?, preprocessor.as_deref())?;
-    args.images
-        .iter()
-        .map(|text| {
-            let (w, h) = size(text)?;
-            tokens(&rule, w, h)
-        })
-        .collect()
+    let config = read(&args.config)?;
+    let images = if args.images.is_empty() {
+        Vec::new()
+    } else {
+        let rule = rule_from_configs(&config, preprocessor.as_deref())?;
+        args.images
+            .iter()
+            .map(|text| {
+                let (w, h) = size(text)?;
+                tokens(&rule, w, h)
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let videos = if args.videos.is_empty() {
+        Vec::new()
+    } else {
+        let rule = video_rule_from_config(&config)?.ok_or_else(|| {
+            InputError::new(
+                "--video",
+                "this model's processor takes no video here: Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5 do",
+            )
+        })?;
+        args.videos
+            .iter()
+            .map(|text| video_tokens(&rule, &video(text)?))
+            .collect::<Result<_, _>>()?
+    };
+    Ok((images, videos))
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let images = match counted(&args) {
-        Ok(images) => images,
+    let (images, videos) = match counted(&args) {
+        Ok(counted) => counted,
         Err(e) => return fail(&e),
     };
-    let total: u64 = images.iter().map(|i| i.language_model_tokens).sum();
+    let total: u64 = images.iter().map(|i| i.language_model_tokens).sum::<u64>()
+        + videos.iter().map(|v| v.language_model_tokens).sum::<u64>();
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({"images": images, "total_language_model_tokens": total})
-        );
+        let mut out = serde_json::json!({"images": images, "total_language_model_tokens": total});
+        if !videos.is_empty() {
+            out["videos"] = serde_json::json!(videos);
+        }
+        println!("{out}");
     } else {
         for i in &images {
             println!(
@@ -81,6 +134,12 @@ pub fn run(args: Args) -> ExitCode {
                 i.tiles.map_or(String::new(), |t| format!("  ({t} tiles)"))
             );
         }
+        for v in &videos {
+            println!(
+                "{:>6} × {:<6} × {:>5} frames ({} kept): {:>8} tower tokens  {:>7} language-model tokens",
+                v.width, v.height, v.frames, v.frames_used, v.tower_tokens, v.language_model_tokens
+            );
+        }
         println!("total: {total} language-model tokens");
     }
     ExitCode::SUCCESS
@@ -88,7 +147,7 @@ pub fn run(args: Args) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use super::size;
+    use super::{size, video};
 
     #[test]
     fn image_sizes_read_as_people_write_them() {
@@ -97,6 +156,20 @@ mod tests {
         assert_eq!(size("336×336").ok(), Some((336, 336)));
         for bad in ["1920", "x", "axb", "-1x5"] {
             assert_eq!(size(bad).unwrap_err().field, "--image", "{bad}");
+        }
+    }
+
+    #[test]
+    fn videos_read_with_or_without_a_frame_rate() {
+        let v = video("1280x720x64@29.97").expect("a video");
+        assert_eq!(
+            (v.width, v.height, v.frames, v.fps),
+            (1280, 720, 64, Some(29.97))
+        );
+        let v = video(" 640 X 480 x 8 ").expect("a video");
+        assert_eq!((v.frames, v.fps), (8, None));
+        for bad in ["1280x720", "1280x720x", "1280x720x64@", "axbxc", "1x2x3x4"] {
+            assert_eq!(video(bad).unwrap_err().field, "--video", "{bad}");
         }
     }
 }

@@ -6,6 +6,8 @@
 
 mod image_rule;
 pub use image_rule::rule_from_configs;
+mod video_rule;
+pub use video_rule::video_rule_from_config;
 mod llama4;
 mod modern;
 mod reader;

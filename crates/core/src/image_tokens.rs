@@ -530,7 +530,7 @@ pub struct ImageTokens {
 }
 
 /// Python's `round`: halves go to the even neighbour.
-fn round_half_even(x: f64) -> f64 {
+pub(crate) fn round_half_even(x: f64) -> f64 {
     let r = x.round();
     if (x - x.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
         r - x.signum()

@@ -14,6 +14,7 @@ pub mod gpu;
 pub mod hf_config;
 pub mod hub;
 pub mod image_tokens;
+pub mod video_tokens;
 pub mod inventory;
 pub mod lang;
 pub mod logs;

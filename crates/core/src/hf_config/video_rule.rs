@@ -1,0 +1,46 @@
+//! The video rule of a VLM read from its `config.json`: the processor
+//! transformers' `video_processing_auto` maps the model type to, with the
+//! tower's patch, merge and temporal sizes.
+
+use serde_json::Value;
+
+use crate::error::{InputError, Result};
+use crate::video_tokens::VideoRule;
+
+/// `None` for a model whose processor takes no video; an error for text
+/// that is not a config.
+pub fn video_rule_from_config(json: &str) -> Result<Option<VideoRule>> {
+    let cfg: Value = serde_json::from_str(json)
+        .map_err(|e| InputError::new("config.json", format!("not JSON: {e}")))?;
+    let model_type = cfg.get("model_type").and_then(Value::as_str).unwrap_or("");
+    let vision = cfg.get("vision_config").unwrap_or(&Value::Null);
+    let size = |key: &str, default: u64| -> Result<u64> {
+        match vision.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_u64()
+                .filter(|n| (1..=4096).contains(n))
+                .ok_or_else(|| {
+                    InputError::new(
+                        format!("config.json: vision_config.{key}"),
+                        format!("expected a whole number from 1 to 4096, got {v}"),
+                    )
+                }),
+        }
+    };
+    Ok(match model_type {
+        // Qwen2VLVideoProcessor (video_processing_auto: qwen2_vl, qwen2_5_vl)
+        "qwen2_vl" | "qwen2_5_vl" => Some(VideoRule::qwen2(
+            size("patch_size", 14)?,
+            size("spatial_merge_size", 2)?,
+            size("temporal_patch_size", 2)?,
+        )),
+        // Qwen3VLVideoProcessor (qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe)
+        "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" => Some(VideoRule::qwen3(
+            size("patch_size", 16)?,
+            size("spatial_merge_size", 2)?,
+            size("temporal_patch_size", 2)?,
+        )),
+        _ => None,
+    })
+}
