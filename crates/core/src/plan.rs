@@ -481,7 +481,13 @@ impl Search<'_> {
         applied: Vec<TechniqueId>,
         scenario: Scenario,
     ) -> Option<Node> {
-        let e = estimate_with_model(&scenario, self.spec).ok()?;
+        // A change may carry its own model (a lowered image-processor
+        // limit); every other keeps the resolved one.
+        let e = match &scenario.model {
+            crate::scenario::ModelSource::Spec(own) => estimate_with_model(&scenario, own),
+            _ => estimate_with_model(&scenario, self.spec),
+        }
+        .ok()?;
         let used = e.headline_gpu().device_used_bytes;
         let (headroom, capacity) = judge(&e, &scenario, self.base, self.capacity);
         if headroom <= node.headroom && !t.enabler {

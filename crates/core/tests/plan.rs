@@ -405,3 +405,72 @@ fn old_tuple_caches_are_fixed_by_upgrading_transformers() {
             == Some(true)
     );
 }
+
+/// Qwen2.5-VL-7B LoRA with six phone photos per sample (chunked loss on) on
+/// a 24 GB card: lowering the processor's `max_pixels` is a candidate
+/// (each photo is then about a quarter of the tokens), and a plan that uses
+/// it fits with the lowered limit in its scenario's model; LLaVA-1.5, whose
+/// tower resizes every image to its square, never gets it.
+#[test]
+fn fewer_image_pixels_only_where_the_processor_has_a_limit() {
+    use vramfit_core::image_tokens::ImageRule;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/configs/vlm/Qwen__Qwen2.5-VL-7B-Instruct.json");
+    let text = std::fs::read_to_string(&path).expect("fixture");
+    let spec = vramfit_core::hf_config::from_hf_config(&text).expect("imports");
+    let mut sc = Scenario {
+        model: ModelSource::Spec(Box::new(spec)),
+        task: TaskKind::Training,
+        ..Scenario::default()
+    };
+    sc.training.method = vramfit_core::scenario::Method::Lora;
+    sc.training.seq_len = 512;
+    sc.training.images_per_sample = 6;
+    sc.training.chunked_loss = true;
+    sc.training.freeze_vision = true;
+    sc.training.checkpointing = vramfit_core::scenario::Checkpointing::Full;
+    sc.image_width = Some(4032);
+    sc.image_height = Some(3024);
+    sc.gpu.name = Some("rtx-4090".into());
+    let options = PlanOptions {
+        max_plans: 20,
+        ..PlanOptions::default()
+    };
+    let report = fix_plans(&sc, &options).expect("plans");
+    assert!(!report.fits);
+    let lowered: Vec<_> = report
+        .plans
+        .iter()
+        .filter(|p| {
+            p.changes
+                .iter()
+                .any(|c| c.id == TechniqueId::FewerImagePixels)
+        })
+        .collect();
+    assert!(!lowered.is_empty(), "no plan lowers the pixel limit");
+    for plan in lowered {
+        let ModelSource::Spec(spec) = &plan.scenario.model else {
+            panic!("the plan carries the changed model");
+        };
+        let Some(ImageRule::QwenVl { max_pixels, .. }) = spec.image_rule else {
+            panic!("a Qwen-VL rule");
+        };
+        assert!(max_pixels <= 1_003_520 / 4, "{max_pixels}");
+        let used = estimate(&plan.scenario)
+            .expect("estimates")
+            .headline_gpu()
+            .device_used_bytes;
+        assert!(used <= report.capacity_bytes);
+    }
+    assert!(technique(TechniqueId::FewerImagePixels).penalty > 0.0);
+
+    let mut llava = llama7b_full_on_16gb();
+    llava.model = ModelSource::Catalog("llava-hf/llava-1.5-7b-hf".into());
+    llava.training.images_per_sample = 4;
+    let report = fix_plans(&llava, &options).expect("plans");
+    assert!(report
+        .plans
+        .iter()
+        .flat_map(|p| &p.changes)
+        .all(|c| c.id != TechniqueId::FewerImagePixels));
+}

@@ -53,11 +53,12 @@ pub enum TechniqueId {
     MoreGpus,
     CpuOffload,
     RaiseWiredLimit,
+    FewerImagePixels,
 }
 
 impl TechniqueId {
     /// Every id, for checks that the data covers the code and back.
-    pub const ALL: [TechniqueId; 29] = [
+    pub const ALL: [TechniqueId; 30] = [
         TechniqueId::SmallerMicroBatch,
         TechniqueId::GradientCheckpointing,
         TechniqueId::HalfPrecision,
@@ -87,6 +88,7 @@ impl TechniqueId {
         TechniqueId::TensorParallel,
         TechniqueId::CpuOffload,
         TechniqueId::RaiseWiredLimit,
+        TechniqueId::FewerImagePixels,
     ];
 }
 
@@ -292,6 +294,7 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
         }
         T::TensorParallel => tensor_parallel(&mut s, training, ctx),
         T::CpuOffload => cpu_offload(&mut s, training, ctx),
+        T::FewerImagePixels => fewer_image_pixels(&mut s, ctx.spec),
         T::RaiseWiredLimit => {
             // macOS's default share, raised to all but what the OS needs.
             let apple = ctx
@@ -432,6 +435,58 @@ fn shorter_sequence(s: &mut Scenario, training: bool) -> bool {
         s.inference.prompt_len /= 2;
         ok
     }
+}
+
+/// The image processor's own limit lowered: Qwen-VL's `max_pixels` to a
+/// quarter (at least its `min_pixels`), InternVL's `max_num` tiles halved
+/// (at least its minimum). The scenario then carries the model with the
+/// changed rule, as a pasted config with that preprocessor would.
+fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
+    use crate::image_tokens::ImageRule;
+    let model = match &s.model {
+        crate::scenario::ModelSource::Spec(own) => own.as_ref().clone(),
+        _ => spec.clone(),
+    };
+    let Some(rule) = &model.image_rule else {
+        return false;
+    };
+    let lowered = match rule {
+        ImageRule::QwenVl {
+            patch,
+            merge,
+            min_pixels,
+            max_pixels,
+        } => (max_pixels / 4 >= *min_pixels).then(|| ImageRule::QwenVl {
+            patch: *patch,
+            merge: *merge,
+            min_pixels: *min_pixels,
+            max_pixels: max_pixels / 4,
+        }),
+        ImageRule::InternVl {
+            tile,
+            patch,
+            min_tiles,
+            max_tiles,
+            tokens_per_tile,
+        } => (max_tiles / 2 >= *min_tiles).then(|| ImageRule::InternVl {
+            tile: *tile,
+            patch: *patch,
+            min_tiles: *min_tiles,
+            max_tiles: max_tiles / 2,
+            tokens_per_tile: *tokens_per_tile,
+        }),
+        _ => None,
+    };
+    let Some(lowered) = lowered else {
+        return false;
+    };
+    if s.images() == 0 {
+        return false;
+    }
+    let mut changed = model;
+    changed.image_rule = Some(lowered);
+    s.model = crate::scenario::ModelSource::Spec(Box::new(changed));
+    true
 }
 
 /// An 8-bit KV cache: fp8 in vLLM, int8 elsewhere.
@@ -588,6 +643,34 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
                 format!("{name} with fused=True (no foreach temporary)"),
                 format!("{name} 设为 fused=True（无 foreach 临时缓冲）"),
             )
+        }
+        T::FewerImagePixels => {
+            use crate::image_tokens::ImageRule;
+            let rule = |sc: &Scenario| match &sc.model {
+                crate::scenario::ModelSource::Spec(spec) => spec.image_rule.clone(),
+                _ => None,
+            };
+            match (rule(before), rule(after)) {
+                (
+                    Some(ImageRule::QwenVl { max_pixels: a, .. }),
+                    Some(ImageRule::QwenVl { max_pixels: b, .. }),
+                ) => text(
+                    format!("image processor max_pixels {a} → {b}"),
+                    format!("图像处理器 max_pixels {a} → {b}"),
+                ),
+                (
+                    Some(ImageRule::InternVl { max_tiles: a, .. }),
+                    Some(ImageRule::InternVl { max_tiles: b, .. }),
+                ) => text(
+                    format!("image processor max tiles {a} → {b}"),
+                    format!("图像处理器最大切片数 {a} → {b}"),
+                ),
+                (_, Some(r)) => text(
+                    format!("image processor limit → {}", r.to_text()),
+                    format!("图像处理器上限 → {}", r.to_text()),
+                ),
+                _ => text(String::new(), String::new()),
+            }
         }
         T::SmallerBatch => text(
             format!("generation batch {} → {}", bi.batch, ai.batch),
