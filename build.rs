@@ -88,10 +88,21 @@ fn write_tables(code: &mut String, prefix: &str, languages: &[(&str, &str)]) {
         .first()
         .map(|(_, t)| t.keys().collect())
         .unwrap_or_default();
+    // Each table is one string, its entries separated by NUL (no text holds
+    // one), split on first use (`Table` in src/i18n.rs): an array of `&str`
+    // would cost the wasm 8 bytes of pointer and length per entry, 1.3 KB
+    // of the gzipped first load for the three tables of the calculator.
+    let joined = |texts: Vec<&str>| {
+        assert!(
+            texts.iter().all(|t| !t.contains('\0')),
+            "a text holds a NUL"
+        );
+        texts.join("\0")
+    };
     let _ = writeln!(
         code,
-        "pub static {prefix}KEYS: [&str; {}] = {keys:?};",
-        keys.len()
+        "pub static {prefix}KEYS: Table = Table::new({:?});",
+        joined(keys.iter().map(|k| k.as_str()).collect())
     );
     for (name, table) in &tables {
         let texts: Vec<&str> = keys
@@ -100,8 +111,8 @@ fn write_tables(code: &mut String, prefix: &str, languages: &[(&str, &str)]) {
             .collect();
         let _ = writeln!(
             code,
-            "pub static {prefix}{name}: [&str; {}] = {texts:?};",
-            keys.len()
+            "pub static {prefix}{name}: Table = Table::new({:?});",
+            joined(texts)
         );
     }
 }

@@ -12,7 +12,9 @@ Checks, in order:
   3. reopening that link reproduces the exact numbers, which equal the CLI's
      for the changed scenario;
   4. a malformed link shows the notice naming each bad parameter and still
-     shows a result.
+     shows a result;
+  5. the importer worker (importer/, src/importer.rs) is not loaded with the
+     page; a pasted config.json starts it and comes back as the link's model.
 """
 import json
 import os
@@ -154,6 +156,26 @@ def main():
             assert param in notice, f"notice does not name {param}: {notice}"
         page_totals(browser)  # a result is still shown
         print("4. malformed link: notice names mb, bogus, gpu; defaults computed")
+
+        browser.go(BASE + "?v=1")
+        browser.find("model-summary")
+        loaded = "return performance.getEntriesByType('resource').map(e => e.name)"
+        assert not any("importer/" in r for r in browser.script(loaded)), "importer in the first load"
+        browser.script("document.querySelectorAll('input[name=model-mode]')[1].click()")
+        box = "[data-testid='config-json']"
+        wait_for(lambda: browser.script(f"return !!document.querySelector(`{box}`)"), "the config box")
+        with open(os.path.join(os.path.dirname(__file__), "..", "crates", "core", "tests", "data",
+                               "configs", "HuggingFaceTB__SmolLM2-135M.json"), encoding="utf-8") as f:
+            config = f.read()
+        browser.script(f"const box = document.querySelector(`{box}`); box.value = arguments[0];"
+                       "box.dispatchEvent(new Event('input', {bubbles: true}))", config)
+        said = "return document.querySelector(`[data-testid='config-message']`).textContent"
+        wait_for(lambda: browser.script(said).startswith("Imported"), "the import", 30)
+        assert "s.arch=llama&s.name=HuggingFaceTB/SmolLM2-135M" in browser.script(
+            "return location.search"), browser.script("return location.search")
+        assert any(r.endswith("importer/worker.js") for r in browser.script(loaded))
+        print("5. pasted config.json: imported by the importer worker, loaded then:",
+              browser.script(said))
     finally:
         browser.quit()
     print("e2e: all checks passed")

@@ -142,5 +142,5 @@ pub async fn fetch_config(base: &str, id: &str) -> Result<Fetched, HubFailure> {
 pub async fn hub_param_count(base: &str, id: &str) -> Option<u64> {
     let response = get(&api_url(base, id)).await.ok()?;
     let text = body(response).await.ok()?;
-    vramfit_core::hub::safetensors_total(&text)
+    crate::importer::hub_param_count(&text).await
 }

@@ -14,6 +14,7 @@ pub mod components;
 pub mod format;
 pub mod hub_fetch;
 pub mod i18n;
+pub mod importer;
 pub mod link;
 pub mod pwa;
 pub mod remember;

@@ -8,13 +8,13 @@
 #![warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod catalog;
+pub mod decimal;
 pub mod doctor;
 pub mod error;
 pub mod gpu;
 pub mod hf_config;
 pub mod hub;
 pub mod image_tokens;
-pub mod video_tokens;
 pub mod inventory;
 pub mod lang;
 pub mod logs;
@@ -24,6 +24,7 @@ pub mod scenario;
 pub mod search;
 pub mod solver;
 pub mod url;
+pub mod video_tokens;
 
 pub use error::{InputError, Result};
 pub mod activations;

@@ -103,8 +103,9 @@ pub fn parse_field_count(text: &str, key: &str) -> Result<u64, String> {
 
 /// Parses a decimal number typed by a person, within `min..=max`.
 pub fn parse_decimal(text: &str, min: f64, max: f64) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= min && x <= max => Ok(x),
+    // The core's reader: the same value as `str::parse`, without its tables.
+    match vramfit_core::decimal::parse_f64(text.trim()) {
+        Some(x) if x >= min && x <= max => Ok(x),
         _ => Err(text_with(
             current_lang(),
             "err-number",

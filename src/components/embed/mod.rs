@@ -285,7 +285,7 @@ pub fn EmbedSnippet() -> impl IntoView {
             list.push(e);
         }
         // Keep the panel's order, whatever the clicking order.
-        list.sort_by_key(|x| Exposed::all().position(|a| a == *x));
+        crate::analysis::sort_by_key(&mut list, |x| Exposed::all().position(|a| a == *x));
         chosen.set(Some(list));
     };
     view! {

@@ -2,9 +2,9 @@
 //! or the pasted output of `vramfit gpus --json`.
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use vramfit_core::estimate::tensor_parallel_for;
 use vramfit_core::gpu::{find_gpu, search_gpus, GpuSpec};
-use vramfit_core::inventory::Inventory;
 use vramfit_core::Scenario;
 
 use crate::components::controls::{
@@ -150,20 +150,30 @@ fn ReplicaNote() -> impl IntoView {
 fn GpuPaste() -> impl IntoView {
     let state = use_state();
     let message = RwSignal::new(None::<Result<String, String>>);
+    // The importer answers later (crate::importer): only the latest text's
+    // answer is shown.
+    let latest = StoredValue::new(0u64);
     let on_paste = move |ev| {
         let text = event_target_value(&ev);
+        let ticket = latest.get_value() + 1;
+        latest.set_value(ticket);
         if text.trim().is_empty() {
             message.set(None);
             return;
         }
-        let machine = Inventory::parse(&text).and_then(|inventory| inventory.machine_gpus());
-        message.set(Some(match machine {
-            Ok(machine) => {
-                state.update(|sc| machine.apply(sc));
-                Ok(format!("{} × {}", machine.count, machine.name))
+        spawn_local(async move {
+            let machine = crate::importer::machine_gpus(&text).await;
+            if latest.try_get_value() != Some(ticket) {
+                return;
             }
-            Err(error) => Err(error.to_string()),
-        }));
+            message.set(Some(match machine {
+                Ok(machine) => {
+                    state.update(|sc| machine.apply(sc));
+                    Ok(format!("{} × {}", machine.count, machine.name))
+                }
+                Err(error) => Err(error),
+            }));
+        });
     };
     let paste_id = next_id("gpu-paste");
     view! {

@@ -4,7 +4,6 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use vramfit_core::hf_config::from_hf_config;
 use vramfit_core::hub::HubFailure;
 use vramfit_core::model::ModelSpec;
 use vramfit_core::scenario::ModelSource;
@@ -95,11 +94,11 @@ pub fn HubFetch(id: Signal<String>) -> impl IntoView {
                     return;
                 }
             };
-            let mut spec = match from_hf_config(&fetched.text) {
+            let mut spec = match crate::importer::import_config(&fetched.text).await {
                 Ok(spec) => spec,
-                Err(e) => {
+                Err(message) => {
                     status.set(Fetch::Failed {
-                        message: e.to_string(),
+                        message,
                         retry: false,
                     });
                     return;

@@ -8,7 +8,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use vramfit_core::catalog::search_models;
 use vramfit_core::estimate::resolve_model;
-use vramfit_core::hf_config::from_hf_config;
 use vramfit_core::model::{Arch, ModelSpec, MAX_DIM, MAX_HEADS, MAX_LAYERS};
 use vramfit_core::scenario::ModelSource;
 use vramfit_core::Scenario;
@@ -205,33 +204,43 @@ fn ConfigImport(typed: RwSignal<String>) -> impl IntoView {
     let state = use_state();
     let text = RwSignal::new(String::new());
     let message = RwSignal::new(None::<Result<String, String>>);
+    // The importer answers later (crate::importer): only the latest text's
+    // answer is shown.
+    let latest = StoredValue::new(0u64);
     let import = move |json: String| {
-        let outcome = from_hf_config(&json);
-        text.set(json);
-        message.set(Some(match outcome {
-            Ok(mut spec) => {
-                // A config.json rarely names its model: the id the user typed does.
-                let asked = typed.get_untracked().trim().to_owned();
-                if spec.name.is_empty() && !asked.is_empty() {
-                    spec.name = asked;
+        let ticket = latest.get_value() + 1;
+        latest.set_value(ticket);
+        text.set(json.clone());
+        // A config.json rarely names its model: the id the user typed does.
+        let asked = typed.get_untracked().trim().to_owned();
+        spawn_local(async move {
+            let outcome = crate::importer::import_config(&json).await;
+            if latest.try_get_value() != Some(ticket) {
+                return;
+            }
+            message.set(Some(match outcome {
+                Ok(mut spec) => {
+                    if spec.name.is_empty() && !asked.is_empty() {
+                        spec.name = asked;
+                    }
+                    let name = if spec.name.is_empty() {
+                        "model".to_owned()
+                    } else {
+                        spec.name.clone()
+                    };
+                    state.update(|sc| sc.model = ModelSource::Spec(Box::new(spec)));
+                    Ok(text_with(
+                        current_lang(),
+                        "config-imported",
+                        &[("name", name)],
+                    ))
                 }
-                let name = if spec.name.is_empty() {
-                    "model".to_owned()
-                } else {
-                    spec.name.clone()
-                };
-                state.update(|sc| sc.model = ModelSource::Spec(Box::new(spec)));
-                Ok(text_with(
-                    current_lang(),
-                    "config-imported",
-                    &[("name", name)],
-                ))
-            }
-            Err(e) => {
-                state.stale.set(Some(Stale::ConfigError));
-                Err(e.to_string())
-            }
-        }));
+                Err(e) => {
+                    state.stale.set(Some(Stale::ConfigError));
+                    Err(e)
+                }
+            }));
+        });
     };
     let on_file = move |ev: leptos::ev::Event| {
         use wasm_bindgen::JsCast;

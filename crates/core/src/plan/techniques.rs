@@ -644,34 +644,7 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
                 format!("{name} 设为 fused=True（无 foreach 临时缓冲）"),
             )
         }
-        T::FewerImagePixels => {
-            use crate::image_tokens::ImageRule;
-            let rule = |sc: &Scenario| match &sc.model {
-                crate::scenario::ModelSource::Spec(spec) => spec.image_rule.clone(),
-                _ => None,
-            };
-            match (rule(before), rule(after)) {
-                (
-                    Some(ImageRule::QwenVl { max_pixels: a, .. }),
-                    Some(ImageRule::QwenVl { max_pixels: b, .. }),
-                ) => text(
-                    format!("image processor max_pixels {a} → {b}"),
-                    format!("图像处理器 max_pixels {a} → {b}"),
-                ),
-                (
-                    Some(ImageRule::InternVl { max_tiles: a, .. }),
-                    Some(ImageRule::InternVl { max_tiles: b, .. }),
-                ) => text(
-                    format!("image processor max tiles {a} → {b}"),
-                    format!("图像处理器最大切片数 {a} → {b}"),
-                ),
-                (_, Some(r)) => text(
-                    format!("image processor limit → {}", r.to_text()),
-                    format!("图像处理器上限 → {}", r.to_text()),
-                ),
-                _ => text(String::new(), String::new()),
-            }
-        }
+        T::FewerImagePixels => fewer_pixels_text(before, after),
         T::SmallerBatch => text(
             format!("generation batch {} → {}", bi.batch, ai.batch),
             format!("推理批大小 {} → {}", bi.batch, ai.batch),
@@ -706,21 +679,7 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
                 after.gpu.os_reserved_bytes.unwrap_or(0) >> 30
             ),
         ),
-        T::CpuOffload => {
-            let ngl = ai.gpu_layers.unwrap_or(0);
-            let ncmoe = ai.cpu_moe_layers;
-            if ncmoe > 0 {
-                text(
-                    format!("llama.cpp -ngl {ngl} --n-cpu-moe {ncmoe}: the routed experts of the first {ncmoe} layers in host memory"),
-                    format!("llama.cpp -ngl {ngl} --n-cpu-moe {ncmoe}：前 {ncmoe} 层的路由专家放在内存"),
-                )
-            } else {
-                text(
-                    format!("llama.cpp -ngl {ngl}: the other layers on the CPU"),
-                    format!("llama.cpp -ngl {ngl}：其余层在 CPU 上"),
-                )
-            }
-        }
+        T::CpuOffload => cpu_offload_text(after),
         T::TensorParallel => text(
             format!(
                 "tensor parallel 1 → {} over the {} GPUs already chosen",
@@ -748,5 +707,55 @@ pub fn describe(id: TechniqueId, before: &Scenario, after: &Scenario) -> Text {
             let t = techniques().iter().find(|t| t.id == id);
             t.map(|t| t.name.clone()).unwrap_or_default()
         }
+    }
+}
+
+/// The description of a lowered image-processor limit, before → after.
+fn fewer_pixels_text(before: &Scenario, after: &Scenario) -> Text {
+    let text = |en: String, zh: String| Text { en, zh };
+    use crate::image_tokens::ImageRule;
+    let rule = |sc: &Scenario| match &sc.model {
+        crate::scenario::ModelSource::Spec(spec) => spec.image_rule.clone(),
+        _ => None,
+    };
+    match (rule(before), rule(after)) {
+        (
+            Some(ImageRule::QwenVl { max_pixels: a, .. }),
+            Some(ImageRule::QwenVl { max_pixels: b, .. }),
+        ) => text(
+            format!("image processor max_pixels {a} → {b}"),
+            format!("图像处理器 max_pixels {a} → {b}"),
+        ),
+        (
+            Some(ImageRule::InternVl { max_tiles: a, .. }),
+            Some(ImageRule::InternVl { max_tiles: b, .. }),
+        ) => text(
+            format!("image processor max tiles {a} → {b}"),
+            format!("图像处理器最大切片数 {a} → {b}"),
+        ),
+        (_, Some(r)) => text(
+            format!("image processor limit → {}", r.to_text()),
+            format!("图像处理器上限 → {}", r.to_text()),
+        ),
+        _ => text(String::new(), String::new()),
+    }
+}
+
+/// The description of a llama.cpp offload split.
+fn cpu_offload_text(after: &Scenario) -> Text {
+    let text = |en: String, zh: String| Text { en, zh };
+    let ai = &after.inference;
+    let ngl = ai.gpu_layers.unwrap_or(0);
+    let ncmoe = ai.cpu_moe_layers;
+    if ncmoe > 0 {
+        text(
+            format!("llama.cpp -ngl {ngl} --n-cpu-moe {ncmoe}: the routed experts of the first {ncmoe} layers in host memory"),
+            format!("llama.cpp -ngl {ngl} --n-cpu-moe {ncmoe}：前 {ncmoe} 层的路由专家放在内存"),
+        )
+    } else {
+        text(
+            format!("llama.cpp -ngl {ngl}: the other layers on the CPU"),
+            format!("llama.cpp -ngl {ngl}：其余层在 CPU 上"),
+        )
     }
 }

@@ -1,6 +1,7 @@
 //! Reading field values from text (links, CLI arguments): each parser
 //! returns the value or a message saying what is allowed.
 
+use crate::decimal::parse_f64;
 use crate::scenario::limits::{MAX_MEMORY, MIN_MEMORY};
 use crate::scenario::{Choice, LoraTarget};
 
@@ -14,8 +15,8 @@ pub(crate) fn parse_u64_in(v: &str, min: u64, max: u64) -> Result<u64, String> {
 
 /// A finite decimal number within `range`.
 pub(super) fn parse_fraction(v: &str, range: Fraction) -> Result<f64, String> {
-    match v.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && range.contains(x) => Ok(x),
+    match parse_f64(v.trim()) {
+        Some(x) if range.contains(x) => Ok(x),
         _ => Err(format!("\"{v}\" is not a number from {}", range.text())),
     }
 }
@@ -70,9 +71,9 @@ pub fn parse_memory(v: &str) -> Result<u64, String> {
     };
     let bytes = match number.parse::<u64>() {
         Ok(n) if scale > 0 => n.checked_mul(scale),
-        _ => match number.parse::<f64>() {
+        _ => match parse_f64(number) {
             // Fractional sizes (`23.5GiB`) round to whole bytes.
-            Ok(x) if scale > 0 && x.is_finite() => {
+            Some(x) if scale > 0 => {
                 let b = (x * scale as f64).round();
                 (b >= 0.0 && b < MAX_MEMORY as f64 * 2.0).then_some(b as u64)
             }
