@@ -9,7 +9,7 @@
 use serde_json::Map;
 
 use super::reader::{Cfg, Defaults};
-use super::vlm::narrow;
+use super::vlm::{counted, narrow, tower_shape};
 use crate::error::{InputError, Result};
 use crate::model::{ModelSpec, VisionTower, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
 
@@ -89,15 +89,5 @@ fn vision_model(v: &Cfg) -> Result<VisionTower> {
     // Linear(projector_output_dim, projector_output_dim), no biases.
     let adapter = mw * p_in as u128 + (p_out as u128).pow(2);
     let params = embeddings + layers as u128 * block + adapter;
-    Ok(VisionTower {
-        hidden: d,
-        layers,
-        heads,
-        intermediate: m,
-        image_size: image,
-        patch_size: patch,
-        projector_params: 0,
-        projection_dim: 0,
-        params: Some(narrow(params, "vision_config")?),
-    })
+    counted(tower_shape(d, layers, heads, m, image, patch), params, 0)
 }

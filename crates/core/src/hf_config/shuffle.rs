@@ -8,9 +8,9 @@
 use serde_json::Value;
 
 use super::reader::{Cfg, Defaults};
-use super::vlm::{narrow, siglip_params};
+use super::vlm::{counted, siglip_params, tower_shape};
 use crate::error::{InputError, Result};
-use crate::model::{ModelSpec, VisionTower, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
+use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
 
 /// The `text_config` a `kind` wrapper must carry, read against the defaults
 /// of the config class its `model_type` names (`default_type` when it names
@@ -86,17 +86,11 @@ pub(super) fn import_idefics3(
     // Linear(d·scale_factor², text hidden, bias=False) over the shuffled patches.
     let projector = d as u128 * (scale as u128).pow(2) * spec.hidden as u128;
     spec.name = model_type.to_string();
-    spec.vision = Some(VisionTower {
-        hidden: d,
-        layers,
-        heads,
-        intermediate: m,
-        image_size: image,
-        patch_size: patch,
-        projector_params: narrow(projector, "vision_config")?,
-        projection_dim: 0,
-        params: Some(narrow(tower, "vision_config")?),
-    });
+    spec.vision = Some(counted(
+        tower_shape(d, layers, heads, m, image, patch),
+        tower,
+        projector,
+    )?);
     Ok(spec)
 }
 
@@ -218,16 +212,10 @@ pub(super) fn import_internvl(
     let w = dw * (k as u128).pow(2);
     let projector = 2 * w + (w * text_w + text_w) + (text_w * text_w + text_w);
     spec.name = "internvl".to_string();
-    spec.vision = Some(VisionTower {
-        hidden: d,
-        layers,
-        heads,
-        intermediate: m,
-        image_size: image,
-        patch_size: patch,
-        projector_params: narrow(projector, "vision_config")?,
-        projection_dim: 0,
-        params: Some(narrow(tower, "vision_config")?),
-    });
+    spec.vision = Some(counted(
+        tower_shape(d, layers, heads, m, image, patch),
+        tower,
+        projector,
+    )?);
     Ok(spec)
 }

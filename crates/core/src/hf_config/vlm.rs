@@ -63,19 +63,35 @@ fn patching(v: &Cfg) -> Result<(u64, u64, u64, u64)> {
     Ok((patch, temporal, channels, merge))
 }
 
-/// The tower's shape for the estimator (activations, image tokens).
-fn tower_shape(hidden: u64, layers: u64, heads: u64, intermediate: u64, patch: u64) -> VisionTower {
+/// A tower's shape for the estimator (activations, image tokens), its
+/// parameters not yet counted.
+pub(super) fn tower_shape(
+    hidden: u64,
+    layers: u64,
+    heads: u64,
+    intermediate: u64,
+    image_size: u64,
+    patch_size: u64,
+) -> VisionTower {
     VisionTower {
         hidden,
         layers,
         heads,
         intermediate,
-        image_size: QWEN_DEFAULT_IMAGE.max(patch),
-        patch_size: patch,
+        image_size,
+        patch_size,
         projector_params: 0,
         projection_dim: 0,
         params: None,
     }
+}
+
+/// A shaped tower with its counted parameters, the tower's and the
+/// projector's, each within the parameter limit.
+pub(super) fn counted(mut shape: VisionTower, tower: u128, projector: u128) -> Result<VisionTower> {
+    shape.params = Some(narrow(tower, "vision_config")?);
+    shape.projector_params = narrow(projector, "vision_config")?;
+    Ok(shape)
 }
 
 /// `Qwen2VisionTransformerPretrainedModel` (modeling_qwen2_vl.py), with
@@ -101,7 +117,14 @@ fn qwen2_vision(v: &Cfg, text_hidden: u64) -> Result<(VisionTower, u64)> {
     let h = d * (merge as u128).pow(2);
     let merger = 2 * d + (h * h + h) + (h * out + out);
     let tower = embed + depth as u128 * block;
-    let mut shape = tower_shape(d as u64, depth, heads, m as u64, patch);
+    let mut shape = tower_shape(
+        d as u64,
+        depth,
+        heads,
+        m as u64,
+        QWEN_DEFAULT_IMAGE.max(patch),
+        patch,
+    );
     shape.params = Some(narrow(tower, "vision_config")?);
     Ok((shape, narrow(merger, "vision_config")?))
 }
@@ -127,7 +150,14 @@ fn qwen2_5_vision(v: &Cfg) -> Result<(VisionTower, u64)> {
     let h = d * (merge as u128).pow(2);
     let merger = d + (h * h + h) + (h * out + out);
     let tower = embed + depth as u128 * block;
-    let mut shape = tower_shape(d as u64, depth, heads, m, patch);
+    let mut shape = tower_shape(
+        d as u64,
+        depth,
+        heads,
+        m,
+        QWEN_DEFAULT_IMAGE.max(patch),
+        patch,
+    );
     shape.params = Some(narrow(tower, "vision_config")?);
     Ok((shape, narrow(merger, "vision_config")?))
 }
@@ -184,17 +214,11 @@ pub(super) fn import_gemma3(
     // and mm_soft_emb_norm = Gemma3RMSNorm(d) (a weight only).
     let projector = dw * spec.hidden as u128 + dw;
     spec.name = "gemma3".to_string();
-    spec.vision = Some(VisionTower {
-        hidden: d,
-        layers,
-        heads,
-        intermediate: m,
-        image_size: image,
-        patch_size: patch,
-        projector_params: narrow(projector, "vision_config")?,
-        projection_dim: 0,
-        params: Some(narrow(tower, "vision_config")?),
-    });
+    spec.vision = Some(counted(
+        tower_shape(d, layers, heads, m, image, patch),
+        tower,
+        projector,
+    )?);
     Ok(spec)
 }
 
@@ -286,17 +310,11 @@ pub(super) fn import_mistral3(
         + (dw * feature_layers * text_w + bias * text_w)
         + (text_w * text_w + bias * text_w);
     spec.name = "mistral3".to_string();
-    spec.vision = Some(VisionTower {
-        hidden: d,
-        layers,
-        heads,
-        intermediate: m,
-        image_size: image,
-        patch_size: patch,
-        projector_params: narrow(projector, "vision_config")?,
-        projection_dim: 0,
-        params: Some(narrow(tower, "vision_config")?),
-    });
+    spec.vision = Some(counted(
+        tower_shape(d, layers, heads, m, image, patch),
+        tower,
+        projector,
+    )?);
     Ok(spec)
 }
 
@@ -408,7 +426,7 @@ fn qwen3_vision(v: &Cfg, deepstack: u128) -> Result<VisionTower> {
     let linears = (h * h + h) + (h * out + out);
     let merger = 2 * dw + linears + deepstack * (2 * h + linears);
     let tower = embed + depth as u128 * block;
-    let mut shape = tower_shape(d, depth, heads, m, patch);
+    let mut shape = tower_shape(d, depth, heads, m, QWEN_DEFAULT_IMAGE.max(patch), patch);
     shape.params = Some(narrow(tower, "vision_config")?);
     shape.projector_params = narrow(merger, "vision_config")?;
     Ok(shape)
