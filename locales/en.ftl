@@ -144,6 +144,8 @@ field-dropout = dropout
 field-chunked-loss = chunked loss
 field-activation-offload-to-cpu = activation offload to CPU
 field-torch-compile = torch.compile
+field-kbit-prep = 4-bit prep (QLoRA casts)
+field-recurrent-mixer-kernels = recurrent mixer kernels
 field-optimizer-step-in-backward = optimizer step in backward
 field-zero-fsdp = ZeRO / FSDP
 field-offload = offload
@@ -233,10 +235,14 @@ field-weights = weights
 field-gpu = GPU
 
 # Menu values that are words (the others are names: adamw, sdpa, zero3).
+choice-trl = TRL (fp32 norms)
+choice-auto = auto
 choice-none = none
 choice-off = off
 choice-full = full
 choice-selective = selective
+choice-fused = fused kernels
+choice-torch = PyTorch fallback
 choice-pure16 = pure 16-bit
 choice-amp = AMP (fp32 master weights)
 choice-hf_trainer = HF Trainer

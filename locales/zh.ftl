@@ -144,6 +144,8 @@ field-dropout = 丢弃率（dropout）
 field-chunked-loss = 分块计算损失
 field-activation-offload-to-cpu = 激活值卸载到 CPU
 field-torch-compile = torch.compile 编译
+field-kbit-prep = 4 位准备（QLoRA 类型转换）
+field-recurrent-mixer-kernels = 循环混合层内核
 field-optimizer-step-in-backward = 在反向传播中执行优化器步
 field-zero-fsdp = ZeRO / FSDP
 field-offload = 卸载
@@ -233,10 +235,14 @@ field-weights = 权重
 field-gpu = GPU
 
 # 菜单里需要翻译的取值（其余是名称：adamw、sdpa、zero3）。
+choice-trl = TRL（fp32 归一化层）
+choice-auto = 自动
 choice-none = 无
 choice-off = 关闭
 choice-full = 全量
 choice-selective = 选择性
+choice-fused = 融合内核
+choice-torch = PyTorch 回退实现
 choice-pure16 = 纯 16 位
 choice-amp = AMP（fp32 主权重）
 choice-hf_trainer = HF Trainer

@@ -1,5 +1,6 @@
 //! The importers the calculator runs only when asked: a pasted, uploaded or
-//! fetched `config.json`, a pasted GPU inventory, the Hub's parameter count.
+//! fetched `config.json`, a pasted GPU inventory, the Hub's parameter count;
+//! and the fix-it plan search, asked only for a setup that does not fit.
 //!
 //! With the `lazy-importer` feature (the site's builds: index.html and
 //! tools.html) they run in a worker of their own (`src/bin/vramfit-importer.rs`,
@@ -41,6 +42,18 @@ pub async fn import_config(json: &str) -> Result<ModelSpec, String> {
 pub async fn machine_gpus(text: &str) -> Result<MachineGpus, String> {
     let answer = ask(protocol::GPUS, text).await?;
     protocol::read_machine(protocol::result(&answer)?).ok_or_else(unavailable)
+}
+
+/// The fix-it plans of a scenario (`None` when the search fails or the
+/// worker cannot answer): run in the worker, where the plan search and its
+/// techniques live, off the page's first load and its thread.
+pub async fn plans(
+    sc: &vramfit_core::scenario::Scenario,
+) -> Option<vramfit_core::plan::PlanReport> {
+    let answer = ask(protocol::PLANS, &vramfit_core::url::encode(sc))
+        .await
+        .ok()?;
+    protocol::read_plans(protocol::result(&answer).ok()?)
 }
 
 /// The parameter count in the Hub's model API answer (`safetensors.total`).

@@ -6,6 +6,8 @@
 
 use vramfit_core::inventory::{Card, Inventory, MachineGpus};
 use vramfit_core::model::ModelSpec;
+use vramfit_core::plan::{fix_plans, PlanOptions, PlanReport};
+use vramfit_core::url::decode;
 
 /// A Hugging Face `config.json`: answers the model it describes.
 pub const CONFIG: &str = "config";
@@ -13,6 +15,10 @@ pub const CONFIG: &str = "config";
 pub const GPUS: &str = "gpus";
 /// The Hub's model API answer: answers its parameter count.
 pub const HUB_COUNT: &str = "hub-count";
+/// A scenario (its share-link query, which the page encodes anyway) that
+/// may not fit: answers the fix-it plans' report
+/// (`vramfit_core::plan::fix_plans`, the search over its changes).
+pub const PLANS: &str = "plans";
 
 /// The answer to a question of `kind` about `text`: `+` and the result, or
 /// `-` and what is wrong with the text.
@@ -28,6 +34,9 @@ pub fn answer(kind: &str, text: &str) -> String {
         HUB_COUNT => vramfit_core::hub::safetensors_total(text)
             .map(|n| n.to_string())
             .ok_or_else(String::new),
+        PLANS => fix_plans(&decode(text).scenario, &PlanOptions::default())
+            .map_err(|e| e.to_string())
+            .and_then(|report| serde_json::to_string(&report).map_err(|e| e.to_string())),
         _ => Err(format!("no importer for {kind:?}")),
     };
     match result {
@@ -48,6 +57,11 @@ pub fn result(answer: &str) -> Result<&str, String> {
 /// The model of a `config` answer's result (`None` only if the page and
 /// the worker were built from different sources).
 pub fn read_model(result: &str) -> Option<ModelSpec> {
+    serde_json::from_str(result).ok()
+}
+
+/// The report of a `plans` answer's result.
+pub fn read_plans(result: &str) -> Option<PlanReport> {
     serde_json::from_str(result).ok()
 }
 

@@ -8,13 +8,18 @@
 //! LoRA and frozen towers save memory.
 //!
 //! `shape` holds a layer's micro-batch and what needs a gradient, `layer`
-//! the terms of one layer (`attention` those of its attention block).
+//! the terms of one layer (`attention` those of its attention block),
+//! `recurrent` those of the recurrent token mixers of hybrid and
+//! state-space models (Mamba, Mamba-2, Gated DeltaNet, short convolutions,
+//! lightning attention).
 
 mod attention;
 mod compiled;
 mod layer;
+mod recurrent;
 mod shape;
 
 pub use compiled::compiled_layer_terms;
-pub use layer::{layer_bytes, layer_terms};
+pub use layer::{block_terms, layer_bytes, layer_terms, Block};
+pub use recurrent::{hybrid_stacks, mixer_terms, recurrent_layer_terms, LayerStack};
 pub use shape::{act_fn, has_dropout, ActFn, GradNeeds, LayerShape, LoraActs, Term};

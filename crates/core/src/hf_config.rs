@@ -4,12 +4,14 @@
 //! each `model_type`. Every error names the config field it comes from
 //! (`config.json: num_attention_heads`) and never panics, whatever the input.
 
+mod class_defaults;
 mod image_rule;
 pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
 mod llama4;
 mod modern;
+mod pyjson;
 mod reader;
 mod shuffle;
 mod siglip;
@@ -42,7 +44,7 @@ pub fn from_hf_config(json: &str) -> Result<ModelSpec> {
 /// (the pixel limits and tile counts of its image rule live there; the
 /// processor classes' defaults apply when it is absent).
 pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSpec> {
-    let value: Value = serde_json::from_str(json).map_err(|e| {
+    let value: Value = serde_json::from_str(&pyjson::strict_json(json)).map_err(|e| {
         InputError::new(
             "config.json",
             format!("is not valid JSON ({e}); paste the whole config.json file"),
@@ -96,7 +98,7 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
 /// `fp8`, `mxfp4`, `bitsandbytes`, `compressed-tensors`, ...), if any. The
 /// weight format itself is chosen in the scenario; this only reports it.
 pub fn quantization_method(json: &str) -> Result<Option<String>> {
-    let value: Value = serde_json::from_str(json)
+    let value: Value = serde_json::from_str(&pyjson::strict_json(json))
         .map_err(|e| InputError::new("config.json", format!("is not valid JSON ({e})")))?;
     let Some(root) = value.as_object() else {
         return Err(InputError::new("config.json", "must be a JSON object"));
@@ -131,6 +133,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             return shuffle::import_idefics3(cfg, model_type, text_or(Arch::Llama, "llama"))
         }
         "internvl" => return shuffle::import_internvl(cfg, text_or(Arch::Qwen2, "qwen2")),
+        "internvl_chat" => {
+            return shuffle::import_internvl_chat(cfg, |text| import(text, text.defaults))
+        }
         "paligemma" => return siglip::import_paligemma(cfg, text_or(Arch::Gemma, "gemma")),
         "llava_onevision" => {
             return siglip::import_llava_onevision(cfg, text_or(Arch::Qwen2, "qwen2"))
@@ -339,7 +344,8 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
             spec.mlp_bias = Some(true);
         }
         Arch::Llama | Arch::Mistral | Arch::Qwen3 | Arch::Qwen3Moe => {
-            let bias = cfg.flag("attention_bias", false)?;
+            // InternLM2Config calls it `bias` (wqkv and wo alike).
+            let bias = cfg.flag("attention_bias", cfg.flag("bias", false)?)?;
             spec.qkv_bias = bias;
             spec.out_bias = bias;
             spec.mlp_bias = Some(cfg.flag("mlp_bias", false)?);
@@ -362,7 +368,7 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
             router_bias: false,
         }),
         Arch::Qwen2Moe | Arch::Qwen3Moe => {
-            let experts = cfg.req(&["num_experts"], 1, MAX_EXPERTS)?;
+            let experts = cfg.req(&["num_experts", "num_local_experts"], 1, MAX_EXPERTS)?;
             let step = cfg
                 .int(&["decoder_sparse_step"], 1, MAX_LAYERS)?
                 .unwrap_or(1);
@@ -444,11 +450,14 @@ fn sliding_window(cfg: &Cfg, arch: Arch, layers: u64) -> Result<Option<SlidingWi
         match arch {
             // Gemma-2: even layers slide (`not bool(layer_idx % 2)`).
             Arch::Gemma2 => layers.div_ceil(2),
-            // Gemma-3: every `sliding_window_pattern`-th layer is global (default 6).
-            Arch::Gemma3 => {
+            // Gemma-3 and Cohere-2: every `sliding_window_pattern`-th layer
+            // is global (Gemma3Config's default 6; Cohere2Config builds its
+            // `layer_types` with `(i + 1) % pattern`, default 4).
+            Arch::Gemma3 | Arch::Cohere => {
+                let default = if arch == Arch::Gemma3 { 6 } else { 4 };
                 let pattern = cfg
                     .int(&["sliding_window_pattern"], 1, MAX_LAYERS)?
-                    .unwrap_or(6);
+                    .unwrap_or(default);
                 layers - layers / pattern
             }
             Arch::GptOss => layers.div_ceil(2),

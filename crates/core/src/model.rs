@@ -250,6 +250,16 @@ pub struct Recurrent {
     /// (Nemotron-H's `mamba_ssm_cache_dtype`).
     #[serde(default)]
     pub state_fp32: bool,
+    /// Tokens per chunk of the chunked scan (Mamba-2's `chunk_size` /
+    /// `mamba_chunk_size`, MiniMax's lightning `block_size`); 0: the kind's
+    /// default (see [`Recurrent::chunk_len`]). Only training activations read it.
+    #[serde(default)]
+    pub chunk: u64,
+    /// Gated DeltaNet's output gate z has its own projection (Qwen3.5's
+    /// `in_proj_z`) instead of being split off a fused `in_proj_qkvz`
+    /// (Qwen3-Next): the same parameters, a different tensor to save.
+    #[serde(default)]
+    pub separate_z: bool,
 }
 
 /// Vision encoder of a VLM (or a CLIP vision model on its own).
@@ -403,6 +413,21 @@ pub struct ModelSpec {
 }
 
 impl Recurrent {
+    /// Tokens per chunk the scan works in: the config's, else the kind's
+    /// default. Mamba2Config, FalconH1Config and GraniteMoeHybridConfig
+    /// default `chunk_size` / `mamba_chunk_size` to 256 and MiniMaxConfig
+    /// `block_size` to 256; transformers' `torch_chunk_gated_delta_rule` and
+    /// FLA's `chunk_gated_delta_rule` fix Gated DeltaNet's at 64. Mamba-1
+    /// and the short convolution scan no chunks (1).
+    pub fn chunk_len(&self) -> u64 {
+        match (self.kind, self.chunk) {
+            (RecurrentKind::GatedDeltaNet, _) => 64,
+            (RecurrentKind::Mamba | RecurrentKind::ShortConv, _) => 1,
+            (_, 0) => 256,
+            (_, n) => n,
+        }
+    }
+
     fn validate(&self, layers: u64) -> Result<()> {
         check_range("model.recurrent.layers", self.layers, 0, layers)?;
         check_range("model.recurrent.inner", self.inner, 1, MAX_DIM)?;
@@ -412,6 +437,7 @@ impl Recurrent {
         // Real kernels are 2 to 4 wide; LFM2's `conv_L_cache` is 3.
         check_range("model.recurrent.conv_kernel", self.conv_kernel, 0, 64)?;
         check_range("model.recurrent.dt_rank", self.dt_rank, 0, MAX_DIM)?;
+        check_range("model.recurrent.chunk", self.chunk, 0, MAX_POSITION)?;
         let needs_heads = matches!(
             self.kind,
             RecurrentKind::Mamba2 | RecurrentKind::GatedDeltaNet | RecurrentKind::Lightning

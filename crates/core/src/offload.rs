@@ -50,11 +50,29 @@ pub struct OffloadPlan {
     /// The command-line flags and the Ollama options.
     pub llama_cpp_flags: String,
     pub ollama_options: String,
+    /// The `num_ctx` Ollama picks on this card when nothing sets one
+    /// ([`ollama_default_context`]), and whether it fits this placement.
+    pub ollama_default_context: u64,
+    pub ollama_default_fits: bool,
     /// What runs where, and what that does to speed, in words.
     pub trade_off: String,
     pub trade_off_zh: String,
     /// The scenario with the placement set.
     pub scenario: Scenario,
+}
+
+/// Ollama's `num_ctx` when neither the Modelfile nor `OLLAMA_CONTEXT_LENGTH`
+/// sets one, by the GPU memory it sees: "< 24 GiB VRAM: 4k context, 24-48
+/// GiB VRAM: 32k context, >= 48 GiB VRAM: 256k context" (Ollama's docs,
+/// docs.ollama.com/context-length, `docs/context-length.mdx` in
+/// ollama/ollama). Releases before 0.6 used 2048 whatever the card.
+pub fn ollama_default_context(vram_bytes: u64) -> u64 {
+    const GIB: u64 = 1 << 30;
+    match vram_bytes {
+        v if v >= 48 * GIB => 256 * 1024,
+        v if v >= 24 * GIB => 32 * 1024,
+        _ => 4 * 1024,
+    }
 }
 
 fn estimate_at(sc: &Scenario, spec: &ModelSpec, ngl: u64, ncmoe: u64) -> Result<Estimate> {
@@ -167,7 +185,22 @@ pub fn plan_offload(sc: &Scenario, spec: &ModelSpec) -> Result<OffloadPlan> {
     } else {
         ngl
     };
-    let ollama = format!("num_gpu {ollama_layers}, num_ctx {ctx_flag}");
+    // The card's whole memory, as Ollama reads it (not the usable share).
+    let vram = sc
+        .gpu
+        .memory_bytes
+        .or(resolve_gpu(sc)?.map(|g| g.memory_bytes))
+        .unwrap_or(capacity);
+    let ollama_default = ollama_default_context(vram);
+    let default_fits = max_ctx.is_some_and(|m| m >= ollama_default);
+    let ollama = format!(
+        "num_gpu {ollama_layers}, num_ctx {ctx_flag} (unset, Ollama uses num_ctx {ollama_default} on this card, which {})",
+        if default_fits {
+            "fits"
+        } else {
+            "does not fit"
+        }
+    );
     let (trade_off, trade_off_zh) = trade_off(placement, ngl, ncmoe, n);
     let g = e.headline_gpu();
     Ok(OffloadPlan {
@@ -182,6 +215,8 @@ pub fn plan_offload(sc: &Scenario, spec: &ModelSpec) -> Result<OffloadPlan> {
         cpu_ram_bytes: e.cpu_ram_bytes,
         llama_cpp_flags: flags,
         ollama_options: ollama,
+        ollama_default_context: ollama_default,
+        ollama_default_fits: default_fits,
         trade_off,
         trade_off_zh,
         scenario: chosen,

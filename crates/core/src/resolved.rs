@@ -8,7 +8,7 @@
 use crate::model::{LayerParams, ModelSpec, ParamCounts};
 use crate::parallel::Shards;
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
-use crate::scenario::{Attention, Inference, LoraTarget, Scenario, TaskKind, Training};
+use crate::scenario::{Attention, Inference, KbitPrep, LoraTarget, Scenario, TaskKind, Training};
 use crate::trainable::trainable_params;
 use crate::weights::{quantized_targets, weight_bytes, WeightBytes};
 
@@ -34,6 +34,8 @@ pub struct Resolved<'a> {
     pub trainable_dtype: Dtype,
     /// torch autocast: fp32 weights with 16-bit compute.
     pub autocast: bool,
+    /// The casts a 4-bit (QLoRA) model got before training.
+    pub kbit_prep: KbitPrep,
     /// Parameters the training method trains (whatever the task).
     pub trainable: u128,
     /// The linears a 4/8-bit format quantizes; `None`: every linear.
@@ -69,6 +71,7 @@ impl<'a> Resolved<'a> {
             compute: sc.compute_dtype,
             trainable_dtype: trainable_dtype(sc),
             autocast: uses_autocast(sc),
+            kbit_prep: sc.kbit_prep_in_effect(),
             quantized_targets: quantized_targets(sc),
             shards: Shards::new(&sc.parallel, spec.layers, training),
             empty_cache_after_load: sc.empty_cache_after_load,

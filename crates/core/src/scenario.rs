@@ -186,6 +186,49 @@ pub enum Framework {
     Deepspeed,
 }
 
+/// What runs the recurrent token mixers of hybrid and state-space models
+/// (Mamba, Mamba-2, Gated DeltaNet, short convolutions) in training.
+/// transformers picks the fused kernel whenever its package imports
+/// (`use_kernel_func_from_hub_with_fallback`: mamba_ssm and causal_conv1d
+/// for the Mamba mixers and LFM2's convolution, flash-linear-attention for
+/// Gated DeltaNet) and its PyTorch reference code otherwise (and on a CPU).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MixerKernels {
+    /// The kernels' autograd functions (`MambaInnerFn`,
+    /// `MambaSplitConv1dScanCombinedFn`, `ChunkGatedDeltaRuleFunction`,
+    /// `CausalConv1dFn`). The default: anyone training these models on a
+    /// CUDA GPU installs the packages (transformers warns that the fallback
+    /// is "much slower", and its sequential Mamba scan keeps a state per
+    /// token), and a link made before this field existed meant this.
+    #[default]
+    Fused,
+    /// transformers' PyTorch reference code (no kernel package installed).
+    Torch,
+}
+
+/// How a bitsandbytes 4-bit (QLoRA) model's unquantized parameters are cast
+/// before training. Measured on an H100 with each recipe (tests/data/qlora).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KbitPrep {
+    /// What the framework does: TRL's order for the HF Trainer (TRL's
+    /// SFTTrainer, which axolotl and most QLoRA scripts run), none
+    /// otherwise and for sharded (FSDP/ZeRO-3) QLoRA, which TRL leaves
+    /// as loaded. Links made before the field existed meant this.
+    #[default]
+    Auto,
+    /// Left as loaded: 16-bit embeddings, norms and head.
+    None,
+    /// PEFT `prepare_model_for_kbit_training`: every parameter that is not
+    /// 4-bit cast to fp32, the forward under autocast.
+    Fp32,
+    /// TRL `prepare_peft_model`: prepare as above, then
+    /// `peft_module_casting_to_bf16` puts embeddings and head back in 16-bit
+    /// (the norms stay fp32), the forward under autocast.
+    Trl,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Training {
@@ -216,6 +259,10 @@ pub struct Training {
     /// The model runs under `torch.compile` (inductor): AOTAutograd's
     /// min-cut partitioner decides what the forward saves for backward.
     pub compile: bool,
+    /// Fused kernels or PyTorch code for recurrent mixers (hybrid models).
+    pub mixer_kernels: MixerKernels,
+    /// The casts a 4-bit (QLoRA) model gets before training.
+    pub kbit_prep: KbitPrep,
     /// Vision tower frozen (VLMs).
     pub freeze_vision: bool,
     /// Images per sample and their side in pixels (VLMs); 0 images = text only.
@@ -243,6 +290,8 @@ impl Default for Training {
             chunked_loss: false,
             activation_offload: false,
             compile: false,
+            mixer_kernels: MixerKernels::Fused,
+            kbit_prep: KbitPrep::Auto,
             freeze_vision: false,
             images_per_sample: 0,
             image_size: None,

@@ -1,8 +1,8 @@
 //! Bytes of the weights as stored, for every format.
 
 use crate::model::{ModelSpec, ParamCounts};
-use crate::precision::WeightFormat;
-use crate::scenario::{Engine, Framework, LoraTarget, Method, Scenario, TaskKind};
+use crate::precision::{Dtype, WeightFormat};
+use crate::scenario::{Engine, Framework, KbitPrep, LoraTarget, Method, Scenario, TaskKind};
 
 /// Weight storage split into what is quantized and what stays 16/32-bit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,7 +25,12 @@ pub struct WeightBytes {
 pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> WeightBytes {
     let format = sc.effective_weights();
     let total_params = counts.total as u128;
-    let plain_dtype = format.unquantized_dtype(sc.compute_dtype);
+    let mut plain_dtype = format.unquantized_dtype(sc.compute_dtype);
+    if sc.kbit_prep_in_effect() == KbitPrep::Fp32 {
+        // PEFT's prepare_model_for_kbit_training casts every parameter that is
+        // not 4-bit to fp32 (measured: Llama-3-8B dims start 1.99 GiB higher).
+        plain_dtype = Dtype::Fp32;
+    }
     if let Some(d) = format.plain_dtype() {
         return WeightBytes {
             total: total_params * d.bytes() as u128,

@@ -154,8 +154,15 @@ fn malformed_json_is_an_error() {
 
 #[test]
 fn missing_required_field_is_named() {
-    let e = err(&LLAMA_MIN.replace("\"num_attention_heads\":4,", ""));
-    assert_eq!(e.field, "config.json: num_attention_heads");
+    // transformers fills an absent key from the config class (LlamaConfig:
+    // 32 heads), and so does the importer ...
+    let spec = from_hf_config(&LLAMA_MIN.replace("\"num_attention_heads\":4,", ""))
+        .expect("LlamaConfig's default head count");
+    assert_eq!(spec.heads, 32);
+    // ... but a model_type transformers has no class for has no defaults:
+    // what it needs and lacks is named.
+    let e = err(r#"{"model_type": "kimi_k2", "num_hidden_layers": 2}"#);
+    assert!(e.field.starts_with("config.json: "), "{e}");
     assert!(e.message.contains("missing"), "{e}");
     let e = err(r#"{"hidden_size": 8}"#);
     assert_eq!(e.field, "config.json: model_type");

@@ -111,3 +111,32 @@ fn unified_memory_plans_can_raise_the_gpus_share() {
     assert_eq!(after.capacity_bytes, Some((128 - 8) << 30));
     assert_eq!(after.fits(), Some(true));
 }
+
+/// Ollama's own default context follows the card's memory (its docs: 4k
+/// under 24 GiB, 32k up to 48 GiB, 256k above), and the plan says whether
+/// that default fits the placement, since Ollama uses it unless told.
+#[test]
+fn the_plan_says_whether_ollamas_default_context_fits() {
+    use vramfit_core::offload::ollama_default_context;
+    const GIB: u64 = 1 << 30;
+    assert_eq!(ollama_default_context(16 * GIB), 4096);
+    assert_eq!(ollama_default_context(24 * GIB - 1), 4096);
+    assert_eq!(ollama_default_context(24 * GIB), 32768);
+    assert_eq!(ollama_default_context(80 * GIB), 262_144);
+    // Qwen3-30B-A3B on a 16 GB card: Ollama's 4k default fits its placement.
+    let (_, p) =
+        plan("v=1&m=Qwen/Qwen3-30B-A3B&eng=llama_cpp&w=gguf_q4_k_m&gpu=rtx-4080&pl=16000&nt=384");
+    assert_eq!(p.ollama_default_context, 4096);
+    assert_eq!(
+        p.ollama_default_fits,
+        p.max_context.is_some_and(|m| m >= 4096)
+    );
+    assert!(p
+        .ollama_options
+        .contains("unset, Ollama uses num_ctx 4096 on this card"));
+    // Llama-3.1-70B on an 80 GB card: the 256k default is beyond what fits.
+    let (_, p) = plan("v=1&m=meta-llama/Llama-3.1-70B&eng=llama_cpp&w=gguf_q4_k_m&gpu=h100-sxm5-80gb&pl=8000&nt=192");
+    assert_eq!(p.ollama_default_context, 262_144);
+    assert!(!p.ollama_default_fits);
+    assert!(p.ollama_options.ends_with("which does not fit)"));
+}

@@ -471,3 +471,47 @@ fn bad_nvidia_smi_is_named_not_a_panic() {
     assert_eq!(log.scenario.gpu.memory_bytes, Some(32768 * (1 << 20)));
     assert!(log.assumed.iter().any(|a| a.contains("Acme Tensor 9000")));
 }
+
+/// The card the backend listed becomes the scenario's GPU, so the fit is
+/// checked on it; one the catalog lacks is said, and RPC workers are not GPUs.
+#[test]
+fn a_llama_cpp_log_names_its_gpu() {
+    let gpu_of = |text: &str| {
+        let log = read_runtime_log(text).expect("a llama.cpp log");
+        (log.scenario.gpu.name.clone(), log.assumed.join("; "))
+    };
+    let cases = [
+        (
+            include_str!("data/llama_cpp/logs/01_llama3-8b-korean-q4km-rtx3070-full.txt"),
+            "rtx-3070",
+        ),
+        (
+            include_str!(
+                "data/llama_cpp/logs/02_deepseek-r1-qwen3-8b-q8-partial19-ctx131k-rtx3060ti.txt"
+            ),
+            "rtx-3060-ti",
+        ),
+        (
+            include_str!("data/llama_cpp/logs/06_trilm-3.9b-rtx4080-full-ctx512.txt"),
+            "rtx-4080",
+        ),
+    ];
+    for (text, want) in cases {
+        let (name, assumed) = gpu_of(text);
+        assert_eq!(name.as_deref(), Some(want), "{assumed}");
+        assert!(vramfit_core::gpu::find_gpu(want).is_some());
+    }
+    let (name, _) = gpu_of(include_str!(
+        "data/llama_cpp/logs/04_llama31-70b-q4_0-rpc-2nodes.txt"
+    ));
+    assert_eq!(name, None, "RPC workers are not a GPU");
+    // Vulkan's device line, with a card the catalog may not hold.
+    let vulkan = "ggml_vulkan: 0 = Imaginary GPU 9000 (RADV FOO) (radv) | uma: 0 | fp16: 1\n\
+                  load_tensors:      Vulkan0 model buffer size =  4403.49 MiB\n";
+    let (name, assumed) = gpu_of(vulkan);
+    assert_eq!(name, None);
+    assert!(
+        assumed.contains("\"Imaginary GPU 9000\" is not in the catalog"),
+        "{assumed}"
+    );
+}

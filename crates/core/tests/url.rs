@@ -11,9 +11,9 @@ use vramfit_core::model::{
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
-    Attention, CacheType, Checkpointing, Engine, Framework, GpuChoice, Inference, Lora, LoraTarget,
-    Method, ModelSource, Offload, Optimizer, Parallel, Scenario, Strategy as Sharding, TaskKind,
-    Training,
+    Attention, CacheType, Checkpointing, Engine, Framework, GpuChoice, Inference, KbitPrep, Lora,
+    LoraTarget, Method, MixerKernels, ModelSource, Offload, Optimizer, Parallel, Scenario,
+    Strategy as Sharding, TaskKind, Training,
 };
 use vramfit_core::url::{decode, decode_with, encode, share_url, Choice, DEFAULT_BASE};
 
@@ -396,7 +396,7 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
         0u64..80,
         0u64..9000,
         0u64..130,
-        any::<[bool; 5]>(),
+        any::<[bool; 6]>(),
     )
         .prop_map(|(kind, layers, inner, heads, f)| Recurrent {
             kind,
@@ -412,6 +412,8 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
             gated_norm: f[2],
             dt_bc_norms: f[3],
             state_fp32: f[4],
+            separate_z: f[5],
+            chunk: inner % 300,
         });
     (
         proptest::option::of(pick::<QkNorm>()),
@@ -462,6 +464,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             pick::<Optimizer>(),
             proptest::option::of(pick::<Dtype>()),
             any::<bool>(),
+            pick::<MixerKernels>(),
+            pick::<KbitPrep>(),
         ),
         (
             1u64..65_536,
@@ -536,7 +540,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             (framework, method, rank),
             targets,
             dropout,
-            (optimizer, osd, oib),
+            (optimizer, osd, oib, mixer_kernels, kbit_prep),
             counts,
             flags,
             vlm,
@@ -590,6 +594,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 freeze_vision: flags[2],
                 fused_optimizer: flags[3],
                 compile: flags[4],
+                mixer_kernels,
+                kbit_prep,
                 images_per_sample: vlm.0,
                 image_size: vlm.1,
                 trainable_params: vlm.2,

@@ -4,7 +4,8 @@
 //! resulting memory and a share link to the changed scenario.
 
 use leptos::prelude::*;
-use vramfit_core::plan::{fix_plans, Plan, PlanOptions};
+use leptos::task::spawn_local;
+use vramfit_core::plan::{Plan, PlanReport};
 use vramfit_core::url::encode;
 
 use crate::format::Units;
@@ -21,13 +22,26 @@ pub fn plan_href(plan: &Plan) -> String {
 #[component]
 pub fn CalculatorPlans() -> impl IntoView {
     let state = use_state();
-    let report = Memo::new(move |_| {
+    // The search runs in the importer worker (`crate::importer::plans`):
+    // its code is not part of the first load. A newer scenario's question
+    // supersedes an older one still being answered.
+    let report = RwSignal::new(None::<PlanReport>);
+    let asked = StoredValue::new(0u64);
+    Effect::new(move |_| {
         let sc = state.settled.get();
-        // Only a chosen GPU gives a capacity; `fix_plans` reports fits itself.
+        asked.update_value(|n| *n += 1);
+        let ticket = asked.get_value();
+        report.set(None);
+        // Only a chosen GPU gives a capacity; the search reports fits itself.
         if sc.gpu.name.is_none() && sc.gpu.memory_bytes.is_none() {
-            return None;
+            return;
         }
-        fix_plans(&sc, &PlanOptions::default()).ok()
+        spawn_local(async move {
+            let answer = crate::importer::plans(&sc).await;
+            if asked.get_value() == ticket {
+                report.set(answer);
+            }
+        });
     });
     view! {
         {move || {

@@ -398,12 +398,13 @@ mod tests {
             .find(|row| row.figure == Figure::ModelBufferGpu)
             .expect("model buffer row");
         assert_eq!(percent_text(model.difference), "0.00 %");
-        // The setup to open: the log's flags, the calculator's model and GPU.
+        // The setup to open: the log's flags and card (its `Device 0:` line
+        // names an RTX 3070), the calculator's model.
         assert_eq!(
             c.scenario.model,
             ModelSource::Catalog("meta-llama/Meta-Llama-3-8B".to_owned())
         );
-        assert_eq!(c.scenario.gpu.name.as_deref(), Some("rtx-4090"));
+        assert_eq!(c.scenario.gpu.name.as_deref(), Some("rtx-3070"));
         assert_eq!(c.scenario.inference.gpu_layers, Some(33));
         assert_eq!(c.scenario.inference.prompt_len, 512);
         // The calculator shows the table's figures for it (the GPU changes none)…

@@ -101,6 +101,12 @@ fn flag(
     }
 }
 
+/// Whether the registry's field `key` applies to `sc`: a menu is shown
+/// exactly where the estimate reads it.
+fn applies(key: &str, sc: &Scenario) -> bool {
+    by_key(key).is_some_and(|f| f.applies(sc))
+}
+
 fn pick<T: Choice + Send + Sync>(
     state: AppState,
     label: &'static str,
@@ -214,6 +220,10 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
                 {optional_count(state, "target tokens (0 = sequence length)", "tgt")}
             </Show>
             {pick(state, "checkpointing", |sc| sc.training.checkpointing, |sc, c| sc.training.checkpointing = c)}
+            // Hybrid and state-space models: fused kernels or PyTorch code for their recurrent mixers.
+            <Show when=move || state.scenario.with(|sc| applies("mk", sc))>
+                {pick(state, "recurrent mixer kernels", |sc| sc.training.mixer_kernels, |sc, k| sc.training.mixer_kernels = k)}
+            </Show>
         </div>
         <Show when=lora>
             <h3>{tr("section-lora")}</h3>
@@ -225,6 +235,10 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
                     on_change=Callback::new(move |p| state.update(|sc| sc.training.lora.dropout = p))
                     parse=|t| parse_decimal(t, 0.0, 0.99)
                 />
+                // PEFT/TRL cast a 4-bit model's norms (and maybe head) to fp32 first.
+                <Show when=move || state.scenario.with(|sc| applies("kp", sc))>
+                    {pick(state, "kbit prep", |sc| sc.training.kbit_prep, |sc, k| sc.training.kbit_prep = k)}
+                </Show>
             </div>
             <fieldset class="targets">
                 <legend>{tr("lora-targets")}</legend>

@@ -12,29 +12,36 @@ use crate::scenario::{Attention, Checkpointing, LoraTarget};
 
 /// Saved bytes per layer (no checkpointing), term by term.
 pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
+    block_terms(l, spec, act, Block::Layer)
+}
+
+/// What a block of layers holds: a whole layer (norms, attention and
+/// feed-forward), or one of Nemotron-H's single-purpose blocks, attention
+/// or feed-forward alone behind one norm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Block {
+    Layer,
+    Attention,
+    FeedForward,
+}
+
+/// Saved bytes of one block (no checkpointing), term by term.
+pub fn block_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn, block: Block) -> Vec<Term> {
     let mut t = Terms::default();
-    let norms = norm_saves(l, spec);
+    let mut norms = norm_saves(l, spec);
+    if block != Block::Layer {
+        norms.count = 1;
+    }
     norm_terms(&mut t, l, &norms);
-    t.push(
-        "attention input",
-        l.linear_input(
-            l.grads.qkv,
-            l.lora_modules_on(&[LoraTarget::Q, LoraTarget::K, LoraTarget::V]),
-            l.hidden,
-            3,
-        ),
-        "b·s·h (q/k/v weight or LoRA grad)".into(),
-    );
-    qk_norm_terms(&mut t, l, spec);
-    match l.attention {
-        Attention::Sdpa if sdpa_falls_back_to_math(l, spec) => math_sdpa_terms(&mut t, l),
-        Attention::Sdpa | Attention::Flash => fused_attention_terms(&mut t, l),
-        Attention::Eager => eager_attention_terms(&mut t, l, spec),
+    if block != Block::FeedForward {
+        attention_block_terms(&mut t, l, spec, &norms);
     }
-    if l.cross_seq > 0 {
-        cross_attention_terms(&mut t, l, spec, &norms);
+    if block != Block::Attention {
+        feed_forward_terms(&mut t, l, spec, act);
     }
-    feed_forward_terms(&mut t, l, spec, act);
+    if block != Block::Layer {
+        return t.0;
+    }
     if l.grads.linear_outputs {
         linear_outputs_term(&mut t, l, act);
     }
@@ -52,6 +59,29 @@ pub fn layer_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn) -> Vec<Term> {
         );
     }
     t.0
+}
+
+/// The attention's input, its q/k norms, its core and any cross-attention.
+fn attention_block_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, norms: &NormSaves) {
+    t.push(
+        "attention input",
+        l.linear_input(
+            l.grads.qkv,
+            l.lora_modules_on(&[LoraTarget::Q, LoraTarget::K, LoraTarget::V]),
+            l.hidden,
+            3,
+        ),
+        "b·s·h (q/k/v weight or LoRA grad)".into(),
+    );
+    qk_norm_terms(t, l, spec);
+    match l.attention {
+        Attention::Sdpa if sdpa_falls_back_to_math(l, spec) => math_sdpa_terms(t, l),
+        Attention::Sdpa | Attention::Flash => fused_attention_terms(t, l),
+        Attention::Eager => eager_attention_terms(t, l, spec),
+    }
+    if l.cross_seq > 0 {
+        cross_attention_terms(t, l, spec, norms);
+    }
 }
 
 fn norm_terms(t: &mut Terms, l: &LayerShape, norms: &NormSaves) {
@@ -166,7 +196,7 @@ fn qk_norm_weight(spec: &ModelSpec) -> Option<RmsWeight> {
 }
 
 /// The feed-forward's activation, its dropout (T5) and the inputs of its linears.
-fn feed_forward_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, act: ActFn) {
+pub(super) fn feed_forward_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, act: ActFn) {
     let bsi = l.tokens() * l.intermediate;
     let mlp_act = l.compute_bytes();
     let (n, what) = match act {

@@ -118,6 +118,11 @@ pub struct Term {
 pub(super) struct Terms(pub(super) Vec<Term>);
 
 impl Terms {
+    /// A term computed in 64-bit numbers (the recurrent mixers').
+    pub(super) fn push64(&mut self, name: &'static str, bytes: u64, formula: String) {
+        self.push(name, u128::from(bytes), formula);
+    }
+
     pub(super) fn push(&mut self, name: &'static str, bytes: u128, formula: String) {
         if bytes > 0 {
             self.0.push(Term {

@@ -59,6 +59,9 @@ pub struct CasePrecision {
     pub group_size: Option<u64>,
     pub compute: Option<String>,
     pub mixed_precision: Option<String>,
+    /// Format 1.1: the casts a 4-bit QLoRA model got before training
+    /// (`none`, `fp32`, `trl`; absent: what the framework does).
+    pub kbit_prep: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

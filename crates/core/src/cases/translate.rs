@@ -307,6 +307,10 @@ fn case_precision(case: &Case, sc: &mut Scenario) -> Result<(), String> {
         Some(w) => WeightFormat::parse(w).ok_or_else(|| format!("weight format \"{w}\""))?,
     };
     sc.double_quant = p.double_quant.unwrap_or(false);
+    if let Some(prep) = p.kbit_prep.as_deref() {
+        sc.training.kbit_prep =
+            KbitPrep::parse(prep).ok_or_else(|| format!("kbit_prep \"{prep}\""))?;
+    }
     sc.group_size = p.group_size.unwrap_or(128);
     sc.training_precision = match p.mixed_precision.as_deref() {
         Some("amp") => TrainingPrecision::Amp,

@@ -51,7 +51,7 @@ pub fn rule_from_configs(config: &str, preprocessor: Option<&str>) -> Result<Ima
 
 fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
     let parse = |name: &str, text: &str| -> Result<Value> {
-        serde_json::from_str(text)
+        serde_json::from_str(&super::pyjson::strict_json(text))
             .map_err(|e| InputError::new(name, format!("is not valid JSON ({e})")))
     };
     let cfg = parse("config.json", config)?;

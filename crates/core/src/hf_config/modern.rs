@@ -366,6 +366,7 @@ pub(super) fn import_mamba(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<Mo
             proj_bias: cfg.flag("use_bias", false)?,
             conv_bias: cfg.flag("use_conv_bias", true)?,
             gated_norm: true,
+            chunk: cfg.int(&["chunk_size"], 1, MAX_POSITION)?.unwrap_or(256),
             ..Recurrent::default()
         }
     } else {
@@ -523,7 +524,10 @@ fn nemotron_h(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         proj_bias: cfg.flag("mamba_proj_bias", cfg.flag("use_bias", false)?)?,
         conv_bias: cfg.flag("use_conv_bias", true)?,
         gated_norm: true,
-        state_fp32: cfg.string("mamba_ssm_cache_dtype")? == Some("float32"),
+        // NemotronHConfig: mamba_ssm_cache_dtype = "float32" when absent.
+        state_fp32: cfg.string("mamba_ssm_cache_dtype")?.unwrap_or("float32") == "float32",
+        // NemotronHConfig: chunk_size = 128
+        chunk: cfg.int(&["chunk_size"], 1, MAX_POSITION)?.unwrap_or(128),
         ..Recurrent::default()
     });
     if count('E') > 0 {
@@ -557,6 +561,9 @@ fn mamba2_mixer(cfg: &Cfg, layers: u64, inner: u64, gated_norm: bool) -> Result<
         proj_bias: cfg.flag("mamba_proj_bias", false)?,
         conv_bias: cfg.flag("mamba_conv_bias", true)?,
         gated_norm,
+        chunk: cfg
+            .int(&["mamba_chunk_size"], 1, MAX_POSITION)?
+            .unwrap_or(256),
         ..Recurrent::default()
     })
 }
@@ -640,6 +647,11 @@ fn qwen3_next(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         state: cfg.req(&["linear_key_head_dim"], 1, MAX_HEADS)?,
         conv_kernel: cfg.int(&["linear_conv_kernel_dim"], 1, 64)?.unwrap_or(4),
         gated_norm: true,
+        // Qwen3_5GatedDeltaNet projects z with its own in_proj_z; a
+        // text_config without a model_type is a Qwen3.5 wrapper's.
+        separate_z: cfg
+            .string("model_type")?
+            .is_none_or(|t| t.starts_with("qwen3_5")),
         ..Recurrent::default()
     });
     if let Some(experts) = cfg.int(&["num_experts"], 1, MAX_EXPERTS)? {
@@ -717,6 +729,7 @@ fn minimax(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         inner: spec.heads.saturating_mul(spec.head_dim()),
         heads: spec.heads,
         gated_norm: true,
+        chunk: cfg.int(&["block_size"], 1, MAX_POSITION)?.unwrap_or(256),
         ..Recurrent::default()
     });
     spec.moe = Some(Moe {

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use super::class_defaults::CLASS_DEFAULTS;
 use crate::error::{InputError, Result};
 use crate::model::arch::model_type_list;
 
@@ -190,7 +191,17 @@ impl<'a> Cfg<'a> {
     /// An integer in `min..=max` under any of `keys`, or `None` when absent.
     pub(super) fn int(&self, keys: &[&'a str], min: u64, max: u64) -> Result<Option<u64>> {
         let Some((key, value)) = self.find(keys) else {
-            let fallback = keys.iter().find_map(|k| self.defaults.value(k));
+            // An explicit null (DeepSeek-V2-Lite's `q_lora_rank`) means "none",
+            // not "the class default": only an absent key takes it.
+            let null = keys.iter().any(|k| self.obj.get(*k) == Some(&Value::Null));
+            let fallback = keys
+                .iter()
+                .find_map(|k| self.defaults.value(k))
+                .or_else(|| {
+                    (!null)
+                        .then(|| keys.iter().find_map(|k| self.class_default(k)))
+                        .flatten()
+                });
             return Ok(fallback);
         };
         let number = match value {
@@ -261,9 +272,20 @@ impl<'a> Cfg<'a> {
         })
     }
 
+    /// transformers' default for `key` in this object's own config class
+    /// (`class_defaults.rs`): what transformers fills in when a config
+    /// leaves the key out, as a diff-saved or hand-written config does.
+    fn class_default(&self, key: &str) -> Option<u64> {
+        let model_type = self.obj.get("model_type")?.as_str()?;
+        let (_, defaults) = CLASS_DEFAULTS.iter().find(|(t, _)| *t == model_type)?;
+        defaults.iter().find(|(k, _)| *k == key).map(|&(_, v)| v)
+    }
+
+    /// A flag under `key`; absent, the config class's default, else `default`.
     pub(super) fn flag(&self, key: &str, default: bool) -> Result<bool> {
         match self.obj.get(key) {
-            None | Some(Value::Null) => Ok(default),
+            None => Ok(self.class_default(key).map_or(default, |v| v != 0)),
+            Some(Value::Null) => Ok(default),
             Some(Value::Bool(b)) => Ok(*b),
             Some(other) => Err(InputError::new(
                 self.field(key),

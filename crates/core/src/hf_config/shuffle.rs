@@ -154,11 +154,51 @@ pub(super) fn import_internvl(
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
     // `InternVLVisionConfig` (the class is fixed whatever model_type says).
     let v = cfg.required_object("vision_config", "internvl")?;
-    let (d, heads) = width_and_heads(&v, 1024, 16)?;
+    intern_vit(cfg, &v, &mut spec, VitFormat::Transformers)?;
+    spec.name = "internvl".to_string();
+    Ok(spec)
+}
+
+/// InternVL as OpenGVLab publishes it (`InternVLChatModel`, remote code,
+/// model_type `internvl_chat`): the language model of `llm_config` built by
+/// its own class (Qwen2/2.5/3, InternLM2, Llama, Phi-3; its own tying), the
+/// same InternViT under other key names (`InternVisionModel`: `qkv_bias`,
+/// `qk_normalization`, no mask token, no final norm) and the same `mlp1`
+/// projector as transformers' conversion, weight for weight.
+pub(super) fn import_internvl_chat(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let text = cfg.required_object("llm_config", "internvl_chat")?;
+    let mut spec = import_text(&text)?;
+    let v = cfg.required_object("vision_config", "internvl_chat")?;
+    if v.flag("use_moe", false)? {
+        return Err(InputError::new(
+            v.field("use_moe"),
+            "a mixture-of-experts InternViT is not supported: only the dense tower",
+        ));
+    }
+    intern_vit(cfg, &v, &mut spec, VitFormat::RemoteCode)?;
+    spec.name = "internvl_chat".to_string();
+    Ok(spec)
+}
+
+/// Where an InternViT config comes from: its switches have other names.
+#[derive(Clone, Copy, PartialEq)]
+enum VitFormat {
+    /// transformers' `InternVLVisionConfig`.
+    Transformers,
+    /// OpenGVLab's `InternVisionConfig` (remote code).
+    RemoteCode,
+}
+
+/// InternViT and the pixel-shuffle projector onto `spec`'s language model.
+fn intern_vit(cfg: &Cfg, v: &Cfg, spec: &mut ModelSpec, format: VitFormat) -> Result<()> {
+    let (d, heads) = width_and_heads(v, 1024, 16)?;
     let layers = v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(24);
     let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4096);
-    let image = square(&v, "image_size", 448)?;
-    let patch = square(&v, "patch_size", 14)?;
+    let image = square(v, "image_size", 448)?;
+    let patch = square(v, "patch_size", 14)?;
     if patch > image {
         return Err(InputError::new(
             v.field("patch_size"),
@@ -176,11 +216,24 @@ pub(super) fn import_internvl(
             ))
         }
     };
-    let qkv_bias = u128::from(v.flag("attention_bias", false)?);
-    let qk_norm = u128::from(v.flag("use_qk_norm", false)?);
-    let mask = u128::from(v.flag("use_mask_token", false)?);
-    let positions = u128::from(v.flag("use_absolute_position_embeddings", true)?);
-    let final_norm = u128::from(!v.flag("use_mean_pooling", true)?);
+    let hf = format == VitFormat::Transformers;
+    let qkv_bias = if hf {
+        v.flag("attention_bias", false)?
+    } else {
+        // InternVisionConfig: qkv_bias = False unless set.
+        v.flag("qkv_bias", false)?
+    };
+    let qk_norm = if hf {
+        v.flag("use_qk_norm", false)?
+    } else {
+        v.flag("qk_normalization", false)?
+    };
+    let (qkv_bias, qk_norm) = (u128::from(qkv_bias), u128::from(qk_norm));
+    // InternVisionEmbeddings always has its class and position embeddings
+    // and no mask token; InternVisionModel ends at the encoder (no norm).
+    let mask = u128::from(hf && v.flag("use_mask_token", false)?);
+    let positions = u128::from(!hf || v.flag("use_absolute_position_embeddings", true)?);
+    let final_norm = u128::from(hf && !v.flag("use_mean_pooling", true)?);
     let k = shuffle_side(cfg)?;
     let (dw, mw, text_w) = (d as u128, m as u128, spec.hidden as u128);
     let patches = ((image / patch) as u128).pow(2);
@@ -211,11 +264,10 @@ pub(super) fn import_internvl(
     // with w = d·int(1 / downsample_ratio)².
     let w = dw * (k as u128).pow(2);
     let projector = 2 * w + (w * text_w + text_w) + (text_w * text_w + text_w);
-    spec.name = "internvl".to_string();
     spec.vision = Some(counted(
         tower_shape(d, layers, heads, m, image, patch),
         tower,
         projector,
     )?);
-    Ok(spec)
+    Ok(())
 }

@@ -10,7 +10,7 @@ use crate::video_tokens::VideoRule;
 /// `None` for a model whose processor takes no video; an error for text
 /// that is not a config.
 pub fn video_rule_from_config(json: &str) -> Result<Option<VideoRule>> {
-    let cfg: Value = serde_json::from_str(json)
+    let cfg: Value = serde_json::from_str(&super::pyjson::strict_json(json))
         .map_err(|e| InputError::new("config.json", format!("not JSON: {e}")))?;
     let model_type = cfg.get("model_type").and_then(Value::as_str).unwrap_or("");
     let vision = cfg.get("vision_config").unwrap_or(&Value::Null);

@@ -85,8 +85,10 @@ impl ArchRow {
 
 /// Every architecture, in the order menus list them.
 pub const ARCHS: [ArchRow; 50] = [
+    // InternLM2 (remote code, InternVL's language model): Llama's layout
+    // with q, k, v fused into one `wqkv` of the same size.
     row(Arch::Llama, "llama")
-        .types(&["llama"])
+        .types(&["llama", "internlm2"])
         .cases(&["llama"]),
     row(Arch::Mistral, "mistral")
         .types(&["mistral"])

@@ -60,6 +60,8 @@ struct Settings {
     n_ubatch: Option<u64>,
     flash_attn: Option<bool>,
     cache: Option<CacheType>,
+    /// The first GPU the backend listed, as it printed the name.
+    gpu: Option<String>,
 }
 
 /// Reads a llama.cpp load log; `None` when no line carries a buffer size.
@@ -177,8 +179,45 @@ fn after(lower: &str, key: &str) -> Option<(f64, usize)> {
     read_number(lower.as_bytes(), start).map(|(v, _, end)| (v, end))
 }
 
+/// The GPU a backend's start-up line names: CUDA/ROCm `Device 0: NVIDIA
+/// GeForce RTX 4090, compute capability 8.9`, the loader's `using device
+/// CUDA0 (NVIDIA GeForce RTX 3070) - 7100 MiB free`, Metal's `found device:
+/// Apple M1 Pro` or `GPU name: Apple M3 Max`, Vulkan's `ggml_vulkan: 0 = AMD
+/// Radeon RX 7900 XTX (RADV NAVI31) (radv) | uma: 0`. RPC workers and the
+/// CPU are not GPUs.
+fn gpu_name(line: &str, lower: &str) -> Option<String> {
+    let text = if let Some(at) = lower.find("using device ") {
+        let rest = &line[at + "using device ".len()..];
+        let open = rest.find('(')?;
+        let close = rest.rfind(')')?;
+        rest.get(open + 1..close)?
+    } else if let Some(at) = lower.find("device 0:") {
+        line[at + "device 0:".len()..].split(',').next()?
+    } else if let Some(at) = lower
+        .find("found device:")
+        .or_else(|| lower.find("gpu name:"))
+    {
+        let key = if lower[at..].starts_with("found") {
+            "found device:"
+        } else {
+            "gpu name:"
+        };
+        &line[at + key.len()..]
+    } else if let Some(at) = lower.find("ggml_vulkan: 0 = ") {
+        line[at + "ggml_vulkan: 0 = ".len()..].split(" (").next()?
+    } else {
+        return None;
+    };
+    let name = text.trim();
+    let not_gpu = name.is_empty() || name.starts_with("RPC[") || name.eq_ignore_ascii_case("cpu");
+    (!not_gpu).then(|| cut(name, 120).to_owned())
+}
+
 impl Settings {
     fn read(&mut self, line: &str, lower: &str) {
+        if self.gpu.is_none() {
+            self.gpu = gpu_name(line, lower);
+        }
         if self.name.is_none() && lower.contains("general.name") {
             if let Some(eq) = line.find('=') {
                 let name = line[eq + 1..].trim();
@@ -282,6 +321,16 @@ impl Settings {
         }
         inf.cache_type = self.cache.unwrap_or_default();
         sc.parallel.gpus = gpus;
+        match self.gpu.as_deref() {
+            // The catalog's id, as a link names a card.
+            Some(name) if crate::gpu::find_gpu(name).is_some() => {
+                sc.gpu.name = crate::gpu::find_gpu(name).map(|g| g.id.clone());
+            }
+            Some(name) => assumed.push(format!(
+                "GPU \"{name}\" is not in the catalog: pick the card to check the fit"
+            )),
+            None => {}
+        }
         sc
     }
 }

@@ -3,7 +3,7 @@
 //! layout, the weight formats an engine or method can use.
 
 use super::fields::FIELDS;
-use super::{Engine, Method, Scenario, TaskKind};
+use super::{Engine, Framework, KbitPrep, Method, Scenario, Strategy, TaskKind};
 use crate::error::{check_range, InputError, Result};
 use crate::precision::WeightFormat;
 
@@ -33,6 +33,36 @@ impl Scenario {
                 ),
             )),
             _ => Ok(()),
+        }
+    }
+
+    /// The 4-bit preparation in effect: only a bitsandbytes 4-bit model
+    /// trained through PEFT (transformers, HF Trainer) gets one; `Auto`
+    /// follows the framework (see [`KbitPrep`]).
+    pub fn kbit_prep_in_effect(&self) -> KbitPrep {
+        let bnb4 = matches!(
+            self.effective_weights(),
+            WeightFormat::Nf4 | WeightFormat::Fp4
+        );
+        let peft = matches!(
+            self.training.framework,
+            Framework::Transformers | Framework::HfTrainer
+        );
+        if self.task != TaskKind::Training || !bnb4 || !peft {
+            return KbitPrep::None;
+        }
+        match self.training.kbit_prep {
+            KbitPrep::Auto => {
+                // TRL skips the casts when the 4-bit weights are sharded
+                // (`is_sharded_qlora` in trl/models/utils.py).
+                let sharded = matches!(self.parallel.strategy, Strategy::Fsdp | Strategy::Zero3);
+                if self.training.framework == Framework::HfTrainer && !sharded {
+                    KbitPrep::Trl
+                } else {
+                    KbitPrep::None
+                }
+            }
+            chosen => chosen,
         }
     }
 

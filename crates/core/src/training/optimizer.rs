@@ -3,7 +3,7 @@
 
 use crate::precision::{Dtype, TrainingPrecision};
 use crate::resolved::Resolved;
-use crate::scenario::{Framework, Optimizer};
+use crate::scenario::{Framework, LoraTarget, Method, Optimizer};
 
 /// Optimizer state bytes per trainable parameter ×1024 (integer), and a formula note.
 pub(super) fn state_millibytes(r: &Resolved) -> (u128, &'static str) {
@@ -53,7 +53,7 @@ pub(super) fn step_bytes(r: &Resolved) -> (u128, String) {
     let t = r.training;
     // Optimizer step scratch: torch's foreach AdamW (the CUDA default) holds one
     // parameter-sized temporary (cpu/optimizer_states.csv: 1.0× param bytes).
-    let largest_param = largest_param_elements(r) * r.trainable_dtype.bytes() as u128;
+    let largest_param = largest_trainable_elements(r) * r.trainable_dtype.bytes() as u128;
     if r.shards.optimizer_offloaded() || t.optimizer_in_backward {
         return (0, String::new());
     }
@@ -62,7 +62,7 @@ pub(super) fn step_bytes(r: &Resolved) -> (u128, String) {
         // largest (cpu/optimizer_states.csv, for-loop rows).
         return (
             2 * largest_param,
-            "2 × largest parameter tensor (for-loop step)".to_string(),
+            "2 × largest trainable tensor (for-loop step)".to_string(),
         );
     }
     match t.optimizer {
@@ -83,15 +83,37 @@ pub(super) fn step_bytes(r: &Resolved) -> (u128, String) {
         ),
         // HF Adafactor: ≈ 2× the largest tensor in fp32 (optimizer_states.csv).
         Optimizer::Adafactor => (
-            2 * largest_param_elements(r) * 4,
+            2 * largest_trainable_elements(r) * 4,
             "2 × largest tensor in fp32 (Adafactor)".to_string(),
         ),
         _ => (0, String::new()),
     }
 }
 
-/// Elements of the largest parameter tensor (embedding or an MLP projection).
-fn largest_param_elements(r: &Resolved) -> u128 {
-    let h = r.spec.hidden as u128;
-    (r.spec.vocab as u128 * h).max(h * r.spec.intermediate as u128)
+/// Elements of the largest tensor the optimizer steps: the embedding or an
+/// MLP projection when every weight trains; an adapter matrix (LoRA's
+/// `r × width`, the head's when it is adapted) for parameter-efficient
+/// methods, whose step never touches the frozen weights. Measured on an H100:
+/// QLoRA of Llama-3-8B dims steps only the adapters (tests/data/qlora).
+fn largest_trainable_elements(r: &Resolved) -> u128 {
+    let spec = r.spec;
+    let h = spec.hidden as u128;
+    let full = (spec.vocab as u128 * h).max(h * spec.intermediate as u128);
+    let t = r.training;
+    let adapted = match t.method {
+        Method::Full | Method::ForwardBackward => return full,
+        Method::Lora | Method::Qlora => {
+            let q = (spec.heads * spec.head_dim()) as u128;
+            let width = h.max(q).max(spec.intermediate as u128);
+            let head = if t.lora.targets.contains(&LoraTarget::Head) {
+                spec.vocab as u128
+            } else {
+                0
+            };
+            t.lora.rank as u128 * width.max(head)
+        }
+        // litgpt's adapter prompts: `adapter_prompt_length` (10) × hidden.
+        Method::Adapter | Method::AdapterV2 => 10 * h,
+    };
+    adapted.min(full).min(r.trainable.max(1))
 }

@@ -3,13 +3,13 @@
 //! vision tower's, and the layer recomputed under checkpointing.
 
 use crate::activations::{
-    act_fn, compiled_layer_terms, has_dropout, layer_bytes, layer_terms, GradNeeds, LayerShape,
-    LoraActs, Term,
+    act_fn, compiled_layer_terms, has_dropout, hybrid_stacks, layer_bytes, layer_terms, GradNeeds,
+    LayerShape, LoraActs, Term,
 };
 use crate::model::Arch;
 use crate::precision::{TrainingPrecision, WeightFormat};
 use crate::resolved::Resolved;
-use crate::scenario::{Attention, Checkpointing, Framework, Method};
+use crate::scenario::{Attention, Checkpointing, Framework, KbitPrep, Method};
 use crate::trainable::ADAPTER_START_LAYER;
 
 /// Saved activations of the whole model on one GPU: the bytes, the formula,
@@ -29,10 +29,16 @@ pub(super) fn activation_bytes(r: &Resolved, loss: u128) -> (u128, String, u128)
     // Autocast keeps a 16-bit copy of every linear weight until backward (cpu/README §2).
     let autocast_copies = if r.autocast {
         2 * r.counts.layers.linear() as u128 + 2 * r.counts.lm_head.max(r.counts.embedding) as u128
+    } else if r.kbit_prep == KbitPrep::Fp32 {
+        // The fp32 head's 16-bit autocast copy, saved by its matmul (measured:
+        // a bf16 vocab × hidden leaf among the saved tensors, tests/data/qlora).
+        2 * r.counts.lm_head.max(r.counts.embedding) as u128
     } else {
         0
     };
     total += autocast_copies;
+    let kbit_residual = kbit_fp32_residual(r, base.batch * base.seq * base.hidden * graph.layers);
+    total += shards.tp_activations(kbit_residual);
     let vision = vision_tower_bytes(r, base.batch, act_dtype);
     total += vision;
     let mut recompute = if t.checkpointing == Checkpointing::Off {
@@ -74,8 +80,32 @@ pub(super) fn activation_bytes(r: &Resolved, loss: u128) -> (u128, String, u128)
         autocast_copies,
         vision,
     };
-    let formula = formula(r, act_dtype, &stacks, &graph, &outside, &extras);
+    let mut formula = formula(r, act_dtype, &stacks, &graph, &outside, &extras);
+    if kbit_residual > 0 {
+        formula.push_str(&format!(
+            " + fp32 residual stream of the checkpointed layers (fp32 norms before 4-bit linears) {kbit_residual}"
+        ));
+    }
     (total, formula, recompute)
+}
+
+/// Extra bytes of the checkpointed layer inputs when a QLoRA recipe keeps
+/// the norms in fp32 (PEFT's prepare, TRL): bitsandbytes' `Linear4bit`
+/// returns its output in its input's dtype (`out.to(inp_dtype)`), so the
+/// MLP's fp32 output turns the residual stream fp32 and every checkpoint
+/// holds 4 B per element instead of 2. Measured on an H100 (Llama-3-8B dims,
+/// mb 4 × 2048, checkpointed): 1.94 GiB more saved than the 16-bit recipe,
+/// 2 B × tokens × hidden × 32 layers = 2.0 GiB (tests/data/qlora).
+fn kbit_fp32_residual(r: &Resolved, layer_elements: u128) -> u128 {
+    let fp32_norms = matches!(r.kbit_prep, KbitPrep::Fp32 | KbitPrep::Trl);
+    if fp32_norms
+        && r.training.checkpointing != Checkpointing::Off
+        && !r.training.activation_offload
+    {
+        2 * layer_elements
+    } else {
+        0
+    }
 }
 
 /// Bytes of the activation dtype: fp32 runs and torch autocast (fp32
@@ -96,12 +126,12 @@ fn layer_shape(r: &Resolved, act_dtype: u128) -> LayerShape {
     let t = r.training;
     let spec = r.spec;
     let full = matches!(t.method, Method::Full | Method::ForwardBackward);
-    // bitsandbytes' 4/8-bit matmul autograd functions save their input even
-    // when the weight is frozen, so QLoRA keeps every linear's input.
-    let bnb = matches!(
-        r.format,
-        WeightFormat::Nf4 | WeightFormat::Fp4 | WeightFormat::Int8
-    );
+    // bitsandbytes' 8-bit matmul (`MatMul8bitLt`) keeps its input for
+    // backward even when the weight is frozen (`ctx.tensors = (CAt, subA,
+    // A)`); the 4-bit one keeps only the packed weight (`ctx.tensors =
+    // (None, B)` in bitsandbytes 0.50's `MatMul4Bit`), measured on an H100:
+    // QLoRA of Llama-3-8B dims saves no linear input (tests/data/qlora).
+    let bnb = r.format == WeightFormat::Int8;
     // litgpt's parameter-efficient runs keep the inputs of frozen linears too:
     // the measured per-sample slopes (litgpt-res-012/015/016 phi-1.5,
     // 022/025 Llama-2-7B, 017/020/021 StableLM-3B) exceed the saved-tensor
@@ -181,6 +211,9 @@ struct Stacks {
     /// `torch.compile` is on but these layers are outside what was measured:
     /// they keep the eager terms.
     compile_uncovered: bool,
+    /// A hybrid model's stacks (kind, layers, their terms, bytes per layer),
+    /// which the formula spells out instead of `terms`; empty otherwise.
+    parts: Vec<(String, u128, Vec<Term>, u128)>,
 }
 
 /// Stacks of (layers, tokens, encoder tokens attended to): one for a
@@ -193,6 +226,11 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
     let seq = base.seq;
     let act = act_fn(spec, r.training.framework);
     let encoder = spec.encoder_layers.filter(|&e| e > 0);
+    if encoder.is_none() {
+        if let Some(parts) = hybrid_stacks(base, spec, act, r.training.mixer_kernels) {
+            return hybrid_layer_stacks(r, base, parts);
+        }
+    }
     let target = r.decoder_tokens();
     let stacks = match encoder {
         Some(e) => vec![(e as u128, seq, 0), (spec.layers as u128, target, seq)],
@@ -242,6 +280,55 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
         note,
         compiled: compiled && !compile_uncovered,
         compile_uncovered,
+        parts: Vec::new(),
+    }
+}
+
+/// A model with recurrent mixers: its attention, recurrent and
+/// feed-forward-only layers (`activations/recurrent.rs`), averaged per
+/// layer like the stacks of an encoder-decoder. torch.compile was measured
+/// on attention layers only: these keep the eager terms.
+fn hybrid_layer_stacks(
+    r: &Resolved,
+    base: &LayerShape,
+    parts: Vec<crate::activations::LayerStack>,
+) -> Stacks {
+    let ckpt = r.training.checkpointing;
+    let (mut kept, mut full, mut count, mut largest) = (0u128, 0u128, 0u128, 0u128);
+    let mut spelled = Vec::new();
+    for part in parts {
+        let layer_full: u128 = part.terms.iter().map(|x| x.bytes).sum();
+        kept = kept.saturating_add(part.layers.saturating_mul(layer_bytes(
+            &part.terms,
+            base,
+            ckpt,
+        )));
+        full = full.saturating_add(part.layers.saturating_mul(layer_full));
+        count += part.layers;
+        largest = largest.max(layer_full);
+        spelled.push((part.what.to_string(), part.layers, part.terms, layer_full));
+    }
+    let kernels = match r.training.mixer_kernels {
+        crate::scenario::MixerKernels::Fused => "fused kernels",
+        crate::scenario::MixerKernels::Torch => "PyTorch fallback",
+    };
+    let note = format!(
+        " (mean of {}; recurrent mixers on {kernels})",
+        spelled
+            .iter()
+            .map(|(what, n, _, bytes)| format!("{n} {what} layers × {bytes} B"))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    );
+    Stacks {
+        terms: spelled.first().map(|p| p.2.clone()).unwrap_or_default(),
+        per_layer: kept.div_ceil(count.max(1)),
+        per_layer_full: full.div_ceil(count.max(1)),
+        largest_layer_full: largest,
+        note,
+        compiled: false,
+        compile_uncovered: r.training.compile,
+        parts: spelled,
     }
 }
 
@@ -422,12 +509,23 @@ fn formula(
     extras: &Extras,
 ) -> String {
     let t = r.training;
-    let main = stacks
-        .terms
-        .iter()
-        .map(|x| format!("{} {}", x.name, x.formula))
-        .collect::<Vec<_>>()
-        .join(" + ");
+    let spell = |terms: &[Term]| {
+        terms
+            .iter()
+            .map(|x| format!("{} {}", x.name, x.formula))
+            .collect::<Vec<_>>()
+            .join(" + ")
+    };
+    let main = if stacks.parts.is_empty() {
+        spell(&stacks.terms)
+    } else {
+        stacks
+            .parts
+            .iter()
+            .map(|(what, _, terms, _)| format!("{what} layer: {}", spell(terms)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
     let (graph_layers, graph_free, layers_here) = (graph.layers, graph.free, graph.here);
     let (per_layer, decoder_note, in_flight) = (stacks.per_layer, &stacks.note, graph.in_flight);
     let (recompute, autocast_copies, vision) =

@@ -11,8 +11,8 @@ use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::choice::choice;
 pub use crate::scenario::choice::Choice;
 use crate::scenario::{
-    Attention, CacheType, Checkpointing, Engine, Framework, LoraTarget, Method, Offload, Optimizer,
-    Strategy, TaskKind,
+    Attention, CacheType, Checkpointing, Engine, Framework, KbitPrep, LoraTarget, Method,
+    MixerKernels, Offload, Optimizer, Strategy, TaskKind,
 };
 
 /// The task's link keys are short; scenario files spell the serde names.
@@ -67,6 +67,8 @@ choice!(Optimizer {
     None => "none",
 });
 choice!(Checkpointing { Off => "off", Full => "full", Selective => "selective" });
+choice!(MixerKernels { Fused => "fused", Torch => "torch" });
+choice!(KbitPrep { Auto => "auto", None => "none", Fp32 => "fp32", Trl => "trl" });
 choice!(Attention { Sdpa => "sdpa", Flash => "flash", Eager => "eager" });
 choice!(Framework {
     Transformers => "transformers",

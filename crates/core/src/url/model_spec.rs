@@ -158,15 +158,16 @@ fn vision(spec: &ModelSpec) -> Vec<(String, String)> {
 }
 
 /// The flags of a recurrent mixer in `rec=`, after its numbers.
-const RECURRENT_FLAGS: [&str; 5] = ["pb", "cb", "gn", "dtbc", "s32"];
+const RECURRENT_FLAGS: [&str; 6] = ["pb", "cb", "gn", "dtbc", "s32", "sz"];
 
-fn recurrent_flags(r: &Recurrent) -> [bool; 5] {
+fn recurrent_flags(r: &Recurrent) -> [bool; 6] {
     [
         r.proj_bias,
         r.conv_bias,
         r.gated_norm,
         r.dt_bc_norms,
         r.state_fp32,
+        r.separate_z,
     ]
 }
 
@@ -188,6 +189,11 @@ fn recurrent_text(r: &Recurrent) -> String {
         if on {
             parts.push((*flag).to_owned());
         }
+    }
+    // The scan's chunk, after the flags (`ch256`); absent in links made
+    // before it existed, which keep the kind's default (0).
+    if r.chunk > 0 {
+        parts.push(format!("ch{}", r.chunk));
     }
     parts.join(",")
 }
@@ -217,6 +223,15 @@ fn parse_recurrent(v: &str) -> Result<Recurrent, String> {
             "gn" => r.gated_norm = true,
             "dtbc" => r.dt_bc_norms = true,
             "s32" => r.state_fp32 = true,
+            "sz" => r.separate_z = true,
+            other if other.starts_with("ch") => {
+                r.chunk = required(
+                    Some(other[2..].parse().map_err(|_| {
+                        format!("\"{other}\" is not a chunk: ch followed by tokens")
+                    })?),
+                    MAX_POSITION,
+                )?;
+            }
             other => {
                 return Err(format!(
                     "\"{other}\" is not a recurrent flag: allowed {}",

@@ -11,8 +11,8 @@ use crate::scenario::limits::{
     MAX_TOTAL_PARAMS,
 };
 use crate::scenario::{
-    Attention, CacheType, Checkpointing, Choice, Engine, Framework, Method, Offload, Optimizer,
-    Scenario, Strategy, TaskKind,
+    Attention, CacheType, Checkpointing, Choice, Engine, Framework, KbitPrep, Method, MixerKernels,
+    ModelSource, Offload, Optimizer, Scenario, Strategy, TaskKind,
 };
 
 macro_rules! count {
@@ -130,6 +130,34 @@ fn inference(sc: &Scenario) -> bool {
 /// LoRA and QLoRA training: the adapters' own settings.
 fn lora(sc: &Scenario) -> bool {
     training(sc) && matches!(sc.training.method, Method::Lora | Method::Qlora)
+}
+
+/// Training a model with recurrent mixer layers (hybrid and state-space
+/// models): which kernels run them. A bare parameter count has none.
+fn recurrent_training(sc: &Scenario) -> bool {
+    let has_recurrent =
+        |spec: &crate::model::ModelSpec| spec.recurrent.as_ref().is_some_and(|r| r.layers > 0);
+    training(sc)
+        && match &sc.model {
+            ModelSource::Spec(spec) => has_recurrent(spec),
+            ModelSource::Catalog(id) => {
+                crate::catalog::find_model(id).is_some_and(|m| has_recurrent(&m.spec))
+            }
+            ModelSource::Params(_) => false,
+        }
+}
+
+/// A bitsandbytes 4-bit model trained through PEFT: the casts it gets first.
+fn qlora(sc: &Scenario) -> bool {
+    lora(sc)
+        && matches!(
+            sc.effective_weights(),
+            WeightFormat::Nf4 | WeightFormat::Fp4
+        )
+        && matches!(
+            sc.training.framework,
+            Framework::Transformers | Framework::HfTrainer
+        )
 }
 
 /// Training that steps an optimizer (forward/backward benchmarks do not).
@@ -496,6 +524,14 @@ pub static FIELDS: &[Field] = &[
         "SGLang --chunked-prefill-size: prompt tokens per prefill chunk, which sets the default mem_fraction_static (auto: SGLang's default for the card)",
         sglang, optional_count!(1, MAX_TOKENS, inference.chunked_prefill_size))
         .labelled("field-chunked-prefill-size-0-sglang-s-default"),
+    row("mk", "training.mixer_kernels", "mixer-kernels",
+        "Recurrent mixers (Mamba, Gated DeltaNet, short convolutions) in training: fused kernels (mamba_ssm, causal_conv1d, flash-linear-attention installed) or transformers' PyTorch fallback",
+        recurrent_training, Kind::Choice(choice!(MixerKernels, training.mixer_kernels)))
+        .labelled("field-recurrent-mixer-kernels"),
+    row("kp", "training.kbit_prep", "kbit-prep",
+        "QLoRA casts before training: auto (TRL's for the HF Trainer), none, fp32 (PEFT prepare_model_for_kbit_training) or trl (fp32 norms, 16-bit embeddings and head)",
+        qlora, Kind::Choice(choice!(KbitPrep, training.kbit_prep)))
+        .labelled("field-kbit-prep"),
 ];
 
 /// The field whose link key is `key`.
