@@ -12,15 +12,27 @@ use vramfit_core::hf_config::from_hf_config;
 #[test]
 fn a_diff_saved_config_imports_as_the_full_one() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let text = check_folder(&dir, "");
+    assert!(text >= 50, "{text} diff fixtures");
+    // VLMs: the wrapper, its text_config and its vision_config each diff
+    // against their own classes; tower, projector and image rule agree too.
+    let vlm = check_folder(&dir, "vlm");
+    assert!(vlm >= 40, "{vlm} VLM diff fixtures");
+}
+
+/// Imports every diff fixture of `configs_diff/<sub>` and its full twin of
+/// `configs/<sub>`, asserting they describe the same model; the count.
+fn check_folder(dir: &Path, sub: &str) -> usize {
     let mut checked = 0;
-    for entry in fs::read_dir(dir.join("configs_diff")).expect("the diff fixtures") {
+    for entry in fs::read_dir(dir.join("configs_diff").join(sub)).expect("the diff fixtures") {
         let path = entry.expect("a directory entry").path();
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
         let name = path.file_name().and_then(|n| n.to_str()).expect("a name");
         let diff = fs::read_to_string(&path).expect("readable");
-        let full = fs::read_to_string(dir.join("configs").join(name)).expect("its full fixture");
+        let full =
+            fs::read_to_string(dir.join("configs").join(sub).join(name)).expect("its full fixture");
         let full = from_hf_config(&full).unwrap_or_else(|e| panic!("{name} (full): {e}"));
         let from_diff = from_hf_config(&diff).unwrap_or_else(|e| panic!("{name} (diff): {e}"));
         // transformers 5 forces T5's `tie_word_embeddings` to True in
@@ -56,9 +68,11 @@ fn a_diff_saved_config_imports_as_the_full_one() {
             from_diff.recurrent, full.recurrent,
             "{name}: recurrent layers"
         );
+        assert_eq!(from_diff.vision, full.vision, "{name}: vision tower");
+        assert_eq!(from_diff.image_rule, full.image_rule, "{name}: image rule");
         checked += 1;
     }
-    assert!(checked >= 50, "{checked} diff fixtures");
+    checked
 }
 
 /// Python writes an infinite float as a bare `Infinity` (Mamba-2's default
