@@ -189,7 +189,7 @@ pub fn plan_offload(sc: &Scenario, spec: &ModelSpec) -> Result<OffloadPlan> {
     let vram = sc
         .gpu
         .memory_bytes
-        .or(resolve_gpu(sc)?.map(|g| g.memory_bytes))
+        .or(gpu.map(|g| g.memory_bytes))
         .unwrap_or(capacity);
     let ollama_default = ollama_default_context(vram);
     let default_fits = max_ctx.is_some_and(|m| m >= ollama_default);

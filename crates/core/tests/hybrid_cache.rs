@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::data_dir;
+use common::{data_dir, resolved_config};
 use vramfit_core::hf_config::from_hf_config;
 use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes, static_kv_cache_bytes};
 use vramfit_core::parallel::Shards;
@@ -33,38 +33,6 @@ fn one_gpu(layers: u64) -> Shards {
 
 /// `StaticCache(max_cache_len=32)` in the static runs (`data/cache/README.md`).
 const STATIC_MAX_CACHE_LEN: u128 = 32;
-
-/// Lists the config classes derive from the layer count: rebuilt by
-/// transformers when `num_hidden_layers` changes, so not carried over from
-/// the full-size defaults.
-const DERIVED_LISTS: &[&str] = &[
-    "layer_types",
-    "layers_block_type",
-    "moe_layers",
-    "no_rope_layers",
-    "full_attn_idxs",
-    "mlp_layer_types",
-    "mlp_only_layers",
-];
-
-/// The tiny model's config as transformers resolves it: the class defaults
-/// (`configs/defaults_2025/`) overridden by the fields the run set.
-fn resolved_config(model_type: &str, set: &serde_json::Value) -> String {
-    let path = data_dir().join(format!("configs/defaults_2025/{model_type}.json"));
-    let mut full: serde_json::Map<String, serde_json::Value> = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
-    for key in DERIVED_LISTS {
-        full.remove(*key);
-    }
-    if let Some(fields) = set.as_object() {
-        for (k, v) in fields {
-            full.insert(k.clone(), v.clone());
-        }
-    }
-    serde_json::Value::Object(full).to_string()
-}
 
 fn measured_bytes(line: &serde_json::Value, names: &[&str]) -> u64 {
     line["layers"]

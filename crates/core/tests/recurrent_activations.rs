@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::data_dir;
+use common::{data_dir, resolved_config};
 use vramfit_core::activations::{
     act_fn, layer_terms, mixer_terms, recurrent_layer_terms, GradNeeds, LayerShape,
 };
@@ -22,38 +22,6 @@ use vramfit_core::scenario::{
     Attention, Checkpointing, Framework, Method, MixerKernels, ModelSource, Scenario, TaskKind,
 };
 use vramfit_core::{estimate, Part};
-
-/// Lists the config classes derive from the layer count (rebuilt by
-/// transformers when `num_hidden_layers` changes).
-const DERIVED_LISTS: &[&str] = &[
-    "layer_types",
-    "layers_block_type",
-    "moe_layers",
-    "no_rope_layers",
-    "full_attn_idxs",
-    "mlp_layer_types",
-    "mlp_only_layers",
-];
-
-/// The tiny model's config as transformers resolves it: the class defaults
-/// (`configs/defaults_2025/`) overridden by the fields the run set.
-fn resolved_config(model_type: &str, set: &serde_json::Value) -> String {
-    let path = data_dir().join(format!("configs/defaults_2025/{model_type}.json"));
-    let mut full: serde_json::Map<String, serde_json::Value> = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
-    for key in DERIVED_LISTS {
-        full.remove(*key);
-    }
-    if let Some(fields) = set.as_object() {
-        for (k, v) in fields {
-            full.insert(k.clone(), v.clone());
-        }
-    }
-    full.insert("model_type".into(), model_type.into());
-    serde_json::Value::Object(full).to_string()
-}
 
 struct Row {
     model_type: String,

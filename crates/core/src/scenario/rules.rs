@@ -36,19 +36,27 @@ impl Scenario {
         }
     }
 
+    /// Whether the 4-bit preparation applies: LoRA on a bitsandbytes 4-bit
+    /// model trained through PEFT (transformers, the HF Trainer). The `kp`
+    /// field is offered exactly here.
+    pub fn kbit_prep_applies(&self) -> bool {
+        self.task == TaskKind::Training
+            && matches!(self.training.method, Method::Lora | Method::Qlora)
+            && matches!(
+                self.effective_weights(),
+                WeightFormat::Nf4 | WeightFormat::Fp4
+            )
+            && matches!(
+                self.training.framework,
+                Framework::Transformers | Framework::HfTrainer
+            )
+    }
+
     /// The 4-bit preparation in effect: only a bitsandbytes 4-bit model
     /// trained through PEFT (transformers, HF Trainer) gets one; `Auto`
     /// follows the framework (see [`KbitPrep`]).
     pub fn kbit_prep_in_effect(&self) -> KbitPrep {
-        let bnb4 = matches!(
-            self.effective_weights(),
-            WeightFormat::Nf4 | WeightFormat::Fp4
-        );
-        let peft = matches!(
-            self.training.framework,
-            Framework::Transformers | Framework::HfTrainer
-        );
-        if self.task != TaskKind::Training || !bnb4 || !peft {
+        if !self.kbit_prep_applies() {
             return KbitPrep::None;
         }
         match self.training.kbit_prep {

@@ -68,3 +68,36 @@ pub fn get_u64(row: &[(String, String)], key: &str) -> u64 {
 pub fn rel_diff(a: u64, b: u64) -> f64 {
     (a as f64 - b as f64).abs() / b as f64
 }
+
+/// Lists the config classes derive from the layer count: rebuilt by
+/// transformers when `num_hidden_layers` changes, so not carried over from
+/// the full-size defaults.
+const DERIVED_LISTS: &[&str] = &[
+    "layer_types",
+    "layers_block_type",
+    "moe_layers",
+    "no_rope_layers",
+    "full_attn_idxs",
+    "mlp_layer_types",
+    "mlp_only_layers",
+];
+
+/// A measured tiny model's config as transformers resolves it (the cache
+/// and recurrent-activation measurements): the class defaults
+/// (`configs/defaults_2025/`) overridden by the fields the run set.
+pub fn resolved_config(model_type: &str, set: &serde_json::Value) -> String {
+    let path = data_dir().join(format!("configs/defaults_2025/{model_type}.json"));
+    let mut full: serde_json::Map<String, serde_json::Value> = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    for key in DERIVED_LISTS {
+        full.remove(*key);
+    }
+    if let Some(fields) = set.as_object() {
+        for (k, v) in fields {
+            full.insert(k.clone(), v.clone());
+        }
+    }
+    serde_json::Value::Object(full).to_string()
+}

@@ -12,7 +12,7 @@ use crate::scenario::limits::{
 };
 use crate::scenario::{
     Attention, CacheType, Checkpointing, Choice, Engine, Framework, KbitPrep, Method, MixerKernels,
-    ModelSource, Offload, Optimizer, Scenario, Strategy, TaskKind,
+    Offload, Optimizer, Scenario, Strategy, TaskKind,
 };
 
 macro_rules! count {
@@ -135,29 +135,14 @@ fn lora(sc: &Scenario) -> bool {
 /// Training a model with recurrent mixer layers (hybrid and state-space
 /// models): which kernels run them. A bare parameter count has none.
 fn recurrent_training(sc: &Scenario) -> bool {
-    let has_recurrent =
-        |spec: &crate::model::ModelSpec| spec.recurrent.as_ref().is_some_and(|r| r.layers > 0);
     training(sc)
-        && match &sc.model {
-            ModelSource::Spec(spec) => has_recurrent(spec),
-            ModelSource::Catalog(id) => {
-                crate::catalog::find_model(id).is_some_and(|m| has_recurrent(&m.spec))
-            }
-            ModelSource::Params(_) => false,
-        }
+        && crate::estimate::resolve_model(&sc.model)
+            .is_ok_and(|spec| spec.recurrent.is_some_and(|r| r.layers > 0))
 }
 
 /// A bitsandbytes 4-bit model trained through PEFT: the casts it gets first.
 fn qlora(sc: &Scenario) -> bool {
-    lora(sc)
-        && matches!(
-            sc.effective_weights(),
-            WeightFormat::Nf4 | WeightFormat::Fp4
-        )
-        && matches!(
-            sc.training.framework,
-            Framework::Transformers | Framework::HfTrainer
-        )
+    sc.kbit_prep_applies()
 }
 
 /// Training that steps an optimizer (forward/backward benchmarks do not).
