@@ -154,6 +154,10 @@ pub enum Checkpointing {
     Full,
     /// Recompute the attention core only (Megatron "selective").
     Selective,
+    /// Per-op selective checkpointing (torchtitan's `SelectiveAC`): keep
+    /// the matmul and attention outputs, except every second `mm`, and
+    /// recompute the rest (`activations/op_sac.rs`).
+    Op,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

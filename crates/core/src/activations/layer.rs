@@ -340,7 +340,9 @@ fn fp32_linear_inputs_term(t: &mut Terms, l: &LayerShape, act: ActFn) {
 pub fn layer_bytes(terms: &[Term], l: &LayerShape, ckpt: Checkpointing) -> u128 {
     let full: u128 = terms.iter().map(|t| t.bytes).sum();
     match ckpt {
-        Checkpointing::Off => full,
+        // A layer op SAC was not measured on keeps every eager term
+        // (activations/op_sac.rs covers the others).
+        Checkpointing::Off | Checkpointing::Op => full,
         // Only the layer input (fp32 under autocast) is kept (cpu/README §2).
         Checkpointing::Full => {
             let residual = if l.autocast { 4 } else { l.act_bytes };

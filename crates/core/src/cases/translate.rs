@@ -180,7 +180,12 @@ fn caveat_details(case: &Case, sc: &mut Scenario) {
         || caveats.contains("no checkpoint")
         || caveats.contains("empty_cache")
         || case.source.file.ends_with("measure/measure_cases.py");
-    if caveats.contains("fused=True") || caveats.contains("adamw_torch_fused") {
+    // torchtitan builds its optimizer with `implementation = "fused"` by
+    // default (`components/optimizer/optimizer.py`), unless a run says otherwise.
+    let titan_fused = case.framework == "torchtitan"
+        && !caveats.contains("foreach")
+        && !caveats.contains("for-loop");
+    if titan_fused || caveats.contains("fused=True") || caveats.contains("adamw_torch_fused") {
         sc.training.fused_optimizer = true;
     }
     // "encoder input 512 tokens, decoder (target) 128 tokens" (T5 training)
@@ -409,6 +414,10 @@ fn case_training(case: &Case, framework: Framework, sc: &mut Scenario) -> Result
     tr.grad_accum = t.grad_accum.unwrap_or(1);
     tr.checkpointing = match t.gradient_checkpointing.as_deref() {
         Some("full") => Checkpointing::Full,
+        // torchtitan's "selective" is its per-op SAC (the `op` option of
+        // its activation_checkpoint config); Megatron's recomputes the
+        // attention core.
+        Some("selective") if case.framework == "torchtitan" => Checkpointing::Op,
         Some("selective") => Checkpointing::Selective,
         _ => Checkpointing::Off,
     };
@@ -484,6 +493,20 @@ mod tests {
         }
         let err = case_scenario(&case_of("megatron-lm", "training", training)).unwrap_err();
         assert!(err.contains("megatron-lm"), "{err}");
+    }
+
+    #[test]
+    fn selective_means_what_the_framework_means_by_it() {
+        let selective = r#", "training": {"seq_len": 1024, "gradient_checkpointing": "selective"}"#;
+        let titan = case_scenario(&case_of("torchtitan", "training", selective)).expect("titan");
+        assert_eq!(titan.training.checkpointing, Checkpointing::Op);
+        assert!(
+            titan.training.fused_optimizer,
+            "torchtitan's default AdamW is fused"
+        );
+        let other = case_scenario(&case_of("hf-trainer", "training", selective)).expect("hf");
+        assert_eq!(other.training.checkpointing, Checkpointing::Selective);
+        assert!(!other.training.fused_optimizer);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! vision tower's, and the layer recomputed under checkpointing.
 
 use crate::activations::{
-    act_fn, compiled_layer_terms, has_dropout, hybrid_stacks, layer_bytes, layer_terms, GradNeeds,
-    LayerShape, LoraActs, Term,
+    act_fn, compiled_layer_terms, has_dropout, hybrid_stacks, layer_bytes, layer_terms,
+    op_sac_terms, GradNeeds, LayerShape, LoraActs, Term,
 };
 use crate::model::Arch;
 use crate::precision::{TrainingPrecision, WeightFormat};
@@ -211,6 +211,8 @@ struct Stacks {
     /// `torch.compile` is on but these layers are outside what was measured:
     /// they keep the eager terms.
     compile_uncovered: bool,
+    /// Per-op SAC is on and its measured rule covers these layers.
+    op_sac: bool,
     /// A hybrid model's stacks (kind, layers, their terms, bytes per layer),
     /// which the formula spells out instead of `terms`; empty otherwise.
     parts: Vec<(String, u128, Vec<Term>, u128)>,
@@ -239,7 +241,7 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
     let mut terms = Vec::new();
     let (mut kept, mut full, mut layer_count) = (0u128, 0u128, 0u128);
     let mut largest_layer_full = 0;
-    let (mut compiled, mut compile_uncovered) = (false, false);
+    let (mut compiled, mut compile_uncovered, mut op_sac) = (false, false, false);
     for &(layers, tokens, cross_seq) in &stacks {
         let stack_shape = LayerShape {
             seq: tokens,
@@ -257,12 +259,24 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
         compile_uncovered |= r.training.compile && compiled_terms.is_none();
         let stack_terms = compiled_terms.unwrap_or_else(|| layer_terms(&stack_shape, spec, act));
         let stack_full: u128 = stack_terms.iter().map(|x| x.bytes).sum();
-        kept += layers * layer_bytes(&stack_terms, &stack_shape, r.training.checkpointing);
+        // Per-op SAC keeps its own set, the same compiled or not (the
+        // partitioner honours the policy's MUST_SAVE tags).
+        let op_terms = if r.training.checkpointing == Checkpointing::Op {
+            op_sac_terms(&stack_shape, spec)
+        } else {
+            None
+        };
+        op_sac |= op_terms.is_some();
+        kept += layers
+            * match &op_terms {
+                Some(op) => op.iter().map(|x| x.bytes).sum(),
+                None => layer_bytes(&stack_terms, &stack_shape, r.training.checkpointing),
+            };
         full += layers * stack_full;
         layer_count += layers;
         largest_layer_full = largest_layer_full.max(stack_full);
         if terms.is_empty() {
-            terms = stack_terms;
+            terms = op_terms.unwrap_or(stack_terms);
         }
     }
     let note = match encoder {
@@ -280,6 +294,7 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
         note,
         compiled: compiled && !compile_uncovered,
         compile_uncovered,
+        op_sac,
         parts: Vec::new(),
     }
 }
@@ -328,6 +343,7 @@ fn hybrid_layer_stacks(
         note,
         compiled: false,
         compile_uncovered: r.training.compile,
+        op_sac: false,
         parts: spelled,
     }
 }
@@ -538,6 +554,8 @@ fn formula(
             Checkpointing::Off => "",
             Checkpointing::Full => " (checkpointed: layer input only)",
             Checkpointing::Selective => " (selective recompute)",
+            Checkpointing::Op if stacks.op_sac => " (per-op SAC: layer input, every second mm output, attention outputs)",
+            Checkpointing::Op => " (per-op SAC not measured for this layer: eager terms)",
         },
         if r.shards.tp > 1 { format!(" (tensor-parallel share over tp {})", r.shards.tp) } else { String::new() },
         if stacks.compiled {

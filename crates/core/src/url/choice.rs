@@ -66,7 +66,7 @@ choice!(Optimizer {
     SgdMomentum => "sgd_momentum",
     None => "none",
 });
-choice!(Checkpointing { Off => "off", Full => "full", Selective => "selective" });
+choice!(Checkpointing { Off => "off", Full => "full", Selective => "selective", Op => "op" });
 choice!(MixerKernels { Fused => "fused", Torch => "torch" });
 choice!(KbitPrep { Auto => "auto", None => "none", Fp32 => "fp32", Trl => "trl" });
 choice!(Attention { Sdpa => "sdpa", Flash => "flash", Eager => "eager" });
