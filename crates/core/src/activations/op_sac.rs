@@ -94,7 +94,7 @@ pub fn op_sac_terms(l: &LayerShape, spec: &ModelSpec) -> Option<Vec<Term>> {
 fn keep_output(counted: &mut u32, bias: bool, width: u128, widths: &mut Vec<String>) -> u128 {
     if !bias {
         *counted += 1;
-        if *counted % 2 == 0 {
+        if counted.is_multiple_of(2) {
             return 0;
         }
     }
