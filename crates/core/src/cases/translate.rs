@@ -325,6 +325,26 @@ fn case_precision(case: &Case, sc: &mut Scenario) -> Result<(), String> {
     if sc.training_precision == TrainingPrecision::Fp32 && sc.weights == WeightFormat::Fp32 {
         sc.compute_dtype = Dtype::Fp16;
     }
+    // torchtitan trains under FSDP2's MixedPrecisionPolicy: the model is
+    // built in fp32, its shards stay fp32, each layer is all-gathered in
+    // `mixed_precision_param` (bf16 by default) and gradients are reduced in
+    // fp32 (`config/configs.py`). That is 16-bit compute over an fp32 master
+    // copy, never torch autocast, however a run states its weights.
+    let unquantized = matches!(
+        sc.weights,
+        WeightFormat::Fp32 | WeightFormat::Bf16 | WeightFormat::Fp16
+    );
+    if case.framework == "torchtitan"
+        && case.task == "training"
+        && unquantized
+        && sc.training_precision != TrainingPrecision::Fp32
+    {
+        sc.weights = match sc.compute_dtype {
+            Dtype::Fp16 => WeightFormat::Fp16,
+            _ => WeightFormat::Bf16,
+        };
+        sc.training_precision = TrainingPrecision::Amp;
+    }
     Ok(())
 }
 
@@ -503,6 +523,19 @@ mod tests {
         assert!(
             titan.training.fused_optimizer,
             "torchtitan's default AdamW is fused"
+        );
+        let fp32 =
+            r#", "precision": {"weights": "fp32", "compute": "bf16", "mixed_precision": "amp"}"#;
+        let titan = case_scenario(&case_of(
+            "torchtitan",
+            "training",
+            &format!("{selective}{fp32}"),
+        ))
+        .expect("titan fp32");
+        assert_eq!(
+            (titan.weights, titan.training_precision),
+            (WeightFormat::Bf16, TrainingPrecision::Amp),
+            "FSDP2 mixed precision: bf16 compute over fp32 shards, not autocast"
         );
         let other = case_scenario(&case_of("hf-trainer", "training", selective)).expect("hf");
         assert_eq!(other.training.checkpointing, Checkpointing::Selective);
