@@ -191,8 +191,67 @@ mod worker {
 
 #[cfg(test)]
 mod tests {
-    use super::protocol::{answer, read_machine, read_model, result, CONFIG, GPUS, HUB_COUNT};
+    use super::protocol::{
+        answer, read_machine, read_model, read_plans, result, CONFIG, GPUS, HUB_COUNT, PLANS,
+    };
     use vramfit_core::inventory::{Card, Inventory};
+
+    /// Setups that do not fit come back from the worker with the very plans
+    /// the core's search finds, each changed scenario included, though they
+    /// travel as share links.
+    #[test]
+    fn plans_come_back_as_the_search_found_them() {
+        use vramfit_core::plan::{fix_plans, PlanOptions};
+        use vramfit_core::url::decode;
+        let links = [
+            "v=1&m=meta-llama/Llama-3.1-8B&t=train&gpu=rtx-4090&mb=4&seq=4096",
+            "v=1&m=Qwen/Qwen2.5-72B&gpu=a100-sxm4-80gb&bs=8&pl=30000&nt=1000&eng=vllm",
+            "v=1&t=train&meth=lora&ckpt=op&gpu=rtx-3090&mb=8&seq=8192&m=meta-llama/Llama-3.1-8B",
+        ];
+        let mut plans = 0;
+        for link in links {
+            let direct = fix_plans(&decode(link).scenario, &PlanOptions::default()).expect(link);
+            let through = read_plans(result(&answer(PLANS, link)).expect(link)).expect(link);
+            assert_eq!(through.plans.len(), direct.plans.len(), "{link}");
+            for (a, b) in through.plans.iter().zip(&direct.plans) {
+                assert_eq!(a.scenario, b.scenario, "{link}");
+                assert_eq!(a.changes, b.changes, "{link}");
+                assert_eq!(
+                    (
+                        a.peak_allocated_bytes,
+                        a.device_used_bytes,
+                        a.headroom_bytes
+                    ),
+                    (
+                        b.peak_allocated_bytes,
+                        b.device_used_bytes,
+                        b.headroom_bytes
+                    ),
+                    "{link}"
+                );
+                // serde_json reads a float back to within one unit in the
+                // last place; the ranking was made in the worker.
+                let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * y.abs().max(1.0);
+                assert!(
+                    close(a.cost.score, b.cost.score),
+                    "{link}: {:?} {:?}",
+                    a.cost,
+                    b.cost
+                );
+                assert!(close(a.cost.slowdown, b.cost.slowdown), "{link}");
+            }
+            assert_eq!(
+                (through.fits, through.headroom_bytes, through.evaluated),
+                (direct.fits, direct.headroom_bytes, direct.evaluated),
+                "{link}"
+            );
+            plans += direct.plans.len();
+        }
+        assert!(
+            plans >= 3,
+            "only {plans} plans: the check needs setups that do not fit"
+        );
+    }
 
     /// Every config.json the core's tests import comes back through the
     /// worker's answer as the very model the importer built.

@@ -4,10 +4,11 @@
 //! model catalog needs anyway). Compiled into the page (`src/importer.rs`)
 //! and into the worker (`src/bin/vramfit-importer.rs`).
 
+use serde::{Deserialize, Serialize};
 use vramfit_core::inventory::{Card, Inventory, MachineGpus};
 use vramfit_core::model::ModelSpec;
-use vramfit_core::plan::{fix_plans, PlanOptions, PlanReport};
-use vramfit_core::url::decode;
+use vramfit_core::plan::{fix_plans, Plan, PlanChange, PlanCost, PlanOptions, PlanReport};
+use vramfit_core::url::{decode, encode};
 
 /// A Hugging Face `config.json`: answers the model it describes.
 pub const CONFIG: &str = "config";
@@ -36,7 +37,9 @@ pub fn answer(kind: &str, text: &str) -> String {
             .ok_or_else(String::new),
         PLANS => fix_plans(&decode(text).scenario, &PlanOptions::default())
             .map_err(|e| e.to_string())
-            .and_then(|report| serde_json::to_string(&report).map_err(|e| e.to_string())),
+            .and_then(|report| {
+                serde_json::to_string(&WireReport::of(report)).map_err(|e| e.to_string())
+            }),
         _ => Err(format!("no importer for {kind:?}")),
     };
     match result {
@@ -62,7 +65,89 @@ pub fn read_model(result: &str) -> Option<ModelSpec> {
 
 /// The report of a `plans` answer's result.
 pub fn read_plans(result: &str) -> Option<PlanReport> {
-    serde_json::from_str(result).ok()
+    serde_json::from_str::<WireReport>(result)
+        .ok()
+        .map(WireReport::report)
+}
+
+/// A plan report on the wire: each plan's changed scenario travels as its
+/// share-link query, which the page decodes anyway, so the page carries no
+/// JSON reader of a whole scenario (about 9 KB of the first load). The
+/// worker's scenario came from a link, and a plan changes only fields the
+/// link carries, so the round trip is exact.
+#[derive(Serialize, Deserialize)]
+struct WireReport {
+    capacity_bytes: u64,
+    device_used_bytes: u64,
+    peak_allocated_bytes: u64,
+    fits: bool,
+    headroom_bytes: i64,
+    pool_verdict: bool,
+    plans: Vec<WirePlan>,
+    evaluated: usize,
+}
+
+#[derive(Serialize, Deserialize)]
+struct WirePlan {
+    changes: Vec<PlanChange>,
+    cost: PlanCost,
+    peak_allocated_bytes: u64,
+    device_used_bytes: u64,
+    capacity_bytes: u64,
+    headroom_bytes: i64,
+    link: String,
+}
+
+impl WireReport {
+    fn of(r: PlanReport) -> Self {
+        WireReport {
+            capacity_bytes: r.capacity_bytes,
+            device_used_bytes: r.device_used_bytes,
+            peak_allocated_bytes: r.peak_allocated_bytes,
+            fits: r.fits,
+            headroom_bytes: r.headroom_bytes,
+            pool_verdict: r.pool_verdict,
+            plans: r
+                .plans
+                .into_iter()
+                .map(|p| WirePlan {
+                    link: encode(&p.scenario),
+                    changes: p.changes,
+                    cost: p.cost,
+                    peak_allocated_bytes: p.peak_allocated_bytes,
+                    device_used_bytes: p.device_used_bytes,
+                    capacity_bytes: p.capacity_bytes,
+                    headroom_bytes: p.headroom_bytes,
+                })
+                .collect(),
+            evaluated: r.evaluated,
+        }
+    }
+
+    fn report(self) -> PlanReport {
+        PlanReport {
+            capacity_bytes: self.capacity_bytes,
+            device_used_bytes: self.device_used_bytes,
+            peak_allocated_bytes: self.peak_allocated_bytes,
+            fits: self.fits,
+            headroom_bytes: self.headroom_bytes,
+            pool_verdict: self.pool_verdict,
+            plans: self
+                .plans
+                .into_iter()
+                .map(|p| Plan {
+                    scenario: decode(&p.link).scenario,
+                    changes: p.changes,
+                    cost: p.cost,
+                    peak_allocated_bytes: p.peak_allocated_bytes,
+                    device_used_bytes: p.device_used_bytes,
+                    capacity_bytes: p.capacity_bytes,
+                    headroom_bytes: p.headroom_bytes,
+                })
+                .collect(),
+            evaluated: self.evaluated,
+        }
+    }
 }
 
 /// A machine as one line: count, card (`c` and the catalog id, or `m` and
