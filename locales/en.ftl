@@ -266,6 +266,10 @@ phase-forward = the forward pass
 field-empty-cache-after-loading = empty_cache() after loading
 field-static-kv-cache = static KV cache
 field-static-cache-length-tokens-0-prompt-new = static cache length (tokens, 0 = prompt + new)
+field-zero-3-prefetch-bucket-elements-0-auto = ZeRO-3 prefetch bucket (elements, 0 = auto)
+field-zero-3-persistence-threshold-elements-0-auto = ZeRO-3 persistence threshold (elements, 0 = auto)
+field-zero-3-max-live-parameters-elements-0-auto = ZeRO-3 max live parameters (elements, 0 = auto)
+field-zero-3-max-reuse-distance-elements-0-auto = ZeRO-3 max reuse distance (elements, 0 = auto)
 field-mem-fraction-static-0-sglang-s-default = mem_fraction_static (0 = SGLang's default)
 field-chunked-prefill-size-0-sglang-s-default = chunked_prefill_size (0 = SGLang's default)
 field-max-running-requests-0-sglang-s-default = max_running_requests (0 = SGLang's default)

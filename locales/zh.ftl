@@ -266,6 +266,10 @@ phase-forward = 前向传播
 field-empty-cache-after-loading = 加载后调用 empty_cache()
 field-static-kv-cache = 静态 KV 缓存（预分配）
 field-static-cache-length-tokens-0-prompt-new = 静态缓存长度（token，0 = 提示 + 新生成）
+field-zero-3-prefetch-bucket-elements-0-auto = ZeRO-3 预取桶（元素数，0 = 自动）
+field-zero-3-persistence-threshold-elements-0-auto = ZeRO-3 常驻阈值（元素数，0 = 自动）
+field-zero-3-max-live-parameters-elements-0-auto = ZeRO-3 最大驻留参数（元素数，0 = 自动）
+field-zero-3-max-reuse-distance-elements-0-auto = ZeRO-3 最大复用距离（元素数，0 = 自动）
 field-mem-fraction-static-0-sglang-s-default = 静态显存比例（mem_fraction_static，0 = SGLang 默认）
 field-chunked-prefill-size-0-sglang-s-default = 分块预填充大小（chunked_prefill_size，0 = SGLang 默认）
 field-max-running-requests-0-sglang-s-default = 最大并发请求数（max_running_requests，0 = SGLang 默认）

@@ -49,6 +49,7 @@ pub mod training;
 pub mod vision;
 pub mod weights;
 pub mod wizard;
+pub mod zero3;
 
 pub use estimate::estimate;
 pub use report::{Estimate, GpuReport, Line, Part};

@@ -22,6 +22,7 @@ pub struct Resolved<'a> {
     /// The task's own settings (read only for what they say directly).
     pub training: &'a Training,
     pub inference: &'a Inference,
+    pub parallel: &'a crate::scenario::Parallel,
     pub attention: Attention,
     pub precision: TrainingPrecision,
     /// The weight format as chosen ...
@@ -64,6 +65,7 @@ impl<'a> Resolved<'a> {
             task: sc.task,
             training: &sc.training,
             inference: &sc.inference,
+            parallel: &sc.parallel,
             attention: sc.attention,
             precision: sc.training_precision,
             chosen_format: sc.weights,

@@ -461,6 +461,20 @@ pub struct Parallel {
     /// Sequence parallelism (shards norm/dropout activations across TP ranks).
     pub sequence_parallel: bool,
     pub offload: Offload,
+    /// DeepSpeed ZeRO-3's `stage3_prefetch_bucket_size` (elements); `None`:
+    /// "auto" (0.9·h² under the Trainer or accelerate, else 5e7).
+    #[serde(default)]
+    pub zero3_prefetch_bucket: Option<u64>,
+    /// `stage3_param_persistence_threshold` (elements); `None`: "auto"
+    /// (10·h under the Trainer or accelerate, else 1e5).
+    #[serde(default)]
+    pub zero3_persistence_threshold: Option<u64>,
+    /// `stage3_max_live_parameters` (elements); `None`: 1e9.
+    #[serde(default)]
+    pub zero3_max_live: Option<u64>,
+    /// `stage3_max_reuse_distance` (elements); `None`: 1e9.
+    #[serde(default)]
+    pub zero3_max_reuse: Option<u64>,
 }
 
 impl Default for Parallel {
@@ -472,6 +486,10 @@ impl Default for Parallel {
             pp: 1,
             sequence_parallel: false,
             offload: Offload::None,
+            zero3_prefetch_bucket: None,
+            zero3_persistence_threshold: None,
+            zero3_max_live: None,
+            zero3_max_reuse: None,
         }
     }
 }

@@ -156,14 +156,20 @@ fn weights(r: &Resolved, lines: &mut Lines) -> u128 {
     let shards = &r.shards;
     let w = &r.weights;
     if shards.params_offloaded() {
-        let gathered = shards.gathered_layers(w.total, 2);
+        let (gathered, formula) = match crate::zero3::gathered_bytes(r) {
+            Some((bytes, formula)) => (bytes, format!("parameters offloaded to CPU; {formula}")),
+            None => (
+                shards.gathered_layers(w.total, 2),
+                format!(
+                    "parameters offloaded to CPU; 2 layers gathered at a time of {}",
+                    w.formula
+                ),
+            ),
+        };
         lines.gpu.push(Line::new(
             Part::Weights,
             gathered,
-            format!(
-                "parameters offloaded to CPU; 2 layers gathered at a time of {}",
-                w.formula
-            ),
+            formula,
             Counter::Allocated,
         ));
         lines.cpu.push(Line::new(
@@ -302,7 +308,15 @@ fn optimizer_states(r: &Resolved, lines: &mut Lines) -> u128 {
 /// parameters. Returns (buckets, gathered).
 fn parallelism_buffers(r: &Resolved, lines: &mut Lines) -> (u128, u128) {
     let buckets = r.shards.ddp_bucket_bytes(gradient_bytes(r));
-    let gathered = r.shards.zero3_gathered(r.weights.total, 2);
+    let sharded = r.shards.zero3_gathered(r.weights.total, 2) > 0;
+    let (gathered, what) = match crate::zero3::gathered_bytes(r) {
+        Some((bytes, formula)) if sharded => (bytes, formula),
+        _ => (
+            r.shards.zero3_gathered(r.weights.total, 2),
+            "2 layers of gathered parameters (FSDP: the current unit and the prefetched one)"
+                .into(),
+        ),
+    };
     if buckets + gathered > 0 {
         lines.gpu.push(Line::new(
             Part::Workspace,
@@ -310,7 +324,7 @@ fn parallelism_buffers(r: &Resolved, lines: &mut Lines) -> (u128, u128) {
             if buckets > 0 {
                 "DDP gradient buckets = gradient bytes".into()
             } else {
-                "2 layers of gathered parameters (ZeRO-3/FSDP prefetch)".into()
+                what
             },
             Counter::Allocated,
         ));

@@ -316,3 +316,23 @@ fn broken_yaml_says_where() {
     let err = read_text("a: &x [1, *x]\n").expect_err("recursive alias");
     assert!(err.message.contains("anchor"), "{}", err.message);
 }
+
+#[test]
+fn a_zero3_config_sets_the_parameter_coordinators_knobs() {
+    let job = read("ds_config_zero3_offload.json");
+    let p = &job.scenario.parallel;
+    assert_eq!(
+        (p.strategy, p.offload),
+        (Strategy::Zero3, Offload::OptimizerParams)
+    );
+    // "auto" stays unset (filled from the model's hidden size); numbers
+    // written as 1e5, 3e8, 5e8 are read as whole elements.
+    assert_eq!(p.zero3_prefetch_bucket, None);
+    assert_eq!(p.zero3_persistence_threshold, Some(100_000));
+    assert_eq!(p.zero3_max_live, Some(300_000_000));
+    assert_eq!(p.zero3_max_reuse, Some(500_000_000));
+    assert_eq!(
+        read_into(&job, "zero_optimization.stage3_max_live_parameters"),
+        ["parallel.zero3_max_live"]
+    );
+}

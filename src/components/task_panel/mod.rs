@@ -285,6 +285,12 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
             <Show when=move || strategy.get() != Strategy::None && strategy.get() != Strategy::Ddp>
                 {pick(state, "offload", |sc| sc.parallel.offload, |sc, o| sc.parallel.offload = o)}
             </Show>
+            <Show when=move || state.scenario.with(|sc| applies("z3pb", sc))>
+                {optional_count(state, "ZeRO-3 prefetch bucket (elements, 0 = auto)", "z3pb")}
+                {optional_count(state, "ZeRO-3 persistence threshold (elements, 0 = auto)", "z3pt")}
+                {optional_count(state, "ZeRO-3 max live parameters (elements, 0 = auto)", "z3ml")}
+                {optional_count(state, "ZeRO-3 max reuse distance (elements, 0 = auto)", "z3rd")}
+            </Show>
             {count(state, "tensor parallel", "tp", |sc| sc.parallel.tp, |sc, n| sc.parallel.tp = n)}
             {count(state, "pipeline parallel", "pp", |sc| sc.parallel.pp, |sc, n| sc.parallel.pp = n)}
             <Show when=move || state.scenario.with(|sc| sc.parallel.tp > 1)>
@@ -370,13 +376,15 @@ mod tests {
         let keys = [
             "gs", "mb", "ga", "seq", "tgt", "r", "tp", "pp", "img", "imgsz", "bs", "pl", "nt",
             "ipp", "n", "mns", "mnbt", "pfx", "ngl", "ncmoe", "ub", "imgw", "imgh", "clen", "cps",
+            "z3pb", "z3pt", "z3ml", "z3rd",
         ];
         for key in keys {
             assert_ne!(field_range(key), (0, u64::MAX), "{key} has no range");
         }
         // The fields typed as "0 = auto" are the registry's optional counts.
         for key in [
-            "tgt", "imgsz", "mns", "mnbt", "ngl", "imgw", "imgh", "clen", "cps",
+            "tgt", "imgsz", "mns", "mnbt", "ngl", "imgw", "imgh", "clen", "cps", "z3pb", "z3pt",
+            "z3ml", "z3rd",
         ] {
             assert!(
                 matches!(

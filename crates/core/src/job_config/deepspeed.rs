@@ -100,6 +100,33 @@ fn zero(r: &mut Reading, prefix: &str) -> Result<()> {
     if offloaded(r.text(&param_key)?) {
         r.set(&param_key, "parallel.offload", "optimizer_params")?;
     }
+    // The parameter coordinator's knobs (zero3.rs); "auto" stays unset.
+    for (name, field) in [
+        (
+            "stage3_prefetch_bucket_size",
+            "parallel.zero3_prefetch_bucket",
+        ),
+        (
+            "stage3_param_persistence_threshold",
+            "parallel.zero3_persistence_threshold",
+        ),
+        ("stage3_max_live_parameters", "parallel.zero3_max_live"),
+        ("stage3_max_reuse_distance", "parallel.zero3_max_reuse"),
+    ] {
+        let key = format!("{prefix}zero_optimization.{name}");
+        if let Some(value) = r.text(&key)?.filter(|v| v != "auto") {
+            // DeepSpeed configs write these as 1e9 or 5e8: whole numbers.
+            let elements = crate::decimal::parse_f64(&value)
+                .filter(|x| x.is_finite() && *x >= 0.0 && x.fract() == 0.0)
+                .ok_or_else(|| {
+                    InputError::new(
+                        key.clone(),
+                        format!("\"{value}\" is not a whole number of elements"),
+                    )
+                })?;
+            r.set(&key, field, &format!("{}", elements as u64))?;
+        }
+    }
     Ok(())
 }
 

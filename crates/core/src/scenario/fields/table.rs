@@ -169,6 +169,11 @@ fn sharded(sc: &Scenario) -> bool {
     training(sc) && !matches!(sc.parallel.strategy, Strategy::None | Strategy::Ddp)
 }
 
+/// DeepSpeed ZeRO-3's parameter coordinator (`zero3.rs`).
+fn deepspeed_zero3(sc: &Scenario) -> bool {
+    training(sc) && sc.parallel.strategy == Strategy::Zero3
+}
+
 /// Sequence parallelism splits activations across tensor-parallel ranks.
 fn tensor_parallel_training(sc: &Scenario) -> bool {
     training(sc) && sc.parallel.tp > 1
@@ -435,6 +440,22 @@ pub static FIELDS: &[Field] = &[
     row("off", "parallel.offload", "offload", "ZeRO/FSDP offload of states to CPU memory",
         sharded, Kind::Choice(choice!(Offload, parallel.offload)))
         .labelled("field-offload"),
+    row("z3pb", "parallel.zero3_prefetch_bucket", "zero3-prefetch-bucket",
+        "DeepSpeed stage3_prefetch_bucket_size, elements (auto: 0.9·h² under the HF Trainer or accelerate, else 5e7)",
+        deepspeed_zero3, optional_count!(1, MAX_TOTAL_PARAMS, parallel.zero3_prefetch_bucket))
+        .labelled("field-zero-3-prefetch-bucket-elements-0-auto"),
+    row("z3pt", "parallel.zero3_persistence_threshold", "zero3-persistence-threshold",
+        "DeepSpeed stage3_param_persistence_threshold, elements (auto: 10·h under the HF Trainer or accelerate, else 1e5)",
+        deepspeed_zero3, optional_count!(1, MAX_TOTAL_PARAMS, parallel.zero3_persistence_threshold))
+        .labelled("field-zero-3-persistence-threshold-elements-0-auto"),
+    row("z3ml", "parallel.zero3_max_live", "zero3-max-live",
+        "DeepSpeed stage3_max_live_parameters, elements (auto: 1e9)",
+        deepspeed_zero3, optional_count!(1, MAX_TOTAL_PARAMS, parallel.zero3_max_live))
+        .labelled("field-zero-3-max-live-parameters-elements-0-auto"),
+    row("z3rd", "parallel.zero3_max_reuse", "zero3-max-reuse",
+        "DeepSpeed stage3_max_reuse_distance, elements (auto: 1e9)",
+        deepspeed_zero3, optional_count!(1, MAX_TOTAL_PARAMS, parallel.zero3_max_reuse))
+        .labelled("field-zero-3-max-reuse-distance-elements-0-auto"),
     row("gpu", "gpu.name", "gpu", "The GPU to fit on (e.g. a100-sxm4-40gb, \"RTX 4090\")",
         always, Kind::GpuName)
         .labelled("field-gpu")

@@ -1,0 +1,96 @@
+//! DeepSpeed ZeRO-3's gathered parameters at the start of backward, by its
+//! coordinator's rules (`vramfit_core::zero3`): each knob's effect worked
+//! out on Llama-3.1-8B's module sizes (q 16,777,216; k, v 4,194,304;
+//! o 16,777,216; gate, up, down 58,720,256; head 525,336,576; norms 4096).
+
+use vramfit_core::estimate::resolve_model;
+use vramfit_core::resolved::Resolved;
+use vramfit_core::scenario::{Checkpointing, Framework, Scenario, Strategy};
+use vramfit_core::url::decode;
+use vramfit_core::zero3::{gathered_at_backward, Gathered, Knobs};
+
+const HEAD: u64 = 128_256 * 4096;
+const LAYER: u64 = 2 * 16_777_216 + 2 * 4_194_304 + 3 * 58_720_256;
+
+fn llama_8b(edit: impl Fn(&mut Scenario)) -> (Gathered, Knobs) {
+    let mut sc =
+        decode("v=1&m=meta-llama/Llama-3.1-8B&t=train&par=zero3&n=8&mb=1&seq=2048").scenario;
+    sc.training.framework = Framework::HfTrainer;
+    sc.training.checkpointing = Checkpointing::Full;
+    edit(&mut sc);
+    assert_eq!(sc.parallel.strategy, Strategy::Zero3);
+    let spec = resolve_model(&sc.model).expect("catalog model");
+    let r = Resolved::new(&sc, &spec);
+    (gathered_at_backward(&r), Knobs::of(&r))
+}
+
+#[test]
+fn auto_knobs_are_the_trainers_and_raw_deepspeed_keeps_its_defaults() {
+    let (_, trainer) = llama_8b(|_| {});
+    assert_eq!(trainer.prefetch_bucket, 4096 * 4096 / 10 * 9);
+    assert_eq!(trainer.persistence_threshold, 40_960);
+    assert_eq!(
+        (trainer.max_live, trainer.max_reuse),
+        (1_000_000_000, 1_000_000_000)
+    );
+    let (_, raw) = llama_8b(|sc| sc.training.framework = Framework::Deepspeed);
+    assert_eq!(
+        (raw.prefetch_bucket, raw.persistence_threshold),
+        (50_000_000, 100_000)
+    );
+}
+
+#[test]
+fn norms_stay_whole_on_every_gpu() {
+    // 32 layers × 2 RMSNorms + the final norm, 4096 each, under 10·h.
+    let (g, _) = llama_8b(|_| {});
+    assert_eq!(g.persistent, 65 * 4096);
+    // Under a threshold below the hidden size nothing is persistent.
+    let (g, _) = llama_8b(|sc| sc.parallel.zero3_persistence_threshold = Some(1000));
+    assert_eq!(g.persistent, 0);
+}
+
+#[test]
+fn without_prefetch_or_reuse_only_the_head_is_gathered() {
+    let (g, _) = llama_8b(|sc| {
+        sc.parallel.zero3_prefetch_bucket = Some(0);
+        sc.parallel.zero3_max_reuse = Some(0);
+    });
+    assert_eq!(g.partitioned, HEAD);
+}
+
+#[test]
+fn a_long_reuse_distance_keeps_what_backward_uses_next() {
+    // No prefetch; a reuse window of 1e9 elements. Looking ahead from each
+    // forward module: the head's backward use comes at once (kept); the
+    // last layer's down projection sees the final norm, the head twice
+    // (1.05e9) and stops before its own recompute: released, like every
+    // earlier module. So only the head stays.
+    let (g, _) = llama_8b(|sc| sc.parallel.zero3_prefetch_bucket = Some(0));
+    assert_eq!(g.partitioned, HEAD);
+    // A window past the whole trace keeps every layer's parameters.
+    let (g, _) = llama_8b(|sc| {
+        sc.parallel.zero3_prefetch_bucket = Some(0);
+        sc.parallel.zero3_max_reuse = Some(u64::MAX);
+    });
+    assert_eq!(
+        g.partitioned,
+        HEAD + HEAD + 32 * LAYER,
+        "embedding, head and every layer"
+    );
+}
+
+#[test]
+fn prefetch_runs_ahead_until_the_live_budget() {
+    // Every module, parameters or not, prefetches up to the bucket, so the
+    // prefetcher outruns the modules it serves until max_live stops it:
+    // at the turn the gathered elements sit at the budget, past it by at
+    // most the head fetched for its own use.
+    let (g, k) = llama_8b(|_| {});
+    assert!(g.partitioned >= k.max_live - k.prefetch_bucket, "{g:?}");
+    assert!(g.partitioned <= k.max_live + HEAD, "{g:?}");
+    // A smaller budget holds fewer.
+    let (small, _) = llama_8b(|sc| sc.parallel.zero3_max_live = Some(300_000_000));
+    assert!(small.partitioned < g.partitioned);
+    assert!(small.partitioned <= 300_000_000 + HEAD, "{small:?}");
+}
