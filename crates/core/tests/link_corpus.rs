@@ -156,7 +156,8 @@ fn every_frozen_link_decodes_and_estimates_as_it_did() {
 
 /// Re-frozen bytes are only for a replaced engine rule: today vLLM's
 /// (2026-11-25: the profile run, non-torch memory and the total vLLM reads)
-/// and llama.cpp's (2026-11-25: its buffers by GGUF recipe and placement);
+/// and llama.cpp's (2026-11-25: its buffers by GGUF recipe and placement),
+/// DeepSpeed ZeRO-3's gathered parameters (2026-11-26: its coordinator);
 /// or for a measured correction of the layers' saved tensors
 /// (2026-11-25: Qwen3, Gemma and Gemma-2 eager layers,
 /// `tests/data/compile/compile_saved.csv`), on rows of those architectures.
@@ -166,7 +167,8 @@ fn only_replaced_engine_rules_refreeze() {
         if let Some(why) = row["refrozen"].as_str() {
             let link = text(&row, "link");
             let engine_rule = (link.contains("eng=vllm") && why.contains("vLLM"))
-                || (link.contains("eng=llama_cpp") && why.contains("llama.cpp"));
+                || (link.contains("eng=llama_cpp") && why.contains("llama.cpp"))
+                || (link.contains("par=zero3") && why.contains(ZERO3_RULE));
             let measured = why.starts_with(MEASURED) && {
                 let file = measured_file(why).unwrap_or_else(|| {
                     panic!(
@@ -209,6 +211,10 @@ fn only_replaced_engine_rules_refreeze() {
         }
     }
 }
+
+/// How the re-freeze for DeepSpeed ZeRO-3's parameter coordinator reads
+/// (2026-11-26: its fetch, prefetch and release, `src/zero3.rs`).
+const ZERO3_RULE: &str = "DeepSpeed ZeRO-3's parameter coordinator replaced";
 
 /// How a measured correction's reason starts.
 const MEASURED: &str = "2026-11-25: measured";
