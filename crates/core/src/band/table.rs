@@ -8,7 +8,7 @@ pub static TABLE: &[BandRow] = &[
     BandRow { regime: "inference/litgpt", metric: MetricClass::Allocated, cases: 10, p10_permille: -6, p90_permille: 0, under_permille: 800 },
     BandRow { regime: "inference/transformers", metric: MetricClass::Allocated, cases: 25, p10_permille: -4, p90_permille: 0, under_permille: 680 },
     BandRow { regime: "inference/transformers", metric: MetricClass::Total, cases: 44, p10_permille: -31, p90_permille: -3, under_permille: 886 },
-    BandRow { regime: "training/adapters/hf", metric: MetricClass::Allocated, cases: 30, p10_permille: -59, p90_permille: 4, under_permille: 533 },
+    BandRow { regime: "training/adapters/hf", metric: MetricClass::Allocated, cases: 33, p10_permille: -59, p90_permille: 4, under_permille: 515 },
     BandRow { regime: "training/adapters/hf", metric: MetricClass::Total, cases: 60, p10_permille: -76, p90_permille: 131, under_permille: 233 },
     BandRow { regime: "training/adapters/litgpt", metric: MetricClass::Allocated, cases: 31, p10_permille: -63, p90_permille: 50, under_permille: 451 },
     BandRow { regime: "training/adapters/torchtune", metric: MetricClass::Total, cases: 6, p10_permille: -111, p90_permille: 2, under_permille: 666 },

@@ -97,6 +97,34 @@ fn number_after(text: &str, marker: &str) -> Option<u64> {
     rest[..end].parse().ok()
 }
 
+/// A length a case leaves null but states in words in its caveats, as a
+/// bound or an approximation: "roughly <=128 tokens", "~512 tokens",
+/// "about 2000 tokens", "up to 256 tokens". A bare "several thousand
+/// tokens" gives none, and the case stays unsupported.
+fn approximate_length(caveats: &str) -> Option<u64> {
+    const MARKERS: [&str; 6] = ["<=", "≤", "~", "about", "roughly", "up to"];
+    let mut rest = caveats;
+    while let Some(at) = rest.find(" tokens") {
+        let head = &rest[..at];
+        let digits = head
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| c.is_ascii_digit())
+            .last()
+            .map(|(i, _)| i);
+        if let Some(start) = digits {
+            let before = head[..start].trim_end();
+            if MARKERS.iter().any(|m| before.ends_with(m)) {
+                if let Ok(n) = head[start..].parse::<u64>() {
+                    return Some(n).filter(|&n| n > 0);
+                }
+            }
+        }
+        rest = &rest[at + " tokens".len()..];
+    }
+    None
+}
+
 /// The number written just before `marker` in `text`.
 fn number_before(text: &str, marker: &str) -> Option<u64> {
     let head = &text[..text.find(marker)?];
@@ -188,8 +216,11 @@ fn caveat_details(case: &Case, sc: &mut Scenario) {
     if titan_fused || caveats.contains("fused=True") || caveats.contains("adamw_torch_fused") {
         sc.training.fused_optimizer = true;
     }
-    // "encoder input 512 tokens, decoder (target) 128 tokens" (T5 training)
-    if let Some(target) = number_after(caveats, "decoder (target) ") {
+    // "encoder input 512 tokens, decoder (target) 128 tokens" (T5 training),
+    // or "targets are 2-token labels".
+    if let Some(target) = number_after(caveats, "decoder (target) ")
+        .or_else(|| number_before(caveats, "-token label"))
+    {
         sc.training.target_len = Some(target);
     }
     // "VLM: 4 image(s) of 336x336 per sample = 2304 image tokens + 512 text
@@ -447,6 +478,7 @@ fn case_training(case: &Case, framework: Framework, sc: &mut Scenario) -> Result
     if case.task == "training" {
         tr.seq_len = t
             .seq_len
+            .or_else(|| approximate_length(&case.caveats))
             .ok_or_else(|| "training.seq_len not stated".to_owned())?;
     }
     Ok(())
@@ -480,7 +512,8 @@ fn case_inference(case: &Case, sc: &mut Scenario) -> Result<(), String> {
     inf.prompt_len = match i.prompt_len {
         Some(p) => p.max(1),
         None if per_token_only => 1,
-        None => return Err("inference.prompt_len not stated".to_owned()),
+        None => approximate_length(&case.caveats)
+            .ok_or_else(|| "inference.prompt_len not stated".to_owned())?,
     };
     inf.new_tokens = i.new_tokens.unwrap_or(0);
     Ok(())
@@ -513,6 +546,40 @@ mod tests {
         }
         let err = case_scenario(&case_of("megatron-lm", "training", training)).unwrap_err();
         assert!(err.contains("megatron-lm"), "{err}");
+    }
+
+    #[test]
+    fn a_length_stated_only_in_words_is_read_from_the_caveats() {
+        assert_eq!(
+            approximate_length(
+                "padded to the longest in the batch of 8 (roughly <=128 tokens); targets"
+            ),
+            Some(128)
+        );
+        assert_eq!(approximate_length("prompts of ~512 tokens"), Some(512));
+        assert_eq!(
+            approximate_length("up to 2048 tokens per sample"),
+            Some(2048)
+        );
+        assert_eq!(
+            approximate_length("token count never published (several thousand tokens)"),
+            None
+        );
+        assert_eq!(
+            approximate_length("batch of 8, 300 tokens"),
+            None,
+            "a bare number is not a stated bound"
+        );
+        let training =
+            r#", "training": {"seq_len": null}, "caveats": "short tweets (roughly <=128 tokens)""#;
+        let sc = case_scenario(&case_of("peft", "training", training)).expect("read from words");
+        assert_eq!(sc.training.seq_len, 128);
+        let labels = r#", "training": {"seq_len": 512}, "caveats": "targets are 2-token labels""#;
+        let sc = case_scenario(&case_of("peft", "training", labels)).expect("labels");
+        assert_eq!(sc.training.target_len, Some(2));
+        let unstated = r#", "training": {"seq_len": null}, "caveats": "several thousand tokens""#;
+        let err = case_scenario(&case_of("peft", "training", unstated)).unwrap_err();
+        assert!(err.contains("seq_len"), "{err}");
     }
 
     #[test]
