@@ -230,13 +230,16 @@ fn gradient_bytes(r: &Resolved) -> u128 {
 fn gradients(r: &Resolved, lines: &mut Lines) -> u128 {
     let t = r.training;
     let full = gradient_bytes(r);
+    let dtype = r.trainable_dtype;
+    if let Some(bucket) = offloaded_gradient_bucket(r, lines) {
+        return bucket;
+    }
     let bytes = if t.optimizer_in_backward {
         // Each gradient is applied and freed as soon as it is produced.
         full / (r.spec.layers.max(1) as u128)
     } else {
         r.shards.gradients(full)
     };
-    let dtype = r.trainable_dtype;
     lines.gpu.push(Line::new(
         Part::Gradients,
         bytes,
@@ -255,6 +258,51 @@ fn gradients(r: &Resolved, lines: &mut Lines) -> u128 {
         Counter::Allocated,
     ));
     bytes
+}
+
+/// DeepSpeed ZeRO with its optimizer on the CPU: gradients leave the GPU
+/// through one reduce bucket (`reduce_bucket_size` elements in the 16-bit
+/// dtype, `__ipg_bucket_flat_buffer` in stage 3, the ipg buffer in stages
+/// 1 and 2) and land in the CPU optimizer's fp32 gradient partition
+/// (`deepspeed/runtime/zero/stage3.py`, `stage_1_and_2.py`). Returns the
+/// bucket's bytes, or `None` for every other layout (FSDP included).
+fn offloaded_gradient_bucket(r: &Resolved, lines: &mut Lines) -> Option<u128> {
+    let s = &r.shards;
+    let deepspeed = matches!(
+        s.strategy,
+        crate::scenario::Strategy::Zero1
+            | crate::scenario::Strategy::Zero2
+            | crate::scenario::Strategy::Zero3
+    );
+    if !deepspeed || !s.optimizer_offloaded() || r.training.optimizer_in_backward {
+        return None;
+    }
+    let dtype = r.trainable_dtype;
+    let sharded = s.gradients(gradient_bytes(r));
+    let elements = crate::zero3::reduce_bucket_elements(r);
+    let bucket = (u128::from(elements) * dtype.bytes() as u128).min(sharded.max(1));
+    lines.gpu.push(Line::new(
+        Part::Gradients,
+        bucket,
+        format!(
+            "reduce bucket {elements} elements × {} B ({}), at most the {sharded}-byte gradient shard; the gradients go to the CPU optimizer",
+            dtype.bytes(),
+            dtype.name()
+        ),
+        Counter::Allocated,
+    ));
+    let partition = s.optimizer(4 * r.trainable);
+    lines.cpu.push(Line::new(
+        Part::Gradients,
+        partition,
+        format!(
+            "{} trainable × 4 B (fp32 gradient partition){}",
+            r.trainable,
+            s.optimizer_note()
+        ),
+        Counter::Device,
+    ));
+    Some(bucket)
 }
 
 /// The optimizer's states on this GPU, the CPU, or in unified memory

@@ -27,6 +27,18 @@ const DS_PREFETCH: u64 = 50_000_000;
 const DS_PERSISTENCE: u64 = 100_000;
 const DS_MAX_LIVE: u64 = 1_000_000_000;
 const DS_MAX_REUSE: u64 = 1_000_000_000;
+/// `reduce_bucket_size`'s default (same file): 5e8 elements.
+const DS_REDUCE_BUCKET: u64 = 500_000_000;
+
+/// Elements of the gradient bucket ZeRO reduces through: DeepSpeed's
+/// default, or h² where the Trainer or accelerate fill in "auto".
+pub fn reduce_bucket_elements(r: &Resolved) -> u64 {
+    if r.training.framework == Framework::Deepspeed {
+        DS_REDUCE_BUCKET
+    } else {
+        r.spec.hidden.saturating_mul(r.spec.hidden)
+    }
+}
 
 /// The coordinator's settings in elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -295,7 +307,16 @@ pub fn gathered_bytes(r: &Resolved) -> Option<(u128, String)> {
     let g = gathered_at_backward(r);
     let elements = u128::from(g.partitioned) + u128::from(g.persistent);
     let total = u128::from(r.counts.total.max(1));
-    let bytes = elements * r.weights.total / total / (s.tp * s.pp);
+    // Never more than a full replica (less this GPU's own shard when the
+    // shards stay on the GPU): a model small enough to be gathered whole
+    // holds no more than its ZeRO-2 replica.
+    let replica = r.weights.total / (s.tp * s.pp);
+    let cap = if s.params_offloaded() {
+        replica
+    } else {
+        replica - replica / s.dp.max(1)
+    };
+    let bytes = (elements * r.weights.total / total / (s.tp * s.pp)).min(cap);
     Some((
         bytes,
         format!(

@@ -523,6 +523,12 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             proptest::option::of(1u64..=65_536),
             proptest::option::of(1u64..=65_536),
         ),
+        [
+            proptest::option::of(1u64..1 << 40),
+            proptest::option::of(1u64..1 << 40),
+            proptest::option::of(1u64..1 << 40),
+            proptest::option::of(1u64..1 << 40),
+        ],
     );
     (top, training, inference, rest).prop_map(|(top, t, i, rest)| {
         let (
@@ -563,6 +569,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             memory_bytes,
             os_reserved_bytes,
             (image_width, image_height),
+            [z3pb, z3pt, z3ml, z3rd],
         ) = rest;
         Scenario {
             model,
@@ -629,6 +636,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 pp,
                 sequence_parallel,
                 offload,
+                // Carried by the link only where they apply (ZeRO-3 training).
+                zero3_prefetch_bucket: z3pb,
+                zero3_persistence_threshold: z3pt,
+                zero3_max_live: z3ml,
+                zero3_max_reuse: z3rd,
             },
             gpu: GpuChoice {
                 name: gpu_name,

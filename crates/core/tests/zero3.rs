@@ -94,3 +94,33 @@ fn prefetch_runs_ahead_until_the_live_budget() {
     assert!(small.partitioned < g.partitioned);
     assert!(small.partitioned <= 300_000_000 + HEAD, "{small:?}");
 }
+
+/// With the optimizer on the CPU, DeepSpeed's gradients pass through one
+/// reduce bucket on the GPU (h² elements under the Trainer's "auto", 5e8
+/// under DeepSpeed's default) into an fp32 partition on the CPU.
+#[test]
+fn offloaded_optimizer_leaves_one_reduce_bucket_of_gradients_on_the_gpu() {
+    use vramfit_core::report::Part;
+    for (fw, elements) in [("hf_trainer", 4096u64 * 4096), ("deepspeed", 500_000_000)] {
+        for par in ["zero2", "zero3"] {
+            let link = format!(
+                "v=1&m=meta-llama/Llama-3.1-8B&t=train&par={par}&n=8&mb=1&seq=1024&fw={fw}&off=optimizer"
+            );
+            let e = vramfit_core::estimate(&decode(&link).scenario).expect(&link);
+            let gpu: u64 = e.gpus[0]
+                .lines
+                .iter()
+                .filter(|l| l.part == Part::Gradients)
+                .map(|l| l.bytes)
+                .sum();
+            assert_eq!(gpu, elements * 2, "{link}");
+            let cpu: u64 = e
+                .cpu_lines
+                .iter()
+                .filter(|l| l.part == Part::Gradients)
+                .map(|l| l.bytes)
+                .sum();
+            assert_eq!(cpu, 8_030_261_248 * 4 / 8, "{link}");
+        }
+    }
+}
