@@ -54,6 +54,9 @@ pub struct OffloadPlan {
     /// ([`ollama_default_context`]), and whether it fits this placement.
     pub ollama_default_context: u64,
     pub ollama_default_fits: bool,
+    /// What Ollama's scheduler predicts for this model at the plan's
+    /// `num_ctx` when it places it ([`ollama_predicted_vram`]).
+    pub ollama_predicted_bytes: u64,
     /// What runs where, and what that does to speed, in words.
     pub trade_off: String,
     pub trade_off_zh: String,
@@ -73,6 +76,32 @@ pub fn ollama_default_context(vram_bytes: u64) -> u64 {
         v if v >= 24 * GIB => 32 * 1024,
         _ => 4 * 1024,
     }
+}
+
+/// Ollama's own placement estimate (`PredictServerVRAM`,
+/// `llm/llama_server.go`): the GGUF file's size plus an f16 KV cache of
+/// 2 · block count · the fewest KV heads · (embedding length / the most
+/// heads) · num_ctx · 2 B, whatever `OLLAMA_KV_CACHE_TYPE`, the model's
+/// own head size, sliding windows or recurrent layers say. Ollama compares
+/// it with free memory to choose a GPU and the generation batch; `ollama
+/// ps` then shows the buffers llama-server reports, not this figure.
+pub fn ollama_predicted_vram(spec: &ModelSpec, file_bytes: u128, num_ctx: u64) -> u128 {
+    let head_dim = spec.hidden / spec.heads.max(1);
+    let kv = 2
+        * u128::from(spec.layers)
+        * u128::from(spec.kv_heads.max(1))
+        * u128::from(head_dim)
+        * u128::from(num_ctx)
+        * 2;
+    file_bytes + kv
+}
+
+/// Whether Ollama lets flash attention on for the model
+/// (`SupportsFlashAttention`, `fs/ggml/ggml.go`): key and value heads of
+/// one size, not Gemma 2; llama-server's `--flash-attn auto` then turns it
+/// on where the backend has the kernel.
+pub fn ollama_supports_flash_attention(spec: &ModelSpec) -> bool {
+    spec.mla.is_none() && spec.arch != crate::model::Arch::Gemma2
 }
 
 fn estimate_at(sc: &Scenario, spec: &ModelSpec, ngl: u64, ncmoe: u64) -> Result<Estimate> {
@@ -193,13 +222,37 @@ pub fn plan_offload(sc: &Scenario, spec: &ModelSpec) -> Result<OffloadPlan> {
         .unwrap_or(capacity);
     let ollama_default = ollama_default_context(vram);
     let default_fits = max_ctx.is_some_and(|m| m >= ollama_default);
-    let ollama = format!(
+    let file = crate::llama_cpp::file_type_of(sc.effective_weights()).map_or(0, |t| {
+        let counts = crate::resolved::effective_counts(spec);
+        crate::llama_cpp::tensors::gguf_weights(spec, &counts, t).file_bytes(spec.tied_embeddings)
+    });
+    let predicted = ollama_predicted_vram(spec, file, ctx_flag);
+    let mut ollama = format!(
         "num_gpu {ollama_layers}, num_ctx {ctx_flag} (unset, Ollama uses num_ctx {ollama_default} on this card, which {})",
         if default_fits {
             "fits"
         } else {
             "does not fit"
         }
+    );
+    // OLLAMA_FLASH_ATTENTION unset passes `--flash-attn auto`; a quantized
+    // KV cache (OLLAMA_KV_CACHE_TYPE) needs flash attention on.
+    if inf.flash_attn && !ollama_supports_flash_attention(spec) {
+        ollama += "; Ollama keeps flash attention off for this model";
+    } else if !inf.flash_attn {
+        ollama += "; OLLAMA_FLASH_ATTENTION=0";
+    }
+    if inf.cache_type != CacheType::F16 {
+        ollama += &format!(
+            "; OLLAMA_KV_CACHE_TYPE={}",
+            crate::url::Choice::key(inf.cache_type)
+        );
+    }
+    let gib = |b: u128| b as f64 / f64::from(1u32 << 30);
+    ollama += &format!(
+        "; Ollama's scheduler predicts {:.2} GiB (file {:.2} GiB + f16 KV at num_ctx {ctx_flag})",
+        gib(predicted),
+        gib(file)
     );
     let (trade_off, trade_off_zh) = trade_off(placement, ngl, ncmoe, n);
     let g = e.headline_gpu();
@@ -217,6 +270,7 @@ pub fn plan_offload(sc: &Scenario, spec: &ModelSpec) -> Result<OffloadPlan> {
         ollama_options: ollama,
         ollama_default_context: ollama_default,
         ollama_default_fits: default_fits,
+        ollama_predicted_bytes: u64::try_from(predicted).unwrap_or(u64::MAX),
         trade_off,
         trade_off_zh,
         scenario: chosen,

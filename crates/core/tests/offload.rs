@@ -138,5 +138,48 @@ fn the_plan_says_whether_ollamas_default_context_fits() {
     let (_, p) = plan("v=1&m=meta-llama/Llama-3.1-70B&eng=llama_cpp&w=gguf_q4_k_m&gpu=h100-sxm5-80gb&pl=8000&nt=192");
     assert_eq!(p.ollama_default_context, 262_144);
     assert!(!p.ollama_default_fits);
-    assert!(p.ollama_options.ends_with("which does not fit)"));
+    assert!(
+        p.ollama_options.contains("which does not fit)"),
+        "{}",
+        p.ollama_options
+    );
+}
+
+/// Ollama's scheduler predicts the GGUF file plus an f16 KV cache sized by
+/// embedding length over heads (not the model's head size) for every
+/// block, at num_ctx: Llama-3.1-8B at 8192 tokens adds
+/// 2 · 32 · 8 · 128 · 8192 · 2 B = 1 GiB; Qwen3-30B-A3B's heads are 128
+/// wide but 2048 / 32 = 64 is what Ollama multiplies by.
+#[test]
+fn ollamas_own_placement_estimate_is_file_plus_f16_kv() {
+    use vramfit_core::offload::ollama_predicted_vram;
+    let llama = resolve_model(&decode("v=1&m=meta-llama/Llama-3.1-8B").scenario.model).unwrap();
+    assert_eq!(
+        ollama_predicted_vram(&llama, 5_000_000_000, 8192),
+        5_000_000_000 + (1 << 30)
+    );
+    let qwen = resolve_model(&decode("v=1&m=Qwen/Qwen3-30B-A3B").scenario.model).unwrap();
+    assert_eq!(qwen.head_dim(), 128);
+    assert_eq!(
+        ollama_predicted_vram(&qwen, 0, 16_384),
+        2 * 48 * 4 * 64 * 16_384 * 2
+    );
+    // The plan states it for its num_ctx, with the file's size.
+    let (_, p) = plan("v=1&m=Qwen/Qwen3-30B-A3B&eng=llama_cpp&w=gguf_q4_k_m&gpu=rtx-4080&pl=16000&nt=384&ctk=q8_0");
+    let ctx = 16_384;
+    assert!(
+        p.ollama_predicted_bytes > 2 * 48 * 4 * 64 * ctx * 2,
+        "{}",
+        p.ollama_predicted_bytes
+    );
+    assert!(
+        p.ollama_options.contains("Ollama's scheduler predicts"),
+        "{}",
+        p.ollama_options
+    );
+    assert!(
+        p.ollama_options.contains("OLLAMA_KV_CACHE_TYPE=q8_0"),
+        "{}",
+        p.ollama_options
+    );
 }
