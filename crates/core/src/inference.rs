@@ -737,13 +737,15 @@ fn finish(
         Counter::Allocated,
     ));
     lines.extend(dequant_buffer_line(r));
+    lines.extend(crate::dequant::kernel_scratch_line(r));
+    let scratch = crate::dequant::kernel_scratch(r).map_or(0, |(bytes, _)| bytes);
     let dequant = dequant_buffer_bytes(r);
     InferenceMemory {
         lines,
         cpu_lines: Vec::new(),
         serving: None,
         per_step: per_step + dequant,
-        peak_allocated: weight_bytes + kv + working + dequant,
+        peak_allocated: weight_bytes + kv + working + dequant + scratch,
         kv_per_token,
     }
 }

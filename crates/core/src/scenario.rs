@@ -397,6 +397,25 @@ pub struct Inference {
     /// default for the card).
     #[serde(default)]
     pub chunked_prefill_size: Option<u64>,
+    /// The GPTQ/AWQ matmul kernel transformers runs, for its scratch buffers.
+    #[serde(default)]
+    pub quant_kernel: QuantKernel,
+}
+
+/// The kernel behind a GPTQ or AWQ linear in transformers (optimum,
+/// auto-gptq / gptqmodel, AutoAWQ): each keeps its own scratch on the GPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuantKernel {
+    /// GPTQ: exllama (transformers' `GPTQConfig` default `exllama_config
+    /// = {"version": 1}`); AWQ: AutoAWQ's GEMM, without scratch.
+    #[default]
+    Auto,
+    /// A kernel without a scratch buffer (cuda-old, triton, AWQ GEMM/GEMV).
+    None,
+    Exllama,
+    ExllamaV2,
+    Marlin,
 }
 
 impl Default for Inference {
@@ -422,6 +441,7 @@ impl Default for Inference {
             tuple_cache: false,
             mem_fraction_static: None,
             chunked_prefill_size: None,
+            quant_kernel: QuantKernel::Auto,
         }
     }
 }

@@ -168,7 +168,8 @@ fn only_replaced_engine_rules_refreeze() {
             let link = text(&row, "link");
             let engine_rule = (link.contains("eng=vllm") && why.contains("vLLM"))
                 || (link.contains("eng=llama_cpp") && why.contains("llama.cpp"))
-                || (link.contains("par=zero") && why.contains(DEEPSPEED_RULE));
+                || (link.contains("par=zero") && why.contains(DEEPSPEED_RULE))
+                || (link.contains("w=gptq4") && why.contains(GPTQ_KERNEL_RULE));
             let measured = why.starts_with(MEASURED) && {
                 let file = measured_file(why).unwrap_or_else(|| {
                     panic!(
@@ -217,6 +218,11 @@ fn only_replaced_engine_rules_refreeze() {
 /// and release, `src/zero3.rs`; the reduce bucket gradients leave through
 /// when the optimizer is on the CPU).
 const DEEPSPEED_RULE: &str = "replaced by DeepSpeed's own rule";
+
+/// How a re-freeze for the GPTQ kernel's scratch reads (2026-11-26:
+/// transformers' default exllama kernel keeps an fp16 buffer of the
+/// largest quantized weight, `src/dequant.rs`).
+const GPTQ_KERNEL_RULE: &str = "replaced by the GPTQ kernel's own scratch";
 
 /// How a measured correction's reason starts.
 const MEASURED: &str = "2026-11-25: measured";

@@ -12,8 +12,8 @@ use vramfit_core::model::{
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
     Attention, CacheType, Checkpointing, Engine, Framework, GpuChoice, Inference, KbitPrep, Lora,
-    LoraTarget, Method, MixerKernels, ModelSource, Offload, Optimizer, Parallel, Scenario,
-    Strategy as Sharding, TaskKind, Training,
+    LoraTarget, Method, MixerKernels, ModelSource, Offload, Optimizer, Parallel, QuantKernel,
+    Scenario, Strategy as Sharding, TaskKind, Training,
 };
 use vramfit_core::url::{decode, decode_with, encode, share_url, Choice, DEFAULT_BASE};
 
@@ -503,6 +503,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         (
             proptest::option::of(fraction(1, 101)),
             proptest::option::of(1u64..1 << 20),
+            pick::<QuantKernel>(),
         ),
     );
     let rest = (
@@ -561,7 +562,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             caches,
             (max_num_seqs, max_num_batched_tokens, shared_prefix_tokens),
             (gpu_layers, cpu_moe_layers, flash_attn, cache_type, ubatch),
-            (mem_fraction_static, chunked_prefill_size),
+            (mem_fraction_static, chunked_prefill_size, quant_kernel),
         ) = i;
         let (
             (gpus, strategy, tp, pp, sequence_parallel, offload),
@@ -628,6 +629,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 tuple_cache: caches[1],
                 mem_fraction_static,
                 chunked_prefill_size,
+                quant_kernel,
             },
             parallel: Parallel {
                 gpus,

@@ -351,6 +351,9 @@ fn InferenceFields(has_vision: Memo<bool>) -> impl IntoView {
                 {flag(state, "flash attention", |sc| sc.inference.flash_attn, |sc, b| sc.inference.flash_attn = b)}
             </Show>
             <Show when=move || engine.get() == Engine::Transformers>
+                <Show when=move || state.scenario.with(|sc| applies("qk", sc))>
+                    {pick(state, "GPTQ/AWQ kernel", |sc| sc.inference.quant_kernel, |sc, k| sc.inference.quant_kernel = k)}
+                </Show>
                 {flag(state, "static KV cache", |sc| sc.inference.static_cache, |sc, b| sc.inference.static_cache = b)}
                 <Show when=move || state.scenario.with(|sc| sc.inference.static_cache)>
                     {optional_count(state, "static cache length (tokens, 0 = prompt + new)", "clen")}

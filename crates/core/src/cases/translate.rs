@@ -97,6 +97,30 @@ fn number_after(text: &str, marker: &str) -> Option<u64> {
     rest[..end].parse().ok()
 }
 
+/// The GPTQ/AWQ kernel a case's caveats name: exllama v2, exllama (v1),
+/// Marlin, or one without scratch (`use_exllama=False`, cuda-old, triton).
+fn kernel_named(caveats: &str) -> Option<QuantKernel> {
+    let c = caveats.to_ascii_lowercase();
+    let v2 = [
+        "exllamav2",
+        "exllama v2",
+        "exllama_v2",
+        "exllama-v2",
+        "\"version\": 2",
+    ];
+    if v2.iter().any(|k| c.contains(k)) {
+        Some(QuantKernel::ExllamaV2)
+    } else if c.contains("use_exllama=false") || c.contains("cuda-old") || c.contains("triton") {
+        Some(QuantKernel::None)
+    } else if c.contains("exllama") {
+        Some(QuantKernel::Exllama)
+    } else if c.contains("marlin") {
+        Some(QuantKernel::Marlin)
+    } else {
+        None
+    }
+}
+
 /// A length a case leaves null but states in words in its caveats, as a
 /// bound or an approximation: "roughly <=128 tokens", "~512 tokens",
 /// "about 2000 tokens", "up to 256 tokens". A bare "several thousand
@@ -215,6 +239,10 @@ fn caveat_details(case: &Case, sc: &mut Scenario) {
         && !caveats.contains("for-loop");
     if titan_fused || caveats.contains("fused=True") || caveats.contains("adamw_torch_fused") {
         sc.training.fused_optimizer = true;
+    }
+    // The GPTQ/AWQ kernel a run names (its scratch buffer, dequant.rs).
+    if let Some(kernel) = kernel_named(caveats) {
+        sc.inference.quant_kernel = kernel;
     }
     // "encoder input 512 tokens, decoder (target) 128 tokens" (T5 training),
     // or "targets are 2-token labels".
@@ -546,6 +574,28 @@ mod tests {
         }
         let err = case_scenario(&case_of("megatron-lm", "training", training)).unwrap_err();
         assert!(err.contains("megatron-lm"), "{err}");
+    }
+
+    #[test]
+    fn the_gptq_kernel_a_run_names_is_read_from_the_caveats() {
+        assert_eq!(
+            kernel_named("GPTQ, exllamav2 kernels"),
+            Some(QuantKernel::ExllamaV2)
+        );
+        assert_eq!(
+            kernel_named("ExLlama v2 backend"),
+            Some(QuantKernel::ExllamaV2)
+        );
+        assert_eq!(
+            kernel_named("exllama kernel, max_input_length 2048"),
+            Some(QuantKernel::Exllama)
+        );
+        assert_eq!(
+            kernel_named("use_exllama=False (cuda-old)"),
+            Some(QuantKernel::None)
+        );
+        assert_eq!(kernel_named("Marlin kernel"), Some(QuantKernel::Marlin));
+        assert_eq!(kernel_named("fp16, sdpa"), None);
     }
 
     #[test]

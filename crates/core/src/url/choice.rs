@@ -12,7 +12,7 @@ use crate::scenario::choice::choice;
 pub use crate::scenario::choice::Choice;
 use crate::scenario::{
     Attention, CacheType, Checkpointing, Engine, Framework, KbitPrep, LoraTarget, Method,
-    MixerKernels, Offload, Optimizer, Strategy, TaskKind,
+    MixerKernels, Offload, Optimizer, QuantKernel, Strategy, TaskKind,
 };
 
 /// The task's link keys are short; scenario files spell the serde names.
@@ -31,6 +31,13 @@ impl Choice for TaskKind {
         ]
     }
 }
+choice!(QuantKernel {
+    Auto => "auto",
+    None => "none",
+    Exllama => "exllama",
+    ExllamaV2 => "exllama_v2",
+    Marlin => "marlin",
+});
 choice!(CacheType {
     F16 => "f16",
     Q8_0 => "q8_0",

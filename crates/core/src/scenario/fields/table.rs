@@ -12,7 +12,7 @@ use crate::scenario::limits::{
 };
 use crate::scenario::{
     Attention, CacheType, Checkpointing, Choice, Engine, Framework, KbitPrep, Method, MixerKernels,
-    Offload, Optimizer, Scenario, Strategy, TaskKind,
+    Offload, Optimizer, QuantKernel, Scenario, Strategy, TaskKind,
 };
 
 macro_rules! count {
@@ -209,6 +209,15 @@ fn pool_engine(sc: &Scenario) -> bool {
 /// transformers' `generate` options (cache implementation).
 fn transformers_generate(sc: &Scenario) -> bool {
     inference(sc) && sc.inference.engine == Engine::Transformers
+}
+
+/// GPTQ or AWQ weights in transformers, whose kernel keeps a scratch buffer.
+fn gptq_awq_generate(sc: &Scenario) -> bool {
+    transformers_generate(sc)
+        && matches!(
+            sc.effective_weights(),
+            WeightFormat::Gptq4 | WeightFormat::Awq4
+        )
 }
 
 /// A transformers static cache, whose length can be set.
@@ -514,6 +523,10 @@ pub static FIELDS: &[Field] = &[
         with_images, optional_count!(1, MAX_IMAGE_SIZE, image_height))
         .with_preset(image_size_preset)
         .labelled("field-image-height"),
+    row("qk", "inference.quant_kernel", "quant-kernel",
+        "GPTQ/AWQ kernel and its scratch buffer: exllama (v1), exllama_v2, marlin, none (auto: exllama for GPTQ, as transformers' GPTQConfig; none for AWQ)",
+        gptq_awq_generate, Kind::Choice(choice!(QuantKernel, inference.quant_kernel)))
+        .labelled("field-gptq-awq-kernel"),
     row("clen", "inference.cache_len", "cache-len",
         "Tokens per sequence a static cache is allocated for (max_cache_len, gpt-fast --cache_size; auto: prompt + new tokens)",
         static_cache, optional_count!(1, MAX_TOKENS, inference.cache_len))
