@@ -167,7 +167,15 @@ pub fn print_breakdown(e: &Estimate) {
         gib(g.device_used_bytes)
     );
     if e.cpu_ram_bytes > 0 {
-        println!("CPU RAM {}:", gib(e.cpu_ram_bytes));
+        if e.gpu_count > 1 {
+            // Every GPU's process keeps its own share in host memory.
+            println!(
+                "CPU RAM {} per GPU process (a node with n of these GPUs holds n times it):",
+                gib(e.cpu_ram_bytes)
+            );
+        } else {
+            println!("CPU RAM {}:", gib(e.cpu_ram_bytes));
+        }
         for l in &e.cpu_lines {
             println!(
                 "    {:<40} {:>11}   {}",

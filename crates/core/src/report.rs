@@ -168,7 +168,8 @@ pub struct Estimate {
     /// give every GPU the same load, and pipeline stages are reported as the
     /// busiest one, so today this holds one report that applies to each GPU.
     pub gpus: Vec<GpuReport>,
-    /// Host memory: offloaded states and checkpoint loading.
+    /// Host memory of one GPU's process: offloaded states and checkpoint
+    /// loading (a node running n such processes holds n times it).
     pub cpu_ram_bytes: u64,
     pub cpu_lines: Vec<Line>,
     /// Capacity of the chosen GPU, when one was chosen.

@@ -172,10 +172,12 @@ fn weights(r: &Resolved, lines: &mut Lines) -> u128 {
             formula,
             Counter::Allocated,
         ));
+        // Each process keeps its own shard in host memory, as the other
+        // CPU lines count this GPU's share (a node holds one per GPU).
         lines.cpu.push(Line::new(
             Part::Weights,
-            w.total,
-            w.formula.clone(),
+            shards.weights(w.total),
+            shards.sharded_weights(&w.formula),
             Counter::Device,
         ));
         gathered
@@ -233,6 +235,9 @@ fn gradients(r: &Resolved, lines: &mut Lines) -> u128 {
     let dtype = r.trainable_dtype;
     if let Some(bucket) = offloaded_gradient_bucket(r, lines) {
         return bucket;
+    }
+    if let Some(unit) = fsdp_offloaded_gradients(r, lines) {
+        return unit;
     }
     let bytes = if t.optimizer_in_backward {
         // Each gradient is applied and freed as soon as it is produced.
@@ -303,6 +308,45 @@ fn offloaded_gradient_bucket(r: &Resolved, lines: &mut Lines) -> Option<u128> {
         Counter::Device,
     ));
     Some(bucket)
+}
+
+/// FSDP with its parameters on the CPU (FSDP1 `CPUOffload(offload_params=
+/// True)`, FSDP2 `CPUOffloadPolicy`, torchtune's `fsdp_cpu_offload`): each
+/// unit's gradients exist unsharded on the GPU only until its
+/// reduce-scatter, whose shard is copied to the CPU, where the optimizer
+/// steps (`torch/distributed/fsdp/_runtime_utils.py` `_post_backward_hook`,
+/// `_fully_shard/_fsdp_param_group.py` `post_backward`). Returns the one
+/// layer's unsharded gradients on the GPU, or `None` for other layouts.
+fn fsdp_offloaded_gradients(r: &Resolved, lines: &mut Lines) -> Option<u128> {
+    let s = &r.shards;
+    if s.strategy != crate::scenario::Strategy::Fsdp || !s.params_offloaded() {
+        return None;
+    }
+    let dtype = r.trainable_dtype;
+    let full = gradient_bytes(r);
+    let unit = s.gathered_layers(full, 1);
+    lines.gpu.push(Line::new(
+        Part::Gradients,
+        unit,
+        format!(
+            "one layer's unsharded gradients ({} B, {}) until its reduce-scatter; the shards go to the CPU",
+            dtype.bytes(),
+            dtype.name()
+        ),
+        Counter::Allocated,
+    ));
+    lines.cpu.push(Line::new(
+        Part::Gradients,
+        s.gradients(full),
+        format!(
+            "{} trainable × {} B (gradient shards){}",
+            r.trainable,
+            dtype.bytes(),
+            s.gradient_note()
+        ),
+        Counter::Device,
+    ));
+    Some(unit)
 }
 
 /// The optimizer's states on this GPU, the CPU, or in unified memory

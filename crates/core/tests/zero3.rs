@@ -124,3 +124,28 @@ fn offloaded_optimizer_leaves_one_reduce_bucket_of_gradients_on_the_gpu() {
         }
     }
 }
+
+/// FSDP with its parameters on the CPU: one layer's unsharded gradients on
+/// the GPU until the reduce-scatter, this process's gradient and parameter
+/// shards in host memory.
+#[test]
+fn fsdp_cpu_offload_keeps_one_layers_gradients_on_the_gpu() {
+    use vramfit_core::report::Part;
+    let link = "v=1&m=meta-llama/Llama-3.1-8B&t=train&par=fsdp&n=8&mb=1&seq=1024&ckpt=full&off=optimizer_params&fw=torchtune";
+    let e = vramfit_core::estimate(&decode(link).scenario).expect(link);
+    let part = |lines: &[vramfit_core::report::Line], p: Part| -> u64 {
+        lines.iter().filter(|l| l.part == p).map(|l| l.bytes).sum()
+    };
+    let total_bytes = 8_030_261_248u64 * 2;
+    // 2 B (bf16) × all parameters / 32 layers, as the gathered layers are counted.
+    assert_eq!(part(&e.gpus[0].lines, Part::Gradients), total_bytes / 32);
+    assert_eq!(part(&e.cpu_lines, Part::Gradients), total_bytes / 8);
+    // The host keeps this process's shard of the parameters, not the model.
+    let weights: Vec<u64> = e
+        .cpu_lines
+        .iter()
+        .filter(|l| l.part == Part::Weights)
+        .map(|l| l.bytes)
+        .collect();
+    assert!(weights.contains(&(total_bytes / 8)), "{weights:?}");
+}
