@@ -19,9 +19,11 @@ mod layer;
 mod op_sac;
 mod recurrent;
 mod shape;
+mod tower;
 
 pub use compiled::compiled_layer_terms;
 pub use layer::{block_terms, layer_bytes, layer_terms, Block};
 pub use op_sac::op_sac_terms;
 pub use recurrent::{hybrid_stacks, mixer_terms, recurrent_layer_terms, LayerStack};
 pub use shape::{act_fn, has_dropout, ActFn, GradNeeds, LayerShape, LoraActs, Term};
+pub use tower::{tower_layer_terms, TowerBatch};

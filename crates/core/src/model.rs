@@ -285,6 +285,32 @@ pub struct VisionTower {
     /// above.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<u64>,
+    /// How one encoder layer is built, which decides what it saves for
+    /// backward (`activations` of a trained tower).
+    #[serde(default, skip_serializing_if = "TowerBlock::is_clip")]
+    pub block: TowerBlock,
+}
+
+/// A vision tower's encoder layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TowerBlock {
+    /// `CLIPEncoderLayer`: pre-LayerNorm, biased q/k/v/out, MLP with
+    /// `quick_gelu` (`x · sigmoid(1.702·x)`, built from two ops).
+    #[default]
+    Clip,
+    /// `SiglipEncoderLayer` (PaliGemma, Gemma 3, LLaVA-OneVision, Idefics3):
+    /// CLIP's layout with a fused tanh GELU.
+    Siglip,
+    /// Another family's layer (Qwen-VL, InternViT, Pixtral, Llama 4): its
+    /// saved tensors were not measured; a GPT-2-style block stands in.
+    Other,
+}
+
+impl TowerBlock {
+    pub fn is_clip(&self) -> bool {
+        *self == TowerBlock::Clip
+    }
 }
 
 impl Arch {

@@ -7,7 +7,7 @@ use vramfit_core::gpu::gpus;
 use vramfit_core::image_tokens::ImageRule;
 use vramfit_core::model::{
     Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, QkNorm, Recurrent, RecurrentKind, SlidingWindow,
-    VisionTower,
+    TowerBlock, VisionTower,
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -350,6 +350,12 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 projector_params: hidden * 1000,
                 projection_dim: 0,
                 params: tower_params,
+                // Every layer family round-trips (`s.vb`, absent for CLIP's).
+                block: match hidden % 3 {
+                    0 => TowerBlock::Clip,
+                    1 => TowerBlock::Siglip,
+                    _ => TowerBlock::Other,
+                },
             }),
             params_override,
             approximate: flags[3],

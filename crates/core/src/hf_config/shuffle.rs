@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::reader::{Cfg, Defaults};
-use super::vlm::{counted, siglip_params, tower_shape};
+use super::vlm::{counted, siglip_params, siglip_shape, tower_shape};
 use crate::error::{InputError, Result};
 use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
 
@@ -87,7 +87,7 @@ pub(super) fn import_idefics3(
     let projector = d as u128 * (scale as u128).pow(2) * spec.hidden as u128;
     spec.name = model_type.to_string();
     spec.vision = Some(counted(
-        tower_shape(d, layers, heads, m, image, patch),
+        siglip_shape(d, layers, heads, m, image, patch),
         tower,
         projector,
     )?);

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::reader::{Cfg, Defaults};
 use super::shuffle::text_config;
-use super::vlm::{counted, narrow, siglip_params, tower_shape};
+use super::vlm::{counted, narrow, siglip_params, siglip_shape};
 use crate::error::{InputError, Result};
 use crate::model::{ModelSpec, VisionTower, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
 
@@ -43,7 +43,7 @@ fn siglip_tower(cfg: &Cfg, kind: &str) -> Result<VisionTower> {
     let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);
     let head = v.flag("vision_use_head", true)?;
     let params = siglip_params(d, layers, m, image, patch, channels, head);
-    counted(tower_shape(d, layers, heads, m, image, patch), params, 0)
+    counted(siglip_shape(d, layers, heads, m, image, patch), params, 0)
 }
 
 /// PaliGemma (`PaliGemmaForConditionalGeneration`): the Gemma or Gemma 2

@@ -12,7 +12,15 @@ use crate::model::{
 
 pub(super) fn vision_tower(cfg: &Cfg, with_projection: bool) -> Result<VisionTower> {
     let image_size = cfg.req(&["image_size"], 1, MAX_IMAGE_SIZE)?;
+    // CLIPVisionConfig's `hidden_act` (default quick_gelu, OpenAI's towers;
+    // LAION's use a fused GELU, which saves what SigLIP's layer saves).
+    let block = match cfg.string("hidden_act")?.unwrap_or("quick_gelu") {
+        "quick_gelu" => crate::model::TowerBlock::Clip,
+        "gelu" | "gelu_pytorch_tanh" | "gelu_new" => crate::model::TowerBlock::Siglip,
+        _ => crate::model::TowerBlock::Other,
+    };
     Ok(VisionTower {
+        block,
         hidden: cfg.req(&["hidden_size"], 1, MAX_DIM)?,
         layers: cfg.req(&["num_hidden_layers"], 1, MAX_LAYERS)?,
         heads: cfg.req(&["num_attention_heads"], 1, MAX_HEADS)?,

@@ -83,6 +83,22 @@ pub(super) fn tower_shape(
         projector_params: 0,
         projection_dim: 0,
         params: None,
+        block: crate::model::TowerBlock::Other,
+    }
+}
+
+/// A SigLIP-layer tower (`SiglipEncoderLayer`, Idefics3's copy of it).
+pub(super) fn siglip_shape(
+    hidden: u64,
+    layers: u64,
+    heads: u64,
+    intermediate: u64,
+    image_size: u64,
+    patch_size: u64,
+) -> VisionTower {
+    VisionTower {
+        block: crate::model::TowerBlock::Siglip,
+        ..tower_shape(hidden, layers, heads, intermediate, image_size, patch_size)
     }
 }
 
@@ -215,7 +231,7 @@ pub(super) fn import_gemma3(
     let projector = dw * spec.hidden as u128 + dw;
     spec.name = "gemma3".to_string();
     spec.vision = Some(counted(
-        tower_shape(d, layers, heads, m, image, patch),
+        siglip_shape(d, layers, heads, m, image, patch),
         tower,
         projector,
     )?);

@@ -454,8 +454,30 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
         return 0;
     }
     let vb = batch * tokens as u128 * v.hidden as u128;
-    // GPT-2-style block: ≈ (8·B + 2·B·i/h) bytes per token·hidden.
-    let per_layer = vb * act_dtype * (8 + 2 * v.intermediate as u128 / v.hidden.max(1) as u128);
+    // One tower pass reads one square (a tile, a crop or the image): CLIP's
+    // and SigLIP's attention spans that many tokens.
+    let square = match &r.images {
+        Some(sized) if sized.rule.is_none() => sized.per_image.tower,
+        _ => {
+            let side = v.image_size / v.patch_size.max(1);
+            side * side + u64::from(v.block == crate::model::TowerBlock::Clip)
+        }
+    }
+    .max(1) as u128;
+    let tower_batch = crate::activations::TowerBatch {
+        images: (batch * tokens as u128).div_ceil(square),
+        tokens_per_image: square,
+        act_bytes: act_dtype,
+        attention: r.attention,
+    };
+    let per_layer = match crate::activations::tower_layer_terms(v, &tower_batch) {
+        // CLIP's and SigLIP's layers, measured (activations/tower.rs); the
+        // passes are whole squares, so their tokens are the micro-batch's.
+        Some(terms) => terms.iter().map(|x| x.bytes).sum(),
+        // Another family's layer: a GPT-2-style block stands in,
+        // ≈ (8·B + 2·B·i/h) bytes per token·hidden.
+        None => vb * act_dtype * (8 + 2 * v.intermediate as u128 / v.hidden.max(1) as u128),
+    };
     match t.checkpointing {
         // transformers checkpoints the CLIP encoder's layers too
         // (CLIPEncoder supports gradient checkpointing): each keeps

@@ -150,6 +150,9 @@ fn vision(spec: &ModelSpec) -> Vec<(String, String)> {
         if let Some(p) = v.params {
             put("vp", p.to_string());
         }
+        if !v.block.is_clip() {
+            put("vb", crate::scenario::Choice::key(v.block).to_string());
+        }
     }
     if let Some(rule) = &spec.image_rule {
         put("ir", rule.to_text());
@@ -347,6 +350,7 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 projector_params: required(projector, MAX_TOTAL_PARAMS)?,
                 projection_dim: required(projection, MAX_DIM)?,
                 params: None,
+                block: crate::model::TowerBlock::Clip,
             });
         }
         // Read after `vis` (keys are written in that order).
@@ -357,6 +361,11 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 None => return Err("a tower parameter count needs s.vis first".to_owned()),
             }
         }
+        // Read after `vis`: the tower's layer (absent: CLIP's).
+        "vb" => match spec.vision.as_mut() {
+            Some(tower) => tower.block = choice(v)?,
+            None => return Err("a tower layer needs s.vis first".to_owned()),
+        },
         "ir" => spec.image_rule = Some(crate::image_tokens::ImageRule::from_text(v)?),
         _ => return Err("unknown custom-model field".to_owned()),
     }

@@ -1,0 +1,115 @@
+#!/usr/bin/env python
+"""What a vision tower's layers save for backward when the tower trains, on CPU.
+
+For each family, the transformers vision model is built from a config with random weights (no
+download) with 2 and with 4 layers, run on synthetic pixels in train() mode, and one backward of
+`last_hidden_state.float().sum()` is taken under `torch.autograd.graph.saved_tensors_hooks`. Every
+packed tensor is counted once by storage (`untyped_storage().data_ptr()`, storage `nbytes`),
+parameters and buffers excluded, as ../../../../../../shared/groundtruth/cpu did for the language
+models. per_layer = (saved(4 layers) - saved(2 layers)) / 2.
+"""
+import csv
+import os
+import sys
+import warnings
+
+import torch
+import transformers
+
+warnings.filterwarnings("ignore")
+transformers.logging.set_verbosity_error()
+torch.set_num_threads(2)
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# (hidden, heads, intermediate, image side, patch)
+SHAPES = [(64, 4, 256, 56, 14), (96, 6, 384, 42, 14), (128, 8, 352, 84, 14), (80, 4, 320, 70, 14)]
+
+
+def clip(h, a, i, side, patch, layers, dtype, attn):
+    cfg = transformers.CLIPVisionConfig(hidden_size=h, num_attention_heads=a, intermediate_size=i,
+                                        image_size=side, patch_size=patch, num_hidden_layers=layers)
+    cfg._attn_implementation = attn
+    m = transformers.CLIPVisionModel(cfg).to(dtype).train()
+    x = torch.randn(2, 3, side, side, dtype=dtype)
+    return lambda: m(pixel_values=x).last_hidden_state, m, 2 * ((side // patch) ** 2 + 1)
+
+
+def siglip(h, a, i, side, patch, layers, dtype, attn):
+    cfg = transformers.SiglipVisionConfig(hidden_size=h, num_attention_heads=a, intermediate_size=i,
+                                          image_size=side, patch_size=patch, num_hidden_layers=layers)
+    cfg._attn_implementation = attn
+    m = transformers.SiglipVisionModel(cfg).to(dtype).train()
+    x = torch.randn(2, 3, side, side, dtype=dtype)
+    return lambda: m(pixel_values=x).last_hidden_state, m, 2 * (side // patch) ** 2
+
+
+def qwen25(h, a, i, side, patch, layers, dtype, attn):
+    from transformers.models.qwen2_5_vl.configuration_qwen2_5_vl import Qwen2_5_VLVisionConfig
+    from transformers.models.qwen2_5_vl.modeling_qwen2_5_vl import Qwen2_5_VisionTransformerPretrainedModel
+    cfg = Qwen2_5_VLVisionConfig(depth=layers, hidden_size=h, num_heads=a, intermediate_size=i,
+                                 patch_size=patch, spatial_merge_size=2, temporal_patch_size=2,
+                                 out_hidden_size=h, window_size=4 * patch, fullatt_block_indexes=[layers - 1])
+    cfg._attn_implementation = attn
+    m = Qwen2_5_VisionTransformerPretrainedModel(cfg).to(dtype).train()
+    g = side // patch
+    grid = torch.tensor([[1, g, g]])
+    x = torch.randn(g * g, 3 * 2 * patch * patch, dtype=dtype)
+    out = lambda: m(x, grid_thw=grid)
+    return (lambda: out().last_hidden_state if hasattr(out(), "last_hidden_state") else out()), m, g * g
+
+
+FAMILIES = {"clip": clip, "siglip": siglip, "qwen2_5_vl": qwen25}
+
+
+def saved_bytes(make, layers, shape, dtype, attn):
+    torch.manual_seed(0)
+    run, model, tokens = make(*shape, layers, dtype, attn)
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    params |= {b.untyped_storage().data_ptr() for b in model.buffers()}
+    seen, total = set(), 0
+
+    def pack(t):
+        nonlocal total
+        st = t.untyped_storage()
+        ptr = st.data_ptr()
+        if ptr not in seen and ptr not in params:
+            seen.add(ptr)
+            total += st.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = run()
+        if isinstance(out, tuple):
+            out = out[0]
+        out.float().sum().backward()
+    return total, tokens
+
+
+def main():
+    rows = []
+    for family, make in FAMILIES.items():
+        for attn in ("sdpa", "eager"):
+            for dtype in (torch.float32, torch.bfloat16):
+                for shape in SHAPES:
+                    try:
+                        two, tokens = saved_bytes(make, 2, shape, dtype, attn)
+                        four, _ = saved_bytes(make, 4, shape, dtype, attn)
+                    except Exception as e:  # a family this transformers cannot build
+                        print(family, attn, shape, "failed:", repr(e)[:200], flush=True)
+                        continue
+                    h, a, i, side, patch = shape
+                    row = dict(family=family, attention=attn, dtype=str(dtype).split(".")[-1], hidden=h,
+                               heads=a, intermediate=i, image=side, patch=patch, tokens=tokens,
+                               per_layer=(four - two) // 2, outside=two - (four - two))
+                    rows.append(row)
+                    print(row, flush=True)
+    out = os.path.join(HERE, "tower_saved.csv")
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"torch {torch.__version__}, transformers {transformers.__version__}: {len(rows)} rows -> {out}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
