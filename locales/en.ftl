@@ -266,6 +266,8 @@ phase-forward = the forward pass
 field-empty-cache-after-loading = empty_cache() after loading
 field-static-kv-cache = static KV cache
 field-static-cache-length-tokens-0-prompt-new = static cache length (tokens, 0 = prompt + new)
+field-video-frames-0-none = video frames (0 = none)
+field-video-fps-0-unknown = video fps (0 = unknown)
 field-gptq-awq-kernel = GPTQ/AWQ kernel
 field-zero-3-prefetch-bucket-elements-0-auto = ZeRO-3 prefetch bucket (elements, 0 = auto)
 field-zero-3-persistence-threshold-elements-0-auto = ZeRO-3 persistence threshold (elements, 0 = auto)

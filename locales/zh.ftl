@@ -266,6 +266,8 @@ phase-forward = 前向传播
 field-empty-cache-after-loading = 加载后调用 empty_cache()
 field-static-kv-cache = 静态 KV 缓存（预分配）
 field-static-cache-length-tokens-0-prompt-new = 静态缓存长度（token，0 = 提示 + 新生成）
+field-video-frames-0-none = 视频帧数（0 = 无）
+field-video-fps-0-unknown = 视频帧率（0 = 未知）
 field-gptq-awq-kernel = GPTQ/AWQ 内核
 field-zero-3-prefetch-bucket-elements-0-auto = ZeRO-3 预取桶（元素数，0 = 自动）
 field-zero-3-persistence-threshold-elements-0-auto = ZeRO-3 常驻阈值（元素数，0 = 自动）

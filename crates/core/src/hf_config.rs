@@ -84,6 +84,14 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
     ) && spec.vision.is_some());
     if rule_family {
         spec.image_rule = Some(image_rule::rule_from_configs(json, preprocessor)?);
+        spec.video = video_rule::video_rule_from_config(json)?.map(|rule| match rule {
+            crate::video_tokens::VideoRule::Qwen2 { temporal, .. } => {
+                crate::model::VideoFamily::Qwen2 { temporal }
+            }
+            crate::video_tokens::VideoRule::Qwen3 { temporal, .. } => {
+                crate::model::VideoFamily::Qwen3 { temporal }
+            }
+        });
     }
     if let Some(name) = cfg.string("_name_or_path")? {
         if !name.is_empty() {

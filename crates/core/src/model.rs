@@ -436,6 +436,63 @@ pub struct ModelSpec {
         with = "crate::image_tokens::rule_text"
     )]
     pub image_rule: Option<crate::image_tokens::ImageRule>,
+    /// The video processor transformers maps the model to
+    /// (`video_processing_auto`); `None`: the model takes no video.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub video: Option<VideoFamily>,
+}
+
+/// A VLM's video processor, with the tower's temporal patch; its spatial
+/// patch and merge are the image rule's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VideoFamily {
+    /// `Qwen2VLVideoProcessor` (qwen2_vl, qwen2_5_vl).
+    Qwen2 { temporal: u64 },
+    /// `Qwen3VLVideoProcessor` (qwen3_vl, qwen3_5 and their MoE twins).
+    Qwen3 { temporal: u64 },
+}
+
+impl VideoFamily {
+    /// The token rule, with the patch and merge of the model's Qwen-VL
+    /// image rule; `None` without one.
+    pub fn rule(
+        self,
+        image: Option<&crate::image_tokens::ImageRule>,
+    ) -> Option<crate::video_tokens::VideoRule> {
+        use crate::video_tokens::VideoRule;
+        let Some(crate::image_tokens::ImageRule::QwenVl { patch, merge, .. }) = image else {
+            return None;
+        };
+        Some(match self {
+            VideoFamily::Qwen2 { temporal } => VideoRule::qwen2(*patch, *merge, temporal),
+            VideoFamily::Qwen3 { temporal } => VideoRule::qwen3(*patch, *merge, temporal),
+        })
+    }
+
+    /// As a link writes it: `qwen2:2`.
+    pub fn to_text(self) -> String {
+        match self {
+            VideoFamily::Qwen2 { temporal } => format!("qwen2:{temporal}"),
+            VideoFamily::Qwen3 { temporal } => format!("qwen3:{temporal}"),
+        }
+    }
+
+    pub fn from_text(text: &str) -> std::result::Result<VideoFamily, String> {
+        let (family, temporal) = text
+            .split_once(':')
+            .ok_or_else(|| format!("\"{text}\" is not FAMILY:TEMPORAL (qwen2:2)"))?;
+        let temporal: u64 = temporal
+            .parse()
+            .ok()
+            .filter(|t| (1..=64).contains(t))
+            .ok_or_else(|| format!("temporal patch \"{temporal}\": a whole number from 1 to 64"))?;
+        match family {
+            "qwen2" => Ok(VideoFamily::Qwen2 { temporal }),
+            "qwen3" => Ok(VideoFamily::Qwen3 { temporal }),
+            other => Err(format!("\"{other}\" is not a video family: qwen2 or qwen3")),
+        }
+    }
 }
 
 impl Recurrent {

@@ -560,6 +560,14 @@ pub struct Scenario {
     pub image_width: Option<u64>,
     /// Height of each image in pixels; `None`: the width (a square).
     pub image_height: Option<u64>,
+    /// Frames of one video per training sample or prompt, at the image
+    /// size (Qwen-VL family); `None`: no video.
+    #[serde(default)]
+    pub video_frames: Option<u64>,
+    /// The video's own frame rate, which Qwen3-VL samples from (`None`:
+    /// its processor's 24 when unknown).
+    #[serde(default)]
+    pub video_fps: Option<u64>,
 }
 
 /// Named image sizes the link and CLI accept for `image_width` /
@@ -603,6 +611,8 @@ impl Default for Scenario {
             unchunked_nf4_quantizer: false,
             image_width: None,
             image_height: None,
+            video_frames: None,
+            video_fps: None,
         }
     }
 }

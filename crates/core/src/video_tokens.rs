@@ -83,7 +83,7 @@ pub struct Video {
 }
 
 /// What a video costs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct VideoTokens {
     pub width: u64,
     pub height: u64,

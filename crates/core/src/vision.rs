@@ -47,17 +47,25 @@ pub struct SampleImages {
     pub per_image: ImageTokens,
     /// The family rule that sized it (`None`: the tower's fixed square).
     pub rule: Option<&'static str>,
+    /// One video's tokens, when the sample or prompt has one.
+    pub video: Option<crate::video_tokens::VideoTokens>,
 }
 
 impl SampleImages {
     /// Tokens the tower processes for all the images of a sample.
     pub fn tower_tokens(&self) -> u64 {
-        self.images.saturating_mul(self.per_image.tower)
+        let video = self.video.as_ref().map_or(0, |v| v.tower_tokens);
+        self.images
+            .saturating_mul(self.per_image.tower)
+            .saturating_add(video)
     }
 
     /// Tokens the images add to the language model's sequence.
     pub fn language_model_tokens(&self) -> u64 {
-        self.images.saturating_mul(self.per_image.language_model)
+        let video = self.video.as_ref().map_or(0, |v| v.language_model_tokens);
+        self.images
+            .saturating_mul(self.per_image.language_model)
+            .saturating_add(video)
     }
 }
 
@@ -83,6 +91,12 @@ fn image_size(sc: &Scenario, tower: &VisionTower) -> (u64, u64, bool) {
 /// language model fed by a vision tower or there are no images. Fails
 /// (naming the field) when the rule refuses a size.
 pub fn sample_images(sc: &Scenario, spec: &ModelSpec) -> Result<Option<SampleImages>> {
+    if sc.video_frames.is_some() && (spec.video.is_none() || spec.vision.is_none()) {
+        return Err(InputError::new(
+            "video_frames",
+            "this model's processor takes no video (the Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5 families do)",
+        ));
+    }
     let Some(tower) = &spec.vision else {
         return Ok(None);
     };
@@ -91,10 +105,11 @@ pub fn sample_images(sc: &Scenario, spec: &ModelSpec) -> Result<Option<SampleIma
         return Ok(None);
     }
     let images = sc.images();
-    if images == 0 {
+    let (width, height, explicit) = image_size(sc, tower);
+    let video = video_tokens(sc, spec, width, height)?;
+    if images == 0 && video.is_none() {
         return Ok(None);
     }
-    let (width, height, explicit) = image_size(sc, tower);
     let (per_image, rule) = match &spec.image_rule {
         Some(rule) => (rule_tokens(rule, width, height)?, Some(rule.family())),
         // LLaVA-1.5's CLIPImageProcessor resizes the short side to the
@@ -110,7 +125,47 @@ pub fn sample_images(sc: &Scenario, spec: &ModelSpec) -> Result<Option<SampleIma
         height,
         per_image,
         rule,
+        video,
     }))
+}
+
+/// The tokens of the scenario's video at the image size, by the model's
+/// video processor; an error naming `video_frames` for a model that takes
+/// no video, or the processor's own refusal.
+fn video_tokens(
+    sc: &Scenario,
+    spec: &ModelSpec,
+    width: u64,
+    height: u64,
+) -> Result<Option<crate::video_tokens::VideoTokens>> {
+    let Some(frames) = sc.video_frames else {
+        return Ok(None);
+    };
+    let rule = spec
+        .video
+        .and_then(|family| family.rule(spec.image_rule.as_ref()))
+        .ok_or_else(|| {
+            InputError::new(
+                "video_frames",
+                "this model's processor takes no video (the Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5 families do)",
+            )
+        })?;
+    let video = crate::video_tokens::Video {
+        width,
+        height,
+        frames,
+        fps: sc.video_fps.map(|f| f as f64),
+    };
+    crate::video_tokens::video_tokens(&rule, &video)
+        .map(Some)
+        .map_err(|e| {
+            let field = match e.field.as_str() {
+                "video frames" => "video_frames",
+                "video fps" => "video_fps",
+                _ => "image_width",
+            };
+            InputError::new(field, e.message)
+        })
 }
 
 /// One image under a family rule, errors named by the scenario's fields.
@@ -162,14 +217,35 @@ pub fn with_image_tokens(sc: &Scenario, spec: &ModelSpec) -> Result<Option<(Scen
         ));
     }
     *text = total;
+    let (video_en, video_zh) = match &sized.video {
+        Some(v) => (
+            format!(
+                " + a {}×{} video of {} frames ({} sampled, {} tower tokens) = {} video tokens",
+                v.width, v.height, v.frames, v.frames_used, v.tower_tokens, v.language_model_tokens
+            ),
+            format!(
+                " + 一段 {}×{}、{} 帧的视频（采样 {} 帧，视觉编码器 {} 个 token）= {} 个视频 token",
+                v.width, v.height, v.frames, v.frames_used, v.tower_tokens, v.language_model_tokens
+            ),
+        ),
+        None => (String::new(), String::new()),
+    };
+    let (images_en, images_zh) = if images > 0 {
+        (
+            format!(" + {images} image(s) × {per_image} image tokens"),
+            format!(" + {images} 张图 × 每张 {per_image} 个图像 token"),
+        )
+    } else {
+        (String::new(), String::new())
+    };
     let sequence_en = format!(
-        "The language model's sequence: {text_tokens} text tokens + {images} image(s) × \
-         {per_image} image tokens = {total} tokens."
+        "The language model's sequence: {text_tokens} text tokens{images_en}{video_en} = {total} tokens."
     );
     let sequence_zh = format!(
-        "语言模型的序列：{text_tokens} 个文本 token + {images} 张图 × 每张 {per_image} 个图像 token = {total} 个 token。"
+        "语言模型的序列：{text_tokens} 个文本 token{images_zh}{video_zh} = {total} 个 token。"
     );
     let note = match sized.rule {
+        _ if images == 0 => Note::new("image_tokens", sequence_en, sequence_zh),
         None => Note::new("image_tokens", sequence_en, sequence_zh),
         Some(rule) => {
             let (w, h, tower) = (sized.width, sized.height, sized.per_image.tower);

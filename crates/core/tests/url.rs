@@ -7,7 +7,7 @@ use vramfit_core::gpu::gpus;
 use vramfit_core::image_tokens::ImageRule;
 use vramfit_core::model::{
     Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, QkNorm, Recurrent, RecurrentKind, SlidingWindow,
-    TowerBlock, VisionTower,
+    TowerBlock, VideoFamily, VisionTower,
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -339,6 +339,14 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             }),
             sliding_window: window.map(|(window, layers)| SlidingWindow { window, layers }),
             encoder_layers,
+            // A video family round-trips (`s.vid`) beside any image rule.
+            video: match layers % 3 {
+                0 => None,
+                1 => Some(VideoFamily::Qwen2 { temporal: 2 }),
+                _ => Some(VideoFamily::Qwen3 {
+                    temporal: 1 + layers % 4,
+                }),
+            },
             image_rule,
             vision: vision.map(|(hidden, layers, image, tower_params)| VisionTower {
                 hidden,
@@ -659,6 +667,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             unchunked_nf4_quantizer,
             image_width,
             image_height,
+            video_frames: image_width.map(|w| 1 + w % 300),
+            video_fps: image_height.map(|h| 1 + h % 60),
         }
     })
 }

@@ -59,7 +59,8 @@ fn with_a_frozen_tower_images_cost_what_their_tokens_cost_as_text() {
     };
     let tokens = 4 * 577;
     let tokens_hidden_bytes = tokens * 1024 * 2;
-    let rebuilt = 8 * tokens_hidden_bytes + 2 * 8 * tokens + 4 * 16 * tokens + 3 * tokens * 4096 * 2;
+    let rebuilt =
+        8 * tokens_hidden_bytes + 2 * 8 * tokens + 4 * 16 * tokens + 3 * tokens * 4096 * 2;
     assert_eq!(
         activations(&trainable) - activations(&with_images),
         24 * tokens_hidden_bytes + rebuilt

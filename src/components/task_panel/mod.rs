@@ -49,6 +49,10 @@ fn image_size_fields(state: AppState) -> impl IntoView {
     view! {
         {optional_count(state, "image width", "imgw")}
         {optional_count(state, "image height", "imgh")}
+        <Show when=move || state.scenario.with(|sc| applies("vfr", sc))>
+            {optional_count(state, "video frames (0 = none)", "vfr")}
+            {optional_count(state, "video fps (0 = unknown)", "vfps")}
+        </Show>
     }
 }
 
@@ -379,7 +383,7 @@ mod tests {
         let keys = [
             "gs", "mb", "ga", "seq", "tgt", "r", "tp", "pp", "img", "imgsz", "bs", "pl", "nt",
             "ipp", "n", "mns", "mnbt", "pfx", "ngl", "ncmoe", "ub", "imgw", "imgh", "clen", "cps",
-            "z3pb", "z3pt", "z3ml", "z3rd",
+            "z3pb", "z3pt", "z3ml", "z3rd", "vfr", "vfps",
         ];
         for key in keys {
             assert_ne!(field_range(key), (0, u64::MAX), "{key} has no range");

@@ -157,6 +157,9 @@ fn vision(spec: &ModelSpec) -> Vec<(String, String)> {
     if let Some(rule) = &spec.image_rule {
         put("ir", rule.to_text());
     }
+    if let Some(video) = spec.video {
+        put("vid", video.to_text());
+    }
     out
 }
 
@@ -367,6 +370,7 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
             None => return Err("a tower layer needs s.vis first".to_owned()),
         },
         "ir" => spec.image_rule = Some(crate::image_tokens::ImageRule::from_text(v)?),
+        "vid" => spec.video = Some(crate::model::VideoFamily::from_text(v)?),
         _ => return Err("unknown custom-model field".to_owned()),
     }
     Ok(())

@@ -140,6 +140,11 @@ fn recurrent_training(sc: &Scenario) -> bool {
             .is_ok_and(|spec| spec.recurrent.is_some_and(|r| r.layers > 0))
 }
 
+/// A model whose processor takes video (its spec names a video family).
+fn video_model(sc: &Scenario) -> bool {
+    crate::estimate::resolve_model(&sc.model).is_ok_and(|spec| spec.video.is_some())
+}
+
 /// A bitsandbytes 4-bit model trained through PEFT: the casts it gets first.
 fn qlora(sc: &Scenario) -> bool {
     sc.kbit_prep_applies()
@@ -523,6 +528,14 @@ pub static FIELDS: &[Field] = &[
         with_images, optional_count!(1, MAX_IMAGE_SIZE, image_height))
         .with_preset(image_size_preset)
         .labelled("field-image-height"),
+    row("vfr", "video_frames", "video-frames",
+        "Frames of one video per training sample or prompt, at the image size (Qwen-VL family; auto: no video)",
+        video_model, optional_count!(1, crate::video_tokens::MAX_FRAMES, video_frames))
+        .labelled("field-video-frames-0-none"),
+    row("vfps", "video_fps", "video-fps",
+        "The video's own frame rate, which Qwen3-VL samples at 2 fps from (auto: 24)",
+        video_model, optional_count!(1, 1000, video_fps))
+        .labelled("field-video-fps-0-unknown"),
     row("qk", "inference.quant_kernel", "quant-kernel",
         "GPTQ/AWQ kernel and its scratch buffer: exllama (v1), exllama_v2, marlin, none (auto: exllama for GPTQ, as transformers' GPTQConfig; none for AWQ)",
         gptq_awq_generate, Kind::Choice(choice!(QuantKernel, inference.quant_kernel)))
