@@ -262,6 +262,26 @@ fn image_rule() -> impl Strategy<Value = ImageRule> {
     ]
 }
 
+/// A video family, or none: each round-trips (`s.vid`) beside any image rule.
+fn video_family(layers: u64) -> Option<VideoFamily> {
+    match layers % 3 {
+        0 => None,
+        1 => Some(VideoFamily::Qwen2 { temporal: 2 }),
+        _ => Some(VideoFamily::Qwen3 {
+            temporal: 1 + layers % 4,
+        }),
+    }
+}
+
+/// Every tower layer family round-trips (`s.vb`, absent for CLIP's).
+fn tower_block(hidden: u64) -> TowerBlock {
+    match hidden % 3 {
+        0 => TowerBlock::Clip,
+        1 => TowerBlock::Siglip,
+        _ => TowerBlock::Other,
+    }
+}
+
 fn model_source() -> impl Strategy<Value = ModelSource> {
     let catalog =
         proptest::sample::select(models().iter().map(|m| m.id.clone()).collect::<Vec<_>>())
@@ -339,14 +359,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             }),
             sliding_window: window.map(|(window, layers)| SlidingWindow { window, layers }),
             encoder_layers,
-            // A video family round-trips (`s.vid`) beside any image rule.
-            video: match layers % 3 {
-                0 => None,
-                1 => Some(VideoFamily::Qwen2 { temporal: 2 }),
-                _ => Some(VideoFamily::Qwen3 {
-                    temporal: 1 + layers % 4,
-                }),
-            },
+            video: video_family(layers),
             image_rule,
             vision: vision.map(|(hidden, layers, image, tower_params)| VisionTower {
                 hidden,
@@ -358,12 +371,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 projector_params: hidden * 1000,
                 projection_dim: 0,
                 params: tower_params,
-                // Every layer family round-trips (`s.vb`, absent for CLIP's).
-                block: match hidden % 3 {
-                    0 => TowerBlock::Clip,
-                    1 => TowerBlock::Siglip,
-                    _ => TowerBlock::Other,
-                },
+                block: tower_block(hidden),
             }),
             params_override,
             approximate: flags[3],
