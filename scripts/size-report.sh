@@ -20,7 +20,10 @@ cd "$(dirname "$0")/.."
 # one string each, the JS glue without comments, wasm-opt's
 # --low-memory-unused (1 KB each). The fix-it plans' scenarios come back from
 # the worker as share links, so the page has no JSON reader of a scenario
-# (−11 KB, 2026-11-26: 389.8 KB).
+# (−11 KB, 2026-11-26: 389.8 KB); the plans travel as tuples with each
+# technique as its index, and the tower and video families are read as
+# strings (−3 KB: 397.5 KB with ZeRO-3's fields, the GPTQ kernels, the
+# tower layers and video).
 BUDGET_BYTES=400000
 
 if [ "${1:-}" != "--no-build" ]; then

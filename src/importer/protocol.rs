@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use vramfit_core::inventory::{Card, Inventory, MachineGpus};
 use vramfit_core::model::ModelSpec;
+use vramfit_core::plan::techniques::{TechniqueId, Text};
 use vramfit_core::plan::{fix_plans, Plan, PlanChange, PlanCost, PlanOptions, PlanReport};
 use vramfit_core::url::{decode, encode};
 
@@ -65,88 +66,145 @@ pub fn read_model(result: &str) -> Option<ModelSpec> {
 
 /// The report of a `plans` answer's result.
 pub fn read_plans(result: &str) -> Option<PlanReport> {
-    serde_json::from_str::<WireReport>(result)
-        .ok()
-        .map(WireReport::report)
+    serde_json::from_str::<WireReport>(result).ok()?.report()
 }
 
 /// A plan report on the wire: each plan's changed scenario travels as its
 /// share-link query, which the page decodes anyway, so the page carries no
-/// JSON reader of a whole scenario (about 9 KB of the first load). The
-/// worker's scenario came from a link, and a plan changes only fields the
-/// link carries, so the round trip is exact.
+/// JSON reader of a whole scenario (about 9 KB of the first load); and the
+/// rest as tuples, whose readers are a fraction of named structs' (a
+/// technique as its place in `TechniqueId::ALL`). The worker's scenario
+/// came from a link, and a plan changes only fields the link carries, so
+/// the round trip is exact.
 #[derive(Serialize, Deserialize)]
-struct WireReport {
-    capacity_bytes: u64,
-    device_used_bytes: u64,
-    peak_allocated_bytes: u64,
-    fits: bool,
-    headroom_bytes: i64,
-    pool_verdict: bool,
-    plans: Vec<WirePlan>,
-    evaluated: usize,
-}
+struct WireReport(u64, u64, u64, bool, i64, bool, Vec<WirePlan>, usize);
 
+/// changes, cost (slowdown, risk, GPU factor, score), peak allocated,
+/// device used, capacity, headroom, the scenario's link.
 #[derive(Serialize, Deserialize)]
-struct WirePlan {
-    changes: Vec<PlanChange>,
-    cost: PlanCost,
-    peak_allocated_bytes: u64,
-    device_used_bytes: u64,
-    capacity_bytes: u64,
-    headroom_bytes: i64,
-    link: String,
-}
+struct WirePlan(Vec<WireChange>, [f64; 4], u64, u64, u64, i64, String);
+
+/// id, en, zh, speed factor, speed cost, risk, risk text, sources, workload.
+#[derive(Serialize, Deserialize)]
+struct WireChange(
+    u8,
+    String,
+    String,
+    f64,
+    (String, String),
+    f64,
+    (String, String),
+    Vec<String>,
+    bool,
+);
 
 impl WireReport {
     fn of(r: PlanReport) -> Self {
-        WireReport {
-            capacity_bytes: r.capacity_bytes,
-            device_used_bytes: r.device_used_bytes,
-            peak_allocated_bytes: r.peak_allocated_bytes,
-            fits: r.fits,
-            headroom_bytes: r.headroom_bytes,
-            pool_verdict: r.pool_verdict,
-            plans: r
-                .plans
-                .into_iter()
-                .map(|p| WirePlan {
-                    link: encode(&p.scenario),
-                    changes: p.changes,
-                    cost: p.cost,
-                    peak_allocated_bytes: p.peak_allocated_bytes,
-                    device_used_bytes: p.device_used_bytes,
-                    capacity_bytes: p.capacity_bytes,
-                    headroom_bytes: p.headroom_bytes,
-                })
-                .collect(),
-            evaluated: r.evaluated,
-        }
+        let plans = r
+            .plans
+            .into_iter()
+            .map(|p| {
+                let c = p.cost;
+                WirePlan(
+                    p.changes.into_iter().map(WireChange::of).collect(),
+                    [c.slowdown, c.quality_risk_pct, c.gpu_factor, c.score],
+                    p.peak_allocated_bytes,
+                    p.device_used_bytes,
+                    p.capacity_bytes,
+                    p.headroom_bytes,
+                    encode(&p.scenario),
+                )
+            })
+            .collect();
+        WireReport(
+            r.capacity_bytes,
+            r.device_used_bytes,
+            r.peak_allocated_bytes,
+            r.fits,
+            r.headroom_bytes,
+            r.pool_verdict,
+            plans,
+            r.evaluated,
+        )
     }
 
-    fn report(self) -> PlanReport {
-        PlanReport {
-            capacity_bytes: self.capacity_bytes,
-            device_used_bytes: self.device_used_bytes,
-            peak_allocated_bytes: self.peak_allocated_bytes,
-            fits: self.fits,
-            headroom_bytes: self.headroom_bytes,
-            pool_verdict: self.pool_verdict,
-            plans: self
-                .plans
-                .into_iter()
-                .map(|p| Plan {
-                    scenario: decode(&p.link).scenario,
-                    changes: p.changes,
-                    cost: p.cost,
-                    peak_allocated_bytes: p.peak_allocated_bytes,
-                    device_used_bytes: p.device_used_bytes,
-                    capacity_bytes: p.capacity_bytes,
-                    headroom_bytes: p.headroom_bytes,
-                })
-                .collect(),
-            evaluated: self.evaluated,
-        }
+    fn report(self) -> Option<PlanReport> {
+        let WireReport(capacity, device_used, peak, fits, headroom, pool, plans, evaluated) = self;
+        let plans = plans
+            .into_iter()
+            .map(
+                |WirePlan(changes, cost, peak, used, capacity, headroom, link)| {
+                    Some(Plan {
+                        changes: changes
+                            .into_iter()
+                            .map(WireChange::change)
+                            .collect::<Option<_>>()?,
+                        cost: PlanCost {
+                            slowdown: cost[0],
+                            quality_risk_pct: cost[1],
+                            gpu_factor: cost[2],
+                            score: cost[3],
+                        },
+                        peak_allocated_bytes: peak,
+                        device_used_bytes: used,
+                        capacity_bytes: capacity,
+                        headroom_bytes: headroom,
+                        scenario: decode(&link).scenario,
+                    })
+                },
+            )
+            .collect::<Option<_>>()?;
+        Some(PlanReport {
+            capacity_bytes: capacity,
+            device_used_bytes: device_used,
+            peak_allocated_bytes: peak,
+            fits,
+            headroom_bytes: headroom,
+            pool_verdict: pool,
+            plans,
+            evaluated,
+        })
+    }
+}
+
+impl WireChange {
+    fn of(c: PlanChange) -> Self {
+        let id = TechniqueId::ALL
+            .iter()
+            .position(|&t| t == c.id)
+            .unwrap_or(0) as u8;
+        WireChange(
+            id,
+            c.en,
+            c.zh,
+            c.speed_factor,
+            (c.speed_cost.en, c.speed_cost.zh),
+            c.quality_risk_pct,
+            (c.quality_risk.en, c.quality_risk.zh),
+            c.sources,
+            c.changes_workload,
+        )
+    }
+
+    fn change(self) -> Option<PlanChange> {
+        let WireChange(id, en, zh, speed_factor, speed, risk_pct, risk, sources, workload) = self;
+        Some(PlanChange {
+            id: *TechniqueId::ALL.get(usize::from(id))?,
+            en,
+            zh,
+            speed_factor,
+            speed_cost: Text {
+                en: speed.0,
+                zh: speed.1,
+            },
+            quality_risk_pct: risk_pct,
+            quality_risk: Text {
+                en: risk.0,
+                zh: risk.1,
+            },
+            sources,
+            changes_workload: workload,
+        })
     }
 }
 

@@ -291,9 +291,10 @@ pub struct VisionTower {
     pub block: TowerBlock,
 }
 
-/// A vision tower's encoder layer.
+/// A vision tower's encoder layer. Written as its link key (`siglip`),
+/// through the link's own reader: no second reader in the web's wasm.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(try_from = "String", into = "String")]
 pub enum TowerBlock {
     /// `CLIPEncoderLayer`: pre-LayerNorm, biased q/k/v/out, MLP with
     /// `quick_gelu` (`x · sigmoid(1.702·x)`, built from two ops).
@@ -302,6 +303,10 @@ pub enum TowerBlock {
     /// `SiglipEncoderLayer` (PaliGemma, Gemma 3, LLaVA-OneVision, Idefics3):
     /// CLIP's layout with a fused tanh GELU.
     Siglip,
+    /// `Qwen2_5_VLVisionBlock`: RMSNorms, a fused qkv with rotary q and k,
+    /// attention over windows (most layers) or the whole image, and a
+    /// gated SiLU MLP with biases.
+    Qwen25Vl,
     /// Another family's layer (Qwen-VL, InternViT, Pixtral, Llama 4): its
     /// saved tensors were not measured; a GPT-2-style block stands in.
     Other,
@@ -310,6 +315,42 @@ pub enum TowerBlock {
 impl TowerBlock {
     pub fn is_clip(&self) -> bool {
         *self == TowerBlock::Clip
+    }
+}
+
+impl TowerBlock {
+    /// Each layer family and its key in a link and in JSON.
+    const KEYS: [(TowerBlock, &'static str); 4] = [
+        (TowerBlock::Clip, "clip"),
+        (TowerBlock::Siglip, "siglip"),
+        (TowerBlock::Qwen25Vl, "qwen2_5_vl"),
+        (TowerBlock::Other, "other"),
+    ];
+
+    pub fn key(self) -> &'static str {
+        Self::KEYS
+            .iter()
+            .find(|(b, _)| *b == self)
+            .map_or("other", |(_, k)| k)
+    }
+}
+
+impl TryFrom<String> for TowerBlock {
+    type Error = String;
+    fn try_from(text: String) -> std::result::Result<Self, String> {
+        TowerBlock::KEYS
+            .iter()
+            .find(|(_, k)| *k == text)
+            .map(|(b, _)| *b)
+            .ok_or_else(|| {
+                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_5_vl or other")
+            })
+    }
+}
+
+impl From<TowerBlock> for String {
+    fn from(block: TowerBlock) -> String {
+        block.key().to_owned()
     }
 }
 
@@ -443,9 +484,10 @@ pub struct ModelSpec {
 }
 
 /// A VLM's video processor, with the tower's temporal patch; its spatial
-/// patch and merge are the image rule's.
+/// patch and merge are the image rule's. Written as the link writes it
+/// (`qwen2:2`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(try_from = "String", into = "String")]
 pub enum VideoFamily {
     /// `Qwen2VLVideoProcessor` (qwen2_vl, qwen2_5_vl).
     Qwen2 { temporal: u64 },
@@ -479,6 +521,19 @@ impl VideoFamily {
     }
 
     pub fn from_text(text: &str) -> std::result::Result<VideoFamily, String> {
+        Self::try_from(text.to_owned())
+    }
+}
+
+impl From<VideoFamily> for String {
+    fn from(family: VideoFamily) -> String {
+        family.to_text()
+    }
+}
+
+impl TryFrom<String> for VideoFamily {
+    type Error = String;
+    fn try_from(text: String) -> std::result::Result<Self, String> {
         let (family, temporal) = text
             .split_once(':')
             .ok_or_else(|| format!("\"{text}\" is not FAMILY:TEMPORAL (qwen2:2)"))?;

@@ -84,17 +84,17 @@ pub struct Gathered {
     pub persistent: u64,
 }
 
-/// One parameter tensor's elements (a module may hold one).
+/// One parameter tensor's elements (a module holds at most one here).
 struct Param {
     numel: u64,
     persistent: bool,
 }
 
-/// The trace: module steps, each the parameters it uses; and the step of
-/// the head's backward, where backward starts.
+/// The trace: each module step's parameter, if it has one; and the step
+/// of the head's backward, where backward starts.
 struct Trace {
     params: Vec<Param>,
-    steps: Vec<Vec<usize>>,
+    steps: Vec<Option<usize>>,
     turn: usize,
 }
 
@@ -117,7 +117,6 @@ fn trace(r: &Resolved, knobs: &Knobs) -> Trace {
     let c = &r.counts;
     let spec = r.spec;
     let layers = (spec.layers + spec.encoder_layers.unwrap_or(0)).max(1);
-    let per_layer = |n: u64| n / layers;
     let l = &c.layers;
     let mut params = Vec::new();
     let mut add = |numel: u64| {
@@ -125,44 +124,43 @@ fn trace(r: &Resolved, knobs: &Knobs) -> Trace {
             numel,
             persistent: numel < knobs.persistence_threshold,
         });
-        params.len() - 1
+        Some(params.len() - 1)
     };
     let embedding = add(c.embedding);
     // The layer's small tensors (norms, biases), as wide as the hidden
     // size each, which is what the persistence threshold sees.
-    let small = per_layer(l.norms + l.biases);
+    let small = (l.norms + l.biases) / layers;
     let pieces = (small / spec.hidden.max(1)).max(1);
-    let attention = [l.q, l.k, l.v, l.o, l.mixer];
-    let feed_forward = [l.router, l.gate, l.up, l.down];
+    let projections = [l.q, l.k, l.v, l.o, l.mixer, l.router, l.gate, l.up, l.down];
     // Every module runs the coordinator's fetch, parameters or not: the
     // layer, its attention and feed-forward containers and the activation
     // function each trigger a prefetch (transformers' decoder layers).
     let mut layer_modules = Vec::new();
     for _ in 0..layers {
-        let mut modules: Vec<Vec<usize>> = vec![Vec::new()];
-        // The pre-attention norm, then the attention container and its
-        // projections, then the other norm(s).
-        if small > 0 {
-            modules.push(vec![add(small / pieces)]);
-        }
-        modules.push(Vec::new());
-        for n in attention.iter().map(|&n| per_layer(n)).filter(|&n| n > 0) {
-            modules.push(vec![add(n)]);
-        }
-        if small > 0 {
-            for _ in 1..pieces {
-                modules.push(vec![add(small / pieces)]);
+        // The layer, its pre-attention norm, the attention container and
+        // projections, the other norm(s), the MLP container and
+        // projections, the activation.
+        let mut modules = vec![None];
+        for (at, &n) in projections.iter().enumerate() {
+            if at == 0 {
+                if small > 0 {
+                    modules.push(add(small / pieces));
+                }
+                modules.push(None);
+            }
+            if at == 5 {
+                for _ in 1..pieces {
+                    if small > 0 {
+                        modules.push(add(small / pieces));
+                    }
+                }
+                modules.push(None);
+            }
+            if n / layers > 0 {
+                modules.push(add(n / layers));
             }
         }
-        modules.push(Vec::new());
-        for n in feed_forward
-            .iter()
-            .map(|&n| per_layer(n))
-            .filter(|&n| n > 0)
-        {
-            modules.push(vec![add(n)]);
-        }
-        modules.push(Vec::new());
+        modules.push(None);
         layer_modules.push(modules);
     }
     let final_norm = add(c.other.max(1));
@@ -171,23 +169,21 @@ fn trace(r: &Resolved, knobs: &Knobs) -> Trace {
     } else {
         embedding
     };
-    let mut steps = vec![vec![embedding]];
+    let mut steps = vec![embedding];
     for modules in &layer_modules {
-        steps.extend(modules.iter().cloned());
+        steps.extend_from_slice(modules);
     }
-    steps.push(vec![final_norm]);
-    steps.push(vec![head]);
+    steps.extend([final_norm, head]);
     let turn = steps.len();
-    steps.push(vec![head]);
-    steps.push(vec![final_norm]);
+    steps.extend([head, final_norm]);
     let recompute = r.training.checkpointing != Checkpointing::Off;
     for modules in layer_modules.iter().rev() {
         if recompute {
-            steps.extend(modules.iter().cloned());
+            steps.extend_from_slice(modules);
         }
-        steps.extend(modules.iter().rev().cloned());
+        steps.extend(modules.iter().rev());
     }
-    steps.push(vec![embedding]);
+    steps.push(embedding);
     Trace {
         params,
         steps,
@@ -199,45 +195,36 @@ fn trace(r: &Resolved, knobs: &Knobs) -> Trace {
 /// returns the partitioned elements gathered once the turn's module and its
 /// prefetch are in.
 fn simulate(t: &Trace, k: &Knobs) -> u64 {
-    let n = t.params.len();
-    let mut available = vec![false; n];
-    let mut fetched_for = vec![-1i64; n];
+    let partitioned = |p: &usize| !t.params[*p].persistent;
+    let mut available = vec![false; t.params.len()];
+    let mut fetched_for = vec![-1i64; t.params.len()];
     let mut gathered = 0u64;
-    // The parameter queue: each use, in trace order, with its step.
-    let mut queue: std::collections::VecDeque<(usize, i64)> = t
-        .steps
-        .iter()
-        .enumerate()
-        .flat_map(|(s, ps)| ps.iter().map(move |&p| (p, s as i64)))
-        .filter(|&(p, _)| !t.params[p].persistent)
+    // The parameter queue: each use of a partitioned parameter, in trace
+    // order, with its step; `next` is its front.
+    let uses: Vec<(usize, i64)> = (0..t.steps.len())
+        .filter_map(|s| t.steps[s].filter(partitioned).map(|p| (p, s as i64)))
         .collect();
+    let mut next = 0;
     for (s, module) in t.steps.iter().enumerate() {
-        let own: Vec<usize> = module
-            .iter()
-            .copied()
-            .filter(|&p| !t.params[p].persistent)
-            .collect();
-        for &p in &own {
+        let own = module.filter(partitioned);
+        if let Some(p) = own {
             if !available[p] {
                 available[p] = true;
                 gathered += t.params[p].numel;
             }
-        }
-        // The current module's uses leave the queue's front.
-        let mut pending = own.iter().filter(|&&p| fetched_for[p] < s as i64).count();
-        while pending > 0 {
-            let Some((p, at)) = queue.pop_front() else {
-                break;
-            };
-            fetched_for[p] = fetched_for[p].max(at);
-            pending -= 1;
+            // The current module's use leaves the queue's front, unless a
+            // prefetch already took it.
+            if fetched_for[p] < s as i64 && next < uses.len() {
+                let (q, at) = uses[next];
+                fetched_for[q] = fetched_for[q].max(at);
+                next += 1;
+            }
         }
         let budget = k.max_live.saturating_sub(gathered).min(k.prefetch_bucket);
         let mut prefetching = 0u64;
-        while prefetching < budget {
-            let Some((p, at)) = queue.pop_front() else {
-                break;
-            };
+        while prefetching < budget && next < uses.len() {
+            let (p, at) = uses[next];
+            next += 1;
             fetched_for[p] = fetched_for[p].max(at);
             if !available[p] {
                 available[p] = true;
@@ -246,54 +233,30 @@ fn simulate(t: &Trace, k: &Knobs) -> u64 {
             }
         }
         if s == t.turn {
-            return gathered;
-        }
-        release(
-            t,
-            k,
-            s + 1,
-            &own,
-            &fetched_for,
-            &mut available,
-            &mut gathered,
-        );
-    }
-    gathered
-}
-
-/// `__params_to_release`: the module's parameters not used again within
-/// the next `max_reuse` elements of the trace, nor already prefetched for a
-/// later use.
-fn release(
-    t: &Trace,
-    k: &Knobs,
-    step: usize,
-    own: &[usize],
-    fetched_for: &[i64],
-    available: &mut [bool],
-    gathered: &mut u64,
-) {
-    let mut candidates: Vec<usize> = own
-        .iter()
-        .copied()
-        .filter(|&p| fetched_for[p] <= step as i64)
-        .collect();
-    let mut traversed = 0u64;
-    for module in &t.steps[step.min(t.steps.len())..] {
-        if traversed >= k.max_reuse || candidates.is_empty() {
             break;
         }
-        for &p in module {
-            candidates.retain(|&c| c != p);
-            traversed += t.params[p].numel;
-        }
-    }
-    for p in candidates {
-        if available[p] {
+        // `__params_to_release`: released unless the next `max_reuse`
+        // elements of the trace use it again, or a prefetch already took
+        // a later use.
+        let Some(p) = own.filter(|&p| fetched_for[p] <= s as i64 + 1) else {
+            continue;
+        };
+        let mut traversed = 0u64;
+        let reused = t.steps[s + 1..]
+            .iter()
+            .flatten()
+            .take_while(|&&q| {
+                let within = traversed < k.max_reuse;
+                traversed = traversed.saturating_add(t.params[q].numel);
+                within
+            })
+            .any(|&q| q == p);
+        if !reused && available[p] {
             available[p] = false;
-            *gathered -= t.params[p].numel;
+            gathered -= t.params[p].numel;
         }
     }
+    gathered
 }
 
 /// The bytes of [`gathered_at_backward`] on this GPU, with its formula, for

@@ -59,6 +59,63 @@ fn clip_and_siglip_layers_save_what_the_hooks_saw() {
     assert_eq!(checked, 32);
 }
 
+/// Qwen2.5-VL's blocks, windowed and full-attention (one image of T
+/// patches, windows of 16): exact under SDPA either way and under eager
+/// for full attention; eager windows are bounded by the full span.
+#[test]
+fn qwen25_vl_blocks_save_what_the_hooks_saw() {
+    let path = data_dir().join("tower_acts").join("tower_saved.csv");
+    let text = std::fs::read_to_string(&path).expect("tower_saved.csv");
+    let mut lines = text.lines();
+    let header = csv_fields(lines.next().expect("header"));
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let (mut exact, mut bounded) = (0, 0);
+    for line in lines {
+        let f = csv_fields(line);
+        let full = match f[col("family")].as_str() {
+            "qwen2_5_vl" => false,
+            "qwen2_5_vl_full" => true,
+            _ => continue,
+        };
+        let n = |name: &str| -> u64 { f[col(name)].parse().expect(name) };
+        let eager = f[col("attention")] == "eager";
+        let tower = VisionTower {
+            hidden: n("hidden"),
+            layers: 4,
+            heads: n("heads"),
+            intermediate: n("intermediate"),
+            image_size: n("image"),
+            patch_size: n("patch"),
+            block: TowerBlock::Qwen25Vl,
+            ..VisionTower::default()
+        };
+        let batch = TowerBatch {
+            images: 1,
+            tokens_per_image: u128::from(n("tokens")),
+            act_bytes: if f[col("dtype")] == "bfloat16" { 2 } else { 4 },
+            attention: if eager {
+                Attention::Eager
+            } else {
+                Attention::Sdpa
+            },
+        };
+        let ours: u128 = tower_layer_terms(&tower, &batch)
+            .expect("modelled")
+            .iter()
+            .map(|t| t.bytes)
+            .sum();
+        let measured = u128::from(n("per_layer"));
+        if eager && !full {
+            assert!(ours >= measured, "{line}: {ours} < {measured}");
+            bounded += 1;
+        } else {
+            assert_eq!(ours, measured, "{line}");
+            exact += 1;
+        }
+    }
+    assert_eq!((exact, bounded), (24, 8));
+}
+
 #[test]
 fn other_towers_are_not_claimed() {
     let tower = VisionTower {

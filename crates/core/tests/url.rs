@@ -275,9 +275,10 @@ fn video_family(layers: u64) -> Option<VideoFamily> {
 
 /// Every tower layer family round-trips (`s.vb`, absent for CLIP's).
 fn tower_block(hidden: u64) -> TowerBlock {
-    match hidden % 3 {
+    match hidden % 4 {
         0 => TowerBlock::Clip,
         1 => TowerBlock::Siglip,
+        2 => TowerBlock::Qwen25Vl,
         _ => TowerBlock::Other,
     }
 }

@@ -172,13 +172,18 @@ fn a_trainable_tower_keeps_activations_over_its_own_patches() {
     frozen.image_height = Some(1080);
     let mut trainable = frozen.clone();
     trainable.training.freeze_vision = false;
-    // 4888 tower tokens × 1280 wide × 2 B, × (8 + ⌊2·3420/1280⌋ = 13) per
-    // layer (the tower's block as in `training/saved.rs`), 32 layers.
-    let per = 4888u64 * 1280 * 2;
-    assert_eq!(
-        activations(&trainable) - activations(&frozen),
-        32 * per * 13
-    );
+    // 4888 tower tokens (T) of 1280 (h), 16 heads, MLP 3420 (i), bf16, 32
+    // Qwen2.5-VL blocks (activations/tower.rs, measured on CPU): two
+    // RMSNorms 2·(4·T·h + 4·T + 2·T·h), 8 × 2·T·h of inputs, qkv and
+    // rotated q/k, SDPA's outputs 2·T·h and logsumexp 4·16·T, the gated
+    // MLP 4 × 2·T·i.
+    let (t, h, i) = (4888u64, 1280u64, 3420u64);
+    let per = 2 * (4 * t * h + 4 * t + 2 * t * h)
+        + 8 * 2 * t * h
+        + 2 * t * h
+        + 4 * 16 * t
+        + 4 * 2 * t * i;
+    assert_eq!(activations(&trainable) - activations(&frozen), 32 * per);
     let est = estimate(&trainable).expect("estimates");
     let line = est.gpus[0]
         .lines

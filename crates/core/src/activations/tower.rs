@@ -30,12 +30,15 @@ pub struct TowerBatch {
 /// One tower layer's saved terms; `None` for a layer family that was not
 /// measured ([`TowerBlock::Other`]).
 pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
+    if v.block == TowerBlock::Qwen25Vl {
+        return Some(qwen25_vl_terms(v, b));
+    }
     let activation_tensors: u128 = match v.block {
         // quick_gelu `x · sigmoid(1.702·x)`: its input and the sigmoid's output.
         TowerBlock::Clip => 2,
         // A fused GELU keeps its input.
         TowerBlock::Siglip => 1,
-        TowerBlock::Other => return None,
+        TowerBlock::Qwen25Vl | TowerBlock::Other => return None,
     };
     let big_b = b.act_bytes;
     let tokens = b.images * b.tokens_per_image;
@@ -80,4 +83,57 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
         format!("{} × {big_b}·T·i", activation_tensors + 1),
     );
     Some(t.0)
+}
+
+/// Qwen2.5-VL's block (measured: `qwen2_5_vl` rows, windowed and
+/// full-attention, SDPA and eager). Each RMSNorm keeps its fp32 input (the
+/// input itself in fp32), 1/rms and the normalized 16-bit tensor; the fused
+/// qkv's output stays whole (v is a view of it) beside the rotated q and k;
+/// SDPA runs per window or per image, its outputs and logsumexp adding up
+/// to one b·s·h and 4·a·T, and their concatenation feeds the projection;
+/// the gated MLP keeps gate, SiLU, up and their product. Windows change the
+/// bytes only under eager attention, whose scores this counts per image
+/// (the full-attention layers' span): an upper bound for windowed layers.
+fn qwen25_vl_terms(v: &VisionTower, b: &TowerBatch) -> Vec<Term> {
+    let big_b = b.act_bytes;
+    let tokens = b.images * b.tokens_per_image;
+    let (h, i, heads) = (
+        u128::from(v.hidden),
+        u128::from(v.intermediate),
+        u128::from(v.heads),
+    );
+    let bth = big_b * tokens * h;
+    let mut t = Terms::default();
+    t.push(
+        "RMSNorm fp32 inputs, 1/rms and outputs",
+        2 * (4 * tokens * h + 4 * tokens + bth),
+        format!("2 norms × (4·T·h + 4·T + {big_b}·T·h)"),
+    );
+    t.push(
+        "qkv and MLP inputs, qkv output, rotated q and k, projection input",
+        8 * bth,
+        format!("8 × {big_b}·T·h"),
+    );
+    match b.attention {
+        Attention::Sdpa | Attention::Flash => t.push(
+            "attention outputs + logsumexp (per window or image)",
+            bth + 4 * heads * tokens,
+            format!("{big_b}·T·h + 4·a·T"),
+        ),
+        Attention::Eager => {
+            let scores = heads * b.images * b.tokens_per_image * b.tokens_per_image;
+            let cast = if big_b == 4 { 0 } else { big_b };
+            t.push(
+                "fp32 softmax and its cast, over each image",
+                (4 + cast) * scores,
+                format!("(4 + {cast})·a·n·S²"),
+            )
+        }
+    }
+    t.push(
+        "gated MLP: gate, SiLU, up and their product",
+        4 * big_b * tokens * i,
+        format!("4 × {big_b}·T·i"),
+    );
+    t.0
 }

@@ -174,6 +174,7 @@ fn qwen2_5_vision(v: &Cfg) -> Result<(VisionTower, u64)> {
         QWEN_DEFAULT_IMAGE.max(patch),
         patch,
     );
+    shape.block = crate::model::TowerBlock::Qwen25Vl;
     shape.params = Some(narrow(tower, "vision_config")?);
     Ok((shape, narrow(merger, "vision_config")?))
 }

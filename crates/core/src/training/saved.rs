@@ -457,7 +457,9 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
     // One tower pass reads one square (a tile, a crop or the image): CLIP's
     // and SigLIP's attention spans that many tokens.
     let square = match &r.images {
-        Some(sized) if sized.rule.is_none() => sized.per_image.tower,
+        Some(sized) if sized.rule.is_none() || v.block == crate::model::TowerBlock::Qwen25Vl => {
+            sized.per_image.tower
+        }
         _ => {
             let side = v.image_size / v.patch_size.max(1);
             side * side + u64::from(v.block == crate::model::TowerBlock::Clip)

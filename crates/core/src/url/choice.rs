@@ -6,7 +6,7 @@
 //! `infer`), where the link favours brevity; [`Choice::parse`] accepts the
 //! serde name too.
 
-use crate::model::{Arch, MlpKind, NormKind, QkNorm, RecurrentKind, TowerBlock};
+use crate::model::{Arch, MlpKind, NormKind, QkNorm, RecurrentKind};
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::choice::choice;
 pub use crate::scenario::choice::Choice;
@@ -31,7 +31,6 @@ impl Choice for TaskKind {
         ]
     }
 }
-choice!(TowerBlock { Clip => "clip", Siglip => "siglip", Other => "other" });
 choice!(QuantKernel {
     Auto => "auto",
     None => "none",

@@ -151,7 +151,7 @@ fn vision(spec: &ModelSpec) -> Vec<(String, String)> {
             put("vp", p.to_string());
         }
         if !v.block.is_clip() {
-            put("vb", crate::scenario::Choice::key(v.block).to_string());
+            put("vb", v.block.key().to_string());
         }
     }
     if let Some(rule) = &spec.image_rule {
@@ -366,7 +366,7 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
         }
         // Read after `vis`: the tower's layer (absent: CLIP's).
         "vb" => match spec.vision.as_mut() {
-            Some(tower) => tower.block = choice(v)?,
+            Some(tower) => tower.block = crate::model::TowerBlock::try_from(v.to_owned())?,
             None => return Err("a tower layer needs s.vis first".to_owned()),
         },
         "ir" => spec.image_rule = Some(crate::image_tokens::ImageRule::from_text(v)?),

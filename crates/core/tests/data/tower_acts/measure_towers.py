@@ -43,22 +43,35 @@ def siglip(h, a, i, side, patch, layers, dtype, attn):
     return lambda: m(pixel_values=x).last_hidden_state, m, 2 * (side // patch) ** 2
 
 
-def qwen25(h, a, i, side, patch, layers, dtype, attn):
+def qwen25(h, a, i, side, patch, layers, dtype, attn, full=False):
+    """Qwen2.5-VL's tower: windows of 4 × 4 patches here (window_size = 4 · patch), every layer
+    windowed, or every layer full-attention (`fullatt_block_indexes`)."""
     from transformers.models.qwen2_5_vl.configuration_qwen2_5_vl import Qwen2_5_VLVisionConfig
     from transformers.models.qwen2_5_vl.modeling_qwen2_5_vl import Qwen2_5_VisionTransformerPretrainedModel
     cfg = Qwen2_5_VLVisionConfig(depth=layers, hidden_size=h, num_heads=a, intermediate_size=i,
                                  patch_size=patch, spatial_merge_size=2, temporal_patch_size=2,
-                                 out_hidden_size=h, window_size=4 * patch, fullatt_block_indexes=[layers - 1])
+                                 out_hidden_size=h, window_size=4 * patch,
+                                 fullatt_block_indexes=list(range(layers)) if full else [])
     cfg._attn_implementation = attn
     m = Qwen2_5_VisionTransformerPretrainedModel(cfg).to(dtype).train()
     g = side // patch
     grid = torch.tensor([[1, g, g]])
     x = torch.randn(g * g, 3 * 2 * patch * patch, dtype=dtype)
-    out = lambda: m(x, grid_thw=grid)
-    return (lambda: out().last_hidden_state if hasattr(out(), "last_hidden_state") else out()), m, g * g
+
+    def run():
+        out = m(x, grid_thw=grid)
+        return out.last_hidden_state if hasattr(out, "last_hidden_state") else out
+
+    return run, m, g * g
 
 
-FAMILIES = {"clip": clip, "siglip": siglip, "qwen2_5_vl": qwen25}
+def qwen25_full(*args):
+    return qwen25(*args, full=True)
+
+
+FAMILIES = {"clip": clip, "siglip": siglip, "qwen2_5_vl": qwen25, "qwen2_5_vl_full": qwen25_full}
+# Qwen2.5-VL's grid must be a whole number of 2 × 2 merges and of 4 × 4-patch windows here.
+QWEN_SHAPES = [(64, 4, 256, 112, 14), (96, 6, 384, 168, 14), (128, 8, 352, 56, 14), (80, 4, 320, 224, 14)]
 
 
 def saved_bytes(make, layers, shape, dtype, attn):
@@ -90,7 +103,7 @@ def main():
     for family, make in FAMILIES.items():
         for attn in ("sdpa", "eager"):
             for dtype in (torch.float32, torch.bfloat16):
-                for shape in SHAPES:
+                for shape in (QWEN_SHAPES if family.startswith("qwen") else SHAPES):
                     try:
                         two, tokens = saved_bytes(make, 2, shape, dtype, attn)
                         four, _ = saved_bytes(make, 4, shape, dtype, attn)
