@@ -303,6 +303,12 @@ pub enum TowerBlock {
     /// `SiglipEncoderLayer` (PaliGemma, Gemma 3, LLaVA-OneVision, Idefics3):
     /// CLIP's layout with a fused tanh GELU.
     Siglip,
+    /// `Qwen2VLVisionBlock`: CLIP's layout with one fused qkv (kept whole
+    /// beside the rotated q and k) and quick_gelu.
+    Qwen2Vl,
+    /// `Qwen3VLVisionBlock` (Qwen3-VL, Qwen3.5): Qwen2-VL's with a fused
+    /// tanh GELU.
+    Qwen3Vl,
     /// `Qwen2_5_VLVisionBlock`: RMSNorms, a fused qkv with rotary q and k,
     /// attention over windows (most layers) or the whole image, and a
     /// gated SiLU MLP with biases.
@@ -320,9 +326,11 @@ impl TowerBlock {
 
 impl TowerBlock {
     /// Each layer family and its key in a link and in JSON.
-    const KEYS: [(TowerBlock, &'static str); 4] = [
+    const KEYS: [(TowerBlock, &'static str); 6] = [
         (TowerBlock::Clip, "clip"),
         (TowerBlock::Siglip, "siglip"),
+        (TowerBlock::Qwen2Vl, "qwen2_vl"),
+        (TowerBlock::Qwen3Vl, "qwen3_vl"),
         (TowerBlock::Qwen25Vl, "qwen2_5_vl"),
         (TowerBlock::Other, "other"),
     ];
@@ -343,7 +351,7 @@ impl TryFrom<String> for TowerBlock {
             .find(|(_, k)| *k == text)
             .map(|(b, _)| *b)
             .ok_or_else(|| {
-                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_5_vl or other")
+                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_vl, qwen3_vl, qwen2_5_vl or other")
             })
     }
 }

@@ -13,7 +13,7 @@ use vramfit_core::model::{TowerBlock, VisionTower};
 use vramfit_core::scenario::Attention;
 
 #[test]
-fn clip_and_siglip_layers_save_what_the_hooks_saw() {
+fn clip_siglip_and_qwen_vl_layers_save_what_the_hooks_saw() {
     let path = data_dir().join("tower_acts").join("tower_saved.csv");
     let text = std::fs::read_to_string(&path).expect("tower_saved.csv");
     let mut lines = text.lines();
@@ -25,7 +25,16 @@ fn clip_and_siglip_layers_save_what_the_hooks_saw() {
         let block = match f[col("family")].as_str() {
             "clip" => TowerBlock::Clip,
             "siglip" => TowerBlock::Siglip,
+            "qwen2_vl" => TowerBlock::Qwen2Vl,
+            "qwen3_vl" => TowerBlock::Qwen3Vl,
             _ => continue,
+        };
+        // Qwen-VL rows are one image of `tokens` patches; CLIP's and
+        // SigLIP's two images.
+        let images = if matches!(block, TowerBlock::Qwen2Vl | TowerBlock::Qwen3Vl) {
+            1
+        } else {
+            2
         };
         let n = |name: &str| -> u64 { f[col(name)].parse().expect(name) };
         let act_bytes: u128 = if f[col("dtype")] == "bfloat16" { 2 } else { 4 };
@@ -41,8 +50,8 @@ fn clip_and_siglip_layers_save_what_the_hooks_saw() {
         };
         let tokens = u128::from(n("tokens"));
         let batch = TowerBatch {
-            images: 2,
-            tokens_per_image: tokens / 2,
+            images,
+            tokens_per_image: tokens / images,
             act_bytes,
             attention: if f[col("attention")] == "eager" {
                 Attention::Eager
@@ -56,7 +65,7 @@ fn clip_and_siglip_layers_save_what_the_hooks_saw() {
         assert_eq!(cpu, u128::from(n("per_layer")), "{line}");
         checked += 1;
     }
-    assert_eq!(checked, 32);
+    assert_eq!(checked, 64);
 }
 
 /// Qwen2.5-VL's blocks, windowed and full-attention (one image of T

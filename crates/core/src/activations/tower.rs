@@ -35,10 +35,19 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
     }
     let activation_tensors: u128 = match v.block {
         // quick_gelu `x · sigmoid(1.702·x)`: its input and the sigmoid's output.
-        TowerBlock::Clip => 2,
+        TowerBlock::Clip | TowerBlock::Qwen2Vl => 2,
         // A fused GELU keeps its input.
-        TowerBlock::Siglip => 1,
+        TowerBlock::Siglip | TowerBlock::Qwen3Vl => 1,
         TowerBlock::Qwen25Vl | TowerBlock::Other => return None,
+    };
+    // Qwen2-VL's and Qwen3-VL's one qkv projection: its whole output stays
+    // (v is a view of it) beside the rotated q and k, and the attention's
+    // output is copied for the projection (measured: 3·B·T·h more than
+    // CLIP's separate q, k, v under SDPA, 2·B·T·h under eager).
+    let fused = if matches!(v.block, TowerBlock::Qwen2Vl | TowerBlock::Qwen3Vl) {
+        3
+    } else {
+        0
     };
     let big_b = b.act_bytes;
     let tokens = b.images * b.tokens_per_image;
@@ -61,8 +70,8 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
     match b.attention {
         Attention::Sdpa | Attention::Flash => t.push(
             "attention q, k, v, output + logsumexp",
-            4 * big_b * tokens * h + 4 * heads * tokens,
-            format!("4 × {big_b}·T·h + 4·a·T"),
+            (4 + fused) * big_b * tokens * h + 4 * heads * tokens,
+            format!("{} × {big_b}·T·h + 4·a·T", 4 + fused),
         ),
         // Eager: q and kᵀ for the scores, the fp32 softmax, its cast for
         // P·V with v (none in fp32: the cast is the same tensor), and the
@@ -70,10 +79,11 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
         Attention::Eager => {
             let scores = heads * b.images * b.tokens_per_image * b.tokens_per_image;
             let cast = if big_b == 4 { 0 } else { big_b };
+            let kept = 4 + fused.saturating_sub(1);
             t.push(
                 "attention q, k, v, output + fp32 softmax and its cast",
-                4 * big_b * tokens * h + (4 + cast) * scores,
-                format!("4 × {big_b}·T·h + (4 + {cast})·a·n·S²"),
+                kept * big_b * tokens * h + (4 + cast) * scores,
+                format!("{kept} × {big_b}·T·h + (4 + {cast})·a·n·S²"),
             )
         }
     }

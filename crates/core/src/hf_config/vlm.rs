@@ -141,6 +141,12 @@ fn qwen2_vision(v: &Cfg, text_hidden: u64) -> Result<(VisionTower, u64)> {
         QWEN_DEFAULT_IMAGE.max(patch),
         patch,
     );
+    // Qwen2VLVisionConfig's `hidden_act` (quick_gelu); a fused GELU saves
+    // what Qwen3-VL's block saves.
+    shape.block = match v.string("hidden_act")?.unwrap_or("quick_gelu") {
+        "quick_gelu" => crate::model::TowerBlock::Qwen2Vl,
+        _ => crate::model::TowerBlock::Qwen3Vl,
+    };
     shape.params = Some(narrow(tower, "vision_config")?);
     Ok((shape, narrow(merger, "vision_config")?))
 }
@@ -444,6 +450,11 @@ fn qwen3_vision(v: &Cfg, deepstack: u128) -> Result<VisionTower> {
     let merger = 2 * dw + linears + deepstack * (2 * h + linears);
     let tower = embed + depth as u128 * block;
     let mut shape = tower_shape(d, depth, heads, m, QWEN_DEFAULT_IMAGE.max(patch), patch);
+    // Qwen3VLVisionConfig's `hidden_act` (gelu_pytorch_tanh).
+    shape.block = match v.string("hidden_act")?.unwrap_or("gelu_pytorch_tanh") {
+        "quick_gelu" => crate::model::TowerBlock::Qwen2Vl,
+        _ => crate::model::TowerBlock::Qwen3Vl,
+    };
     shape.params = Some(narrow(tower, "vision_config")?);
     shape.projector_params = narrow(merger, "vision_config")?;
     Ok(shape)

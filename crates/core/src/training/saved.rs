@@ -457,7 +457,15 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
     // One tower pass reads one square (a tile, a crop or the image): CLIP's
     // and SigLIP's attention spans that many tokens.
     let square = match &r.images {
-        Some(sized) if sized.rule.is_none() || v.block == crate::model::TowerBlock::Qwen25Vl => {
+        Some(sized)
+            if sized.rule.is_none()
+                || matches!(
+                    v.block,
+                    crate::model::TowerBlock::Qwen25Vl
+                        | crate::model::TowerBlock::Qwen2Vl
+                        | crate::model::TowerBlock::Qwen3Vl
+                ) =>
+        {
             sized.per_image.tower
         }
         _ => {

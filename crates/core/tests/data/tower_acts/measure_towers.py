@@ -69,7 +69,49 @@ def qwen25_full(*args):
     return qwen25(*args, full=True)
 
 
-FAMILIES = {"clip": clip, "siglip": siglip, "qwen2_5_vl": qwen25, "qwen2_5_vl_full": qwen25_full}
+def qwen2_vl(h, a, i, side, patch, layers, dtype, attn):
+    """Qwen2-VL's tower (`Qwen2VisionTransformerPretrainedModel`: LayerNorm, one qkv with rotary
+    q and k, quick_gelu MLP); one image of (side / patch)² patches."""
+    from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLVisionConfig
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VisionTransformerPretrainedModel
+    cfg = Qwen2VLVisionConfig(depth=layers, embed_dim=h, num_heads=a, mlp_ratio=i // h, patch_size=patch,
+                              spatial_merge_size=2, temporal_patch_size=2, hidden_size=h)
+    cfg._attn_implementation = attn
+    m = Qwen2VisionTransformerPretrainedModel(cfg).to(dtype).train()
+    g = side // patch
+    x = torch.randn(g * g, 3 * 2 * patch * patch, dtype=dtype)
+    grid = torch.tensor([[1, g, g]])
+
+    def run():
+        out = m(x, grid_thw=grid)
+        return out.last_hidden_state if hasattr(out, "last_hidden_state") else out
+
+    return run, m, g * g
+
+
+def qwen3_vl(h, a, i, side, patch, layers, dtype, attn):
+    """Qwen3-VL's tower (`Qwen3VLVisionModel`: Qwen2-VL's block with a tanh GELU, learned
+    position embeddings, no DeepStack mergers here); patch 16, the grid of (side / 14)²."""
+    from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLVisionConfig
+    from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLVisionModel
+    g = side // patch
+    cfg = Qwen3VLVisionConfig(depth=layers, hidden_size=h, num_heads=a, intermediate_size=i, patch_size=16,
+                              spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=h,
+                              deepstack_visual_indexes=[], num_position_embeddings=64 * 64)
+    cfg._attn_implementation = attn
+    m = Qwen3VLVisionModel(cfg).to(dtype).train()
+    x = torch.randn(g * g, 3 * 2 * 16 * 16, dtype=dtype)
+    grid = torch.tensor([[1, g, g]])
+
+    def run():
+        out = m(x, grid_thw=grid)
+        return out.last_hidden_state if hasattr(out, "last_hidden_state") else out
+
+    return run, m, g * g
+
+
+FAMILIES = {"clip": clip, "siglip": siglip, "qwen2_5_vl": qwen25, "qwen2_5_vl_full": qwen25_full,
+            "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl}
 # Qwen2.5-VL's grid must be a whole number of 2 × 2 merges and of 4 × 4-patch windows here.
 QWEN_SHAPES = [(64, 4, 256, 112, 14), (96, 6, 384, 168, 14), (128, 8, 352, 56, 14), (80, 4, 320, 224, 14)]
 
@@ -111,6 +153,8 @@ def main():
                         print(family, attn, shape, "failed:", repr(e)[:200], flush=True)
                         continue
                     h, a, i, side, patch = shape
+                    if family == "qwen2_vl":
+                        i = h * (i // h)  # Qwen2VLVisionConfig takes mlp_ratio, a whole number
                     row = dict(family=family, attention=attn, dtype=str(dtype).split(".")[-1], hidden=h,
                                heads=a, intermediate=i, image=side, patch=patch, tokens=tokens,
                                per_layer=(four - two) // 2, outside=two - (four - two))
