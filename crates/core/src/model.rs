@@ -309,6 +309,11 @@ pub enum TowerBlock {
     /// `Qwen3VLVisionBlock` (Qwen3-VL, Qwen3.5): Qwen2-VL's with a fused
     /// tanh GELU.
     Qwen3Vl,
+    /// `InternVLVisionLayer` (InternVL in transformers' format, no q/k
+    /// norms): SigLIP's tensors plus the two layer scales' inputs; with
+    /// `rms`, RMSNorms instead of LayerNorms (`norm_type`).
+    InternVit,
+    InternVitRms,
     /// `Qwen2_5_VLVisionBlock`: RMSNorms, a fused qkv with rotary q and k,
     /// attention over windows (most layers) or the whole image, and a
     /// gated SiLU MLP with biases.
@@ -326,12 +331,14 @@ impl TowerBlock {
 
 impl TowerBlock {
     /// Each layer family and its key in a link and in JSON.
-    const KEYS: [(TowerBlock, &'static str); 6] = [
+    const KEYS: [(TowerBlock, &'static str); 8] = [
         (TowerBlock::Clip, "clip"),
         (TowerBlock::Siglip, "siglip"),
         (TowerBlock::Qwen2Vl, "qwen2_vl"),
         (TowerBlock::Qwen3Vl, "qwen3_vl"),
         (TowerBlock::Qwen25Vl, "qwen2_5_vl"),
+        (TowerBlock::InternVit, "intern_vit"),
+        (TowerBlock::InternVitRms, "intern_vit_rms"),
         (TowerBlock::Other, "other"),
     ];
 
@@ -351,7 +358,7 @@ impl TryFrom<String> for TowerBlock {
             .find(|(_, k)| *k == text)
             .map(|(b, _)| *b)
             .ok_or_else(|| {
-                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_vl, qwen3_vl, qwen2_5_vl or other")
+                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_vl, qwen3_vl, qwen2_5_vl, intern_vit, intern_vit_rms or other")
             })
     }
 }

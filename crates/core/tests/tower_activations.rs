@@ -13,7 +13,7 @@ use vramfit_core::model::{TowerBlock, VisionTower};
 use vramfit_core::scenario::Attention;
 
 #[test]
-fn clip_siglip_and_qwen_vl_layers_save_what_the_hooks_saw() {
+fn clip_siglip_qwen_vl_and_internvl_layers_save_what_the_hooks_saw() {
     let path = data_dir().join("tower_acts").join("tower_saved.csv");
     let text = std::fs::read_to_string(&path).expect("tower_saved.csv");
     let mut lines = text.lines();
@@ -27,6 +27,8 @@ fn clip_siglip_and_qwen_vl_layers_save_what_the_hooks_saw() {
             "siglip" => TowerBlock::Siglip,
             "qwen2_vl" => TowerBlock::Qwen2Vl,
             "qwen3_vl" => TowerBlock::Qwen3Vl,
+            "internvl" => TowerBlock::InternVit,
+            "internvl_rms" => TowerBlock::InternVitRms,
             _ => continue,
         };
         // Qwen-VL rows are one image of `tokens` patches; CLIP's and
@@ -61,11 +63,16 @@ fn clip_siglip_and_qwen_vl_layers_save_what_the_hooks_saw() {
         };
         let terms = tower_layer_terms(&tower, &batch).expect("measured family");
         let gpu: u128 = terms.iter().map(|t| t.bytes).sum();
-        let cpu = gpu - 2 * (8 - 2 * act_bytes) * tokens;
+        // The CPU's LayerNorm statistics (RMSNorm keeps fp32 on both).
+        let cpu = if block == TowerBlock::InternVitRms {
+            gpu
+        } else {
+            gpu - 2 * (8 - 2 * act_bytes) * tokens
+        };
         assert_eq!(cpu, u128::from(n("per_layer")), "{line}");
         checked += 1;
     }
-    assert_eq!(checked, 64);
+    assert_eq!(checked, 96);
 }
 
 /// Qwen2.5-VL's blocks, windowed and full-attention (one image of T

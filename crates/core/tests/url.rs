@@ -275,12 +275,14 @@ fn video_family(layers: u64) -> Option<VideoFamily> {
 
 /// Every tower layer family round-trips (`s.vb`, absent for CLIP's).
 fn tower_block(hidden: u64) -> TowerBlock {
-    match hidden % 6 {
+    match hidden % 8 {
         0 => TowerBlock::Clip,
         1 => TowerBlock::Siglip,
         2 => TowerBlock::Qwen25Vl,
         3 => TowerBlock::Qwen2Vl,
         4 => TowerBlock::Qwen3Vl,
+        5 => TowerBlock::InternVit,
+        6 => TowerBlock::InternVitRms,
         _ => TowerBlock::Other,
     }
 }

@@ -37,7 +37,10 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
         // quick_gelu `x · sigmoid(1.702·x)`: its input and the sigmoid's output.
         TowerBlock::Clip | TowerBlock::Qwen2Vl => 2,
         // A fused GELU keeps its input.
-        TowerBlock::Siglip | TowerBlock::Qwen3Vl => 1,
+        TowerBlock::Siglip
+        | TowerBlock::Qwen3Vl
+        | TowerBlock::InternVit
+        | TowerBlock::InternVitRms => 1,
         TowerBlock::Qwen25Vl | TowerBlock::Other => return None,
     };
     // Qwen2-VL's and Qwen3-VL's one qkv projection: its whole output stays
@@ -57,11 +60,30 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
         u128::from(v.heads),
     );
     let mut t = Terms::default();
-    t.push(
-        "LayerNorm inputs and statistics",
-        2 * (big_b * tokens * h + 8 * tokens),
-        format!("2 norms × ({big_b}·T·h + 8·T)"),
-    );
+    if v.block == TowerBlock::InternVitRms {
+        // InternVLVisionRMSNorm: the fp32 input (the input itself in
+        // fp32), 1/rms and the normalized tensor.
+        t.push(
+            "RMSNorm fp32 inputs, 1/rms and outputs",
+            2 * (4 * tokens * h + 4 * tokens + big_b * tokens * h),
+            format!("2 norms × (4·T·h + 4·T + {big_b}·T·h)"),
+        );
+    } else {
+        t.push(
+            "LayerNorm inputs and statistics",
+            2 * (big_b * tokens * h + 8 * tokens),
+            format!("2 norms × ({big_b}·T·h + 8·T)"),
+        );
+    }
+    if matches!(v.block, TowerBlock::InternVit | TowerBlock::InternVitRms) {
+        // `lambda_1 * attention_output`, `lambda_2 * mlp_output`: each
+        // layer scale keeps its input for its own gradient.
+        t.push(
+            "layer-scale inputs",
+            2 * big_b * tokens * h,
+            format!("2 × {big_b}·T·h"),
+        );
+    }
     t.push(
         "q/k/v and MLP inputs",
         2 * big_b * tokens * h,
@@ -78,12 +100,16 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
         // out-projection's copy of the output.
         Attention::Eager => {
             let scores = heads * b.images * b.tokens_per_image * b.tokens_per_image;
-            let cast = if big_b == 4 { 0 } else { big_b };
+            // InternVL's eager softmax runs in the input dtype (one tensor);
+            // the others' in fp32, then cast.
+            let internvit = matches!(v.block, TowerBlock::InternVit | TowerBlock::InternVitRms);
+            let cast = if big_b == 4 || internvit { 0 } else { big_b };
+            let softmax = if internvit { big_b } else { 4 };
             let kept = 4 + fused.saturating_sub(1);
             t.push(
-                "attention q, k, v, output + fp32 softmax and its cast",
-                kept * big_b * tokens * h + (4 + cast) * scores,
-                format!("{kept} × {big_b}·T·h + (4 + {cast})·a·n·S²"),
+                "attention q, k, v, output + softmax (and its cast)",
+                kept * big_b * tokens * h + (softmax + cast) * scores,
+                format!("{kept} × {big_b}·T·h + ({softmax} + {cast})·a·n·S²"),
             )
         }
     }

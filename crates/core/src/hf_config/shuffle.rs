@@ -264,8 +264,18 @@ fn intern_vit(cfg: &Cfg, v: &Cfg, spec: &mut ModelSpec, format: VitFormat) -> Re
     // with w = d·int(1 / downsample_ratio)².
     let w = dw * (k as u128).pow(2);
     let projector = 2 * w + (w * text_w + text_w) + (text_w * text_w + text_w);
+    // transformers' InternVLVisionLayer was measured without q/k norms
+    // (activations/tower.rs); OpenGVLab's remote code fuses q, k and v.
+    let block = match (hf, qk_norm, norm) {
+        (true, 0, 2) => crate::model::TowerBlock::InternVit,
+        (true, 0, _) => crate::model::TowerBlock::InternVitRms,
+        _ => crate::model::TowerBlock::Other,
+    };
     spec.vision = Some(counted(
-        tower_shape(d, layers, heads, m, image, patch),
+        crate::model::VisionTower {
+            block,
+            ..tower_shape(d, layers, heads, m, image, patch)
+        },
         tower,
         projector,
     )?);

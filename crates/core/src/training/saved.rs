@@ -470,7 +470,14 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
         }
         _ => {
             let side = v.image_size / v.patch_size.max(1);
-            side * side + u64::from(v.block == crate::model::TowerBlock::Clip)
+            // CLIP's and InternViT's class token.
+            let cls = matches!(
+                v.block,
+                crate::model::TowerBlock::Clip
+                    | crate::model::TowerBlock::InternVit
+                    | crate::model::TowerBlock::InternVitRms
+            );
+            side * side + u64::from(cls)
         }
     }
     .max(1) as u128;

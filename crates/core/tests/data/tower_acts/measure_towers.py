@@ -110,8 +110,24 @@ def qwen3_vl(h, a, i, side, patch, layers, dtype, attn):
     return run, m, g * g
 
 
+def internvl(h, a, i, side, patch, layers, dtype, attn, norm="layer_norm"):
+    """transformers' InternVL tower (`InternVLVisionModel`: class token, layer scales, GELU MLP,
+    no q/k norms), LayerNorm or RMSNorm (`norm_type`); two images."""
+    cfg = transformers.InternVLVisionConfig(hidden_size=h, num_attention_heads=a, intermediate_size=i,
+                                            num_hidden_layers=layers, image_size=[side, side],
+                                            patch_size=[patch, patch], norm_type=norm, use_qk_norm=False)
+    cfg._attn_implementation = attn
+    m = transformers.models.internvl.modeling_internvl.InternVLVisionModel(cfg).to(dtype).train()
+    x = torch.randn(2, 3, side, side, dtype=dtype)
+    return lambda: m(pixel_values=x).last_hidden_state, m, 2 * ((side // patch) ** 2 + 1)
+
+
+def internvl_rms(*args):
+    return internvl(*args, norm="rms_norm")
+
+
 FAMILIES = {"clip": clip, "siglip": siglip, "qwen2_5_vl": qwen25, "qwen2_5_vl_full": qwen25_full,
-            "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl}
+            "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl, "internvl": internvl, "internvl_rms": internvl_rms}
 # Qwen2.5-VL's grid must be a whole number of 2 × 2 merges and of 4 × 4-patch windows here.
 QWEN_SHAPES = [(64, 4, 256, 112, 14), (96, 6, 384, 168, 14), (128, 8, 352, 56, 14), (80, 4, 320, 224, 14)]
 
