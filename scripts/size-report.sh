@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 # the worker as share links, so the page has no JSON reader of a scenario
 # (−11 KB, 2026-11-26: 389.8 KB); the plans travel as tuples with each
 # technique as its index, and the tower and video families are read as
-# strings (−3 KB: 397.5 KB with ZeRO-3's fields, the GPTQ kernels, the
+# strings (−3 KB: 398.3 KB with ZeRO-3's fields, the GPTQ kernels, the
 # tower layers and video).
 BUDGET_BYTES=400000
 
