@@ -348,6 +348,29 @@ impl TowerBlock {
             .find(|(b, _)| *b == self)
             .map_or("other", |(_, k)| k)
     }
+
+    /// Whether each tower pass adds a class token to its patches (CLIP,
+    /// InternViT).
+    pub fn class_token(self) -> bool {
+        matches!(
+            self,
+            TowerBlock::Clip | TowerBlock::InternVit | TowerBlock::InternVitRms
+        )
+    }
+
+    /// Whether the tower reads each image whole at its own resolution (the
+    /// Qwen-VL towers), rather than as passes over fixed squares (tiles, crops).
+    pub fn dynamic_resolution(self) -> bool {
+        matches!(
+            self,
+            TowerBlock::Qwen2Vl | TowerBlock::Qwen3Vl | TowerBlock::Qwen25Vl
+        )
+    }
+
+    /// InternViT's layers (layer scales; an input-dtype eager softmax).
+    pub fn intern_vit(self) -> bool {
+        matches!(self, TowerBlock::InternVit | TowerBlock::InternVitRms)
+    }
 }
 
 impl TryFrom<String> for TowerBlock {

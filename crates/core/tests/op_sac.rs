@@ -8,13 +8,13 @@
 
 mod common;
 
-use common::{csv_fields, data_dir};
+use common::{csv_rows_in, get, get_u64, part_bytes};
 use vramfit_core::model::{Arch, MlpKind, ModelSpec, NormKind};
 use vramfit_core::precision::{TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
     Attention, Checkpointing, Framework, LoraTarget, Method, ModelSource, TaskKind,
 };
-use vramfit_core::{estimate, Part, Scenario};
+use vramfit_core::{Part, Scenario};
 
 struct Row {
     family: String,
@@ -25,19 +25,14 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let path = data_dir().join("sac").join("sac_saved.csv");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let header = csv_fields(lines.next().expect("header"));
-    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
-    lines
-        .map(|l| {
-            let f = csv_fields(l);
-            let n = |name: &str| -> u64 { f[col(name)].parse().expect(name) };
+    csv_rows_in("sac", "sac_saved.csv")
+        .iter()
+        .map(|row| {
+            let n = |name: &str| get_u64(row, name);
             Row {
-                family: f[col("family")].clone(),
-                attention: f[col("attention")].clone(),
-                dtype: f[col("dtype")].clone(),
+                family: get(row, "family").to_owned(),
+                attention: get(row, "attention").to_owned(),
+                dtype: get(row, "dtype").to_owned(),
                 dims: [
                     n("hidden"),
                     n("heads"),
@@ -123,13 +118,7 @@ fn activations(r: &Row, layers: u64) -> u64 {
     sc.training.checkpointing = Checkpointing::Op;
     sc.training.micro_batch = batch;
     sc.training.seq_len = seq;
-    let e = estimate(&sc).expect("estimates");
-    e.gpus[0]
-        .lines
-        .iter()
-        .filter(|l| l.part == Part::Activations)
-        .map(|l| l.bytes)
-        .sum()
+    part_bytes(&sc, Part::Activations)
 }
 
 #[test]

@@ -8,15 +8,15 @@
 use vramfit_core::report::Part;
 use vramfit_core::url::decode;
 
+mod common;
+
+fn buffers(weights: &str, extra: &str) -> u64 {
+    let link = format!("v=1&m=meta-llama/Llama-2-7b-hf&w={weights}&pl=512&nt=128{extra}");
+    common::part_bytes(&decode(&link).scenario, Part::QuantBuffers)
+}
+
 fn scratch(extra: &str) -> u64 {
-    let link = format!("v=1&m=meta-llama/Llama-2-7b-hf&w=gptq4&pl=512&nt=128{extra}");
-    let e = vramfit_core::estimate(&decode(&link).scenario).expect(&link);
-    e.gpus[0]
-        .lines
-        .iter()
-        .filter(|l| l.part == Part::QuantBuffers)
-        .map(|l| l.bytes)
-        .sum()
+    buffers("gptq4", extra)
 }
 
 #[test]
@@ -36,16 +36,7 @@ fn each_kernel_keeps_its_own_scratch() {
 
 #[test]
 fn awq_runs_gemm_unless_told_and_other_engines_keep_their_own() {
-    let awq = |extra: &str| {
-        let link = format!("v=1&m=meta-llama/Llama-2-7b-hf&w=awq4&pl=512&nt=128{extra}");
-        let e = vramfit_core::estimate(&decode(&link).scenario).expect(&link);
-        e.gpus[0]
-            .lines
-            .iter()
-            .filter(|l| l.part == Part::QuantBuffers)
-            .map(|l| l.bytes)
-            .sum::<u64>()
-    };
+    let awq = |extra: &str| buffers("awq4", extra);
     assert_eq!(awq(""), 0);
     assert_eq!(
         awq("&qk=exllama_v2"),

@@ -1,78 +1,103 @@
 //! A trained vision tower's saved tensors per layer against the CPU
-//! measurements in `tests/data/tower_acts/` (`measure_towers.py`: CLIP and
-//! SigLIP vision models of transformers 5.24 / torch 2.15, two images,
-//! four shapes, SDPA and eager, fp32 and bf16): exact to the byte. The CPU
-//! keeps LayerNorm's mean and 1/std in the input dtype where CUDA keeps
-//! fp32, which the check accounts for (2 norms × 2 statistics per token).
+//! measurements in `tests/data/tower_acts/` (`measure_towers.py`: CLIP,
+//! SigLIP, Qwen2-VL, Qwen3-VL, InternVL and Qwen2.5-VL vision models of
+//! transformers 5.24 / torch 2.15, four shapes, SDPA and eager, fp32 and
+//! bf16). The CPU keeps LayerNorm's mean and 1/std in the input dtype where
+//! CUDA keeps fp32, which the check accounts for (2 norms × 2 statistics
+//! per token).
 
 mod common;
 
-use common::{csv_fields, data_dir};
+use common::{csv_rows_in, get, get_u64};
 use vramfit_core::activations::{tower_layer_terms, TowerBatch};
 use vramfit_core::model::{TowerBlock, VisionTower};
 use vramfit_core::scenario::Attention;
 
+/// One measured row as the tower and batch it ran, its layer's bytes on the
+/// CPU, and its family.
+struct Measured {
+    family: String,
+    eager: bool,
+    tower: VisionTower,
+    batch: TowerBatch,
+    per_layer: u128,
+}
+
+fn measured(block_of: impl Fn(&str) -> Option<TowerBlock>) -> Vec<Measured> {
+    csv_rows_in("tower_acts", "tower_saved.csv")
+        .into_iter()
+        .filter_map(|row| {
+            let family = get(&row, "family").to_owned();
+            let block = block_of(&family)?;
+            let eager = get(&row, "attention") == "eager";
+            let tokens = u128::from(get_u64(&row, "tokens"));
+            // CLIP's, SigLIP's and InternVL's rows are two images; the
+            // Qwen-VL towers' one image of `tokens` patches.
+            let images = if block.dynamic_resolution() { 1 } else { 2 };
+            Some(Measured {
+                eager,
+                tower: VisionTower {
+                    hidden: get_u64(&row, "hidden"),
+                    layers: 4,
+                    heads: get_u64(&row, "heads"),
+                    intermediate: get_u64(&row, "intermediate"),
+                    image_size: get_u64(&row, "image"),
+                    patch_size: get_u64(&row, "patch"),
+                    block,
+                    ..VisionTower::default()
+                },
+                batch: TowerBatch {
+                    images,
+                    tokens_per_image: tokens / images,
+                    act_bytes: if get(&row, "dtype") == "bfloat16" {
+                        2
+                    } else {
+                        4
+                    },
+                    attention: if eager {
+                        Attention::Eager
+                    } else {
+                        Attention::Sdpa
+                    },
+                },
+                per_layer: u128::from(get_u64(&row, "per_layer")),
+                family,
+            })
+        })
+        .collect()
+}
+
+fn layer_bytes(m: &Measured) -> u128 {
+    tower_layer_terms(&m.tower, &m.batch)
+        .expect("a measured family")
+        .iter()
+        .map(|t| t.bytes)
+        .sum()
+}
+
 #[test]
 fn clip_siglip_qwen_vl_and_internvl_layers_save_what_the_hooks_saw() {
-    let path = data_dir().join("tower_acts").join("tower_saved.csv");
-    let text = std::fs::read_to_string(&path).expect("tower_saved.csv");
-    let mut lines = text.lines();
-    let header = csv_fields(lines.next().expect("header"));
-    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
-    let mut checked = 0;
-    for line in lines {
-        let f = csv_fields(line);
-        let block = match f[col("family")].as_str() {
-            "clip" => TowerBlock::Clip,
-            "siglip" => TowerBlock::Siglip,
-            "qwen2_vl" => TowerBlock::Qwen2Vl,
-            "qwen3_vl" => TowerBlock::Qwen3Vl,
-            "internvl" => TowerBlock::InternVit,
-            "internvl_rms" => TowerBlock::InternVitRms,
-            _ => continue,
-        };
-        // Qwen-VL rows are one image of `tokens` patches; CLIP's and
-        // SigLIP's two images.
-        let images = if matches!(block, TowerBlock::Qwen2Vl | TowerBlock::Qwen3Vl) {
-            1
-        } else {
-            2
-        };
-        let n = |name: &str| -> u64 { f[col(name)].parse().expect(name) };
-        let act_bytes: u128 = if f[col("dtype")] == "bfloat16" { 2 } else { 4 };
-        let tower = VisionTower {
-            hidden: n("hidden"),
-            layers: 4,
-            heads: n("heads"),
-            intermediate: n("intermediate"),
-            image_size: n("image"),
-            patch_size: n("patch"),
-            block,
-            ..VisionTower::default()
-        };
-        let tokens = u128::from(n("tokens"));
-        let batch = TowerBatch {
-            images,
-            tokens_per_image: tokens / images,
-            act_bytes,
-            attention: if f[col("attention")] == "eager" {
-                Attention::Eager
-            } else {
-                Attention::Sdpa
-            },
-        };
-        let terms = tower_layer_terms(&tower, &batch).expect("measured family");
-        let gpu: u128 = terms.iter().map(|t| t.bytes).sum();
+    let rows = measured(|family| match family {
+        "clip" => Some(TowerBlock::Clip),
+        "siglip" => Some(TowerBlock::Siglip),
+        "qwen2_vl" => Some(TowerBlock::Qwen2Vl),
+        "qwen3_vl" => Some(TowerBlock::Qwen3Vl),
+        "internvl" => Some(TowerBlock::InternVit),
+        "internvl_rms" => Some(TowerBlock::InternVitRms),
+        _ => None,
+    });
+    for m in &rows {
+        let gpu = layer_bytes(m);
+        let tokens = m.batch.images * m.batch.tokens_per_image;
         // The CPU's LayerNorm statistics (RMSNorm keeps fp32 on both).
-        let cpu = if block == TowerBlock::InternVitRms {
+        let cpu = if m.tower.block == TowerBlock::InternVitRms {
             gpu
         } else {
-            gpu - 2 * (8 - 2 * act_bytes) * tokens
+            gpu - 2 * (8 - 2 * m.batch.act_bytes) * tokens
         };
-        assert_eq!(cpu, u128::from(n("per_layer")), "{line}");
-        checked += 1;
+        assert_eq!(cpu, m.per_layer, "{} {:?} {:?}", m.family, m.tower, m.batch);
     }
-    assert_eq!(checked, 96);
+    assert_eq!(rows.len(), 96);
 }
 
 /// Qwen2.5-VL's blocks, windowed and full-attention (one image of T
@@ -80,52 +105,25 @@ fn clip_siglip_qwen_vl_and_internvl_layers_save_what_the_hooks_saw() {
 /// for full attention; eager windows are bounded by the full span.
 #[test]
 fn qwen25_vl_blocks_save_what_the_hooks_saw() {
-    let path = data_dir().join("tower_acts").join("tower_saved.csv");
-    let text = std::fs::read_to_string(&path).expect("tower_saved.csv");
-    let mut lines = text.lines();
-    let header = csv_fields(lines.next().expect("header"));
-    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let rows = measured(|family| {
+        family
+            .starts_with("qwen2_5_vl")
+            .then_some(TowerBlock::Qwen25Vl)
+    });
     let (mut exact, mut bounded) = (0, 0);
-    for line in lines {
-        let f = csv_fields(line);
-        let full = match f[col("family")].as_str() {
-            "qwen2_5_vl" => false,
-            "qwen2_5_vl_full" => true,
-            _ => continue,
-        };
-        let n = |name: &str| -> u64 { f[col(name)].parse().expect(name) };
-        let eager = f[col("attention")] == "eager";
-        let tower = VisionTower {
-            hidden: n("hidden"),
-            layers: 4,
-            heads: n("heads"),
-            intermediate: n("intermediate"),
-            image_size: n("image"),
-            patch_size: n("patch"),
-            block: TowerBlock::Qwen25Vl,
-            ..VisionTower::default()
-        };
-        let batch = TowerBatch {
-            images: 1,
-            tokens_per_image: u128::from(n("tokens")),
-            act_bytes: if f[col("dtype")] == "bfloat16" { 2 } else { 4 },
-            attention: if eager {
-                Attention::Eager
-            } else {
-                Attention::Sdpa
-            },
-        };
-        let ours: u128 = tower_layer_terms(&tower, &batch)
-            .expect("modelled")
-            .iter()
-            .map(|t| t.bytes)
-            .sum();
-        let measured = u128::from(n("per_layer"));
-        if eager && !full {
-            assert!(ours >= measured, "{line}: {ours} < {measured}");
+    for m in &rows {
+        let ours = layer_bytes(m);
+        if m.eager && m.family == "qwen2_5_vl" {
+            assert!(
+                ours >= m.per_layer,
+                "{} {:?}: {ours} < {}",
+                m.family,
+                m.batch,
+                m.per_layer
+            );
             bounded += 1;
         } else {
-            assert_eq!(ours, measured, "{line}");
+            assert_eq!(ours, m.per_layer, "{} {:?}", m.family, m.batch);
             exact += 1;
         }
     }

@@ -75,7 +75,7 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
             format!("2 norms × ({big_b}·T·h + 8·T)"),
         );
     }
-    if matches!(v.block, TowerBlock::InternVit | TowerBlock::InternVitRms) {
+    if v.block.intern_vit() {
         // `lambda_1 * attention_output`, `lambda_2 * mlp_output`: each
         // layer scale keeps its input for its own gradient.
         t.push(
@@ -102,7 +102,7 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
             let scores = heads * b.images * b.tokens_per_image * b.tokens_per_image;
             // InternVL's eager softmax runs in the input dtype (one tensor);
             // the others' in fp32, then cast.
-            let internvit = matches!(v.block, TowerBlock::InternVit | TowerBlock::InternVitRms);
+            let internvit = v.block.intern_vit();
             let cast = if big_b == 4 || internvit { 0 } else { big_b };
             let softmax = if internvit { big_b } else { 4 };
             let kept = 4 + fused.saturating_sub(1);

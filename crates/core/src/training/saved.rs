@@ -457,27 +457,12 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
     // One tower pass reads one square (a tile, a crop or the image): CLIP's
     // and SigLIP's attention spans that many tokens.
     let square = match &r.images {
-        Some(sized)
-            if sized.rule.is_none()
-                || matches!(
-                    v.block,
-                    crate::model::TowerBlock::Qwen25Vl
-                        | crate::model::TowerBlock::Qwen2Vl
-                        | crate::model::TowerBlock::Qwen3Vl
-                ) =>
-        {
+        Some(sized) if sized.rule.is_none() || v.block.dynamic_resolution() => {
             sized.per_image.tower
         }
         _ => {
             let side = v.image_size / v.patch_size.max(1);
-            // CLIP's and InternViT's class token.
-            let cls = matches!(
-                v.block,
-                crate::model::TowerBlock::Clip
-                    | crate::model::TowerBlock::InternVit
-                    | crate::model::TowerBlock::InternVitRms
-            );
-            side * side + u64::from(cls)
+            side * side + u64::from(v.block.class_token())
         }
     }
     .max(1) as u128;

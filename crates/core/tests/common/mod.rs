@@ -40,7 +40,12 @@ pub fn csv_fields(line: &str) -> Vec<String> {
 
 /// Rows of a CSV file under `tests/data/params/` as (header -> value) lookups.
 pub fn csv_rows(file: &str) -> Vec<Vec<(String, String)>> {
-    let path = data_dir().join("params").join(file);
+    csv_rows_in("params", file)
+}
+
+/// Rows of a CSV file under `tests/data/<dir>/` as (header -> value) lookups.
+pub fn csv_rows_in(dir: &str, file: &str) -> Vec<Vec<(String, String)>> {
+    let path = data_dir().join(dir).join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut lines = text
         .lines()
@@ -100,4 +105,14 @@ pub fn resolved_config(model_type: &str, set: &serde_json::Value) -> String {
         }
     }
     serde_json::Value::Object(full).to_string()
+}
+
+/// Bytes of one part of the headline GPU's breakdown for a scenario.
+pub fn part_bytes(sc: &vramfit_core::Scenario, part: vramfit_core::Part) -> u64 {
+    vramfit_core::estimate(sc).expect("estimates").gpus[0]
+        .lines
+        .iter()
+        .filter(|l| l.part == part)
+        .map(|l| l.bytes)
+        .sum()
 }
