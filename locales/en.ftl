@@ -156,6 +156,8 @@ field-images-per-sample = images per sample
 field-image-side-px-0-model-s = image side (px, 0 = model's)
 field-image-width = image width (px, 0 = the model's)
 field-image-height = image height (px, 0 = the width)
+field-image-mix = mixed sizes in one batch
+image-mix-hint = WxH or phone, page, 1080p; comma-separated; empty: one size
 field-freeze-vision-tower = freeze vision tower
 field-engine = engine
 field-batch = batch
@@ -186,6 +188,7 @@ field-custom-capacity-gib-or-gb-0-card-s = custom capacity (GiB or GB, 0 = card'
 field-os-and-desktop-keep-gib-0-default = what the OS and desktop keep (GiB, 0 = default)
 err-whole-number = a whole number from { $min } to { $max }
 err-number = a number from { $min } to { $max }
+err-image-mix = sizes as WxH, a side or a preset (phone, page, 1080p, 720p, 4k), comma-separated, at most 64
 plan-heading = Fix-it plans
 plan-intro = nvidia-smi would show { $used } on a { $capacity } card: the cheapest changes that fit, ranked by cost.
 plan-none = No plan within the search limits fits this card.

@@ -156,6 +156,8 @@ field-images-per-sample = 每个样本的图像数
 field-image-side-px-0-model-s = 图像边长（像素，0 = 模型默认）
 field-image-width = 图像宽度（像素，0 = 模型默认）
 field-image-height = 图像高度（像素，0 = 与宽度相同）
+field-image-mix = 同一批内的混合尺寸
+image-mix-hint = 宽x高，或 phone、page、1080p；用逗号分隔；留空为统一尺寸
 field-freeze-vision-tower = 冻结视觉编码器
 field-engine = 推理引擎
 field-batch = 批大小（batch）
@@ -186,6 +188,7 @@ field-custom-capacity-gib-or-gb-0-card-s = 自定义容量（GiB 或 GB，0 = �
 field-os-and-desktop-keep-gib-0-default = 系统与桌面保留（GiB，0 = 默认）
 err-whole-number = { $min } 到 { $max } 之间的整数
 err-number = { $min } 到 { $max } 之间的数
+err-image-mix = 尺寸写为宽x高、单边像素或预设（phone、page、1080p、720p、4k），用逗号分隔，最多 64 个
 plan-heading = 修复方案
 plan-intro = nvidia-smi 将显示 { $used }，而显卡只有 { $capacity }：以下是放得下的最便宜改动，按代价排序。
 plan-none = 在搜索范围内没有能放进这张卡的方案。

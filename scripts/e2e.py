@@ -114,6 +114,38 @@ def wait_for(predicate, what, timeout=10.0):
         time.sleep(0.1)
 
 
+# Qwen2-VL-2B's architecture fields (`vramfit link --config` of its config.json).
+QWEN2_VL = ("v=1&s.arch=qwen2&s.name=qwen2_vl&s.h=1536&s.l=28&s.heads=12&s.kv=2&s.ff=8960"
+            "&s.vocab=151936&s.pos=32768&s.tied=1&s.qkvb=1"
+            "&s.vis=1280,32,16,5120,448,14,34087936,0&s.vp=631183360&s.vb=qwen2_vl"
+            "&s.ir=qwen_vl:14,2,3136,1003520&s.vid=qwen2:2"
+            "&t=train&meth=lora&mb=4&seq=512&img=1&gpu=rtx-4090")
+
+
+def check_image_mix(browser):
+    """A batch of mixed image sizes typed as words: the link carries them,
+    the totals equal the CLI's, and a wrong size keeps the last good list."""
+    browser.go(BASE + "?" + QWEN2_VL)
+    uniform = page_totals(browser)
+    field = browser.focus("image-mix")
+    browser.type_over(field, "phone, 336x336")
+    wait_for(lambda: "imix=4032x3024,336x336" in browser.script("return location.search"),
+             "imix in the address")
+    wait_for(lambda: page_totals(browser) != uniform, "the totals to change")
+    out = subprocess.run([VRAMFIT, "estimate", "--url", browser.script("return location.href"),
+                          "--json"], check=True, capture_output=True, text=True).stdout
+    cli = [json.loads(out)["gpus"][0][k] for k in JSON_KEYS]
+    assert page_totals(browser) == cli, f"page {page_totals(browser)} != CLI {cli}"
+    mixed = page_totals(browser)
+    browser.type_over(field, "phone, huge")
+    wait_for(lambda: browser.script(
+        "return document.activeElement.getAttribute('aria-invalid')") == "true", "the error")
+    assert "imix=4032x3024,336x336" in browser.script("return location.search")
+    assert page_totals(browser) == mixed, "a refused list changed the totals"
+    print("6. typed a mixed batch (phone, 336x336): link imix=4032x3024,336x336, totals equal "
+          "the CLI's:", mixed, "; 'phone, huge' refused in place")
+
+
 def main():
     link = subprocess.run([VRAMFIT, "link", "--scenario", SCENARIO, "--base", BASE],
                           check=True, capture_output=True, text=True).stdout.strip()
@@ -176,6 +208,8 @@ def main():
         assert any(r.endswith("importer/worker.js") for r in browser.script(loaded))
         print("5. pasted config.json: imported by the importer worker, loaded then:",
               browser.script(said))
+
+        check_image_mix(browser)
     finally:
         browser.quit()
     print("e2e: all checks passed")

@@ -70,7 +70,7 @@ fn field_arg(field: &'static Field) -> Arg {
             .default_missing_value("1")
             .value_name("1|0"),
         Kind::Choice(_) => arg.value_name("KEY"),
-        Kind::LoraTargets => arg.value_name("LIST"),
+        Kind::LoraTargets | Kind::ImageMix => arg.value_name("LIST"),
         Kind::GpuName => arg.value_name("NAME"),
         Kind::Memory { .. } => arg.value_name("SIZE"),
         Kind::Fraction { .. } | Kind::OptionalFraction { .. } => arg.value_name("X"),
@@ -318,6 +318,7 @@ mod tests {
             Kind::Memory { .. } => "24GiB".into(),
             Kind::GpuName => "a100-sxm4-40gb".into(),
             Kind::LoraTargets => "q,k,o".into(),
+            Kind::ImageMix => "4032x3024,336x336".into(),
         }
     }
 

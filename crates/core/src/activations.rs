@@ -20,6 +20,7 @@ mod op_sac;
 mod recurrent;
 mod shape;
 mod tower;
+mod tower_forward;
 
 pub use compiled::compiled_layer_terms;
 pub use layer::{block_terms, layer_bytes, layer_terms, Block};
@@ -27,3 +28,4 @@ pub use op_sac::op_sac_terms;
 pub use recurrent::{hybrid_stacks, mixer_terms, recurrent_layer_terms, LayerStack};
 pub use shape::{act_fn, has_dropout, ActFn, GradNeeds, LayerShape, LoraActs, Term};
 pub use tower::{tower_layer_terms, TowerBatch};
+pub use tower_forward::tower_forward_bytes;

@@ -691,6 +691,18 @@ fn generation_step(
         kv_cache_bytes(r.spec, &r.shards, per_token, batch, inf.prompt_len as u128)
     };
     let prefill_peak = (kv_prompt + prefill + logits).saturating_sub(kv);
+    // Before the prefill, with no cache yet, the vision tower runs over all
+    // of the batch's images (transformers' `get_image_features`).
+    if let Some((tower, tower_formula)) = tower_forward(r) {
+        let moment = tower.saturating_sub(kv);
+        if moment > prefill_peak.max(decode) {
+            return GenerationStep {
+                working: moment,
+                formula: format!("{tower_formula}, before the cache exists"),
+                per_step: prefill + logits + growth,
+            };
+        }
+    }
     let (working, formula) = if prefill_peak >= decode {
         (
             prefill_peak,
@@ -716,6 +728,24 @@ fn generation_step(
         formula,
         per_step: prefill + logits + growth,
     }
+}
+
+/// A served VLM's vision tower forward over the batch's images, where
+/// transformers runs it (engines profile their encoders their own way).
+fn tower_forward(r: &Resolved) -> Option<(u128, String)> {
+    let (v, sized) = (r.spec.vision.as_ref()?, r.images.as_ref()?);
+    if r.inference.engine != Engine::Transformers {
+        return None;
+    }
+    let (tokens, passes) = sized.tower_passes(v);
+    let act = r.serving_dtype().bytes() as u128;
+    Some(crate::activations::tower_forward_bytes(
+        v,
+        tokens,
+        &passes,
+        act,
+        r.attention,
+    ))
 }
 
 /// The working-set line and the dequantization buffers after the weights

@@ -568,6 +568,13 @@ pub struct Scenario {
     /// its processor's 24 when unknown).
     #[serde(default)]
     pub video_fps: Option<u64>,
+    /// Images of different sizes in one batch (VLMs): image `i` of the
+    /// micro-batch (training) or of the batch of prompts (inference) is
+    /// `image_mix[i % len]` (width, height), sample `s` holding images
+    /// `s·k … s·k + k − 1` for `k` images per sample. Empty: every image is
+    /// `image_width` × `image_height`.
+    #[serde(default)]
+    pub image_mix: Vec<(u64, u64)>,
 }
 
 /// Named image sizes the link and CLI accept for `image_width` /
@@ -588,8 +595,52 @@ pub fn image_preset(text: &str) -> Option<(u64, u64)> {
     if let Some(&(_, w, h)) = IMAGE_PRESETS.iter().find(|(name, _, _)| *name == t) {
         return Some((w, h));
     }
-    let (w, h) = t.split_once('x')?;
+    let (w, h) = t.split_once(['x', '×'])?;
     Some((w.trim().parse().ok()?, h.trim().parse().ok()?))
+}
+
+/// Most sizes `image_mix` lists: one batch's worth of distinct images.
+pub const MAX_IMAGE_MIX: usize = 64;
+
+/// `image_mix` as text: comma-separated sizes, each a preset, `WxH` or a
+/// side in pixels (a square); `""` for none. The message names what is
+/// wrong and the allowed ranges.
+pub fn parse_image_mix(text: &str) -> std::result::Result<Vec<(u64, u64)>, String> {
+    let items: Vec<&str> = text
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    if items.len() > MAX_IMAGE_MIX {
+        return Err(format!(
+            "{} sizes listed: at most {MAX_IMAGE_MIX}",
+            items.len()
+        ));
+    }
+    let range = 1..=limits::MAX_IMAGE_SIZE;
+    items
+        .into_iter()
+        .map(|item| {
+            let size = image_preset(item).or_else(|| item.parse().ok().map(|s| (s, s)));
+            match size {
+                Some((w, h)) if range.contains(&w) && range.contains(&h) => Ok((w, h)),
+                Some((w, h)) => Err(format!(
+                    "\"{item}\" is {w}×{h}: each side must be from 1 to {} pixels",
+                    limits::MAX_IMAGE_SIZE
+                )),
+                None => Err(format!(
+                    "\"{item}\" is not a size: write WxH (4032x3024), a side (336) or a preset ({})",
+                    IMAGE_PRESETS.map(|p| p.0).join(", ")
+                )),
+            }
+        })
+        .collect()
+}
+
+/// `image_mix` as its link text (`4032x3024,336x336`).
+pub fn image_mix_text(mix: &[(u64, u64)]) -> String {
+    let sizes: Vec<String> = mix.iter().map(|(w, h)| format!("{w}x{h}")).collect();
+    sizes.join(",")
 }
 
 impl Default for Scenario {
@@ -613,6 +664,7 @@ impl Default for Scenario {
             image_height: None,
             video_frames: None,
             video_fps: None,
+            image_mix: Vec::new(),
         }
     }
 }

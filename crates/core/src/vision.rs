@@ -15,15 +15,11 @@ use crate::report::Note;
 use crate::scenario::limits::MAX_TOKENS;
 use crate::scenario::{Scenario, TaskKind};
 
-/// Tokens of one image: what the tower processes (patches + the class
-/// token) and what the language model receives. LLaVA-1.5 drops the class
-/// token (transformers `vision_feature_select_strategy="default"`): 336 px
-/// in 14 px patches = 576 tokens in the LM sequence, 577 in the tower.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ImageTokens {
-    pub tower: u64,
-    pub language_model: u64,
-}
+mod batch;
+mod note;
+
+use batch::{batch_counts, longest_sample};
+pub use batch::{ImageGroup, ImageTokens, SampleImages};
 
 /// The tokens of one image of `image_size` pixels (the tower's own size when `None`).
 pub fn image_tokens(tower: &VisionTower, image_size: Option<u64>) -> ImageTokens {
@@ -32,40 +28,6 @@ pub fn image_tokens(tower: &VisionTower, image_size: Option<u64>) -> ImageTokens
     ImageTokens {
         tower: patches.saturating_add(1),
         language_model: patches,
-    }
-}
-
-/// The images of one training sample or one prompt, sized.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SampleImages {
-    /// Images per sample (training) or per prompt (inference).
-    pub images: u64,
-    /// Each image's width × height as the scenario gives it.
-    pub width: u64,
-    pub height: u64,
-    /// Tokens of one image.
-    pub per_image: ImageTokens,
-    /// The family rule that sized it (`None`: the tower's fixed square).
-    pub rule: Option<&'static str>,
-    /// One video's tokens, when the sample or prompt has one.
-    pub video: Option<crate::video_tokens::VideoTokens>,
-}
-
-impl SampleImages {
-    /// Tokens the tower processes for all the images of a sample.
-    pub fn tower_tokens(&self) -> u64 {
-        let video = self.video.as_ref().map_or(0, |v| v.tower_tokens);
-        self.images
-            .saturating_mul(self.per_image.tower)
-            .saturating_add(video)
-    }
-
-    /// Tokens the images add to the language model's sequence.
-    pub fn language_model_tokens(&self) -> u64 {
-        let video = self.video.as_ref().map_or(0, |v| v.language_model_tokens);
-        self.images
-            .saturating_mul(self.per_image.language_model)
-            .saturating_add(video)
     }
 }
 
@@ -110,21 +72,48 @@ pub fn sample_images(sc: &Scenario, spec: &ModelSpec) -> Result<Option<SampleIma
     if images == 0 && video.is_none() {
         return Ok(None);
     }
-    let (per_image, rule) = match &spec.image_rule {
-        Some(rule) => (rule_tokens(rule, width, height)?, Some(rule.family())),
-        // LLaVA-1.5's CLIPImageProcessor resizes the short side to the
-        // tower's size and center-crops a square: any width × height costs
-        // the tower's own tokens. `training.image_size` keeps its meaning:
-        // a tower run at that square.
-        None if explicit => (image_tokens(tower, None), None),
-        None => (image_tokens(tower, Some(width)), None),
+    let one_size = [(width, height)];
+    let sizes: &[(u64, u64)] = if sc.image_mix.is_empty() {
+        &one_size
+    } else {
+        &sc.image_mix
     };
+    let mut per_size = Vec::with_capacity(sizes.len());
+    for &(w, h) in sizes {
+        let tokens = match &spec.image_rule {
+            Some(rule) => rule_tokens(rule, w, h, !sc.image_mix.is_empty())?,
+            // LLaVA-1.5's CLIPImageProcessor resizes the short side to the
+            // tower's size and center-crops a square: any width × height
+            // costs the tower's own tokens. `training.image_size` keeps its
+            // meaning: a tower run at that square.
+            None if explicit || !sc.image_mix.is_empty() => image_tokens(tower, None),
+            None => image_tokens(tower, Some(w)),
+        };
+        per_size.push((w, h, tokens));
+    }
+    let samples = match sc.task {
+        TaskKind::Training => sc.training.micro_batch,
+        TaskKind::Inference => sc.inference.batch,
+    }
+    .max(1);
+    let tokens: Vec<ImageTokens> = per_size.iter().map(|s| s.2).collect();
+    let in_batch = batch_counts(images, samples, tokens.len());
+    let groups = per_size
+        .into_iter()
+        .zip(in_batch)
+        .map(|((width, height, tokens), in_batch)| ImageGroup {
+            width,
+            height,
+            tokens,
+            in_batch,
+        })
+        .collect();
     Ok(Some(SampleImages {
         images,
-        width,
-        height,
-        per_image,
-        rule,
+        samples,
+        groups,
+        longest_sample: longest_sample(&tokens, images, samples),
+        rule: spec.image_rule.as_ref().map(ImageRule::family),
         video,
     }))
 }
@@ -168,10 +157,12 @@ fn video_tokens(
         })
 }
 
-/// One image under a family rule, errors named by the scenario's fields.
-fn rule_tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
+/// One image under a family rule, errors named by the scenario's fields
+/// (`image_mix` when the size is one of its list).
+fn rule_tokens(rule: &ImageRule, width: u64, height: u64, mixed: bool) -> Result<ImageTokens> {
     let t = image_tokens::tokens(rule, width, height).map_err(|e| {
         let field = match e.field.as_str() {
+            "image.width" | "image.height" | "image" if mixed => "image_mix".to_string(),
             "image.width" => "image_width".to_string(),
             "image.height" => "image_height".to_string(),
             "image" => "image_width".to_string(),
@@ -186,7 +177,8 @@ fn rule_tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens>
 }
 
 /// The scenario with the images' tokens added to the language model's
-/// sequence (training: `seq_len`; inference: `prompt_len`), and a note
+/// sequence (training: `seq_len`; inference: `prompt_len`; with mixed
+/// sizes the longest sample's, to which the batch is padded), and a note
 /// saying so; `None` when the model has no vision tower or there are no
 /// images. Fails when the sequence would pass [`MAX_TOKENS`].
 pub fn with_image_tokens(sc: &Scenario, spec: &ModelSpec) -> Result<Option<(Scenario, Note)>> {
@@ -197,8 +189,6 @@ pub fn with_image_tokens(sc: &Scenario, spec: &ModelSpec) -> Result<Option<(Scen
         TaskKind::Training => "training.images_per_sample",
         TaskKind::Inference => "inference.images_per_prompt",
     };
-    let images = sized.images;
-    let per_image = sized.per_image.language_model;
     let added = sized.language_model_tokens();
     let mut out = sc.clone();
     let text = match sc.task {
@@ -211,56 +201,11 @@ pub fn with_image_tokens(sc: &Scenario, spec: &ModelSpec) -> Result<Option<(Scen
         return Err(InputError::new(
             field,
             format!(
-                "{images} images × {per_image} tokens + {text_tokens} text tokens = {total} \
+                "{added} image tokens + {text_tokens} text tokens = {total} \
                  is out of range: the sequence allows up to {MAX_TOKENS} tokens"
             ),
         ));
     }
     *text = total;
-    let (video_en, video_zh) = match &sized.video {
-        Some(v) => (
-            format!(
-                " + a {}×{} video of {} frames ({} sampled, {} tower tokens) = {} video tokens",
-                v.width, v.height, v.frames, v.frames_used, v.tower_tokens, v.language_model_tokens
-            ),
-            format!(
-                " + 一段 {}×{}、{} 帧的视频（采样 {} 帧，视觉编码器 {} 个 token）= {} 个视频 token",
-                v.width, v.height, v.frames, v.frames_used, v.tower_tokens, v.language_model_tokens
-            ),
-        ),
-        None => (String::new(), String::new()),
-    };
-    let (images_en, images_zh) = if images > 0 {
-        (
-            format!(" + {images} image(s) × {per_image} image tokens"),
-            format!(" + {images} 张图 × 每张 {per_image} 个图像 token"),
-        )
-    } else {
-        (String::new(), String::new())
-    };
-    let sequence_en = format!(
-        "The language model's sequence: {text_tokens} text tokens{images_en}{video_en} = {total} tokens."
-    );
-    let sequence_zh = format!(
-        "语言模型的序列：{text_tokens} 个文本 token{images_zh}{video_zh} = {total} 个 token。"
-    );
-    let note = match sized.rule {
-        _ if images == 0 => Note::new("image_tokens", sequence_en, sequence_zh),
-        None => Note::new("image_tokens", sequence_en, sequence_zh),
-        Some(rule) => {
-            let (w, h, tower) = (sized.width, sized.height, sized.per_image.tower);
-            Note::new(
-                "image_tokens",
-                format!(
-                    "Image tokens by the {rule} rule: each {w}×{h} image is {tower} tower \
-                     tokens and {per_image} language-model tokens. {sequence_en}"
-                ),
-                format!(
-                    "图像 token 按 {rule} 规则计算：每张 {w}×{h} 的图像在视觉编码器中为 {tower} 个 token，\
-                     在语言模型中为 {per_image} 个 token。{sequence_zh}"
-                ),
-            )
-        }
-    };
-    Ok(Some((out, note)))
+    Ok(Some((out, note::image_note(&sized, text_tokens, total))))
 }

@@ -61,6 +61,7 @@ fn every_path_names_the_field_in_a_scenario_file() {
             Kind::Memory { .. } => "24GiB".into(),
             Kind::GpuName => "h100-sxm5-80gb".into(),
             Kind::LoraTargets => "q,k,o".into(),
+            Kind::ImageMix => "4032x3024,336x336".into(),
         };
         f.set_text(&mut sc, &value).expect(f.key);
         let changed = serde_json::to_value(&sc).expect("serializes");

@@ -682,6 +682,10 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             image_height,
             video_frames: image_width.map(|w| 1 + w % 300),
             video_fps: image_height.map(|h| 1 + h % 60),
+            // Links carry a mixed batch's sizes in order, repeats and all.
+            image_mix: image_height.map_or(Vec::new(), |h| {
+                vec![(h, 1 + h % 4000), (1 + h % 999, h), (h, 1 + h % 4000)]
+            }),
         }
     })
 }

@@ -127,6 +127,9 @@ pub fn NumberField<T, P>(
     parse: P,
     #[prop(optional)] hint: &'static str,
     #[prop(optional)] testid: &'static str,
+    /// Letters too (`phone, 336x336`): a full keyboard, not a number pad.
+    #[prop(optional)]
+    words: bool,
 ) -> impl IntoView
 where
     T: Clone + PartialEq + ToString + Send + Sync + 'static,
@@ -140,7 +143,7 @@ where
         }
         Err(why) => Some(why),
     });
-    view! { <NumberInput label shown commit hint testid/> }
+    view! { <NumberInput label shown commit hint testid words/> }
 }
 
 #[component]
@@ -150,6 +153,7 @@ fn NumberInput(
     commit: Callback<String, Option<String>>,
     hint: &'static str,
     testid: &'static str,
+    words: bool,
 ) -> impl IntoView {
     let id = next_id("num");
     let message_id = format!("{id}-msg");
@@ -184,7 +188,7 @@ fn NumberInput(
             <input
                 id=id
                 type="text"
-                inputmode="decimal"
+                inputmode=if words { "text" } else { "decimal" }
                 autocomplete="off"
                 data-testid=testid_or_slug(testid, label)
                 aria-describedby=message_id.clone()

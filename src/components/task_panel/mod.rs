@@ -49,11 +49,37 @@ fn image_size_fields(state: AppState) -> impl IntoView {
     view! {
         {optional_count(state, "image width", "imgw")}
         {optional_count(state, "image height", "imgh")}
+        {image_mix(state)}
         <Show when=move || state.scenario.with(|sc| applies("vfr", sc))>
             {optional_count(state, "video frames (0 = none)", "vfr")}
             {optional_count(state, "video fps (0 = unknown)", "vfps")}
         </Show>
     }
+}
+
+/// The batch's mixed image sizes (`phone, 336x336`; empty: one size),
+/// read and checked by the registry row `imix`.
+fn image_mix(state: AppState) -> impl IntoView {
+    let field = by_key("imix")?;
+    Some(view! {
+        <NumberField
+            label="image mix"
+            hint="image mix hint"
+            words=true
+            value=Signal::derive(move || state.scenario.with(|sc| field.get_text(sc)))
+            on_change=Callback::new(move |t: String| state.update(|sc| {
+                // Checked by `parse` first: a refusal leaves the list as it was.
+                let _ = field.set_text(sc, &t);
+            }))
+            parse=move |t: &str| {
+                let mut probe = Scenario::default();
+                field
+                    .set_text(&mut probe, t)
+                    .map(|()| t.to_owned())
+                    .map_err(|_| crate::i18n::text(crate::i18n::current_lang(), "err-image-mix"))
+            }
+        />
+    })
 }
 
 /// A decimal field whose `auto` (derived) value is typed as 0, bound

@@ -256,10 +256,16 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
         T::Quantize4bit => quantize(&mut s, training, true),
         T::FreezeVision => {
             let t = &mut s.training;
+            // Adapters too: a tower LoRA reaches (PEFT's `q_proj`/`v_proj`
+            // match CLIP's, `gate_proj`… Qwen2.5-VL's MLPs) saves its
+            // activations; targets in the language model only save none.
             let ok = training
                 && ctx.spec.vision.is_some()
                 && !t.freeze_vision
-                && matches!(t.method, Method::Full | Method::ForwardBackward);
+                && matches!(
+                    t.method,
+                    Method::Full | Method::ForwardBackward | Method::Lora | Method::Qlora
+                );
             t.freeze_vision = true;
             ok
         }

@@ -441,51 +441,60 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
     let Some(v) = &r.spec.vision else {
         return 0;
     };
-    // The tower's tokens by the model's image rule (Qwen-VL's patches of
-    // each width × height, LLaVA-NeXT's tiles, ...), else its fixed square.
-    let tokens = match &r.images {
-        Some(sized) => sized.tower_tokens(),
-        None if t.images_per_sample > 0 => {
-            t.images_per_sample * crate::vision::image_tokens(v, t.image_size).tower
-        }
-        None => 0,
-    };
-    if tokens == 0 || t.freeze_vision {
+    if t.freeze_vision {
         return 0;
     }
-    let vb = batch * tokens as u128 * v.hidden as u128;
-    // One tower pass reads one square (a tile, a crop or the image): CLIP's
-    // and SigLIP's attention spans that many tokens.
-    let square = match &r.images {
-        Some(sized) if sized.rule.is_none() || v.block.dynamic_resolution() => {
-            sized.per_image.tower
-        }
-        _ => {
-            let side = v.image_size / v.patch_size.max(1);
-            side * side + u64::from(v.block.class_token())
+    let (tokens, passes) = tower_passes(r, v, batch);
+    if tokens == 0 {
+        return 0;
+    }
+    let vb = tokens * v.hidden as u128;
+    let mut per_layer = 0;
+    for &(images, tokens_per_image) in &passes {
+        let tower_batch = crate::activations::TowerBatch {
+            images,
+            tokens_per_image,
+            act_bytes: act_dtype,
+            attention: r.attention,
+        };
+        // The measured layer families (activations/tower.rs): their terms
+        // are per pass, so passes of different lengths add up.
+        match crate::activations::tower_layer_terms(v, &tower_batch) {
+            Some(terms) => per_layer += terms.iter().map(|x| x.bytes).sum::<u128>(),
+            None => {
+                // Another family's layer: a GPT-2-style block stands in,
+                // ≈ (8·B + 2·B·i/h) bytes per token·hidden, over the real tokens.
+                per_layer =
+                    vb * act_dtype * (8 + 2 * v.intermediate as u128 / v.hidden.max(1) as u128);
+                break;
+            }
         }
     }
-    .max(1) as u128;
-    let tower_batch = crate::activations::TowerBatch {
-        images: (batch * tokens as u128).div_ceil(square),
-        tokens_per_image: square,
-        act_bytes: act_dtype,
-        attention: r.attention,
-    };
-    let per_layer = match crate::activations::tower_layer_terms(v, &tower_batch) {
-        // CLIP's and SigLIP's layers, measured (activations/tower.rs); the
-        // passes are whole squares, so their tokens are the micro-batch's.
-        Some(terms) => terms.iter().map(|x| x.bytes).sum(),
-        // Another family's layer: a GPT-2-style block stands in,
-        // ≈ (8·B + 2·B·i/h) bytes per token·hidden.
-        None => vb * act_dtype * (8 + 2 * v.intermediate as u128 / v.hidden.max(1) as u128),
-    };
     match t.checkpointing {
         // transformers checkpoints the CLIP encoder's layers too
         // (CLIPEncoder supports gradient checkpointing): each keeps
         // its input, and one layer is rebuilt at a time in backward.
         Checkpointing::Full => v.layers as u128 * vb * act_dtype + per_layer,
         _ => v.layers as u128 * per_layer,
+    }
+}
+
+/// The tower's tokens in one micro-batch, and its passes (see
+/// [`crate::vision::SampleImages::tower_passes`]); without sized images,
+/// `training.image_size` squares.
+fn tower_passes(
+    r: &Resolved,
+    v: &crate::model::VisionTower,
+    batch: u128,
+) -> (u128, Vec<(u128, u128)>) {
+    match &r.images {
+        // Sized for the micro-batch: `batch` is its samples.
+        Some(sized) => sized.tower_passes(v),
+        None => {
+            let images = batch * r.training.images_per_sample as u128;
+            let each = crate::vision::image_tokens(v, r.training.image_size).tower as u128;
+            (images * each, vec![(images, each)])
+        }
     }
 }
 
@@ -521,12 +530,19 @@ fn formula_offloaded(
 /// Which rule sized the tower's tokens, for the formula.
 fn vision_rule(r: &Resolved) -> String {
     match &r.images {
+        Some(sized) if sized.mixed() => format!(
+            " ({}: images of {} sizes, packed = {} tower tokens per batch of {})",
+            sized.rule.unwrap_or("the tower's square"),
+            sized.groups.len(),
+            sized.batch_tower_tokens(),
+            sized.samples
+        ),
         Some(sized) => format!(
             " ({}: {} image(s) of {}×{} = {} tower tokens per sample)",
             sized.rule.unwrap_or("the tower's square"),
             sized.images,
-            sized.width,
-            sized.height,
+            sized.first().width,
+            sized.first().height,
             sized.tower_tokens()
         ),
         None => String::new(),

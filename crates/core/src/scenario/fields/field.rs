@@ -83,6 +83,9 @@ pub enum Kind {
     GpuName,
     /// The layers LoRA adapts, a comma-separated list.
     LoraTargets,
+    /// Image sizes of a mixed batch (`Scenario::image_mix`), a
+    /// comma-separated list; empty for none.
+    ImageMix,
 }
 
 /// The keys of an enum field and how to read and write them.
@@ -139,6 +142,7 @@ impl Field {
                 let keys: Vec<&str> = sc.training.lora.targets.iter().map(|t| t.key()).collect();
                 keys.join(",")
             }
+            Kind::ImageMix => crate::scenario::image_mix_text(&sc.image_mix),
         }
     }
 
@@ -185,6 +189,7 @@ impl Field {
                 sc.gpu.name = Some(value.to_owned());
             }
             Kind::LoraTargets => sc.training.lora.targets = text::parse_lora_targets(value)?,
+            Kind::ImageMix => sc.image_mix = crate::scenario::parse_image_mix(value)?,
         }
         Ok(())
     }
@@ -201,6 +206,7 @@ impl Field {
             Kind::OptionalFraction { get, .. } => get(a) != get(b),
             Kind::GpuName => a.gpu.name != b.gpu.name,
             Kind::LoraTargets => a.training.lora.targets != b.training.lora.targets,
+            Kind::ImageMix => a.image_mix != b.image_mix,
         }
     }
 
@@ -236,6 +242,18 @@ impl Field {
                     ));
                 }
             }
+            Kind::ImageMix => {
+                // A scenario file can hold what the text reader refuses.
+                let text = crate::scenario::image_mix_text(&sc.image_mix);
+                if sc.image_mix.len() > crate::scenario::MAX_IMAGE_MIX
+                    || crate::scenario::parse_image_mix(&text).is_err()
+                {
+                    return Err(InputError::new(
+                        self.path,
+                        format!("{text}: {}", self.allowed()),
+                    ));
+                }
+            }
             Kind::Flag { .. } | Kind::Choice(_) | Kind::GpuName => {}
         }
         Ok(())
@@ -265,6 +283,12 @@ impl Field {
             Kind::LoraTargets => {
                 format!("comma-separated: {}, mlp, attn, all", LoraTarget::allowed())
             }
+            Kind::ImageMix => format!(
+                "up to {} comma-separated sizes, each WxH, a side or a preset ({}), from 1 to {} px a side",
+                crate::scenario::MAX_IMAGE_MIX,
+                crate::scenario::IMAGE_PRESETS.map(|p| p.0).join(", "),
+                crate::scenario::limits::MAX_IMAGE_SIZE
+            ),
         }
     }
 }

@@ -564,6 +564,10 @@ pub static FIELDS: &[Field] = &[
         "QLoRA casts before training: auto (TRL's for the HF Trainer), none, fp32 (PEFT prepare_model_for_kbit_training) or trl (fp32 norms, 16-bit embeddings and head)",
         qlora, Kind::Choice(choice!(KbitPrep, training.kbit_prep)))
         .labelled("field-kbit-prep"),
+    row("imix", "image_mix", "image-mix",
+        "Images of different sizes in one batch, comma-separated (4032x3024,336x336 or phone,page): image i of the batch takes size i mod the list's length (auto: every image at the image size)",
+        with_images, Kind::ImageMix)
+        .labelled("field-image-mix"),
 ];
 
 /// The field whose link key is `key`.

@@ -1,0 +1,98 @@
+//! What a VLM's vision tower holds at the peak of its forward pass when
+//! serving (eval, `no_grad`): nothing is kept between layers, so the peak
+//! is one layer's working set over all of the batch's tower tokens (every
+//! family runs the batch's images in one call), at whichever of three
+//! moments is largest. Measured on CPU with a dispatch tracker of live
+//! storages (transformers 5.24, torch 2.15: `tests/data/tower_forward/`,
+//! `tests/tower_forward.rs`); the peak does not grow with depth.
+//!
+//! - **MLP**: the residual stream and the layer's input, the MLP's first
+//!   linear output and its activation's tensors: `T·(4·h + k·i)·B`, with
+//!   k = 3 for quick_gelu (CLIP, Qwen2-VL) and Qwen2.5-VL's SwiGLU, 2 for a
+//!   fused GELU (SigLIP, InternViT, Qwen3-VL). InternViT's layer scale
+//!   adds `T·h·B`; Qwen3-VL's interpolated position embedding an fp32
+//!   `4·T·h`.
+//! - **Rotary** (the Qwen-VL towers): q and k cast to fp32 for
+//!   `apply_rotary_pos_emb_vision` beside the fused qkv:
+//!   `T·h·(5·B + 24) + 8·T·d` with the fp32 cos and sin tables.
+//! - **Eager attention**: each pass's scores `a·Σ S²` (S the tokens of one
+//!   pass) beside the layer's hidden states; transformers' eager softmax
+//!   runs in fp32 (the scaled scores in B, their fp32 copy and the softmax:
+//!   `(B + 8)·a·ΣS²`, `8·a·ΣS²` in fp32), InternViT's in the input dtype.
+//!   CLIP's, SigLIP's and InternViT's layers return their attention
+//!   weights, which stay referenced through the MLP: `B·a·ΣS²` more there.
+//!
+//! SDPA and FlashAttention keep no scores (their kernels tile them).
+
+use crate::model::{TowerBlock, VisionTower};
+use crate::scenario::Attention;
+
+/// The forward peak of `v` over `tokens` tower tokens in `passes` (count,
+/// tokens each), in the activation dtype of `act_bytes`, and its formula.
+pub fn tower_forward_bytes(
+    v: &VisionTower,
+    tokens: u128,
+    passes: &[(u128, u128)],
+    act_bytes: u128,
+    attention: Attention,
+) -> (u128, String) {
+    let (h, i, heads) = (
+        u128::from(v.hidden),
+        u128::from(v.intermediate),
+        u128::from(v.heads).max(1),
+    );
+    let (t, b) = (tokens, act_bytes);
+    let block = v.block;
+    let qwen = block.dynamic_resolution();
+    let k: u128 = match block {
+        TowerBlock::Siglip
+        | TowerBlock::Qwen3Vl
+        | TowerBlock::InternVit
+        | TowerBlock::InternVitRms => 2,
+        _ => 3,
+    };
+    // Qwen3-VL's position embedding, summed in fp32, lives through layer 0.
+    let positions = if block == TowerBlock::Qwen3Vl {
+        4 * t * h
+    } else {
+        0
+    };
+    let eager = attention == Attention::Eager;
+    let square_sum: u128 = passes.iter().map(|&(n, s)| n * s * s).sum();
+    let mut mlp = t * (4 * h + k * i) * b + positions;
+    let mut formula = format!("vision tower forward: T·(4·h + {k}·i)·{b} B");
+    if block.intern_vit() {
+        mlp += t * h * b;
+        formula += " + layer scale T·h·B";
+    }
+    if eager && !qwen {
+        // The layer returns its attention weights: they live to its end.
+        mlp += b * heads * square_sum;
+        formula += " + the eager attention weights a·ΣS²·B";
+    }
+    let mut peak = mlp;
+    if qwen {
+        let rotary = t * h * (5 * b + 24) + 8 * t * (h / heads) + positions;
+        if rotary > peak {
+            peak = rotary;
+            formula = format!(
+                "vision tower forward at its rotary step: T·h·(5·{b} + 24) + 8·T·d (fp32 q, k, cos, sin)"
+            );
+        }
+    }
+    if eager {
+        let (hidden_states, per_score) = if block.intern_vit() {
+            (6, 2 * b)
+        } else {
+            (if qwen { 7 } else { 6 }, b + 4 + if b < 4 { 4 } else { 0 })
+        };
+        let scores = hidden_states * t * h * b + per_score * heads * square_sum + positions;
+        if scores > peak {
+            peak = scores;
+            formula = format!(
+                "vision tower forward at its eager attention: {hidden_states}·T·h·{b} + {per_score}·a·ΣS² (scores and softmax per pass)"
+            );
+        }
+    }
+    (peak, format!("{formula}; T = {t} tower tokens"))
+}
