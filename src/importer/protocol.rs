@@ -26,9 +26,11 @@ pub const PLANS: &str = "plans";
 /// `-` and what is wrong with the text.
 pub fn answer(kind: &str, text: &str) -> String {
     let result = match kind {
+        // As link text, which the page reads anyway: it carries no JSON
+        // reader of a model.
         CONFIG => vramfit_core::hf_config::from_hf_config(text)
-            .map_err(|e| e.to_string())
-            .and_then(|spec| serde_json::to_string(&spec).map_err(|e| e.to_string())),
+            .map(|spec| vramfit_core::url::encode_spec(&spec))
+            .map_err(|e| e.to_string()),
         GPUS => Inventory::parse(text)
             .and_then(|inventory| inventory.machine_gpus())
             .map(|machine| write_machine(&machine))
@@ -61,7 +63,7 @@ pub fn result(answer: &str) -> Result<&str, String> {
 /// The model of a `config` answer's result (`None` only if the page and
 /// the worker were built from different sources).
 pub fn read_model(result: &str) -> Option<ModelSpec> {
-    serde_json::from_str(result).ok()
+    vramfit_core::url::decode_spec(result)
 }
 
 /// The report of a `plans` answer's result.

@@ -1,4 +1,5 @@
-//! Catalog of well-known models, compiled in from `data/models.json`.
+//! Catalog of well-known models, compiled in from `data/models.json` (the
+//! web build: from its link-text twin `data/models.links`).
 //!
 //! Each entry carries the architecture imported from the checkpoint's public
 //! `config.json` and an exact parameter count measured with transformers (its
@@ -28,13 +29,67 @@ pub struct CatalogModel {
     pub spec: ModelSpec,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 const MODELS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/models.json"));
 
-/// Every catalog model, parsed once. Empty if the embedded JSON were broken
-/// (a test guards against that), never a panic.
+/// The catalog as the web app reads it: `data/models.json` written by
+/// [`links_text`] (`tests/catalog.rs` keeps the two equal), so the page
+/// reads its models with the link reader it has anyway and carries no JSON
+/// reader of a model (about 30 KB of its wasm).
+#[cfg(target_arch = "wasm32")]
+const MODELS_LINKS: &str = include_str!("../data/models.links");
+
+/// Every catalog model, parsed once. Empty if the embedded catalog were
+/// broken (a test guards against that), never a panic.
 pub fn models() -> &'static [CatalogModel] {
     static MODELS: OnceLock<Vec<CatalogModel>> = OnceLock::new();
+    #[cfg(target_arch = "wasm32")]
+    return MODELS.get_or_init(|| parse_links(MODELS_LINKS));
+    #[cfg(not(target_arch = "wasm32"))]
     MODELS.get_or_init(|| parse(MODELS_JSON).unwrap_or_default())
+}
+
+/// The catalog as lines of `id`, `name`, `family`, `params` and the
+/// architecture's link text ([`crate::url::encode_spec`]), tab-separated;
+/// a spec's name is left out where it is the entry's.
+pub fn links_text(models: &[CatalogModel]) -> String {
+    let mut out = String::new();
+    for m in models {
+        let mut spec = m.spec.clone();
+        if spec.name == m.name {
+            spec.name.clear();
+        }
+        let spec = crate::url::model_spec::to_text(&spec);
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{spec}\n",
+            m.id, m.name, m.family, m.params
+        ));
+    }
+    out
+}
+
+/// The models of [`links_text`]'s lines (a line that is not one is left
+/// out: a test checks that none is).
+pub fn parse_links(text: &str) -> Vec<CatalogModel> {
+    text.lines()
+        .filter_map(|line| {
+            let mut cells = line.split('\t');
+            let (id, name, family) = (cells.next()?, cells.next()?, cells.next()?);
+            let params = cells.next()?.parse().ok()?;
+            let mut spec = crate::url::model_spec::from_text(cells.next()?)?;
+            if spec.name.is_empty() {
+                spec.name = name.to_owned();
+            }
+            Some(CatalogModel {
+                id: id.to_owned(),
+                name: name.to_owned(),
+                family: family.to_owned(),
+                params,
+                source: String::new(),
+                spec,
+            })
+        })
+        .collect()
 }
 
 /// Parses a catalog file (the embedded one, or another in the same format).

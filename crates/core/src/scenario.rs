@@ -603,38 +603,33 @@ pub fn image_preset(text: &str) -> Option<(u64, u64)> {
 pub const MAX_IMAGE_MIX: usize = 64;
 
 /// `image_mix` as text: comma-separated sizes, each a preset, `WxH` or a
-/// side in pixels (a square); `""` for none. The message names what is
-/// wrong and the allowed ranges.
+/// side in pixels (a square); `""` for none. The message names the item
+/// that is wrong and what is allowed.
 pub fn parse_image_mix(text: &str) -> std::result::Result<Vec<(u64, u64)>, String> {
-    let items: Vec<&str> = text
+    let mut sizes = Vec::new();
+    for item in text
         .split([',', ';'])
         .map(str::trim)
         .filter(|t| !t.is_empty())
-        .collect();
-    if items.len() > MAX_IMAGE_MIX {
-        return Err(format!(
-            "{} sizes listed: at most {MAX_IMAGE_MIX}",
-            items.len()
-        ));
-    }
-    let range = 1..=limits::MAX_IMAGE_SIZE;
-    items
-        .into_iter()
-        .map(|item| {
-            let size = image_preset(item).or_else(|| item.parse().ok().map(|s| (s, s)));
-            match size {
-                Some((w, h)) if range.contains(&w) && range.contains(&h) => Ok((w, h)),
-                Some((w, h)) => Err(format!(
-                    "\"{item}\" is {w}×{h}: each side must be from 1 to {} pixels",
-                    limits::MAX_IMAGE_SIZE
-                )),
-                None => Err(format!(
-                    "\"{item}\" is not a size: write WxH (4032x3024), a side (336) or a preset ({})",
-                    IMAGE_PRESETS.map(|p| p.0).join(", ")
-                )),
+    {
+        let size = image_preset(item).or_else(|| item.parse().ok().map(|s| (s, s)));
+        match size {
+            Some((w, h)) if image_mix_size_ok((w, h)) && sizes.len() < MAX_IMAGE_MIX => {
+                sizes.push((w, h))
             }
-        })
-        .collect()
+            _ => return Err(format!("\"{item}\": {IMAGE_MIX_ALLOWED}")),
+        }
+    }
+    Ok(sizes)
+}
+
+/// What `image_mix` accepts, for messages and help.
+pub const IMAGE_MIX_ALLOWED: &str = "up to 64 comma-separated sizes, each WxH (4032x3024), a side (336) or a preset (720p, 1080p, 4k, phone, page), 1 to 65536 px a side";
+
+/// Whether a listed size is within 1 to `MAX_IMAGE_SIZE` pixels a side.
+pub fn image_mix_size_ok((w, h): (u64, u64)) -> bool {
+    let range = 1..=limits::MAX_IMAGE_SIZE;
+    range.contains(&w) && range.contains(&h)
 }
 
 /// `image_mix` as its link text (`4032x3024,336x336`).

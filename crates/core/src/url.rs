@@ -12,16 +12,20 @@
 //! [`decode_v1`] forever.
 
 mod choice;
-mod model_spec;
+pub(crate) mod model_spec;
 mod notice;
+pub(crate) mod query;
 
 use crate::catalog::find_model;
-use crate::scenario::fields::{parse_u64_in, FIELDS};
+use crate::model::ModelSpec;
+use crate::scenario::fields::FIELDS;
 use crate::scenario::limits::MAX_TOTAL_PARAMS;
 use crate::scenario::{ModelSource, Scenario};
 
 pub use choice::Choice;
 pub use notice::Notice;
+use query::parse_u64_in;
+pub use query::{percent_decode, percent_encode, query_pairs};
 
 /// The version [`encode`] writes.
 pub const VERSION: u32 = 1;
@@ -56,6 +60,17 @@ pub fn encode(sc: &Scenario) -> String {
         out.push(field.key, &field.get_text(sc));
     }
     out.0.join("&")
+}
+
+/// A model's architecture as the `s.*` parameters of a link
+/// (`s.arch=llama&s.h=4096&…`): see [`model_spec::to_text`].
+pub fn encode_spec(spec: &ModelSpec) -> String {
+    model_spec::to_text(spec)
+}
+
+/// The architecture [`encode_spec`] wrote: see [`model_spec::from_text`].
+pub fn decode_spec(text: &str) -> Option<ModelSpec> {
+    model_spec::from_text(text)
 }
 
 /// `base` (its own query and fragment dropped) with the scenario's query string.
@@ -165,64 +180,6 @@ fn decode_v1(pairs: &[(String, String)], notices: &mut Vec<Notice>) -> Scenario 
         sc.model = model;
     }
     sc
-}
-
-/// Splits a query string into percent-decoded `(key, value)` pairs, in order.
-/// `+` is a space; a `%` not followed by two hex digits stays as it is.
-pub fn query_pairs(query: &str) -> Vec<(String, String)> {
-    let query = query.strip_prefix('?').unwrap_or(query);
-    let query = query.split('#').next().unwrap_or(query);
-    query
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (percent_decode(key), percent_decode(value))
-        })
-        .collect()
-}
-
-/// Characters kept as they are in a value: RFC 3986 unreserved plus the
-/// query-safe `/ : , @` so that model ids stay readable.
-fn keep_literal(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/' | b':' | b',' | b'@')
-}
-
-pub fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for &b in s.as_bytes() {
-        if keep_literal(b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-pub fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = |j: usize| bytes.get(j).and_then(|c| char::from(*c).to_digit(16));
-        match (b, hex(i + 1), hex(i + 2)) {
-            (b'%', Some(hi), Some(lo)) => {
-                // Two hex digits are at most 0xFF: the cast cannot truncate.
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-            }
-            (b'+', _, _) => {
-                out.push(b' ');
-                i += 1;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[derive(Default)]

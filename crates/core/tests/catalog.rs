@@ -142,3 +142,29 @@ fn catalog_search_finds_what_people_type() {
     assert_eq!(search_models("").len(), models().len());
     assert!(search_models("no such model anywhere").is_empty());
 }
+
+/// The web build reads the catalog from `data/models.links`, the JSON
+/// catalog written as link text: the two hold the same models. After an
+/// edit of `data/models.json`, `VRAMFIT_WRITE_CATALOG_LINKS=1 cargo test
+/// --test catalog` writes the file again.
+#[test]
+fn the_web_catalog_is_the_json_catalog_as_link_text() {
+    use vramfit_core::catalog::{links_text, models, parse_links};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/models.links");
+    let written = links_text(models());
+    if std::env::var_os("VRAMFIT_WRITE_CATALOG_LINKS").is_some() {
+        std::fs::write(&path, &written).expect("writes data/models.links");
+    }
+    let file = std::fs::read_to_string(&path).expect("data/models.links");
+    assert!(
+        file == written,
+        "data/models.links is stale: see this test's comment"
+    );
+    let read = parse_links(&file);
+    assert_eq!(read.len(), models().len(), "a line did not parse");
+    for (a, b) in read.iter().zip(models()) {
+        let mut b = b.clone();
+        b.source.clear();
+        assert_eq!(a, &b, "{}", b.id);
+    }
+}

@@ -184,3 +184,24 @@ fn sizes_the_rule_refuses_are_named_by_the_list() {
     file.image_mix = vec![(0, 10)];
     assert_eq!(estimate(&file).unwrap_err().field, "image_mix");
 }
+
+#[test]
+fn the_allowed_text_names_the_real_limits() {
+    use vramfit_core::scenario::{IMAGE_MIX_ALLOWED, IMAGE_PRESETS, MAX_IMAGE_MIX};
+    assert!(IMAGE_MIX_ALLOWED.contains(&format!("up to {MAX_IMAGE_MIX} ")));
+    let max_side = vramfit_core::scenario::limits::MAX_IMAGE_SIZE;
+    assert!(IMAGE_MIX_ALLOWED.contains(&format!("1 to {max_side} px")));
+    for (name, _, _) in IMAGE_PRESETS {
+        assert!(IMAGE_MIX_ALLOWED.contains(name), "{name}");
+    }
+    // The 64th size is taken, the 65th refused by the list's own message.
+    let list = vec!["336"; MAX_IMAGE_MIX].join(",");
+    assert_eq!(
+        vramfit_core::scenario::parse_image_mix(&list)
+            .unwrap()
+            .len(),
+        MAX_IMAGE_MIX
+    );
+    let err = vramfit_core::scenario::parse_image_mix(&format!("{list},336")).unwrap_err();
+    assert!(err.contains(IMAGE_MIX_ALLOWED), "{err}");
+}

@@ -60,23 +60,21 @@ pub fn tower_forward_bytes(
     let eager = attention == Attention::Eager;
     let square_sum: u128 = passes.iter().map(|&(n, s)| n * s * s).sum();
     let mut mlp = t * (4 * h + k * i) * b + positions;
-    let mut formula = format!("vision tower forward: T·(4·h + {k}·i)·{b} B");
     if block.intern_vit() {
+        // The layer scale's output.
         mlp += t * h * b;
-        formula += " + layer scale T·h·B";
     }
     if eager && !qwen {
         // The layer returns its attention weights: they live to its end.
         mlp += b * heads * square_sum;
-        formula += " + the eager attention weights a·ΣS²·B";
     }
-    let mut peak = mlp;
+    let mut peak = (mlp, "MLP: T·(4·h + k·i)·B");
     if qwen {
         let rotary = t * h * (5 * b + 24) + 8 * t * (h / heads) + positions;
-        if rotary > peak {
-            peak = rotary;
-            formula = format!(
-                "vision tower forward at its rotary step: T·h·(5·{b} + 24) + 8·T·d (fp32 q, k, cos, sin)"
+        if rotary > peak.0 {
+            peak = (
+                rotary,
+                "rotary step: T·h·(5·B + 24) + 8·T·d, fp32 q, k, cos, sin",
             );
         }
     }
@@ -87,12 +85,18 @@ pub fn tower_forward_bytes(
             (if qwen { 7 } else { 6 }, b + 4 + if b < 4 { 4 } else { 0 })
         };
         let scores = hidden_states * t * h * b + per_score * heads * square_sum + positions;
-        if scores > peak {
-            peak = scores;
-            formula = format!(
-                "vision tower forward at its eager attention: {hidden_states}·T·h·{b} + {per_score}·a·ΣS² (scores and softmax per pass)"
+        if scores > peak.0 {
+            peak = (
+                scores,
+                "eager attention: hidden states + scores and softmax a·ΣS² per pass",
             );
         }
     }
-    (peak, format!("{formula}; T = {t} tower tokens"))
+    (
+        peak.0,
+        format!(
+            "vision tower forward at its {}; T = {t} tower tokens, B = {b}",
+            peak.1
+        ),
+    )
 }

@@ -22,5 +22,4 @@ mod text;
 
 pub use field::{Choices, Field, Kind};
 pub use table::{by_key, FIELDS};
-pub(crate) use text::{bool_text, parse_bool, parse_u64_in};
 pub use text::{parse_memory, Fraction};

@@ -7,11 +7,11 @@
 
 use super::choice::Choice;
 use super::notice::Notice;
+use super::query::{bool_text, parse_bool, parse_u64_in, percent_encode, query_pairs};
 use crate::model::{
     Mla, ModelSpec, Moe, Recurrent, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
     MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
-use crate::scenario::fields::{bool_text, parse_bool, parse_u64_in};
 
 pub(super) const PREFIX: &str = "s.";
 
@@ -255,6 +255,34 @@ fn list(values: &[Option<u64>]) -> String {
         .map(|v| v.map_or("-".to_owned(), |n| n.to_string()))
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// The architecture as the `s.*` parameters of a link (`s.arch=llama&s.h=4096&…`):
+/// the compact text in which the web app's catalog and its config importer
+/// hand models to the page, which reads them with the link reader (no JSON
+/// reader of a model in its first load).
+pub fn to_text(spec: &ModelSpec) -> String {
+    let pairs: Vec<String> = encode(spec)
+        .iter()
+        .map(|(key, value)| format!("{key}={}", percent_encode(value)))
+        .collect();
+    pairs.join("&")
+}
+
+/// The architecture [`to_text`] wrote; `None` for text with any parameter
+/// that is not an `s.*` field it takes, or none at all.
+pub fn from_text(text: &str) -> Option<ModelSpec> {
+    let pairs = query_pairs(text);
+    if pairs.is_empty() || pairs.iter().any(|(k, _)| !k.starts_with(PREFIX)) {
+        return None;
+    }
+    let borrowed: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let mut notices = Vec::new();
+    let spec = decode(&borrowed, &mut notices);
+    notices.is_empty().then_some(spec)
 }
 
 /// Builds the model from its `s.*` pairs; a bad field keeps its default.

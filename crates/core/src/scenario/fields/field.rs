@@ -6,7 +6,8 @@ use crate::gpu::find_gpu;
 use crate::scenario::limits::{MAX_MEMORY, MIN_MEMORY};
 use crate::scenario::{Choice, LoraTarget, Scenario};
 
-use super::text::{self, bool_text, parse_bool, parse_memory, parse_u64_in, Fraction};
+use super::text::{self, parse_memory, Fraction};
+use crate::url::query::{bool_text, parse_bool, parse_u64_in};
 
 /// One scenario field. See the module documentation.
 #[derive(Clone, Copy, Debug)]
@@ -244,13 +245,13 @@ impl Field {
             }
             Kind::ImageMix => {
                 // A scenario file can hold what the text reader refuses.
-                let text = crate::scenario::image_mix_text(&sc.image_mix);
-                if sc.image_mix.len() > crate::scenario::MAX_IMAGE_MIX
-                    || crate::scenario::parse_image_mix(&text).is_err()
+                let mix = &sc.image_mix;
+                if mix.len() > crate::scenario::MAX_IMAGE_MIX
+                    || !mix.iter().all(|&s| crate::scenario::image_mix_size_ok(s))
                 {
                     return Err(InputError::new(
                         self.path,
-                        format!("{text}: {}", self.allowed()),
+                        crate::scenario::IMAGE_MIX_ALLOWED,
                     ));
                 }
             }
@@ -283,12 +284,7 @@ impl Field {
             Kind::LoraTargets => {
                 format!("comma-separated: {}, mlp, attn, all", LoraTarget::allowed())
             }
-            Kind::ImageMix => format!(
-                "up to {} comma-separated sizes, each WxH, a side or a preset ({}), from 1 to {} px a side",
-                crate::scenario::MAX_IMAGE_MIX,
-                crate::scenario::IMAGE_PRESETS.map(|p| p.0).join(", "),
-                crate::scenario::limits::MAX_IMAGE_SIZE
-            ),
+            Kind::ImageMix => crate::scenario::IMAGE_MIX_ALLOWED.to_owned(),
         }
     }
 }

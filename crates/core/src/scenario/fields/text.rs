@@ -5,32 +5,12 @@ use crate::decimal::parse_f64;
 use crate::scenario::limits::{MAX_MEMORY, MIN_MEMORY};
 use crate::scenario::{Choice, LoraTarget};
 
-/// A whole number within `min..=max`.
-pub(crate) fn parse_u64_in(v: &str, min: u64, max: u64) -> Result<u64, String> {
-    match v.trim().parse::<u64>() {
-        Ok(n) if (min..=max).contains(&n) => Ok(n),
-        _ => Err(format!("\"{v}\" is not a whole number from {min} to {max}")),
-    }
-}
-
 /// A finite decimal number within `range`.
 pub(super) fn parse_fraction(v: &str, range: Fraction) -> Result<f64, String> {
     match parse_f64(v.trim()) {
         Some(x) if range.contains(x) => Ok(x),
         _ => Err(format!("\"{v}\" is not a number from {}", range.text())),
     }
-}
-
-pub(crate) fn parse_bool(v: &str) -> Result<bool, String> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err(format!("\"{v}\" is not 1 or 0")),
-    }
-}
-
-pub(crate) fn bool_text(b: bool) -> String {
-    if b { "1" } else { "0" }.to_owned()
 }
 
 /// A comma-separated list of LoRA targets, groups (`mlp`, `attn`, `all`)
