@@ -33,7 +33,12 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let text = std::fs::read_to_string(data_dir().join("recurrent_acts/recurrent_acts.jsonl"))
+    rows_in("recurrent_acts.jsonl")
+}
+
+/// The rows of one measurement file of `data/recurrent_acts/`.
+fn rows_in(file: &str) -> Vec<Row> {
+    let text = std::fs::read_to_string(data_dir().join("recurrent_acts").join(file))
         .expect("measurements");
     text.lines()
         .map(|row| {
@@ -117,6 +122,55 @@ fn mixer_and_norm_terms_equal_the_measured_saved_bytes() {
             r.model_type
         );
         for (want_mixer, want_layer) in measured {
+            checked += 1;
+            if (mixer, without_ffn) != (want_mixer, want_layer) {
+                failures.push(format!(
+                    "{} {} b={} s={} {}: mixer {mixer} vs {want_mixer}, layer {without_ffn} vs {want_layer}",
+                    r.model_type, r.line["variant"], r.batch, r.seq, r.line["dtype"]
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(checked >= 300, "{checked} layers");
+}
+
+/// Every weight frozen, the layer's input still needing a gradient (the
+/// embeddings' output requires one: transformers' PEFT setup under
+/// gradient checkpointing, and every layer behind an adapted one under
+/// LoRA): a frozen linear keeps no input, a frozen A, D or norm weight none
+/// of the tensors only its own gradient reads (`measure_frozen.py`).
+#[test]
+fn frozen_mixers_save_what_the_measured_frozen_layers_save() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for r in &rows_in("recurrent_acts_frozen.jsonl") {
+        let rec = r.spec.recurrent.as_ref().expect("a recurrent mixer");
+        let mut l = shape(r);
+        l.grads = GradNeeds {
+            qkv: false,
+            o: false,
+            gate_up: false,
+            down: false,
+            norms: false,
+            linear_outputs: false,
+        };
+        let act = act_fn(&r.spec, Framework::Transformers);
+        let mixer: u128 = mixer_terms(&l, rec, MixerKernels::Torch)
+            .iter()
+            .map(|t| t.bytes)
+            .sum();
+        let without_ffn: u128 =
+            recurrent_layer_terms(&l, &r.spec, rec, act, MixerKernels::Torch, false)
+                .iter()
+                .map(|t| t.bytes)
+                .sum();
+        for (want_mixer, want_layer) in measured_recurrent_layers(r) {
             checked += 1;
             if (mixer, without_ffn) != (want_mixer, want_layer) {
                 failures.push(format!(

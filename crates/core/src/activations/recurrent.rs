@@ -132,19 +132,20 @@ fn norm_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, count: u128) {
         count * (4 * tk * h + 4 * tk),
         format!("{count} norms × (4·t·h + 4·t)"),
     );
-    if !l.grads.norms {
-        return;
-    }
     let (bytes, weight) = match spec.arch {
         Arch::Qwen3Next => (4, 4 * h),
         Arch::NemotronH => (4, if half { 4 * h } else { 0 }),
         _ => (big_b, 0),
     };
-    t.push(
-        "normalized (norm weight grad)",
-        count * bytes * tk * h,
-        format!("{count} × {bytes}·t·h"),
-    );
+    if l.grads.norms {
+        t.push(
+            "normalized (norm weight grad)",
+            count * bytes * tk * h,
+            format!("{count} × {bytes}·t·h"),
+        );
+    }
+    // The fp32 weight (`1 + weight`) multiplies the normalized tensor: it
+    // is kept for the input's gradient, trained or frozen.
     t.push(
         "norm weight (fp32)",
         count * weight,
@@ -218,7 +219,9 @@ fn short_conv(t: &mut Terms, d: Dims, rec: &Recurrent, fused: bool) {
             format!("{big_b}·b·h·(s + {k} − 1)"),
         );
     }
-    t.push64("out_proj input", big_b * d.t * h, format!("{big_b}·t·h"));
+    if d.linears {
+        t.push64("out_proj input", big_b * d.t * h, format!("{big_b}·t·h"));
+    }
 }
 
 /// MiniMax-01's `MiniMaxLightningAttention` (PyTorch only; transformers has
@@ -287,14 +290,18 @@ fn lightning(t: &mut Terms, d: Dims, rec: &Recurrent) {
         blocks.saturating_sub(2) * big_b * heads,
         format!("{} × {big_b}·{heads}", blocks.saturating_sub(2)),
     );
+    // The normalized tensor (norm weight's gradient) and out_proj's input
+    // are kept only for weights that train.
+    let normalized = u64::from(d.params);
     t.push64(
         "output norm",
-        4 * d.t * ad + 4 * d.t + big_b * d.t * ad,
-        format!("4·t·{ad} + 4·t + {big_b}·t·{ad}"),
+        4 * d.t * ad + 4 * d.t + normalized * big_b * d.t * ad,
+        format!("4·t·{ad} + 4·t + {normalized}·{big_b}·t·{ad}"),
     );
+    let gated = 2 + u64::from(d.linears);
     t.push64(
         "gate, sigmoid(gate)·norm",
-        3 * big_b * d.t * ad,
-        format!("3·{big_b}·t·{ad} (norm output, sigmoid, out_proj input)"),
+        gated * big_b * d.t * ad,
+        format!("{gated}·{big_b}·t·{ad} (norm output, sigmoid, out_proj input)"),
     );
 }

@@ -50,10 +50,13 @@ fn gates(t: &mut Terms, d: Dims, g: &Gdn) {
         big_b * tk * g.hv,
         format!("{big_b}·t·{}", g.hv),
     );
+    // exp keeps its output, and `* softplus(...)` the softplus output, for
+    // A_log's gradient only.
+    let copies = 1 + u64::from(d.params);
     t.push64(
         "g: −exp(A_log), softplus (fp32)",
-        2 * 4 * g.hv + 2 * 4 * tk * g.hv,
-        format!("2 × 4·{} + 2 × 4·t·{}", g.hv, g.hv),
+        copies * 4 * g.hv + copies * 4 * tk * g.hv,
+        format!("{copies} × 4·{} + {copies} × 4·t·{}", g.hv, g.hv),
     );
 }
 
@@ -71,11 +74,13 @@ fn output_norm(t: &mut Terms, d: Dims, g: &Gdn, fused_qkvz: bool) {
     } else {
         4 * tk * v
     };
+    // The normalized tensor is kept for the norm weight's gradient.
+    let kept = 1 + u64::from(d.params);
     t.push64(
         "gated norm",
-        2 * 4 * tk * v + 4 * tk * g.hv + 2 * big_b * tk * v + gate,
+        2 * 4 * tk * v + 4 * tk * g.hv + kept * big_b * tk * v + gate,
         format!(
-            "2 × 4·t·{v} + 4·t·{} + 2·{big_b}·t·{v} + {}",
+            "2 × 4·t·{v} + 4·t·{} + {kept}·{big_b}·t·{v} + {}",
             g.hv,
             if whole_z {
                 format!("4·t·{}", 2 * g.hk * g.dk + 2 * v)
@@ -84,7 +89,9 @@ fn output_norm(t: &mut Terms, d: Dims, g: &Gdn, fused_qkvz: bool) {
             }
         ),
     );
-    t.push64("out_proj input", big_b * tk * v, format!("{big_b}·t·{v}"));
+    if d.linears {
+        t.push64("out_proj input", big_b * tk * v, format!("{big_b}·t·{v}"));
+    }
 }
 
 /// transformers' `torch_chunk_gated_delta_rule` (chunk Q = 64): q and k

@@ -16,6 +16,13 @@ pub(super) struct Dims {
     /// 16-bit activations: casts to fp32 make new tensors (in fp32 they are
     /// the tensor itself and save nothing more).
     pub(super) half: bool,
+    /// The mixer's projections train: each keeps its input for its weight's
+    /// gradient (a frozen one keeps nothing; measured with every weight
+    /// frozen, `tests/data/recurrent_acts/recurrent_acts_frozen.jsonl`).
+    pub(super) linears: bool,
+    /// Its small parameters train with the norms (A_log, D, dt_bias, the
+    /// gated norm's weight): what only their gradients read is kept.
+    pub(super) params: bool,
 }
 
 impl Dims {
@@ -53,6 +60,8 @@ impl Dims {
             h: small(l.hidden)?,
             big_b: small(l.act_bytes)?,
             half: l.act_bytes < 4,
+            linears: l.grads.qkv,
+            params: l.grads.norms,
         })
     }
 }

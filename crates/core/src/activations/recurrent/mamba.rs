@@ -14,25 +14,24 @@ pub(super) fn mamba1_torch(t: &mut Terms, d: Dims, r: &Recurrent) {
     let (big_b, b, s, tk) = (d.big_b, d.b, d.s, d.t);
     let (i, n, k) = (r.inner, r.state, r.conv_kernel);
     let rank = r.dt_rank;
-    a_terms(
-        t,
-        2 * 4 * i * n,
-        format!("2 × 4·{i}·{n} (exp, then its negation)"),
-    );
+    a_terms(t, d, 4 * i * n, format!("4·{i}·{n}"));
     t.push64(
         "in_proj output (x, z)",
         2 * big_b * tk * i,
         format!("2·{big_b}·t·{i}"),
     );
     conv_padded(t, d, i, k);
-    t.push64(
-        "conv activation (x_proj input)",
-        big_b * tk * i,
-        format!("{big_b}·t·{i}"),
-    );
+    // In fp32 the activation is also the scan's `u` (`.float()` is itself).
+    if d.linears || !d.half {
+        t.push64(
+            "conv activation (x_proj input)",
+            big_b * tk * i,
+            format!("{big_b}·t·{i}"),
+        );
+    }
     // At b > 1 the transposed activation is not a view x_proj's matmul can
     // take: it keeps a contiguous copy (at b = 1 the view itself).
-    if b > 1 {
+    if b > 1 && d.linears {
         t.push64(
             "x_proj input copy",
             big_b * tk * i,
@@ -44,15 +43,19 @@ pub(super) fn mamba1_torch(t: &mut Terms, d: Dims, r: &Recurrent) {
         // normalized; dt_proj keeps the dt norm's output, the scan's matmul
         // C's; `B.float()` is a new fp32 tensor in both dtypes.
         let w = rank + 2 * n;
+        // The normalized tensors are kept for the norms' weights, dt_proj's
+        // input for its weight: neither when they are frozen.
+        let normalized = u64::from(d.params);
         t.push64(
             "dt/B/C norms",
-            4 * tk * w + 3 * 4 * tk + big_b * tk * w,
-            format!("4·t·{w} + 12·t + {big_b}·t·{w}"),
+            4 * tk * w + 3 * 4 * tk + normalized * big_b * tk * w,
+            format!("4·t·{w} + 12·t + {normalized}·{big_b}·t·{w}"),
         );
+        let dt_in = if d.linears { rank } else { 0 };
         t.push64(
             "dt_proj input, C",
-            big_b * tk * (rank + n),
-            format!("{big_b}·t·({rank} + {n})"),
+            big_b * tk * (dt_in + n),
+            format!("{big_b}·t·({dt_in} + {n})"),
         );
         t.push64("B (fp32)", 4 * tk * n, format!("4·t·{n}"));
     } else {
@@ -110,7 +113,7 @@ pub(super) fn mamba1_torch(t: &mut Terms, d: Dims, r: &Recurrent) {
         (big_b + 4) * tk * i,
         format!("({big_b} + 4)·t·{i}"),
     );
-    t.push64("out_proj input", big_b * tk * i, format!("{big_b}·t·{i}"));
+    out_proj_input(t, d, i);
 }
 
 /// Mamba-1 on mamba_ssm's kernels. `MambaMixer` calls `mamba_inner_fn`:
@@ -130,29 +133,35 @@ pub(super) fn mamba1_fused(t: &mut Terms, d: Dims, r: &Recurrent) {
     // selective_scan_cuda.fwd: x = (batch, dim, n_chunks, dstate·2) in A's
     // dtype (fp32), n_chunks = ⌈seqlen / 2048⌉ (kChunkSize 2048).
     let chunks = d.s.div_ceil(2048);
-    a_terms(t, 2 * 4 * i * n, format!("2 × 4·{i}·{n}"));
+    a_terms(t, d, 4 * i * n, format!("4·{i}·{n}"));
     t.push64(
         "xz (in_proj output)",
         2 * big_b * tk * i,
         format!("2·{big_b}·t·{i}"),
     );
     if r.dt_bc_norms {
-        t.push64(
-            "conv output (x_proj input)",
-            big_b * tk * i,
-            format!("{big_b}·t·{i}"),
-        );
+        // Jamba's x_proj, dt_proj and out_proj run in PyTorch: a frozen
+        // one keeps no input (from the PyTorch path's frozen measurement).
+        if d.linears {
+            t.push64(
+                "conv output (x_proj input)",
+                big_b * tk * i,
+                format!("{big_b}·t·{i}"),
+            );
+        }
         let w = rank + 2 * n;
         t.push64(
             "dt/B/C norms",
             4 * tk * w + 3 * 4 * tk + big_b * tk * w,
             format!("4·t·{w} + 12·t + {big_b}·t·{w}"),
         );
-        t.push64(
-            "dt_proj input",
-            big_b * tk * rank,
-            format!("{big_b}·t·{rank}"),
-        );
+        if d.linears {
+            t.push64(
+                "dt_proj input",
+                big_b * tk * rank,
+                format!("{big_b}·t·{rank}"),
+            );
+        }
         t.push64(
             "u, delta, z",
             3 * big_b * tk * i,
@@ -180,7 +189,7 @@ pub(super) fn mamba1_fused(t: &mut Terms, d: Dims, r: &Recurrent) {
     );
     t.push64("scan output", big_b * tk * i, format!("{big_b}·t·{i}"));
     if r.dt_bc_norms {
-        t.push64("out_proj input", big_b * tk * i, format!("{big_b}·t·{i}"));
+        out_proj_input(t, d, i);
     }
 }
 
@@ -200,7 +209,7 @@ pub(super) fn mamba2_torch(t: &mut Terms, d: Dims, r: &Recurrent) {
     let sp = c * q;
     let one = c == 1;
     let cd = i + 2 * g * n;
-    a_terms(t, 2 * 4 * hh, format!("2 × 4·{hh}"));
+    a_terms(t, d, 4 * hh, format!("4·{hh}"));
     t.push64(
         "in_proj output (z, xBC, dt)",
         big_b * tk * (i + cd + hh),
@@ -212,7 +221,8 @@ pub(super) fn mamba2_torch(t: &mut Terms, d: Dims, r: &Recurrent) {
         2 * big_b * tk * hh,
         format!("2·{big_b}·t·{hh}"),
     );
-    let dt_copies = if d.half { 2 } else { 1 };
+    // `A * dt.float()` keeps dt for A's gradient (a frozen A_log: not).
+    let dt_copies = if d.half { 1 + u64::from(d.params) } else { 1 };
     t.push64(
         "dt (fp32)",
         dt_copies * 4 * tk * hh,
@@ -227,11 +237,14 @@ pub(super) fn mamba2_torch(t: &mut Terms, d: Dims, r: &Recurrent) {
             format!("4·t·{cd}"),
         );
     }
-    t.push64(
-        "x padded (D residual)",
-        4 * b * sp * i,
-        format!("4·b·{sp}·{i} (s padded to chunks of {q})"),
-    );
+    // `D * x`: x is kept for D's gradient only.
+    if d.params {
+        t.push64(
+            "x padded (D residual)",
+            4 * b * sp * i,
+            format!("4·b·{sp}·{i} (s padded to chunks of {q})"),
+        );
+    }
     t.push64(
         "chunk masks (bool)",
         2 * q * q + 2 * (c + 1) * (c + 1),
@@ -288,12 +301,14 @@ pub(super) fn mamba2_torch(t: &mut Terms, d: Dims, r: &Recurrent) {
         // MambaRMSNormGated (norm after the gate; FalconH1RMSNormGated
         // keeps as many): fp32 gate copy (16-bit only), silu(gate), the
         // padded scan output, the gated and the normalized tensors, 1/rms.
+        // The normalized tensor is kept for the norm weight's gradient.
         let gate = if d.half { 4 * tk * i } else { 0 };
+        let kept = 2 + u64::from(d.params);
         t.push64(
             "gated norm",
-            gate + 3 * 4 * tk * i + 4 * b * sp * i + 4 * tk * g,
+            gate + kept * 4 * tk * i + 4 * b * sp * i + 4 * tk * g,
             format!(
-                "{}3 × 4·t·{i} + 4·b·{sp}·{i} + 4·t·{g}",
+                "{}{kept} × 4·t·{i} + 4·b·{sp}·{i} + 4·t·{g}",
                 if d.half {
                     format!("4·t·{i} + ")
                 } else {
@@ -309,7 +324,7 @@ pub(super) fn mamba2_torch(t: &mut Terms, d: Dims, r: &Recurrent) {
             format!("{big_b}·t·{i} + 4·b·{sp}·{i}"),
         );
     }
-    t.push64("out_proj input", big_b * tk * i, format!("{big_b}·t·{i}"));
+    out_proj_input(t, d, i);
 }
 
 /// Mamba-2 on mamba_ssm's kernels: every mixer calls
@@ -322,7 +337,7 @@ pub(super) fn mamba2_fused(t: &mut Terms, d: Dims, r: &Recurrent) {
     let (big_b, tk) = (d.big_b, d.t);
     let m = Mamba2::of(r);
     let cd = m.i + 2 * m.groups * m.n;
-    a_terms(t, 2 * 4 * m.heads, format!("2 × 4·{}", m.heads));
+    a_terms(t, d, 4 * m.heads, format!("4·{}", m.heads));
     t.push64(
         "zxbcdt (in_proj output)",
         big_b * tk * (m.i + cd + m.heads),
@@ -370,10 +385,27 @@ impl Mamba2 {
     }
 }
 
-/// `A = -torch.exp(self.A_log.float())`: exp keeps its output, and what
-/// reads A keeps the negation (fp32 in every dtype).
-fn a_terms(t: &mut Terms, bytes: u64, formula: String) {
-    t.push64("A = −exp(A_log) (fp32)", bytes, formula);
+/// `A = -torch.exp(self.A_log.float())` of `bytes`: what reads A keeps
+/// the negation (fp32 in every dtype), and exp its output for A_log's
+/// gradient when A_log trains.
+fn a_terms(t: &mut Terms, d: Dims, bytes: u64, formula: String) {
+    let copies = if d.params { 2 } else { 1 };
+    t.push64(
+        "A = −exp(A_log) (fp32)",
+        copies * bytes,
+        format!("{copies} × {formula}"),
+    );
+}
+
+/// out_proj's input, kept for its weight's gradient when it trains.
+fn out_proj_input(t: &mut Terms, d: Dims, width: u64) {
+    if d.linears {
+        t.push64(
+            "out_proj input",
+            d.big_b * d.t * width,
+            format!("{}·t·{width}", d.big_b),
+        );
+    }
 }
 
 /// The torch `causal_conv1d_fn` convolves with padding K − 1 and slices the
