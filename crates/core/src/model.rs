@@ -318,8 +318,13 @@ pub enum TowerBlock {
     /// attention over windows (most layers) or the whole image, and a
     /// gated SiLU MLP with biases.
     Qwen25Vl,
-    /// Another family's layer (Qwen-VL, InternViT, Pixtral, Llama 4): its
-    /// saved tensors were not measured; a GPT-2-style block stands in.
+    /// `PixtralAttentionLayer` (Pixtral, Mistral Small 3.1): a Llama-style
+    /// block (RMSNorms, q/k/v/o without biases, 2D rotary, gated MLP) over
+    /// all of the batch's patches as one sequence, the images kept apart by
+    /// a block-diagonal additive mask (SDPA, eager).
+    Pixtral,
+    /// Another family's layer (remote-code InternViT, Llama 4): its saved
+    /// tensors were not measured; a GPT-2-style block stands in.
     Other,
 }
 
@@ -331,7 +336,7 @@ impl TowerBlock {
 
 impl TowerBlock {
     /// Each layer family and its key in a link and in JSON.
-    const KEYS: [(TowerBlock, &'static str); 8] = [
+    const KEYS: [(TowerBlock, &'static str); 9] = [
         (TowerBlock::Clip, "clip"),
         (TowerBlock::Siglip, "siglip"),
         (TowerBlock::Qwen2Vl, "qwen2_vl"),
@@ -339,6 +344,7 @@ impl TowerBlock {
         (TowerBlock::Qwen25Vl, "qwen2_5_vl"),
         (TowerBlock::InternVit, "intern_vit"),
         (TowerBlock::InternVitRms, "intern_vit_rms"),
+        (TowerBlock::Pixtral, "pixtral"),
         (TowerBlock::Other, "other"),
     ];
 
@@ -367,6 +373,12 @@ impl TowerBlock {
         )
     }
 
+    /// Whether the batch's images run as one sequence whose attention spans
+    /// it all, under a block-diagonal mask (Pixtral without FlashAttention).
+    pub fn one_sequence(self) -> bool {
+        self == TowerBlock::Pixtral
+    }
+
     /// InternViT's layers (layer scales; an input-dtype eager softmax).
     pub fn intern_vit(self) -> bool {
         matches!(self, TowerBlock::InternVit | TowerBlock::InternVitRms)
@@ -381,7 +393,7 @@ impl TryFrom<String> for TowerBlock {
             .find(|(_, k)| *k == text)
             .map(|(b, _)| *b)
             .ok_or_else(|| {
-                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_vl, qwen3_vl, qwen2_5_vl, intern_vit, intern_vit_rms or other")
+                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_vl, qwen3_vl, qwen2_5_vl, intern_vit, intern_vit_rms, pixtral or other")
             })
     }
 }

@@ -32,8 +32,13 @@ fn measured(block_of: impl Fn(&str) -> Option<TowerBlock>) -> Vec<Measured> {
             let eager = get(&row, "attention") == "eager";
             let tokens = u128::from(get_u64(&row, "tokens"));
             // CLIP's, SigLIP's and InternVL's rows are two images; the
-            // Qwen-VL towers' one image of `tokens` patches.
-            let images = if block.dynamic_resolution() { 1 } else { 2 };
+            // Qwen-VL towers' one image of `tokens` patches, Pixtral's two
+            // images as one sequence.
+            let images = if block.dynamic_resolution() || block.one_sequence() {
+                1
+            } else {
+                2
+            };
             Some(Measured {
                 eager,
                 tower: VisionTower {
@@ -128,6 +133,17 @@ fn qwen25_vl_blocks_save_what_the_hooks_saw() {
         }
     }
     assert_eq!((exact, bounded), (24, 8));
+}
+
+/// Pixtral's blocks: two images as one sequence under a block-diagonal
+/// mask, SDPA and eager (softmax over the whole sequence), fp32 and bf16.
+#[test]
+fn pixtral_blocks_save_what_the_hooks_saw() {
+    let rows = measured(|family| (family == "pixtral").then_some(TowerBlock::Pixtral));
+    for m in &rows {
+        assert_eq!(layer_bytes(m), m.per_layer, "{:?} {:?}", m.tower, m.batch);
+    }
+    assert_eq!(rows.len(), 16);
 }
 
 #[test]

@@ -33,6 +33,9 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
     if v.block == TowerBlock::Qwen25Vl {
         return Some(qwen25_vl_terms(v, b));
     }
+    if v.block == TowerBlock::Pixtral {
+        return Some(pixtral_terms(v, b));
+    }
     let activation_tensors: u128 = match v.block {
         // quick_gelu `x · sigmoid(1.702·x)`: its input and the sigmoid's output.
         TowerBlock::Clip | TowerBlock::Qwen2Vl => 2,
@@ -41,7 +44,7 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
         | TowerBlock::Qwen3Vl
         | TowerBlock::InternVit
         | TowerBlock::InternVitRms => 1,
-        TowerBlock::Qwen25Vl | TowerBlock::Other => return None,
+        TowerBlock::Qwen25Vl | TowerBlock::Pixtral | TowerBlock::Other => return None,
     };
     // Qwen2-VL's and Qwen3-VL's one qkv projection: its whole output stays
     // (v is a view of it) beside the rotated q and k, and the attention's
@@ -172,4 +175,62 @@ fn qwen25_vl_terms(v: &VisionTower, b: &TowerBatch) -> Vec<Term> {
         format!("4 × {big_b}·T·i"),
     );
     t.0
+}
+
+/// Pixtral's block (measured: `pixtral` rows, two images as one masked
+/// sequence, SDPA and eager, fp32 and bf16; all exact). Each RMSNorm keeps
+/// its fp32 input (the input itself in fp32), 1/rms and the normalized
+/// tensor before its weight; its output feeds q/k/v and the gated MLP;
+/// SDPA keeps the rotated q and k, v and its output (laid out for o_proj)
+/// with the fp32 logsumexp, eager the fp32 softmax over the whole sequence
+/// (and its cast in 16-bit) with o_proj's contiguous input; the MLP keeps
+/// gate, its activation, up and their product. The mask and the rotary
+/// tables are the tower's, once: [`pixtral_shared_bytes`].
+fn pixtral_terms(v: &VisionTower, b: &TowerBatch) -> Vec<Term> {
+    let big_b = b.act_bytes;
+    let tokens = b.images * b.tokens_per_image;
+    let (h, i, heads) = (
+        u128::from(v.hidden),
+        u128::from(v.intermediate),
+        u128::from(v.heads),
+    );
+    let bth = big_b * tokens * h;
+    let mut t = Terms::default();
+    t.push(
+        "RMSNorm fp32 inputs, 1/rms, normalized tensors and outputs",
+        2 * (4 * tokens * h + 4 * tokens + bth) + 2 * bth,
+        format!("2 norms × (4·T·h + 4·T + {big_b}·T·h) + 2 × {big_b}·T·h"),
+    );
+    match b.attention {
+        Attention::Sdpa | Attention::Flash => t.push(
+            "attention q, k, v, output + logsumexp",
+            4 * bth + 4 * heads * tokens,
+            format!("4 × {big_b}·T·h + 4·a·T"),
+        ),
+        Attention::Eager => {
+            let scores = heads * b.images * b.tokens_per_image * b.tokens_per_image;
+            let cast = if big_b == 4 { 0 } else { big_b };
+            t.push(
+                "attention q, k, v, o_proj input + softmax over the sequence (and its cast)",
+                4 * bth + (4 + cast) * scores,
+                format!("4 × {big_b}·T·h + (4 + {cast})·a·S²"),
+            )
+        }
+    }
+    t.push(
+        "gated MLP: gate, its activation, up and their product",
+        4 * big_b * tokens * i,
+        format!("4 × {big_b}·T·i"),
+    );
+    t.0
+}
+
+/// What Pixtral's tower keeps once for all its layers: the block-diagonal
+/// additive mask over the whole sequence (`generate_block_attention_mask`,
+/// `B·T²`; none under FlashAttention, which takes `cu_seqlens`).
+pub fn pixtral_shared_bytes(v: &VisionTower, tokens: u128, b: &TowerBatch) -> u128 {
+    if v.block != TowerBlock::Pixtral || b.attention == Attention::Flash {
+        return 0;
+    }
+    b.act_bytes * tokens * tokens
 }

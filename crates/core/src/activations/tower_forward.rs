@@ -8,10 +8,12 @@
 //!
 //! - **MLP**: the residual stream and the layer's input, the MLP's first
 //!   linear output and its activation's tensors: `T·(4·h + k·i)·B`, with
-//!   k = 3 for quick_gelu (CLIP, Qwen2-VL) and Qwen2.5-VL's SwiGLU, 2 for a
-//!   fused GELU (SigLIP, InternViT, Qwen3-VL). InternViT's layer scale
-//!   adds `T·h·B`; Qwen3-VL's interpolated position embedding an fp32
-//!   `4·T·h`.
+//!   k = 3 for quick_gelu (CLIP, Qwen2-VL) and the gated MLPs (Qwen2.5-VL,
+//!   Pixtral), 2 for a fused GELU (SigLIP, InternViT, Qwen3-VL).
+//!   InternViT's layer scale adds `T·h·B`; Qwen3-VL's interpolated
+//!   position embedding an fp32 `4·T·h`; Pixtral's patch convolution
+//!   output `T·h·B`, positions `16·T`, rotary tables `2·T·d·B` and its
+//!   block-diagonal mask `B·T²` over the whole sequence.
 //! - **Rotary** (the Qwen-VL towers): q and k cast to fp32 for
 //!   `apply_rotary_pos_emb_vision` beside the fused qkv:
 //!   `T·h·(5·B + 24) + 8·T·d` with the fp32 cos and sin tables.
@@ -51,11 +53,21 @@ pub fn tower_forward_bytes(
         | TowerBlock::InternVitRms => 2,
         _ => 3,
     };
-    // Qwen3-VL's position embedding, summed in fp32, lives through layer 0.
-    let positions = if block == TowerBlock::Qwen3Vl {
-        4 * t * h
-    } else {
-        0
+    // What lives through layer 0 beside the layer: Qwen3-VL's position
+    // embedding, summed in fp32; Pixtral's patch convolution output, its
+    // int64 2D positions, the rotary cos and sin, and the block-diagonal
+    // mask over the whole sequence (none under FlashAttention).
+    let positions = match block {
+        TowerBlock::Qwen3Vl => 4 * t * h,
+        TowerBlock::Pixtral => {
+            let mask = if attention == Attention::Flash {
+                0
+            } else {
+                b * t * t
+            };
+            t * h * b + 16 * t + 2 * t * (h / heads) * b + mask
+        }
+        _ => 0,
     };
     let eager = attention == Attention::Eager;
     let square_sum: u128 = passes.iter().map(|&(n, s)| n * s * s).sum();
@@ -82,6 +94,7 @@ pub fn tower_forward_bytes(
         let (hidden_states, per_score) = if block.intern_vit() {
             (6, 2 * b)
         } else {
+            // Pixtral's seventh, its convolution output, is in `positions`.
             (if qwen { 7 } else { 6 }, b + 4 + if b < 4 { 4 } else { 0 })
         };
         let scores = hidden_states * t * h * b + per_score * heads * square_sum + positions;

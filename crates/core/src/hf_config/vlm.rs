@@ -333,11 +333,11 @@ pub(super) fn import_mistral3(
         + (dw * feature_layers * text_w + bias * text_w)
         + (text_w * text_w + bias * text_w);
     spec.name = "mistral3".to_string();
-    spec.vision = Some(counted(
-        tower_shape(d, layers, heads, m, image, patch),
-        tower,
-        projector,
-    )?);
+    let shape = VisionTower {
+        block: crate::model::TowerBlock::Pixtral,
+        ..tower_shape(d, layers, heads, m, image, patch)
+    };
+    spec.vision = Some(counted(shape, tower, projector)?);
     Ok(spec)
 }
 

@@ -470,13 +470,25 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
             }
         }
     }
-    match t.checkpointing {
-        // transformers checkpoints the CLIP encoder's layers too
-        // (CLIPEncoder supports gradient checkpointing): each keeps
-        // its input, and one layer is rebuilt at a time in backward.
-        Checkpointing::Full => v.layers as u128 * vb * act_dtype + per_layer,
-        _ => v.layers as u128 * per_layer,
-    }
+    // Pixtral's mask over the whole sequence, kept once for all layers.
+    let shared = crate::activations::pixtral_shared_bytes(
+        v,
+        tokens,
+        &crate::activations::TowerBatch {
+            images: 1,
+            tokens_per_image: tokens,
+            act_bytes: act_dtype,
+            attention: r.attention,
+        },
+    );
+    shared
+        + match t.checkpointing {
+            // transformers checkpoints the CLIP encoder's layers too
+            // (CLIPEncoder supports gradient checkpointing): each keeps
+            // its input, and one layer is rebuilt at a time in backward.
+            Checkpointing::Full => v.layers as u128 * vb * act_dtype + per_layer,
+            _ => v.layers as u128 * per_layer,
+        }
 }
 
 /// The tower's tokens in one micro-batch, and its passes (see

@@ -79,12 +79,15 @@ impl SampleImages {
     /// The tower's tokens over the batch, and its passes: (passes, tokens
     /// each). One pass reads what one attention spans: an image under
     /// dynamic resolution (Qwen-VL attends within each image, then within
-    /// each video's temporal patch, `cu_seqlens`), else one tile, crop or
-    /// square of the tower's size.
+    /// each video's temporal patch, `cu_seqlens`), all of the batch at once
+    /// (Pixtral's one masked sequence), else one tile, crop or square of the
+    /// tower's size.
     pub fn tower_passes(&self, v: &crate::model::VisionTower) -> (u128, Vec<(u128, u128)>) {
         let tokens = self.batch_tower_tokens() as u128;
         let mut passes = Vec::new();
-        if self.rule.is_none() || v.block.dynamic_resolution() {
+        if v.block.one_sequence() {
+            passes.push((1, tokens));
+        } else if self.rule.is_none() || v.block.dynamic_resolution() {
             for g in &self.groups {
                 passes.push((g.in_batch as u128, g.tokens.tower.max(1) as u128));
             }

@@ -126,8 +126,21 @@ def internvl_rms(*args):
     return internvl(*args, norm="rms_norm")
 
 
+def pixtral(h, a, i, side, patch, layers, dtype, attn):
+    """Pixtral's tower (`PixtralVisionModel`: RMSNorm, q/k/v/o without bias, 2D rotary, SwiGLU):
+    two images as one sequence, kept apart by a block-diagonal additive mask."""
+    cfg = transformers.PixtralVisionConfig(hidden_size=h, num_attention_heads=a, intermediate_size=i,
+                                           num_hidden_layers=layers, image_size=side, patch_size=patch,
+                                           head_dim=h // a)
+    cfg._attn_implementation = attn
+    m = transformers.PixtralVisionModel(cfg).to(dtype).train()
+    x = torch.randn(2, 3, side, side, dtype=dtype)
+    sizes = torch.tensor([[side, side], [side, side]])
+    return lambda: m(pixel_values=x, image_sizes=sizes).last_hidden_state, m, 2 * (side // patch) ** 2
+
+
 FAMILIES = {"clip": clip, "siglip": siglip, "qwen2_5_vl": qwen25, "qwen2_5_vl_full": qwen25_full,
-            "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl, "internvl": internvl, "internvl_rms": internvl_rms}
+            "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl, "internvl": internvl, "internvl_rms": internvl_rms, "pixtral": pixtral}
 # Qwen2.5-VL's grid must be a whole number of 2 × 2 merges and of 4 × 4-patch windows here.
 QWEN_SHAPES = [(64, 4, 256, 112, 14), (96, 6, 384, 168, 14), (128, 8, 352, 56, 14), (80, 4, 320, 224, 14)]
 
@@ -158,7 +171,10 @@ def saved_bytes(make, layers, shape, dtype, attn):
 
 def main():
     rows = []
+    only = sys.argv[1:]
     for family, make in FAMILIES.items():
+        if only and family not in only:
+            continue
         for attn in ("sdpa", "eager"):
             for dtype in (torch.float32, torch.bfloat16):
                 for shape in (QWEN_SHAPES if family.startswith("qwen") else SHAPES):
@@ -177,6 +193,11 @@ def main():
                     rows.append(row)
                     print(row, flush=True)
     out = os.path.join(HERE, "tower_saved.csv")
+    if only and os.path.exists(out):
+        # Families named on the command line replace their own rows only.
+        with open(out, newline="") as f:
+            kept = [r for r in csv.DictReader(f) if r["family"] not in only]
+        rows = kept + [{k: str(v) for k, v in r.items()} for r in rows]
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()

@@ -69,7 +69,9 @@ def forward_peak(make, layers, shape, dtype, attn):
 
 def main():
     rows = []
-    for family in ("clip", "siglip", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "internvl"):
+    only = sys.argv[1:]
+    families = only or ["clip", "siglip", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "internvl", "pixtral"]
+    for family in families:
         make = FAMILIES[family]
         for attn in ("sdpa", "eager"):
             for dtype in (torch.float32, torch.bfloat16):
@@ -90,6 +92,11 @@ def main():
                     rows.append(row)
                     print({k: v for k, v in row.items() if k != "at_peak"}, flush=True)
     out = os.path.join(HERE, "tower_forward.csv")
+    if only and os.path.exists(out):
+        # Families named on the command line replace their own rows only.
+        with open(out, newline="") as f:
+            kept = [r for r in csv.DictReader(f) if r["family"] not in only]
+        rows = kept + [{k: str(v) for k, v in r.items()} for r in rows]
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
