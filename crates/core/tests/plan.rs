@@ -474,3 +474,64 @@ fn fewer_image_pixels_only_where_the_processor_has_a_limit() {
         .flat_map(|p| &p.changes)
         .all(|c| c.id != TechniqueId::FewerImagePixels));
 }
+
+/// A long video that does not fit: sampling fewer frames is a plan change
+/// (halving them, never below the two of a temporal patch), and no plan
+/// offers it without a video.
+#[test]
+fn fewer_video_frames_where_there_is_a_video() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/configs/vlm/Qwen__Qwen2.5-VL-7B-Instruct.json");
+    let text = std::fs::read_to_string(&path).expect("fixture");
+    let spec = vramfit_core::hf_config::from_hf_config(&text).expect("imports");
+    let mut sc = Scenario {
+        model: ModelSource::Spec(Box::new(spec)),
+        task: TaskKind::Training,
+        ..Scenario::default()
+    };
+    sc.training.method = vramfit_core::scenario::Method::Lora;
+    sc.training.seq_len = 512;
+    sc.training.chunked_loss = true;
+    sc.training.freeze_vision = true;
+    sc.training.checkpointing = vramfit_core::scenario::Checkpointing::Full;
+    sc.video_frames = Some(512);
+    (sc.image_width, sc.image_height) = (Some(640), Some(360));
+    sc.gpu.name = Some("rtx-4090".into());
+    let options = PlanOptions {
+        max_plans: 20,
+        ..PlanOptions::default()
+    };
+    let report = fix_plans(&sc, &options).expect("plans");
+    assert!(!report.fits);
+    let fewer: Vec<_> = report
+        .plans
+        .iter()
+        .filter(|p| {
+            p.changes
+                .iter()
+                .any(|c| c.id == TechniqueId::FewerVideoFrames)
+        })
+        .collect();
+    assert!(!fewer.is_empty(), "no plan samples fewer frames");
+    for plan in fewer {
+        let frames = plan.scenario.video_frames.expect("still a video");
+        assert!(frames < 512 && frames >= 2 && 512 % frames == 0, "{frames}");
+        let used = estimate(&plan.scenario)
+            .expect("estimates")
+            .headline_gpu()
+            .device_used_bytes;
+        assert!(used <= report.capacity_bytes);
+    }
+    assert!(technique(TechniqueId::FewerVideoFrames).penalty > 0.0);
+    // Images alone: no frames to drop.
+    let mut images = sc.clone();
+    images.video_frames = None;
+    images.training.images_per_sample = 40;
+    let report = fix_plans(&images, &options).expect("plans");
+    assert!(!report.fits && !report.plans.is_empty());
+    assert!(report
+        .plans
+        .iter()
+        .flat_map(|p| &p.changes)
+        .all(|c| c.id != TechniqueId::FewerVideoFrames));
+}

@@ -54,11 +54,12 @@ pub enum TechniqueId {
     CpuOffload,
     RaiseWiredLimit,
     FewerImagePixels,
+    FewerVideoFrames,
 }
 
 impl TechniqueId {
     /// Every id, for checks that the data covers the code and back.
-    pub const ALL: [TechniqueId; 30] = [
+    pub const ALL: [TechniqueId; 31] = [
         TechniqueId::SmallerMicroBatch,
         TechniqueId::GradientCheckpointing,
         TechniqueId::HalfPrecision,
@@ -89,6 +90,7 @@ impl TechniqueId {
         TechniqueId::CpuOffload,
         TechniqueId::RaiseWiredLimit,
         TechniqueId::FewerImagePixels,
+        TechniqueId::FewerVideoFrames,
     ];
 }
 
@@ -301,6 +303,15 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
         T::TensorParallel => tensor_parallel(&mut s, training, ctx),
         T::CpuOffload => cpu_offload(&mut s, training, ctx),
         T::FewerImagePixels => fewer_image_pixels(&mut s, ctx.spec),
+        // Half the video's frames, never fewer than two: the Qwen-VL
+        // processors' temporal patch (`temporal_patch_size`).
+        T::FewerVideoFrames => match s.video_frames {
+            Some(frames) if frames >= 4 => {
+                s.video_frames = Some(frames / 2);
+                true
+            }
+            _ => false,
+        },
         T::RaiseWiredLimit => {
             // macOS's default share, raised to all but what the OS needs.
             let apple = ctx
