@@ -515,7 +515,7 @@ fn fewer_video_frames_where_there_is_a_video() {
     assert!(!fewer.is_empty(), "no plan samples fewer frames");
     for plan in fewer {
         let frames = plan.scenario.video_frames.expect("still a video");
-        assert!(frames < 512 && frames >= 2 && 512 % frames == 0, "{frames}");
+        assert!((2..512).contains(&frames) && 512 % frames == 0, "{frames}");
         let used = estimate(&plan.scenario)
             .expect("estimates")
             .headline_gpu()
