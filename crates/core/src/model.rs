@@ -323,8 +323,12 @@ pub enum TowerBlock {
     /// all of the batch's patches as one sequence, the images kept apart by
     /// a block-diagonal additive mask (SDPA, eager).
     Pixtral,
-    /// Another family's layer (remote-code InternViT, Llama 4): its saved
-    /// tensors were not measured; a GPT-2-style block stands in.
+    /// `Llama4VisionEncoderLayer`: a class token per tile, LayerNorms,
+    /// biased q/k/v/o with a complex 2D rotary on fp32 copies of q and k,
+    /// fc1 → GELU → fc2. What it saves for backward is SigLIP's.
+    Llama4,
+    /// Another family's layer (remote-code InternViT): its saved tensors
+    /// were not measured; a GPT-2-style block stands in.
     Other,
 }
 
@@ -336,7 +340,7 @@ impl TowerBlock {
 
 impl TowerBlock {
     /// Each layer family and its key in a link and in JSON.
-    const KEYS: [(TowerBlock, &'static str); 9] = [
+    const KEYS: [(TowerBlock, &'static str); 10] = [
         (TowerBlock::Clip, "clip"),
         (TowerBlock::Siglip, "siglip"),
         (TowerBlock::Qwen2Vl, "qwen2_vl"),
@@ -345,6 +349,7 @@ impl TowerBlock {
         (TowerBlock::InternVit, "intern_vit"),
         (TowerBlock::InternVitRms, "intern_vit_rms"),
         (TowerBlock::Pixtral, "pixtral"),
+        (TowerBlock::Llama4, "llama4"),
         (TowerBlock::Other, "other"),
     ];
 
@@ -356,11 +361,14 @@ impl TowerBlock {
     }
 
     /// Whether each tower pass adds a class token to its patches (CLIP,
-    /// InternViT).
+    /// InternViT, Llama 4).
     pub fn class_token(self) -> bool {
         matches!(
             self,
-            TowerBlock::Clip | TowerBlock::InternVit | TowerBlock::InternVitRms
+            TowerBlock::Clip
+                | TowerBlock::InternVit
+                | TowerBlock::InternVitRms
+                | TowerBlock::Llama4
         )
     }
 
@@ -379,6 +387,12 @@ impl TowerBlock {
         self == TowerBlock::Pixtral
     }
 
+    /// Whether eager attention's softmax runs in the input dtype (InternViT,
+    /// Llama 4's `vision_eager_attention_forward`) rather than in fp32.
+    pub fn input_dtype_softmax(self) -> bool {
+        self.intern_vit() || self == TowerBlock::Llama4
+    }
+
     /// InternViT's layers (layer scales; an input-dtype eager softmax).
     pub fn intern_vit(self) -> bool {
         matches!(self, TowerBlock::InternVit | TowerBlock::InternVitRms)
@@ -393,7 +407,7 @@ impl TryFrom<String> for TowerBlock {
             .find(|(_, k)| *k == text)
             .map(|(b, _)| *b)
             .ok_or_else(|| {
-                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_vl, qwen3_vl, qwen2_5_vl, intern_vit, intern_vit_rms, pixtral or other")
+                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_vl, qwen3_vl, qwen2_5_vl, intern_vit, intern_vit_rms, pixtral, llama4 or other")
             })
     }
 }

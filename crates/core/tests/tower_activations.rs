@@ -81,7 +81,7 @@ fn layer_bytes(m: &Measured) -> u128 {
 }
 
 #[test]
-fn clip_siglip_qwen_vl_and_internvl_layers_save_what_the_hooks_saw() {
+fn clip_siglip_qwen_vl_internvl_and_llama4_layers_save_what_the_hooks_saw() {
     let rows = measured(|family| match family {
         "clip" => Some(TowerBlock::Clip),
         "siglip" => Some(TowerBlock::Siglip),
@@ -89,6 +89,7 @@ fn clip_siglip_qwen_vl_and_internvl_layers_save_what_the_hooks_saw() {
         "qwen3_vl" => Some(TowerBlock::Qwen3Vl),
         "internvl" => Some(TowerBlock::InternVit),
         "internvl_rms" => Some(TowerBlock::InternVitRms),
+        "llama4" => Some(TowerBlock::Llama4),
         _ => None,
     });
     for m in &rows {
@@ -102,7 +103,7 @@ fn clip_siglip_qwen_vl_and_internvl_layers_save_what_the_hooks_saw() {
         };
         assert_eq!(cpu, m.per_layer, "{} {:?} {:?}", m.family, m.tower, m.batch);
     }
-    assert_eq!(rows.len(), 96);
+    assert_eq!(rows.len(), 112);
 }
 
 /// Qwen2.5-VL's blocks, windowed and full-attention (one image of T

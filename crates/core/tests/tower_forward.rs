@@ -35,6 +35,7 @@ fn rows() -> Vec<Row> {
                 "qwen2_5_vl" => TowerBlock::Qwen25Vl,
                 "qwen3_vl" => TowerBlock::Qwen3Vl,
                 "pixtral" => TowerBlock::Pixtral,
+                "llama4" => TowerBlock::Llama4,
                 other => panic!("a family the test does not know: {other}"),
             };
             let eager = get(&row, "attention") == "eager";
@@ -92,7 +93,7 @@ fn rows() -> Vec<Row> {
 #[test]
 fn the_forward_peak_is_one_layer_not_the_depth() {
     let rows = rows();
-    assert_eq!(rows.len(), 112);
+    assert_eq!(rows.len(), 128);
     assert!(
         rows.iter().all(|r| r.depth_free),
         "a peak grew with the layers"
@@ -100,17 +101,17 @@ fn the_forward_peak_is_one_layer_not_the_depth() {
 }
 
 #[test]
-fn clip_siglip_internvit_and_pixtral_are_exact() {
+fn clip_siglip_internvit_pixtral_and_llama4_are_exact() {
     let exact: Vec<_> = rows()
         .into_iter()
         .filter(|r| {
             matches!(
                 r.family.as_str(),
-                "clip" | "siglip" | "internvl" | "pixtral"
+                "clip" | "siglip" | "internvl" | "pixtral" | "llama4"
             )
         })
         .collect();
-    assert_eq!(exact.len(), 64);
+    assert_eq!(exact.len(), 80);
     for r in exact {
         // Pixtral's rows hold two square images of T/2 patches; the two
         // int64 `arange`s of the last one's grid side stay out of the rule.

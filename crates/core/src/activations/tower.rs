@@ -40,7 +40,10 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
         // quick_gelu `x · sigmoid(1.702·x)`: its input and the sigmoid's output.
         TowerBlock::Clip | TowerBlock::Qwen2Vl => 2,
         // A fused GELU keeps its input.
+        // Llama 4's exact GELU (`nn.GELU`) keeps its input too; its rotary
+        // keeps only the (shared) frequencies: measured, SigLIP's bytes.
         TowerBlock::Siglip
+        | TowerBlock::Llama4
         | TowerBlock::Qwen3Vl
         | TowerBlock::InternVit
         | TowerBlock::InternVitRms => 1,
@@ -103,11 +106,11 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
         // out-projection's copy of the output.
         Attention::Eager => {
             let scores = heads * b.images * b.tokens_per_image * b.tokens_per_image;
-            // InternVL's eager softmax runs in the input dtype (one tensor);
-            // the others' in fp32, then cast.
-            let internvit = v.block.intern_vit();
-            let cast = if big_b == 4 || internvit { 0 } else { big_b };
-            let softmax = if internvit { big_b } else { 4 };
+            // InternVL's and Llama 4's eager softmax runs in the input
+            // dtype (one tensor); the others' in fp32, then cast.
+            let input_dtype = v.block.input_dtype_softmax();
+            let cast = if big_b == 4 || input_dtype { 0 } else { big_b };
+            let softmax = if input_dtype { big_b } else { 4 };
             let kept = 4 + fused.saturating_sub(1);
             t.push(
                 "attention q, k, v, output + softmax (and its cast)",

@@ -20,9 +20,13 @@
 //! - **Eager attention**: each pass's scores `a·Σ S²` (S the tokens of one
 //!   pass) beside the layer's hidden states; transformers' eager softmax
 //!   runs in fp32 (the scaled scores in B, their fp32 copy and the softmax:
-//!   `(B + 8)·a·ΣS²`, `8·a·ΣS²` in fp32), InternViT's in the input dtype.
-//!   CLIP's, SigLIP's and InternViT's layers return their attention
-//!   weights, which stay referenced through the MLP: `B·a·ΣS²` more there.
+//!   `(B + 8)·a·ΣS²`, `8·a·ΣS²` in fp32), InternViT's and Llama 4's in the
+//!   input dtype.
+//!   CLIP's, SigLIP's, InternViT's, Pixtral's and Llama 4's layers return
+//!   their attention weights, which stay referenced through the MLP:
+//!   `B·a·ΣS²` more there.
+//! - **Llama 4** adds its rotary step (complex64 products, fp32 copies of
+//!   q and k in 16-bit) and its patch unfold before the first layer.
 //!
 //! SDPA and FlashAttention keep no scores (their kernels tile them).
 
@@ -48,6 +52,7 @@ pub fn tower_forward_bytes(
     let qwen = block.dynamic_resolution();
     let k: u128 = match block {
         TowerBlock::Siglip
+        | TowerBlock::Llama4
         | TowerBlock::Qwen3Vl
         | TowerBlock::InternVit
         | TowerBlock::InternVitRms => 2,
@@ -90,8 +95,26 @@ pub fn tower_forward_bytes(
             );
         }
     }
+    if block == TowerBlock::Llama4 {
+        // Six hidden-sized tensors (norm outputs, the residual, q, k, v),
+        // the complex64 products of q and k with the frequencies and, in
+        // 16-bit, q's and k's fp32 copies and their cast-back results.
+        let per = 6 * b + 8 + if b < 4 { 8 + 2 * b } else { 0 };
+        let rotary = per * t * h;
+        if rotary > peak.0 {
+            peak = (rotary, "rotary step: T·h·(6·B + 8), + (8 + 2·B) in 16-bit");
+        }
+        // The patch embedding unfolds the pixels (im2col and its copy)
+        // beside its output, before any layer.
+        let patches = t.saturating_sub(passes.iter().map(|&(n, _)| n).sum());
+        let p = u128::from(v.patch_size);
+        let unfold = (2 * 3 * p * p + h) * patches * b;
+        if unfold > peak.0 {
+            peak = (unfold, "patch unfold: (2·3·p² + h)·patches·B");
+        }
+    }
     if eager {
-        let (hidden_states, per_score) = if block.intern_vit() {
+        let (hidden_states, per_score) = if block.input_dtype_softmax() {
             (6, 2 * b)
         } else {
             // Pixtral's seventh, its convolution output, is in `positions`.

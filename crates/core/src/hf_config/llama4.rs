@@ -89,5 +89,9 @@ fn vision_model(v: &Cfg) -> Result<VisionTower> {
     // Linear(projector_output_dim, projector_output_dim), no biases.
     let adapter = mw * p_in as u128 + (p_out as u128).pow(2);
     let params = embeddings + layers as u128 * block + adapter;
-    counted(tower_shape(d, layers, heads, m, image, patch), params, 0)
+    let shape = crate::model::VisionTower {
+        block: crate::model::TowerBlock::Llama4,
+        ..tower_shape(d, layers, heads, m, image, patch)
+    };
+    counted(shape, params, 0)
 }

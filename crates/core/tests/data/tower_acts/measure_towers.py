@@ -139,8 +139,25 @@ def pixtral(h, a, i, side, patch, layers, dtype, attn):
     return lambda: m(pixel_values=x, image_sizes=sizes).last_hidden_state, m, 2 * (side // patch) ** 2
 
 
+def llama4(h, a, i, side, patch, layers, dtype, attn):
+    """Llama 4's tower (`Llama4VisionModel`: class token, LayerNorm, biased q/k/v/o with a
+    complex 2D rotary on fp32 copies of q and k, fc1 → GELU → fc2), two tiles; the pixel-shuffle
+    adapter after it is not a layer."""
+    cfg = transformers.Llama4VisionConfig(hidden_size=h, num_attention_heads=a, intermediate_size=i,
+                                          num_hidden_layers=layers, image_size=side, patch_size=patch,
+                                          vision_output_dim=h, projector_input_dim=h,
+                                          projector_output_dim=h, pixel_shuffle_ratio=0.5)
+    cfg._attn_implementation = attn
+    m = transformers.models.llama4.modeling_llama4.Llama4VisionModel(cfg).to(dtype).train()
+    # The encoder's layers only: the pixel-shuffle adapter (which ties the
+    # intermediate width to 4·h and needs an even grid) is not a layer.
+    m.vision_adapter = torch.nn.Identity()
+    x = torch.randn(2, 3, side, side, dtype=dtype)
+    return lambda: m(pixel_values=x).last_hidden_state, m, 2 * ((side // patch) ** 2 + 1)
+
+
 FAMILIES = {"clip": clip, "siglip": siglip, "qwen2_5_vl": qwen25, "qwen2_5_vl_full": qwen25_full,
-            "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl, "internvl": internvl, "internvl_rms": internvl_rms, "pixtral": pixtral}
+            "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl, "internvl": internvl, "internvl_rms": internvl_rms, "pixtral": pixtral, "llama4": llama4}
 # Qwen2.5-VL's grid must be a whole number of 2 × 2 merges and of 4 × 4-patch windows here.
 QWEN_SHAPES = [(64, 4, 256, 112, 14), (96, 6, 384, 168, 14), (128, 8, 352, 56, 14), (80, 4, 320, 224, 14)]
 
