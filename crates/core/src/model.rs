@@ -314,6 +314,14 @@ pub enum TowerBlock {
     /// `rms`, RMSNorms instead of LayerNorms (`norm_type`).
     InternVit,
     InternVitRms,
+    /// OpenGVLab's remote-code InternViT (`modeling_intern_vit.py` on the
+    /// Hub: InternVL 1.5 to 3): the same layer with a fused qkv, whose
+    /// `InternVisionEncoder` sets `gradient_checkpointing = True` in its
+    /// constructor, so in training every layer keeps only its input and is
+    /// recomputed in backward, whatever the trainer's setting. LayerNorm or
+    /// RMSNorm (`norm_type`).
+    InternVitRemote,
+    InternVitRemoteRms,
     /// `Qwen2_5_VLVisionBlock`: RMSNorms, a fused qkv with rotary q and k,
     /// attention over windows (most layers) or the whole image, and a
     /// gated SiLU MLP with biases.
@@ -340,7 +348,7 @@ impl TowerBlock {
 
 impl TowerBlock {
     /// Each layer family and its key in a link and in JSON.
-    const KEYS: [(TowerBlock, &'static str); 10] = [
+    const KEYS: [(TowerBlock, &'static str); 12] = [
         (TowerBlock::Clip, "clip"),
         (TowerBlock::Siglip, "siglip"),
         (TowerBlock::Qwen2Vl, "qwen2_vl"),
@@ -348,6 +356,8 @@ impl TowerBlock {
         (TowerBlock::Qwen25Vl, "qwen2_5_vl"),
         (TowerBlock::InternVit, "intern_vit"),
         (TowerBlock::InternVitRms, "intern_vit_rms"),
+        (TowerBlock::InternVitRemote, "intern_vit_remote"),
+        (TowerBlock::InternVitRemoteRms, "intern_vit_remote_rms"),
         (TowerBlock::Pixtral, "pixtral"),
         (TowerBlock::Llama4, "llama4"),
         (TowerBlock::Other, "other"),
@@ -368,6 +378,8 @@ impl TowerBlock {
             TowerBlock::Clip
                 | TowerBlock::InternVit
                 | TowerBlock::InternVitRms
+                | TowerBlock::InternVitRemote
+                | TowerBlock::InternVitRemoteRms
                 | TowerBlock::Llama4
         )
     }
@@ -395,7 +407,30 @@ impl TowerBlock {
 
     /// InternViT's layers (layer scales; an input-dtype eager softmax).
     pub fn intern_vit(self) -> bool {
-        matches!(self, TowerBlock::InternVit | TowerBlock::InternVitRms)
+        matches!(
+            self,
+            TowerBlock::InternVit
+                | TowerBlock::InternVitRms
+                | TowerBlock::InternVitRemote
+                | TowerBlock::InternVitRemoteRms
+        )
+    }
+
+    /// InternViT's RMSNorm layers (`norm_type: rms_norm`).
+    pub fn rms_norm(self) -> bool {
+        matches!(
+            self,
+            TowerBlock::InternVitRms | TowerBlock::InternVitRemoteRms
+        )
+    }
+
+    /// Whether the tower checkpoints its own layers in training whatever
+    /// the trainer asks (OpenGVLab's remote-code InternViT).
+    pub fn always_checkpointed(self) -> bool {
+        matches!(
+            self,
+            TowerBlock::InternVitRemote | TowerBlock::InternVitRemoteRms
+        )
     }
 }
 
@@ -407,7 +442,7 @@ impl TryFrom<String> for TowerBlock {
             .find(|(_, k)| *k == text)
             .map(|(b, _)| *b)
             .ok_or_else(|| {
-                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_vl, qwen3_vl, qwen2_5_vl, intern_vit, intern_vit_rms, pixtral, llama4 or other")
+                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_vl, qwen3_vl, qwen2_5_vl, intern_vit, intern_vit_rms, intern_vit_remote, intern_vit_remote_rms, pixtral, llama4 or other")
             })
     }
 }

@@ -102,17 +102,17 @@ fn remote_code_internvl_counts_as_its_converted_twin_plus_its_head() {
     assert_eq!((c.vision, c.projector), (304_012_288, 4_482_816));
     assert!(!chat.tied_embeddings);
     assert_eq!(c.total, 802_293_120 + 151_674 * 896);
-    // The same tower shape; only transformers' layer (separate q, k, v)
-    // was measured for its saved tensors, so the remote code's fused-qkv
-    // layer keeps the stand-in block.
+    // The same tower shape; the remote code's layers checkpoint themselves
+    // (its own InternVisionEncoder), transformers' follow the trainer.
     let (mut remote, converted) = (chat.vision.expect("tower"), hf.vision.expect("tower"));
     assert_eq!(
         (remote.block, converted.block),
         (
-            vramfit_core::model::TowerBlock::Other,
+            vramfit_core::model::TowerBlock::InternVitRemote,
             vramfit_core::model::TowerBlock::InternVit
         )
     );
+    assert!(remote.block.always_checkpointed() && !converted.block.always_checkpointed());
     remote.block = converted.block;
     assert_eq!(remote, converted, "the same tower shape");
 }

@@ -161,3 +161,46 @@ fn other_towers_are_not_claimed() {
     };
     assert!(tower_layer_terms(&tower, &batch).is_none());
 }
+
+/// OpenGVLab's remote-code InternViT checkpoints its own layers
+/// (`InternVisionEncoder.gradient_checkpointing = True` from its
+/// constructor): trained without the trainer's checkpointing, its tower
+/// keeps each layer's input and one recomputed layer, as transformers'
+/// converted tower does only under checkpointing.
+#[test]
+fn remote_code_internvit_keeps_only_its_layer_inputs() {
+    use vramfit_core::scenario::{Checkpointing, Method, ModelSource, Scenario, TaskKind};
+    use vramfit_core::Part;
+    let remote = common::import("remote_code/OpenGVLab__InternVL3-1B.json");
+    let tower = remote.vision.clone().expect("a tower");
+    assert!(tower.block.always_checkpointed());
+    let mut sc = Scenario {
+        model: ModelSource::Spec(Box::new(remote)),
+        task: TaskKind::Training,
+        ..Scenario::default()
+    };
+    sc.training.method = Method::Full;
+    sc.training.checkpointing = Checkpointing::Off;
+    sc.training.seq_len = 256;
+    sc.training.images_per_sample = 1;
+    (sc.image_width, sc.image_height) = (Some(448), Some(448));
+    let trained = common::part_bytes(&sc, Part::Activations);
+    sc.training.freeze_vision = true;
+    let frozen = common::part_bytes(&sc, Part::Activations);
+    // One 448 px tile: 32² patches and the class token, bf16.
+    let tokens = 1025u128;
+    let batch = TowerBatch {
+        images: 1,
+        tokens_per_image: tokens,
+        act_bytes: 2,
+        attention: Attention::Sdpa,
+    };
+    let one_layer: u128 = tower_layer_terms(&tower, &batch)
+        .expect("InternViT's terms")
+        .iter()
+        .map(|t| t.bytes)
+        .sum();
+    let inputs = u128::from(tower.layers) * 2 * tokens * u128::from(tower.hidden);
+    assert_eq!(u128::from(trained - frozen), inputs + one_layer);
+    assert!(inputs + one_layer < u128::from(tower.layers) * one_layer / 4);
+}

@@ -46,7 +46,9 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
         | TowerBlock::Llama4
         | TowerBlock::Qwen3Vl
         | TowerBlock::InternVit
-        | TowerBlock::InternVitRms => 1,
+        | TowerBlock::InternVitRms
+        | TowerBlock::InternVitRemote
+        | TowerBlock::InternVitRemoteRms => 1,
         TowerBlock::Qwen25Vl | TowerBlock::Pixtral | TowerBlock::Other => return None,
     };
     // Qwen2-VL's and Qwen3-VL's one qkv projection: its whole output stays
@@ -66,7 +68,7 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
         u128::from(v.heads),
     );
     let mut t = Terms::default();
-    if v.block == TowerBlock::InternVitRms {
+    if v.block.rms_norm() {
         // InternVLVisionRMSNorm: the fp32 input (the input itself in
         // fp32), 1/rms and the normalized tensor.
         t.push(

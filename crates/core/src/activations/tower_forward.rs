@@ -55,7 +55,9 @@ pub fn tower_forward_bytes(
         | TowerBlock::Llama4
         | TowerBlock::Qwen3Vl
         | TowerBlock::InternVit
-        | TowerBlock::InternVitRms => 2,
+        | TowerBlock::InternVitRms
+        | TowerBlock::InternVitRemote
+        | TowerBlock::InternVitRemoteRms => 2,
         _ => 3,
     };
     // What lives through layer 0 beside the layer: Qwen3-VL's position

@@ -481,8 +481,14 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
             attention: r.attention,
         },
     );
+    // OpenGVLab's remote-code InternViT checkpoints its own layers.
+    let checkpointing = if v.block.always_checkpointed() {
+        Checkpointing::Full
+    } else {
+        t.checkpointing
+    };
     shared
-        + match t.checkpointing {
+        + match checkpointing {
             // transformers checkpoints the CLIP encoder's layers too
             // (CLIPEncoder supports gradient checkpointing): each keeps
             // its input, and one layer is rebuilt at a time in backward.
