@@ -158,6 +158,7 @@ field-image-width = image width (px, 0 = the model's)
 field-image-height = image height (px, 0 = the width)
 field-image-mix = mixed sizes in one batch
 image-mix-hint = WxH or phone, page, 1080p; comma-separated; empty: one size
+image-tokens-line = { $w }×{ $h }: { $lm } image tokens in the language model, { $tower } in the vision tower
 field-freeze-vision-tower = freeze vision tower
 field-engine = engine
 field-batch = batch

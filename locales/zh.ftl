@@ -158,6 +158,7 @@ field-image-width = 图像宽度（像素，0 = 模型默认）
 field-image-height = 图像高度（像素，0 = 与宽度相同）
 field-image-mix = 同一批内的混合尺寸
 image-mix-hint = 宽x高，或 phone、page、1080p；用逗号分隔；留空为统一尺寸
+image-tokens-line = { $w }×{ $h }：语言模型中 { $lm } 个图像 token，视觉编码器中 { $tower } 个
 field-freeze-vision-tower = 冻结视觉编码器
 field-engine = 推理引擎
 field-batch = 批大小（batch）

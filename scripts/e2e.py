@@ -137,6 +137,18 @@ def check_image_mix(browser):
     cli = [json.loads(out)["gpus"][0][k] for k in JSON_KEYS]
     assert page_totals(browser) == cli, f"page {page_totals(browser)} != CLI {cli}"
     mixed = page_totals(browser)
+    # Each size's tokens beside the inputs, as `vramfit tokens` counts them.
+    config = os.path.join(os.path.dirname(__file__), "..", "crates", "core", "tests", "data",
+                          "configs", "vlm", "Qwen__Qwen2-VL-2B-Instruct.json")
+    counted = json.loads(subprocess.run(
+        [VRAMFIT, "tokens", "--config", config, "--image", "4032x3024", "--image", "336x336",
+         "--json"], check=True, capture_output=True, text=True).stdout)["images"]
+    shown = browser.script(
+        "return document.querySelector(`[data-testid='image-tokens']`).textContent")
+    for image in counted:
+        line = (f"{image['width']}×{image['height']}: {image['language_model_tokens']} image "
+                f"tokens in the language model, {image['tower_tokens']} in the vision tower")
+        assert line in shown, f"{line!r} not in {shown!r}"
     # Every prefix of "zz" is refused too: the last good list stays in force,
     # and the typed text stays in the field beside the message.
     browser.type_over(field, "zz")
@@ -147,7 +159,8 @@ def check_image_mix(browser):
     assert page_totals(browser) == mixed, "a refused list changed the totals"
     assert browser.script("return document.activeElement.value") == "zz", "the text was lost"
     print("6. typed a mixed batch (phone, 336x336): link imix=4032x3024,336x336, totals equal "
-          "the CLI's:", mixed, "; 'zz' refused in place, kept in the field")
+          "the CLI's:", mixed, "; each size's tokens equal vramfit tokens; 'zz' refused in place,"
+          " kept in the field")
 
 
 def main():

@@ -50,11 +50,48 @@ fn image_size_fields(state: AppState) -> impl IntoView {
         {optional_count(state, "image width", "imgw")}
         {optional_count(state, "image height", "imgh")}
         {image_mix(state)}
+        {image_tokens(state)}
         <Show when=move || state.scenario.with(|sc| applies("vfr", sc))>
             {optional_count(state, "video frames (0 = none)", "vfr")}
             {optional_count(state, "video fps (0 = unknown)", "vfps")}
         </Show>
     }
+}
+
+/// Each image size's tokens as the model's processor makes them (the
+/// core's `sample_images`), one line per size of the batch; nothing when
+/// the sizes are refused (their fields say why).
+fn image_tokens(state: AppState) -> impl IntoView {
+    let lines = move || {
+        let sizes = state.spec.with(|spec| {
+            let Ok(spec) = spec else {
+                return Vec::new();
+            };
+            state
+                .scenario
+                .with(|sc| match vramfit_core::vision::sample_images(sc, spec) {
+                    Ok(Some(sized)) => sized
+                        .groups
+                        .iter()
+                        .map(|g| (g.width, g.height, g.tokens))
+                        .collect(),
+                    _ => Vec::new(),
+                })
+        });
+        sizes
+            .into_iter()
+            .map(|(w, h, t)| {
+                let args = [
+                    ("w", w.to_string()),
+                    ("h", h.to_string()),
+                    ("lm", t.language_model.to_string()),
+                    ("tower", t.tower.to_string()),
+                ];
+                view! { <li>{crate::i18n::text_with(crate::i18n::lang(), "image-tokens-line", &args)}</li> }
+            })
+            .collect_view()
+    };
+    view! { <ul class="image-tokens" data-testid="image-tokens" aria-live="polite">{lines}</ul> }
 }
 
 /// The batch's mixed image sizes (`phone, 336x336`; empty: one size),
