@@ -129,6 +129,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     let mut notes: Vec<Note> = image_note.into_iter().collect();
     notes.extend(scenario_notes(&r));
     notes.extend(task.serving.as_ref().and_then(|p| serving_note(p, spec)));
+    notes.extend(vllm_encoder_note(&task, spec));
     notes.extend(
         gpu.map(|g| gpu_notes(&r, g, sc.gpu.os_reserved_bytes))
             .unwrap_or_default(),
@@ -258,6 +259,22 @@ fn serving_note(pool: &ServingPool, spec: &ModelSpec) -> Option<Note> {
             ),
         )
     })
+}
+
+/// vLLM runs a VLM's encoder on dummy items of the processor's largest
+/// size before it sizes the KV pool (`GPUModelRunner.profile_run`, "Encoder
+/// cache will be initialized with a budget of N tokens"): that peak is not
+/// modelled here, so the note says so and names the knobs that lower it.
+fn vllm_encoder_note(task: &TaskMemory, spec: &ModelSpec) -> Option<Note> {
+    let pool = task.serving.as_ref()?;
+    if pool.engine != Engine::Vllm || spec.vision.is_none() || spec.layers == 0 {
+        return None;
+    }
+    Some(Note::new(
+        "vllm_encoder_profile",
+        "vLLM also profiles the vision encoder on dummy images of the largest size its processor allows before it sizes the KV pool; that peak is not counted here, so the pool can be smaller. --limit-mm-per-prompt and --mm-processor-kwargs (max_pixels) lower it; --skip-mm-profiling skips it.".to_owned(),
+        "vLLM 在确定 KV 池之前，还会用处理器允许的最大尺寸的虚拟图像对视觉编码器做一次显存分析；这里没有计入这一峰值，因此实际的池可能更小。--limit-mm-per-prompt 和 --mm-processor-kwargs（max_pixels）可以降低它，--skip-mm-profiling 可以跳过它。".to_owned(),
+    ))
 }
 
 /// The engine a serving scenario runs on, when it sizes a KV pool (vLLM,
