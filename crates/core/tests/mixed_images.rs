@@ -205,3 +205,42 @@ fn the_allowed_text_names_the_real_limits() {
     let err = vramfit_core::scenario::parse_image_mix(&format!("{list},336")).unwrap_err();
     assert!(err.contains(IMAGE_MIX_ALLOWED), "{err}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any list of sizes over any batch: no panic; every image of the batch
+    /// is counted once; the longest sample holds at least the mean sample's
+    /// tokens and at most `images` of the largest image's.
+    #[test]
+    fn any_mix_counts_every_image_once(
+        sizes in proptest::collection::vec((1u64..=65_536, 1u64..=65_536), 1..=64),
+        images in 1u64..=16,
+        samples in 1u64..=4096,
+    ) {
+        let spec = import("vlm/Qwen__Qwen2-VL-2B-Instruct.json");
+        let mut sc = training("vlm/Qwen__Qwen2-VL-2B-Instruct.json");
+        sc.training.micro_batch = samples;
+        sc.training.images_per_sample = images;
+        sc.image_mix = sizes;
+        // The processor may refuse a size (an aspect ratio over 200): an
+        // error naming the list, never a panic.
+        match sample_images(&sc, &spec) {
+            Err(e) => proptest::prop_assert_eq!(e.field, "image_mix"),
+            Ok(sized) => {
+                let sized = sized.expect("images");
+                let counted: u64 = sized.groups.iter().map(|g| g.in_batch).sum();
+                proptest::prop_assert_eq!(counted, images * samples);
+                let total: u64 = sized
+                    .groups
+                    .iter()
+                    .map(|g| g.in_batch * g.tokens.language_model)
+                    .sum();
+                let largest = sized.groups.iter().map(|g| g.tokens.language_model).max().unwrap_or(0);
+                let longest = sized.language_model_tokens();
+                proptest::prop_assert!(longest * samples >= total);
+                proptest::prop_assert!(longest <= images * largest);
+            }
+        }
+    }
+}
