@@ -161,6 +161,22 @@ fn the_note_says_which_rule_applied() {
         note.message
     );
     assert!(note.message_zh.contains("填充"), "{}", note.message_zh);
+    // LLaVA-1.5 has no image rule: every size is the tower's square.
+    let mut llava = Scenario {
+        model: ModelSource::Catalog("llava-hf/llava-1.5-7b-hf".into()),
+        task: TaskKind::Training,
+        ..Scenario::default()
+    };
+    llava.training.images_per_sample = 1;
+    llava.training.micro_batch = 2;
+    llava.image_mix = vec![SQUARE, PHONE];
+    let note = estimate(&llava).expect("estimates").notes.remove(0);
+    assert!(
+        note.message.contains("by the tower's fixed square rule")
+            && note.message.contains("1154 tokens in all"),
+        "{}",
+        note.message
+    );
 }
 
 #[test]

@@ -70,7 +70,11 @@ pub(super) fn image_note(sized: &SampleImages, text: u64, total: u64) -> Note {
 
 /// A batch of mixed sizes: each size's share, the tower's sum, the padding.
 fn mixed_note(sized: &SampleImages, sequence_en: String, sequence_zh: String) -> Note {
-    let rule = sized.rule.unwrap_or("the tower's square");
+    // A tower without an image rule resizes every image to its square.
+    let (rule, rule_zh) = match sized.rule {
+        Some(rule) => (rule, rule),
+        None => ("tower's fixed square", "视觉编码器固定方形"),
+    };
     let sizes_en: Vec<String> = sized
         .groups
         .iter()
@@ -102,7 +106,7 @@ fn mixed_note(sized: &SampleImages, sequence_en: String, sequence_zh: String) ->
             sizes_en.join(", ")
         ),
         format!(
-            "混合尺寸的图像（按 {rule} 规则），每批 {samples} 个样本：{}。\
+            "混合尺寸的图像（按 {rule_zh} 规则），每批 {samples} 个样本：{}。\
              视觉编码器按打包计算：只处理批内真实的图像，共 {tower} 个 token（求和，而非最大图像乘以批大小）。\
              语言模型按填充计算：整理器把每条序列填充到最长的样本。{sequence_zh}",
             sizes_zh.join("，")
