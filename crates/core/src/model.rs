@@ -340,7 +340,39 @@ pub enum TowerBlock {
     Other,
 }
 
+/// The MLP of a tower layer, as the saved tensors and the forward's working
+/// set see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TowerMlp {
+    /// `quick_gelu` (`x · sigmoid(1.702·x)`): two tensors of width i.
+    QuickGelu,
+    /// A fused GELU (tanh or exact): one tensor of width i.
+    Gelu,
+    /// act(gate) · up (Qwen2.5-VL, Pixtral).
+    Gated,
+    /// A layer family that was not measured.
+    Unknown,
+}
+
 impl TowerBlock {
+    /// Its MLP's activation.
+    pub fn mlp(self) -> TowerMlp {
+        match self {
+            TowerBlock::Clip | TowerBlock::Qwen2Vl => TowerMlp::QuickGelu,
+            // Llama 4's exact GELU (`nn.GELU`) keeps its input, as the
+            // fused tanh GELUs do.
+            TowerBlock::Siglip
+            | TowerBlock::Llama4
+            | TowerBlock::Qwen3Vl
+            | TowerBlock::InternVit
+            | TowerBlock::InternVitRms
+            | TowerBlock::InternVitRemote
+            | TowerBlock::InternVitRemoteRms => TowerMlp::Gelu,
+            TowerBlock::Qwen25Vl | TowerBlock::Pixtral => TowerMlp::Gated,
+            TowerBlock::Other => TowerMlp::Unknown,
+        }
+    }
+
     pub fn is_clip(&self) -> bool {
         *self == TowerBlock::Clip
     }

@@ -406,14 +406,10 @@ fn old_tuple_caches_are_fixed_by_upgrading_transformers() {
     );
 }
 
-/// Qwen2.5-VL-7B LoRA with six phone photos per sample (chunked loss on) on
-/// a 24 GB card: lowering the processor's `max_pixels` is a candidate
-/// (each photo is then about a quarter of the tokens), and a plan that uses
-/// it fits with the lowered limit in its scenario's model; LLaVA-1.5, whose
-/// tower resizes every image to its square, never gets it.
-#[test]
-fn fewer_image_pixels_only_where_the_processor_has_a_limit() {
-    use vramfit_core::image_tokens::ImageRule;
+/// Qwen2.5-VL-7B LoRA over 512 text tokens on a 24 GB card, its tower
+/// frozen, chunked loss and checkpointing on: what is left to cut is the
+/// images' and the video's tokens.
+fn qwen25_vl_lora_on_4090() -> Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/configs/vlm/Qwen__Qwen2.5-VL-7B-Instruct.json");
     let text = std::fs::read_to_string(&path).expect("fixture");
@@ -425,13 +421,25 @@ fn fewer_image_pixels_only_where_the_processor_has_a_limit() {
     };
     sc.training.method = vramfit_core::scenario::Method::Lora;
     sc.training.seq_len = 512;
-    sc.training.images_per_sample = 6;
     sc.training.chunked_loss = true;
     sc.training.freeze_vision = true;
     sc.training.checkpointing = vramfit_core::scenario::Checkpointing::Full;
+    sc.gpu.name = Some("rtx-4090".into());
+    sc
+}
+
+/// Qwen2.5-VL-7B LoRA with six phone photos per sample (chunked loss on) on
+/// a 24 GB card: lowering the processor's `max_pixels` is a candidate
+/// (each photo is then about a quarter of the tokens), and a plan that uses
+/// it fits with the lowered limit in its scenario's model; LLaVA-1.5, whose
+/// tower resizes every image to its square, never gets it.
+#[test]
+fn fewer_image_pixels_only_where_the_processor_has_a_limit() {
+    use vramfit_core::image_tokens::ImageRule;
+    let mut sc = qwen25_vl_lora_on_4090();
+    sc.training.images_per_sample = 6;
     sc.image_width = Some(4032);
     sc.image_height = Some(3024);
-    sc.gpu.name = Some("rtx-4090".into());
     let options = PlanOptions {
         max_plans: 20,
         ..PlanOptions::default()
@@ -480,23 +488,9 @@ fn fewer_image_pixels_only_where_the_processor_has_a_limit() {
 /// offers it without a video.
 #[test]
 fn fewer_video_frames_where_there_is_a_video() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/configs/vlm/Qwen__Qwen2.5-VL-7B-Instruct.json");
-    let text = std::fs::read_to_string(&path).expect("fixture");
-    let spec = vramfit_core::hf_config::from_hf_config(&text).expect("imports");
-    let mut sc = Scenario {
-        model: ModelSource::Spec(Box::new(spec)),
-        task: TaskKind::Training,
-        ..Scenario::default()
-    };
-    sc.training.method = vramfit_core::scenario::Method::Lora;
-    sc.training.seq_len = 512;
-    sc.training.chunked_loss = true;
-    sc.training.freeze_vision = true;
-    sc.training.checkpointing = vramfit_core::scenario::Checkpointing::Full;
+    let mut sc = qwen25_vl_lora_on_4090();
     sc.video_frames = Some(512);
     (sc.image_width, sc.image_height) = (Some(640), Some(360));
-    sc.gpu.name = Some("rtx-4090".into());
     let options = PlanOptions {
         max_plans: 20,
         ..PlanOptions::default()

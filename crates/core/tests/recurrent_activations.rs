@@ -97,14 +97,15 @@ fn measured_recurrent_layers(r: &Row) -> Vec<(u128, u128)> {
         .collect()
 }
 
-#[test]
-fn mixer_and_norm_terms_equal_the_measured_saved_bytes() {
-    let rows = rows();
+/// Every measured recurrent layer of `file` against our mixer terms and
+/// the layer's terms outside its feed-forward, on shapes whose gradient
+/// needs are `grads`: to the byte, over at least 300 layers.
+fn check_layers(file: &str, grads: GradNeeds) {
     let mut failures = Vec::new();
     let mut checked = 0;
-    for r in &rows {
+    for r in &rows_in(file) {
         let rec = r.spec.recurrent.as_ref().expect("a recurrent mixer");
-        let l = shape(r);
+        let l = LayerShape { grads, ..shape(r) };
         let act = act_fn(&r.spec, Framework::Transformers);
         let mixer: u128 = mixer_terms(&l, rec, MixerKernels::Torch)
             .iter()
@@ -133,11 +134,16 @@ fn mixer_and_norm_terms_equal_the_measured_saved_bytes() {
     }
     assert!(
         failures.is_empty(),
-        "{} of {checked} differ:\n{}",
+        "{file}: {} of {checked} differ:\n{}",
         failures.len(),
         failures.join("\n")
     );
-    assert!(checked >= 300, "{checked} layers");
+    assert!(checked >= 300, "{file}: {checked} layers");
+}
+
+#[test]
+fn mixer_and_norm_terms_equal_the_measured_saved_bytes() {
+    check_layers("recurrent_acts.jsonl", GradNeeds::all());
 }
 
 /// Every weight frozen, the layer's input still needing a gradient (the
@@ -147,46 +153,17 @@ fn mixer_and_norm_terms_equal_the_measured_saved_bytes() {
 /// of the tensors only its own gradient reads (`measure_frozen.py`).
 #[test]
 fn frozen_mixers_save_what_the_measured_frozen_layers_save() {
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for r in &rows_in("recurrent_acts_frozen.jsonl") {
-        let rec = r.spec.recurrent.as_ref().expect("a recurrent mixer");
-        let mut l = shape(r);
-        l.grads = GradNeeds {
+    check_layers(
+        "recurrent_acts_frozen.jsonl",
+        GradNeeds {
             qkv: false,
             o: false,
             gate_up: false,
             down: false,
             norms: false,
             linear_outputs: false,
-        };
-        let act = act_fn(&r.spec, Framework::Transformers);
-        let mixer: u128 = mixer_terms(&l, rec, MixerKernels::Torch)
-            .iter()
-            .map(|t| t.bytes)
-            .sum();
-        let without_ffn: u128 =
-            recurrent_layer_terms(&l, &r.spec, rec, act, MixerKernels::Torch, false)
-                .iter()
-                .map(|t| t.bytes)
-                .sum();
-        for (want_mixer, want_layer) in measured_recurrent_layers(r) {
-            checked += 1;
-            if (mixer, without_ffn) != (want_mixer, want_layer) {
-                failures.push(format!(
-                    "{} {} b={} s={} {}: mixer {mixer} vs {want_mixer}, layer {without_ffn} vs {want_layer}",
-                    r.model_type, r.line["variant"], r.batch, r.seq, r.line["dtype"]
-                ));
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} differ:\n{}",
-        failures.len(),
-        failures.join("\n")
+        },
     );
-    assert!(checked >= 300, "{checked} layers");
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{csv_rows_in, get, get_u64};
+use common::{csv_rows_in, get, get_u64, measured_tower};
 use vramfit_core::activations::{tower_layer_terms, TowerBatch};
 use vramfit_core::model::{TowerBlock, VisionTower};
 use vramfit_core::scenario::Attention;
@@ -29,42 +29,11 @@ fn measured(block_of: impl Fn(&str) -> Option<TowerBlock>) -> Vec<Measured> {
         .filter_map(|row| {
             let family = get(&row, "family").to_owned();
             let block = block_of(&family)?;
-            let eager = get(&row, "attention") == "eager";
-            let tokens = u128::from(get_u64(&row, "tokens"));
-            // CLIP's, SigLIP's and InternVL's rows are two images; the
-            // Qwen-VL towers' one image of `tokens` patches, Pixtral's two
-            // images as one sequence.
-            let images = if block.dynamic_resolution() || block.one_sequence() {
-                1
-            } else {
-                2
-            };
+            let (tower, batch) = measured_tower(&row, block, 4);
             Some(Measured {
-                eager,
-                tower: VisionTower {
-                    hidden: get_u64(&row, "hidden"),
-                    layers: 4,
-                    heads: get_u64(&row, "heads"),
-                    intermediate: get_u64(&row, "intermediate"),
-                    image_size: get_u64(&row, "image"),
-                    patch_size: get_u64(&row, "patch"),
-                    block,
-                    ..VisionTower::default()
-                },
-                batch: TowerBatch {
-                    images,
-                    tokens_per_image: tokens / images,
-                    act_bytes: if get(&row, "dtype") == "bfloat16" {
-                        2
-                    } else {
-                        4
-                    },
-                    attention: if eager {
-                        Attention::Eager
-                    } else {
-                        Attention::Sdpa
-                    },
-                },
+                eager: batch.attention == Attention::Eager,
+                tower,
+                batch,
                 per_layer: u128::from(get_u64(&row, "per_layer")),
                 family,
             })

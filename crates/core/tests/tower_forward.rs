@@ -9,7 +9,7 @@ mod common;
 
 use common::{csv_rows_in, get, get_u64};
 use vramfit_core::activations::tower_forward_bytes;
-use vramfit_core::model::{TowerBlock, VisionTower};
+use vramfit_core::model::TowerBlock;
 use vramfit_core::scenario::Attention;
 
 struct Row {
@@ -38,49 +38,22 @@ fn rows() -> Vec<Row> {
                 "llama4" => TowerBlock::Llama4,
                 other => panic!("a family the test does not know: {other}"),
             };
-            let eager = get(&row, "attention") == "eager";
-            let bf16 = get(&row, "dtype") == "bfloat16";
-            let tokens = u128::from(get_u64(&row, "tokens"));
-            // CLIP's, SigLIP's and InternVL's rows are two images; the
-            // Qwen-VL towers' one image of `tokens` patches.
-            let images = if block.dynamic_resolution() { 1 } else { 2 };
-            let tower = VisionTower {
-                hidden: get_u64(&row, "hidden"),
-                layers: 2,
-                heads: get_u64(&row, "heads"),
-                intermediate: get_u64(&row, "intermediate"),
-                image_size: get_u64(&row, "image"),
-                patch_size: get_u64(&row, "patch"),
-                block,
-                ..VisionTower::default()
-            };
-            let attention = if eager {
-                Attention::Eager
-            } else {
-                Attention::Sdpa
-            };
+            let (tower, batch) = common::measured_tower(&row, block, 2);
+            let tokens = batch.images * batch.tokens_per_image;
             // The measured Qwen2.5-VL towers window every layer (no
             // `fullatt_block_indexes`): their passes are the windows of 4 × 4
             // patches (`window_size` = 4 · patch).
             let passes = if block == TowerBlock::Qwen25Vl {
                 (tokens / 16, 16)
-            } else if block.one_sequence() {
-                // Pixtral's two images run as one masked sequence.
-                (1, tokens)
             } else {
-                (images, tokens / images)
+                (batch.images, batch.tokens_per_image)
             };
-            let (estimate, _) = tower_forward_bytes(
-                &tower,
-                tokens,
-                &[passes],
-                if bf16 { 2 } else { 4 },
-                attention,
-            );
+            let (estimate, _) =
+                tower_forward_bytes(&tower, tokens, &[passes], batch.act_bytes, batch.attention);
             Row {
                 family,
-                eager,
-                bf16,
+                eager: batch.attention == Attention::Eager,
+                bf16: batch.act_bytes == 2,
                 tokens,
                 estimate,
                 measured: u128::from(get_u64(&row, "peak_2_layers")),

@@ -12,7 +12,7 @@
 //! (8 B per token); the CPU keeps them in the input dtype.
 
 use super::shape::{Term, Terms};
-use crate::model::{TowerBlock, VisionTower};
+use crate::model::{TowerBlock, TowerMlp, VisionTower};
 use crate::scenario::Attention;
 
 /// The images a tower runs in one micro-batch.
@@ -27,6 +27,32 @@ pub struct TowerBatch {
     pub attention: Attention,
 }
 
+impl TowerBatch {
+    /// Attention scores of all the passes: a·n·S².
+    fn scores(&self, heads: u128) -> u128 {
+        heads * self.images * self.tokens_per_image * self.tokens_per_image
+    }
+}
+
+/// A tower layer's widths: hidden, intermediate, heads.
+fn widths(v: &VisionTower) -> (u128, u128, u128) {
+    (
+        u128::from(v.hidden),
+        u128::from(v.intermediate),
+        u128::from(v.heads),
+    )
+}
+
+/// Bytes per score of the 16-bit copy an fp32 softmax is cast back to
+/// (none in fp32: the cast is the same tensor).
+fn fp32_softmax_cast(act_bytes: u128) -> u128 {
+    if act_bytes == 4 {
+        0
+    } else {
+        act_bytes
+    }
+}
+
 /// One tower layer's saved terms; `None` for a layer family that was not
 /// measured ([`TowerBlock::Other`]).
 pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
@@ -36,20 +62,14 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
     if v.block == TowerBlock::Pixtral {
         return Some(pixtral_terms(v, b));
     }
-    let activation_tensors: u128 = match v.block {
-        // quick_gelu `x · sigmoid(1.702·x)`: its input and the sigmoid's output.
-        TowerBlock::Clip | TowerBlock::Qwen2Vl => 2,
+    // Llama 4's rotary keeps only the (shared) frequencies: measured,
+    // its layer saves SigLIP's bytes.
+    let activation_tensors: u128 = match v.block.mlp() {
+        // quick_gelu: its input and the sigmoid's output.
+        TowerMlp::QuickGelu => 2,
         // A fused GELU keeps its input.
-        // Llama 4's exact GELU (`nn.GELU`) keeps its input too; its rotary
-        // keeps only the (shared) frequencies: measured, SigLIP's bytes.
-        TowerBlock::Siglip
-        | TowerBlock::Llama4
-        | TowerBlock::Qwen3Vl
-        | TowerBlock::InternVit
-        | TowerBlock::InternVitRms
-        | TowerBlock::InternVitRemote
-        | TowerBlock::InternVitRemoteRms => 1,
-        TowerBlock::Qwen25Vl | TowerBlock::Pixtral | TowerBlock::Other => return None,
+        TowerMlp::Gelu => 1,
+        TowerMlp::Gated | TowerMlp::Unknown => return None,
     };
     // Qwen2-VL's and Qwen3-VL's one qkv projection: its whole output stays
     // (v is a view of it) beside the rotated q and k, and the attention's
@@ -62,11 +82,7 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
     };
     let big_b = b.act_bytes;
     let tokens = b.images * b.tokens_per_image;
-    let (h, i, heads) = (
-        u128::from(v.hidden),
-        u128::from(v.intermediate),
-        u128::from(v.heads),
-    );
+    let (h, i, heads) = widths(v);
     let mut t = Terms::default();
     if v.block.rms_norm() {
         // InternVLVisionRMSNorm: the fp32 input (the input itself in
@@ -107,11 +123,15 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
         // P·V with v (none in fp32: the cast is the same tensor), and the
         // out-projection's copy of the output.
         Attention::Eager => {
-            let scores = heads * b.images * b.tokens_per_image * b.tokens_per_image;
+            let scores = b.scores(heads);
             // InternVL's and Llama 4's eager softmax runs in the input
             // dtype (one tensor); the others' in fp32, then cast.
             let input_dtype = v.block.input_dtype_softmax();
-            let cast = if big_b == 4 || input_dtype { 0 } else { big_b };
+            let cast = if input_dtype {
+                0
+            } else {
+                fp32_softmax_cast(big_b)
+            };
             let softmax = if input_dtype { big_b } else { 4 };
             let kept = 4 + fused.saturating_sub(1);
             t.push(
@@ -141,11 +161,7 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
 fn qwen25_vl_terms(v: &VisionTower, b: &TowerBatch) -> Vec<Term> {
     let big_b = b.act_bytes;
     let tokens = b.images * b.tokens_per_image;
-    let (h, i, heads) = (
-        u128::from(v.hidden),
-        u128::from(v.intermediate),
-        u128::from(v.heads),
-    );
+    let (h, i, heads) = widths(v);
     let bth = big_b * tokens * h;
     let mut t = Terms::default();
     t.push(
@@ -165,8 +181,8 @@ fn qwen25_vl_terms(v: &VisionTower, b: &TowerBatch) -> Vec<Term> {
             format!("{big_b}·T·h + 4·a·T"),
         ),
         Attention::Eager => {
-            let scores = heads * b.images * b.tokens_per_image * b.tokens_per_image;
-            let cast = if big_b == 4 { 0 } else { big_b };
+            let scores = b.scores(heads);
+            let cast = fp32_softmax_cast(big_b);
             t.push(
                 "fp32 softmax and its cast, over each image",
                 (4 + cast) * scores,
@@ -194,11 +210,7 @@ fn qwen25_vl_terms(v: &VisionTower, b: &TowerBatch) -> Vec<Term> {
 fn pixtral_terms(v: &VisionTower, b: &TowerBatch) -> Vec<Term> {
     let big_b = b.act_bytes;
     let tokens = b.images * b.tokens_per_image;
-    let (h, i, heads) = (
-        u128::from(v.hidden),
-        u128::from(v.intermediate),
-        u128::from(v.heads),
-    );
+    let (h, i, heads) = widths(v);
     let bth = big_b * tokens * h;
     let mut t = Terms::default();
     t.push(
@@ -213,8 +225,8 @@ fn pixtral_terms(v: &VisionTower, b: &TowerBatch) -> Vec<Term> {
             format!("4 × {big_b}·T·h + 4·a·T"),
         ),
         Attention::Eager => {
-            let scores = heads * b.images * b.tokens_per_image * b.tokens_per_image;
-            let cast = if big_b == 4 { 0 } else { big_b };
+            let scores = b.scores(heads);
+            let cast = fp32_softmax_cast(big_b);
             t.push(
                 "attention q, k, v, o_proj input + softmax over the sequence (and its cast)",
                 4 * bth + (4 + cast) * scores,

@@ -30,7 +30,7 @@
 //!
 //! SDPA and FlashAttention keep no scores (their kernels tile them).
 
-use crate::model::{TowerBlock, VisionTower};
+use crate::model::{TowerBlock, TowerMlp, VisionTower};
 use crate::scenario::Attention;
 
 /// The forward peak of `v` over `tokens` tower tokens in `passes` (count,
@@ -50,15 +50,11 @@ pub fn tower_forward_bytes(
     let (t, b) = (tokens, act_bytes);
     let block = v.block;
     let qwen = block.dynamic_resolution();
-    let k: u128 = match block {
-        TowerBlock::Siglip
-        | TowerBlock::Llama4
-        | TowerBlock::Qwen3Vl
-        | TowerBlock::InternVit
-        | TowerBlock::InternVitRms
-        | TowerBlock::InternVitRemote
-        | TowerBlock::InternVitRemoteRms => 2,
-        _ => 3,
+    // The first linear's output and what its activation makes: one more
+    // tensor for quick_gelu's sigmoid; the gated MLP's up and product.
+    let k: u128 = match block.mlp() {
+        TowerMlp::Gelu => 2,
+        TowerMlp::QuickGelu | TowerMlp::Gated | TowerMlp::Unknown => 3,
     };
     // What lives through layer 0 beside the layer: Qwen3-VL's position
     // embedding, summed in fp32; Pixtral's patch convolution output, its

@@ -116,3 +116,50 @@ pub fn part_bytes(sc: &vramfit_core::Scenario, part: vramfit_core::Part) -> u64 
         .map(|l| l.bytes)
         .sum()
 }
+
+/// The tower and batch one row of a tower measurement (`tower_acts`,
+/// `tower_forward`) ran: `layers` layers of the row's widths, and its
+/// images. CLIP's, SigLIP's, InternVL's and Llama 4's rows are two images
+/// (tiles); the Qwen-VL towers' one image of `tokens` patches, Pixtral's
+/// two images as one sequence.
+pub fn measured_tower(
+    row: &[(String, String)],
+    block: vramfit_core::model::TowerBlock,
+    layers: u64,
+) -> (
+    vramfit_core::model::VisionTower,
+    vramfit_core::activations::TowerBatch,
+) {
+    use vramfit_core::scenario::Attention;
+    let tokens = u128::from(get_u64(row, "tokens"));
+    let images = if block.dynamic_resolution() || block.one_sequence() {
+        1
+    } else {
+        2
+    };
+    let tower = vramfit_core::model::VisionTower {
+        hidden: get_u64(row, "hidden"),
+        layers,
+        heads: get_u64(row, "heads"),
+        intermediate: get_u64(row, "intermediate"),
+        image_size: get_u64(row, "image"),
+        patch_size: get_u64(row, "patch"),
+        block,
+        ..vramfit_core::model::VisionTower::default()
+    };
+    let batch = vramfit_core::activations::TowerBatch {
+        images,
+        tokens_per_image: tokens / images,
+        act_bytes: if get(row, "dtype") == "bfloat16" {
+            2
+        } else {
+            4
+        },
+        attention: if get(row, "attention") == "eager" {
+            Attention::Eager
+        } else {
+            Attention::Sdpa
+        },
+    };
+    (tower, batch)
+}

@@ -186,6 +186,20 @@ def saved_bytes(make, layers, shape, dtype, attn):
     return total, tokens
 
 
+def write_rows(out, rows, only):
+    """Writes the measured rows to `out`; when some families were named on the command line,
+    they replace only their own rows of the file."""
+    if only and os.path.exists(out):
+        with open(out, newline="") as f:
+            kept = [r for r in csv.DictReader(f) if r["family"] not in only]
+        rows = kept + [{k: str(v) for k, v in r.items()} for r in rows]
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"torch {torch.__version__}, transformers {transformers.__version__}: {len(rows)} rows -> {out}")
+
+
 def main():
     rows = []
     only = sys.argv[1:]
@@ -209,17 +223,7 @@ def main():
                                per_layer=(four - two) // 2, outside=two - (four - two))
                     rows.append(row)
                     print(row, flush=True)
-    out = os.path.join(HERE, "tower_saved.csv")
-    if only and os.path.exists(out):
-        # Families named on the command line replace their own rows only.
-        with open(out, newline="") as f:
-            kept = [r for r in csv.DictReader(f) if r["family"] not in only]
-        rows = kept + [{k: str(v) for k, v in r.items()} for r in rows]
-    with open(out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    print(f"torch {torch.__version__}, transformers {transformers.__version__}: {len(rows)} rows -> {out}")
+    write_rows(os.path.join(HERE, "tower_saved.csv"), rows, only)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ through a weak reference, when it is freed (the method of shared/groundtruth/cpu
 tracker); parameters, buffers and the input pixels are not counted. For each run: the peak of the
 bytes alive during the forward, and the tensors alive at that moment (op, shape, dtype).
 """
-import csv
 import os
 import sys
 import warnings
@@ -23,7 +22,7 @@ transformers.logging.set_verbosity_error()
 torch.set_num_threads(2)
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tower_acts"))
-from measure_towers import FAMILIES, QWEN_SHAPES, SHAPES  # noqa: E402
+from measure_towers import FAMILIES, QWEN_SHAPES, SHAPES, write_rows  # noqa: E402
 
 
 class Tracker(TorchDispatchMode):
@@ -91,17 +90,7 @@ def main():
                                at_peak=" ".join(f"{o}{list(s)}:{d}" for o, s, d, _ in at_peak))
                     rows.append(row)
                     print({k: v for k, v in row.items() if k != "at_peak"}, flush=True)
-    out = os.path.join(HERE, "tower_forward.csv")
-    if only and os.path.exists(out):
-        # Families named on the command line replace their own rows only.
-        with open(out, newline="") as f:
-            kept = [r for r in csv.DictReader(f) if r["family"] not in only]
-        rows = kept + [{k: str(v) for k, v in r.items()} for r in rows]
-    with open(out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    print(f"torch {torch.__version__}, transformers {transformers.__version__}: {len(rows)} rows -> {out}")
+    write_rows(os.path.join(HERE, "tower_forward.csv"), rows, only)
 
 
 if __name__ == "__main__":
