@@ -211,6 +211,7 @@ part-activations = activations
 part-logits_loss = logits and loss
 part-kv_cache = KV cache
 part-recurrent_state = recurrent state (conv + SSM)
+part-cross_attention_cache = cross-attention K/V over the images
 part-quant_buffers = dequantization buffers
 part-optimizer_step = optimizer step buffers
 part-workspace = parallelism buffers

@@ -211,6 +211,7 @@ part-activations = 激活值
 part-logits_loss = logits 与损失
 part-kv_cache = KV 缓存
 part-recurrent_state = 循环状态（卷积 + SSM）
+part-cross_attention_cache = 交叉注意力的图像 K/V
 part-quant_buffers = 反量化缓冲区
 part-optimizer_step = 优化器更新的临时缓冲区
 part-workspace = 并行通信缓冲区

@@ -34,6 +34,7 @@ const SPEC_DEFAULTS: &[&str] = &[
     "classifier_labels",
     "layer_extra_params",
     "gated_attention",
+    "cross_attention_layers",
 ];
 
 /// Trims a catalog entry's spec: the defaults above, and the name when it

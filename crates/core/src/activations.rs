@@ -15,6 +15,7 @@
 
 mod attention;
 mod compiled;
+mod cross_layer;
 mod layer;
 mod op_sac;
 mod recurrent;
@@ -23,6 +24,7 @@ mod tower;
 mod tower_forward;
 
 pub use compiled::compiled_layer_terms;
+pub use cross_layer::{cross_attention_stacks, cross_layer_terms};
 pub use layer::{block_terms, layer_bytes, layer_terms, Block};
 pub use op_sac::op_sac_terms;
 pub use recurrent::{hybrid_stacks, mixer_terms, recurrent_layer_terms, LayerStack};

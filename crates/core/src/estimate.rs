@@ -291,6 +291,12 @@ fn serving_engine(
     let split = r.shards.tp * r.shards.pp > 1;
     let inf = r.inference;
     Ok(match inf.engine {
+        Engine::Vllm | Engine::Sglang if r.spec.cross_attention_layers > 0 => {
+            return Err(InputError::new(
+                "inference.engine",
+                "this model's cross-attention layers keep K/V over each request's images, which vLLM's and SGLang's KV-pool rules here do not model: choose the transformers engine for it",
+            ));
+        }
         Engine::Vllm => Some(ServingEngine::Vllm(VllmEngine {
             total,
             limits: engine_limits(r, gpu, total),

@@ -10,6 +10,7 @@ pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
 mod llama4;
+mod mllama;
 mod modern;
 mod pyjson;
 mod reader;
@@ -77,6 +78,7 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
                 | "internvl"
                 | "paligemma"
                 | "llava_onevision"
+                | "mllama"
         )
     ) || (matches!(
         model_type,
@@ -149,6 +151,12 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             return siglip::import_llava_onevision(cfg, text_or(Arch::Qwen2, "qwen2"))
         }
         "llava_next" => return import_llava_next(cfg, text_or(Arch::Llama, "llama")),
+        // Its text_config (`mllama_text_model`) is a Llama decoder.
+        "mllama" => {
+            return mllama::import_mllama(cfg, |text| {
+                import_decoder(text, Arch::Llama, "mllama_text_model")
+            })
+        }
         _ => {}
     }
     let Some(family) = crate::model::arch::by_model_type(model_type) else {

@@ -152,7 +152,10 @@ pub fn inference_memory(r: &Resolved, engine: Option<&ServingEngine>) -> Inferen
         _ => {}
     }
     let (prefill, prefill_formula) = prefill_bytes(r);
-    let state = recurrent_state_line(r);
+    let fixed: Vec<(u128, Line)> = [recurrent_state_line(r), cross_attention_line(r)]
+        .into_iter()
+        .flatten()
+        .collect();
     let (kv, kv_formula) = if r.spec.attention_layer_count() == 0 {
         (
             0,
@@ -162,8 +165,9 @@ pub fn inference_memory(r: &Resolved, engine: Option<&ServingEngine>) -> Inferen
         kv_cache(r, per_token, &per_token_formula)
     };
     lines.push(Line::new(Part::KvCache, kv, kv_formula, Counter::Allocated));
-    if let Some((bytes, line)) = state {
-        lines.push(line);
+    if !fixed.is_empty() {
+        let bytes = fixed.iter().map(|(b, _)| b).sum();
+        lines.extend(fixed.into_iter().map(|(_, line)| line));
         // The state is allocated once, beside the cache, and held to the end.
         return with_state(
             r,
@@ -194,6 +198,27 @@ fn recurrent_state_line(r: &Resolved) -> Option<(u128, Line)> {
     let bytes = batch * per_sequence;
     let line = Line::new(
         Part::RecurrentState,
+        bytes,
+        format!("{batch} sequences × {per_sequence} B ({formula})"),
+        Counter::Allocated,
+    );
+    Some((bytes, line))
+}
+
+/// The cross-attention layers' K/V over every sequence's images, and its line.
+fn cross_attention_line(r: &Resolved) -> Option<(u128, Line)> {
+    let vision_tokens = r.images.as_ref().map_or(0, |i| i.tower_tokens());
+    let kv_dtype = r.inference.kv_cache_dtype.unwrap_or(r.compute);
+    let (per_sequence, formula) = crate::cross_attention::cross_cache_bytes_per_sequence(
+        r.spec,
+        kv_dtype,
+        (r.shards.tp, r.shards.pp),
+        vision_tokens,
+    )?;
+    let batch = r.inference.batch as u128;
+    let bytes = batch * per_sequence;
+    let line = Line::new(
+        Part::CrossAttentionCache,
         bytes,
         format!("{batch} sequences × {per_sequence} B ({formula})"),
         Counter::Allocated,

@@ -564,7 +564,9 @@ pub struct ModelSpec {
     /// default (yes, except BERT and DeBERTa).
     #[serde(default)]
     pub final_norm: Option<bool>,
-    /// Rows of the token-type table (BERT: 2).
+    /// Embedding rows beyond the vocabulary: BERT's token-type table (2),
+    /// or Llama 3.2 Vision's 8 extra rows of `embed_tokens`
+    /// (`nn.Embedding(vocab_size + 8, hidden)`), which the untied head lacks.
     #[serde(default)]
     pub type_vocab: u64,
     /// Relative-position buckets (T5: `relative_attention_num_buckets`, default
@@ -588,6 +590,13 @@ pub struct ModelSpec {
     /// feed-forward-only layers).
     #[serde(default)]
     pub attention_layers: Option<u64>,
+    /// Of `layers`, those that attend to the image instead of the text
+    /// (Llama 3.2 Vision's `cross_attention_layers`,
+    /// `MllamaCrossAttentionDecoderLayer`): q from the text, K and V from
+    /// the vision tower's tokens. They keep a fixed cache per image instead
+    /// of a per-token one, and carry q/k norms and two tanh gates.
+    #[serde(default)]
+    pub cross_attention_layers: u64,
     /// Layers with a feed-forward (dense or MoE); `None`: every layer.
     #[serde(default)]
     pub mlp_layers: Option<u64>,
@@ -807,12 +816,15 @@ impl ModelSpec {
         }
     }
 
-    /// Layers with softmax attention (the ones that keep a per-token KV cache).
+    /// Layers with softmax self-attention (the ones that keep a per-token
+    /// KV cache): neither recurrent nor cross-attention layers.
     pub fn attention_layer_count(&self) -> u64 {
         self.attention_layers
             .unwrap_or_else(|| {
                 let recurrent = self.recurrent.as_ref().map_or(0, |r| r.layers);
-                self.layers.saturating_sub(recurrent)
+                self.layers
+                    .saturating_sub(recurrent)
+                    .saturating_sub(self.cross_attention_layers)
             })
             .min(self.layers)
     }
@@ -943,6 +955,12 @@ impl ModelSpec {
         if let Some(r) = &self.recurrent {
             r.validate(self.layers)?;
         }
+        check_range(
+            "model.cross_attention_layers",
+            self.cross_attention_layers,
+            0,
+            self.layers,
+        )?;
         if let Some(n) = self.attention_layers {
             check_range("model.attention_layers", n, 0, self.layers)?;
         }

@@ -156,7 +156,11 @@ fn buffers(e: &Estimate) -> (f64, f64) {
     let buffer = |p: Part| {
         matches!(
             p,
-            Part::Weights | Part::KvCache | Part::Activations | Part::RecurrentState
+            Part::Weights
+                | Part::KvCache
+                | Part::Activations
+                | Part::RecurrentState
+                | Part::CrossAttentionCache
         )
     };
     let per_gpu: u64 = e

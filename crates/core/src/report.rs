@@ -16,6 +16,10 @@ pub enum Part {
     /// Fixed per-sequence state of recurrent layers (convolution, SSM and
     /// delta-rule states), which does not grow with the context.
     RecurrentState,
+    /// Keys and values the cross-attention layers compute once over each
+    /// image's tower tokens and keep for the whole generation (Llama 3.2
+    /// Vision): fixed per sequence, like the recurrent state.
+    CrossAttentionCache,
     QuantBuffers,
     /// Temporary buffers of the optimizer step (foreach AdamW).
     OptimizerStep,
@@ -34,7 +38,7 @@ pub enum Part {
 
 impl Part {
     /// Every part, in breakdown order.
-    pub const ALL: [Part; 16] = [
+    pub const ALL: [Part; 17] = [
         Part::Weights,
         Part::Gradients,
         Part::OptimizerStates,
@@ -43,6 +47,7 @@ impl Part {
         Part::LogitsLoss,
         Part::KvCache,
         Part::RecurrentState,
+        Part::CrossAttentionCache,
         Part::QuantBuffers,
         Part::OptimizerStep,
         Part::Workspace,
@@ -64,6 +69,7 @@ impl Part {
             Part::LogitsLoss => "logits_loss",
             Part::KvCache => "kv_cache",
             Part::RecurrentState => "recurrent_state",
+            Part::CrossAttentionCache => "cross_attention_cache",
             Part::QuantBuffers => "quant_buffers",
             Part::OptimizerStep => "optimizer_step",
             Part::Workspace => "workspace",
@@ -86,6 +92,7 @@ impl Part {
             Part::LogitsLoss => "logits and loss",
             Part::KvCache => "KV cache",
             Part::RecurrentState => "recurrent state (conv + SSM)",
+            Part::CrossAttentionCache => "cross-attention K/V over the images",
             Part::QuantBuffers => "dequantization buffers",
             Part::OptimizerStep => "optimizer step buffers",
             Part::Workspace => "parallelism buffers",

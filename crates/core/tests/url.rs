@@ -396,6 +396,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             mlp_layers: x.mlp_layers,
             layer_extra_params: x.layer_extra_params,
             gated_attention: x.gated_attention,
+            cross_attention_layers: x.cross_attention_layers,
         }
     });
     prop_oneof![
@@ -415,6 +416,7 @@ struct HybridParts {
     layer_extra_params: u64,
     gated_attention: bool,
     router_bias: bool,
+    cross_attention_layers: u64,
 }
 
 fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
@@ -449,9 +451,10 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
         proptest::option::of(0u64..100),
         0u64..1 << 30,
         any::<[bool; 2]>(),
+        0u64..12,
     )
         .prop_map(
-            |(qk_norm, recurrent, attention_layers, mlp_layers, extra, flags)| HybridParts {
+            |(qk_norm, recurrent, attention_layers, mlp_layers, extra, flags, cross)| HybridParts {
                 qk_norm,
                 recurrent,
                 attention_layers,
@@ -459,6 +462,7 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
                 layer_extra_params: extra,
                 gated_attention: flags[0],
                 router_bias: flags[1],
+                cross_attention_layers: cross,
             },
         )
 }

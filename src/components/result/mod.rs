@@ -33,7 +33,7 @@ pub fn part_class(part: Part) -> &'static str {
         Part::MasterWeights => "p-master",
         Part::Activations => "p-acts",
         Part::LogitsLoss => "p-logits",
-        Part::KvCache => "p-kv",
+        Part::KvCache | Part::CrossAttentionCache => "p-kv",
         Part::RecurrentState => "p-state",
         Part::QuantBuffers | Part::OptimizerStep | Part::Workspace | Part::LibraryWorkspace => {
             "p-work"

@@ -277,7 +277,7 @@ fn linear_outputs_term(t: &mut Terms, l: &LayerShape, act: ActFn) {
 
 /// Each adapted linear keeps its A output (rank wide) for B's gradient;
 /// PEFT's modules also keep their own fp32 input.
-fn lora_terms(t: &mut Terms, l: &LayerShape, lo: &LoraActs) {
+pub(super) fn lora_terms(t: &mut Terms, l: &LayerShape, lo: &LoraActs) {
     let bs = l.tokens();
     let n = lo
         .targets

@@ -56,6 +56,13 @@ pub(super) enum Defaults {
     /// heads of 256, the same Gated DeltaNet, 256 experts of 512 (8 per
     /// token) and a 512-wide shared expert.
     Qwen35MoeText,
+    /// `MllamaTextConfig()`: 4096 hidden, 14336 MLP, 40 layers, 32 heads,
+    /// 8 KV heads, 128256 vocabulary, 131072 positions.
+    MllamaText,
+    /// `MllamaVisionConfig()`: 1280 hidden, 5120 MLP, 32 local and 8
+    /// global layers, 16 heads, 448 px in 14 px patches, 4 tiles, 7680-wide
+    /// output (the last layer and five intermediate ones concatenated).
+    MllamaVision,
 }
 
 impl Defaults {
@@ -141,6 +148,28 @@ impl Defaults {
                 Defaults::Qwen35MoeText,
                 "moe_intermediate_size" | "shared_expert_intermediate_size",
             ) => Some(512),
+            (Defaults::MllamaText, key) => match key {
+                "hidden_size" => Some(4096),
+                "intermediate_size" => Some(14336),
+                "num_hidden_layers" => Some(40),
+                "num_attention_heads" => Some(32),
+                "num_key_value_heads" => Some(8),
+                "vocab_size" => Some(128_256),
+                "max_position_embeddings" => Some(131_072),
+                _ => None,
+            },
+            (Defaults::MllamaVision, key) => match key {
+                "hidden_size" => Some(1280),
+                "intermediate_size" => Some(5120),
+                "num_hidden_layers" => Some(32),
+                "num_global_layers" => Some(8),
+                "attention_heads" | "num_attention_heads" => Some(16),
+                "image_size" => Some(448),
+                "patch_size" => Some(14),
+                "max_num_tiles" => Some(4),
+                "vision_output_dim" => Some(7680),
+                _ => None,
+            },
             (Defaults::Qwen35Text | Defaults::Qwen35MoeText, key) => match key {
                 "num_attention_heads" | "linear_num_key_heads" => Some(16),
                 "head_dim" => Some(256),

@@ -414,6 +414,12 @@ impl WideCounts {
                 let attention_count =
                     dim(spec.attention_layer_count(), MAX_LAYERS).min(decoder_layers);
                 layers.add_scaled(&attention, attention_count);
+                // Cross-attention layers (`MllamaTextCrossAttention`): the same
+                // q/k/v/o, plus q_norm and k_norm one head wide and the two
+                // tanh gates of `MllamaCrossAttentionDecoderLayer`.
+                let cross = dim(spec.cross_attention_layers, MAX_LAYERS).min(decoder_layers);
+                layers.add_scaled(&attention, cross);
+                layers.norms += cross * (2 * x.d * x.norm_width + 2);
                 layers.add_scaled(&norms, decoder_layers);
                 layers.add_scaled(&dense_block, dense_count);
                 if let Some(r) = &spec.recurrent {

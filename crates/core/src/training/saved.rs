@@ -3,8 +3,8 @@
 //! vision tower's, and the layer recomputed under checkpointing.
 
 use crate::activations::{
-    act_fn, compiled_layer_terms, has_dropout, hybrid_stacks, layer_bytes, layer_terms,
-    op_sac_terms, GradNeeds, LayerShape, LoraActs, Term,
+    act_fn, compiled_layer_terms, cross_attention_stacks, has_dropout, hybrid_stacks, layer_bytes,
+    layer_terms, op_sac_terms, GradNeeds, LayerShape, LoraActs, Term,
 };
 use crate::model::Arch;
 use crate::precision::{TrainingPrecision, WeightFormat};
@@ -229,7 +229,15 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
     let act = act_fn(spec, r.training.framework);
     let encoder = spec.encoder_layers.filter(|&e| e > 0);
     if encoder.is_none() {
-        if let Some(parts) = hybrid_stacks(base, spec, act, r.training.mixer_kernels) {
+        // Cross-attention layers read each sample's image tokens.
+        let with_images = LayerShape {
+            cross_seq: cross_image_tokens(r),
+            ..base.clone()
+        };
+        let images_need_grad = crate::trainable::trains_every_weight(r.training.method);
+        if let Some(parts) = hybrid_stacks(base, spec, act, r.training.mixer_kernels)
+            .or_else(|| cross_attention_stacks(&with_images, spec, act, images_need_grad))
+        {
             return hybrid_layer_stacks(r, base, parts);
         }
     }
@@ -299,8 +307,9 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
     }
 }
 
-/// A model with recurrent mixers: its attention, recurrent and
-/// feed-forward-only layers (`activations/recurrent.rs`), averaged per
+/// A model with recurrent mixers or cross-attention layers: its attention,
+/// recurrent, cross-attention and feed-forward-only layers
+/// (`activations/recurrent.rs`, `activations/cross_layer.rs`), averaged per
 /// layer like the stacks of an encoder-decoder. torch.compile was measured
 /// on attention layers only: these keep the eager terms.
 fn hybrid_layer_stacks(
@@ -323,12 +332,13 @@ fn hybrid_layer_stacks(
         largest = largest.max(layer_full);
         spelled.push((part.what.to_string(), part.layers, part.terms, layer_full));
     }
-    let kernels = match r.training.mixer_kernels {
-        crate::scenario::MixerKernels::Fused => "fused kernels",
-        crate::scenario::MixerKernels::Torch => "PyTorch fallback",
+    let kernels = match (&r.spec.recurrent, r.training.mixer_kernels) {
+        (None, _) => "",
+        (Some(_), crate::scenario::MixerKernels::Fused) => "; recurrent mixers on fused kernels",
+        (Some(_), crate::scenario::MixerKernels::Torch) => "; recurrent mixers on PyTorch fallback",
     };
     let note = format!(
-        " (mean of {}; recurrent mixers on {kernels})",
+        " (mean of {}{kernels})",
         spelled
             .iter()
             .map(|(what, n, _, bytes)| format!("{n} {what} layers × {bytes} B"))
@@ -383,6 +393,17 @@ impl GraphLayers {
     }
 }
 
+/// The image tokens one sample's cross-attention layers read (its images'
+/// tower tokens); 0 without cross-attention layers or images.
+fn cross_image_tokens(r: &Resolved) -> u128 {
+    if r.spec.cross_attention_layers == 0 {
+        return 0;
+    }
+    r.images
+        .as_ref()
+        .map_or(0, |i| u128::from(i.tower_tokens()))
+}
+
 /// Saved tensors outside the layers.
 struct OutsideLayers {
     bytes: u128,
@@ -423,6 +444,11 @@ fn outside_layers(
         let target = r.decoder_tokens();
         bytes += act_dtype * base.batch * base.heads * (seq * seq + target * target);
     }
+    // Cross-attention layers (Llama 3.2 Vision) all read one tensor of image
+    // states (b·v·h, the projector's output) under one 4-D mask (b·s·v, in
+    // the activation dtype, `_prepare_cross_attention_mask`): kept once.
+    let v = cross_image_tokens(r);
+    bytes += act_dtype * base.batch * v * (base.hidden + seq);
     // Adapter v2 scales the head's output too: the logits-sized operand is saved.
     let head_output = if r.training.method == Method::AdapterV2 {
         act_dtype * base.batch * seq * r.spec.vocab as u128

@@ -39,6 +39,11 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("conv", spec.conv_kernel, d.conv_kernel),
         ("cls", spec.classifier_labels, d.classifier_labels),
         ("lxp", spec.layer_extra_params, d.layer_extra_params),
+        (
+            "xattl",
+            spec.cross_attention_layers,
+            d.cross_attention_layers,
+        ),
     ];
     for (key, value, default) in numbers {
         if value != default {
@@ -330,6 +335,7 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
         "mlpl" => spec.mlp_layers = Some(parse_u64_in(v, 0, MAX_LAYERS)?),
         "lxp" => spec.layer_extra_params = parse_u64_in(v, 0, MAX_TOTAL_PARAMS / MAX_LAYERS)?,
         "gattn" => spec.gated_attention = parse_bool(v)?,
+        "xattl" => spec.cross_attention_layers = parse_u64_in(v, 0, MAX_LAYERS)?,
         "qkn" => spec.qk_norm = Some(choice(v)?),
         "rec" => spec.recurrent = Some(parse_recurrent(v)?),
         // Read after `moe` (keys are written in that order).

@@ -17,14 +17,15 @@ Columns:
                    included;
                    llava_next, llava_onevision, gemma3, mistral3, internvl, paligemma:
                    model.vision_tower;
-                   idefics3, smolvlm: model.vision_model)
+                   idefics3, smolvlm, mllama: model.vision_model)
   projector       qwen: model.visual.merger (qwen3_vl: plus visual.deepstack_merger_list);
                   llama4: model.multi_modal_projector (one linear into the text width);
                   llava_next, llava_onevision: multi_modal_projector + image_newline;
                   paligemma: multi_modal_projector (one linear);
                   gemma3, mistral3: multi_modal_projector (mistral3's holds the patch merger);
                   internvl: multi_modal_projector (LayerNorm + 2 linears after the pixel shuffle);
-                  idefics3, smolvlm: model.connector (the pixel-shuffle projection)
+                  idefics3, smolvlm: model.connector (the pixel-shuffle projection);
+                  mllama: model.multi_modal_projector (one linear from vision_output_dim)
   tied            whether lm_head shares the embedding tensor
 
 Run (measured with torch 2.15.0, transformers 5.24.0):
@@ -56,6 +57,7 @@ DEFAULT_CLASSES = [
     ("llama4", transformers.Llama4Config),
     ("qwen3_5", transformers.Qwen3_5Config),
     ("qwen3_5_moe", transformers.Qwen3_5MoeConfig),
+    ("mllama", transformers.MllamaConfig),
 ]
 
 
@@ -79,6 +81,8 @@ def split(model, model_type):
         return numel(inner.vision_tower), numel(inner.multi_modal_projector) + newline
     if model_type in ("gemma3", "mistral3", "internvl", "paligemma"):
         return numel(inner.vision_tower), numel(inner.multi_modal_projector)
+    if model_type == "mllama":
+        return numel(inner.vision_model), numel(inner.multi_modal_projector)
     if model_type in ("idefics3", "smolvlm"):
         return numel(inner.vision_model), numel(inner.connector)
     raise ValueError(model_type)
