@@ -29,5 +29,5 @@ pub use layer::{block_terms, layer_bytes, layer_terms, Block};
 pub use op_sac::op_sac_terms;
 pub use recurrent::{hybrid_stacks, mixer_terms, recurrent_layer_terms, LayerStack};
 pub use shape::{act_fn, has_dropout, ActFn, GradNeeds, LayerShape, LoraActs, Term};
-pub use tower::{pixtral_shared_bytes, tower_layer_terms, TowerBatch};
+pub use tower::{tower_gate_bytes, tower_layer_terms, tower_shared_bytes, TowerBatch};
 pub use tower_forward::tower_forward_bytes;

@@ -289,6 +289,15 @@ pub struct VisionTower {
     /// backward (`activations` of a trained tower).
     #[serde(default, skip_serializing_if = "TowerBlock::is_clip")]
     pub block: TowerBlock,
+    /// Of `layers`, those whose attention and MLP outputs pass a trained
+    /// tanh gate (Llama 3.2 Vision's `num_global_layers`): each keeps the
+    /// two gated tensors for the gates' gradients.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gated_layers: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A vision tower's encoder layer. Written as its link key (`siglip`),
@@ -335,6 +344,12 @@ pub enum TowerBlock {
     /// biased q/k/v/o with a complex 2D rotary on fp32 copies of q and k,
     /// fc1 → GELU → fc2. What it saves for backward is SigLIP's.
     Llama4,
+    /// `MllamaVisionEncoderLayer` (Llama 3.2 Vision): CLIP's layout with
+    /// q/k/v/o without biases and an exact GELU, so SigLIP's saved tensors;
+    /// each image's tile slots (a class token each, padded to a multiple
+    /// of 8 tokens) run as one sequence under the aspect-ratio mask. The
+    /// global layers gate their two branches (`VisionTower::gated_layers`).
+    Mllama,
     /// Another family's layer (remote-code InternViT): its saved tensors
     /// were not measured; a GPT-2-style block stands in.
     Other,
@@ -367,7 +382,8 @@ impl TowerBlock {
             | TowerBlock::InternVit
             | TowerBlock::InternVitRms
             | TowerBlock::InternVitRemote
-            | TowerBlock::InternVitRemoteRms => TowerMlp::Gelu,
+            | TowerBlock::InternVitRemoteRms
+            | TowerBlock::Mllama => TowerMlp::Gelu,
             TowerBlock::Qwen25Vl | TowerBlock::Pixtral => TowerMlp::Gated,
             TowerBlock::Other => TowerMlp::Unknown,
         }
@@ -380,7 +396,7 @@ impl TowerBlock {
 
 impl TowerBlock {
     /// Each layer family and its key in a link and in JSON.
-    const KEYS: [(TowerBlock, &'static str); 12] = [
+    const KEYS: [(TowerBlock, &'static str); 13] = [
         (TowerBlock::Clip, "clip"),
         (TowerBlock::Siglip, "siglip"),
         (TowerBlock::Qwen2Vl, "qwen2_vl"),
@@ -392,6 +408,7 @@ impl TowerBlock {
         (TowerBlock::InternVitRemoteRms, "intern_vit_remote_rms"),
         (TowerBlock::Pixtral, "pixtral"),
         (TowerBlock::Llama4, "llama4"),
+        (TowerBlock::Mllama, "mllama"),
         (TowerBlock::Other, "other"),
     ];
 
@@ -403,7 +420,7 @@ impl TowerBlock {
     }
 
     /// Whether each tower pass adds a class token to its patches (CLIP,
-    /// InternViT, Llama 4).
+    /// InternViT, Llama 4; Llama 3.2 Vision to each tile).
     pub fn class_token(self) -> bool {
         matches!(
             self,
@@ -413,6 +430,7 @@ impl TowerBlock {
                 | TowerBlock::InternVitRemote
                 | TowerBlock::InternVitRemoteRms
                 | TowerBlock::Llama4
+                | TowerBlock::Mllama
         )
     }
 
@@ -474,7 +492,7 @@ impl TryFrom<String> for TowerBlock {
             .find(|(_, k)| *k == text)
             .map(|(b, _)| *b)
             .ok_or_else(|| {
-                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_vl, qwen3_vl, qwen2_5_vl, intern_vit, intern_vit_rms, intern_vit_remote, intern_vit_remote_rms, pixtral, llama4 or other")
+                format!("\"{text}\" is not a tower layer: clip, siglip, qwen2_vl, qwen3_vl, qwen2_5_vl, intern_vit, intern_vit_rms, intern_vit_remote, intern_vit_remote_rms, pixtral, llama4, mllama or other")
             })
     }
 }

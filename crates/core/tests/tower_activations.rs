@@ -59,6 +59,7 @@ fn clip_siglip_qwen_vl_internvl_and_llama4_layers_save_what_the_hooks_saw() {
         "internvl" => Some(TowerBlock::InternVit),
         "internvl_rms" => Some(TowerBlock::InternVitRms),
         "llama4" => Some(TowerBlock::Llama4),
+        "mllama" => Some(TowerBlock::Mllama),
         _ => None,
     });
     for m in &rows {
@@ -72,7 +73,25 @@ fn clip_siglip_qwen_vl_internvl_and_llama4_layers_save_what_the_hooks_saw() {
         };
         assert_eq!(cpu, m.per_layer, "{} {:?} {:?}", m.family, m.tower, m.batch);
     }
-    assert_eq!(rows.len(), 112);
+    assert_eq!(rows.len(), 128);
+}
+
+/// Llama 3.2 Vision's global layers: a local layer's tensors plus the two
+/// gated ones and their tanh scalars (rows varying the global layers).
+#[test]
+fn llama_3_2_vision_global_layers_keep_their_gated_tensors() {
+    let rows = measured(|family| (family == "mllama_global").then_some(TowerBlock::Mllama));
+    for m in &rows {
+        let tokens = m.batch.images * m.batch.tokens_per_image;
+        let local = layer_bytes(m) - 2 * (8 - 2 * m.batch.act_bytes) * tokens;
+        let one_gated = VisionTower {
+            gated_layers: 1,
+            ..m.tower.clone()
+        };
+        let gates = vramfit_core::activations::tower_gate_bytes(&one_gated, tokens, &m.batch);
+        assert_eq!(local + gates, m.per_layer, "{:?}", m.batch);
+    }
+    assert_eq!(rows.len(), 16);
 }
 
 /// Qwen2.5-VL's blocks, windowed and full-attention (one image of T

@@ -377,6 +377,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 projection_dim: 0,
                 params: tower_params,
                 block: tower_block(hidden),
+                gated_layers: layers % 3,
             }),
             params_override,
             approximate: flags[3],

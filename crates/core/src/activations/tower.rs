@@ -206,7 +206,7 @@ fn qwen25_vl_terms(v: &VisionTower, b: &TowerBatch) -> Vec<Term> {
 /// with the fp32 logsumexp, eager the fp32 softmax over the whole sequence
 /// (and its cast in 16-bit) with o_proj's contiguous input; the MLP keeps
 /// gate, its activation, up and their product. The mask and the rotary
-/// tables are the tower's, once: [`pixtral_shared_bytes`].
+/// tables are the tower's, once: [`tower_shared_bytes`].
 fn pixtral_terms(v: &VisionTower, b: &TowerBatch) -> Vec<Term> {
     let big_b = b.act_bytes;
     let tokens = b.images * b.tokens_per_image;
@@ -242,12 +242,28 @@ fn pixtral_terms(v: &VisionTower, b: &TowerBatch) -> Vec<Term> {
     t.0
 }
 
-/// What Pixtral's tower keeps once for all its layers: the block-diagonal
+/// What a tower keeps once for all its layers: Pixtral's block-diagonal
 /// additive mask over the whole sequence (`generate_block_attention_mask`,
-/// `B·T²`; none under FlashAttention, which takes `cu_seqlens`).
-pub fn pixtral_shared_bytes(v: &VisionTower, tokens: u128, b: &TowerBatch) -> u128 {
-    if v.block != TowerBlock::Pixtral || b.attention == Attention::Flash {
-        return 0;
+/// `B·T²`; none under FlashAttention, which takes `cu_seqlens`), or Llama
+/// 3.2 Vision's aspect-ratio mask over each image's tile slots
+/// (`_prepare_aspect_ratio_attention_mask`: one `B·S²` per image of S
+/// tokens, built whatever the attention). `passes` as [`TowerBatch`]es
+/// count them: (images, tokens of each).
+pub fn tower_shared_bytes(v: &VisionTower, passes: &[(u128, u128)], b: &TowerBatch) -> u128 {
+    match v.block {
+        TowerBlock::Pixtral if b.attention != Attention::Flash => {
+            let tokens: u128 = passes.iter().map(|&(n, t)| n * t).sum();
+            b.act_bytes * tokens * tokens
+        }
+        TowerBlock::Mllama => passes.iter().map(|&(n, t)| n * b.act_bytes * t * t).sum(),
+        _ => 0,
     }
-    b.act_bytes * tokens * tokens
+}
+
+/// The extra tensors of a tower's gated layers (Llama 3.2 Vision's global
+/// layers: `gate_attn.tanh() * attn`, `gate_ffn.tanh() * mlp`): each keeps
+/// the two gated tensors and the two tanh scalars (measured:
+/// `tests/data/tower_acts/`, `mllama_global` rows, exact).
+pub fn tower_gate_bytes(v: &VisionTower, tokens: u128, b: &TowerBatch) -> u128 {
+    u128::from(v.gated_layers) * 2 * b.act_bytes * (tokens * u128::from(v.hidden) + 1)
 }

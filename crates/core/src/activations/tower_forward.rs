@@ -56,11 +56,15 @@ pub fn tower_forward_bytes(
         TowerMlp::Gelu => 2,
         TowerMlp::QuickGelu | TowerMlp::Gated | TowerMlp::Unknown => 3,
     };
+    let square_sum: u128 = passes.iter().map(|&(n, s)| n * s * s).sum();
     // What lives through layer 0 beside the layer: Qwen3-VL's position
     // embedding, summed in fp32; Pixtral's patch convolution output, its
     // int64 2D positions, the rotary cos and sin, and the block-diagonal
-    // mask over the whole sequence (none under FlashAttention).
+    // mask over the whole sequence (none under FlashAttention); Llama 3.2
+    // Vision's aspect-ratio mask over each image's tile slots (not
+    // measured: read from `_prepare_aspect_ratio_attention_mask`).
     let positions = match block {
+        TowerBlock::Mllama => b * square_sum,
         TowerBlock::Qwen3Vl => 4 * t * h,
         TowerBlock::Pixtral => {
             let mask = if attention == Attention::Flash {
@@ -73,7 +77,6 @@ pub fn tower_forward_bytes(
         _ => 0,
     };
     let eager = attention == Attention::Eager;
-    let square_sum: u128 = passes.iter().map(|&(n, s)| n * s * s).sum();
     let mut mlp = t * (4 * h + k * i) * b + positions;
     if block.intern_vit() {
         // The layer scale's output.

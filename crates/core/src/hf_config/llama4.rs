@@ -91,6 +91,7 @@ fn vision_model(v: &Cfg) -> Result<VisionTower> {
     let params = embeddings + layers as u128 * block + adapter;
     let shape = crate::model::VisionTower {
         block: crate::model::TowerBlock::Llama4,
+        gated_layers: 0,
         ..tower_shape(d, layers, heads, m, image, patch)
     };
     counted(shape, params, 0)

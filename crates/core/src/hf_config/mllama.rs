@@ -36,8 +36,7 @@ pub(super) fn import_mllama(
     spec.tied_embeddings = false;
     let mut vision = cfg.required_object("vision_config", "mllama")?;
     vision.defaults = Defaults::MllamaVision;
-    let mut tower = mllama_tower(&vision, spec.hidden)?;
-    tower.block = TowerBlock::Other;
+    let tower = mllama_tower(&vision, spec.hidden)?;
     spec.name = "mllama".to_string();
     spec.vision = Some(tower);
     Ok(spec)
@@ -114,6 +113,8 @@ fn mllama_tower(v: &Cfg, text_hidden: u64) -> Result<crate::model::VisionTower> 
     let projector = u128::from(out) * u128::from(text_hidden) + u128::from(text_hidden);
     let _ = narrow(tower + projector, "vision_config")?;
     // The tower's layers, local and global, each over a tile's tokens.
-    let shape = tower_shape(h, layers + global, heads, i, image, patch);
+    let mut shape = tower_shape(h, layers + global, heads, i, image, patch);
+    shape.block = TowerBlock::Mllama;
+    shape.gated_layers = global;
     counted(shape, tower, projector)
 }

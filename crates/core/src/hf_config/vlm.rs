@@ -84,6 +84,7 @@ pub(super) fn tower_shape(
         projection_dim: 0,
         params: None,
         block: crate::model::TowerBlock::Other,
+        gated_layers: 0,
     }
 }
 
@@ -98,6 +99,7 @@ pub(super) fn siglip_shape(
 ) -> VisionTower {
     VisionTower {
         block: crate::model::TowerBlock::Siglip,
+        gated_layers: 0,
         ..tower_shape(hidden, layers, heads, intermediate, image_size, patch_size)
     }
 }
@@ -335,6 +337,7 @@ pub(super) fn import_mistral3(
     spec.name = "mistral3".to_string();
     let shape = VisionTower {
         block: crate::model::TowerBlock::Pixtral,
+        gated_layers: 0,
         ..tower_shape(d, layers, heads, m, image, patch)
     };
     spec.vision = Some(counted(shape, tower, projector)?);

@@ -496,17 +496,16 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
             }
         }
     }
-    // Pixtral's mask over the whole sequence, kept once for all layers.
-    let shared = crate::activations::pixtral_shared_bytes(
-        v,
-        tokens,
-        &crate::activations::TowerBatch {
-            images: 1,
-            tokens_per_image: tokens,
-            act_bytes: act_dtype,
-            attention: r.attention,
-        },
-    );
+    let whole = crate::activations::TowerBatch {
+        images: 1,
+        tokens_per_image: passes.iter().map(|&(n, t)| n * t).sum(),
+        act_bytes: act_dtype,
+        attention: r.attention,
+    };
+    // Pixtral's and Llama 3.2 Vision's masks, kept once for all layers.
+    let shared = crate::activations::tower_shared_bytes(v, &passes, &whole);
+    // Gated layers (Llama 3.2 Vision's global ones) keep their gated tensors.
+    let gates = crate::activations::tower_gate_bytes(v, whole.tokens_per_image, &whole);
     // OpenGVLab's remote-code InternViT checkpoints its own layers.
     let checkpointing = if v.block.always_checkpointed() {
         Checkpointing::Full
@@ -519,7 +518,7 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
             // (CLIPEncoder supports gradient checkpointing): each keeps
             // its input, and one layer is rebuilt at a time in backward.
             Checkpointing::Full => v.layers as u128 * vb * act_dtype + per_layer,
-            _ => v.layers as u128 * per_layer,
+            _ => v.layers as u128 * per_layer + gates,
         }
 }
 
@@ -659,7 +658,7 @@ fn formula(
         } else {
             format!("(4+2·{act_dtype})·b·s·h")
         },
-        if r.spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else if outside.head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else { String::new() },
+        if r.spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else if outside.head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else if cross_image_tokens(r) > 0 { format!(" + image states and cross-attention mask {act_dtype}·b·v·(h + s), v = {}", cross_image_tokens(r)) } else { String::new() },
         if autocast_copies > 0 { format!(" + autocast 16-bit weight copies {autocast_copies}") } else { String::new() },
         if vision > 0 { format!(" + vision tower {vision}{}", vision_rule(r)) } else { String::new() },
     )

@@ -158,6 +158,9 @@ fn vision(spec: &ModelSpec) -> Vec<(String, String)> {
         if !v.block.is_clip() {
             put("vb", v.block.key().to_string());
         }
+        if v.gated_layers > 0 {
+            put("vgl", v.gated_layers.to_string());
+        }
     }
     if let Some(rule) = &spec.image_rule {
         put("ir", rule.to_text());
@@ -388,6 +391,7 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 projection_dim: required(projection, MAX_DIM)?,
                 params: None,
                 block: crate::model::TowerBlock::Clip,
+                gated_layers: 0,
             });
         }
         // Read after `vis` (keys are written in that order).
@@ -403,6 +407,14 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
             Some(tower) => tower.block = crate::model::TowerBlock::try_from(v.to_owned())?,
             None => return Err("a tower layer needs s.vis first".to_owned()),
         },
+        // Read after `vis`: its gated layers (absent: none).
+        "vgl" => {
+            let n = parse_u64_in(v, 0, MAX_LAYERS)?;
+            match spec.vision.as_mut() {
+                Some(tower) => tower.gated_layers = n,
+                None => return Err("a tower's gated layers need s.vis first".to_owned()),
+            }
+        }
         "ir" => spec.image_rule = Some(crate::image_tokens::ImageRule::from_text(v)?),
         "vid" => spec.video = Some(crate::model::VideoFamily::from_text(v)?),
         _ => return Err("unknown custom-model field".to_owned()),

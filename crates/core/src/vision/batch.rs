@@ -87,6 +87,15 @@ impl SampleImages {
         let mut passes = Vec::new();
         if v.block.one_sequence() {
             passes.push((1, tokens));
+        } else if v.block == crate::model::TowerBlock::Mllama {
+            // Each image's tile slots as one sequence, every tile padded to
+            // a multiple of 8 tokens (`MllamaVisionModel.forward`).
+            let side = u128::from(v.image_size / v.patch_size.max(1));
+            let tile = side * side + 1;
+            for g in &self.groups {
+                let tiles = u128::from(g.tokens.tower) / tile;
+                passes.push((u128::from(g.in_batch), tiles * tile.next_multiple_of(8)));
+            }
         } else if self.rule.is_none() || v.block.dynamic_resolution() {
             for g in &self.groups {
                 passes.push((g.in_batch as u128, g.tokens.tower.max(1) as u128));

@@ -156,8 +156,35 @@ def llama4(h, a, i, side, patch, layers, dtype, attn):
     return lambda: m(pixel_values=x).last_hidden_state, m, 2 * ((side // patch) ** 2 + 1)
 
 
+def mllama(h, a, i, side, patch, layers, dtype, attn, global_layers=1):
+    """Llama 3.2 Vision's tower (`MllamaVisionModel`): every image's tile slots (two here, the
+    class token added, padded to a multiple of 8 tokens) run as one sequence under the
+    aspect-ratio mask, through `layers` local layers (CLIP's layout, exact GELU, q/k/v/o without
+    bias) and then the gated global layers. Two images. `mllama` varies the local layers (one
+    global), `mllama_global` the global ones (two local)."""
+    cfg = transformers.MllamaVisionConfig(hidden_size=h, attention_heads=a, intermediate_size=i,
+                                          num_hidden_layers=layers, num_global_layers=global_layers,
+                                          image_size=side, patch_size=patch, max_num_tiles=2,
+                                          vision_output_dim=2 * h, intermediate_layers_indices=[0],
+                                          supported_aspect_ratios=[[1, 1], [1, 2], [2, 1]])
+    cfg._attn_implementation = attn
+    m = transformers.MllamaVisionModel(cfg).to(dtype).train()
+    x = torch.randn(2, 1, 2, 3, side, side, dtype=dtype)
+    ratio_ids = torch.full((2, 1), 2, dtype=torch.long)  # [1, 2]: both tile slots real
+    ratio_mask = torch.ones(2, 1, 2, dtype=torch.long)
+    n = (side // patch) ** 2 + 1
+    padded = n + (8 - n % 8) % 8
+    return (lambda: m(pixel_values=x, aspect_ratio_ids=ratio_ids, aspect_ratio_mask=ratio_mask)
+            .last_hidden_state, m, 2 * 2 * padded)
+
+
+def mllama_global(h, a, i, side, patch, layers, dtype, attn):
+    return mllama(h, a, i, side, patch, 2, dtype, attn, global_layers=layers)
+
+
 FAMILIES = {"clip": clip, "siglip": siglip, "qwen2_5_vl": qwen25, "qwen2_5_vl_full": qwen25_full,
-            "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl, "internvl": internvl, "internvl_rms": internvl_rms, "pixtral": pixtral, "llama4": llama4}
+            "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl, "internvl": internvl, "internvl_rms": internvl_rms, "pixtral": pixtral, "llama4": llama4,
+            "mllama": mllama, "mllama_global": mllama_global}
 # Qwen2.5-VL's grid must be a whole number of 2 × 2 merges and of 4 × 4-patch windows here.
 QWEN_SHAPES = [(64, 4, 256, 112, 14), (96, 6, 384, 168, 14), (128, 8, 352, 56, 14), (80, 4, 320, 224, 14)]
 
