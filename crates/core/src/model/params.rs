@@ -208,6 +208,21 @@ impl<'a> Dims<'a> {
         layer
     }
 
+    /// A cross-attention layer's attention (`MllamaTextCrossAttention`):
+    /// the same q/k/v/o, plus q_norm and k_norm one head wide and the two
+    /// tanh gates of `MllamaCrossAttentionDecoderLayer`.
+    fn cross_attention(&self, attention: WideLayer) -> WideLayer {
+        WideLayer {
+            norms: attention.norms + 2 * self.d * self.norm_width + 2,
+            ..attention
+        }
+    }
+
+    /// How many of the decoder's layers are cross-attention layers.
+    fn cross_count(&self, decoder_layers: u128) -> u128 {
+        dim(self.spec.cross_attention_layers, MAX_LAYERS).min(decoder_layers)
+    }
+
     /// The hidden-width norms of one layer.
     fn layer_norms(&self) -> WideLayer {
         WideLayer {
@@ -414,12 +429,7 @@ impl WideCounts {
                 let attention_count =
                     dim(spec.attention_layer_count(), MAX_LAYERS).min(decoder_layers);
                 layers.add_scaled(&attention, attention_count);
-                // Cross-attention layers (`MllamaTextCrossAttention`): the same
-                // q/k/v/o, plus q_norm and k_norm one head wide and the two
-                // tanh gates of `MllamaCrossAttentionDecoderLayer`.
-                let cross = dim(spec.cross_attention_layers, MAX_LAYERS).min(decoder_layers);
-                layers.add_scaled(&attention, cross);
-                layers.norms += cross * (2 * x.d * x.norm_width + 2);
+                layers.add_scaled(&x.cross_attention(attention), x.cross_count(decoder_layers));
                 layers.add_scaled(&norms, decoder_layers);
                 layers.add_scaled(&dense_block, dense_count);
                 if let Some(r) = &spec.recurrent {
