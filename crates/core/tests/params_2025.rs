@@ -56,6 +56,11 @@ fn config_class_defaults_count_as_transformers_builds_them() {
 }
 
 #[test]
+fn families_on_modelled_layers_count_as_transformers_builds_them() {
+    check_table("hf_defaults_more.csv");
+}
+
+#[test]
 fn published_configs_count_as_transformers_builds_them() {
     check_table("hf_measured_2025.csv");
 }

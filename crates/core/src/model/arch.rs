@@ -88,17 +88,17 @@ pub const ARCHS: [ArchRow; 50] = [
     // InternLM2 (remote code, InternVL's language model): Llama's layout
     // with q, k, v fused into one `wqkv` of the same size.
     row(Arch::Llama, "llama")
-        .types(&["llama", "internlm2"])
+        .types(&["llama", "internlm2", "granite", "helium", "internlm3"])
         .cases(&["llama"]),
     row(Arch::Mistral, "mistral")
-        .types(&["mistral"])
+        .types(&["mistral", "ministral", "ministral3"])
         .cases(&["mistral"]),
     row(Arch::Mixtral, "mixtral")
-        .types(&["mixtral"])
+        .types(&["mixtral", "granitemoe"])
         .cases(&["mixtral"]),
     // Qwen2 keeps biases on q, k and v (`Qwen2Attention`: bias=True).
     row(Arch::Qwen2, "qwen2")
-        .types(&["qwen2"])
+        .types(&["qwen2", "glm"])
         .cases(&["qwen2"])
         .biases(true, false),
     row(Arch::Qwen2Moe, "qwen2_moe")
