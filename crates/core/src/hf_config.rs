@@ -71,6 +71,7 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
             "qwen2_vl"
                 | "qwen2_5_vl"
                 | "qwen3_vl"
+                | "qwen3_vl_moe"
                 | "mistral3"
                 | "llava_next"
                 | "idefics3"
@@ -134,7 +135,20 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         }
         "mistral3" => return vlm::import_mistral3(cfg, |text| import(text, text.defaults)),
         "qwen3_vl" => {
-            return vlm::import_qwen3_vl(cfg, |text| import_decoder(text, Arch::Qwen3, "qwen3"))
+            return vlm::import_qwen3_vl(cfg, model_type, |text| {
+                import_decoder(text, Arch::Qwen3, "qwen3")
+            })
+        }
+        // Qwen3-VL-MoE: the same tower over a Qwen3-MoE decoder
+        // (`Qwen3VLMoeTextConfig`, model_type `qwen3_vl_moe_text`).
+        "qwen3_vl_moe" => {
+            return vlm::import_qwen3_vl(cfg, model_type, |text| {
+                if text.string("model_type")?.is_some() {
+                    import(text, text.defaults)
+                } else {
+                    import_decoder(text, Arch::Qwen3Moe, "qwen3_vl_moe_text")
+                }
+            })
         }
         // A text_config without a model_type is the wrapper's default class
         // (LlamaConfig for Idefics3 / SmolVLM, Qwen2Config for InternVL and

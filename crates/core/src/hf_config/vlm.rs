@@ -350,13 +350,14 @@ pub(super) fn import_mistral3(
 /// `projector_params`.
 pub(super) fn import_qwen3_vl(
     cfg: &Cfg,
+    model_type: &str,
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
-    let text = cfg.required_object("text_config", "qwen3_vl")?;
+    let text = cfg.required_object("text_config", model_type)?;
     let mut spec = import_text(&text)?;
     // `Qwen3VLConfig.tie_word_embeddings` (default False) decides.
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)?;
-    let v = cfg.required_object("vision_config", "qwen3_vl")?;
+    let v = cfg.required_object("vision_config", model_type)?;
     // deepstack_visual_indexes: one extra merger per listed layer (default 3).
     let deepstack = match v.obj.get("deepstack_visual_indexes") {
         Some(serde_json::Value::Array(list)) => list.len() as u128,
@@ -368,7 +369,7 @@ pub(super) fn import_qwen3_vl(
             ))
         }
     };
-    spec.name = "qwen3_vl".to_string();
+    spec.name = model_type.to_string();
     spec.vision = Some(qwen3_vision(&v, deepstack)?);
     Ok(spec)
 }

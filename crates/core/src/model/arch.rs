@@ -109,7 +109,7 @@ pub const ARCHS: [ArchRow; 50] = [
         .types(&["qwen3"])
         .cases(&["qwen3"]),
     row(Arch::Qwen3Moe, "qwen3_moe")
-        .types(&["qwen3_moe"])
+        .types(&["qwen3_moe", "qwen3_vl_moe_text"])
         .cases(&["qwen3_moe"]),
     row(Arch::Gemma, "gemma")
         .types(&["gemma"])

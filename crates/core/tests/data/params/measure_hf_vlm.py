@@ -58,6 +58,7 @@ DEFAULT_CLASSES = [
     ("qwen3_5", transformers.Qwen3_5Config),
     ("qwen3_5_moe", transformers.Qwen3_5MoeConfig),
     ("mllama", transformers.MllamaConfig),
+    ("qwen3_vl_moe", transformers.Qwen3VLMoeConfig),
 ]
 
 
@@ -73,7 +74,7 @@ def split(model, model_type):
     if model_type in ("qwen2_vl", "qwen2_5_vl", "qwen3_5", "qwen3_5_moe"):
         merger = numel(inner.visual.merger)
         return numel(inner.visual) - merger, merger
-    if model_type == "qwen3_vl":
+    if model_type in ("qwen3_vl", "qwen3_vl_moe"):
         merger = numel(inner.visual.merger) + numel(inner.visual.deepstack_merger_list)
         return numel(inner.visual) - merger, merger
     if model_type in ("llava_next", "llava_onevision"):
