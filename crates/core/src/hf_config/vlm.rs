@@ -544,7 +544,7 @@ mod tests {
             let text = fixture(cols[0]);
             let value: serde_json::Value = serde_json::from_str(text).expect("json");
             let cfg = Cfg::new(value.as_object().expect("object"), "");
-            let spec = import_qwen3_vl(&cfg, |t| {
+            let spec = import_qwen3_vl(&cfg, "qwen3_vl", |t| {
                 super::super::import_decoder(t, crate::model::Arch::Qwen3, "qwen3")
             })
             .unwrap_or_else(|e| panic!("{}: {e}", cols[0]));
