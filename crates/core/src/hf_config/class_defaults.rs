@@ -270,6 +270,20 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "falcon_mamba",
+        &[
+            ("conv_kernel", 4),
+            ("expand", 2),
+            ("hidden_size", 768),
+            ("num_hidden_layers", 32),
+            ("state_size", 16),
+            ("tie_word_embeddings", 1),
+            ("use_bias", 0),
+            ("use_conv_bias", 1),
+            ("vocab_size", 50280),
+        ],
+    ),
+    (
         "gemma",
         &[
             ("attention_bias", 0),
@@ -1050,6 +1064,25 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("tie_word_embeddings", 1),
             ("use_sliding_window", 0),
             ("vocab_size", 128256),
+        ],
+    ),
+    (
+        "solar_open",
+        &[
+            ("attention_bias", 0),
+            ("head_dim", 128),
+            ("hidden_size", 4096),
+            ("max_position_embeddings", 131072),
+            ("moe_intermediate_size", 1280),
+            ("n_routed_experts", 128),
+            ("n_shared_experts", 1),
+            ("num_attention_heads", 64),
+            ("num_experts_per_tok", 8),
+            ("num_hidden_layers", 48),
+            ("num_key_value_heads", 8),
+            ("num_local_experts", 128),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 196608),
         ],
     ),
     (

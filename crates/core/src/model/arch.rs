@@ -207,7 +207,7 @@ pub const ARCHS: [ArchRow; 50] = [
     // reads the rest of its layout.
     row(Arch::Llama4, "llama4").types(&["llama4_text", "llama4"]),
     row(Arch::Glm4, "glm4").types(&["glm4"]).biases(true, false),
-    row(Arch::Glm4Moe, "glm4_moe").types(&["glm4_moe"]),
+    row(Arch::Glm4Moe, "glm4_moe").types(&["glm4_moe", "solar_open"]),
     row(Arch::Olmo2, "olmo2").types(&["olmo2", "olmo3"]),
     // CohereLayerNorm has no bias: one vector, counted like RMSNorm.
     row(Arch::Cohere, "cohere")
@@ -225,7 +225,9 @@ pub const ARCHS: [ArchRow; 50] = [
         .biases(true, false),
     row(Arch::Hunyuan, "hunyuan").types(&["hunyuan_v1_dense"]),
     row(Arch::HunyuanMoe, "hunyuan_moe").types(&["hunyuan_v1_moe"]),
-    row(Arch::Mamba, "mamba").types(&["mamba"]).tied(),
+    row(Arch::Mamba, "mamba")
+        .types(&["mamba", "falcon_mamba"])
+        .tied(),
     row(Arch::Mamba2, "mamba2").types(&["mamba2"]),
     row(Arch::Jamba, "jamba").types(&["jamba"]),
     // Nemotron-H's MLP is relu² over up and down projections.
