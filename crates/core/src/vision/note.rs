@@ -31,8 +31,9 @@ pub(super) fn image_note(sized: &SampleImages, text: u64, total: u64) -> Note {
         ),
         _ => {
             let per_image = sized.first().tokens.language_model;
+            let plural = if per_image == 1 { "" } else { "s" };
             (
-                format!(" + {images} image(s) × {per_image} image tokens"),
+                format!(" + {images} image(s) × {per_image} image token{plural}"),
                 format!(" + {images} 张图 × 每张 {per_image} 个图像 token"),
             )
         }
@@ -57,7 +58,8 @@ pub(super) fn image_note(sized: &SampleImages, text: u64, total: u64) -> Note {
                 "image_tokens",
                 format!(
                     "Image tokens by the {rule} rule: each {w}×{h} image is {tower} tower \
-                     tokens and {lm} language-model tokens. {sequence_en}"
+                     tokens and {lm} language-model token{}. {sequence_en}",
+                    if lm == 1 { "" } else { "s" }
                 ),
                 format!(
                     "图像 token 按 {rule} 规则计算：每张 {w}×{h} 的图像在视觉编码器中为 {tower} 个 token，\
