@@ -109,7 +109,7 @@ pub const ARCHS: [ArchRow; 50] = [
         .types(&["qwen3"])
         .cases(&["qwen3"]),
     row(Arch::Qwen3Moe, "qwen3_moe")
-        .types(&["qwen3_moe", "qwen3_vl_moe_text"])
+        .types(&["qwen3_moe", "qwen3_vl_moe_text", "mellum"])
         .cases(&["qwen3_moe"]),
     row(Arch::Gemma, "gemma")
         .types(&["gemma"])
@@ -187,7 +187,12 @@ pub const ARCHS: [ArchRow; 50] = [
     // DeepSeek-V3.2 adds a lightning indexer to each layer (hf_config::modern).
     // Kimi K2 ships model_type "kimi_k2" with DeepseekV3ForCausalLM (its
     // config.json): the same layers, 384 experts, one dense layer.
-    row(Arch::DeepseekV3, "deepseek_v3").types(&["deepseek_v3", "deepseek_v32", "kimi_k2"]),
+    row(Arch::DeepseekV3, "deepseek_v3").types(&[
+        "deepseek_v3",
+        "deepseek_v32",
+        "kimi_k2",
+        "youtu",
+    ]),
     row(Arch::ClipVision, "clip_vision")
         .types(&["clip_vision_model", "clip"])
         .plain_layer_norm(),
