@@ -128,6 +128,11 @@ pub(super) fn complete(
             spec.layer_extra_params = indexer_params(cfg, spec, &mla)?;
         }
     }
+    // OLMoE and MiniMax-M2 build Mixtral's layers with RMSNorms over the
+    // whole q and k projections (`q_norm` over heads·d, `k_norm` over kv·d).
+    if matches!(model_type, "olmoe" | "minimax_m2") {
+        spec.qk_norm = Some(QkNorm::Full);
+    }
     if !completes(arch) {
         return Ok(());
     }

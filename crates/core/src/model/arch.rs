@@ -94,7 +94,7 @@ pub const ARCHS: [ArchRow; 50] = [
         .types(&["mistral", "ministral", "ministral3"])
         .cases(&["mistral"]),
     row(Arch::Mixtral, "mixtral")
-        .types(&["mixtral", "granitemoe"])
+        .types(&["mixtral", "granitemoe", "olmoe", "minimax_m2"])
         .cases(&["mixtral"]),
     // Qwen2 keeps biases on q, k and v (`Qwen2Attention`: bias=True).
     row(Arch::Qwen2, "qwen2")
