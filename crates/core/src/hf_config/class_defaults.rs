@@ -18,6 +18,20 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "arcee",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 2560),
+            ("intermediate_size", 18432),
+            ("max_position_embeddings", 4096),
+            ("mlp_bias", 0),
+            ("num_attention_heads", 32),
+            ("num_hidden_layers", 32),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 32000),
+        ],
+    ),
+    (
         "bert",
         &[
             ("hidden_size", 768),
@@ -568,6 +582,20 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "jais2",
+        &[
+            ("attention_bias", 1),
+            ("hidden_size", 3328),
+            ("intermediate_size", 26624),
+            ("max_position_embeddings", 8192),
+            ("mlp_bias", 1),
+            ("num_attention_heads", 26),
+            ("num_hidden_layers", 32),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 150272),
+        ],
+    ),
+    (
         "jamba",
         &[
             ("attn_layer_offset", 4),
@@ -918,6 +946,22 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("max_position_embeddings", 4096),
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 32064),
+        ],
+    ),
+    (
+        "phimoe",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 4096),
+            ("intermediate_size", 6400),
+            ("max_position_embeddings", 131072),
+            ("num_attention_heads", 32),
+            ("num_experts_per_tok", 2),
+            ("num_hidden_layers", 32),
+            ("num_key_value_heads", 8),
+            ("num_local_experts", 16),
             ("tie_word_embeddings", 0),
             ("vocab_size", 32064),
         ],

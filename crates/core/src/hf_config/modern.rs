@@ -133,6 +133,19 @@ pub(super) fn complete(
     if matches!(model_type, "olmoe" | "minimax_m2") {
         spec.qk_norm = Some(QkNorm::Full);
     }
+    // PhiMoE (Phi-3.5-MoE): Mixtral's layers under LayerNorms with biases.
+    if model_type == "phimoe" {
+        spec.norm = crate::model::NormKind::Layer;
+    }
+    // Arcee (AFM) and Jais-2: Llama's layers with Nemotron's MLP, up and
+    // down projections around relu² (`ArceeMLP`, `Jais2MLP`); Jais-2's
+    // norms are LayerNorms with biases.
+    if matches!(model_type, "arcee" | "jais2") {
+        spec.mlp = crate::model::MlpKind::Plain;
+    }
+    if model_type == "jais2" {
+        spec.norm = crate::model::NormKind::Layer;
+    }
     if !completes(arch) {
         return Ok(());
     }

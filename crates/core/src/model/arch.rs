@@ -88,13 +88,21 @@ pub const ARCHS: [ArchRow; 50] = [
     // InternLM2 (remote code, InternVL's language model): Llama's layout
     // with q, k, v fused into one `wqkv` of the same size.
     row(Arch::Llama, "llama")
-        .types(&["llama", "internlm2", "granite", "helium", "internlm3"])
+        .types(&[
+            "llama",
+            "internlm2",
+            "granite",
+            "helium",
+            "internlm3",
+            "arcee",
+            "jais2",
+        ])
         .cases(&["llama"]),
     row(Arch::Mistral, "mistral")
         .types(&["mistral", "ministral", "ministral3"])
         .cases(&["mistral"]),
     row(Arch::Mixtral, "mixtral")
-        .types(&["mixtral", "granitemoe", "olmoe", "minimax_m2"])
+        .types(&["mixtral", "granitemoe", "olmoe", "minimax_m2", "phimoe"])
         .cases(&["mixtral"]),
     // Qwen2 keeps biases on q, k and v (`Qwen2Attention`: bias=True).
     row(Arch::Qwen2, "qwen2")

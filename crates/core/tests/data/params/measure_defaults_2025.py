@@ -16,7 +16,7 @@ TYPES = ("llama4_text mamba mamba2 jamba nemotron_h falcon_h1 granitemoehybrid "
          "hunyuan_v1_dense hunyuan_v1_moe").split()
 # Families that reuse a modelled layer (their modular files inherit it):
 # measured into their own table, hf_defaults_more.csv.
-MORE = "granite helium internlm3 ministral ministral3 granitemoe glm solar_open falcon_mamba mellum youtu olmoe minimax_m2".split()
+MORE = "granite helium internlm3 ministral ministral3 granitemoe glm solar_open falcon_mamba mellum youtu olmoe minimax_m2 phimoe arcee jais2".split()
 if sys.argv[1:] == ["--more"]:
     TYPES, TABLE = MORE, "hf_defaults_more.csv"
 else:
