@@ -229,6 +229,22 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "exaone",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 4096),
+            ("intermediate_size", 14336),
+            ("max_position_embeddings", 4096),
+            ("mlp_bias", 0),
+            ("num_attention_heads", 32),
+            ("num_hidden_layers", 32),
+            ("num_key_value_heads", 8),
+            ("num_layers", 32),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 102400),
+        ],
+    ),
+    (
         "exaone4",
         &[
             ("hidden_size", 4096),
@@ -730,6 +746,26 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "minicpm3",
+        &[
+            ("attention_bias", 0),
+            ("head_dim", 32),
+            ("hidden_size", 2560),
+            ("intermediate_size", 6400),
+            ("kv_lora_rank", 256),
+            ("max_position_embeddings", 32768),
+            ("mlp_bias", 0),
+            ("num_attention_heads", 40),
+            ("num_hidden_layers", 62),
+            ("num_key_value_heads", 40),
+            ("q_lora_rank", 768),
+            ("qk_nope_head_dim", 64),
+            ("qk_rope_head_dim", 32),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 73448),
+        ],
+    ),
+    (
         "minimax",
         &[
             ("block_size", 256),
@@ -867,6 +903,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("use_bias", 0),
             ("use_conv_bias", 1),
             ("vocab_size", 131072),
+        ],
+    ),
+    (
+        "olmo",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 4096),
+            ("intermediate_size", 11008),
+            ("max_position_embeddings", 2048),
+            ("num_attention_heads", 32),
+            ("num_hidden_layers", 32),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 50304),
         ],
     ),
     (
@@ -1198,6 +1247,20 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "starcoder2",
+        &[
+            ("hidden_size", 3072),
+            ("intermediate_size", 12288),
+            ("max_position_embeddings", 4096),
+            ("num_attention_heads", 24),
+            ("num_hidden_layers", 30),
+            ("num_key_value_heads", 2),
+            ("tie_word_embeddings", 1),
+            ("use_bias", 1),
+            ("vocab_size", 49152),
+        ],
+    ),
+    (
         "t5",
         &[
             ("d_ff", 2048),
@@ -1212,6 +1275,22 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("relative_attention_num_buckets", 32),
             ("tie_word_embeddings", 1),
             ("vocab_size", 32128),
+        ],
+    ),
+    (
+        "vaultgemma",
+        &[
+            ("attention_bias", 0),
+            ("head_dim", 256),
+            ("hidden_size", 2304),
+            ("intermediate_size", 9216),
+            ("max_position_embeddings", 8192),
+            ("num_attention_heads", 8),
+            ("num_hidden_layers", 26),
+            ("num_key_value_heads", 4),
+            ("sliding_window", 4096),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 256000),
         ],
     ),
     (

@@ -146,6 +146,25 @@ pub(super) fn complete(
     if model_type == "jais2" {
         spec.norm = crate::model::NormKind::Layer;
     }
+    // VaultGemma: Gemma 2's layers with two norms, not four.
+    if model_type == "vaultgemma" {
+        spec.norms_per_layer = Some(2);
+    }
+    // StarCoder2: Mistral's attention, a GELU MLP (c_fc, c_proj) and
+    // LayerNorms, biases everywhere when `use_bias` (default True).
+    if model_type == "starcoder2" {
+        let bias = cfg.flag("use_bias", true)?;
+        spec.mlp = crate::model::MlpKind::Plain;
+        spec.norm = crate::model::NormKind::Layer;
+        spec.qkv_bias = bias;
+        spec.out_bias = bias;
+        spec.mlp_bias = Some(bias);
+    }
+    // OLMo (1): LayerNorms without parameters.
+    if model_type == "olmo" {
+        spec.norms_per_layer = Some(0);
+        spec.final_norm = Some(false);
+    }
     if !completes(arch) {
         return Ok(());
     }

@@ -96,10 +96,12 @@ pub const ARCHS: [ArchRow; 50] = [
             "internlm3",
             "arcee",
             "jais2",
+            "olmo",
+            "exaone",
         ])
         .cases(&["llama"]),
     row(Arch::Mistral, "mistral")
-        .types(&["mistral", "ministral", "ministral3"])
+        .types(&["mistral", "ministral", "ministral3", "starcoder2"])
         .cases(&["mistral"]),
     row(Arch::Mixtral, "mixtral")
         .types(&["mixtral", "granitemoe", "olmoe", "minimax_m2", "phimoe"])
@@ -124,7 +126,7 @@ pub const ARCHS: [ArchRow; 50] = [
         .cases(&["gemma"])
         .tied(),
     row(Arch::Gemma2, "gemma2")
-        .types(&["gemma2"])
+        .types(&["gemma2", "vaultgemma"])
         .cases(&["gemma2"])
         .tied(),
     row(Arch::Gemma3, "gemma3")
@@ -190,7 +192,7 @@ pub const ARCHS: [ArchRow; 50] = [
         .tied(),
     row(Arch::T5, "t5").types(&["t5", "mt5"]).cases(&["t5"]),
     row(Arch::DeepseekV2, "deepseek_v2")
-        .types(&["deepseek_v2"])
+        .types(&["deepseek_v2", "minicpm3"])
         .cases(&["deepseek_v2"]),
     // DeepSeek-V3.2 adds a lightning indexer to each layer (hf_config::modern).
     // Kimi K2 ships model_type "kimi_k2" with DeepseekV3ForCausalLM (its
