@@ -114,20 +114,9 @@ fn per_layer_int(cfg: &Cfg, keys: &[&'static str], max: u64) -> Result<Option<u6
     cfg.int(keys, 1, max)
 }
 
-/// Fills the family's own fields into `spec` (already holding the common
-/// decoder fields and any sliding window); nothing for older families
-/// except DeepSeek-V3.2's indexer.
-pub(super) fn complete(
-    cfg: &Cfg,
-    arch: Arch,
-    model_type: &str,
-    spec: &mut ModelSpec,
-) -> Result<()> {
-    if model_type == "deepseek_v32" {
-        if let Some(mla) = spec.mla.clone() {
-            spec.layer_extra_params = indexer_params(cfg, spec, &mla)?;
-        }
-    }
+/// Families that reuse another's layers with a difference their modeling
+/// file makes (each checked on its class defaults: `hf_defaults_more.csv`).
+fn variant_layers(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
     // OLMoE and MiniMax-M2 build Mixtral's layers with RMSNorms over the
     // whole q and k projections (`q_norm` over heads·d, `k_norm` over kv·d).
     if matches!(model_type, "olmoe" | "minimax_m2") {
@@ -165,6 +154,24 @@ pub(super) fn complete(
         spec.norms_per_layer = Some(0);
         spec.final_norm = Some(false);
     }
+    Ok(())
+}
+
+/// Fills the family's own fields into `spec` (already holding the common
+/// decoder fields and any sliding window); nothing for older families
+/// except DeepSeek-V3.2's indexer.
+pub(super) fn complete(
+    cfg: &Cfg,
+    arch: Arch,
+    model_type: &str,
+    spec: &mut ModelSpec,
+) -> Result<()> {
+    if model_type == "deepseek_v32" {
+        if let Some(mla) = spec.mla.clone() {
+            spec.layer_extra_params = indexer_params(cfg, spec, &mla)?;
+        }
+    }
+    variant_layers(cfg, model_type, spec)?;
     if !completes(arch) {
         return Ok(());
     }
