@@ -233,6 +233,29 @@ fn newer_phrasing_reads_and_a_different_model_is_flagged() {
     );
 }
 
+/// A log cut before the engine's config line still names its model in
+/// "Starting to load model ..." (vLLM's `GPUModelRunner.load_model`), and
+/// is compared with it.
+#[test]
+fn the_model_being_loaded_names_the_model() {
+    let text = "(EngineCore_DP0 pid=278) INFO 09-25 13:38:31 [gpu_model_runner.py:2602] Starting to load model Qwen/Qwen2.5-7B-Instruct...\n\
+        (EngineCore_DP0 pid=278) INFO 09-25 13:39:07 [gpu_model_runner.py:2653] Model loading took 14.2488 GiB and 29.929735 seconds\n\
+        (EngineCore_DP0 pid=278) INFO 09-25 13:40:27 [gpu_worker.py:306] Available KV cache memory: 9.86 GiB\n\
+        (EngineCore_DP0 pid=278) INFO 09-25 13:40:28 [kv_cache_utils.py:1087] GPU KV cache size: 184,608 tokens\n";
+    let log = read_runtime_log(text).expect("a vLLM log");
+    assert_eq!(log.model.as_deref(), Some("Qwen/Qwen2.5-7B-Instruct"));
+    let r = reconcile(&log, None).expect("the catalog has the model");
+    // Qwen2.5-7B-Instruct's 7.62 B bf16 weights (and vLLM's rotary cache)
+    // stand beside the 14.2488 GiB the runtime loaded.
+    let weights = r
+        .rows
+        .iter()
+        .find(|row| row.figure == Figure::Weights)
+        .expect("the weights compared");
+    assert!((weights.runtime / GIB - 14.2488).abs() < 1e-9);
+    assert!(weights.difference.abs() < 0.01, "{weights:?}");
+}
+
 /// A vLLM config line with a quantized checkpoint, an fp8 cache and
 /// pipeline stages sets the scenario it states.
 #[test]

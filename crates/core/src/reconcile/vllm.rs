@@ -150,6 +150,18 @@ struct Settings {
 }
 
 /// The value after `key=` or `'key': ` in a config line or an args dict.
+/// The model of "Starting to load model Qwen/Qwen2.5-7B-Instruct..."
+/// (`GPUModelRunner.load_model`), which a log cut before the engine's
+/// config line still shows.
+fn loading_model<'a>(lower: &str, line: &'a str) -> Option<&'a str> {
+    const LABEL: &str = "starting to load model ";
+    let at = lower.find(LABEL)? + LABEL.len();
+    let rest = line.get(at..)?.trim_end();
+    let name = rest.trim_end_matches('.');
+    let name = name.split_whitespace().next()?;
+    (!name.is_empty()).then_some(name)
+}
+
 fn value_of<'a>(lower: &str, line: &'a str, key: &str) -> Option<&'a str> {
     for sep in ["=", "': ", "\": "] {
         let pattern = format!("{key}{sep}");
@@ -196,7 +208,9 @@ impl Settings {
             }
         }
         if self.model.is_none() {
-            self.model = value_of(lower, line, "model").map(str::to_owned);
+            self.model = value_of(lower, line, "model")
+                .or_else(|| loading_model(lower, line))
+                .map(str::to_owned);
         }
         self.tp = self.tp.or(number("tensor_parallel_size"));
         self.pp = self.pp.or(number("pipeline_parallel_size"));
