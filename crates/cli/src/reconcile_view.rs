@@ -61,6 +61,16 @@ pub fn render(r: &Reconciliation) -> String {
             if inf.flash_attn { "on" } else { "off" },
             sc.parallel.gpus,
         )
+    } else if inf.engine == vramfit_core::scenario::Engine::Sglang {
+        format!(
+            "SGLang start-up log · {} · tp {} · pp {} · context {} · mem_fraction_static {}\n",
+            r.estimate.model,
+            sc.parallel.tp,
+            sc.parallel.pp,
+            inf.prompt_len,
+            inf.mem_fraction_static
+                .map_or_else(|| "(SGLang's default)".to_owned(), |f| f.to_string()),
+        )
     } else {
         format!(
             "{} {} start-up log · {} · tp {} · pp {} · context {} · gpu_memory_utilization {}\n",

@@ -3,7 +3,7 @@
 //! beside the estimator's, line by line, with the difference and what the
 //! estimator's line counts.
 //!
-//! The readers ([`vllm`], [`llama_cpp`], [`ollama`] for `ollama ps`,
+//! The readers ([`vllm`], [`sglang`], [`llama_cpp`], [`ollama`] for `ollama ps`,
 //! [`nvidia_smi`]) take any paste: lines they do not know are skipped, each
 //! reading keeps the line it came from, and sizes keep the rounding their
 //! printed precision implies (vLLM prints GiB to 0.01). nvidia-smi's table
@@ -13,6 +13,7 @@ pub mod llama_cpp;
 pub mod nvidia_smi;
 pub mod ollama;
 pub mod reading;
+pub mod sglang;
 pub mod vllm;
 
 pub use reading::{Figure, Reading, RuntimeLog};
@@ -53,7 +54,8 @@ pub struct Reconciliation {
 /// (vLLM, llama.cpp, `ollama ps`) nor nvidia-smi's table. nvidia-smi's
 /// figures pasted with a log join the log's, its card the log's scenario.
 pub fn read_runtime_log(text: &str) -> Option<RuntimeLog> {
-    let engine = vllm::read(text)
+    let engine = sglang::read(text)
+        .or_else(|| vllm::read(text))
         .or_else(|| llama_cpp::read(text))
         .or_else(|| ollama::read(text));
     let smi = nvidia_smi::read(text);

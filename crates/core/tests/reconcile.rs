@@ -538,3 +538,45 @@ fn a_llama_cpp_log_names_its_gpu() {
         "{assumed}"
     );
 }
+
+/// An SGLang start-up log (sgl-project/sglang#4826, Gemma 3 4B in bf16):
+/// its weights, pool and pool tokens are read in GiB, and the pool it
+/// printed is its tokens times our KV bytes per token with every layer
+/// caching the whole context (SGLang 0.5's pool has no sliding-window
+/// share): 834,615 tokens × 34 layers × 2 × 4 KV heads × 256 × 2 B.
+#[test]
+fn an_sglang_log_is_read_and_its_pool_is_every_layers_kv() {
+    let text = include_str!("data/reconcile/sglang_gemma3_4b.log");
+    let log = read_runtime_log(text).expect("an SGLang log");
+    assert_eq!(log.engine, "sglang");
+    let value = |f: Figure| log.reading(f).map(|r| r.value).expect("read");
+    assert!((value(Figure::Weights) / GIB - 8.13).abs() < 1e-9);
+    assert_eq!(value(Figure::KvTokens), 834_615.0);
+    let pool = value(Figure::KvPool) / GIB;
+    assert!((pool - 108.24).abs() < 1e-9, "{pool}");
+    assert_eq!(log.scenario.inference.engine, Engine::Sglang);
+    let spec = vramfit_core::hf_config::from_hf_config(include_str!(
+        "data/configs/google__gemma-3-4b-it--text_config.json"
+    ))
+    .expect("imports");
+    let shards = vramfit_core::parallel::Shards {
+        gpus: 1,
+        tp: 1,
+        pp: 1,
+        dp: 1,
+        strategy: vramfit_core::scenario::Strategy::None,
+        offload: vramfit_core::scenario::Offload::None,
+        sequence_parallel: false,
+        layers: u128::from(spec.layers),
+        training: false,
+    };
+    let (per_token, _) = vramfit_core::inference::kv_bytes_per_token(
+        &spec,
+        vramfit_core::precision::Dtype::Bf16,
+        &shards,
+    );
+    assert_eq!(per_token, 34 * 2 * 4 * 256 * 2);
+    let ours = 834_615.0 * per_token as f64 / GIB;
+    // Printed as two sizes to 0.01 GiB each.
+    assert!((ours - pool).abs() <= 0.01, "{ours} vs {pool}");
+}

@@ -139,6 +139,7 @@ pub fn percent_text(difference: f64) -> String {
 pub fn engine_name(engine: &str) -> &str {
     match engine {
         "vllm" => "vLLM",
+        "sglang" => "SGLang",
         "ollama" => "ollama ps",
         other => other,
     }
@@ -161,6 +162,17 @@ pub fn setup_flags(sc: &Scenario) -> Vec<String> {
             format!("-ub {}", inf.ubatch),
             format!("-fa {}", if inf.flash_attn { "on" } else { "off" }),
         ]
+    } else if inf.engine == Engine::Sglang {
+        let mut flags = vec![
+            format!("--tp-size {}", sc.parallel.tp),
+            format!("--pp-size {}", sc.parallel.pp),
+            format!("--context-length {}", inf.prompt_len),
+        ];
+        flags.extend(
+            inf.mem_fraction_static
+                .map(|f| format!("--mem-fraction-static {f}")),
+        );
+        flags
     } else if inf.engine.sizes_pool() {
         vec![
             format!("--tensor-parallel-size {}", sc.parallel.tp),

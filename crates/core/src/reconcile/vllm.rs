@@ -15,7 +15,7 @@ use super::reading::{Figure, Reading, RuntimeLog};
 
 /// Longest line read: a log line longer than this is cut (pastes of whole
 /// JSON configs on one line stay bounded).
-const MAX_LINE: usize = 8192;
+pub(super) const MAX_LINE: usize = 8192;
 
 /// Labels after which vLLM prints a size, per figure, across versions.
 const SIZES: [(&str, Figure); 11] = [
@@ -62,7 +62,7 @@ pub fn read(text: &str) -> Option<RuntimeLog> {
     Some(log)
 }
 
-fn cut(line: &str, max: usize) -> &str {
+pub(super) fn cut(line: &str, max: usize) -> &str {
     if line.len() <= max {
         return line;
     }
@@ -162,7 +162,7 @@ fn loading_model<'a>(lower: &str, line: &'a str) -> Option<&'a str> {
     (!name.is_empty()).then_some(name)
 }
 
-fn value_of<'a>(lower: &str, line: &'a str, key: &str) -> Option<&'a str> {
+pub(super) fn value_of<'a>(lower: &str, line: &'a str, key: &str) -> Option<&'a str> {
     for sep in ["=", "': ", "\": "] {
         let pattern = format!("{key}{sep}");
         // The key itself, not the end of a longer one (`kv_cache_dtype=`
