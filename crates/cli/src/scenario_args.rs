@@ -20,6 +20,11 @@ pub struct SourceArgs {
     /// Hugging Face config.json of the model.
     #[arg(long, value_name = "FILE")]
     pub config: Option<String>,
+    /// A VLM's preprocessor_config.json (pixel limits, tile counts); absent,
+    /// the one beside --config or beside the cached config.json is read, else
+    /// the processor class's defaults apply.
+    #[arg(long, value_name = "FILE")]
+    pub preprocessor: Option<String>,
     /// A share link of the web calculator (`https://…/?v=1&m=…`): its scenario.
     #[arg(long, value_name = "SHARE_URL", conflicts_with_all = ["scenario", "case"])]
     pub url: Option<String>,
@@ -141,8 +146,9 @@ pub(crate) fn model_source(text: &str) -> Result<ModelSource, InputError> {
     };
     match crate::hf_cache::find_config(&id) {
         Ok(path) => {
+            let preprocessor = beside(&path).map(|p| read(&p)).transpose()?;
             let path = path.to_string_lossy().into_owned();
-            let mut spec = vramfit_core::hf_config::from_hf_config(&read(&path)?)
+            let mut spec = vramfit_core::hf_config::from_hf_configs(&read(&path)?, preprocessor.as_deref())
                 .map_err(|e| InputError::new(&path, e.to_string()))?;
             spec.name = id;
             Ok(ModelSource::Spec(Box::new(spec)))
@@ -159,6 +165,13 @@ pub(crate) fn model_source(text: &str) -> Result<ModelSource, InputError> {
             ),
         )),
     }
+}
+
+/// The `preprocessor_config.json` in the folder of a `config.json`, when
+/// there is one (a downloaded or cached checkpoint keeps both together).
+fn beside(config: &std::path::Path) -> Option<String> {
+    let path = config.parent()?.join("preprocessor_config.json");
+    path.is_file().then(|| path.to_string_lossy().into_owned())
 }
 
 fn read(path: &str) -> Result<String, InputError> {
@@ -202,7 +215,15 @@ impl ScenarioArgs {
             None => self.base()?,
         };
         if let Some(path) = &s.config {
-            let spec = vramfit_core::hf_config::from_hf_config(&read(path)?)?;
+            let preprocessor = match &s.preprocessor {
+                Some(p) => Some(read(p)?),
+                None if path != "-" => beside(std::path::Path::new(path))
+                    .map(|p| read(&p))
+                    .transpose()?,
+                None => None,
+            };
+            let spec =
+                vramfit_core::hf_config::from_hf_configs(&read(path)?, preprocessor.as_deref())?;
             sc.model = ModelSource::Spec(Box::new(spec));
         }
         if let Some(m) = &s.model {

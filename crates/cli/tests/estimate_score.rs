@@ -280,3 +280,56 @@ fn flags_for_images_targets_fused_steps_and_empty_cache_reach_the_core() {
     };
     assert!(t5(&["--target-len", "128"]) < t5(&[]));
 }
+
+/// A VLM's preprocessor_config.json sets its image rule: given with
+/// --preprocessor, or read from beside the config.json. Llama 3.2 Vision
+/// with `max_image_tiles: 2` keeps K/V over 2 tile slots per image, not 4.
+#[test]
+fn the_preprocessor_beside_a_config_sets_the_image_rule() {
+    let config = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/tests/data/configs/vlm/made_up__mllama_11b_shape.json"
+    );
+    let cross = |args: &[&str]| -> u64 {
+        let o = vramfit(args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["gpus"][0]["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["part"] == "cross_attention_cache")
+            .and_then(|l| l["bytes"].as_u64())
+            .expect("a cross-attention line")
+    };
+    let base = [
+        "estimate",
+        "--task",
+        "inference",
+        "--images-per-prompt",
+        "1",
+        "--json",
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter().chain(extra).map(|s| (*s).to_owned()).collect()
+    };
+    let run = |extra: &[&str]| {
+        let args = with(extra);
+        cross(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    // 8 layers × 2 × 8 KV heads × 128 × tiles × 1601 tokens × 2 B.
+    let per_tile = 8 * 2 * 8 * 128 * 1601 * 2;
+    assert_eq!(run(&["--config", config]), 4 * per_tile);
+    let dir = std::env::temp_dir().join(format!("vramfit-cli-pre-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pre = dir.join("preprocessor_config.json");
+    std::fs::write(&pre, r#"{"max_image_tiles": 2}"#).unwrap();
+    assert_eq!(
+        run(&["--config", config, "--preprocessor", pre.to_str().unwrap()]),
+        2 * per_tile
+    );
+    let beside = dir.join("config.json");
+    std::fs::copy(config, &beside).unwrap();
+    assert_eq!(run(&["--config", beside.to_str().unwrap()]), 2 * per_tile);
+    std::fs::remove_dir_all(&dir).ok();
+}
