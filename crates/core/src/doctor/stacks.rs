@@ -16,6 +16,7 @@ pub enum Framework {
     Jax,
     Tensorflow,
     Vllm,
+    Sglang,
     #[serde(rename = "llama.cpp")]
     LlamaCpp,
     Nccl,
@@ -32,6 +33,7 @@ impl Framework {
             Framework::Jax => "JAX / XLA",
             Framework::Tensorflow => "TensorFlow",
             Framework::Vllm => "vLLM",
+            Framework::Sglang => "SGLang",
             Framework::LlamaCpp => "llama.cpp",
             Framework::Nccl => "NCCL",
             Framework::Cublas => "cuBLAS / cuDNN",
@@ -129,7 +131,8 @@ use Memory as M;
 /// `aten/src/ATen/mps/MPSAllocator.mm`, `c10/core/impl/alloc_cpu.cpp`,
 /// `torch/utils/data/_utils/signal_handling.py`; XLA `bfc_allocator.cc` and
 /// the `RESOURCE_EXHAUSTED` status; TensorFlow `ResourceExhaustedError`;
-/// vLLM `worker.py` / `v1/core/kv_cache_utils.py`; llama.cpp `ggml-cuda.cu`,
+/// vLLM `worker.py` / `v1/core/kv_cache_utils.py`; SGLang `model_runner.py`;
+/// llama.cpp `ggml-cuda.cu`,
 /// `llama-kv-cache.cpp`; NCCL `alloc.h`; cuBLAS status names; Linux
 /// `mm/oom_kill.c`. Real messages of each are in tests/data/oom/corpus.
 pub const SIGNATURES: &[Signature] = &[
@@ -180,6 +183,13 @@ pub const SIGNATURES: &[Signature] = &[
         M::Gpu,
     ),
     oom("larger than the available kv cache memory", F::Vllm, M::Gpu),
+    // SGLang: its KV pool came out empty (`model_runner.py`
+    // `profile_max_num_token`; 0.5.5 line 1628).
+    oom(
+        "not enough memory. please try to increase --mem-fraction-static",
+        F::Sglang,
+        M::Gpu,
+    ),
     // llama.cpp / ggml
     oom("cudamalloc failed: out of memory", F::LlamaCpp, M::Gpu),
     oom(
@@ -224,12 +234,13 @@ pub const SIGNATURES: &[Signature] = &[
 ];
 
 /// Words near a generic CUDA phrase that name the stack which printed it.
-const STACK_HINTS: [(&str, Framework); 7] = [
+const STACK_HINTS: [(&str, Framework); 8] = [
     ("ggml", F::LlamaCpp),
     ("llama_", F::LlamaCpp),
     ("xla", F::Jax),
     ("jax", F::Jax),
     ("vllm", F::Vllm),
+    ("sglang", F::Sglang),
     ("tensorflow", F::Tensorflow),
     ("torch", F::Pytorch),
 ];
