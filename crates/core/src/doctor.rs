@@ -27,7 +27,7 @@ use stacks::{Found, Signature};
 
 /// The sentence returned when a paste holds nothing the doctor can read.
 pub const NOT_FOUND: &str = "no out-of-memory message found: paste the full error as your stack \
-     printed it (PyTorch, JAX/XLA, TensorFlow, vLLM, llama.cpp, NCCL, cuBLAS, a killed \
+     printed it (PyTorch, JAX/XLA, TensorFlow, vLLM, SGLang, llama.cpp, NCCL, cuBLAS, a killed \
      DataLoader worker or the kernel's OOM killer) or a torch.cuda.memory_summary() table";
 
 /// How far past the signature the numbers of one message reach. The longest

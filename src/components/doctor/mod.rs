@@ -1,5 +1,5 @@
 //! The OOM doctor: paste the error a stack printed (PyTorch, JAX/XLA,
-//! TensorFlow, vLLM, llama.cpp, NCCL, cuBLAS, a killed process) or a
+//! TensorFlow, vLLM, SGLang, llama.cpp, NCCL, cuBLAS, a killed process) or a
 //! `torch.cuda.memory_summary()` table; the core reads it
 //! (`vramfit_core::doctor::parse_oom`). The view says which stack printed it
 //! and which memory ran out (GPU, unified, host RAM), or that it is not an
