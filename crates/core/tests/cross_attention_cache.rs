@@ -9,28 +9,12 @@
 
 mod common;
 
-use common::data_dir;
+use common::{data_dir, one_gpu};
 use vramfit_core::cross_attention::cross_cache_bytes_per_sequence;
 use vramfit_core::hf_config::from_hf_config;
 use vramfit_core::image_tokens::tokens;
 use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes};
-use vramfit_core::parallel::Shards;
 use vramfit_core::precision::Dtype;
-use vramfit_core::scenario::{Offload, Strategy};
-
-fn one_gpu(layers: u64) -> Shards {
-    Shards {
-        gpus: 1,
-        tp: 1,
-        pp: 1,
-        dp: 1,
-        strategy: Strategy::None,
-        offload: Offload::None,
-        sequence_parallel: false,
-        layers: u128::from(layers),
-        training: false,
-    }
-}
 
 fn kind_bytes(line: &serde_json::Value, kind: &str) -> u128 {
     line["layers"]

@@ -9,9 +9,9 @@
 mod common;
 
 use common::{csv_rows_in, get, get_u64};
-use vramfit_core::activations::{act_fn, layer_terms, GradNeeds, LayerShape};
+use vramfit_core::activations::{act_fn, layer_terms};
 use vramfit_core::model::{Arch, ModelSpec};
-use vramfit_core::scenario::{Attention, Framework};
+use vramfit_core::scenario::Framework;
 
 #[test]
 fn float8_layers_save_what_bf16_layers_save_and_our_terms_say() {
@@ -31,23 +31,7 @@ fn float8_layers_save_what_bf16_layers_save_and_our_terms_say() {
             vocab: 128,
             ..ModelSpec::default()
         };
-        let shape = LayerShape {
-            batch: n("batch"),
-            seq: n("seq"),
-            hidden: n("hidden"),
-            intermediate: n("intermediate"),
-            heads: n("heads"),
-            kv_heads: n("kv_heads"),
-            head_dim: n("hidden") / n("heads"),
-            act_bytes: 2,
-            autocast: false,
-            attention: Attention::Sdpa,
-            grads: GradNeeds::all(),
-            lora: None,
-            dropout: false,
-            fp32_linear_inputs: false,
-            cross_seq: 0,
-        };
+        let shape = common::plain_layer_shape(&spec, n("batch"), n("seq"), 2);
         let ours: u128 = layer_terms(&shape, &spec, act_fn(&spec, Framework::Transformers))
             .iter()
             .map(|t| t.bytes)

@@ -9,27 +9,12 @@
 
 mod common;
 
-use common::{data_dir, resolved_config};
+use common::{data_dir, one_gpu, resolved_config};
 use vramfit_core::hf_config::from_hf_config;
 use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes, static_kv_cache_bytes};
-use vramfit_core::parallel::Shards;
 use vramfit_core::precision::Dtype;
 use vramfit_core::recurrent_state::state_bytes_per_sequence;
-use vramfit_core::scenario::{Engine, Offload, Strategy};
-
-fn one_gpu(layers: u64) -> Shards {
-    Shards {
-        gpus: 1,
-        tp: 1,
-        pp: 1,
-        dp: 1,
-        strategy: Strategy::None,
-        offload: Offload::None,
-        sequence_parallel: false,
-        layers: u128::from(layers),
-        training: false,
-    }
-}
+use vramfit_core::scenario::Engine;
 
 /// `StaticCache(max_cache_len=32)` in the static runs (`data/cache/README.md`).
 const STATIC_MAX_CACHE_LEN: u128 = 32;

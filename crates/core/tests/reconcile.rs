@@ -2,6 +2,8 @@
 //! its rounding, the scenario the log implies, and our figures beside the
 //! engine's. The log's figures are a measured run (see the file's header).
 
+mod common;
+
 use vramfit_core::reconcile::{read_runtime_log, reconcile, Figure};
 use vramfit_core::scenario::{Engine, ModelSource};
 
@@ -559,17 +561,7 @@ fn an_sglang_log_is_read_and_its_pool_is_every_layers_kv() {
         "data/configs/google__gemma-3-4b-it--text_config.json"
     ))
     .expect("imports");
-    let shards = vramfit_core::parallel::Shards {
-        gpus: 1,
-        tp: 1,
-        pp: 1,
-        dp: 1,
-        strategy: vramfit_core::scenario::Strategy::None,
-        offload: vramfit_core::scenario::Offload::None,
-        sequence_parallel: false,
-        layers: u128::from(spec.layers),
-        training: false,
-    };
+    let shards = common::one_gpu(spec.layers);
     let (per_token, _) = vramfit_core::inference::kv_bytes_per_token(
         &spec,
         vramfit_core::precision::Dtype::Bf16,

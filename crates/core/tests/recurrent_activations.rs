@@ -19,7 +19,7 @@ use vramfit_core::hf_config::from_hf_config;
 use vramfit_core::model::ModelSpec;
 use vramfit_core::precision::{TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
-    Attention, Checkpointing, Framework, Method, MixerKernels, ModelSource, Scenario, TaskKind,
+    Checkpointing, Framework, Method, MixerKernels, ModelSource, Scenario, TaskKind,
 };
 use vramfit_core::{estimate, Part};
 
@@ -59,23 +59,8 @@ fn rows_in(file: &str) -> Vec<Row> {
 }
 
 fn shape(r: &Row) -> LayerShape {
-    LayerShape {
-        batch: u128::from(r.batch),
-        seq: u128::from(r.seq),
-        hidden: u128::from(r.spec.hidden),
-        intermediate: u128::from(r.spec.intermediate),
-        heads: u128::from(r.spec.heads),
-        kv_heads: u128::from(r.spec.kv_heads),
-        head_dim: u128::from(r.spec.head_dim()),
-        act_bytes: if r.fp32 { 4 } else { 2 },
-        autocast: false,
-        attention: Attention::Sdpa,
-        grads: GradNeeds::all(),
-        lora: None,
-        dropout: false,
-        fp32_linear_inputs: false,
-        cross_seq: 0,
-    }
+    let act_bytes = if r.fp32 { 4 } else { 2 };
+    common::plain_layer_shape(&r.spec, u128::from(r.batch), u128::from(r.seq), act_bytes)
 }
 
 /// The measured layers with a recurrent mixer: (mixer bytes, bytes of the

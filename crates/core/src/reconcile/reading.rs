@@ -182,3 +182,29 @@ impl RuntimeLog {
         self.readings.iter().find(|r| r.figure == figure)
     }
 }
+
+/// The weights a serving engine's `quantization` setting names (vLLM's and
+/// SGLang's share their names), 16-bit in the compute dtype when none; an
+/// unknown method is read as 16-bit and said so in `assumed`.
+pub(super) fn served_weights(
+    quantization: Option<&str>,
+    compute: crate::precision::Dtype,
+    assumed: &mut Vec<String>,
+) -> crate::precision::WeightFormat {
+    use crate::precision::{Dtype, WeightFormat};
+    match quantization {
+        Some(q) if q.starts_with("awq") => WeightFormat::Awq4,
+        Some(q) if q.starts_with("gptq") => WeightFormat::Gptq4,
+        Some(q) if q.starts_with("fp8") => WeightFormat::Fp8,
+        Some("mxfp4") => WeightFormat::Mxfp4,
+        Some("none") | None => match compute {
+            Dtype::Fp32 => WeightFormat::Fp32,
+            Dtype::Fp16 => WeightFormat::Fp16,
+            _ => WeightFormat::Bf16,
+        },
+        Some(other) => {
+            assumed.push(format!("quantization {other} is read as 16-bit weights"));
+            WeightFormat::Bf16
+        }
+    }
+}

@@ -8,7 +8,7 @@
 //! per request: Xx" and the CUDA-graph capture line.
 
 use crate::doctor::size::{read_number, size_at, GbMeaning, ParsedSize};
-use crate::precision::{Dtype, WeightFormat};
+use crate::precision::Dtype;
 use crate::scenario::{Engine, ModelSource, Scenario, TaskKind};
 
 use super::reading::{Figure, Reading, RuntimeLog};
@@ -306,21 +306,7 @@ impl Settings {
         } else {
             compute
         };
-        sc.weights = match self.quantization.as_deref() {
-            Some(q) if q.starts_with("awq") => WeightFormat::Awq4,
-            Some(q) if q.starts_with("gptq") => WeightFormat::Gptq4,
-            Some(q) if q.starts_with("fp8") => WeightFormat::Fp8,
-            Some("mxfp4") => WeightFormat::Mxfp4,
-            Some("none") | None => match compute {
-                Dtype::Fp32 => WeightFormat::Fp32,
-                Dtype::Fp16 => WeightFormat::Fp16,
-                _ => WeightFormat::Bf16,
-            },
-            Some(other) => {
-                assumed.push(format!("quantization {other} is read as 16-bit weights"));
-                WeightFormat::Bf16
-            }
-        };
+        sc.weights = super::reading::served_weights(self.quantization.as_deref(), compute, assumed);
         sc.inference.kv_cache_dtype = match self.kv_cache_dtype.as_deref() {
             Some(k) if k.starts_with("fp8") => Some(Dtype::Fp8),
             Some("fp32" | "float32") => Some(Dtype::Fp32),

@@ -163,3 +163,45 @@ pub fn measured_tower(
     };
     (tower, batch)
 }
+
+/// One GPU serving a model of `layers` layers: no parallelism, no offload.
+pub fn one_gpu(layers: u64) -> vramfit_core::parallel::Shards {
+    vramfit_core::parallel::Shards {
+        gpus: 1,
+        tp: 1,
+        pp: 1,
+        dp: 1,
+        strategy: vramfit_core::scenario::Strategy::None,
+        offload: vramfit_core::scenario::Offload::None,
+        sequence_parallel: false,
+        layers: u128::from(layers),
+        training: false,
+    }
+}
+
+/// One layer of `spec` over `batch` sequences of `seq` tokens, every weight
+/// trained, SDPA, no LoRA or dropout: what the CPU measurements ran.
+pub fn plain_layer_shape(
+    spec: &vramfit_core::model::ModelSpec,
+    batch: u128,
+    seq: u128,
+    act_bytes: u128,
+) -> vramfit_core::activations::LayerShape {
+    vramfit_core::activations::LayerShape {
+        batch,
+        seq,
+        hidden: u128::from(spec.hidden),
+        intermediate: u128::from(spec.intermediate),
+        heads: u128::from(spec.heads),
+        kv_heads: u128::from(spec.kv_heads),
+        head_dim: u128::from(spec.head_dim()),
+        act_bytes,
+        autocast: false,
+        attention: vramfit_core::scenario::Attention::Sdpa,
+        grads: vramfit_core::activations::GradNeeds::all(),
+        lora: None,
+        dropout: false,
+        fp32_linear_inputs: false,
+        cross_seq: 0,
+    }
+}
