@@ -92,6 +92,14 @@ fn every_corpus_message_reads_as_expected() {
             "{}: every diagnosis in both languages",
             case.file
         );
+        for diagnosis in &report.diagnoses {
+            assert!(
+                !diagnosis.message.contains("  ") && !diagnosis.message_zh.contains("  "),
+                "{}: {} reads with a run of spaces",
+                case.file,
+                diagnosis.code
+            );
+        }
     }
     assert!(
         failures.is_empty(),

@@ -189,9 +189,9 @@ fn vllm(r: &OomReport) -> Diagnosis {
 fn sglang() -> Diagnosis {
     d(
         "sglang_pool",
-        "SGLang sizes its KV pool as --mem-fraction-static of the card's memory minus what loading          took, and nothing was left: the weights take more than that fraction. Raise          --mem-fraction-static (0.88 → 0.92) if nothing else uses the card, serve a quantized          checkpoint (--quantization fp8), or shard the model (--tp). Lower it instead only for an          out-of-memory error while serving."
+        "SGLang sizes its KV pool as --mem-fraction-static of the card's memory minus what loading took, and nothing was left: the weights take more than that fraction. Raise --mem-fraction-static (0.88 → 0.92) if nothing else uses the card, serve a quantized checkpoint (--quantization fp8), or shard the model (--tp). Lower it instead only for an out-of-memory error while serving."
             .into(),
-        "SGLang 的 KV 池等于显卡显存乘以 --mem-fraction-static、再减去加载所用的显存，这里已不剩余：         权重超过了这个比例。在没有其他程序占用显卡时调高 --mem-fraction-static（0.88 → 0.92）、         部署量化的权重（--quantization fp8），或多卡切分模型（--tp）。只有在服务过程中显存不足时才应调低它。"
+        "SGLang 的 KV 池等于显卡显存乘以 --mem-fraction-static、再减去加载所用的显存，这里已不剩余：权重超过了这个比例。在没有其他程序占用显卡时调高 --mem-fraction-static（0.88 → 0.92）、部署量化的权重（--quantization fp8），或多卡切分模型（--tp）。只有在服务过程中显存不足时才应调低它。"
             .into(),
     )
 }
