@@ -269,6 +269,7 @@ field-fused-optimizer-fused-true = fused optimizer (fused=True)
 field-target-tokens-0-sequence-length = target tokens (0 = sequence length)
 phase-forward = the forward pass
 field-empty-cache-after-loading = empty_cache() after loading
+field-expandable-segments = expandable segments (PYTORCH_CUDA_ALLOC_CONF)
 field-static-kv-cache = static KV cache
 field-static-cache-length-tokens-0-prompt-new = static cache length (tokens, 0 = prompt + new)
 field-video-frames-0-none = video frames (0 = none)

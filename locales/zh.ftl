@@ -269,6 +269,7 @@ field-fused-optimizer-fused-true = 融合优化器（fused=True）
 field-target-tokens-0-sequence-length = 目标（解码器）token 数（0 = 与序列长度相同）
 phase-forward = 前向传播
 field-empty-cache-after-loading = 加载后调用 empty_cache()
+field-expandable-segments = 可扩展段（PYTORCH_CUDA_ALLOC_CONF）
 field-static-kv-cache = 静态 KV 缓存（预分配）
 field-static-cache-length-tokens-0-prompt-new = 静态缓存长度（token，0 = 提示 + 新生成）
 field-video-frames-0-none = 视频帧数（0 = 无）

@@ -5,7 +5,7 @@ use crate::gpu::{find_gpu, GpuSpec};
 use crate::inference::{inference_memory, ServingEngine, VllmEngine};
 use crate::model::{Arch, MlpKind, ModelSpec, NormKind};
 use crate::overhead::{
-    allocator_slack_bytes, cuda_context_bytes, library_workspace_bytes, loading_cache_bytes,
+    allocator_slack_bytes, cuda_context_bytes, AllocatorCache, library_workspace_bytes, loading_cache_bytes,
 };
 use crate::precision::{Dtype, WeightFormat};
 use crate::report::{Counter, Estimate, GpuReport, Line, Note, Part};
@@ -539,7 +539,17 @@ fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String) {
                 .to_string(),
         );
     }
-    allocator_slack_bytes(loading_cache_bytes(r), per_step, r.empty_cache_after_load)
+    allocator_slack_bytes(AllocatorCache {
+        loading: loading_cache_bytes(r),
+        per_step_bytes: per_step,
+        stranded_block: if r.is_training() {
+            crate::training::freed_logits_block(r)
+        } else {
+            None
+        },
+        empty_cache_after_load: r.empty_cache_after_load,
+        expandable_segments: r.expandable_segments,
+    })
 }
 
 /// One GPU's three totals before the report is written.

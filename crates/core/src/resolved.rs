@@ -46,6 +46,7 @@ pub struct Resolved<'a> {
     /// One GPU's share of each kind of memory.
     pub shards: Shards,
     pub empty_cache_after_load: bool,
+    pub expandable_segments: bool,
     pub unchunked_nf4_quantizer: bool,
     /// The images of one sample or prompt as the vision tower sees them
     /// (`None`: no tower or no images).
@@ -77,6 +78,7 @@ impl<'a> Resolved<'a> {
             quantized_targets: quantized_targets(sc),
             shards: Shards::new(&sc.parallel, spec.layers, training),
             empty_cache_after_load: sc.empty_cache_after_load,
+            expandable_segments: sc.expandable_segments,
             unchunked_nf4_quantizer: sc.unchunked_nf4_quantizer,
             // Sizes the estimate refuses fail earlier (`with_image_tokens`).
             images: crate::vision::sample_images(sc, spec).ok().flatten(),

@@ -549,6 +549,11 @@ pub struct Scenario {
     /// `torch.cuda.empty_cache()` after loading, or weights created on the
     /// GPU from a config: no loading temporaries stay cached.
     pub empty_cache_after_load: bool,
+    /// `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` (torchtitan's
+    /// `run_train.sh` sets it): the caching allocator grows one segment per
+    /// stream by mapping pages instead of caching fixed-size segments, so
+    /// freed blocks below the top are the only memory it keeps unused.
+    pub expandable_segments: bool,
     /// NF4 weights quantized on the GPU by torchao before 0.2 (torchtune
     /// pinned torchao 0.1 until June 2024), whose quantizer compares every
     /// element with all 16 NF4 codes at once: tens of bytes of working
@@ -654,6 +659,7 @@ impl Default for Scenario {
             parallel: Parallel::default(),
             gpu: GpuChoice::default(),
             empty_cache_after_load: false,
+            expandable_segments: false,
             unchunked_nf4_quantizer: false,
             image_width: None,
             image_height: None,

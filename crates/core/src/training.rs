@@ -3,6 +3,7 @@
 //! backward, optimizer step).
 
 mod loss;
+pub(crate) use loss::freed_logits_block;
 mod optimizer;
 mod saved;
 

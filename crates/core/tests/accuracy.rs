@@ -153,10 +153,7 @@ fn h100_measured_runs() {
         "{} allocated cases",
         allocated.len()
     );
-    let (median, p90) = (
-        allocated[allocated.len() / 2],
-        allocated[allocated.len() * 9 / 10],
-    );
+    let (median, p90) = median_p90(&allocated);
     eprintln!("peak_allocated: median {median:.4}, p90 {p90:.4}");
     assert!(median <= 0.01, "peak_allocated median |error| {median:.3}");
     assert!(p90 <= 0.08, "peak_allocated p90 |error| {p90:.3}");
@@ -171,4 +168,42 @@ fn h100_measured_runs() {
             assert!(e <= 0.001, "{metric} off by {e}");
         }
     }
+    // Reserved with fixed segments: the stranded logits block plus a share
+    // of the per-step tensors (overhead.rs). Before the block was counted
+    // (a quarter of the per-step tensors) this was 5.0 % and 16 %.
+    let (median, p90) = median_p90(&errors("peak_reserved"));
+    eprintln!("peak_reserved: median {median:.4}, p90 {p90:.4}");
+    assert!(median <= 0.04, "peak_reserved median |error| {median:.3}");
+    assert!(p90 <= 0.13, "peak_reserved p90 |error| {p90:.3}");
+}
+
+fn median_p90(sorted: &[f64]) -> (f64, f64) {
+    (sorted[sorted.len() / 2], sorted[sorted.len() * 9 / 10])
+}
+
+/// The same harness with `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`
+/// (`data/groundtruth/h100_expandable_segments.jsonl`): one growing segment,
+/// so what is reserved beyond the live tensors is the freed 16-bit logits'
+/// block alone. Estimated as fixed segments, reserved was 12.7 % high at the
+/// median and 17 % at p90.
+#[test]
+fn h100_expandable_segment_runs() {
+    let text = include_str!("data/groundtruth/h100_expandable_segments.jsonl");
+    let cases: Vec<Case> = parse_cases(text)
+        .into_iter()
+        .map(|c| c.expect("every line of h100_expandable_segments.jsonl parses"))
+        .collect();
+    assert!(cases.len() >= 150, "{} cases", cases.len());
+    let scores: Vec<CaseScore> = cases.iter().map(score_case).collect();
+    let mut reserved: Vec<f64> = scores
+        .iter()
+        .filter(|s| s.metric == "peak_reserved")
+        .filter_map(|s| s.rel_error.map(f64::abs))
+        .collect();
+    assert!(reserved.len() >= 50, "{} reserved cases", reserved.len());
+    reserved.sort_by(f64::total_cmp);
+    let (median, p90) = median_p90(&reserved);
+    eprintln!("expandable peak_reserved: median {median:.4}, p90 {p90:.4}");
+    assert!(median <= 0.015, "peak_reserved median |error| {median:.3}");
+    assert!(p90 <= 0.08, "peak_reserved p90 |error| {p90:.3}");
 }

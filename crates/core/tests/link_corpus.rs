@@ -29,7 +29,11 @@
 //! * a measured correction of the training step or a card's context: the
 //!   reason holds `2026-11-26: measured on an H100` and names its file
 //!   under `tests/data/`; only training rows and rows on Hopper or
-//!   Blackwell cards may carry it.
+//!   Blackwell cards may carry it;
+//! * a measured correction of the allocator's cache: the reason holds
+//!   `2026-11-27: allocator cache measured on an H100`, and the row keeps
+//!   its bytes from before in `before_allocator_refreeze`: only reserved
+//!   (and device used with it) may have moved.
 //!
 //! The page and embed parameters (`u`, `view`, `lang`, `goal`, `prio`,
 //! `embed`, `show`) are the web page's: the core notices them as unknown,
@@ -204,8 +208,12 @@ fn only_replaced_engine_rules_refreeze() {
                 );
                     true
                 };
+            let allocator = why.contains(MEASURED_ALLOCATOR) && {
+                allocator_cache_only_moved(&row);
+                true
+            };
             assert!(
-                engine_rule || measured || measured_h100,
+                engine_rule || measured || measured_h100 || allocator,
                 "{}: re-frozen without a replaced engine rule or a measured correction ({why})",
                 text(&row, "title")
             );
@@ -235,6 +243,28 @@ const MEASURED_ARCHS: [Arch; 5] = [
     Arch::Gemma2,
     Arch::Gemma3,
 ];
+
+/// How the allocator-cache correction's reason reads (2026-11-27): what
+/// the caching allocator keeps beyond the live tensors, measured on an H100
+/// with fixed and with expandable segments (`overhead.rs`).
+const MEASURED_ALLOCATOR: &str = "2026-11-27: allocator cache measured on an H100";
+
+/// A row re-frozen for the allocator's cache keeps its bytes from before
+/// (`before_allocator_refreeze`), and only reserved moved: every GPU's
+/// allocated peak stayed (within [`REFINEMENT`]) and device used moved with
+/// reserved, byte for byte.
+fn allocator_cache_only_moved(row: &Value) {
+    let title = text(row, "title");
+    let before: Vec<[u64; 3]> = serde_json::from_value(row["before_allocator_refreeze"].clone())
+        .unwrap_or_else(|e| panic!("{title}: before_allocator_refreeze: {e}"));
+    let now: Vec<[u64; 3]> =
+        serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    assert_eq!(before.len(), now.len(), "{title}: GPU count");
+    for (b, n) in before.iter().zip(&now) {
+        assert!(close(&[n[0]], &[b[0]]), "{title}: allocated moved {b:?} -> {n:?}");
+        assert_eq!(n[2] - n[1], b[2] - b[1], "{title}: device used moved beside reserved");
+    }
+}
 
 /// How the H100-measured correction's reason reads (2026-11-26): the
 /// training step's mechanisms (the loss's logits freed with the output,

@@ -486,7 +486,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         pick::<Dtype>(),
         pick::<TrainingPrecision>(),
         pick::<Attention>(),
-        any::<[bool; 2]>(),
+        any::<[bool; 3]>(),
     );
     let training = (
         (pick::<Framework>(), pick::<Method>(), 1u64..512),
@@ -573,7 +573,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             compute_dtype,
             training_precision,
             attention,
-            [empty_cache_after_load, unchunked_nf4_quantizer],
+            [empty_cache_after_load, unchunked_nf4_quantizer, expandable_segments],
         ) = top;
         let (
             (framework, method, rank),
@@ -682,6 +682,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 os_reserved_bytes,
             },
             empty_cache_after_load,
+            expandable_segments,
             unchunked_nf4_quantizer,
             image_width,
             image_height,

@@ -248,6 +248,9 @@ pub fn TaskPanel() -> impl IntoView {
                     {count(state, "group size", "gs", |sc| sc.group_size, |sc, n| sc.group_size = n)}
                 </Show>
                 {flag(state, "empty_cache() after loading", |sc| sc.empty_cache_after_load, |sc, b| sc.empty_cache_after_load = b)}
+                <Show when=move || state.scenario.with(|sc| applies("es", sc))>
+                    {flag(state, "expandable segments", |sc| sc.expandable_segments, |sc, b| sc.expandable_segments = b)}
+                </Show>
             </div>
             {move || match task.get() {
                 TaskKind::Training => view! { <TrainingFields has_vision/> }.into_any(),

@@ -7,12 +7,12 @@ use super::row::{BandRow, MetricClass};
 pub static TABLE: &[BandRow] = &[
     BandRow { regime: "inference/litgpt", metric: MetricClass::Allocated, cases: 10, p10_permille: -6, p90_permille: 0, under_permille: 800 },
     BandRow { regime: "inference/transformers", metric: MetricClass::Allocated, cases: 25, p10_permille: -4, p90_permille: 0, under_permille: 680 },
-    BandRow { regime: "inference/transformers", metric: MetricClass::Total, cases: 44, p10_permille: -31, p90_permille: -3, under_permille: 886 },
+    BandRow { regime: "inference/transformers", metric: MetricClass::Total, cases: 44, p10_permille: -38, p90_permille: -5, under_permille: 931 },
     BandRow { regime: "training/adapters/hf", metric: MetricClass::Allocated, cases: 33, p10_permille: -59, p90_permille: 4, under_permille: 515 },
-    BandRow { regime: "training/adapters/hf", metric: MetricClass::Total, cases: 60, p10_permille: -76, p90_permille: 131, under_permille: 233 },
+    BandRow { regime: "training/adapters/hf", metric: MetricClass::Total, cases: 60, p10_permille: -94, p90_permille: 60, under_permille: 533 },
     BandRow { regime: "training/adapters/litgpt", metric: MetricClass::Allocated, cases: 31, p10_permille: -63, p90_permille: 50, under_permille: 451 },
     BandRow { regime: "training/adapters/torchtune", metric: MetricClass::Total, cases: 6, p10_permille: -111, p90_permille: 2, under_permille: 666 },
     BandRow { regime: "training/forward_backward/hf", metric: MetricClass::Allocated, cases: 13, p10_permille: -20, p90_permille: 19, under_permille: 230 },
     BandRow { regime: "training/full/hf", metric: MetricClass::Allocated, cases: 77, p10_permille: -24, p90_permille: 10, under_permille: 818 },
-    BandRow { regime: "training/full/hf", metric: MetricClass::Total, cases: 161, p10_permille: -88, p90_permille: 162, under_permille: 347 },
+    BandRow { regime: "training/full/hf", metric: MetricClass::Total, cases: 161, p10_permille: -119, p90_permille: 97, under_permille: 440 },
 ];

@@ -232,6 +232,14 @@ fn caveat_details(case: &Case, sc: &mut Scenario) {
         || caveats.contains("no checkpoint")
         || caveats.contains("empty_cache")
         || case.source.file.ends_with("measure/measure_cases.py");
+    // The allocator's configuration, where the run states it (the harness
+    // writes `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` into its
+    // version line); torchtitan's `run_train.sh` exports
+    // `PYTORCH_ALLOC_CONF="expandable_segments:True"` for every run.
+    let stated = |text: &str| text.contains("expandable_segments:True");
+    sc.expandable_segments = stated(caveats)
+        || stated(&case.source.version)
+        || (case.framework == "torchtitan" && !caveats.contains("expandable_segments:False"));
     // torchtitan builds its optimizer with `implementation = "fused"` by
     // default (`components/optimizer/optimizer.py`), unless a run says otherwise.
     let titan_fused = case.framework == "torchtitan"

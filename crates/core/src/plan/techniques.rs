@@ -41,6 +41,7 @@ pub enum TechniqueId {
     DynamicCache,
     #[serde(rename = "chunked_nf4_quantizer")]
     ChunkedNf4Quantizer,
+    ExpandableSegments,
     #[serde(rename = "kv_cache_8bit")]
     KvCache8bit,
     ChunkedLoss,
@@ -59,7 +60,7 @@ pub enum TechniqueId {
 
 impl TechniqueId {
     /// Every id, for checks that the data covers the code and back.
-    pub const ALL: [TechniqueId; 31] = [
+    pub const ALL: [TechniqueId; 32] = [
         TechniqueId::SmallerMicroBatch,
         TechniqueId::GradientCheckpointing,
         TechniqueId::HalfPrecision,
@@ -78,6 +79,7 @@ impl TechniqueId {
         TechniqueId::SmallerBatch,
         TechniqueId::DynamicCache,
         TechniqueId::ChunkedNf4Quantizer,
+        TechniqueId::ExpandableSegments,
         TechniqueId::KvCache8bit,
         TechniqueId::Zero1,
         TechniqueId::Zero2,
@@ -247,6 +249,11 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
             let old = s.unchunked_nf4_quantizer;
             s.unchunked_nf4_quantizer = false;
             old && !s.empty_cache_after_load
+        }
+        T::ExpandableSegments => {
+            let old = s.expandable_segments;
+            s.expandable_segments = true;
+            !old && (training || matches!(s.inference.engine, Engine::Transformers | Engine::Litgpt))
         }
         T::FusedOptimizer => fused_optimizer(&mut s, training),
         T::Lora => {

@@ -5,20 +5,62 @@ use crate::precision::TrainingPrecision;
 use crate::resolved::Resolved;
 use crate::scenario::{Framework, Method};
 
+/// One GPU's logits of a micro-batch: b, s, V and their product.
+fn logits_shape(r: &Resolved) -> (u128, u128, u128, u128) {
+    let b = r.training.micro_batch as u128;
+    // An encoder-decoder predicts its target tokens.
+    let s = r.decoder_tokens();
+    // Encoder classifiers (BERT) predict a few labels, not a vocabulary.
+    let v = if r.spec.arch == Arch::Bert {
+        2
+    } else {
+        r.spec.vocab as u128
+    };
+    (b, s, v, r.shards.tp_logits(b * s * v))
+}
+
+/// The block the 16-bit logits leave in the allocator's cache beside the
+/// loss's peak, with its formula; `None` where no such block is left.
+///
+/// A loss that upcasts 16-bit logits (transformers' `ForCausalLMLoss`
+/// calls `logits.float()`; torchtune casts the output before its loss)
+/// frees the 16-bit logits with the model output before backward, and the
+/// loss's fp32 gradients, twice their size, cannot fit in the block they
+/// leave: it stays cached, unused, at the peak. With expandable segments
+/// this block is the whole gap between reserved and allocated (52 H100 runs
+/// of `tests/data/groundtruth/h100_expandable_segments.jsonl`: GPT-2,
+/// Llama-3.2-1B, Qwen2.5-0.5B, gap = 2·b·s·V B within 0.3 GiB; fp32 runs,
+/// whose `float()` is the same tensor, and BERT keep no such block).
+pub(crate) fn freed_logits_block(r: &Resolved) -> Option<(u128, String)> {
+    let t = r.training;
+    let upcasting_loss = match t.framework {
+        Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed => {
+            // OPT's head computes the loss in the model dtype, BERT's
+            // classifier has no vocabulary, and a compiled loss saves the
+            // logits instead of freeing them (`loss_bytes`).
+            !matches!(r.spec.arch, Arch::Opt | Arch::Bert) && !t.compile
+        }
+        Framework::Torchtune => true,
+        // litgpt computes head and loss in chunks of bf16 rows.
+        Framework::Litgpt => false,
+    };
+    let sixteen_bit = r.precision != TrainingPrecision::Fp32;
+    let output_dropped = t.method != Method::ForwardBackward;
+    if !(upcasting_loss && sixteen_bit && output_dropped && !t.chunked_loss) {
+        return None;
+    }
+    let (b, s, v, bsv) = logits_shape(r);
+    Some((
+        2 * bsv,
+        format!("the freed 16-bit logits 2·b·s·V = 2 × {b} × {s} × {v} (too small for the loss's fp32 gradients)"),
+    ))
+}
+
 /// The bytes and the formula.
 pub(super) fn loss_bytes(r: &Resolved) -> (u128, String) {
     let t = r.training;
     let spec = r.spec;
-    let b = t.micro_batch as u128;
-    // An encoder-decoder predicts its target tokens.
-    let s = r.decoder_tokens();
-    // Encoder classifiers (BERT) predict a few labels, not a vocabulary.
-    let v = if spec.arch == Arch::Bert {
-        2
-    } else {
-        spec.vocab as u128
-    };
-    let bsv = r.shards.tp_logits(b * s * v);
+    let (b, s, v, bsv) = logits_shape(r);
     let fp32 = r.precision == TrainingPrecision::Fp32;
     // A training step keeps only the loss: the model output holding the
     // logits is dropped before backward (HF Trainer's compute_loss returns

@@ -193,6 +193,13 @@ fn unified_gpu(sc: &Scenario) -> bool {
         .is_some_and(|g| g.is_unified())
 }
 
+/// PyTorch's caching allocator holds the job's tensors: every training run
+/// and transformers or litgpt serving (llama.cpp's ggml and the pool engines
+/// size their own buffers, `estimate.rs`'s `allocator_slack`).
+fn pytorch_allocator(sc: &Scenario) -> bool {
+    training(sc) || matches!(sc.inference.engine, Engine::Transformers | Engine::Litgpt)
+}
+
 fn llama_cpp(sc: &Scenario) -> bool {
     inference(sc) && sc.inference.engine == Engine::LlamaCpp
 }
@@ -297,6 +304,10 @@ pub static FIELDS: &[Field] = &[
         "torch.cuda.empty_cache() after loading: no loading blocks stay reserved",
         always, flag!(empty_cache_after_load))
         .labelled("field-empty-cache-after-loading"),
+    row("es", "expandable_segments", "expandable-segments",
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: the allocator grows one segment instead of caching fixed ones",
+        pytorch_allocator, flag!(expandable_segments))
+        .labelled("field-expandable-segments"),
     row("ao01", "unchunked_nf4_quantizer", "unchunked-nf4",
         "NF4 quantized by torchao 0.1 (torchtune before June 2024): large loading working sets",
         nf4, flag!(unchunked_nf4_quantizer))
