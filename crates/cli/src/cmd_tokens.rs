@@ -131,7 +131,9 @@ pub fn run(args: Args) -> ExitCode {
                 i.height,
                 i.tower_tokens,
                 i.language_model_tokens,
-                i.tiles.map_or(String::new(), |t| format!("  ({t} tiles)"))
+                i.tiles.map_or(String::new(), |t| {
+                    format!("  ({t} {})", if t == 1 { "tile" } else { "tiles" })
+                })
             );
         }
         for v in &videos {

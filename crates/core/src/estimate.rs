@@ -5,7 +5,8 @@ use crate::gpu::{find_gpu, GpuSpec};
 use crate::inference::{inference_memory, ServingEngine, VllmEngine};
 use crate::model::{Arch, MlpKind, ModelSpec, NormKind};
 use crate::overhead::{
-    allocator_slack_bytes, cuda_context_bytes, AllocatorCache, library_workspace_bytes, loading_cache_bytes,
+    allocator_slack_bytes, cuda_context_bytes, library_workspace_bytes, loading_cache_bytes,
+    AllocatorCache,
 };
 use crate::precision::{Dtype, WeightFormat};
 use crate::report::{Counter, Estimate, GpuReport, Line, Note, Part};

@@ -80,6 +80,7 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
                 | "paligemma"
                 | "llava_onevision"
                 | "mllama"
+                | "aya_vision"
         )
     ) || (matches!(
         model_type,
@@ -161,6 +162,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             return shuffle::import_internvl_chat(cfg, |text| import(text, text.defaults))
         }
         "paligemma" => return siglip::import_paligemma(cfg, text_or(Arch::Gemma, "gemma")),
+        "aya_vision" => return siglip::import_aya_vision(cfg, text_or(Arch::Cohere, "cohere2")),
         "llava_onevision" => {
             return siglip::import_llava_onevision(cfg, text_or(Arch::Qwen2, "qwen2"))
         }

@@ -56,6 +56,18 @@ pub enum ImageRule {
         max_tiles: u64,
         tokens_per_tile: u64,
     },
+    /// Aya Vision: the same aspect-ratio tiles and thumbnail
+    /// (`crop_to_patches` of `image_processing_got_ocr2.py`) through a SigLIP
+    /// tower, `(tile/patch)²` tokens per tile with no class token; the pixel
+    /// shuffle hands on `tokens_per_tile`, and `AyaVisionProcessor` writes
+    /// one marker token per tile and three per image around them.
+    AyaVision {
+        tile: u64,
+        patch: u64,
+        min_tiles: u64,
+        max_tiles: u64,
+        tokens_per_tile: u64,
+    },
     /// A fixed square per image (Gemma 3: 4096 patches, 256 tokens).
     Fixed { tower: u64, language_model: u64 },
     /// Llama 3.2 Vision: tiles through cross-attention, one token in the text.
@@ -127,6 +139,7 @@ impl ImageRule {
         match self {
             ImageRule::QwenVl { .. } => "Qwen-VL dynamic resolution",
             ImageRule::InternVl { .. } => "InternVL aspect-ratio tiles",
+            ImageRule::AyaVision { .. } => "Aya Vision aspect-ratio tiles",
             ImageRule::Fixed { .. } => "fixed tokens per image",
             ImageRule::Mllama { .. } => "Llama 3.2 Vision tiles",
             ImageRule::Gemma3PanScan { .. } => "Gemma 3 pan-and-scan",
@@ -160,6 +173,16 @@ impl ImageRule {
                 tokens_per_tile,
             } => join(
                 "intern_vl",
+                &[*tile, *patch, *min_tiles, *max_tiles, *tokens_per_tile],
+            ),
+            ImageRule::AyaVision {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            } => join(
+                "aya_vision",
                 &[*tile, *patch, *min_tiles, *max_tiles, *tokens_per_tile],
             ),
             ImageRule::Fixed {
@@ -264,6 +287,16 @@ impl ImageRule {
                     tokens_per_tile: v[4],
                 }
             }
+            "aya_vision" => {
+                let v = numbers(5)?;
+                ImageRule::AyaVision {
+                    tile: v[0],
+                    patch: v[1],
+                    min_tiles: v[2],
+                    max_tiles: v[3],
+                    tokens_per_tile: v[4],
+                }
+            }
             "fixed" => {
                 let v = numbers(2)?;
                 ImageRule::Fixed {
@@ -331,12 +364,10 @@ impl ImageRule {
                     pinpoints: anyres::read_pinpoints(&items[3..], number)?,
                 }
             }
-            other => {
-                return Err(format!(
-                    "\"{other}\" is not an image rule: qwen_vl, intern_vl, fixed, mllama, \
+            other => return Err(format!(
+                "\"{other}\" is not an image rule: qwen_vl, intern_vl, aya_vision, fixed, mllama, \
                      gemma3_pan_scan, pixtral, idefics3, llava_next, llava_onevision, llama4"
-                ))
-            }
+            )),
         };
         rule.validate().map_err(|e| e.to_string())?;
         Ok(rule)
@@ -365,6 +396,13 @@ impl ImageRule {
                 check_range("image rule: min_pixels", *min_pixels, 1, *max_pixels)?;
             }
             ImageRule::InternVl {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            }
+            | ImageRule::AyaVision {
                 tile,
                 patch,
                 min_tiles,
@@ -721,6 +759,24 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             }
             let side = tile / patch.max(1);
             (n * (side * side + 1), n * tokens_per_tile, Some(n))
+        }
+        ImageRule::AyaVision {
+            tile,
+            patch,
+            min_tiles,
+            max_tiles,
+            tokens_per_tile,
+        } => {
+            let (cols, rows) = internvl_grid(width, height, tile, min_tiles, max_tiles);
+            let mut n = cols * rows;
+            if n > 1 {
+                n += 1; // the thumbnail (`TILE_GLOBAL`)
+            }
+            let side = tile / patch.max(1);
+            // AyaVisionProcessor._get_num_multimodal_tokens: the global
+            // tile's tokens + 3 (start, `TILE_GLOBAL`, end) and each other
+            // tile's tokens + 1 (its `TILE_i`).
+            (n * side * side, n * tokens_per_tile + n + 2, Some(n))
         }
         ImageRule::Fixed {
             tower,

@@ -75,7 +75,11 @@ fn no_logits_block_where_the_loss_does_not_free_16_bit_logits() {
     let mut chunked = llama_step(2, 1024);
     chunked.training.chunked_loss = true;
     chunked.expandable_segments = true;
-    assert_eq!(slack(&chunked), 0, "a chunked loss never holds whole logits");
+    assert_eq!(
+        slack(&chunked),
+        0,
+        "a chunked loss never holds whole logits"
+    );
     let mut litgpt = llama_step(2, 1024);
     litgpt.training.framework = Framework::Litgpt;
     litgpt.expandable_segments = true;
@@ -90,10 +94,7 @@ fn loading_blocks_stay_with_expandable_segments() {
     kept.empty_cache_after_load = false;
     released.empty_cache_after_load = true;
     // Two copies of the largest tensor, the 128256 × 2048 bf16 embedding.
-    assert_eq!(
-        slack(&kept) - slack(&released),
-        2 * 128_256 * 2048 * 2
-    );
+    assert_eq!(slack(&kept) - slack(&released), 2 * 128_256 * 2048 * 2);
 }
 
 #[test]
@@ -108,7 +109,9 @@ fn cases_read_the_allocator_configuration() {
             .pop()
             .expect("one line")
             .expect("parses");
-        case_scenario(&case).expect("translates").expandable_segments
+        case_scenario(&case)
+            .expect("translates")
+            .expandable_segments
     };
     assert!(expandable(
         "transformers",

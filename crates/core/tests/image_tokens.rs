@@ -142,6 +142,16 @@ fn token_counts_equal_the_processors_run_on_images() {
                 min_pixels: u(&s["size"], "shortest_edge"),
                 max_pixels: u(&s["size"], "longest_edge"),
             },
+            // Through the importer: the 8B-shaped config (364 px SigLIP in
+            // 14 px patches, a shuffle of 2) with the row's preprocessor.
+            "aya_vision" => {
+                let config = include_str!("data/configs/vlm/made_up__aya_vision_8b_shape.json");
+                let rule = rule_from_configs(config, Some(&s.to_string())).expect("aya rule");
+                assert!(
+                    matches!(rule, ImageRule::AyaVision { tokens_per_tile, .. } if tokens_per_tile == u(s, "tokens_per_tile"))
+                );
+                rule
+            }
             "internvl" => ImageRule::InternVl {
                 tile: u(&s["size"], "height"),
                 patch: 14,
@@ -240,5 +250,5 @@ fn token_counts_equal_the_processors_run_on_images() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(checked >= 849, "{checked}");
+    assert!(checked >= 939, "{checked}");
 }

@@ -257,12 +257,18 @@ fn allocator_cache_only_moved(row: &Value) {
     let title = text(row, "title");
     let before: Vec<[u64; 3]> = serde_json::from_value(row["before_allocator_refreeze"].clone())
         .unwrap_or_else(|e| panic!("{title}: before_allocator_refreeze: {e}"));
-    let now: Vec<[u64; 3]> =
-        serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    let now: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
     assert_eq!(before.len(), now.len(), "{title}: GPU count");
     for (b, n) in before.iter().zip(&now) {
-        assert!(close(&[n[0]], &[b[0]]), "{title}: allocated moved {b:?} -> {n:?}");
-        assert_eq!(n[2] - n[1], b[2] - b[1], "{title}: device used moved beside reserved");
+        assert!(
+            close(&[n[0]], &[b[0]]),
+            "{title}: allocated moved {b:?} -> {n:?}"
+        );
+        assert_eq!(
+            n[2] - n[1],
+            b[2] - b[1],
+            "{title}: device used moved beside reserved"
+        );
     }
 }
 

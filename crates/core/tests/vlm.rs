@@ -925,3 +925,31 @@ fn unmodelled_llama4_and_qwen3_5_configs_are_errors_naming_the_field() {
         }
     }
 }
+
+/// Aya Vision's pixel shuffle folds k × k patches: a factor that does not
+/// divide the tower's side is refused by name (transformers would fail on
+/// the first image), as is a tower head count that does not divide its width.
+#[test]
+fn aya_vision_refuses_a_shuffle_that_cannot_fold_the_patches() {
+    let text = config_text("vlm/made_up__aya_vision_8b_shape.json");
+    let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+    // 364 / 14 = 26 patches a side: 2 folds them, 3 does not.
+    cfg["downsample_factor"] = 3.into();
+    let err = from_hf_config(&cfg.to_string()).expect_err("26 is not a multiple of 3");
+    assert_eq!(err.field, "config.json: downsample_factor");
+    cfg["downsample_factor"] = 2.into();
+    cfg["vision_config"]["num_attention_heads"] = 14.into();
+    let err = from_hf_config(&cfg.to_string()).expect_err("1152 / 14 heads");
+    assert_eq!(err.field, "config.json: vision_config.num_attention_heads");
+    // 26 patches a side in 13 × 13 shuffled tokens per tile.
+    cfg["vision_config"]["num_attention_heads"] = 16.into();
+    let spec = from_hf_config(&cfg.to_string()).expect("imports");
+    assert!(matches!(
+        spec.image_rule,
+        Some(ImageRule::AyaVision {
+            tile: 364,
+            tokens_per_tile: 169,
+            ..
+        })
+    ));
+}

@@ -81,6 +81,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             })
         }
         "internvl" | "internvl_chat" => internvl(&cfg, &pre),
+        "aya_vision" => aya_vision(&cfg, &pre),
         // PaliGemma: the image resized to the tower's square, one token per
         // patch (`text_config.num_image_tokens` = (image_size // patch_size)²;
         // SiglipVisionConfig's 224 px in 16 px patches when absent).
@@ -157,7 +158,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, internvl, gemma3, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, internvl, aya_vision, gemma3, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_onevision, paligemma, llama4"
             ),
         )),
     }
@@ -188,6 +189,26 @@ fn internvl(cfg: &Value, pre: &Value) -> Result<ImageRule> {
     }
     let k = k.trunc() as u64;
     Ok(ImageRule::InternVl {
+        tile,
+        patch,
+        min_tiles: number(pre, &[&["min_patches"]], 1),
+        max_tiles: number(pre, &[&["max_patches"]], 12),
+        tokens_per_tile: (side / k).saturating_mul(side / k),
+    })
+}
+
+/// Aya Vision: `GotOcr2ImageProcessor` tiles (`crop_to_patches`, which
+/// `AyaVisionProcessor` turns on) of the preprocessor's size, the tower's
+/// `image_size` when absent (a tile of another size would not match the
+/// tower's position embeddings), `(side / downsample_factor)²` tokens each.
+fn aya_vision(cfg: &Value, pre: &Value) -> Result<ImageRule> {
+    // SiglipVisionConfig's 224 px in 16 px patches when absent.
+    let tower_side = square_side(cfg, "image_size", 224)?;
+    let patch = square_side(cfg, "patch_size", 16)?;
+    let tile = number(pre, &[&["size", "height"]], tower_side);
+    let k = number(cfg, &[&["downsample_factor"]], 2).max(1);
+    let side = tile / patch.max(1);
+    Ok(ImageRule::AyaVision {
         tile,
         patch,
         min_tiles: number(pre, &[&["min_patches"]], 1),

@@ -1,7 +1,9 @@
 //! VLM wrappers around a plain SigLIP tower (`SiglipVisionModel`, built by
 //! `AutoModel.from_config(vision_config)`): PaliGemma 1 and 2 (`paligemma`:
-//! one linear into a Gemma model) and LLaVA-OneVision (`llava_onevision`:
-//! LLaVA's two-linear projector and newline into a Qwen2 model).
+//! one linear into a Gemma model), LLaVA-OneVision (`llava_onevision`:
+//! LLaVA's two-linear projector and newline into a Qwen2 model) and Aya
+//! Vision (`aya_vision`: a pixel shuffle and a SwiGLU projector into a
+//! Cohere 2 model).
 
 use serde_json::Value;
 
@@ -98,6 +100,45 @@ pub(super) fn import_llava_onevision(
         (dw * feature_layers * text_w + bias * text_w) + (text_w * text_w + bias * text_w) + text_w;
     tower.projector_params = narrow(projector, "vision_config")?;
     spec.name = "llava_onevision".to_string();
+    spec.vision = Some(tower);
+    Ok(spec)
+}
+
+/// Aya Vision (`AyaVisionForConditionalGeneration`): the language model of
+/// `text_config` (`Cohere2Config` by default), a SigLIP tower and
+/// `AyaVisionMultiModalProjector`. `AyaVisionConfig.tie_word_embeddings`
+/// (default True) alone ties the head: a text_config's False is not
+/// consulted (measured, `made_up__aya_vision_small_shuffle3.json`).
+pub(super) fn import_aya_vision(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let text = text_config(cfg, "aya_vision", "cohere2")?;
+    let mut spec = import_text(&text)?;
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
+    let mut tower = siglip_tower(cfg, "aya_vision")?;
+    let k = cfg.int(&["downsample_factor"], 1, 64)?.unwrap_or(2);
+    let side = tower.image_size / tower.patch_size.max(1);
+    if !side.is_multiple_of(k) {
+        return Err(InputError::new(
+            cfg.field("downsample_factor"),
+            format!("{k} does not divide the tower's {side} patches a side: the pixel shuffle cannot fold them"),
+        ));
+    }
+    // The projector: pixel shuffle of k × k patches, LayerNorm(d·k²),
+    // linear_1 (d·k² → A, biased), SwiGLU over its two halves, linear_2
+    // (A/2 → text hidden, biased); A = `alignment_intermediate_size`,
+    // the text width when absent.
+    let (dk, text_w) = (
+        tower.hidden as u128 * (k as u128).pow(2),
+        spec.hidden as u128,
+    );
+    let a = cfg
+        .int(&["alignment_intermediate_size"], 2, MAX_DIM)?
+        .unwrap_or(spec.hidden) as u128;
+    let projector = 2 * dk + (dk * a + a) + ((a / 2) * text_w + text_w);
+    tower.projector_params = narrow(projector, "alignment_intermediate_size")?;
+    spec.name = "aya_vision".to_string();
     spec.vision = Some(tower);
     Ok(spec)
 }

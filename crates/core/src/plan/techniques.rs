@@ -253,7 +253,8 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
         T::ExpandableSegments => {
             let old = s.expandable_segments;
             s.expandable_segments = true;
-            !old && (training || matches!(s.inference.engine, Engine::Transformers | Engine::Litgpt))
+            !old && (training
+                || matches!(s.inference.engine, Engine::Transformers | Engine::Litgpt))
         }
         T::FusedOptimizer => fused_optimizer(&mut s, training),
         T::Lora => {

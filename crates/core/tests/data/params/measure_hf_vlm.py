@@ -15,7 +15,7 @@ Columns:
                    minus its mergers;
                    llama4: model.vision_model, its vision_adapter (the pixel-shuffle MLP)
                    included;
-                   llava_next, llava_onevision, gemma3, mistral3, internvl, paligemma:
+                   llava_next, llava_onevision, gemma3, mistral3, internvl, paligemma, aya_vision:
                    model.vision_tower;
                    idefics3, smolvlm, mllama: model.vision_model)
   projector       qwen: model.visual.merger (qwen3_vl: plus visual.deepstack_merger_list);
@@ -24,6 +24,7 @@ Columns:
                   paligemma: multi_modal_projector (one linear);
                   gemma3, mistral3: multi_modal_projector (mistral3's holds the patch merger);
                   internvl: multi_modal_projector (LayerNorm + 2 linears after the pixel shuffle);
+                  aya_vision: multi_modal_projector (LayerNorm + SwiGLU's 2 linears after the shuffle);
                   idefics3, smolvlm: model.connector (the pixel-shuffle projection);
                   mllama: model.multi_modal_projector (one linear from vision_output_dim)
   tied            whether lm_head shares the embedding tensor
@@ -80,7 +81,7 @@ def split(model, model_type):
     if model_type in ("llava_next", "llava_onevision"):
         newline = inner.image_newline.numel() if getattr(inner, "image_newline", None) is not None else 0
         return numel(inner.vision_tower), numel(inner.multi_modal_projector) + newline
-    if model_type in ("gemma3", "mistral3", "internvl", "paligemma"):
+    if model_type in ("gemma3", "mistral3", "internvl", "paligemma", "aya_vision"):
         return numel(inner.vision_tower), numel(inner.multi_modal_projector)
     if model_type == "mllama":
         return numel(inner.vision_model), numel(inner.multi_modal_projector)

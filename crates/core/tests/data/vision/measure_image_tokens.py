@@ -133,6 +133,44 @@ def internvl(w, h):
          helper_patches=helper, helper_matches=helper == n)
 
 
+# ---------------------------------------------------------------- 2b. Aya Vision
+# GotOcr2ImageProcessor with crop_to_patches (AyaVisionProcessor turns it on) at the
+# CohereLabs/aya-vision-8b preprocessor settings (364 px tiles, 1..12 patches) and at a
+# lower max_patches; AyaVisionProcessor built bare with what replace_image_token and
+# _get_num_multimodal_tokens read (img_size 364, patch_size 28 = 14 x downsample 2).
+from transformers import AyaVisionProcessor
+
+AYA = [
+    ("aya-vision-8b preprocessor_config", dict(crop_to_patches=True, size={"height": 364, "width": 364}, min_patches=1, max_patches=12)),
+    ("max_patches 6", dict(crop_to_patches=True, size={"height": 364, "width": 364}, min_patches=1, max_patches=6)),
+]
+aya_procs = []
+for note, kw in AYA:
+    ip_ = GotOcr2ImageProcessorPil(**kw)
+    pr = AyaVisionProcessor.__new__(AyaVisionProcessor)
+    pr.image_processor = ip_
+    pr.img_size, pr.patch_size = 364, 28
+    pr.start_of_img_token, pr.end_of_img_token = "<|START_OF_IMG|>", "<|END_OF_IMG|>"
+    pr.img_patch_token, pr.tile_token, pr.tile_global_token = "<|IMG_PATCH|>", "TILE", "TILE_GLOBAL"
+    aya_procs.append((note, kw, ip_, pr))
+
+
+def aya_vision(w, h):
+    import re
+    marker = re.compile(r"<\|[A-Z_]+\|>|TILE_GLOBAL|TILE_[0-9]+")
+    for note, kw, ip_, pr in aya_procs:
+        out = ip_(images=[img(w, h)], return_tensors="pt")
+        n = int(t(out["num_patches"])[0])
+        text = pr.replace_image_token({"num_patches": [n]}, 0)
+        tokens = marker.findall(text)
+        assert "".join(tokens) == text
+        per_tile = (364 // 28) ** 2
+        closed = per_tile + 3 + sum(per_tile + 1 for _ in range(1, n))
+        emit("aya_vision", "GotOcr2ImageProcessor(Pil) + AyaVisionProcessor.replace_image_token",
+             {**kw, "tokens_per_tile": per_tile, "note": note}, w, h, n * (364 // 14) ** 2, len(tokens),
+             tiles=n, closed_form_tokens=closed, closed_form_matches=closed == len(tokens))
+
+
 # ---------------------------------------------------------------- 3. LLaVA-NeXT
 PIN = [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]]
 lln_kw = dict(size={"shortest_edge": 336}, crop_size={"height": 336, "width": 336}, image_grid_pinpoints=PIN)
@@ -367,7 +405,7 @@ if __name__ == "__main__":
     if only:
         with open(OUT) as f:
             kept = [json.loads(line) for line in f]
-    for name, fn in [("qwen", qwen), ("internvl", internvl), ("llava_next", llava_next),
+    for name, fn in [("qwen", qwen), ("internvl", internvl), ("aya_vision", aya_vision), ("llava_next", llava_next),
                      ("llava_onevision", llava_onevision),
                      ("idefics3/smolvlm", idefics), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
                      ("llama4", None)]:
