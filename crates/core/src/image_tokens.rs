@@ -134,6 +134,53 @@ pub enum ImageRule {
 }
 
 impl ImageRule {
+    /// The aspect-ratio tile rule of InternVL (`aya: false`) or Aya Vision,
+    /// from `[tile, patch, min_tiles, max_tiles, tokens_per_tile]`.
+    pub fn tiled(
+        aya: bool,
+        [tile, patch, min_tiles, max_tiles, tokens_per_tile]: [u64; 5],
+    ) -> Self {
+        if aya {
+            ImageRule::AyaVision {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            }
+        } else {
+            ImageRule::InternVl {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            }
+        }
+    }
+
+    /// `[tile, patch, min_tiles, max_tiles, tokens_per_tile]` of an
+    /// aspect-ratio tile rule (InternVL, Aya Vision); `None` for the others.
+    pub fn tile_fields(&self) -> Option<[u64; 5]> {
+        match *self {
+            ImageRule::InternVl {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            }
+            | ImageRule::AyaVision {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            } => Some([tile, patch, min_tiles, max_tiles, tokens_per_tile]),
+            _ => None,
+        }
+    }
+
     /// The family the rule is, in words, for notes and formulas.
     pub fn family(&self) -> &'static str {
         match self {
@@ -277,25 +324,9 @@ impl ImageRule {
                     max_pixels: v[3],
                 }
             }
-            "intern_vl" => {
+            "intern_vl" | "aya_vision" => {
                 let v = numbers(5)?;
-                ImageRule::InternVl {
-                    tile: v[0],
-                    patch: v[1],
-                    min_tiles: v[2],
-                    max_tiles: v[3],
-                    tokens_per_tile: v[4],
-                }
-            }
-            "aya_vision" => {
-                let v = numbers(5)?;
-                ImageRule::AyaVision {
-                    tile: v[0],
-                    patch: v[1],
-                    min_tiles: v[2],
-                    max_tiles: v[3],
-                    tokens_per_tile: v[4],
-                }
+                ImageRule::tiled(key == "aya_vision", [v[0], v[1], v[2], v[3], v[4]])
             }
             "fixed" => {
                 let v = numbers(2)?;
@@ -364,10 +395,12 @@ impl ImageRule {
                     pinpoints: anyres::read_pinpoints(&items[3..], number)?,
                 }
             }
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, intern_vl, aya_vision, fixed, mllama, \
                      gemma3_pan_scan, pixtral, idefics3, llava_next, llava_onevision, llama4"
-            )),
+            ))
+            }
         };
         rule.validate().map_err(|e| e.to_string())?;
         Ok(rule)
@@ -395,25 +428,14 @@ impl ImageRule {
                 check_range("image rule: max_pixels", *max_pixels, 1, MAX_PIXELS)?;
                 check_range("image rule: min_pixels", *min_pixels, 1, *max_pixels)?;
             }
-            ImageRule::InternVl {
-                tile,
-                patch,
-                min_tiles,
-                max_tiles,
-                tokens_per_tile,
-            }
-            | ImageRule::AyaVision {
-                tile,
-                patch,
-                min_tiles,
-                max_tiles,
-                tokens_per_tile,
-            } => {
-                side("tile", *tile)?;
-                side("patch", *patch)?;
-                tiles("max_tiles", *max_tiles)?;
-                check_range("image rule: min_tiles", *min_tiles, 1, *max_tiles)?;
-                count("tokens_per_tile", *tokens_per_tile)?;
+            ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
+                let [tile, patch, min_tiles, max_tiles, tokens_per_tile] =
+                    self.tile_fields().unwrap_or_default();
+                side("tile", tile)?;
+                side("patch", patch)?;
+                tiles("max_tiles", max_tiles)?;
+                check_range("image rule: min_tiles", min_tiles, 1, max_tiles)?;
+                count("tokens_per_tile", tokens_per_tile)?;
             }
             ImageRule::Fixed {
                 tower,
@@ -687,6 +709,28 @@ fn llama4_from_numbers(v: &[u64]) -> std::result::Result<ImageRule, String> {
     }
 }
 
+/// An aspect-ratio tile rule's (tower, language-model) tokens and tiles of
+/// one image: the `crop_to_patches` grid plus a thumbnail when tiled.
+/// InternViT reads a class token per tile; Aya Vision's SigLIP none, and
+/// `AyaVisionProcessor._get_num_multimodal_tokens` adds 3 per image (start,
+/// `TILE_GLOBAL`, end) and 1 per other tile (its `TILE_i`).
+fn tiled_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+    let Some([tile, patch, min_tiles, max_tiles, tokens_per_tile]) = rule.tile_fields() else {
+        return (0, 0, None);
+    };
+    let (cols, rows) = internvl_grid(width, height, tile, min_tiles, max_tiles);
+    let mut n = cols * rows;
+    if n > 1 {
+        n += 1; // the thumbnail
+    }
+    let side = tile / patch.max(1);
+    if matches!(rule, ImageRule::AyaVision { .. }) {
+        (n * side * side, n * tokens_per_tile + n + 2, Some(n))
+    } else {
+        (n * (side * side + 1), n * tokens_per_tile, Some(n))
+    }
+}
+
 /// Llama 4's (tower, language-model) tokens and tiles of one image.
 fn llama4_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
     let ImageRule::Llama4 {
@@ -745,38 +789,8 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             let patches = (h / patch.max(1)) * (w / patch.max(1));
             (patches, patches / (merge.max(1) * merge.max(1)), None)
         }
-        ImageRule::InternVl {
-            tile,
-            patch,
-            min_tiles,
-            max_tiles,
-            tokens_per_tile,
-        } => {
-            let (cols, rows) = internvl_grid(width, height, tile, min_tiles, max_tiles);
-            let mut n = cols * rows;
-            if n > 1 {
-                n += 1; // the thumbnail
-            }
-            let side = tile / patch.max(1);
-            (n * (side * side + 1), n * tokens_per_tile, Some(n))
-        }
-        ImageRule::AyaVision {
-            tile,
-            patch,
-            min_tiles,
-            max_tiles,
-            tokens_per_tile,
-        } => {
-            let (cols, rows) = internvl_grid(width, height, tile, min_tiles, max_tiles);
-            let mut n = cols * rows;
-            if n > 1 {
-                n += 1; // the thumbnail (`TILE_GLOBAL`)
-            }
-            let side = tile / patch.max(1);
-            // AyaVisionProcessor._get_num_multimodal_tokens: the global
-            // tile's tokens + 3 (start, `TILE_GLOBAL`, end) and each other
-            // tile's tokens + 1 (its `TILE_i`).
-            (n * side * side, n * tokens_per_tile + n + 2, Some(n))
+        ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
+            tiled_tokens(rule, width, height)
         }
         ImageRule::Fixed {
             tower,

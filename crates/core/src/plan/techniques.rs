@@ -463,8 +463,8 @@ fn shorter_sequence(s: &mut Scenario, training: bool) -> bool {
 }
 
 /// The image processor's own limit lowered: Qwen-VL's `max_pixels` to a
-/// quarter (at least its `min_pixels`), InternVL's `max_num` tiles halved
-/// (at least its minimum). The scenario then carries the model with the
+/// quarter (at least its `min_pixels`), InternVL's and Aya Vision's
+/// `max_patches` tiles halved (at least their minimum). The scenario then carries the model with the
 /// changed rule, as a pasted config with that preprocessor would.
 fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
     use crate::image_tokens::ImageRule;
@@ -487,19 +487,14 @@ fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
             min_pixels: *min_pixels,
             max_pixels: max_pixels / 4,
         }),
-        ImageRule::InternVl {
-            tile,
-            patch,
-            min_tiles,
-            max_tiles,
-            tokens_per_tile,
-        } => (max_tiles / 2 >= *min_tiles).then(|| ImageRule::InternVl {
-            tile: *tile,
-            patch: *patch,
-            min_tiles: *min_tiles,
-            max_tiles: max_tiles / 2,
-            tokens_per_tile: *tokens_per_tile,
-        }),
+        ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
+            let [tile, patch, min_tiles, max_tiles, per_tile] =
+                rule.tile_fields().unwrap_or_default();
+            (max_tiles / 2 >= min_tiles).then(|| {
+                let aya = matches!(rule, ImageRule::AyaVision { .. });
+                ImageRule::tiled(aya, [tile, patch, min_tiles, max_tiles / 2, per_tile])
+            })
+        }
         _ => None,
     };
     let Some(lowered) = lowered else {
@@ -751,13 +746,14 @@ fn fewer_pixels_text(before: &Scenario, after: &Scenario) -> Text {
             format!("image processor max_pixels {a} → {b}"),
             format!("图像处理器 max_pixels {a} → {b}"),
         ),
-        (
-            Some(ImageRule::InternVl { max_tiles: a, .. }),
-            Some(ImageRule::InternVl { max_tiles: b, .. }),
-        ) => text(
-            format!("image processor max tiles {a} → {b}"),
-            format!("图像处理器最大切片数 {a} → {b}"),
-        ),
+        (Some(a), Some(b)) if a.tile_fields().is_some() && b.tile_fields().is_some() => {
+            let max_tiles = |r: &ImageRule| r.tile_fields().unwrap_or_default()[3];
+            let (a, b) = (max_tiles(&a), max_tiles(&b));
+            text(
+                format!("image processor max tiles {a} → {b}"),
+                format!("图像处理器最大切片数 {a} → {b}"),
+            )
+        }
         (_, Some(r)) => text(
             format!("image processor limit → {}", r.to_text()),
             format!("图像处理器上限 → {}", r.to_text()),
