@@ -632,7 +632,7 @@ pub struct ModelSpec {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        with = "crate::image_tokens::rule_text"
+        with = "crate::image_tokens::text::rule_text"
     )]
     pub image_rule: Option<crate::image_tokens::ImageRule>,
     /// The video processor transformers maps the model to

@@ -1,0 +1,253 @@
+//! An image rule as a share link writes it (`qwen_vl:14,2,3136,1003520`)
+//! and reads it back, refusing what does not parse or validate.
+
+use super::{anyres, ImageRule, MAX_PIXELS};
+
+impl ImageRule {
+    /// The rule as a link writes it: its key, then its numbers
+    /// (`qwen_vl:14,2,3136,1003520`; LLaVA-NeXT's pinpoints as `HxW`).
+    pub fn to_text(&self) -> String {
+        let join = |key: &str, v: &[u64]| {
+            let nums: Vec<String> = v.iter().map(u64::to_string).collect();
+            format!("{key}:{}", nums.join(","))
+        };
+        match self {
+            ImageRule::QwenVl {
+                patch,
+                merge,
+                min_pixels,
+                max_pixels,
+            } => join("qwen_vl", &[*patch, *merge, *min_pixels, *max_pixels]),
+            ImageRule::InternVl {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            } => join(
+                "intern_vl",
+                &[*tile, *patch, *min_tiles, *max_tiles, *tokens_per_tile],
+            ),
+            ImageRule::AyaVision {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            } => join(
+                "aya_vision",
+                &[*tile, *patch, *min_tiles, *max_tiles, *tokens_per_tile],
+            ),
+            ImageRule::Fixed {
+                tower,
+                language_model,
+            } => join("fixed", &[*tower, *language_model]),
+            ImageRule::Mllama {
+                tile,
+                patch,
+                max_tiles,
+            } => join("mllama", &[*tile, *patch, *max_tiles]),
+            ImageRule::Gemma3PanScan {
+                tower,
+                tokens,
+                min_crop,
+                max_crops,
+                min_ratio_tenths,
+            } => join(
+                "gemma3_pan_scan",
+                &[*tower, *tokens, *min_crop, *max_crops, *min_ratio_tenths],
+            ),
+            ImageRule::Pixtral {
+                patch,
+                merge,
+                longest_edge,
+            } => join("pixtral", &[*patch, *merge, *longest_edge]),
+            ImageRule::Idefics3 {
+                longest_edge,
+                tile,
+                patch,
+                seq_len,
+            } => join("idefics3", &[*longest_edge, *tile, *patch, *seq_len]),
+            ImageRule::Llama4 {
+                tile,
+                patch,
+                max_tiles,
+                tokens_per_tile,
+                max_canvas,
+            } => join(
+                "llama4",
+                &[
+                    *tile,
+                    *patch,
+                    *max_tiles,
+                    *tokens_per_tile,
+                    u64::from(*max_canvas),
+                ],
+            ),
+            ImageRule::LlavaNext {
+                crop,
+                patch,
+                pinpoints,
+            } => anyres::with_pinpoints(join("llava_next", &[*crop, *patch]), pinpoints),
+            ImageRule::LlavaOneVision {
+                crop,
+                patch,
+                max_patches,
+                pinpoints,
+            } => anyres::with_pinpoints(
+                join("llava_onevision", &[*crop, *patch, *max_patches]),
+                pinpoints,
+            ),
+        }
+    }
+
+    /// Reads [`to_text`](Self::to_text)'s form; the message says what is wrong.
+    pub fn from_text(text: &str) -> std::result::Result<ImageRule, String> {
+        let (key, rest) = text
+            .split_once(':')
+            .ok_or_else(|| format!("\"{text}\" is not an image rule (key:numbers)"))?;
+        let items: Vec<&str> = rest.split(',').collect();
+        let number = |s: &str| -> std::result::Result<u64, String> {
+            s.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n <= MAX_PIXELS)
+                .ok_or_else(|| format!("\"{s}\" is not a whole number from 0 to {MAX_PIXELS}"))
+        };
+        let numbers = |n: usize| -> std::result::Result<Vec<u64>, String> {
+            if items.len() != n {
+                return Err(format!("{key} takes {n} numbers, got {}", items.len()));
+            }
+            items.iter().map(|s| number(s)).collect()
+        };
+        let rule = match key {
+            "qwen_vl" => {
+                let v = numbers(4)?;
+                ImageRule::QwenVl {
+                    patch: v[0],
+                    merge: v[1],
+                    min_pixels: v[2],
+                    max_pixels: v[3],
+                }
+            }
+            "intern_vl" | "aya_vision" => {
+                let v = numbers(5)?;
+                ImageRule::tiled(key == "aya_vision", [v[0], v[1], v[2], v[3], v[4]])
+            }
+            "fixed" => {
+                let v = numbers(2)?;
+                ImageRule::Fixed {
+                    tower: v[0],
+                    language_model: v[1],
+                }
+            }
+            "mllama" => {
+                let v = numbers(3)?;
+                ImageRule::Mllama {
+                    tile: v[0],
+                    patch: v[1],
+                    max_tiles: v[2],
+                }
+            }
+            "gemma3_pan_scan" => {
+                let v = numbers(5)?;
+                ImageRule::Gemma3PanScan {
+                    tower: v[0],
+                    tokens: v[1],
+                    min_crop: v[2],
+                    max_crops: v[3],
+                    min_ratio_tenths: v[4],
+                }
+            }
+            "pixtral" => {
+                let v = numbers(3)?;
+                ImageRule::Pixtral {
+                    patch: v[0],
+                    merge: v[1],
+                    longest_edge: v[2],
+                }
+            }
+            "idefics3" => {
+                let v = numbers(4)?;
+                ImageRule::Idefics3 {
+                    longest_edge: v[0],
+                    tile: v[1],
+                    patch: v[2],
+                    seq_len: v[3],
+                }
+            }
+            "llama4" => llama4_from_numbers(&numbers(5)?)?,
+            "llava_next" => {
+                if items.len() < 2 {
+                    return Err("llava_next takes crop, patch and pinpoints HxW".to_owned());
+                }
+                ImageRule::LlavaNext {
+                    crop: number(items[0])?,
+                    patch: number(items[1])?,
+                    pinpoints: anyres::read_pinpoints(&items[2..], number)?,
+                }
+            }
+            "llava_onevision" => {
+                if items.len() < 3 {
+                    return Err(
+                        "llava_onevision takes crop, patch, max patches and pinpoints HxW"
+                            .to_owned(),
+                    );
+                }
+                ImageRule::LlavaOneVision {
+                    crop: number(items[0])?,
+                    patch: number(items[1])?,
+                    max_patches: number(items[2])?,
+                    pinpoints: anyres::read_pinpoints(&items[3..], number)?,
+                }
+            }
+            other => {
+                return Err(format!(
+                "\"{other}\" is not an image rule: qwen_vl, intern_vl, aya_vision, fixed, mllama, \
+                     gemma3_pan_scan, pixtral, idefics3, llava_next, llava_onevision, llama4"
+            ))
+            }
+        };
+        rule.validate().map_err(|e| e.to_string())?;
+        Ok(rule)
+    }
+}
+
+/// Reads the numbers of a `llama4:` link rule; the last is
+/// `resize_to_max_canvas`, 0 or 1.
+fn llama4_from_numbers(v: &[u64]) -> std::result::Result<ImageRule, String> {
+    match *v {
+        [tile, patch, max_tiles, tokens_per_tile, flag @ (0 | 1)] => Ok(ImageRule::Llama4 {
+            tile,
+            patch,
+            max_tiles,
+            tokens_per_tile,
+            max_canvas: flag == 1,
+        }),
+        _ => Err(format!(
+            "llama4 takes tile, patch, max tiles, tokens per tile and resize_to_max_canvas (0 or 1), got {v:?}"
+        )),
+    }
+}
+
+/// A model's image rule in JSON as its link text (`qwen_vl:14,2,3136,1003520`):
+/// one string to read, where a tagged enum's derived reader is tens of
+/// kilobytes of the web app's first load.
+pub mod rule_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::ImageRule;
+
+    pub fn serialize<S: Serializer>(rule: &Option<ImageRule>, s: S) -> Result<S::Ok, S::Error> {
+        match rule {
+            Some(r) => s.serialize_some(&r.to_text()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ImageRule>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|t| ImageRule::from_text(&t).map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}
