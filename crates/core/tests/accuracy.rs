@@ -131,22 +131,12 @@ fn few_cases_are_unsupported_and_each_says_why() {
 /// add fragmentation the estimator models only on average (see the README).
 #[test]
 fn h100_measured_runs() {
-    let text = include_str!("data/groundtruth/h100_measured.jsonl");
-    let cases: Vec<Case> = parse_cases(text)
-        .into_iter()
-        .map(|c| c.expect("every line of h100_measured.jsonl parses"))
-        .collect();
-    assert!(cases.len() >= 390, "{} H100 cases", cases.len());
-    let scores: Vec<CaseScore> = cases.iter().map(score_case).collect();
-    let errors = |metric: &str| {
-        let mut e: Vec<f64> = scores
-            .iter()
-            .filter(|s| s.metric == metric)
-            .filter_map(|s| s.rel_error.map(f64::abs))
-            .collect();
-        e.sort_by(f64::total_cmp);
-        e
-    };
+    let scores = scored_file(
+        include_str!("data/groundtruth/h100_measured.jsonl"),
+        "h100_measured.jsonl",
+    );
+    assert!(scores.len() >= 390, "{} H100 cases", scores.len());
+    let errors = |metric: &str| sorted_errors(&scores, metric);
     let allocated = errors("peak_allocated");
     assert!(
         allocated.len() >= 120,
@@ -177,6 +167,25 @@ fn h100_measured_runs() {
     assert!(p90 <= 0.13, "peak_reserved p90 |error| {p90:.3}");
 }
 
+/// Every case of a JSONL file, scored.
+fn scored_file(text: &str, name: &str) -> Vec<CaseScore> {
+    parse_cases(text)
+        .into_iter()
+        .map(|c| score_case(&c.unwrap_or_else(|e| panic!("a line of {name}: {e}"))))
+        .collect()
+}
+
+/// The |relative errors| of one metric's scored cases, smallest first.
+fn sorted_errors(scores: &[CaseScore], metric: &str) -> Vec<f64> {
+    let mut e: Vec<f64> = scores
+        .iter()
+        .filter(|s| s.metric == metric)
+        .filter_map(|s| s.rel_error.map(f64::abs))
+        .collect();
+    e.sort_by(f64::total_cmp);
+    e
+}
+
 fn median_p90(sorted: &[f64]) -> (f64, f64) {
     (sorted[sorted.len() / 2], sorted[sorted.len() * 9 / 10])
 }
@@ -188,20 +197,13 @@ fn median_p90(sorted: &[f64]) -> (f64, f64) {
 /// median and 17 % at p90.
 #[test]
 fn h100_expandable_segment_runs() {
-    let text = include_str!("data/groundtruth/h100_expandable_segments.jsonl");
-    let cases: Vec<Case> = parse_cases(text)
-        .into_iter()
-        .map(|c| c.expect("every line of h100_expandable_segments.jsonl parses"))
-        .collect();
-    assert!(cases.len() >= 150, "{} cases", cases.len());
-    let scores: Vec<CaseScore> = cases.iter().map(score_case).collect();
-    let mut reserved: Vec<f64> = scores
-        .iter()
-        .filter(|s| s.metric == "peak_reserved")
-        .filter_map(|s| s.rel_error.map(f64::abs))
-        .collect();
+    let scores = scored_file(
+        include_str!("data/groundtruth/h100_expandable_segments.jsonl"),
+        "h100_expandable_segments.jsonl",
+    );
+    assert!(scores.len() >= 150, "{} cases", scores.len());
+    let reserved = sorted_errors(&scores, "peak_reserved");
     assert!(reserved.len() >= 50, "{} reserved cases", reserved.len());
-    reserved.sort_by(f64::total_cmp);
     let (median, p90) = median_p90(&reserved);
     eprintln!("expandable peak_reserved: median {median:.4}, p90 {p90:.4}");
     assert!(median <= 0.015, "peak_reserved median |error| {median:.3}");

@@ -941,6 +941,14 @@ fn aya_vision_refuses_a_shuffle_that_cannot_fold_the_patches() {
     cfg["vision_config"]["num_attention_heads"] = 14.into();
     let err = from_hf_config(&cfg.to_string()).expect_err("1152 / 14 heads");
     assert_eq!(err.field, "config.json: vision_config.num_attention_heads");
+    // A preprocessor tile of another size than the tower's is refused.
+    cfg["vision_config"]["num_attention_heads"] = 16.into();
+    let err = vramfit_core::hf_config::from_hf_configs(
+        &cfg.to_string(),
+        Some(r#"{"size": {"height": 400, "width": 400}}"#),
+    )
+    .expect_err("400 px tiles on a 364 px tower");
+    assert_eq!(err.field, "preprocessor_config.json: size");
     // 26 patches a side in 13 × 13 shuffled tokens per tile.
     cfg["vision_config"]["num_attention_heads"] = 16.into();
     let spec = from_hf_config(&cfg.to_string()).expect("imports");

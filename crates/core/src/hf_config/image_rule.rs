@@ -198,14 +198,22 @@ fn internvl(cfg: &Value, pre: &Value) -> Result<ImageRule> {
 }
 
 /// Aya Vision: `GotOcr2ImageProcessor` tiles (`crop_to_patches`, which
-/// `AyaVisionProcessor` turns on) of the preprocessor's size, the tower's
-/// `image_size` when absent (a tile of another size would not match the
+/// `AyaVisionProcessor` turns on) of the tower's `image_size` (a
+/// preprocessor size that differs is refused: it would not match the
 /// tower's position embeddings), `(side / downsample_factor)²` tokens each.
 fn aya_vision(cfg: &Value, pre: &Value) -> Result<ImageRule> {
     // SiglipVisionConfig's 224 px in 16 px patches when absent.
     let tower_side = square_side(cfg, "image_size", 224)?;
     let patch = square_side(cfg, "patch_size", 16)?;
     let tile = number(pre, &[&["size", "height"]], tower_side);
+    if tile != tower_side {
+        // SiglipVisionEmbeddings holds positions for the tower's own side:
+        // a tile of another size fails on the first image.
+        return Err(InputError::new(
+            "preprocessor_config.json: size",
+            format!("{tile} px tiles do not match the tower's image_size {tower_side}: Aya Vision's SigLIP tower reads only its own size"),
+        ));
+    }
     let k = number(cfg, &[&["downsample_factor"]], 2).max(1);
     let side = tile / patch.max(1);
     Ok(ImageRule::AyaVision {

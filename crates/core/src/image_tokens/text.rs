@@ -18,26 +18,14 @@ impl ImageRule {
                 min_pixels,
                 max_pixels,
             } => join("qwen_vl", &[*patch, *merge, *min_pixels, *max_pixels]),
-            ImageRule::InternVl {
-                tile,
-                patch,
-                min_tiles,
-                max_tiles,
-                tokens_per_tile,
-            } => join(
-                "intern_vl",
-                &[*tile, *patch, *min_tiles, *max_tiles, *tokens_per_tile],
-            ),
-            ImageRule::AyaVision {
-                tile,
-                patch,
-                min_tiles,
-                max_tiles,
-                tokens_per_tile,
-            } => join(
-                "aya_vision",
-                &[*tile, *patch, *min_tiles, *max_tiles, *tokens_per_tile],
-            ),
+            ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
+                let key = if matches!(self, ImageRule::AyaVision { .. }) {
+                    "aya_vision"
+                } else {
+                    "intern_vl"
+                };
+                join(key, &self.tile_fields().unwrap_or_default())
+            }
             ImageRule::Fixed {
                 tower,
                 language_model,
