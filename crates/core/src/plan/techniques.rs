@@ -253,8 +253,7 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
         T::ExpandableSegments => {
             let old = s.expandable_segments;
             s.expandable_segments = true;
-            !old && (training
-                || matches!(s.inference.engine, Engine::Transformers | Engine::Litgpt))
+            !old && s.uses_pytorch_allocator()
         }
         T::FusedOptimizer => fused_optimizer(&mut s, training),
         T::Lora => {

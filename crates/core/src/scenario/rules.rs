@@ -36,6 +36,15 @@ impl Scenario {
         }
     }
 
+    /// PyTorch's caching allocator holds the job's tensors: every training
+    /// run and transformers or litgpt serving (llama.cpp's ggml and the
+    /// pool engines size their own buffers), so its configuration
+    /// (`expandable_segments`) matters.
+    pub fn uses_pytorch_allocator(&self) -> bool {
+        self.task == TaskKind::Training
+            || matches!(self.inference.engine, Engine::Transformers | Engine::Litgpt)
+    }
+
     /// Whether the 4-bit preparation applies: LoRA on a bitsandbytes 4-bit
     /// model trained through PEFT (transformers, the HF Trainer). The `kp`
     /// field is offered exactly here.

@@ -193,11 +193,8 @@ fn unified_gpu(sc: &Scenario) -> bool {
         .is_some_and(|g| g.is_unified())
 }
 
-/// PyTorch's caching allocator holds the job's tensors: every training run
-/// and transformers or litgpt serving (llama.cpp's ggml and the pool engines
-/// size their own buffers, `estimate.rs`'s `allocator_slack`).
 fn pytorch_allocator(sc: &Scenario) -> bool {
-    training(sc) || matches!(sc.inference.engine, Engine::Transformers | Engine::Litgpt)
+    sc.uses_pytorch_allocator()
 }
 
 fn llama_cpp(sc: &Scenario) -> bool {
