@@ -458,6 +458,7 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
             qk_nope_head_dim: cfg.req(&["qk_nope_head_dim"], 0, MAX_HEADS)?,
             qk_rope_head_dim: cfg.req(&["qk_rope_head_dim"], 0, MAX_HEADS)?,
             v_head_dim: cfg.req(&["v_head_dim"], 1, MAX_HEADS)?,
+            indexer: None,
         });
     }
     Ok(())

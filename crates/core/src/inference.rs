@@ -19,16 +19,27 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
     let layers = shards.stage_attention(spec).0;
     let b = kv.bytes() as u128;
     match &spec.mla {
-        // MLA caches one compressed latent and the shared RoPE key per token.
+        // MLA caches one compressed latent and the shared RoPE key per
+        // token, and DeepSeek-V3.2's indexer its own key.
         Some(m) => {
-            let per = layers * (m.kv_lora_rank + m.qk_rope_head_dim) as u128 * b;
-            (
-                per,
-                format!(
-                    "{layers} layers × ({} latent + {} rope) × {b} B",
-                    m.kv_lora_rank, m.qk_rope_head_dim
-                ),
-            )
+            let latent = layers * (m.kv_lora_rank + m.qk_rope_head_dim) as u128 * b;
+            let mut text = format!(
+                "{layers} layers × ({} latent + {} rope) × {b} B",
+                m.kv_lora_rank, m.qk_rope_head_dim
+            );
+            let indexed = match &m.indexer {
+                Some(ix) if ix.layers > 0 => {
+                    // a stage holds its share of the indexed layers
+                    let count = (ix.layers as u128)
+                        .min(spec.attention_layer_count() as u128)
+                        .div_ceil(shards.pp.max(1))
+                        .min(layers);
+                    text.push_str(&format!(" + {count} × {} indexer key × {b} B", ix.head_dim));
+                    count * ix.head_dim as u128 * b
+                }
+                _ => 0,
+            };
+            (latent + indexed, text)
         }
         None => {
             let kv_heads = (spec.kv_heads as u128).div_ceil(shards.tp).max(1);
@@ -68,6 +79,9 @@ pub fn kv_cache_bytes(
     tokens: u128,
 ) -> u128 {
     let (layers, windowed) = shards.stage_attention(spec);
+    if windowed == 0 {
+        return batch * per_token * tokens;
+    }
     let per_layer = per_token / layers.max(1);
     let window = match &spec.sliding_window {
         Some(w) => (w.window as u128).saturating_sub(1).max(1),

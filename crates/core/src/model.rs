@@ -159,6 +159,25 @@ pub struct Mla {
     #[serde(default)]
     pub qk_rope_head_dim: u64,
     pub v_head_dim: u64,
+    /// DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2,
+    /// GLM-MoE-DSA), on the layers that run their own.
+    #[serde(default)]
+    pub indexer: Option<Indexer>,
+}
+
+/// The lightning indexer of DeepSeek Sparse Attention: per indexed layer,
+/// `wq_b` (q_lora_rank → heads·d), `wk` (hidden → d), `k_norm` (LayerNorm
+/// d, with bias), `weights_proj` (hidden → heads); and one cached key of
+/// width d per token (`DynamicIndexedLayer.indexer_keys`, measured).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Indexer {
+    /// `index_head_dim`.
+    pub head_dim: u64,
+    /// `index_n_heads`.
+    pub heads: u64,
+    /// Layers that run an indexer: all in DeepSeek-V3.2; GLM-MoE-DSA's
+    /// `"shared"` layers reuse the previous layer's top-k and have none.
+    pub layers: u64,
 }
 
 /// Some layers attend only to the last `window` tokens (Mistral, Gemma-2/3).
@@ -946,6 +965,11 @@ impl ModelSpec {
                 check_range("model.mla.q_lora_rank", q, 1, MAX_DIM)?;
             }
             check_range("model.mla.kv_lora_rank", mla.kv_lora_rank, 1, MAX_DIM)?;
+            if let Some(ix) = &mla.indexer {
+                check_range("model.mla.indexer.head_dim", ix.head_dim, 1, MAX_HEADS)?;
+                check_range("model.mla.indexer.heads", ix.heads, 1, MAX_HEADS)?;
+                check_range("model.mla.indexer.layers", ix.layers, 0, self.layers)?;
+            }
             check_range(
                 "model.mla.qk_nope_head_dim",
                 mla.qk_nope_head_dim,

@@ -1,8 +1,8 @@
 //! The cache lines against the cache objects transformers creates: small
 //! random-weight models of each family, prefilled and decoded on CPU in fp32
 //! and bf16 at several batch sizes and lengths (`data/cache/`, torch 2.15.0,
-//! transformers 5.24.0). Keys and values of the attention layers must equal
-//! our KV-cache bytes, and the convolution and recurrent states our
+//! transformers 5.24.0). Keys and values of the attention layers (and the
+//! DeepSeek Sparse Attention indexer's keys) must equal our KV-cache bytes, and the convolution and recurrent states our
 //! recurrent-state bytes, to the byte. Bookkeeping scalars of sliding layers
 //! (`cumulative_length`, an 8-byte counter) are not memory anyone plans for
 //! and are left out of both sides.
@@ -72,7 +72,7 @@ fn kv_and_state_bytes_equal_the_cache_objects_transformers_creates() {
         };
         let state = state_bytes_per_sequence(&spec, dtype, 1, Engine::Transformers)
             .map_or(0, |(bytes, _)| bytes * batch);
-        let want_kv = u128::from(measured_bytes(&line, &["keys", "values"]));
+        let want_kv = u128::from(measured_bytes(&line, &["keys", "values", "indexer_keys"]));
         let want_state = u128::from(measured_bytes(
             &line,
             &[

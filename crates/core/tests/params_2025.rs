@@ -61,6 +61,13 @@ fn families_on_modelled_layers_count_as_transformers_builds_them() {
 }
 
 #[test]
+fn families_added_in_2026_count_as_transformers_builds_them() {
+    // class defaults plus varied small configs per family
+    let rows = check_table("hf_variants_2026.csv");
+    assert!(rows >= 20, "{rows} rows");
+}
+
+#[test]
 fn published_configs_count_as_transformers_builds_them() {
     check_table("hf_measured_2025.csv");
 }

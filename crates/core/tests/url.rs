@@ -6,8 +6,8 @@ use vramfit_core::catalog::models;
 use vramfit_core::gpu::gpus;
 use vramfit_core::image_tokens::ImageRule;
 use vramfit_core::model::{
-    Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, QkNorm, Recurrent, RecurrentKind, SlidingWindow,
-    TowerBlock, VideoFamily, VisionTower,
+    Arch, Indexer, Mla, MlpKind, ModelSpec, Moe, NormKind, QkNorm, Recurrent, RecurrentKind,
+    SlidingWindow, TowerBlock, VideoFamily, VisionTower,
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -361,6 +361,12 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 qk_nope_head_dim: 128,
                 qk_rope_head_dim: 64,
                 v_head_dim: 128,
+                // an indexer on some layers when the latent rank is even
+                indexer: (kv % 2 == 0).then_some(Indexer {
+                    head_dim: 128,
+                    heads: 64,
+                    layers: layers / 2,
+                }),
             }),
             sliding_window: window.map(|(window, layers)| SlidingWindow { window, layers }),
             encoder_layers,

@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::reader::{Cfg, HIDDEN, LAYERS, POSITIONS, VOCAB};
 use crate::error::{InputError, Result};
 use crate::model::{
-    Arch, Mla, MlpKind, ModelSpec, Moe, QkNorm, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM,
-    MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
+    Arch, Indexer, MlpKind, ModelSpec, Moe, QkNorm, Recurrent, RecurrentKind, SlidingWindow,
+    MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
 };
 
 /// Families this module completes after the common decoder fields.
@@ -119,7 +119,8 @@ fn per_layer_int(cfg: &Cfg, keys: &[&'static str], max: u64) -> Result<Option<u6
 fn variant_layers(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
     // OLMoE and MiniMax-M2 build Mixtral's layers with RMSNorms over the
     // whole q and k projections (`q_norm` over heads·d, `k_norm` over kv·d).
-    if matches!(model_type, "olmoe" | "minimax_m2") {
+    // FlexOLMo likewise (`FlexOlmoAttention(Olmo2Attention)`).
+    if matches!(model_type, "olmoe" | "minimax_m2" | "flex_olmo") {
         spec.qk_norm = Some(QkNorm::Full);
     }
     // PhiMoE (Phi-3.5-MoE): Mixtral's layers under LayerNorms with biases.
@@ -149,6 +150,29 @@ fn variant_layers(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<(
         spec.out_bias = bias;
         spec.mlp_bias = Some(bias);
     }
+    // HyperCLOVA X: Granite's layers with Peri-LN, an RMSNorm after the
+    // attention and after the MLP when `use_post_norm` (`post_norm1`,
+    // `post_norm2`; default True).
+    if model_type == "hyperclovax" && cfg.flag("use_post_norm", true)? {
+        spec.norms_per_layer = Some(4);
+    }
+    // GraniteMoeShared (and its sliding-window variant): GraniteMoe's
+    // experts plus one gated shared MLP of `shared_intermediate_size`
+    // (`GraniteMoeSharedMLP`, none when 0).
+    if matches!(model_type, "granitemoeshared" | "granitemoe_swa") {
+        let shared = cfg
+            .int(&["shared_intermediate_size"], 0, MAX_DIM)?
+            .unwrap_or(0);
+        if let Some(moe) = spec.moe.as_mut() {
+            moe.shared_experts = u64::from(shared > 0);
+            moe.shared_intermediate = (shared > 0).then_some(shared);
+        }
+    }
+    // Granite's sliding-window variants learn one attention-sink logit per
+    // head in every layer (`GraniteSWAAttention.sinks`).
+    if matches!(model_type, "granite_swa" | "granitemoe_swa") {
+        spec.layer_extra_params += spec.heads;
+    }
     // OLMo (1): LayerNorms without parameters.
     if model_type == "olmo" {
         spec.norms_per_layer = Some(0);
@@ -166,9 +190,16 @@ pub(super) fn complete(
     model_type: &str,
     spec: &mut ModelSpec,
 ) -> Result<()> {
-    if model_type == "deepseek_v32" {
-        if let Some(mla) = spec.mla.clone() {
-            spec.layer_extra_params = indexer_params(cfg, spec, &mla)?;
+    // GLM-MoE-DSA builds DeepSeek-V3.2's layers and indexer
+    // (`GlmMoeDsaIndexer(DeepseekV32Indexer)`).
+    if matches!(model_type, "deepseek_v32" | "glm_moe_dsa") {
+        let layers = indexed_layers(cfg, model_type, spec.layers)?;
+        if let Some(mla) = spec.mla.as_mut() {
+            mla.indexer = Some(Indexer {
+                head_dim: cfg.int(&["index_head_dim"], 1, MAX_HEADS)?.unwrap_or(128),
+                heads: cfg.int(&["index_n_heads"], 1, MAX_HEADS)?.unwrap_or(64),
+                layers,
+            });
         }
     }
     variant_layers(cfg, model_type, spec)?;
@@ -788,12 +819,56 @@ fn minimax(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     Ok(())
 }
 
-/// DeepSeek-V3.2's lightning indexer, per layer: `wq_b` (q_lora_rank →
-/// heads·d), `wk` (hidden → d), `k_norm` (LayerNorm d), `weights_proj`
-/// (hidden → heads).
-fn indexer_params(cfg: &Cfg, spec: &ModelSpec, mla: &Mla) -> Result<u64> {
-    let heads = cfg.int(&["index_n_heads"], 1, MAX_HEADS)?.unwrap_or(64);
-    let d = cfg.int(&["index_head_dim"], 1, MAX_HEADS)?.unwrap_or(128);
-    let q_rank = mla.q_lora_rank.unwrap_or(spec.hidden);
-    Ok(q_rank * heads * d + spec.hidden * d + 2 * d + spec.hidden * heads)
+/// The layers that run their own indexer: GLM-MoE-DSA's `indexer_types`
+/// (`"full"`; `"shared"` layers reuse the previous top-k), which its config
+/// derives when absent from `index_topk_pattern` ("F"/"S" per layer) or
+/// from `index_topk_freq` and `index_skip_topk_offset` (defaults 1 and 2:
+/// layer i is full when max(i - offset + 1, 0) % freq == 0); DeepSeek-V3.2
+/// indexes every layer.
+fn indexed_layers(cfg: &Cfg, model_type: &str, layers: u64) -> Result<u64> {
+    if model_type != "glm_moe_dsa" {
+        return Ok(layers);
+    }
+    if let Some(pattern) = cfg.string("index_topk_pattern")? {
+        if pattern.len() as u64 != layers || pattern.chars().any(|c| c != 'F' && c != 'S') {
+            return Err(InputError::new(
+                cfg.field("index_topk_pattern"),
+                format!("needs one \"F\" or \"S\" per layer ({layers})"),
+            ));
+        }
+        return Ok(pattern.chars().filter(|&c| c == 'F').count() as u64);
+    }
+    let Some(types) = cfg.array("indexer_types")? else {
+        let freq = cfg
+            .int(&["index_topk_freq"], 0, MAX_LAYERS)?
+            .unwrap_or(1)
+            .max(1);
+        let offset = cfg
+            .int(&["index_skip_topk_offset"], 0, MAX_LAYERS)?
+            .unwrap_or(2);
+        let full = (0..layers)
+            .filter(|&i| (i + 1).saturating_sub(offset) % freq == 0)
+            .count();
+        return Ok(full as u64);
+    };
+    if types.len() as u64 != layers {
+        return Err(InputError::new(
+            cfg.field("indexer_types"),
+            format!("needs one entry per layer ({layers}), not {}", types.len()),
+        ));
+    }
+    let mut full = 0;
+    for t in types {
+        match t.as_str() {
+            Some("full") => full += 1,
+            Some("shared") => {}
+            _ => {
+                return Err(InputError::new(
+                    cfg.field("indexer_types"),
+                    "entries must be \"full\" or \"shared\"",
+                ))
+            }
+        }
+    }
+    Ok(full)
 }

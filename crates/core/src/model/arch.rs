@@ -98,13 +98,26 @@ pub const ARCHS: [ArchRow; 50] = [
             "jais2",
             "olmo",
             "exaone",
+            "granite_swa",
+            "hyperclovax",
+            "iquestcoder",
+            "cwm",
         ])
         .cases(&["llama"]),
     row(Arch::Mistral, "mistral")
         .types(&["mistral", "ministral", "ministral3", "starcoder2"])
         .cases(&["mistral"]),
     row(Arch::Mixtral, "mixtral")
-        .types(&["mixtral", "granitemoe", "olmoe", "minimax_m2", "phimoe"])
+        .types(&[
+            "mixtral",
+            "granitemoe",
+            "granitemoeshared",
+            "granitemoe_swa",
+            "olmoe",
+            "flex_olmo",
+            "minimax_m2",
+            "phimoe",
+        ])
         .cases(&["mixtral"]),
     // Qwen2 keeps biases on q, k and v (`Qwen2Attention`: bias=True).
     row(Arch::Qwen2, "qwen2")
@@ -202,6 +215,8 @@ pub const ARCHS: [ArchRow; 50] = [
         "deepseek_v32",
         "kimi_k2",
         "youtu",
+        "sarvam_mla",
+        "glm_moe_dsa",
     ]),
     row(Arch::ClipVision, "clip_vision")
         .types(&["clip_vision_model", "clip"])
@@ -222,7 +237,7 @@ pub const ARCHS: [ArchRow; 50] = [
     // reads the rest of its layout.
     row(Arch::Llama4, "llama4").types(&["llama4_text", "llama4"]),
     row(Arch::Glm4, "glm4").types(&["glm4"]).biases(true, false),
-    row(Arch::Glm4Moe, "glm4_moe").types(&["glm4_moe", "solar_open"]),
+    row(Arch::Glm4Moe, "glm4_moe").types(&["glm4_moe", "solar_open", "sarvam_moe"]),
     row(Arch::Olmo2, "olmo2").types(&["olmo2", "olmo3"]),
     // CohereLayerNorm has no bias: one vector, counted like RMSNorm.
     row(Arch::Cohere, "cohere")

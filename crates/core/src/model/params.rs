@@ -438,6 +438,7 @@ impl WideCounts {
                 }
                 layers.biases +=
                     decoder_layers * dim(spec.layer_extra_params, MAX_TOTAL_PARAMS / MAX_LAYERS);
+                layers.q += indexer_params(spec).min(MAX_TOTAL_PARAMS as u128);
             }
         }
 
@@ -559,4 +560,18 @@ pub fn llava_projector_params(vision_hidden: u64, text_hidden: u64) -> u64 {
     let v = dim(vision_hidden, MAX_DIM);
     let t = dim(text_hidden, MAX_DIM);
     narrow(v * t + t + t * t + t)
+}
+
+/// The lightning indexers of DeepSeek Sparse Attention, all indexed layers
+/// (`DeepseekV32Indexer`: `wq_b` q_rank → heads·d, `wk` hidden → d,
+/// `k_norm` LayerNorm d with bias, `weights_proj` hidden → heads).
+fn indexer_params(spec: &ModelSpec) -> u128 {
+    let Some(mla) = &spec.mla else { return 0 };
+    let Some(ix) = &mla.indexer else { return 0 };
+    let h = dim(spec.hidden, MAX_DIM);
+    let q_rank = dim(mla.q_lora_rank.unwrap_or(spec.hidden), MAX_DIM);
+    let d = dim(ix.head_dim, MAX_HEADS);
+    let heads = dim(ix.heads, MAX_HEADS);
+    let per = q_rank * heads * d + h * d + 2 * d + h * heads;
+    per * dim(ix.layers, MAX_LAYERS).min(dim(spec.layers, MAX_LAYERS))
 }

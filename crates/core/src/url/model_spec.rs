@@ -9,8 +9,8 @@ use super::choice::Choice;
 use super::notice::Notice;
 use super::query::{bool_text, parse_bool, parse_u64_in, percent_encode, query_pairs};
 use crate::model::{
-    Mla, ModelSpec, Moe, Recurrent, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
-    MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
+    Indexer, Mla, ModelSpec, Moe, Recurrent, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS,
+    MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
 
 pub(super) const PREFIX: &str = "s.";
@@ -124,6 +124,12 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
                 Some(m.qk_rope_head_dim),
                 Some(m.v_head_dim),
             ]),
+        );
+    }
+    if let Some(ix) = spec.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
+        put(
+            "mlaidx",
+            list(&[Some(ix.head_dim), Some(ix.heads), Some(ix.layers)]),
         );
     }
     if let Some(w) = &spec.sliding_window {
@@ -369,7 +375,20 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 qk_nope_head_dim: required(nope, MAX_DIM)?,
                 qk_rope_head_dim: required(rope, MAX_DIM)?,
                 v_head_dim: required(v_dim, MAX_DIM)?,
+                indexer: spec.mla.as_ref().and_then(|m| m.indexer.clone()),
             });
+        }
+        "mlaidx" => {
+            let [head_dim, heads, layers] = numbers::<3>(v)?;
+            let indexer = Indexer {
+                head_dim: required(head_dim, MAX_HEADS)?,
+                heads: required(heads, MAX_HEADS)?,
+                layers: required(layers, MAX_LAYERS)?,
+            };
+            match spec.mla.as_mut() {
+                Some(m) => m.indexer = Some(indexer),
+                None => return Err("needs the mla field (an indexer over MLA layers)".into()),
+            }
         }
         "sw" => {
             let [window, layers] = numbers::<2>(v)?;

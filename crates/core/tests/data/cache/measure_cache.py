@@ -73,6 +73,22 @@ TINY = {
     "lfm2": dict(num_hidden_layers=4, full_attn_idxs=[1, 3], conv_L_cache=3, intermediate_size=192),
     "minimax": dict(num_hidden_layers=4, layer_types=["linear_attention"] * 3 + ["full_attention"],
                     num_local_experts=2, num_experts_per_tok=1, block_size=4),
+    # DeepSeek Sparse Attention: MLA latent + rope key, and the indexer's key on indexed layers
+    "deepseek_v32": dict(num_hidden_layers=2, num_key_value_heads=4, q_lora_rank=32, kv_lora_rank=16,
+                         qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, n_routed_experts=4,
+                         num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1,
+                         moe_intermediate_size=32, n_group=1, topk_group=1, index_n_heads=2,
+                         index_head_dim=16, index_topk=4),
+    "glm_moe_dsa": dict(num_hidden_layers=4, num_key_value_heads=4, q_lora_rank=32, kv_lora_rank=16,
+                        qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, n_routed_experts=4,
+                        num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1,
+                        moe_intermediate_size=32, n_group=1, topk_group=1, index_n_heads=2,
+                        index_head_dim=24, index_topk=4, index_topk_freq=2, index_skip_topk_offset=1),
+    # sliding-window layers from layer_types (with per-head sinks in granite_swa)
+    "granite_swa": dict(num_hidden_layers=4, sliding_window=WINDOW,
+                        layer_types=["sliding_attention", "full_attention"] * 2),
+    "cwm": dict(num_hidden_layers=4, sliding_window=WINDOW,
+                layer_types=["sliding_attention"] * 3 + ["full_attention"]),
 }
 DROP_COMMON = {  # config fields a family does not take
     "mamba": {"num_attention_heads", "num_key_value_heads", "head_dim", "max_position_embeddings"},
@@ -93,7 +109,10 @@ RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_
             "intermediate_size", "num_heads", "n_groups", "mamba_num_heads", "mamba_head_dim",
             "ssm_state_size", "mamba_ssm_cache_dtype", "mamba_d_ssm", "mamba_n_heads", "mamba_d_head",
             "mamba_n_groups", "mamba_d_state", "mamba_d_conv", "mamba_expand", "conv_L_cache",
-            "block_size", "attn_layer_period", "attn_layer_offset", "vocab_size")
+            "block_size", "attn_layer_period", "attn_layer_offset", "vocab_size",
+            "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+            "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace",
+            "moe_intermediate_size", "index_n_heads", "index_head_dim", "indexer_types")
 
 
 def config_summary(cfg):

@@ -1,0 +1,85 @@
+"""Parameter counts of the families added in the 2026-11-27 session, each on its
+config-class defaults and on varied small configs that flip the keys the
+importer reads (so a formula is checked, not one number).
+
+For every (model_type, overrides) below: build `CONFIG_MAPPING[model_type](**overrides)`,
+write it to ../configs/variants_2026/<model_type>__<n>.json (n = 0 for the class
+defaults), build the model on the meta device (AutoModelForCausalLM, or
+AutoModelForImageTextToText for multimodal wrappers) and record
+`model.num_parameters()` in hf_variants_2026.csv. Run with HF_HUB_OFFLINE=1;
+nothing is downloaded:
+
+    HF_HUB_OFFLINE=1 python measure_variants_2026.py
+"""
+import csv, json, os, sys, warnings
+import torch, transformers
+from transformers import AutoModelForCausalLM, AutoModelForImageTextToText, CONFIG_MAPPING
+
+warnings.filterwarnings("ignore")
+SMALL = dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2,
+             intermediate_size=640, vocab_size=1000, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+VARIANTS = {
+    "granite_swa": [{}, dict(SMALL, sliding_window=64, layer_types=["sliding_attention", "full_attention"] * 2,
+                             tie_word_embeddings=False)],
+    "hyperclovax": [{}, dict(SMALL, use_post_norm=False), dict(SMALL, use_post_norm=True, head_dim=48)],
+    "iquestcoder": [{}, dict(SMALL, attention_bias=True, mlp_bias=True)],
+    "cwm": [{}, dict(SMALL, head_dim=32, sliding_window=32,
+                     layer_types=["sliding_attention"] * 3 + ["full_attention"])],
+    "granitemoeshared": [{}, dict(SMALL, num_local_experts=4, num_experts_per_tok=2, shared_intermediate_size=384)],
+    "granitemoe_swa": [{}, dict(SMALL, num_local_experts=4, num_experts_per_tok=2, shared_intermediate_size=512,
+                                sliding_window=64, layer_types=["sliding_attention", "full_attention"] * 2)],
+    "flex_olmo": [{}, dict(SMALL, num_experts=4, num_experts_per_tok=2, num_key_value_heads=8)],
+    "sarvam_mla": [{}, dict(hidden_size=256, num_hidden_layers=3, num_attention_heads=4, intermediate_size=512,
+                            moe_intermediate_size=128, n_routed_experts=8, num_experts_per_tok=2,
+                            n_shared_experts=1, first_k_dense_replace=1, q_lora_rank=96, kv_lora_rank=64,
+                            qk_nope_head_dim=32, qk_rope_head_dim=16, v_head_dim=32, vocab_size=1000, pad_token_id=0,
+                            n_group=1, topk_group=1)],
+    "sarvam_moe": [{}, dict(SMALL, moe_intermediate_size=128, n_routed_experts=8, num_experts_per_tok=2,
+                            n_shared_experts=1, first_k_dense_replace=1, use_qk_norm=False, head_dim=32,
+                            n_group=1, topk_group=1)],
+    "glm_moe_dsa": [{}, dict(hidden_size=256, num_hidden_layers=3, num_attention_heads=4, intermediate_size=512,
+                             moe_intermediate_size=128, n_routed_experts=8, num_experts_per_tok=2,
+                             n_shared_experts=1, first_k_dense_replace=1, q_lora_rank=96, kv_lora_rank=64,
+                             qk_nope_head_dim=32, qk_rope_head_dim=16, v_head_dim=32, vocab_size=1000, pad_token_id=0,
+                             index_n_heads=4, index_head_dim=32, n_group=1, topk_group=1, num_key_value_heads=4),
+                    # every other layer reuses the previous indexer's top-k ("shared": no indexer)
+                    dict(hidden_size=192, num_hidden_layers=5, num_attention_heads=6, intermediate_size=384,
+                         moe_intermediate_size=64, n_routed_experts=4, num_experts_per_tok=2,
+                         n_shared_experts=2, first_k_dense_replace=2, q_lora_rank=64, kv_lora_rank=48,
+                         qk_nope_head_dim=16, qk_rope_head_dim=16, v_head_dim=24, vocab_size=1000, pad_token_id=0,
+                         index_n_heads=3, index_head_dim=48, n_group=1, topk_group=1, num_key_value_heads=6,
+                         index_topk_freq=2, index_skip_topk_offset=1)],
+}
+WRAPPERS = set()
+here = os.path.dirname(os.path.abspath(__file__))
+out_dir = os.path.join(here, "..", "configs", "variants_2026")
+os.makedirs(out_dir, exist_ok=True)
+only = set(sys.argv[1:])
+table = os.path.join(here, "hf_variants_2026.csv")
+rows = {}
+if os.path.exists(table):
+    for r in csv.DictReader(open(table)):
+        rows[r["config"]] = r
+for t, variants in VARIANTS.items():
+    if only and t not in only:
+        continue
+    for n, over in enumerate(variants):
+        cfg = CONFIG_MAPPING[t](**over)
+        d = json.loads(cfg.to_json_string(use_diff=False))
+        for k in ("transformers_version", "_name_or_path"):
+            d.pop(k, None)
+        d["model_type"] = t
+        name = f"variants_2026/{t}__{n}.json"
+        with open(os.path.join(out_dir, f"{t}__{n}.json"), "w") as f:
+            json.dump(d, f, indent=1, sort_keys=True, allow_nan=True)
+        auto = AutoModelForImageTextToText if t in WRAPPERS else AutoModelForCausalLM
+        with torch.device("meta"):
+            model = auto.from_config(cfg)
+        rows[name] = dict(config=name, hf_class=type(model).__name__, num_parameters=model.num_parameters())
+        print(name, rows[name]["num_parameters"], file=sys.stderr)
+with open(table, "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=["config", "hf_class", "num_parameters"])
+    w.writeheader()
+    for k in sorted(rows):
+        w.writerow(rows[k])
+print(f"torch {torch.__version__}, transformers {transformers.__version__}", file=sys.stderr)
