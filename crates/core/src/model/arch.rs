@@ -210,8 +210,11 @@ pub const ARCHS: [ArchRow; 50] = [
     // DeepSeek-V3.2 adds a lightning indexer to each layer (hf_config::modern).
     // Kimi K2 ships model_type "kimi_k2" with DeepseekV3ForCausalLM (its
     // config.json): the same layers, 384 experts, one dense layer.
+    // Mistral 4 (Mistral Small 4) builds DeepSeek-V3's layers without the
+    // router's bias buffer (`modular_mistral4.py`).
     row(Arch::DeepseekV3, "deepseek_v3").types(&[
         "deepseek_v3",
+        "mistral4",
         "deepseek_v32",
         "kimi_k2",
         "youtu",

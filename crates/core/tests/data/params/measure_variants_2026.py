@@ -49,8 +49,25 @@ VARIANTS = {
                          qk_nope_head_dim=16, qk_rope_head_dim=16, v_head_dim=24, vocab_size=1000, pad_token_id=0,
                          index_n_heads=3, index_head_dim=48, n_group=1, topk_group=1, num_key_value_heads=6,
                          index_topk_freq=2, index_skip_topk_offset=1)],
+    # DeepSeek-V3's layers (MLA, MoE with shared experts), no router bias buffer
+    "mistral4": [{}, dict(hidden_size=256, num_hidden_layers=3, num_attention_heads=4, intermediate_size=512,
+                          moe_intermediate_size=128, n_routed_experts=8, num_experts_per_tok=2,
+                          n_shared_experts=1, first_k_dense_replace=1, q_lora_rank=96, kv_lora_rank=64,
+                          qk_nope_head_dim=32, qk_rope_head_dim=16, v_head_dim=32, vocab_size=1000,
+                          pad_token_id=0, bos_token_id=1, eos_token_id=2, num_key_value_heads=4)],
+    # Mistral Small 4 ships as a mistral3 wrapper over a mistral4 text model and a pixtral tower
+    "mistral3": [dict(text_config=dict(model_type="mistral4", hidden_size=256, num_hidden_layers=2,
+                                       num_attention_heads=4, num_key_value_heads=4, intermediate_size=512,
+                                       moe_intermediate_size=64, n_routed_experts=4, num_experts_per_tok=2,
+                                       n_shared_experts=1, q_lora_rank=64, kv_lora_rank=32,
+                                       qk_nope_head_dim=32, qk_rope_head_dim=16, v_head_dim=32,
+                                       vocab_size=1000, pad_token_id=0, bos_token_id=1, eos_token_id=2),
+                      vision_config=dict(model_type="pixtral", hidden_size=64, intermediate_size=128,
+                                         num_hidden_layers=2, num_attention_heads=4, head_dim=16,
+                                         image_size=224, patch_size=16),
+                      image_token_index=10)],
 }
-WRAPPERS = set()
+WRAPPERS = {"mistral4", "mistral3"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
 os.makedirs(out_dir, exist_ok=True)
