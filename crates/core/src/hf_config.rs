@@ -5,6 +5,7 @@
 //! (`config.json: num_attention_heads`) and never panics, whatever the input.
 
 mod class_defaults;
+mod glm4v;
 mod image_rule;
 pub use image_rule::rule_from_configs;
 mod video_rule;
@@ -81,6 +82,9 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
                 | "llava_onevision"
                 | "mllama"
                 | "aya_vision"
+                | "glm4v"
+                | "glm4v_moe"
+                | "glm46v"
         )
     ) || (matches!(
         model_type,
@@ -135,6 +139,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             })
         }
         "mistral3" => return vlm::import_mistral3(cfg, |text| import(text, text.defaults)),
+        "glm4v" | "glm4v_moe" | "glm46v" => {
+            return glm4v::import_glm4v(cfg, model_type, import_decoder)
+        }
         "qwen3_vl" => {
             return vlm::import_qwen3_vl(cfg, model_type, |text| {
                 import_decoder(text, Arch::Qwen3, "qwen3")

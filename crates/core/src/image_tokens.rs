@@ -8,6 +8,9 @@
 //!   patch × merge, then scaled into `[min_pixels, max_pixels]`; the tower
 //!   reads one patch per `patch²` pixels, the merger hands `merge²` of them
 //!   to the language model as one token.
+//! - GLM-4.1V / 4.5V / 4.6V: Qwen-VL's resize after a side under
+//!   patch × merge is scaled up to it, the area counted over the two
+//!   temporal frames an image is repeated into.
 //! - InternVL (`crop_to_patches` of `image_processing_got_ocr2.py`): tiles
 //!   of the tower's size in the grid whose aspect ratio is closest to the
 //!   image's, a thumbnail beside them when there is more than one tile, a
@@ -29,6 +32,9 @@ use crate::scenario::limits::{MAX_IMAGE_SIZE, MAX_IMAGE_TILES, MAX_TOKENS};
 
 pub(crate) mod anyres;
 pub use anyres::LLAVA_NEXT_PINPOINTS;
+mod resize;
+pub(crate) use resize::round_half_even;
+pub use resize::{glm4v_resize, smart_resize};
 mod llama4;
 pub use llama4::llama4_canvas;
 pub mod text;
@@ -45,6 +51,16 @@ pub enum ImageRule {
     QwenVl {
         patch: u64,
         merge: u64,
+        min_pixels: u64,
+        max_pixels: u64,
+    },
+    /// GLM-4V (GLM-4.1V, 4.5V, 4.6V): Qwen-VL's resize with the area of
+    /// `temporal` frames against the pixel limits (`size.shortest_edge`,
+    /// `size.longest_edge`) and short sides scaled up to `patch · merge`.
+    Glm4v {
+        patch: u64,
+        merge: u64,
+        temporal: u64,
         min_pixels: u64,
         max_pixels: u64,
     },
@@ -187,6 +203,7 @@ impl ImageRule {
     pub fn family(&self) -> &'static str {
         match self {
             ImageRule::QwenVl { .. } => "Qwen-VL dynamic resolution",
+            ImageRule::Glm4v { .. } => "GLM-4V dynamic resolution",
             ImageRule::InternVl { .. } => "InternVL aspect-ratio tiles",
             ImageRule::AyaVision { .. } => "Aya Vision aspect-ratio tiles",
             ImageRule::Fixed { .. } => "fixed tokens per image",
@@ -216,9 +233,19 @@ impl ImageRule {
                 merge,
                 min_pixels,
                 max_pixels,
+            }
+            | ImageRule::Glm4v {
+                patch,
+                merge,
+                min_pixels,
+                max_pixels,
+                ..
             } => {
                 side("patch", *patch)?;
                 tiles("merge", *merge)?;
+                if let ImageRule::Glm4v { temporal, .. } = self {
+                    tiles("temporal", *temporal)?;
+                }
                 check_range("image rule: max_pixels", *max_pixels, 1, MAX_PIXELS)?;
                 check_range("image rule: min_pixels", *min_pixels, 1, *max_pixels)?;
             }
@@ -383,39 +410,6 @@ pub struct ImageTokens {
     pub tiles: Option<u64>,
 }
 
-/// Python's `round`: halves go to the even neighbour.
-pub(crate) fn round_half_even(x: f64) -> f64 {
-    let r = x.round();
-    if (x - x.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
-        r - x.signum()
-    } else {
-        r
-    }
-}
-
-/// Qwen-VL's `smart_resize`: the resized (height, width).
-pub fn smart_resize(
-    height: u64,
-    width: u64,
-    factor: u64,
-    min_pixels: u64,
-    max_pixels: u64,
-) -> (u64, u64) {
-    let (h, w, f) = (height as f64, width as f64, factor as f64);
-    let mut h_bar = (round_half_even(h / f) * f) as u64;
-    let mut w_bar = (round_half_even(w / f) * f) as u64;
-    if h_bar.saturating_mul(w_bar) > max_pixels {
-        let beta = ((h * w) / max_pixels as f64).sqrt();
-        h_bar = factor.max(((h / beta / f).floor() * f) as u64);
-        w_bar = factor.max(((w / beta / f).floor() * f) as u64);
-    } else if h_bar.saturating_mul(w_bar) < min_pixels {
-        let beta = (min_pixels as f64 / (h * w)).sqrt();
-        h_bar = ((h * beta / f).ceil() * f) as u64;
-        w_bar = ((w * beta / f).ceil() * f) as u64;
-    }
-    (h_bar, w_bar)
-}
-
 /// InternVL's grid (columns, rows) for an image: the arrangement of
 /// `min..=max` tiles whose aspect ratio is closest to the image's; on a tie
 /// the larger grid when the image covers over half of it.
@@ -563,6 +557,18 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
                 ));
             }
             let (h, w) = smart_resize(height, width, factor, min_pixels, max_pixels);
+            let patches = (h / patch.max(1)) * (w / patch.max(1));
+            (patches, patches / (merge.max(1) * merge.max(1)), None)
+        }
+        ImageRule::Glm4v {
+            patch,
+            merge,
+            temporal,
+            min_pixels,
+            max_pixels,
+        } => {
+            let factor = patch.max(1) * merge.max(1);
+            let (h, w) = glm4v_resize(height, width, factor, temporal, min_pixels, max_pixels)?;
             let patches = (h / patch.max(1)) * (w / patch.max(1));
             (patches, patches / (merge.max(1) * merge.max(1)), None)
         }

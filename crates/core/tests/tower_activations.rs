@@ -124,6 +124,17 @@ fn qwen25_vl_blocks_save_what_the_hooks_saw() {
     assert_eq!((exact, bounded), (24, 8));
 }
 
+/// GLM-4.1V's blocks (`Glm4vVisionBlock`, full attention over each image):
+/// Qwen2.5-VL's saved tensors to the byte, SDPA and eager, fp32 and bf16.
+#[test]
+fn glm4v_blocks_save_what_qwen25_vl_blocks_save() {
+    let rows = measured(|family| (family == "glm4v").then_some(TowerBlock::Qwen25Vl));
+    for m in &rows {
+        assert_eq!(layer_bytes(m), m.per_layer, "{:?}", m.batch);
+    }
+    assert_eq!(rows.len(), 16);
+}
+
 /// Pixtral's blocks: two images as one sequence under a block-diagonal
 /// mask, SDPA and eager (softmax over the whole sequence), fp32 and bf16.
 #[test]

@@ -207,6 +207,15 @@ fn image_rule() -> impl Strategy<Value = ImageRule> {
                 max_pixels: max,
             }
         }),
+        (n(64), n(8), n(4), n(10_000), 10_000u64..1 << 24).prop_map(
+            |(patch, merge, temporal, min, max)| ImageRule::Glm4v {
+                patch,
+                merge,
+                temporal,
+                min_pixels: min,
+                max_pixels: max,
+            }
+        ),
         (n(1024), n(32), n(12), n(4096)).prop_map(|(tile, patch, max, tokens)| {
             ImageRule::InternVl {
                 tile,
@@ -269,6 +278,22 @@ fn video_family(layers: u64) -> Option<VideoFamily> {
         1 => Some(VideoFamily::Qwen2 { temporal: 2 }),
         _ => Some(VideoFamily::Qwen3 {
             temporal: 1 + layers % 4,
+        }),
+    }
+}
+
+/// A generated MLA, with an indexer on some layers when the latent rank is even.
+fn generated_mla(q: Option<u64>, kv: u64, layers: u64) -> Mla {
+    Mla {
+        q_lora_rank: q,
+        kv_lora_rank: kv,
+        qk_nope_head_dim: 128,
+        qk_rope_head_dim: 64,
+        v_head_dim: 128,
+        indexer: kv.is_multiple_of(2).then_some(Indexer {
+            head_dim: 128,
+            heads: 64,
+            layers: layers / 2,
         }),
     }
 }
@@ -355,19 +380,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 dense_layers: dense,
                 router_bias: x.router_bias,
             }),
-            mla: mla.map(|(q, kv)| Mla {
-                q_lora_rank: q,
-                kv_lora_rank: kv,
-                qk_nope_head_dim: 128,
-                qk_rope_head_dim: 64,
-                v_head_dim: 128,
-                // an indexer on some layers when the latent rank is even
-                indexer: (kv % 2 == 0).then_some(Indexer {
-                    head_dim: 128,
-                    heads: 64,
-                    layers: layers / 2,
-                }),
-            }),
+            mla: mla.map(|(q, kv)| generated_mla(q, kv, layers)),
             sliding_window: window.map(|(window, layers)| SlidingWindow { window, layers }),
             encoder_layers,
             video: video_family(layers),

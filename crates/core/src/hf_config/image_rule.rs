@@ -80,6 +80,16 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
                 max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], max_default),
             })
         }
+        // Glm4vImageProcessor (Glm46VImageProcessor alike): `size` holds the
+        // pixel limits, 112·112 to 28·28·15000 by default; patch, merge and
+        // temporal patch from the processor, else the tower.
+        "glm4v" | "glm4v_moe" | "glm46v" => Ok(ImageRule::Glm4v {
+            patch: number(&pre, &[&["patch_size"]], vision("patch_size", 14)),
+            merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
+            temporal: number(&pre, &[&["temporal_patch_size"]], vision("temporal_patch_size", 2)),
+            min_pixels: number(&pre, &[&["size", "shortest_edge"]], 112 * 112),
+            max_pixels: number(&pre, &[&["size", "longest_edge"]], 28 * 28 * 15_000),
+        }),
         "internvl" | "internvl_chat" => internvl(&cfg, &pre),
         "aya_vision" => aya_vision(&cfg, &pre),
         // PaliGemma: the image resized to the tower's square, one token per

@@ -59,6 +59,9 @@ pub(super) enum Defaults {
     /// `MllamaTextConfig()`: 4096 hidden, 14336 MLP, 40 layers, 32 heads,
     /// 8 KV heads, 128256 vocabulary, 131072 positions.
     MllamaText,
+    /// A named config class's defaults from `class_defaults.rs` (a
+    /// wrapper's sub-config saved without its `model_type`).
+    Class(&'static str),
     /// `MllamaVisionConfig()`: 1280 hidden, 5120 MLP, 32 local and 8
     /// global layers, 16 heads, 448 px in 14 px patches, 4 tiles, 7680-wide
     /// output (the last layer and five intermediate ones concatenated).
@@ -68,6 +71,7 @@ pub(super) enum Defaults {
 impl Defaults {
     pub(super) fn value(self, key: &str) -> Option<u64> {
         match (self, key) {
+            (Defaults::Class(model_type), _) => class_default_of(model_type, key),
             (Defaults::Llama, "hidden_size") => Some(4096),
             (Defaults::Llama, "intermediate_size") => Some(11008),
             (Defaults::Llama, "num_hidden_layers" | "num_attention_heads") => Some(32),
@@ -305,9 +309,7 @@ impl<'a> Cfg<'a> {
     /// (`class_defaults.rs`): what transformers fills in when a config
     /// leaves the key out, as a diff-saved or hand-written config does.
     fn class_default(&self, key: &str) -> Option<u64> {
-        let model_type = self.obj.get("model_type")?.as_str()?;
-        let (_, defaults) = CLASS_DEFAULTS.iter().find(|(t, _)| *t == model_type)?;
-        defaults.iter().find(|(k, _)| *k == key).map(|&(_, v)| v)
+        class_default_of(self.obj.get("model_type")?.as_str()?, key)
     }
 
     /// A flag under `key`; absent, the config class's default, else `default`.
@@ -416,4 +418,10 @@ impl<'a> Cfg<'a> {
         };
         InputError::new(field, e.message)
     }
+}
+
+/// The default of `key` in `model_type`'s config class (`class_defaults.rs`).
+fn class_default_of(model_type: &str, key: &str) -> Option<u64> {
+    let (_, defaults) = CLASS_DEFAULTS.iter().find(|(t, _)| *t == model_type)?;
+    defaults.iter().find(|(k, _)| *k == key).map(|&(_, v)| v)
 }

@@ -18,6 +18,16 @@ impl ImageRule {
                 min_pixels,
                 max_pixels,
             } => join("qwen_vl", &[*patch, *merge, *min_pixels, *max_pixels]),
+            ImageRule::Glm4v {
+                patch,
+                merge,
+                temporal,
+                min_pixels,
+                max_pixels,
+            } => join(
+                "glm4v",
+                &[*patch, *merge, *temporal, *min_pixels, *max_pixels],
+            ),
             ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
                 let key = if matches!(self, ImageRule::AyaVision { .. }) {
                     "aya_vision"
@@ -118,6 +128,16 @@ impl ImageRule {
                     max_pixels: v[3],
                 }
             }
+            "glm4v" => {
+                let v = numbers(5)?;
+                ImageRule::Glm4v {
+                    patch: v[0],
+                    merge: v[1],
+                    temporal: v[2],
+                    min_pixels: v[3],
+                    max_pixels: v[4],
+                }
+            }
             "intern_vl" | "aya_vision" => {
                 let v = numbers(5)?;
                 ImageRule::tiled(key == "aya_vision", [v[0], v[1], v[2], v[3], v[4]])
@@ -191,7 +211,7 @@ impl ImageRule {
             }
             other => {
                 return Err(format!(
-                "\"{other}\" is not an image rule: qwen_vl, intern_vl, aya_vision, fixed, mllama, \
+                "\"{other}\" is not an image rule: qwen_vl, glm4v, intern_vl, aya_vision, fixed, mllama, \
                      gemma3_pan_scan, pixtral, idefics3, llava_next, llava_onevision, llama4"
             ))
             }

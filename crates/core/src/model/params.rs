@@ -103,6 +103,7 @@ impl Mlp {
 }
 
 /// Every group, in 128-bit, before narrowing to [`ParamCounts`].
+#[derive(Default)]
 pub(super) struct WideCounts {
     embedding: u128,
     lm_head: u128,
@@ -370,13 +371,9 @@ impl WideCounts {
         };
         if spec.arch == Arch::ClipVision {
             return WideCounts {
-                embedding: 0,
-                lm_head: 0,
-                layers: WideLayer::default(),
-                other: 0,
                 vision,
                 projector,
-                inactive: 0,
+                ..WideCounts::default()
             };
         }
         let h = x.h;
@@ -438,7 +435,7 @@ impl WideCounts {
                 }
                 layers.biases +=
                     decoder_layers * dim(spec.layer_extra_params, MAX_TOTAL_PARAMS / MAX_LAYERS);
-                layers.q += indexer_params(spec).min(MAX_TOTAL_PARAMS as u128);
+                layers.q += indexer_params(spec);
             }
         }
 
@@ -573,5 +570,6 @@ fn indexer_params(spec: &ModelSpec) -> u128 {
     let d = dim(ix.head_dim, MAX_HEADS);
     let heads = dim(ix.heads, MAX_HEADS);
     let per = q_rank * heads * d + h * d + 2 * d + h * heads;
-    per * dim(ix.layers, MAX_LAYERS).min(dim(spec.layers, MAX_LAYERS))
+    let layers = dim(ix.layers, MAX_LAYERS).min(dim(spec.layers, MAX_LAYERS));
+    (per * layers).min(MAX_TOTAL_PARAMS as u128)
 }

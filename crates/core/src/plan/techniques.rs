@@ -486,6 +486,19 @@ fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
             min_pixels: *min_pixels,
             max_pixels: max_pixels / 4,
         }),
+        ImageRule::Glm4v {
+            patch,
+            merge,
+            temporal,
+            min_pixels,
+            max_pixels,
+        } => (max_pixels / 4 >= *min_pixels).then(|| ImageRule::Glm4v {
+            patch: *patch,
+            merge: *merge,
+            temporal: *temporal,
+            min_pixels: *min_pixels,
+            max_pixels: max_pixels / 4,
+        }),
         ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
             let [tile, patch, min_tiles, max_tiles, per_tile] =
                 rule.tile_fields().unwrap_or_default();
@@ -741,6 +754,10 @@ fn fewer_pixels_text(before: &Scenario, after: &Scenario) -> Text {
         (
             Some(ImageRule::QwenVl { max_pixels: a, .. }),
             Some(ImageRule::QwenVl { max_pixels: b, .. }),
+        )
+        | (
+            Some(ImageRule::Glm4v { max_pixels: a, .. }),
+            Some(ImageRule::Glm4v { max_pixels: b, .. }),
         ) => text(
             format!("image processor max_pixels {a} → {b}"),
             format!("图像处理器 max_pixels {a} → {b}"),

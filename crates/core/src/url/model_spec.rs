@@ -378,18 +378,7 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 indexer: spec.mla.as_ref().and_then(|m| m.indexer.clone()),
             });
         }
-        "mlaidx" => {
-            let [head_dim, heads, layers] = numbers::<3>(v)?;
-            let indexer = Indexer {
-                head_dim: required(head_dim, MAX_HEADS)?,
-                heads: required(heads, MAX_HEADS)?,
-                layers: required(layers, MAX_LAYERS)?,
-            };
-            match spec.mla.as_mut() {
-                Some(m) => m.indexer = Some(indexer),
-                None => return Err("needs the mla field (an indexer over MLA layers)".into()),
-            }
-        }
+        "mlaidx" => set_indexer(spec, v)?,
         "sw" => {
             let [window, layers] = numbers::<2>(v)?;
             spec.sliding_window = Some(SlidingWindow {
@@ -467,4 +456,20 @@ fn required(value: Option<u64>, max: u64) -> Result<u64, String> {
         Some(n) => Err(format!("{n} is out of range: allowed 0 to {max}")),
         None => Err("\"-\" is only allowed for optional members".to_owned()),
     }
+}
+
+/// `mlaidx`: DeepSeek Sparse Attention's indexer (head width, heads,
+/// indexed layers) on the MLA the link gave.
+fn set_indexer(spec: &mut ModelSpec, v: &str) -> Result<(), String> {
+    let [head_dim, heads, layers] = numbers::<3>(v)?;
+    let indexer = Indexer {
+        head_dim: required(head_dim, MAX_HEADS)?,
+        heads: required(heads, MAX_HEADS)?,
+        layers: required(layers, MAX_LAYERS)?,
+    };
+    match spec.mla.as_mut() {
+        Some(m) => m.indexer = Some(indexer),
+        None => return Err("needs the mla field (an indexer over MLA layers)".into()),
+    }
+    Ok(())
 }

@@ -31,6 +31,9 @@ for p in src:
 # The model_types the importer knows: the `.types(&[...])` lists of src/model/arch.rs.
 arch = open(os.path.join(core, "src", "model", "arch.rs")).read()
 types = [t for m in re.finditer(r"\.types\(&\[([^\]]*)\]\)", arch) for t in re.findall(r'"([^"]+)"', m.group(1))]
+# Wrappers and sub-config classes the importer reads through `Defaults::Class("...")`.
+types += [t for p in src for t in re.findall(r'Defaults::Class\("([a-z0-9_]+)"\)', open(p).read())]
+types += ["glm4v", "glm4v_moe", "glm46v", "glm4v_text", "glm4v_moe_text"]
 SIZE_GROUPS = [{"hidden_size", "n_embd", "d_model"}, {"num_attention_heads", "n_head", "num_heads"},
                {"num_hidden_layers", "n_layer", "num_layers"}, {"vocab_size"}]
 rows = []

@@ -18,6 +18,8 @@ from transformers import AutoModelForCausalLM, AutoModelForImageTextToText, CONF
 warnings.filterwarnings("ignore")
 SMALL = dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2,
              intermediate_size=640, vocab_size=1000, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+GLM_SMALL_VIS = dict(depth=2, hidden_size=64, num_heads=4, intermediate_size=96, out_hidden_size=48,
+                     patch_size=14, image_size=112, spatial_merge_size=2, temporal_patch_size=2)
 VARIANTS = {
     "granite_swa": [{}, dict(SMALL, sliding_window=64, layer_types=["sliding_attention", "full_attention"] * 2,
                              tie_word_embeddings=False)],
@@ -66,8 +68,33 @@ VARIANTS = {
                                          num_hidden_layers=2, num_attention_heads=4, head_dim=16,
                                          image_size=224, patch_size=16),
                       image_token_index=10)],
+    # GLM-4.1V / 4.5V / 4.6V: GLM vision tower and merger over a GLM-4 or GLM-4.5 decoder
+    "glm4v": [{}, dict(vision_config=dict(depth=3, hidden_size=80, num_heads=5, intermediate_size=72,
+                                          out_hidden_size=56, patch_size=8, image_size=96, spatial_merge_size=3,
+                                          temporal_patch_size=3, attention_bias=True),
+                       text_config=dict(vocab_size=1000, hidden_size=56, intermediate_size=120,
+                                        num_hidden_layers=3, num_attention_heads=7, num_key_value_heads=1,
+                                        tie_word_embeddings=True)),
+              # head_dim is ignored by Glm4vTextAttention (hidden / heads); saved as a diff
+              dict(_diff=True, vision_config=GLM_SMALL_VIS,
+                   text_config=dict(vocab_size=512, hidden_size=64, intermediate_size=200, num_hidden_layers=2,
+                                    num_attention_heads=4, num_key_value_heads=2, head_dim=32)),
+              # hand-written: sub-configs without model_type, every other key the class default's
+              dict(_raw=True, text_config=dict(num_hidden_layers=2, vocab_size=4096),
+                   vision_config=dict(depth=1))],
+    "glm4v_moe": [{}, dict(vision_config=dict(GLM_SMALL_VIS, intermediate_size=80),
+                           text_config=dict(vocab_size=300, hidden_size=64, intermediate_size=160,
+                                            num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                                            head_dim=24, moe_intermediate_size=32, n_routed_experts=6,
+                                            n_shared_experts=2, num_experts_per_tok=2, first_k_dense_replace=2,
+                                            attention_bias=False))],
+    "glm46v": [{}, dict(vision_config=dict(model_type="glm4v_moe_vision", **GLM_SMALL_VIS),
+                        text_config=dict(model_type="glm4v_moe_text", vocab_size=400, hidden_size=48,
+                                         intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
+                                         num_key_value_heads=4, moe_intermediate_size=16, n_routed_experts=4,
+                                         n_shared_experts=1, num_experts_per_tok=2, tie_word_embeddings=True))],
 }
-WRAPPERS = {"mistral4", "mistral3"}
+WRAPPERS = {"mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
 os.makedirs(out_dir, exist_ok=True)
@@ -81,8 +108,11 @@ for t, variants in VARIANTS.items():
     if only and t not in only:
         continue
     for n, over in enumerate(variants):
+        over = dict(over)
+        diff = over.pop("_diff", False)
+        raw = over.pop("_raw", False)
         cfg = CONFIG_MAPPING[t](**over)
-        d = json.loads(cfg.to_json_string(use_diff=False))
+        d = dict(over) if raw else json.loads(cfg.to_json_string(use_diff=diff))
         for k in ("transformers_version", "_name_or_path"):
             d.pop(k, None)
         d["model_type"] = t

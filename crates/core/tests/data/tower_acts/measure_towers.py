@@ -182,9 +182,31 @@ def mllama_global(h, a, i, side, patch, layers, dtype, attn):
     return mllama(h, a, i, side, patch, 2, dtype, attn, global_layers=layers)
 
 
+def glm4v(h, a, i, side, patch, layers, dtype, attn):
+    """GLM-4.1V's tower (`Glm4vVisionModel`: RMSNorms, one qkv with rotary q and k, full attention
+    over the image, a gated SiLU MLP `out_hidden_size` wide, here i); one image of (side / patch)²
+    patches."""
+    from transformers.models.glm4v.configuration_glm4v import Glm4vVisionConfig
+    from transformers.models.glm4v.modeling_glm4v import Glm4vVisionModel
+    cfg = Glm4vVisionConfig(depth=layers, hidden_size=h, num_heads=a, intermediate_size=i,
+                            out_hidden_size=i, patch_size=patch, spatial_merge_size=2,
+                            temporal_patch_size=2, image_size=side)
+    cfg._attn_implementation = attn
+    m = Glm4vVisionModel(cfg).to(dtype).train()
+    g = side // patch
+    grid = torch.tensor([[1, g, g]])
+    x = torch.randn(g * g, 3 * 2 * patch * patch, dtype=dtype)
+
+    def run():
+        out = m(x, grid_thw=grid)
+        return out.last_hidden_state if hasattr(out, "last_hidden_state") else out
+
+    return run, m, g * g
+
+
 FAMILIES = {"clip": clip, "siglip": siglip, "qwen2_5_vl": qwen25, "qwen2_5_vl_full": qwen25_full,
             "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl, "internvl": internvl, "internvl_rms": internvl_rms, "pixtral": pixtral, "llama4": llama4,
-            "mllama": mllama, "mllama_global": mllama_global}
+            "mllama": mllama, "mllama_global": mllama_global, "glm4v": glm4v}
 # Qwen2.5-VL's grid must be a whole number of 2 × 2 merges and of 4 × 4-patch windows here.
 QWEN_SHAPES = [(64, 4, 256, 112, 14), (96, 6, 384, 168, 14), (128, 8, 352, 56, 14), (80, 4, 320, 224, 14)]
 
@@ -235,7 +257,7 @@ def main():
             continue
         for attn in ("sdpa", "eager"):
             for dtype in (torch.float32, torch.bfloat16):
-                for shape in (QWEN_SHAPES if family.startswith("qwen") else SHAPES):
+                for shape in (QWEN_SHAPES if family.startswith(("qwen", "glm")) else SHAPES):
                     try:
                         two, tokens = saved_bytes(make, 2, shape, dtype, attn)
                         four, _ = saved_bytes(make, 4, shape, dtype, attn)

@@ -116,6 +116,37 @@ def qwen(w, h):
              helper_patches=helper, helper_matches=helper == tower)
 
 
+# ---------------------------------------------------------------- 1b. GLM-4.1V / 4.5V / 4.6V
+from transformers import Glm4vImageProcessorPil, Glm46VImageProcessorPil
+
+GLM = [
+    ("class defaults (size 112*112 to 28*28*15000 pixels)", Glm4vImageProcessorPil, {}),
+    ("GLM-4.1V / GLM-4.6V preprocessor_config (longest_edge 9633792)", Glm4vImageProcessorPil,
+     dict(size={"shortest_edge": 12544, "longest_edge": 9633792})),
+    ("Glm46VImageProcessor class defaults", Glm46VImageProcessorPil, {}),
+]
+glm_procs = [(note, cls(**kw)) for note, cls, kw in GLM]
+# sides under patch * merge (scaled up first) and aspect ratios near 200 after that upscale
+GLM_EXTRA = [(1, 1), (10, 10), (27, 500), (3, 600), (70, 42), (100, 50), (333, 777), (5000, 40), (40, 5000),
+             (1, 300), (5000, 20), (27, 5400), (2, 300)]
+
+
+def glm4v(w, h):
+    for note, p in glm_procs:
+        settings = {"size": dict(p.size), "patch_size": p.patch_size, "merge_size": p.merge_size,
+                    "temporal_patch_size": p.temporal_patch_size, "note": note}
+        try:
+            out = p(images=[img(w, h)], return_tensors="pt")
+        except ValueError as e:  # the processor refuses the size: so must we
+            emit("glm4v", type(p).__name__, settings, w, h, None, None, refused=str(e)[:120])
+            continue
+        tt, gh, gw = t(out["image_grid_thw"][0])
+        tower = tt * gh * gw
+        m = p.merge_size
+        emit("glm4v", type(p).__name__, settings, w, h, tower, tower // (m * m), grid=[tt, gh, gw],
+             resized=[gh * p.patch_size, gw * p.patch_size])
+
+
 # ---------------------------------------------------------------- 2. InternVL
 ivl_kw = dict(crop_to_patches=True, size={"height": 448, "width": 448}, min_patches=1, max_patches=12)
 ivl = GotOcr2ImageProcessorPil(**ivl_kw)
@@ -405,16 +436,20 @@ if __name__ == "__main__":
     if only:
         with open(OUT) as f:
             kept = [json.loads(line) for line in f]
-    for name, fn in [("qwen", qwen), ("internvl", internvl), ("aya_vision", aya_vision), ("llava_next", llava_next),
+    for name, fn in [("qwen", qwen), ("glm4v", glm4v), ("internvl", internvl), ("aya_vision", aya_vision), ("llava_next", llava_next),
                      ("llava_onevision", llava_onevision),
                      ("idefics3/smolvlm", idefics), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
                      ("llama4", None)]:
         if only and name not in only:
             continue
+        if name == "glm4v":
+            SIZES.extend(GLM_EXTRA)
         if name == "llama4":  # last: it installs the torchvision stand-in
             SIZES.extend(L4_EXTRA)
             fn = llama4_setup()
         run_family(name, fn)
+        if name == "glm4v":  # its edge sizes are its own
+            del SIZES[len(SIZES) - len(GLM_EXTRA):]
     emitted = {r["family"] for r in rows}
     rows[:0] = [r for r in kept if r["family"] not in emitted]
     with open(OUT, "w") as f:
