@@ -60,36 +60,8 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
     };
     let cfg = Cfg::new(root, "");
     let mut spec = import(&cfg, Defaults::None)?;
-    // The wrappers whose image rule the estimate applies (Qwen-VL's dynamic
-    // resolution, LLaVA-NeXT's and OneVision's any-resolution grids, the
-    // tiles of Idefics3 / SmolVLM and InternVL, Gemma 3's and PaliGemma's
-    // fixed tokens or Gemma 3's pan-and-scan crops; Llama 4's tiles and
-    // Qwen3.5's dynamic resolution when the wrapper carries its tower).
     let model_type = cfg.string("model_type")?;
-    let rule_family = matches!(
-        model_type,
-        Some(
-            "qwen2_vl"
-                | "qwen2_5_vl"
-                | "qwen3_vl"
-                | "qwen3_vl_moe"
-                | "mistral3"
-                | "llava_next"
-                | "idefics3"
-                | "smolvlm"
-                | "internvl"
-                | "paligemma"
-                | "llava_onevision"
-                | "mllama"
-                | "aya_vision"
-                | "glm4v"
-                | "glm4v_moe"
-                | "glm46v"
-        )
-    ) || (matches!(
-        model_type,
-        Some("gemma3" | "llama4" | "qwen3_5" | "qwen3_5_moe")
-    ) && spec.vision.is_some());
+    let rule_family = model_type.is_some_and(|t| image_rule::applies(t, spec.vision.is_some()));
     if rule_family {
         spec.image_rule = Some(image_rule::rule_from_configs(json, preprocessor)?);
         spec.video = video_rule::video_rule_from_config(json)?.map(|rule| match rule {

@@ -199,6 +199,36 @@ impl ImageRule {
         }
     }
 
+    /// A dynamic-resolution rule's pixel limits (min, max): Qwen-VL's and
+    /// GLM-4V's; `None` for the tiled and fixed rules.
+    pub fn pixel_limits(&self) -> Option<(u64, u64)> {
+        match *self {
+            ImageRule::QwenVl {
+                min_pixels,
+                max_pixels,
+                ..
+            }
+            | ImageRule::Glm4v {
+                min_pixels,
+                max_pixels,
+                ..
+            } => Some((min_pixels, max_pixels)),
+            _ => None,
+        }
+    }
+
+    /// The same rule with another upper pixel limit (a dynamic-resolution
+    /// rule only; any other is returned as it is).
+    pub fn with_max_pixels(&self, max: u64) -> ImageRule {
+        let mut rule = self.clone();
+        if let ImageRule::QwenVl { max_pixels, .. } | ImageRule::Glm4v { max_pixels, .. } =
+            &mut rule
+        {
+            *max_pixels = max;
+        }
+        rule
+    }
+
     /// The family the rule is, in words, for notes and formulas.
     pub fn family(&self) -> &'static str {
         match self {

@@ -40,6 +40,21 @@ fn square_side(cfg: &Value, key: &str, default: u64) -> Result<u64> {
     }
 }
 
+/// Whether the estimate applies `model_type`'s image rule: Qwen-VL's and
+/// GLM-4V's dynamic resolution, LLaVA-NeXT's and OneVision's any-resolution
+/// grids, the tiles of Idefics3 / SmolVLM, InternVL, Aya Vision and Llama
+/// 3.2 Vision, PaliGemma's fixed tokens, Pixtral's patches; Gemma 3's, Llama
+/// 4's and Qwen3.5's when the wrapper carries its tower (`has_tower`).
+pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
+    match model_type {
+        "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "mistral3" | "llava_next"
+        | "idefics3" | "smolvlm" | "internvl" | "paligemma" | "llava_onevision" | "mllama"
+        | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v" => true,
+        "gemma3" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
+        _ => false,
+    }
+}
+
 /// The image rule of a VLM from its `config.json` and, when given, its
 /// `preprocessor_config.json` (the pixel limits and tile counts live there;
 /// the processor classes' defaults apply when it is absent).

@@ -475,30 +475,10 @@ fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
         return false;
     };
     let lowered = match rule {
-        ImageRule::QwenVl {
-            patch,
-            merge,
-            min_pixels,
-            max_pixels,
-        } => (max_pixels / 4 >= *min_pixels).then(|| ImageRule::QwenVl {
-            patch: *patch,
-            merge: *merge,
-            min_pixels: *min_pixels,
-            max_pixels: max_pixels / 4,
-        }),
-        ImageRule::Glm4v {
-            patch,
-            merge,
-            temporal,
-            min_pixels,
-            max_pixels,
-        } => (max_pixels / 4 >= *min_pixels).then(|| ImageRule::Glm4v {
-            patch: *patch,
-            merge: *merge,
-            temporal: *temporal,
-            min_pixels: *min_pixels,
-            max_pixels: max_pixels / 4,
-        }),
+        ImageRule::QwenVl { .. } | ImageRule::Glm4v { .. } => {
+            let (min, max) = rule.pixel_limits().unwrap_or_default();
+            (max / 4 >= min).then(|| rule.with_max_pixels(max / 4))
+        }
         ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
             let [tile, patch, min_tiles, max_tiles, per_tile] =
                 rule.tile_fields().unwrap_or_default();
@@ -751,17 +731,14 @@ fn fewer_pixels_text(before: &Scenario, after: &Scenario) -> Text {
         _ => None,
     };
     match (rule(before), rule(after)) {
-        (
-            Some(ImageRule::QwenVl { max_pixels: a, .. }),
-            Some(ImageRule::QwenVl { max_pixels: b, .. }),
-        )
-        | (
-            Some(ImageRule::Glm4v { max_pixels: a, .. }),
-            Some(ImageRule::Glm4v { max_pixels: b, .. }),
-        ) => text(
-            format!("image processor max_pixels {a} → {b}"),
-            format!("图像处理器 max_pixels {a} → {b}"),
-        ),
+        (Some(a), Some(b)) if a.pixel_limits().is_some() && b.pixel_limits().is_some() => {
+            let max = |r: &ImageRule| r.pixel_limits().unwrap_or_default().1;
+            let (a, b) = (max(&a), max(&b));
+            text(
+                format!("image processor max_pixels {a} → {b}"),
+                format!("图像处理器 max_pixels {a} → {b}"),
+            )
+        }
         (Some(a), Some(b)) if a.tile_fields().is_some() && b.tile_fields().is_some() => {
             let max_tiles = |r: &ImageRule| r.tile_fields().unwrap_or_default()[3];
             let (a, b) = (max_tiles(&a), max_tiles(&b));
