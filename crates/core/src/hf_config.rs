@@ -5,6 +5,7 @@
 //! (`config.json: num_attention_heads`) and never panics, whatever the input.
 
 mod class_defaults;
+mod gemma4;
 mod glm4v;
 mod image_rule;
 pub use image_rule::rule_from_configs;
@@ -111,6 +112,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             })
         }
         "mistral3" => return vlm::import_mistral3(cfg, |text| import(text, text.defaults)),
+        "gemma4" => return gemma4::import_gemma4(cfg, import_gemma4_text),
         "glm4v" | "glm4v_moe" | "glm46v" => {
             return glm4v::import_glm4v(cfg, model_type, import_decoder)
         }
@@ -175,6 +177,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
                 })
             }
             Some(text) => import_decoder(&text, Arch::Gemma3, "gemma3_text"),
+            None if model_type == "gemma4_text" => import_gemma4_text(cfg),
             None => import_decoder(cfg, Arch::Gemma3, model_type),
         },
         Arch::T5 => import_t5(cfg, model_type),
@@ -210,6 +213,13 @@ fn text_or(arch: Arch, name: &'static str) -> impl Fn(&Cfg) -> Result<ModelSpec>
             import_decoder(text, arch, name)
         }
     }
+}
+
+/// Gemma 4's language model: Gemma 3's layers and what `gemma4` adds.
+fn import_gemma4_text(cfg: &Cfg) -> Result<ModelSpec> {
+    let mut spec = import_decoder(cfg, Arch::Gemma3, "gemma4_text")?;
+    gemma4::text_layers(cfg, &mut spec)?;
+    Ok(spec)
 }
 
 /// Decoder-only language models and BERT-style encoders.

@@ -44,10 +44,25 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
         None => {
             let kv_heads = (spec.kv_heads as u128).div_ceil(shards.tp).max(1);
             let d = spec.head_dim() as u128;
-            let per = layers * 2 * kv_heads * d * b;
+            let Some(g) = &spec.global_attention else {
+                let per = layers * 2 * kv_heads * d * b;
+                return (
+                    per,
+                    format!("{layers} layers × 2 (K,V) × {kv_heads} kv heads × {d} × {b} B"),
+                );
+            };
+            // Gemma 4: the sliding layers' heads, then the global layers' own.
+            let windowed = shards.stage_attention(spec).1;
+            let (global_width, _) = spec.kv_widths(shards.tp);
+            let global_heads = (g.kv_heads as u128).div_ceil(shards.tp).max(1);
+            let global = layers - windowed;
             (
-                per,
-                format!("{layers} layers × 2 (K,V) × {kv_heads} kv heads × {d} × {b} B"),
+                (windowed * 2 * kv_heads * d + global * global_width) * b,
+                format!(
+                    "({windowed} sliding layers × 2 (K,V) × {kv_heads} kv heads × {d} + \
+                     {global} global layers × 2 × {global_heads} × {}) × {b} B",
+                    g.head_dim
+                ),
             )
         }
     }
@@ -78,16 +93,12 @@ pub fn kv_cache_bytes(
     batch: u128,
     tokens: u128,
 ) -> u128 {
-    let (layers, windowed) = shards.stage_attention(spec);
-    if windowed == 0 {
-        return batch * per_token * tokens;
-    }
-    let per_layer = per_token / layers.max(1);
+    let (full, sliding) = shards.kv_split(spec, per_token);
     let window = match &spec.sliding_window {
         Some(w) => (w.window as u128).saturating_sub(1).max(1),
         None => tokens,
     };
-    batch * per_layer * ((layers - windowed) * tokens + windowed * tokens.min(window))
+    batch * (full * tokens + sliding * tokens.min(window))
 }
 
 /// Bytes of a static cache (`cache_implementation="static"`) allocated for
@@ -100,13 +111,12 @@ pub fn static_kv_cache_bytes(
     batch: u128,
     max_len: u128,
 ) -> u128 {
-    let (layers, windowed) = shards.stage_attention(spec);
-    let per_layer = per_token / layers.max(1);
+    let (full, sliding) = shards.kv_split(spec, per_token);
     let window = match &spec.sliding_window {
         Some(w) => w.window as u128,
         None => max_len,
     };
-    batch * per_layer * ((layers - windowed) * max_len + windowed * max_len.min(window))
+    batch * (full * max_len + sliding * max_len.min(window))
 }
 
 /// What a vLLM engine plans from: the total it reads off the card

@@ -11,8 +11,10 @@ use crate::error::{check_range, InputError, Result};
 use crate::scenario::choice::Choice;
 
 pub mod arch;
+mod layer_variants;
 mod params;
 
+pub use layer_variants::{GlobalAttention, KvSharing, PerLayerInput};
 pub use params::{llava_projector_params, vision_params};
 
 /// Architecture family; decides biases, norms, MLP shape and block layout.
@@ -645,6 +647,16 @@ pub struct ModelSpec {
     /// counted by the importer from the config (DeepSeek-V3.2's indexer).
     #[serde(default)]
     pub layer_extra_params: u64,
+    /// The full-attention layers' own heads (Gemma 4); `None`: every
+    /// attention layer has the common heads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_attention: Option<GlobalAttention>,
+    /// The last layers reuse an earlier layer's keys and values (Gemma 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kv_sharing: Option<KvSharing>,
+    /// Per-layer embeddings (Gemma 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_layer_input: Option<PerLayerInput>,
     /// How the VLM turns an image's width × height into tokens (Qwen-VL's
     /// dynamic resolution, tiles, ...); `None`: the tower's own square
     /// image, `(image_size / patch_size)²` tokens (LLaVA-1.5).
@@ -866,6 +878,38 @@ impl ModelSpec {
             .min(self.layers)
     }
 
+    /// Attention layers that keep their own keys and values, and of those
+    /// the sliding-window ones: all but the layers that reuse an earlier
+    /// layer's (Gemma 4's `num_kv_shared_layers`).
+    pub fn cached_attention_layers(&self) -> (u64, u64) {
+        let all = self.attention_layer_count();
+        let sliding = self
+            .sliding_window
+            .as_ref()
+            .map_or(0, |w| w.layers.min(all));
+        let (shared_sliding, shared_global) = self
+            .kv_sharing
+            .as_ref()
+            .map_or((0, 0), |s| (s.sliding, s.global));
+        let sliding_cached = sliding.saturating_sub(shared_sliding);
+        let global_cached = (all - sliding).saturating_sub(shared_global);
+        (sliding_cached + global_cached, sliding_cached)
+    }
+
+    /// Keys and values per token of one full-attention layer and of one
+    /// sliding-window layer, as elements (K and V), with `tp` ranks
+    /// splitting the KV heads. Gemma 4's global layers have heads of their
+    /// own; every other model's layers are alike.
+    pub fn kv_widths(&self, tp: u128) -> (u128, u128) {
+        let heads = |kv: u64| (kv as u128).div_ceil(tp.max(1)).max(1);
+        let common = 2 * heads(self.kv_heads) * self.head_dim() as u128;
+        let global = self
+            .global_attention
+            .as_ref()
+            .map_or(common, |g| 2 * heads(g.kv_heads) * g.head_dim as u128);
+        (global, common)
+    }
+
     /// Layers with a feed-forward block.
     pub fn mlp_layer_count(&self) -> u64 {
         self.mlp_layers.unwrap_or(self.layers).min(self.layers)
@@ -922,6 +966,18 @@ impl ModelSpec {
         check_range("model.vocab", self.vocab, min_vocab, MAX_DIM)?;
         check_range("model.max_position", self.max_position, 0, MAX_POSITION)?;
         self.validate_parts()?;
+        layer_variants::validate(
+            self.global_attention.as_ref(),
+            self.kv_sharing.as_ref(),
+            self.per_layer_input.as_ref(),
+            (
+                self.heads,
+                self.attention_layer_count(),
+                self.sliding_window.as_ref().map_or(0, |w| w.layers),
+                MAX_DIM,
+                MAX_HEADS,
+            ),
+        )?;
         self.validate_layout()?;
         let total = self.wide_total();
         if total > u128::from(MAX_TOTAL_PARAMS) {

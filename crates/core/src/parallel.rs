@@ -111,18 +111,32 @@ impl Shards {
         }
     }
 
-    /// The attention layers of the busiest pipeline stage (all of them
-    /// without pipeline parallelism) and how many of those slide: stages
-    /// split the layers evenly, the sliding ones among them, so the busiest
-    /// stage holds `ceil(L / pp)` layers of which `floor(W / pp)` slide.
+    /// The attention layers with a cache of their own in the busiest
+    /// pipeline stage (all of them without pipeline parallelism) and how
+    /// many of those slide: stages split the layers evenly, the sliding ones
+    /// among them, so the busiest stage holds `ceil(L / pp)` layers of
+    /// which `floor(W / pp)` slide.
     pub fn stage_attention(&self, spec: &crate::model::ModelSpec) -> (u128, u128) {
         let pp = self.pp.max(1);
-        let layers = (spec.attention_layer_count() as u128).div_ceil(pp);
-        let windowed = spec
-            .sliding_window
-            .as_ref()
-            .map_or(0, |w| (w.layers as u128 / pp).min(layers));
-        (layers, windowed)
+        let (cached, sliding) = spec.cached_attention_layers();
+        let layers = (cached as u128).div_ceil(pp);
+        (layers, (sliding as u128 / pp).min(layers))
+    }
+
+    /// `per_token`, the KV bytes of one token over the busiest stage's
+    /// cached layers, split into the full-attention layers' share and the
+    /// sliding-window layers' share by their widths (Gemma 4's global
+    /// layers have heads of their own).
+    pub fn kv_split(&self, spec: &crate::model::ModelSpec, per_token: u128) -> (u128, u128) {
+        let (layers, windowed) = self.stage_attention(spec);
+        if windowed == 0 {
+            return (per_token, 0);
+        }
+        let (global_width, sliding_width) = spec.kv_widths(self.tp);
+        let sliding = windowed * sliding_width;
+        let elements = (layers - windowed) * global_width + sliding;
+        let sliding_bytes = per_token / elements.max(1) * sliding;
+        (per_token - sliding_bytes, sliding_bytes)
     }
 
     pub fn layers_per_gpu(&self, layers: u128) -> u128 {

@@ -142,10 +142,10 @@ pub fn profile_peak(
 /// plus one; a recurrent layer one state; whole blocks of a shared prefix
 /// are stored once for all sequences (full layers, prefix caching).
 struct Demand {
-    /// Bytes of one block (16 tokens) of one attention layer.
-    page: u128,
-    full_layers: u128,
-    sliding_layers: u128,
+    /// Bytes of one block (16 tokens) over all full-attention layers.
+    full_page: u128,
+    /// Bytes of one block over all sliding-window layers.
+    sliding_page: u128,
     window: u64,
     step_tokens: u64,
     state: u128,
@@ -154,7 +154,7 @@ struct Demand {
 
 impl Demand {
     fn shared(&self, context: u64) -> u128 {
-        self.full_layers * self.page * self.prefix_blocks.min(context / BLOCK_TOKENS) as u128
+        self.full_page * self.prefix_blocks.min(context / BLOCK_TOKENS) as u128
     }
 
     /// One sequence's own bytes at `context` tokens.
@@ -164,8 +164,7 @@ impl Demand {
             .min(context)
             .div_ceil(BLOCK_TOKENS)
             + 1;
-        self.page * (self.full_layers * full as u128 + self.sliding_layers * sliding as u128)
-            + self.state
+        self.full_page * full as u128 + self.sliding_page * sliding as u128 + self.state
     }
 
     fn total(&self, sequences: u64, context: u64) -> u128 {
@@ -191,15 +190,13 @@ pub fn serving_pool(
     } else {
         u64::try_from(pool_bytes / block_bytes).unwrap_or(u64::MAX)
     };
-    // The busiest pipeline stage's layers.
-    let (attention, sliding_layers) = r.shards.stage_attention(spec);
-    let attention = attention.max(1);
+    // The busiest pipeline stage's layers, full and sliding.
+    let (full_token, sliding_token) = r.shards.kv_split(spec, per_token);
     let window = spec.sliding_window.as_ref().map_or(0, |w| w.window);
     let shared_prefix_tokens = inf.shared_prefix_tokens.min(inf.prompt_len);
     let demand = Demand {
-        page: block_bytes / attention,
-        full_layers: attention - sliding_layers,
-        sliding_layers,
+        full_page: full_token * BLOCK_TOKENS as u128,
+        sliding_page: sliding_token * BLOCK_TOKENS as u128,
         window,
         step_tokens: limits.max_num_batched_tokens,
         state,

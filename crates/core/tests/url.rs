@@ -6,8 +6,9 @@ use vramfit_core::catalog::models;
 use vramfit_core::gpu::gpus;
 use vramfit_core::image_tokens::ImageRule;
 use vramfit_core::model::{
-    Arch, Indexer, Mla, MlpKind, ModelSpec, Moe, NormKind, QkNorm, Recurrent, RecurrentKind,
-    SlidingWindow, TowerBlock, VideoFamily, VisionTower,
+    Arch, GlobalAttention, Indexer, KvSharing, Mla, MlpKind, ModelSpec, Moe, NormKind,
+    PerLayerInput, QkNorm, Recurrent, RecurrentKind, SlidingWindow, TowerBlock, VideoFamily,
+    VisionTower,
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -417,6 +418,9 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             layer_extra_params: x.layer_extra_params,
             gated_attention: x.gated_attention,
             cross_attention_layers: x.cross_attention_layers,
+            global_attention: x.global_attention,
+            kv_sharing: x.kv_sharing,
+            per_layer_input: x.per_layer_input,
         }
     });
     prop_oneof![
@@ -437,6 +441,9 @@ struct HybridParts {
     gated_attention: bool,
     router_bias: bool,
     cross_attention_layers: u64,
+    global_attention: Option<GlobalAttention>,
+    kv_sharing: Option<KvSharing>,
+    per_layer_input: Option<PerLayerInput>,
 }
 
 fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
@@ -464,6 +471,27 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
             separate_z: f[5],
             chunk: inner % 300,
         });
+    // Gemma 4's layer variants: global heads, KV-sharing layers, per-layer inputs.
+    let variants = (
+        proptest::option::of((0u64..1024, 0u64..64, any::<bool>())),
+        proptest::option::of((0u64..40, 0u64..10, any::<bool>())),
+        proptest::option::of((0u64..512, 0u64..300_000)),
+    )
+        .prop_map(|(global, sharing, per_layer)| {
+            (
+                global.map(|(head_dim, kv_heads, values_from_keys)| GlobalAttention {
+                    head_dim,
+                    kv_heads,
+                    values_from_keys,
+                }),
+                sharing.map(|(sliding, global, double_wide_mlp)| KvSharing {
+                    sliding,
+                    global,
+                    double_wide_mlp,
+                }),
+                per_layer.map(|(width, vocab)| PerLayerInput { width, vocab }),
+            )
+        });
     (
         proptest::option::of(pick::<QkNorm>()),
         proptest::option::of(recurrent),
@@ -472,17 +500,24 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
         0u64..1 << 30,
         any::<[bool; 2]>(),
         0u64..12,
+        variants,
     )
         .prop_map(
-            |(qk_norm, recurrent, attention_layers, mlp_layers, extra, flags, cross)| HybridParts {
-                qk_norm,
-                recurrent,
-                attention_layers,
-                mlp_layers,
-                layer_extra_params: extra,
-                gated_attention: flags[0],
-                router_bias: flags[1],
-                cross_attention_layers: cross,
+            |(qk_norm, recurrent, attention_layers, mlp_layers, extra, flags, cross, variants)| {
+                let (global_attention, kv_sharing, per_layer_input) = variants;
+                HybridParts {
+                    qk_norm,
+                    recurrent,
+                    attention_layers,
+                    mlp_layers,
+                    layer_extra_params: extra,
+                    gated_attention: flags[0],
+                    router_bias: flags[1],
+                    cross_attention_layers: cross,
+                    global_attention,
+                    kv_sharing,
+                    per_layer_input,
+                }
             },
         )
 }

@@ -143,7 +143,7 @@ pub const ARCHS: [ArchRow; 50] = [
         .cases(&["gemma2"])
         .tied(),
     row(Arch::Gemma3, "gemma3")
-        .types(&["gemma3", "gemma3_text"])
+        .types(&["gemma3", "gemma3_text", "gemma4", "gemma4_text"])
         .tied(),
     // Phi-1/2: dense, LayerNorm, biases everywhere (`PhiAttention`).
     row(Arch::Phi, "phi")

@@ -56,6 +56,22 @@ impl WideLayer {
         self.mixer += one.mixer * n;
     }
 
+    /// Removes `n` times `one`, which each of the `n` layers holds.
+    fn subtract_scaled(&mut self, one: &WideLayer, n: u128) {
+        let less = |have: &mut u128, part: u128| *have = have.saturating_sub(part * n);
+        less(&mut self.q, one.q);
+        less(&mut self.k, one.k);
+        less(&mut self.v, one.v);
+        less(&mut self.o, one.o);
+        less(&mut self.gate, one.gate);
+        less(&mut self.up, one.up);
+        less(&mut self.down, one.down);
+        less(&mut self.router, one.router);
+        less(&mut self.norms, one.norms);
+        less(&mut self.biases, one.biases);
+        less(&mut self.mixer, one.mixer);
+    }
+
     fn total(&self) -> u128 {
         self.q
             + self.k
@@ -207,6 +223,72 @@ impl<'a> Dims<'a> {
                 QkNorm::PerHead | QkNorm::Full => (heads + self.kv) * d,
             };
         layer
+    }
+
+    /// The same dimensions with other key/value heads and head width.
+    fn with_heads(&self, kv: u128, d: u128) -> Dims<'a> {
+        Dims {
+            kv,
+            d,
+            norm_width: self.norm_width,
+            ..*self
+        }
+    }
+
+    /// The k and v projections, their biases and the k-norm of an attention.
+    fn key_value_part(&self) -> WideLayer {
+        let s = self.spec;
+        let k_norm = match s.qk_norm_kind() {
+            QkNorm::Off => 0,
+            QkNorm::Head => self.d,
+            QkNorm::PerHead | QkNorm::Full => self.kv * self.d,
+        };
+        WideLayer {
+            k: self.h * self.kv * self.d,
+            v: self.h * self.kv * self.d,
+            biases: if s.qkv_bias { 2 * self.kv * self.d } else { 0 },
+            norms: self.norm_width * k_norm,
+            ..WideLayer::default()
+        }
+    }
+
+    /// Every self-attention layer: the common one; Gemma 4's full-attention
+    /// layers with heads of their own, whose values may be their keys (no
+    /// `v_proj`); less the k/v projections and k-norms of the layers that
+    /// reuse an earlier layer's keys and values.
+    fn self_attention_layers(&self, common: &WideLayer, count: u128) -> WideLayer {
+        let s = self.spec;
+        let (shared_sliding, shared_global) = s.kv_sharing.as_ref().map_or((0, 0), |k| {
+            (dim(k.sliding, MAX_LAYERS), dim(k.global, MAX_LAYERS))
+        });
+        let mut total = WideLayer::default();
+        let Some(g) = &s.global_attention else {
+            total.add_scaled(common, count);
+            let shared = (shared_sliding + shared_global).min(count);
+            total.subtract_scaled(&self.key_value_part(), shared);
+            return total;
+        };
+        let sliding = s
+            .sliding_window
+            .as_ref()
+            .map_or(0, |w| dim(w.layers, MAX_LAYERS).min(count));
+        total.add_scaled(common, sliding);
+        total.subtract_scaled(&self.key_value_part(), shared_sliding.min(sliding));
+        let heads = self.with_heads(dim(g.kv_heads, MAX_HEADS), dim(g.head_dim, MAX_HEADS));
+        let mut attention = heads.attention();
+        let mut kv_part = heads.key_value_part();
+        if g.values_from_keys {
+            // no v_proj, nor its bias
+            let v_bias = kv_part.biases / 2;
+            attention.v = 0;
+            attention.biases -= v_bias;
+            kv_part.v = 0;
+            kv_part.biases -= v_bias;
+        }
+        let global = count - sliding;
+        total.add_scaled(&attention, global);
+        total.subtract_scaled(&kv_part, shared_global.min(global));
+        total
     }
 
     /// A cross-attention layer's attention (`MllamaTextCrossAttention`):
@@ -362,6 +444,35 @@ impl Dims<'_> {
     }
 }
 
+impl Dims<'_> {
+    /// Gemma 4's additions: the KV-sharing layers' second MLP when it is
+    /// double-wide, and the per-layer embeddings: (per layer; the table; the
+    /// projection of the embeddings and its norm).
+    fn variant_parts(
+        &self,
+        dense_block: &WideLayer,
+        decoder_layers: u128,
+    ) -> (WideLayer, u128, u128) {
+        let s = self.spec;
+        let mut layers = WideLayer::default();
+        if let Some(k) = s.kv_sharing.as_ref().filter(|k| k.double_wide_mlp) {
+            // the sharing layers' MLP is twice as wide: one more dense MLP each
+            layers.add_scaled(dense_block, dim(k.layers(), MAX_LAYERS).min(decoder_layers));
+        }
+        let Some(p) = &s.per_layer_input else {
+            return (layers, 0, 0);
+        };
+        let width = dim(p.width, MAX_DIM);
+        // per_layer_input_gate and per_layer_projection, post_per_layer_input_norm
+        layers.mixer += decoder_layers * 2 * self.h * width;
+        layers.norms += decoder_layers * self.norm_width * self.h;
+        // embed_tokens_per_layer; per_layer_model_projection and its norm
+        let table = dim(p.vocab, MAX_DIM) * decoder_layers * width;
+        let projection = self.h * decoder_layers * width + self.norm_width * width;
+        (layers, table, projection)
+    }
+}
+
 impl WideCounts {
     pub(super) fn of(spec: &ModelSpec) -> WideCounts {
         let x = Dims::new(spec);
@@ -387,6 +498,8 @@ impl WideCounts {
         let mut layers = WideLayer::default();
         let mut inactive = 0;
         let mut other = 0;
+        // Gemma 4's per-layer embedding table
+        let mut embedding_extra = 0;
 
         let mlp_count = dim(spec.mlp_layer_count(), MAX_LAYERS).min(decoder_layers);
         let dense_count = match &spec.moe {
@@ -425,7 +538,7 @@ impl WideCounts {
             None => {
                 let attention_count =
                     dim(spec.attention_layer_count(), MAX_LAYERS).min(decoder_layers);
-                layers.add_scaled(&attention, attention_count);
+                layers.add_scaled(&x.self_attention_layers(&attention, attention_count), 1);
                 layers.add_scaled(&x.cross_attention(attention), x.cross_count(decoder_layers));
                 layers.add_scaled(&norms, decoder_layers);
                 layers.add_scaled(&dense_block, dense_count);
@@ -435,6 +548,10 @@ impl WideCounts {
                 }
                 layers.biases +=
                     decoder_layers * dim(spec.layer_extra_params, MAX_TOTAL_PARAMS / MAX_LAYERS);
+                let (extra, table, projection) = x.variant_parts(&dense_block, decoder_layers);
+                layers.add_scaled(&extra, 1);
+                embedding_extra = table;
+                other += projection;
                 layers.q += indexer_params(spec);
             }
         }
@@ -446,7 +563,10 @@ impl WideCounts {
             Arch::Opt => dim(spec.max_position, MAX_POSITION) + OPT_POSITION_OFFSET,
             _ => 0,
         };
-        let embedding = vocab * token_width + position_rows * h + dim(spec.type_vocab, MAX_DIM) * h;
+        let embedding = vocab * token_width
+            + position_rows * h
+            + dim(spec.type_vocab, MAX_DIM) * h
+            + embedding_extra;
 
         let encoder_only = matches!(spec.arch, Arch::Bert | Arch::DebertaV2);
         let mut lm_head = 0;
@@ -466,22 +586,7 @@ impl WideCounts {
         if token_width != h {
             other += 2 * token_width * h; // OPT project_in and project_out, no bias
         }
-        if matches!(spec.arch, Arch::Bloom | Arch::Bert | Arch::DebertaV2) {
-            other += 2 * h; // LayerNorm on the embeddings
-        }
-        if spec.arch == Arch::DebertaV2 {
-            // rel_embeddings (2 x position_buckets rows) and their LayerNorm
-            other += 2 * relative_buckets(spec) * h + 2 * h;
-            if spec.conv_kernel > 0 {
-                // ConvLayer: Conv1d(hidden, hidden, kernel) with bias, then a LayerNorm
-                other += dim(spec.conv_kernel, 64) * h * h + h + 2 * h;
-            }
-        }
-        if encoder_only {
-            other += h * h + h; // pooler dense
-            let labels = dim(spec.classifier_labels, MAX_DIM);
-            other += labels * h + labels;
-        }
+        other += encoder_extras(spec, &x, encoder_only);
 
         WideCounts {
             embedding,
@@ -516,6 +621,31 @@ impl WideCounts {
             active_per_token: narrow(total - self.inactive.min(total)),
         }
     }
+}
+
+/// The encoders' own modules: the embeddings' LayerNorm (also BLOOM's),
+/// DeBERTa-v2's relative embeddings and convolution, the pooler and the
+/// classifier.
+fn encoder_extras(spec: &ModelSpec, x: &Dims, encoder_only: bool) -> u128 {
+    let h = x.h;
+    let mut other = 0;
+    if matches!(spec.arch, Arch::Bloom | Arch::Bert | Arch::DebertaV2) {
+        other += 2 * h; // LayerNorm on the embeddings
+    }
+    if spec.arch == Arch::DebertaV2 {
+        // rel_embeddings (2 x position_buckets rows) and their LayerNorm
+        other += 2 * relative_buckets(spec) * h + 2 * h;
+        if spec.conv_kernel > 0 {
+            // ConvLayer: Conv1d(hidden, hidden, kernel) with bias, then a LayerNorm
+            other += dim(spec.conv_kernel, 64) * h * h + h + 2 * h;
+        }
+    }
+    if encoder_only {
+        other += h * h + h; // pooler dense
+        let labels = dim(spec.classifier_labels, MAX_DIM);
+        other += labels * h + labels;
+    }
+    other
 }
 
 fn relative_buckets(spec: &ModelSpec) -> u128 {

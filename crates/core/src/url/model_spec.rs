@@ -9,8 +9,9 @@ use super::choice::Choice;
 use super::notice::Notice;
 use super::query::{bool_text, parse_bool, parse_u64_in, percent_encode, query_pairs};
 use crate::model::{
-    Indexer, Mla, ModelSpec, Moe, Recurrent, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS,
-    MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
+    GlobalAttention, Indexer, KvSharing, Mla, ModelSpec, Moe, PerLayerInput, Recurrent,
+    SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS,
+    MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
 
 pub(super) const PREFIX: &str = "s.";
@@ -135,7 +136,29 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
     if let Some(w) = &spec.sliding_window {
         put("sw", list(&[Some(w.window), Some(w.layers)]));
     }
+    out.extend(layer_variants(spec));
     out.extend(vision(spec));
+    out
+}
+
+/// Gemma 4's layer variants (`gatt`, `kvsh`, `ple`; see `set_layer_variant`).
+fn layer_variants(spec: &ModelSpec) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut put = |key: &str, value: String| out.push((format!("{PREFIX}{key}"), value));
+    if let Some(g) = &spec.global_attention {
+        let keys = u64::from(g.values_from_keys);
+        put(
+            "gatt",
+            list(&[Some(g.head_dim), Some(g.kv_heads), Some(keys)]),
+        );
+    }
+    if let Some(k) = &spec.kv_sharing {
+        let wide = u64::from(k.double_wide_mlp);
+        put("kvsh", list(&[Some(k.sliding), Some(k.global), Some(wide)]));
+    }
+    if let Some(p) = &spec.per_layer_input {
+        put("ple", list(&[Some(p.width), Some(p.vocab)]));
+    }
     out
 }
 
@@ -425,6 +448,41 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
         }
         "ir" => spec.image_rule = Some(crate::image_tokens::ImageRule::from_text(v)?),
         "vid" => spec.video = Some(crate::model::VideoFamily::from_text(v)?),
+        _ => set_layer_variant(spec, field, v)?,
+    }
+    Ok(())
+}
+
+/// Gemma 4's layer variants: `gatt` (global layers' head width, KV heads,
+/// 1 when values are keys), `kvsh` (sliding and global layers sharing
+/// keys and values, 1 for a double-wide MLP), `ple` (per-layer input width,
+/// table rows).
+fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
+    let flag = |n: Option<u64>| required(n, 1).map(|n| n == 1);
+    match field {
+        "gatt" => {
+            let [head_dim, kv_heads, keys] = numbers::<3>(v)?;
+            spec.global_attention = Some(GlobalAttention {
+                head_dim: required(head_dim, MAX_HEADS)?,
+                kv_heads: required(kv_heads, MAX_HEADS)?,
+                values_from_keys: flag(keys)?,
+            });
+        }
+        "kvsh" => {
+            let [sliding, global, wide] = numbers::<3>(v)?;
+            spec.kv_sharing = Some(KvSharing {
+                sliding: required(sliding, MAX_LAYERS)?,
+                global: required(global, MAX_LAYERS)?,
+                double_wide_mlp: flag(wide)?,
+            });
+        }
+        "ple" => {
+            let [width, vocab] = numbers::<2>(v)?;
+            spec.per_layer_input = Some(PerLayerInput {
+                width: required(width, MAX_DIM)?,
+                vocab: required(vocab, MAX_DIM)?,
+            });
+        }
         _ => return Err("unknown custom-model field".to_owned()),
     }
     Ok(())

@@ -89,6 +89,22 @@ TINY = {
                         layer_types=["sliding_attention", "full_attention"] * 2),
     "cwm": dict(num_hidden_layers=4, sliding_window=WINDOW,
                 layer_types=["sliding_attention"] * 3 + ["full_attention"]),
+    # Gemma 4 (several configs of one type: "type:variant"). Global layers with heads of their own
+    # (here K = V: attention_k_eq_v, one global KV head of 32), the last 2 layers reading the keys
+    # and values of an earlier layer (DummyLayer, nothing cached), per-layer embeddings on.
+    "gemma4_text:shared": dict(num_hidden_layers=6, sliding_window=WINDOW, global_head_dim=32,
+                               attention_k_eq_v=True, num_global_key_value_heads=1, num_kv_shared_layers=2,
+                               hidden_size_per_layer_input=4, vocab_size_per_layer_input=VOCAB,
+                               layer_types=["sliding_attention"] * 2 + ["full_attention"]
+                               + ["sliding_attention"] * 2 + ["full_attention"]),
+    # the default pattern (every 6th layer global), global head width 64, no per-layer embeddings
+    "gemma4_text:pattern": dict(num_hidden_layers=6, head_dim=32, global_head_dim=64, sliding_window=WINDOW,
+                                hidden_size_per_layer_input=0),
+    # bidirectional attention over everything halves the window (W // 2 + 1)
+    "gemma4_text:bidirectional": dict(num_hidden_layers=4, num_key_value_heads=1, global_head_dim=16,
+                                      sliding_window=10, use_bidirectional_attention="all",
+                                      hidden_size_per_layer_input=0,
+                                      layer_types=["sliding_attention", "full_attention"] * 2),
 }
 DROP_COMMON = {  # config fields a family does not take
     "mamba": {"num_attention_heads", "num_key_value_heads", "head_dim", "max_position_embeddings"},
@@ -96,9 +112,10 @@ DROP_COMMON = {  # config fields a family does not take
 }
 
 
-def tiny_config(mt):
+def tiny_config(key):
+    mt = key.split(":")[0]
     kw = {k: v for k, v in COMMON.items() if k not in DROP_COMMON.get(mt, set())}
-    kw.update(TINY[mt])
+    kw.update(TINY[key])
     return AutoConfig.for_model(mt, **kw)
 
 
@@ -112,16 +129,26 @@ RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_
             "block_size", "attn_layer_period", "attn_layer_offset", "vocab_size",
             "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
             "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace",
-            "moe_intermediate_size", "index_n_heads", "index_head_dim", "indexer_types")
+            "moe_intermediate_size", "index_n_heads", "index_head_dim", "indexer_types",
+            "per_layer_config", "attention_k_eq_v", "num_kv_shared_layers", "use_bidirectional_attention",
+            "hidden_size_per_layer_input", "vocab_size_per_layer_input")
 
 
 def config_summary(cfg):
     out = {"model_type": cfg.model_type}
+    saved = cfg.to_dict()
     for k in RELEVANT:
-        try:
-            v = getattr(cfg, k)
-        except AttributeError:
-            continue
+        # Gemma 4's config rewrites fields at init (the window under bidirectional attention,
+        # heads per layer, which raise when read globally): record them as it saves them.
+        if cfg.model_type.startswith("gemma4"):
+            if k not in saved:
+                continue
+            v = saved[k]
+        else:
+            try:
+                v = getattr(cfg, k)
+            except AttributeError:
+                continue
         if v is not None and not callable(v):
             out[k] = v
     return out
@@ -193,8 +220,9 @@ def record(mt, model, cfg, cache, dtype_name, batch, prompt_len, steps, impl="dy
             "layers": layers, "total_bytes": sum(t["bytes"] for l in layers for t in l["tensors"])}
 
 
-def run(mt, dtype_name, impl="dynamic"):
-    cfg = tiny_config(mt)
+def run(key, dtype_name, impl="dynamic"):
+    mt = key.split(":")[0]
+    cfg = tiny_config(key)
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_config(cfg).to(DTYPES[dtype_name]).eval()
     for batch, prompt_len in SIZES:

@@ -20,6 +20,45 @@ SMALL = dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=8, num_ke
              intermediate_size=640, vocab_size=1000, pad_token_id=0, bos_token_id=1, eos_token_id=2)
 GLM_SMALL_VIS = dict(depth=2, hidden_size=64, num_heads=4, intermediate_size=96, out_hidden_size=48,
                      patch_size=14, image_size=112, spatial_merge_size=2, temporal_patch_size=2)
+SW, FA = "sliding_attention", "full_attention"
+GEMMA4_TEXT = [
+    dict(vocab_size=1000, hidden_size=64, intermediate_size=128, num_hidden_layers=7, num_attention_heads=4,
+         num_key_value_heads=2, head_dim=16, global_head_dim=32, vocab_size_per_layer_input=500,
+         hidden_size_per_layer_input=8),
+    dict(vocab_size=777, hidden_size=96, intermediate_size=200, num_hidden_layers=6, num_attention_heads=6,
+         num_key_value_heads=3, head_dim=24, global_head_dim=48, tie_word_embeddings=False, attention_bias=True,
+         hidden_size_per_layer_input=0, layer_types=[SW, FA, SW, SW, FA, FA], num_kv_shared_layers=2,
+         use_double_wide_mlp=True),
+    dict(vocab_size=1500, hidden_size=80, intermediate_size=96, num_hidden_layers=8, num_attention_heads=8,
+         num_key_value_heads=4, head_dim=16, global_head_dim=64, attention_k_eq_v=True,
+         num_global_key_value_heads=1, hidden_size_per_layer_input=0, enable_moe_block=True, num_experts=5,
+         top_k_experts=2, moe_intermediate_size=24, layer_types=([SW] * 3 + [FA]) * 2),
+    dict(vocab_size=2048, hidden_size=128, intermediate_size=512, num_hidden_layers=10, num_attention_heads=4,
+         num_key_value_heads=1, head_dim=32, global_head_dim=64, vocab_size_per_layer_input=1024,
+         hidden_size_per_layer_input=16, num_kv_shared_layers=4, use_double_wide_mlp=True,
+         layer_types=([SW] * 4 + [FA]) * 2),
+    dict(vocab_size=300, hidden_size=48, intermediate_size=64, num_hidden_layers=4, num_attention_heads=3,
+         num_key_value_heads=3, head_dim=16, global_head_dim=16, num_global_key_value_heads=1,
+         hidden_size_per_layer_input=4, vocab_size_per_layer_input=300, layer_types=[SW, FA] * 2),
+    dict(vocab_size=400, hidden_size=64, intermediate_size=100, num_hidden_layers=4, num_attention_heads=2,
+         num_key_value_heads=2, head_dim=32, global_head_dim=999, hidden_size_per_layer_input=0,
+         layer_types=[SW, FA] * 2, per_layer_config={"1": {"head_dim": 48, "num_key_value_heads": 1},
+                                                     "3": {"head_dim": 48, "num_key_value_heads": 1}}),
+    # the last layer is global whatever layer_types says
+    dict(vocab_size=512, hidden_size=64, intermediate_size=64, num_hidden_layers=3, num_attention_heads=4,
+         num_key_value_heads=2, head_dim=16, global_head_dim=32, attention_k_eq_v=True, enable_moe_block=True,
+         num_experts=3, top_k_experts=1, moe_intermediate_size=16, tie_word_embeddings=False,
+         hidden_size_per_layer_input=0, layer_types=[SW] * 3),
+    # an empty per_layer_config: global layers keep head_dim
+    dict(vocab_size=256, hidden_size=32, intermediate_size=48, num_hidden_layers=12, num_attention_heads=2,
+         num_key_value_heads=1, head_dim=8, hidden_size_per_layer_input=2, vocab_size_per_layer_input=64,
+         num_kv_shared_layers=3, per_layer_config={}),
+]
+GEMMA4_VIS = dict(hidden_size=48, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+                  num_key_value_heads=2, head_dim=16, patch_size=4, position_embedding_size=64,
+                  use_clipped_linears=True, standardize=True)
+GEMMA4_AUDIO = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, subsampling_conv_channels=[16, 8],
+                    conv_kernel_size=3, output_proj_dims=40)
 VARIANTS = {
     "granite_swa": [{}, dict(SMALL, sliding_window=64, layer_types=["sliding_attention", "full_attention"] * 2,
                              tie_word_embeddings=False)],
@@ -93,8 +132,22 @@ VARIANTS = {
                                          intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
                                          num_key_value_heads=4, moe_intermediate_size=16, n_routed_experts=4,
                                          n_shared_experts=1, num_experts_per_tok=2, tie_word_embeddings=True))],
+    # Gemma 4: sliding and global layers with heads of their own, the last layers sharing keys and
+    # values, per-layer embeddings, MoE beside the dense MLP. `_raw`: written as the Hub writes it
+    # (global_head_dim, num_global_key_value_heads); otherwise as transformers saves it (per_layer_config).
+    "gemma4_text": [{}] + [dict(c, _raw=raw) for c in GEMMA4_TEXT for raw in (True, False)],
+    "gemma4": [{}, dict(text_config={}, vision_config={}, audio_config={}),
+               dict(text_config=GEMMA4_TEXT[0], vision_config=GEMMA4_VIS, audio_config=GEMMA4_AUDIO),
+               dict(text_config=GEMMA4_TEXT[1], vision_config=GEMMA4_VIS, tie_word_embeddings=False),
+               # the text config's own tie flag does not count in the wrapper
+               dict(text_config=dict(GEMMA4_TEXT[4], tie_word_embeddings=False)),
+               dict(_raw=True, text_config=dict(num_hidden_layers=6, vocab_size=1024, hidden_size=128,
+                                                intermediate_size=256, vocab_size_per_layer_input=1024,
+                                                hidden_size_per_layer_input=8),
+                    vision_config=dict(num_hidden_layers=1, hidden_size=96, intermediate_size=128,
+                                       num_attention_heads=4, num_key_value_heads=4, head_dim=24))],
 }
-WRAPPERS = {"mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v"}
+WRAPPERS = {"mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
 os.makedirs(out_dir, exist_ok=True)

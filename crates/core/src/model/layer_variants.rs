@@ -1,0 +1,87 @@
+//! Layers that differ from the model's common layer, as Gemma 4 builds them
+//! (`modeling_gemma4.py` in transformers 5.24): full-attention layers with
+//! heads of their own, the last layers reading an earlier layer's keys and
+//! values instead of projecting their own, and per-layer embeddings.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{check_range, InputError, Result};
+
+/// The full-attention (global) layers' heads, where they differ from the
+/// sliding-window layers' (`Gemma4TextConfig`: `global_head_dim`, and
+/// `num_global_key_value_heads` when `attention_k_eq_v`; a saved config's
+/// `per_layer_config`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GlobalAttention {
+    pub head_dim: u64,
+    pub kv_heads: u64,
+    /// The values are the keys before their norm (`attention_k_eq_v`): no
+    /// `v_proj`. The cache still holds V as its own tensor (measured).
+    #[serde(default)]
+    pub values_from_keys: bool,
+}
+
+/// The last layers attend over keys and values an earlier layer of their
+/// type stored (`num_kv_shared_layers`): they have no k/v projections and
+/// no k-norm, and keep no cache (`DummyLayer`, measured).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KvSharing {
+    /// Of those layers, how many slide.
+    pub sliding: u64,
+    /// How many attend globally.
+    pub global: u64,
+    /// Their MLP is twice `intermediate` wide (`use_double_wide_mlp`).
+    #[serde(default)]
+    pub double_wide_mlp: bool,
+}
+
+impl KvSharing {
+    pub fn layers(&self) -> u64 {
+        self.sliding.saturating_add(self.global)
+    }
+}
+
+/// Per-layer embeddings (`hidden_size_per_layer_input`): a table of `vocab`
+/// rows × layers·`width` (`embed_tokens_per_layer`), a projection of the
+/// token embeddings to layers·`width` and its norm; in every layer a gate
+/// (hidden → width), a projection back (width → hidden) and a norm. The
+/// model builds all layers' inputs, (tokens, layers·width), before layer 0
+/// and keeps them through the forward.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerLayerInput {
+    pub width: u64,
+    pub vocab: u64,
+}
+
+/// Checks the three against the model's heads, layers and sliding layers.
+pub(super) fn validate(
+    global: Option<&GlobalAttention>,
+    sharing: Option<&KvSharing>,
+    per_layer: Option<&PerLayerInput>,
+    (heads, layers, sliding, max_dim, max_heads): (u64, u64, u64, u64, u64),
+) -> Result<()> {
+    if let Some(g) = global {
+        check_range("model.global_attention.head_dim", g.head_dim, 1, max_heads)?;
+        check_range("model.global_attention.kv_heads", g.kv_heads, 1, heads)?;
+        if !heads.is_multiple_of(g.kv_heads) {
+            return Err(InputError::new(
+                "model.global_attention.kv_heads",
+                format!("{} must divide heads ({heads})", g.kv_heads),
+            ));
+        }
+    }
+    if let Some(s) = sharing {
+        check_range("model.kv_sharing.sliding", s.sliding, 0, sliding)?;
+        check_range(
+            "model.kv_sharing.global",
+            s.global,
+            0,
+            layers.saturating_sub(sliding),
+        )?;
+    }
+    if let Some(p) = per_layer {
+        check_range("model.per_layer_input.width", p.width, 1, max_dim)?;
+        check_range("model.per_layer_input.vocab", p.vocab, 1, max_dim)?;
+    }
+    Ok(())
+}
