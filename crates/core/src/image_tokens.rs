@@ -64,6 +64,16 @@ pub enum ImageRule {
         min_pixels: u64,
         max_pixels: u64,
     },
+    /// Gemma 4: the image scaled, keeping its aspect ratio, to at most
+    /// `soft_tokens` cells of `pool × pool` patches; the tower runs all
+    /// `pool² · soft_tokens` patch slots, padding included, and the
+    /// language model receives one token per cell plus the image's two
+    /// markers.
+    Gemma4 {
+        patch: u64,
+        pool: u64,
+        soft_tokens: u64,
+    },
     /// InternVL: aspect-ratio tiles plus a thumbnail; the tower reads
     /// `(tile/patch)² + 1` tokens per tile, the pixel shuffle hands on
     /// `tokens_per_tile`.
@@ -234,6 +244,7 @@ impl ImageRule {
         match self {
             ImageRule::QwenVl { .. } => "Qwen-VL dynamic resolution",
             ImageRule::Glm4v { .. } => "GLM-4V dynamic resolution",
+            ImageRule::Gemma4 { .. } => "Gemma 4 aspect-ratio cells",
             ImageRule::InternVl { .. } => "InternVL aspect-ratio tiles",
             ImageRule::AyaVision { .. } => "Aya Vision aspect-ratio tiles",
             ImageRule::Fixed { .. } => "fixed tokens per image",
@@ -278,6 +289,23 @@ impl ImageRule {
                 }
                 check_range("image rule: max_pixels", *max_pixels, 1, MAX_PIXELS)?;
                 check_range("image rule: min_pixels", *min_pixels, 1, *max_pixels)?;
+            }
+            ImageRule::Gemma4 {
+                patch,
+                pool,
+                soft_tokens,
+            } => {
+                side("patch", *patch)?;
+                tiles("pool", *pool)?;
+                if !GEMMA4_SOFT_TOKENS.contains(soft_tokens) {
+                    return Err(InputError::new(
+                        "image rule: soft_tokens",
+                        format!(
+                            "{soft_tokens} is not a budget Gemma 4's processor takes: allowed 70, \
+                             140, 280, 560 or 1120 (max_soft_tokens)"
+                        ),
+                    ));
+                }
             }
             ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
                 let [tile, patch, min_tiles, max_tiles, tokens_per_tile] =
@@ -371,6 +399,30 @@ impl ImageRule {
             }
         }
         Ok(())
+    }
+}
+
+/// The budgets `Gemma4ImageProcessor` accepts (`_SUPPORTED_SOFT_TOKENS`).
+const GEMMA4_SOFT_TOKENS: [u64; 5] = [70, 140, 280, 560, 1120];
+
+/// Gemma 4's cells (rows, columns) of `cell`-pixel squares for a `width ×
+/// height` image (`get_aspect_ratio_preserving_size` of
+/// `image_processing_gemma4.py`): the area scaled to `soft_tokens` cells,
+/// each side floored to whole cells, a side that floors to none given one
+/// cell and the other side the aspect ratio (at most `soft_tokens`). In
+/// f64, in the processor's order: on some sizes it floors below the exact
+/// square root (1190 × 17 gives 139 cells, not 280), and so does it.
+fn gemma4_cells(width: u64, height: u64, cell: u64, soft_tokens: u64) -> (u64, u64) {
+    // an integer below 2^53 in the processor: exact in f64 either way
+    let target = soft_tokens as f64 * cell as f64 * cell as f64;
+    let factor = (target / (width * height) as f64).sqrt();
+    let side = cell as f64;
+    let rows = ((factor * height as f64) / side).floor() as u64;
+    let cols = ((factor * width as f64) / side).floor() as u64;
+    match (rows, cols) {
+        (0, _) => (1, (width / height).min(soft_tokens)),
+        (_, 0) => ((height / width).min(soft_tokens), 1),
+        cells => cells,
     }
 }
 
@@ -601,6 +653,15 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             let (h, w) = glm4v_resize(height, width, factor, temporal, min_pixels, max_pixels)?;
             let patches = (h / patch.max(1)) * (w / patch.max(1));
             (patches, patches / (merge.max(1) * merge.max(1)), None)
+        }
+        ImageRule::Gemma4 {
+            patch,
+            pool,
+            soft_tokens,
+        } => {
+            let (rows, cols) = gemma4_cells(width, height, patch.saturating_mul(pool), soft_tokens);
+            // `<|image>`, a token per cell, `<image|>` (`Gemma4Processor`)
+            (pool * pool * soft_tokens, rows * cols + 2, None)
         }
         ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
             tiled_tokens(rule, width, height)

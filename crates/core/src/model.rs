@@ -910,6 +910,18 @@ impl ModelSpec {
         (global, common)
     }
 
+    /// Elements of the largest weight tensor: the token embedding, an MLP
+    /// projection, or Gemma 4's per-layer embedding table.
+    pub fn largest_weight_elements(&self) -> u128 {
+        let h = self.hidden as u128;
+        let table = self.per_layer_input.as_ref().map_or(0, |p| {
+            p.vocab as u128 * self.layers as u128 * p.width as u128
+        });
+        (self.vocab as u128 * h)
+            .max(h * self.intermediate as u128)
+            .max(table)
+    }
+
     /// Layers with a feed-forward block.
     pub fn mlp_layer_count(&self) -> u64 {
         self.mlp_layers.unwrap_or(self.layers).min(self.layers)

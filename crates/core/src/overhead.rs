@@ -113,9 +113,7 @@ pub fn loading_cache_bytes(r: &Resolved) -> (u128, String) {
 /// ([`unchunked_nf4_working_set`]); the cached blocks of the larger serve
 /// the smaller later.
 pub fn loading_cache_bytes_in(r: &Resolved, copy_bytes: u128) -> (u128, String) {
-    let spec = r.spec;
-    let h = spec.hidden as u128;
-    let largest = (spec.vocab as u128 * h).max(h * spec.intermediate as u128) * copy_bytes;
+    let largest = r.spec.largest_weight_elements() * copy_bytes;
     let copies = (2 * largest, format!("2 × largest tensor {largest}"));
     match unchunked_nf4_working_set(r) {
         Some((bytes, shapes)) if bytes > copies.0 => {

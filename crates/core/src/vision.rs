@@ -114,6 +114,7 @@ pub fn sample_images(sc: &Scenario, spec: &ModelSpec) -> Result<Option<SampleIma
         groups,
         longest_sample: longest_sample(&tokens, images, samples),
         rule: spec.image_rule.as_ref().map(ImageRule::family),
+        whole_image_passes: matches!(spec.image_rule, Some(ImageRule::Gemma4 { .. })),
         video,
     }))
 }

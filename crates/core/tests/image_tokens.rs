@@ -148,6 +148,12 @@ fn processor_rule(line: &Value) -> ImageRule {
             let config = include_str!("data/configs/variants_2026/glm4v__0.json");
             rule_from_configs(config, Some(&s.to_string())).expect("glm4v rule")
         }
+        // Through the importer: Gemma 4's class-default wrapper with its
+        // towers, the row's processor settings as its preprocessor_config.json.
+        "gemma4" => {
+            let config = include_str!("data/configs/variants_2026/gemma4__1.json");
+            rule_from_configs(config, Some(&s.to_string())).expect("gemma4 rule")
+        }
         "internvl" => ImageRule::InternVl {
             tile: u(&s["size"], "height"),
             patch: 14,

@@ -226,6 +226,16 @@ fn image_rule() -> impl Strategy<Value = ImageRule> {
                 tokens_per_tile: tokens,
             }
         }),
+        (
+            n(64),
+            n(8),
+            proptest::sample::select(vec![70u64, 140, 280, 560, 1120])
+        )
+            .prop_map(|(patch, pool, soft_tokens)| ImageRule::Gemma4 {
+                patch,
+                pool,
+                soft_tokens,
+            }),
         (n(8192), n(8192)).prop_map(|(tower, language_model)| ImageRule::Fixed {
             tower,
             language_model

@@ -22,6 +22,9 @@ const GLOBAL_HEAD_DIM: u64 = 512;
 /// Gemma4TextConfig's default pattern: layer i attends globally when
 /// `(i + 1) % 6 == 0`.
 const GLOBAL_EVERY: u64 = 6;
+/// The square a square image becomes at the default budget (280 cells):
+/// `get_aspect_ratio_preserving_size` gives 16 × 16 cells of 48 px.
+const DEFAULT_SQUARE: u64 = 768;
 
 /// Which layers slide: `layer_types` (or the default pattern), with the last
 /// layer always global (`__post_init__` forces it).
@@ -257,8 +260,12 @@ fn vision_tower(v: &Cfg) -> Result<(crate::model::VisionTower, u128)> {
     let mut tower = 3 * (patch as u128).pow(2) * dw + 2 * table as u128 * dw;
     tower += layers as u128 * block;
     // `standardize`: std_bias and std_scale are buffers, not parameters.
-    let pooled = 3 * patch;
-    Ok((tower_shape(d, layers, heads, m, pooled, patch), tower))
+    // Its own square: the 768 px (16 × 16 cells of 3 × 3 patches of 16 px)
+    // that any square image becomes under the default budget of 280 cells.
+    Ok((
+        tower_shape(d, layers, heads, m, DEFAULT_SQUARE, patch),
+        tower,
+    ))
 }
 
 /// `Gemma4AudioModel` (a conformer): its parameters and the width of its

@@ -43,14 +43,15 @@ fn square_side(cfg: &Value, key: &str, default: u64) -> Result<u64> {
 /// Whether the estimate applies `model_type`'s image rule: Qwen-VL's and
 /// GLM-4V's dynamic resolution, LLaVA-NeXT's and OneVision's any-resolution
 /// grids, the tiles of Idefics3 / SmolVLM, InternVL, Aya Vision and Llama
-/// 3.2 Vision, PaliGemma's fixed tokens, Pixtral's patches; Gemma 3's, Llama
-/// 4's and Qwen3.5's when the wrapper carries its tower (`has_tower`).
+/// 3.2 Vision, PaliGemma's fixed tokens, Pixtral's patches; Gemma 3's and
+/// 4's, Llama 4's and Qwen3.5's when the wrapper carries its tower
+/// (`has_tower`).
 pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
     match model_type {
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "mistral3" | "llava_next"
         | "idefics3" | "smolvlm" | "internvl" | "paligemma" | "llava_onevision" | "mllama"
         | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v" => true,
-        "gemma3" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
+        "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
 }
@@ -139,6 +140,19 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
                 language_model: tokens,
             })
         }
+        // Gemma4ImageProcessor: a budget of `max_soft_tokens` (280) cells
+        // of 3 × 3 patches of 16 px, from `preprocessor_config.json` or the
+        // `image_processor` section of `processor_config.json`.
+        "gemma4" => {
+            let pre_or_processor = |key: &str, default: u64| {
+                number(&pre, &[&[key], &["image_processor", key]], default)
+            };
+            Ok(ImageRule::Gemma4 {
+                patch: pre_or_processor("patch_size", vision("patch_size", 16)),
+                pool: pre_or_processor("pooling_kernel_size", vision("pooling_kernel_size", 3)),
+                soft_tokens: pre_or_processor("max_soft_tokens", 280),
+            })
+        }
         "mllama" => Ok(ImageRule::Mllama {
             tile: vision("image_size", 560),
             patch: vision("patch_size", 14),
@@ -183,7 +197,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, internvl, aya_vision, gemma3, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, gemma3, gemma4, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_onevision, paligemma, llama4"
             ),
         )),
     }

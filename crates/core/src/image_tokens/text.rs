@@ -28,6 +28,11 @@ impl ImageRule {
                 "glm4v",
                 &[*patch, *merge, *temporal, *min_pixels, *max_pixels],
             ),
+            ImageRule::Gemma4 {
+                patch,
+                pool,
+                soft_tokens,
+            } => join("gemma4", &[*patch, *pool, *soft_tokens]),
             ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
                 let key = if matches!(self, ImageRule::AyaVision { .. }) {
                     "aya_vision"
@@ -138,6 +143,14 @@ impl ImageRule {
                     max_pixels: v[4],
                 }
             }
+            "gemma4" => {
+                let v = numbers(3)?;
+                ImageRule::Gemma4 {
+                    patch: v[0],
+                    pool: v[1],
+                    soft_tokens: v[2],
+                }
+            }
             "intern_vl" | "aya_vision" => {
                 let v = numbers(5)?;
                 ImageRule::tiled(key == "aya_vision", [v[0], v[1], v[2], v[3], v[4]])
@@ -211,7 +224,7 @@ impl ImageRule {
             }
             other => {
                 return Err(format!(
-                "\"{other}\" is not an image rule: qwen_vl, glm4v, intern_vl, aya_vision, fixed, mllama, \
+                "\"{other}\" is not an image rule: qwen_vl, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
                      gemma3_pan_scan, pixtral, idefics3, llava_next, llava_onevision, llama4"
             ))
             }

@@ -98,7 +98,7 @@ pub(super) fn step_bytes(r: &Resolved) -> (u128, String) {
 fn largest_trainable_elements(r: &Resolved) -> u128 {
     let spec = r.spec;
     let h = spec.hidden as u128;
-    let full = (spec.vocab as u128 * h).max(h * spec.intermediate as u128);
+    let full = spec.largest_weight_elements();
     let t = r.training;
     let adapted = match t.method {
         Method::Full | Method::ForwardBackward => return full,

@@ -38,6 +38,9 @@ pub struct SampleImages {
     pub longest_sample: ImageTokens,
     /// The family rule that sized them (`None`: the tower's fixed square).
     pub rule: Option<&'static str>,
+    /// The tower runs each image as one pass of its own tokens (Gemma 4's
+    /// padded patch slots).
+    pub whole_image_passes: bool,
     /// One video's tokens per sample, when the sample or prompt has one.
     pub video: Option<crate::video_tokens::VideoTokens>,
 }
@@ -96,7 +99,7 @@ impl SampleImages {
                 let tiles = u128::from(g.tokens.tower) / tile;
                 passes.push((u128::from(g.in_batch), tiles * tile.next_multiple_of(8)));
             }
-        } else if self.rule.is_none() || v.block.dynamic_resolution() {
+        } else if self.rule.is_none() || v.block.dynamic_resolution() || self.whole_image_passes {
             for g in &self.groups {
                 passes.push((g.in_batch as u128, g.tokens.tower.max(1) as u128));
             }

@@ -147,6 +147,46 @@ def glm4v(w, h):
              resized=[gh * p.patch_size, gw * p.patch_size])
 
 
+# ---------------------------------------------------------------- 1c. Gemma 4
+# Gemma4ImageProcessorPil under three budgets (`max_soft_tokens`), and Gemma4Processor's
+# prompt: a from-scratch GemmaTokenizer carrying Gemma 4's image tokens (nothing downloaded),
+# whose `<|image|>` expands to `<|image>` + one `<|image|>` per cell + `<image|>`.
+GEMMA4_BUDGETS = [280, 70, 1120]
+# tiny images (scaled up), extreme aspect ratios (one side collapses to one cell), and sizes
+# where the processor's f64 arithmetic floors below the exact square root (1190 x 17)
+GEMMA4_EXTRA = [(1, 1), (8, 8), (15, 40), (47, 47), (48, 48), (49, 49), (1, 2000), (2000, 1), (3000, 10),
+                (10, 3000), (250, 1), (595, 34), (154, 55), (1190, 17), (385, 22), (770, 11), (847, 20)]
+
+
+def gemma4_setup():
+    from transformers import GemmaTokenizer
+    from transformers.models.gemma4 import Gemma4ImageProcessorPil, Gemma4Processor, Gemma4VideoProcessor
+    from transformers.models.gemma4.feature_extraction_gemma4 import Gemma4AudioFeatureExtractor
+    tok = GemmaTokenizer(extra_special_tokens={
+        "image_token": "<|image|>", "boi_token": "<|image>", "eoi_token": "<image|>",
+        "audio_token": "<|audio|>", "boa_token": "<|audio>", "eoa_token": "<audio|>"})
+    procs = [(S, Gemma4ImageProcessorPil(max_soft_tokens=S)) for S in GEMMA4_BUDGETS]
+    prompts = {S: Gemma4Processor(feature_extractor=Gemma4AudioFeatureExtractor(), image_processor=p,
+                                  tokenizer=tok, video_processor=Gemma4VideoProcessor()) for S, p in procs}
+    base = len(prompts[280](text=["x"], return_tensors="pt").input_ids[0])
+
+    def gemma4(w, h):
+        for S, p in procs:
+            settings = {"max_soft_tokens": S, "patch_size": p.patch_size,
+                        "pooling_kernel_size": p.pooling_kernel_size,
+                        "note": "class defaults" if S == 280 else f"max_soft_tokens={S}"}
+            out = p(images=[img(w, h)], return_tensors="pt")
+            pos = out["image_position_ids"][0]
+            real = int((pos != -1).all(-1).sum())
+            cells = real // (p.pooling_kernel_size ** 2)
+            text = prompts[S](text=["<|image|>x"], images=[img(w, h)], return_tensors="pt")
+            lm = len(text.input_ids[0]) - base
+            emit("gemma4", type(p).__name__ + " + Gemma4Processor", settings, w, h,
+                 int(out["pixel_values"].shape[1]), lm, soft_tokens=cells, real_patches=real,
+                 soft_tokens_match=cells == int(out["num_soft_tokens_per_image"][0]))
+    return gemma4
+
+
 # ---------------------------------------------------------------- 2. InternVL
 ivl_kw = dict(crop_to_patches=True, size={"height": 448, "width": 448}, min_patches=1, max_patches=12)
 ivl = GotOcr2ImageProcessorPil(**ivl_kw)
@@ -436,7 +476,7 @@ if __name__ == "__main__":
     if only:
         with open(OUT) as f:
             kept = [json.loads(line) for line in f]
-    for name, fn in [("qwen", qwen), ("glm4v", glm4v), ("internvl", internvl), ("aya_vision", aya_vision), ("llava_next", llava_next),
+    for name, fn in [("qwen", qwen), ("glm4v", glm4v), ("gemma4", None), ("internvl", internvl), ("aya_vision", aya_vision), ("llava_next", llava_next),
                      ("llava_onevision", llava_onevision),
                      ("idefics3/smolvlm", idefics), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
                      ("llama4", None)]:
@@ -444,12 +484,17 @@ if __name__ == "__main__":
             continue
         if name == "glm4v":
             SIZES.extend(GLM_EXTRA)
+        if name == "gemma4":
+            SIZES.extend(GEMMA4_EXTRA)
+            fn = gemma4_setup()
         if name == "llama4":  # last: it installs the torchvision stand-in
             SIZES.extend(L4_EXTRA)
             fn = llama4_setup()
         run_family(name, fn)
         if name == "glm4v":  # its edge sizes are its own
             del SIZES[len(SIZES) - len(GLM_EXTRA):]
+        if name == "gemma4":
+            del SIZES[len(SIZES) - len(GEMMA4_EXTRA):]
     emitted = {r["family"] for r in rows}
     rows[:0] = [r for r in kept if r["family"] not in emitted]
     with open(OUT, "w") as f:
