@@ -290,23 +290,6 @@ impl ImageRule {
                 check_range("image rule: max_pixels", *max_pixels, 1, MAX_PIXELS)?;
                 check_range("image rule: min_pixels", *min_pixels, 1, *max_pixels)?;
             }
-            ImageRule::Gemma4 {
-                patch,
-                pool,
-                soft_tokens,
-            } => {
-                side("patch", *patch)?;
-                tiles("pool", *pool)?;
-                if !GEMMA4_SOFT_TOKENS.contains(soft_tokens) {
-                    return Err(InputError::new(
-                        "image rule: soft_tokens",
-                        format!(
-                            "{soft_tokens} is not a budget Gemma 4's processor takes: allowed 70, \
-                             140, 280, 560 or 1120 (max_soft_tokens)"
-                        ),
-                    ));
-                }
-            }
             ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
                 let [tile, patch, min_tiles, max_tiles, tokens_per_tile] =
                     self.tile_fields().unwrap_or_default();
@@ -332,19 +315,7 @@ impl ImageRule {
                 side("patch", *patch)?;
                 tiles("max_tiles", *max_tiles)?;
             }
-            ImageRule::Gemma3PanScan {
-                tower,
-                tokens,
-                min_crop,
-                max_crops,
-                min_ratio_tenths,
-            } => {
-                count("tower", *tower)?;
-                count("tokens", *tokens)?;
-                side("min_crop", *min_crop)?;
-                tiles("max_crops", *max_crops)?;
-                check_range("image rule: min_ratio_tenths", *min_ratio_tenths, 0, 1000)?;
-            }
+            ImageRule::Gemma3PanScan { .. } | ImageRule::Gemma4 { .. } => self.validate_gemma()?,
             ImageRule::Pixtral {
                 patch,
                 merge,
@@ -423,6 +394,48 @@ fn gemma4_cells(width: u64, height: u64, cell: u64, soft_tokens: u64) -> (u64, u
         (0, _) => (1, (width / height).min(soft_tokens)),
         (_, 0) => ((height / width).min(soft_tokens), 1),
         cells => cells,
+    }
+}
+
+impl ImageRule {
+    /// Gemma 3's pan-and-scan and Gemma 4's cells: sizes in range, and a
+    /// budget Gemma 4's processor takes.
+    fn validate_gemma(&self) -> Result<()> {
+        let field = |name: &str| format!("image rule: {name}");
+        match *self {
+            ImageRule::Gemma3PanScan {
+                tower,
+                tokens,
+                min_crop,
+                max_crops,
+                min_ratio_tenths,
+            } => {
+                check_range(&field("tower"), tower, 1, MAX_TOKENS)?;
+                check_range(&field("tokens"), tokens, 1, MAX_TOKENS)?;
+                check_range(&field("min_crop"), min_crop, 1, MAX_IMAGE_SIZE)?;
+                check_range(&field("max_crops"), max_crops, 1, MAX_IMAGE_TILES)?;
+                check_range(&field("min_ratio_tenths"), min_ratio_tenths, 0, 1000)?;
+            }
+            ImageRule::Gemma4 {
+                patch,
+                pool,
+                soft_tokens,
+            } => {
+                check_range(&field("patch"), patch, 1, MAX_IMAGE_SIZE)?;
+                check_range(&field("pool"), pool, 1, MAX_IMAGE_TILES)?;
+                if !GEMMA4_SOFT_TOKENS.contains(&soft_tokens) {
+                    return Err(InputError::new(
+                        field("soft_tokens"),
+                        format!(
+                            "{soft_tokens} is not a budget Gemma 4's processor takes: allowed 70, \
+                             140, 280, 560 or 1120 (max_soft_tokens)"
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 }
 
@@ -616,6 +629,44 @@ fn llama4_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option
     )
 }
 
+/// Gemma 4: every patch slot of the budget through the tower; a token per
+/// cell and `<|image>`, `<image|>` around them (`Gemma4Processor`).
+fn gemma4_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+    let ImageRule::Gemma4 {
+        patch,
+        pool,
+        soft_tokens,
+    } = *rule
+    else {
+        return (0, 0, None);
+    };
+    let (rows, cols) = gemma4_cells(width, height, patch.saturating_mul(pool), soft_tokens);
+    (pool * pool * soft_tokens, rows * cols + 2, None)
+}
+
+/// Pixtral: the image shrunk to `longest_edge`, a token per `patch·merge`
+/// square and a break token per row.
+fn pixtral_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+    let ImageRule::Pixtral {
+        patch,
+        merge,
+        longest_edge,
+    } = *rule
+    else {
+        return (0, 0, None);
+    };
+    let (mut w, mut h) = (width, height);
+    let ratio = (h as f64 / longest_edge as f64).max(w as f64 / longest_edge as f64);
+    if ratio > 1.0 {
+        h = (h as f64 / ratio).floor() as u64;
+        w = (w as f64 / ratio).floor() as u64;
+    }
+    let step = (patch * merge).max(1);
+    let rows = h.max(1).div_ceil(step);
+    let cols = w.max(1).div_ceil(step);
+    (rows * cols * merge * merge, rows * cols + rows, None)
+}
+
 /// The tokens of one `width × height` image under `rule`.
 pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
     rule.validate()?;
@@ -654,15 +705,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             let patches = (h / patch.max(1)) * (w / patch.max(1));
             (patches, patches / (merge.max(1) * merge.max(1)), None)
         }
-        ImageRule::Gemma4 {
-            patch,
-            pool,
-            soft_tokens,
-        } => {
-            let (rows, cols) = gemma4_cells(width, height, patch.saturating_mul(pool), soft_tokens);
-            // `<|image>`, a token per cell, `<image|>` (`Gemma4Processor`)
-            (pool * pool * soft_tokens, rows * cols + 2, None)
-        }
+        ImageRule::Gemma4 { .. } => gemma4_tokens(rule, width, height),
         ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
             tiled_tokens(rule, width, height)
         }
@@ -692,22 +735,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             let images = 1 + gemma3_crops(long, short, min_crop, max_crops, min_ratio_tenths);
             (images * tower, images * tokens, Some(images))
         }
-        ImageRule::Pixtral {
-            patch,
-            merge,
-            longest_edge,
-        } => {
-            let (mut w, mut h) = (width, height);
-            let ratio = (h as f64 / longest_edge as f64).max(w as f64 / longest_edge as f64);
-            if ratio > 1.0 {
-                h = (h as f64 / ratio).floor() as u64;
-                w = (w as f64 / ratio).floor() as u64;
-            }
-            let step = (patch * merge).max(1);
-            let rows = h.max(1).div_ceil(step);
-            let cols = w.max(1).div_ceil(step);
-            (rows * cols * merge * merge, rows * cols + rows, None)
-        }
+        ImageRule::Pixtral { .. } => pixtral_tokens(rule, width, height),
         ImageRule::Idefics3 {
             longest_edge,
             tile,

@@ -143,16 +143,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         // Gemma4ImageProcessor: a budget of `max_soft_tokens` (280) cells
         // of 3 × 3 patches of 16 px, from `preprocessor_config.json` or the
         // `image_processor` section of `processor_config.json`.
-        "gemma4" => {
-            let pre_or_processor = |key: &str, default: u64| {
-                number(&pre, &[&[key], &["image_processor", key]], default)
-            };
-            Ok(ImageRule::Gemma4 {
-                patch: pre_or_processor("patch_size", vision("patch_size", 16)),
-                pool: pre_or_processor("pooling_kernel_size", vision("pooling_kernel_size", 3)),
-                soft_tokens: pre_or_processor("max_soft_tokens", 280),
-            })
-        }
+        "gemma4" => Ok(gemma4(&cfg, &pre)),
         "mllama" => Ok(ImageRule::Mllama {
             tile: vision("image_size", 560),
             patch: vision("patch_size", 14),
@@ -200,6 +191,20 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
                 "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, gemma3, gemma4, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_onevision, paligemma, llama4"
             ),
         )),
+    }
+}
+
+/// Gemma 4: its processor's patch, pooling and `max_soft_tokens` from
+/// `preprocessor_config.json` or the `image_processor` section of
+/// `processor_config.json`, else the tower's patch and pooling and 280.
+fn gemma4(cfg: &Value, pre: &Value) -> ImageRule {
+    let vision = |key: &str, default: u64| number(cfg, &[&["vision_config", key]], default);
+    let processor =
+        |key: &str, default: u64| number(pre, &[&[key], &["image_processor", key]], default);
+    ImageRule::Gemma4 {
+        patch: processor("patch_size", vision("patch_size", 16)),
+        pool: processor("pooling_kernel_size", vision("pooling_kernel_size", 3)),
+        soft_tokens: processor("max_soft_tokens", 280),
     }
 }
 

@@ -143,14 +143,7 @@ impl ImageRule {
                     max_pixels: v[4],
                 }
             }
-            "gemma4" => {
-                let v = numbers(3)?;
-                ImageRule::Gemma4 {
-                    patch: v[0],
-                    pool: v[1],
-                    soft_tokens: v[2],
-                }
-            }
+            "gemma4" => gemma4_rule(&numbers(3)?),
             "intern_vl" | "aya_vision" => {
                 let v = numbers(5)?;
                 ImageRule::tiled(key == "aya_vision", [v[0], v[1], v[2], v[3], v[4]])
@@ -270,5 +263,14 @@ pub mod rule_text {
         Option::<String>::deserialize(d)?
             .map(|t| ImageRule::from_text(&t).map_err(serde::de::Error::custom))
             .transpose()
+    }
+}
+
+/// A `gemma4:` link rule from its numbers (patch, pool, soft tokens).
+fn gemma4_rule(v: &[u64]) -> ImageRule {
+    ImageRule::Gemma4 {
+        patch: v[0],
+        pool: v[1],
+        soft_tokens: v[2],
     }
 }
