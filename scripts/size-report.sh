@@ -29,7 +29,8 @@ cd "$(dirname "$0")/.."
 # it carries no JSON reader of a model (−14 KB, 2026-11-26: 388.5 KB; 391.2 KB
 # with the measured tower families and the image tokens beside the inputs;
 # 395.6 KB, 2026-11-27, with Llama 3.2 Vision and the families added on
-# modelled layers).
+# modelled layers; 401.6 KB with Gemma 4's layer variants and image rule,
+# 399.3 KB, 2026-11-27, with the GPU catalog as Rust rows instead of JSON).
 BUDGET_BYTES=400000
 
 if [ "${1:-}" != "--no-build" ]; then

@@ -1,4 +1,5 @@
-//! Compiles the data catalogs in as minified JSON. For the web build
+//! Compiles the data catalogs in as minified JSON, the GPU catalog as Rust
+//! rows (`gpus.rs`, no JSON to parse at start). For the web build
 //! (wasm32) the model and GPU catalogs also drop their citation fields
 //! (`source`, `notes`) and the techniques their `memory_effect` and
 //! `penalty_reason` explanations: the web app does not show them and every
@@ -53,6 +54,72 @@ fn trim_spec(entry: &mut serde_json::Value) {
     }
 }
 
+/// A Rust string literal of `text`.
+fn literal(text: &str) -> String {
+    format!("{text:?}")
+}
+
+/// `snake_case` to the `CamelCase` of a `Generation` variant.
+fn variant(snake: &str) -> String {
+    snake
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The GPU catalog as Rust rows (`gpu::GpuRow`), so no program parses JSON
+/// to read it: the web page then carries no JSON reader of the catalog.
+fn gpu_rows(catalog: &serde_json::Value) -> String {
+    let text = |e: &serde_json::Value, k: &str| {
+        e.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string()
+    };
+    let int = |e: &serde_json::Value, k: &str| match e.get(k).and_then(|v| v.as_u64()) {
+        Some(n) => format!("Some({n})"),
+        None => "None".to_string(),
+    };
+    let mut rows = String::from("&[\n");
+    for e in catalog.as_array().into_iter().flatten() {
+        let aliases: Vec<String> = e
+            .get("aliases")
+            .and_then(|a| a.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a.as_str().map(literal))
+            .collect();
+        let bandwidth = e
+            .get("bandwidth_gb_s")
+            .and_then(|v| v.as_f64())
+            .expect("bandwidth_gb_s");
+        let notes = e
+            .get("notes")
+            .and_then(|v| v.as_str())
+            .map_or("None".to_string(), |n| format!("Some({})", literal(n)));
+        rows.push_str(&format!(
+            "GpuRow {{ id: {}, name: {}, vendor: {}, generation: Generation::{}, memory_bytes: {}, \
+             bf16: {}, fp8: {}, bandwidth_gb_s: {bandwidth:?}, aliases: &[{}], source: {}, \
+             usable_memory_bytes: {}, cuda_total_bytes: {}, notes: {notes} }},\n",
+            literal(&text(e, "id")),
+            literal(&text(e, "name")),
+            literal(&text(e, "vendor")),
+            variant(&text(e, "generation")),
+            e.get("memory_bytes").and_then(|v| v.as_u64()).expect("memory_bytes"),
+            e.get("bf16").and_then(|v| v.as_bool()).unwrap_or(false),
+            e.get("fp8").and_then(|v| v.as_bool()).unwrap_or(false),
+            aliases.join(", "),
+            literal(&text(e, "source")),
+            int(e, "usable_memory_bytes"),
+            int(e, "cuda_total_bytes"),
+        ));
+    }
+    rows.push(']');
+    rows
+}
+
 fn main() {
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "wasm32");
@@ -99,6 +166,11 @@ fn main() {
                 file.remove("about");
             }
             drop_nulls(&mut value);
+        }
+        if name == "gpus.json" {
+            let rows = gpu_rows(&value);
+            std::fs::write(Path::new(&out).join("gpus.rs"), rows).expect("OUT_DIR is writable");
+            continue;
         }
         let minified = serde_json::to_string(&value).expect("JSON writes");
         std::fs::write(Path::new(&out).join(name), minified).expect("OUT_DIR is writable");

@@ -1,7 +1,7 @@
 //! GPU catalog: capacity as nvidia-smi reports it, formats supported, bandwidth.
 //!
-//! The catalog lives in `data/gpus.json`, compiled into the library and parsed
-//! once. Each entry's `source` says where every figure comes from.
+//! The catalog lives in `data/gpus.json`, compiled into the library as Rust
+//! rows by `build.rs` and turned into [`GpuSpec`]s once. Each entry's `source` says where every figure comes from.
 
 use std::sync::OnceLock;
 
@@ -90,8 +90,25 @@ impl GpuSpec {
     }
 }
 
-/// The catalog as shipped: JSON array of `GpuSpec`.
-const CATALOG_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/gpus.json"));
+/// One catalog entry as `build.rs` writes it from `data/gpus.json`.
+struct GpuRow {
+    id: &'static str,
+    name: &'static str,
+    vendor: &'static str,
+    generation: Generation,
+    memory_bytes: u64,
+    bf16: bool,
+    fp8: bool,
+    bandwidth_gb_s: f64,
+    aliases: &'static [&'static str],
+    source: &'static str,
+    usable_memory_bytes: Option<u64>,
+    cuda_total_bytes: Option<u64>,
+    notes: Option<&'static str>,
+}
+
+/// The catalog as shipped (`data/gpus.json`, citations left out of the web build).
+const CATALOG: &[GpuRow] = include!(concat!(env!("OUT_DIR"), "/gpus.rs"));
 
 /// Vendor and product-line words that NVML and vendors put in front of the
 /// model name ("NVIDIA GeForce RTX 4090", "Tesla T4", "AMD Instinct MI300X").
@@ -101,12 +118,26 @@ const NAME_PREFIXES: [&str; 6] = ["nvidia", "tesla", "geforce", "amd", "instinct
 /// All catalog entries, in catalog order (datacenter NVIDIA, workstation and
 /// consumer NVIDIA, AMD, Apple).
 pub fn gpus() -> &'static [GpuSpec] {
-    static CATALOG: OnceLock<Vec<GpuSpec>> = OnceLock::new();
-    CATALOG.get_or_init(|| {
-        // The JSON is part of the source tree and checked by the tests, so a
-        // parse failure is a build defect; an empty catalog keeps the library
-        // from panicking in a shipped binary.
-        serde_json::from_str(CATALOG_JSON).unwrap_or_default()
+    static CATALOG_SPECS: OnceLock<Vec<GpuSpec>> = OnceLock::new();
+    CATALOG_SPECS.get_or_init(|| {
+        CATALOG
+            .iter()
+            .map(|r| GpuSpec {
+                id: r.id.to_string(),
+                name: r.name.to_string(),
+                vendor: r.vendor.to_string(),
+                generation: r.generation,
+                memory_bytes: r.memory_bytes,
+                bf16: r.bf16,
+                fp8: r.fp8,
+                bandwidth_gb_s: r.bandwidth_gb_s,
+                aliases: r.aliases.iter().map(|a| (*a).to_string()).collect(),
+                source: r.source.to_string(),
+                usable_memory_bytes: r.usable_memory_bytes,
+                cuda_total_bytes: r.cuda_total_bytes,
+                notes: r.notes.map(str::to_string),
+            })
+            .collect()
     })
 }
 

@@ -299,12 +299,66 @@ pub(super) fn complete(
         Arch::Jamba => jamba(cfg, spec)?,
         Arch::NemotronH => nemotron_h(cfg, spec)?,
         Arch::FalconH1 => falcon_h1(cfg, spec)?,
+        Arch::GraniteMoeHybrid if model_type == "bamba" => bamba(cfg, spec)?,
         Arch::GraniteMoeHybrid => granite_hybrid(cfg, spec)?,
         Arch::Qwen3Next => qwen3_next(cfg, spec)?,
         Arch::Lfm2 => lfm2(cfg, spec)?,
         Arch::Minimax => minimax(cfg, spec)?,
         _ => {}
     }
+    if model_type == "dots1" {
+        dots1(cfg, spec)?;
+    }
+    Ok(())
+}
+
+/// dots.llm1 (`Dots1Attention`, `Dots1MoE`): GLM-4.5's MoE layers under
+/// Qwen3's attention, q and k normed one head wide, o_proj biased with
+/// q/k/v; without `layer_types`, the layers from `max_window_layers` (62)
+/// on slide when `sliding_window` is set (`Dots1Config.__post_init__`).
+fn dots1(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    spec.qk_norm = Some(QkNorm::Head);
+    spec.out_bias = spec.qkv_bias;
+    if cfg.obj.contains_key("layer_types") {
+        return Ok(());
+    }
+    let first = cfg
+        .int(&["max_window_layers"], 0, MAX_LAYERS)?
+        .unwrap_or(62);
+    let sliding = spec.layers.saturating_sub(first);
+    spec.sliding_window = match spec.sliding_window.take() {
+        Some(w) if sliding > 0 => Some(SlidingWindow {
+            layers: sliding,
+            ..w
+        }),
+        _ => None,
+    };
+    Ok(())
+}
+
+/// Bamba (`BambaDecoderLayer`): GraniteMoeHybrid's Mamba-2 and attention
+/// layers with a dense gated MLP of `intermediate_size` in every layer and
+/// no experts; attention at `attn_layer_indices` (none by default).
+fn bamba(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    attention_bias(cfg, spec, false)?;
+    let layers = spec.layers;
+    let attention = match layer_types(cfg, layers)? {
+        Some(types) => types.count(ATTENTION_TYPES),
+        None => {
+            let listed: Vec<u64> = cfg
+                .array("attn_layer_indices")?
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_u64)
+                .collect();
+            (0..layers).filter(|i| listed.contains(i)).count() as u64
+        }
+    };
+    spec.attention_layers = Some(attention);
+    let expand = cfg.int(&["mamba_expand"], 1, 64)?.unwrap_or(2);
+    let inner = spec.hidden.saturating_mul(expand);
+    spec.recurrent = Some(mamba2_mixer(cfg, layers - attention, inner, true)?);
+    spec.intermediate = dense_width(cfg)?;
     Ok(())
 }
 

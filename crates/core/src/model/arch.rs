@@ -240,7 +240,7 @@ pub const ARCHS: [ArchRow; 50] = [
     // reads the rest of its layout.
     row(Arch::Llama4, "llama4").types(&["llama4_text", "llama4"]),
     row(Arch::Glm4, "glm4").types(&["glm4"]).biases(true, false),
-    row(Arch::Glm4Moe, "glm4_moe").types(&["glm4_moe", "solar_open", "sarvam_moe"]),
+    row(Arch::Glm4Moe, "glm4_moe").types(&["glm4_moe", "solar_open", "sarvam_moe", "dots1"]),
     row(Arch::Olmo2, "olmo2").types(&["olmo2", "olmo3"]),
     // CohereLayerNorm has no bias: one vector, counted like RMSNorm.
     row(Arch::Cohere, "cohere")
@@ -268,7 +268,7 @@ pub const ARCHS: [ArchRow; 50] = [
         .types(&["nemotron_h"])
         .plain(),
     row(Arch::FalconH1, "falcon_h1").types(&["falcon_h1"]),
-    row(Arch::GraniteMoeHybrid, "granitemoehybrid").types(&["granitemoehybrid"]),
+    row(Arch::GraniteMoeHybrid, "granitemoehybrid").types(&["granitemoehybrid", "bamba"]),
     row(Arch::Qwen3Next, "qwen3_next").types(&[
         "qwen3_next",
         "qwen3_5_text",

@@ -56,22 +56,6 @@ impl WideLayer {
         self.mixer += one.mixer * n;
     }
 
-    /// Removes `n` times `one`, which each of the `n` layers holds.
-    fn subtract_scaled(&mut self, one: &WideLayer, n: u128) {
-        let less = |have: &mut u128, part: u128| *have = have.saturating_sub(part * n);
-        less(&mut self.q, one.q);
-        less(&mut self.k, one.k);
-        less(&mut self.v, one.v);
-        less(&mut self.o, one.o);
-        less(&mut self.gate, one.gate);
-        less(&mut self.up, one.up);
-        less(&mut self.down, one.down);
-        less(&mut self.router, one.router);
-        less(&mut self.norms, one.norms);
-        less(&mut self.biases, one.biases);
-        less(&mut self.mixer, one.mixer);
-    }
-
     fn total(&self) -> u128 {
         self.q
             + self.k
@@ -235,59 +219,60 @@ impl<'a> Dims<'a> {
         }
     }
 
-    /// The k and v projections, their biases and the k-norm of an attention.
-    fn key_value_part(&self) -> WideLayer {
+    /// `a` reading another layer's keys and values: without its k/v
+    /// projections, their biases and its k-norm.
+    fn without_kv(&self, a: &WideLayer) -> WideLayer {
         let s = self.spec;
+        let width = self.kv * self.d;
         let k_norm = match s.qk_norm_kind() {
             QkNorm::Off => 0,
             QkNorm::Head => self.d,
-            QkNorm::PerHead | QkNorm::Full => self.kv * self.d,
+            QkNorm::PerHead | QkNorm::Full => width,
         };
+        let projections = 1 + u128::from(a.v > 0);
         WideLayer {
-            k: self.h * self.kv * self.d,
-            v: self.h * self.kv * self.d,
-            biases: if s.qkv_bias { 2 * self.kv * self.d } else { 0 },
-            norms: self.norm_width * k_norm,
-            ..WideLayer::default()
+            k: 0,
+            v: 0,
+            biases: a.biases - u128::from(s.qkv_bias) * projections * width,
+            norms: a.norms - self.norm_width * k_norm,
+            ..*a
         }
     }
 
     /// Every self-attention layer: the common one; Gemma 4's full-attention
     /// layers with heads of their own, whose values may be their keys (no
-    /// `v_proj`); less the k/v projections and k-norms of the layers that
-    /// reuse an earlier layer's keys and values.
+    /// `v_proj`); each as [`Self::without_kv`] in the layers that reuse an
+    /// earlier layer's keys and values.
     fn self_attention_layers(&self, common: &WideLayer, count: u128) -> WideLayer {
         let s = self.spec;
         let (shared_sliding, shared_global) = s.kv_sharing.as_ref().map_or((0, 0), |k| {
             (dim(k.sliding, MAX_LAYERS), dim(k.global, MAX_LAYERS))
         });
-        let mut total = WideLayer::default();
-        let Some(g) = &s.global_attention else {
-            total.add_scaled(common, count);
-            let shared = (shared_sliding + shared_global).min(count);
-            total.subtract_scaled(&self.key_value_part(), shared);
-            return total;
+        let sliding = match (&s.global_attention, &s.sliding_window) {
+            (Some(_), Some(w)) => dim(w.layers, MAX_LAYERS).min(count),
+            (Some(_), None) => 0,
+            (None, _) => count,
         };
-        let sliding = s
-            .sliding_window
-            .as_ref()
-            .map_or(0, |w| dim(w.layers, MAX_LAYERS).min(count));
-        total.add_scaled(common, sliding);
-        total.subtract_scaled(&self.key_value_part(), shared_sliding.min(sliding));
-        let heads = self.with_heads(dim(g.kv_heads, MAX_HEADS), dim(g.head_dim, MAX_HEADS));
-        let mut attention = heads.attention();
-        let mut kv_part = heads.key_value_part();
-        if g.values_from_keys {
-            // no v_proj, nor its bias
-            let v_bias = kv_part.biases / 2;
-            attention.v = 0;
-            attention.biases -= v_bias;
-            kv_part.v = 0;
-            kv_part.biases -= v_bias;
+        let mut total = WideLayer::default();
+        let mut add = |dims: &Dims, attention: &WideLayer, layers: u128, shared: u128| {
+            let shared = shared.min(layers);
+            total.add_scaled(attention, layers - shared);
+            total.add_scaled(&dims.without_kv(attention), shared);
+        };
+        match &s.global_attention {
+            None => add(self, common, count, shared_sliding + shared_global),
+            Some(g) => {
+                add(self, common, sliding, shared_sliding);
+                let heads = self.with_heads(dim(g.kv_heads, MAX_HEADS), dim(g.head_dim, MAX_HEADS));
+                let mut attention = heads.attention();
+                if g.values_from_keys {
+                    // no v_proj, nor its bias
+                    attention.v = 0;
+                    attention.biases -= u128::from(s.qkv_bias) * heads.kv * heads.d;
+                }
+                add(&heads, &attention, count - sliding, shared_global);
+            }
         }
-        let global = count - sliding;
-        total.add_scaled(&attention, global);
-        total.subtract_scaled(&kv_part, shared_global.min(global));
         total
     }
 

@@ -334,40 +334,70 @@ pub(super) fn decode(pairs: &[(&str, &str)], notices: &mut Vec<Notice>) -> Model
     spec
 }
 
+/// A whole-number field's setter.
+type PutNumber = fn(&mut ModelSpec, u64);
+
+/// The whole-number fields: key, allowed range, where the value goes (one
+/// table instead of a match arm each: the page's wasm is smaller).
+const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 20] = [
+    ("h", 0, MAX_DIM, |s, n| s.hidden = n),
+    ("l", 0, MAX_LAYERS, |s, n| s.layers = n),
+    ("heads", 0, MAX_HEADS, |s, n| s.heads = n),
+    ("kv", 0, MAX_HEADS, |s, n| s.kv_heads = n),
+    ("ff", 0, MAX_DIM, |s, n| s.intermediate = n),
+    ("vocab", 0, MAX_DIM, |s, n| s.vocab = n),
+    ("pos", 0, MAX_POSITION, |s, n| s.max_position = n),
+    ("tv", 0, MAX_DIM, |s, n| s.type_vocab = n),
+    ("conv", 0, MAX_DIM, |s, n| s.conv_kernel = n),
+    ("cls", 0, MAX_DIM, |s, n| s.classifier_labels = n),
+    ("hd", 0, MAX_DIM, |s, n| s.head_dim = Some(n)),
+    ("enc", 0, MAX_LAYERS, |s, n| s.encoder_layers = Some(n)),
+    ("params", 1, MAX_TOTAL_PARAMS, |s, n| {
+        s.params_override = Some(n)
+    }),
+    ("npl", 0, MAX_NORMS_PER_LAYER, |s, n| {
+        s.norms_per_layer = Some(n)
+    }),
+    ("embd", 0, MAX_DIM, |s, n| s.embed_proj_dim = Some(n)),
+    ("rab", 0, MAX_DIM, |s, n| {
+        s.relative_attention_buckets = Some(n)
+    }),
+    ("attl", 0, MAX_LAYERS, |s, n| s.attention_layers = Some(n)),
+    ("mlpl", 0, MAX_LAYERS, |s, n| s.mlp_layers = Some(n)),
+    ("lxp", 0, MAX_TOTAL_PARAMS / MAX_LAYERS, |s, n| {
+        s.layer_extra_params = n
+    }),
+    ("xattl", 0, MAX_LAYERS, |s, n| s.cross_attention_layers = n),
+];
+
+/// A flag's setter.
+type PutFlag = fn(&mut ModelSpec, bool);
+
+/// The flags: key, where the value goes.
+const FLAG_FIELDS: [(&str, PutFlag); 9] = [
+    ("tied", |s, b| s.tied_embeddings = b),
+    ("qkvb", |s, b| s.qkv_bias = b),
+    ("outb", |s, b| s.out_bias = b),
+    ("approx", |s, b| s.approximate = b),
+    ("pblock", |s, b| s.parallel_block = b),
+    ("headb", |s, b| s.lm_head_bias = b),
+    ("mlpb", |s, b| s.mlp_bias = Some(b)),
+    ("fnorm", |s, b| s.final_norm = Some(b)),
+    ("gattn", |s, b| s.gated_attention = b),
+];
+
 fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
-    let dim = |v: &str| parse_u64_in(v, 0, MAX_DIM);
+    if let Some((_, min, max, put)) = NUMBER_FIELDS.iter().find(|f| f.0 == field) {
+        put(spec, parse_u64_in(v, *min, *max)?);
+        return Ok(());
+    }
+    if let Some((_, put)) = FLAG_FIELDS.iter().find(|f| f.0 == field) {
+        put(spec, parse_bool(v)?);
+        return Ok(());
+    }
     match field {
         "arch" => spec.arch = choice(v)?,
         "name" => spec.name = v.to_owned(),
-        "h" => spec.hidden = dim(v)?,
-        "l" => spec.layers = parse_u64_in(v, 0, MAX_LAYERS)?,
-        "heads" => spec.heads = parse_u64_in(v, 0, MAX_HEADS)?,
-        "kv" => spec.kv_heads = parse_u64_in(v, 0, MAX_HEADS)?,
-        "ff" => spec.intermediate = dim(v)?,
-        "vocab" => spec.vocab = dim(v)?,
-        "pos" => spec.max_position = parse_u64_in(v, 0, MAX_POSITION)?,
-        "tv" => spec.type_vocab = dim(v)?,
-        "conv" => spec.conv_kernel = dim(v)?,
-        "cls" => spec.classifier_labels = dim(v)?,
-        "hd" => spec.head_dim = Some(dim(v)?),
-        "enc" => spec.encoder_layers = Some(parse_u64_in(v, 0, MAX_LAYERS)?),
-        "params" => spec.params_override = Some(parse_u64_in(v, 1, MAX_TOTAL_PARAMS)?),
-        "npl" => spec.norms_per_layer = Some(parse_u64_in(v, 0, MAX_NORMS_PER_LAYER)?),
-        "embd" => spec.embed_proj_dim = Some(dim(v)?),
-        "rab" => spec.relative_attention_buckets = Some(dim(v)?),
-        "tied" => spec.tied_embeddings = parse_bool(v)?,
-        "qkvb" => spec.qkv_bias = parse_bool(v)?,
-        "outb" => spec.out_bias = parse_bool(v)?,
-        "approx" => spec.approximate = parse_bool(v)?,
-        "pblock" => spec.parallel_block = parse_bool(v)?,
-        "headb" => spec.lm_head_bias = parse_bool(v)?,
-        "mlpb" => spec.mlp_bias = Some(parse_bool(v)?),
-        "fnorm" => spec.final_norm = Some(parse_bool(v)?),
-        "attl" => spec.attention_layers = Some(parse_u64_in(v, 0, MAX_LAYERS)?),
-        "mlpl" => spec.mlp_layers = Some(parse_u64_in(v, 0, MAX_LAYERS)?),
-        "lxp" => spec.layer_extra_params = parse_u64_in(v, 0, MAX_TOTAL_PARAMS / MAX_LAYERS)?,
-        "gattn" => spec.gated_attention = parse_bool(v)?,
-        "xattl" => spec.cross_attention_layers = parse_u64_in(v, 0, MAX_LAYERS)?,
         "qkn" => spec.qk_norm = Some(choice(v)?),
         "rec" => spec.recurrent = Some(parse_recurrent(v)?),
         // Read after `moe` (keys are written in that order).

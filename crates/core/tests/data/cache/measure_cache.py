@@ -89,6 +89,12 @@ TINY = {
                         layer_types=["sliding_attention", "full_attention"] * 2),
     "cwm": dict(num_hidden_layers=4, sliding_window=WINDOW,
                 layer_types=["sliding_attention"] * 3 + ["full_attention"]),
+    # dots.llm1: the layers from max_window_layers on slide
+    "dots1": dict(num_hidden_layers=4, sliding_window=WINDOW, max_window_layers=2, n_routed_experts=4,
+                  n_shared_experts=1, num_experts_per_tok=2, moe_intermediate_size=32, first_k_dense_replace=1),
+    # Bamba: attention at attn_layer_indices, Mamba-2 elsewhere
+    "bamba": dict(num_hidden_layers=4, attn_layer_indices=[1, 3], mamba_n_heads=8, mamba_d_state=16,
+                  mamba_n_groups=1, mamba_d_conv=4, mamba_expand=2),
     # Gemma 4 (several configs of one type: "type:variant"). Global layers with heads of their own
     # (here K = V: attention_k_eq_v, one global KV head of 32), the last 2 layers reading the keys
     # and values of an earlier layer (DummyLayer, nothing cached), per-layer embeddings on.
@@ -131,7 +137,8 @@ RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_
             "n_routed_experts", "num_experts_per_tok", "n_shared_experts", "first_k_dense_replace",
             "moe_intermediate_size", "index_n_heads", "index_head_dim", "indexer_types",
             "per_layer_config", "attention_k_eq_v", "num_kv_shared_layers", "use_bidirectional_attention",
-            "hidden_size_per_layer_input", "vocab_size_per_layer_input")
+            "hidden_size_per_layer_input", "vocab_size_per_layer_input", "attn_layer_indices",
+            "max_window_layers", "mamba_expand")
 
 
 def config_summary(cfg):
@@ -140,7 +147,7 @@ def config_summary(cfg):
     for k in RELEVANT:
         # Gemma 4's config rewrites fields at init (the window under bidirectional attention,
         # heads per layer, which raise when read globally): record them as it saves them.
-        if cfg.model_type.startswith("gemma4"):
+        if cfg.model_type.startswith("gemma4") or k == "per_layer_config":
             if k not in saved:
                 continue
             v = saved[k]

@@ -21,6 +21,7 @@ SMALL = dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=8, num_ke
 GLM_SMALL_VIS = dict(depth=2, hidden_size=64, num_heads=4, intermediate_size=96, out_hidden_size=48,
                      patch_size=14, image_size=112, spatial_merge_size=2, temporal_patch_size=2)
 SW, FA = "sliding_attention", "full_attention"
+BAMBA_SMALL = dict(pad_token_id=0, vocab_size=100, hidden_size=64, intermediate_size=96, num_attention_heads=4)
 GEMMA4_TEXT = [
     dict(vocab_size=1000, hidden_size=64, intermediate_size=128, num_hidden_layers=7, num_attention_heads=4,
          num_key_value_heads=2, head_dim=16, global_head_dim=32, vocab_size_per_layer_input=500,
@@ -146,6 +147,25 @@ VARIANTS = {
                                                 hidden_size_per_layer_input=8),
                     vision_config=dict(num_hidden_layers=1, hidden_size=96, intermediate_size=128,
                                        num_attention_heads=4, num_key_value_heads=4, head_dim=24))],
+    # dots.llm1: Qwen3's attention (q/k head norms) over DeepSeek-V3's MoE (shared experts, dense first
+    # layers); the class has no expert count, so its default is measured with dots.llm1's MoE keys
+    "dots1": [dict(n_routed_experts=128, n_shared_experts=2, num_experts_per_tok=6, first_k_dense_replace=1),
+              dict(vocab_size=100, hidden_size=64, intermediate_size=96, moe_intermediate_size=32,
+                   num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2, n_routed_experts=4,
+                   n_shared_experts=1, num_experts_per_tok=2, first_k_dense_replace=1, pad_token_id=0),
+              dict(vocab_size=100, hidden_size=64, intermediate_size=96, moe_intermediate_size=32,
+                   num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=4, n_routed_experts=5,
+                   n_shared_experts=2, num_experts_per_tok=2, first_k_dense_replace=0, attention_bias=True,
+                   tie_word_embeddings=True, head_dim=8, pad_token_id=0)],
+    # Bamba: GraniteMoeHybrid's Mamba-2 and attention layers without experts, attention at
+    # `attn_layer_indices`, a dense MLP of `intermediate_size` in every layer
+    "bamba": [{}, dict(attn_layer_indices=[9, 18, 27]),
+              dict(BAMBA_SMALL, num_hidden_layers=4, num_key_value_heads=2, attn_layer_indices=[1, 3],
+                   mamba_n_heads=8, mamba_d_state=16, mamba_n_groups=1, mamba_d_conv=4, mamba_expand=2),
+              dict(BAMBA_SMALL, num_hidden_layers=3, num_key_value_heads=1, attn_layer_indices=[0],
+                   mamba_n_heads=4, mamba_d_state=8, mamba_n_groups=2, mamba_d_conv=3, mamba_expand=1,
+                   mamba_conv_bias=False, mamba_proj_bias=True, attention_bias=True, mlp_bias=True,
+                   tie_word_embeddings=True)],
 }
 WRAPPERS = {"mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4"}
 here = os.path.dirname(os.path.abspath(__file__))
