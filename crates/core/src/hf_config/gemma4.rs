@@ -29,19 +29,8 @@ const DEFAULT_SQUARE: u64 = 768;
 /// Which layers slide: `layer_types` (or the default pattern), with the last
 /// layer always global (`__post_init__` forces it).
 fn sliding_layers(cfg: &Cfg, layers: u64) -> Result<Vec<bool>> {
-    let mut sliding: Vec<bool> = match cfg.strings("layer_types")? {
-        Some(types) => {
-            if types.len() as u64 != layers {
-                return Err(InputError::new(
-                    cfg.field("layer_types"),
-                    format!(
-                        "lists {} layers but num_hidden_layers is {layers}",
-                        types.len()
-                    ),
-                ));
-            }
-            types.iter().map(|t| *t == "sliding_attention").collect()
-        }
+    let mut sliding: Vec<bool> = match super::modern::layer_types(cfg, layers)? {
+        Some(types) => types.0.iter().map(|t| *t == "sliding_attention").collect(),
         None => (0..layers).map(|i| (i + 1) % GLOBAL_EVERY != 0).collect(),
     };
     if let Some(last) = sliding.last_mut() {

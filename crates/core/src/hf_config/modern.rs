@@ -41,7 +41,7 @@ pub(super) fn completes(arch: Arch) -> bool {
 }
 
 /// Counts of `layer_types` entries (`full_attention`, `linear_attention`, ...).
-struct LayerTypes<'a>(Vec<&'a str>);
+pub(super) struct LayerTypes<'a>(pub(super) Vec<&'a str>);
 
 impl LayerTypes<'_> {
     fn count(&self, names: &[&str]) -> u64 {
@@ -50,7 +50,7 @@ impl LayerTypes<'_> {
 }
 
 /// The config's `layer_types`, which must list every layer when present.
-fn layer_types<'a>(cfg: &Cfg<'a>, layers: u64) -> Result<Option<LayerTypes<'a>>> {
+pub(super) fn layer_types<'a>(cfg: &Cfg<'a>, layers: u64) -> Result<Option<LayerTypes<'a>>> {
     let Some(types) = cfg.strings("layer_types")? else {
         return Ok(None);
     };
