@@ -6,7 +6,7 @@ use crate::inference::{inference_memory, ServingEngine, VllmEngine};
 use crate::model::{Arch, MlpKind, ModelSpec, NormKind};
 use crate::overhead::{
     allocator_slack_bytes, cuda_context_bytes, library_workspace_bytes, loading_cache_bytes,
-    AllocatorCache,
+    slack_within_card, split_segment_bytes, AllocatorCache,
 };
 use crate::precision::{Dtype, WeightFormat};
 use crate::report::{Counter, Estimate, GpuReport, Line, Note, Part};
@@ -177,7 +177,17 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
             Counter::Allocated
         },
     });
-    let (slack, slack_formula) = allocator_slack(&r, per_step_bytes(&lines, task.churn));
+    let (slack, slack_formula, unreleasable) =
+        allocator_slack(&r, per_step_bytes(&lines, task.churn));
+    let paged: u128 = lines
+        .iter()
+        .filter(|l| l.part == Part::PagedOptimizer)
+        .map(|l| l.bytes as u128)
+        .sum();
+    let outside_allocator = (context + outside_torch) as u128 + paged;
+    let room = capacity.map(|c| (c as u128).saturating_sub(peak_allocated + outside_allocator));
+    let (slack, slack_formula) = slack_within_card(slack, slack_formula, room, unreleasable);
+    let releasable = slack.saturating_sub(unreleasable);
     lines.push(Line {
         part: Part::AllocatorSlack,
         bytes: to_u64("allocator slack", slack)?,
@@ -194,6 +204,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         peak_allocated,
         peak_reserved: peak_allocated + slack,
         context: context + outside_torch,
+        releasable,
     };
     let report = gpu_report(lines, &totals, task.kv_per_token, task.phase)?;
     let mut cpu_lines = task.cpu_lines;
@@ -520,17 +531,21 @@ fn llama_cpp_loads(r: &Resolved) -> bool {
         && crate::llama_cpp::file_type_of(r.format).is_some()
 }
 
-fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String) {
+/// The cache at the peak, its formula and the part of it split segments
+/// hold ([`split_segment_bytes`]).
+fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String, u128) {
     if llama_cpp_loads(r) {
         return (
             0,
             "llama.cpp allocates its buffers once at their reserved sizes (ggml-alloc)".to_string(),
+            0,
         );
     }
     if r.inference.engine == Engine::Vllm && !r.is_training() {
         return (
             0,
             "vLLM allocates its KV cache up front: no growth of the cache".to_string(),
+            0,
         );
     }
     if r.inference.engine == Engine::Sglang && !r.is_training() {
@@ -538,9 +553,10 @@ fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String) {
             0,
             "SGLang allocates its KV pool up front; its steps run in what it leaves beside it"
                 .to_string(),
+            0,
         );
     }
-    allocator_slack_bytes(AllocatorCache {
+    let cache = AllocatorCache {
         loading: loading_cache_bytes(r),
         per_step_bytes: per_step,
         stranded_block: if r.is_training() {
@@ -550,7 +566,10 @@ fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String) {
         },
         empty_cache_after_load: r.empty_cache_after_load,
         expandable_segments: r.expandable_segments,
-    })
+    };
+    let unreleasable = split_segment_bytes(&cache);
+    let (bytes, formula) = allocator_slack_bytes(cache);
+    (bytes, formula, unreleasable)
 }
 
 /// One GPU's three totals before the report is written.
@@ -559,6 +578,8 @@ struct Totals {
     peak_reserved: u128,
     /// CUDA context and libraries.
     context: u64,
+    /// The cache beyond its split segments ([`GpuReport::releasable_cache_bytes`]).
+    releasable: u128,
 }
 
 fn gpu_report(
@@ -587,6 +608,7 @@ fn gpu_report(
         weights_bytes,
         kv_bytes_per_token: to_u64("KV cache", kv_per_token)?,
         peak_phase: phase,
+        releasable_cache_bytes: to_u64("allocator cache", totals.releasable)?,
     })
 }
 

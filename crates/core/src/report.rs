@@ -158,6 +158,11 @@ pub struct GpuReport {
     pub kv_bytes_per_token: u64,
     /// When the peak happens (`forward/backward`, `optimizer step`, `generation`).
     pub peak_phase: String,
+    /// The allocator's cache at the peak beyond its split segments: whole
+    /// free segments, which it frees and retries with when `cudaMalloc`
+    /// fails, so a card with less room still fits the run.
+    #[serde(default)]
+    pub releasable_cache_bytes: u64,
 }
 
 /// The whole estimate.
@@ -251,6 +256,7 @@ impl Estimate {
             weights_bytes: 0,
             kv_bytes_per_token: 0,
             peak_phase: String::new(),
+            releasable_cache_bytes: 0,
         });
         self.gpus
             .iter()
@@ -308,6 +314,7 @@ mod tests {
             weights_bytes: 0,
             kv_bytes_per_token: 0,
             peak_phase: String::new(),
+            releasable_cache_bytes: 0,
         };
         Estimate {
             model: "m".into(),

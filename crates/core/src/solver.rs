@@ -40,6 +40,14 @@ fn fits_within(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<bool> {
     Ok(device_used(sc, spec)? <= capacity)
 }
 
+/// Device used on a card of `capacity` bytes from an estimate made without
+/// one: the allocator frees its whole free segments (`releasable`) before it
+/// runs out of memory, so the cache shrinks to the card's room, never below
+/// its split segments (as `overhead::slack_within_card` rules per card).
+fn used_within_card(used: u64, releasable: u64, capacity: u64) -> u64 {
+    used.min(used.saturating_sub(releasable).max(capacity))
+}
+
 fn serves_from_pool(sc: &Scenario) -> bool {
     sc.task == TaskKind::Inference && sc.inference.engine.sizes_pool()
 }
@@ -169,8 +177,9 @@ pub fn fit_table_with_model(
     let mut bare = sc.clone();
     bare.gpu = GpuChoice::default();
     let bare_context = per_card_bytes(None);
-    let mut memo: HashMap<u64, u64> = HashMap::new();
-    let mut without_context = |size: u64| -> Result<u64> {
+    let mut memo: HashMap<u64, (u64, u64)> = HashMap::new();
+    // Device used without the context, and the cache the allocator can free.
+    let mut without_context = |size: u64| -> Result<(u64, u64)> {
         if let Some(v) = memo.get(&size) {
             return Ok(*v);
         }
@@ -179,7 +188,12 @@ pub fn fit_table_with_model(
             TaskKind::Training => s.training.micro_batch = size,
             TaskKind::Inference => set_context(&mut s, size),
         }
-        let v = device_used(&s, spec)?.saturating_sub(bare_context);
+        let e = estimate_with_model(&s, spec)?;
+        let g = e.headline_gpu();
+        let v = (
+            g.device_used_bytes.saturating_sub(bare_context),
+            g.releasable_cache_bytes,
+        );
         memo.insert(size, v);
         Ok(v)
     };
@@ -201,10 +215,15 @@ pub fn fit_table_with_model(
         }
         let (used, largest) = {
             let context = per_card_bytes(Some(g));
-            let used = without_context(current)? + context;
-            let largest = largest_fitting(limit, |size| {
-                Ok(without_context(size)? + context <= capacity)
-            })?;
+            let on_card = |(used, releasable): (u64, u64)| {
+                used_within_card(used + context, releasable, capacity)
+            };
+            let used = on_card(without_context(current)?);
+            let largest =
+                largest_fitting(
+                    limit,
+                    |size| Ok(on_card(without_context(size)?) <= capacity),
+                )?;
             (used, largest)
         };
         rows.push(FitRow {

@@ -57,6 +57,8 @@ struct Alive {
     gathered: u128,
     /// The fp32 buffer a 16-bit embedding's gradient accumulates in.
     embedding_grad: u128,
+    /// What a compiled loss keeps until the end of backward.
+    loss_to_backward_end: u128,
 }
 
 /// Everything one GPU holds during training.
@@ -67,6 +69,7 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
     let gradients = gradients(r, &mut lines);
     let states = optimizer_states(r, &mut lines);
     let (loss_bytes, loss_formula) = loss::loss_bytes(r);
+    let kept_loss = loss::compiled_loss_kept_to_backward_end(r);
     let (act_bytes, act_formula, recompute) = saved::activation_bytes(r, loss_bytes);
     let (recompute_at_peak, act_formula) =
         recompute_beyond_loss(recompute, loss_bytes, act_formula);
@@ -114,10 +117,17 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
         buckets,
         gathered,
         embedding_grad: embedding_grad_buffer(r),
+        loss_to_backward_end: kept_loss.as_ref().map_or(0, |k| k.0),
     };
     let accumulating = gradients_alive_in_backward(r);
     let (peak, phase) = alive.peak(accumulating);
     mark_not_at_peak(&mut lines.gpu, phase, accumulating);
+    if let (Phase::EndOfBackward, Some((bytes, formula))) = (phase, kept_loss) {
+        // At this peak the loss line holds what the compiled loss still keeps.
+        for l in lines.gpu.iter_mut().filter(|l| l.part == Part::LogitsLoss) {
+            *l = Line::new(Part::LogitsLoss, bytes, formula.clone(), Counter::Allocated);
+        }
+    }
     TrainingMemory {
         lines: lines.gpu,
         cpu_lines: lines.cpu,
@@ -501,7 +511,8 @@ impl Alive {
             + self.gathered
             + if accumulating { self.gradients } else { 0 };
         let step = held + self.gradients + self.step + self.buckets;
-        let backward_end = held + self.gradients + self.buckets + self.embedding_grad;
+        let backward_end =
+            held + self.gradients + self.buckets + self.embedding_grad + self.loss_to_backward_end;
         if step >= backward.max(backward_end) {
             (step, Phase::OptimizerStep)
         } else if backward_end > backward {

@@ -124,16 +124,21 @@ fn cases_read_the_allocator_configuration() {
 
 #[test]
 fn the_planner_offers_expandable_segments_when_the_cache_decides() {
-    // Fill the card to just below the fixed-segment reserved peak: the
-    // split segments alone do not fit, so the exact change is offered.
+    // A card with room for the live tensors and half the split segments:
+    // the allocator can free whole free segments (the freed logits block)
+    // but not split ones, so the run does not fit with fixed segments and
+    // does with expandable ones: the exact change is offered.
     let mut sc = llama_step(8, 1024);
     let report = estimate(&sc).expect("estimates");
-    let used = report.gpus[0].device_used_bytes;
+    let g = &report.gpus[0];
+    let used = g.device_used_bytes;
+    let live = used - (g.peak_reserved_bytes - g.peak_allocated_bytes);
     let mut expandable = sc.clone();
     expandable.expandable_segments = true;
     let relieved = estimate(&expandable).expect("estimates").gpus[0].device_used_bytes;
     assert!(relieved < used);
-    sc.gpu.memory_bytes = Some((used + relieved) / 2);
+    let split = used - relieved;
+    sc.gpu.memory_bytes = Some(live + split / 2);
     let report = fix_plans(&sc, &PlanOptions::default()).expect("plans");
     assert!(!report.fits);
     let first = report.plans.first().expect("a plan");

@@ -12,15 +12,24 @@ mod common;
 use common::data_dir;
 use vramfit_core::model::{Arch, MlpKind, ModelSpec, NormKind};
 use vramfit_core::precision::{TrainingPrecision, WeightFormat};
-use vramfit_core::scenario::{Attention, Checkpointing, Framework, Method, ModelSource, TaskKind};
+use vramfit_core::scenario::{
+    Attention, Checkpointing, Framework, LoraTarget, Method, ModelSource, TaskKind,
+};
 use vramfit_core::{estimate, Part, Scenario};
 
+#[derive(Clone, Default)]
 struct Variant {
     name: String,
     layers: u64,
     micro_batch: u64,
     seq_len: u64,
     peak_allocated: u64,
+    peak_reserved: u64,
+    /// `checkpointing` as the row states it ("full", "op"); "off" when absent.
+    checkpointing: String,
+    lora: bool,
+    llama_8b: bool,
+    expandable_segments: bool,
 }
 
 fn variants() -> Vec<Variant> {
@@ -31,12 +40,23 @@ fn variants() -> Vec<Variant> {
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
             let n = |k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k} in {l}"));
+            let name = v["variant"].as_str().expect("variant").to_string();
+            let checkpointing = match v["checkpointing"].as_str() {
+                Some(c) => c.to_string(),
+                None if name.starts_with("ckpt") || name.ends_with("-ckpt") => "full".into(),
+                None => "off".into(),
+            };
             Variant {
-                name: v["variant"].as_str().expect("variant").to_string(),
                 layers: n("layers"),
                 micro_batch: n("micro_batch"),
                 seq_len: n("seq_len"),
                 peak_allocated: n("peak_allocated"),
+                peak_reserved: n("peak_reserved"),
+                checkpointing,
+                lora: v["lora"].is_string(),
+                llama_8b: v["model_dims"].as_str() == Some("Llama-3-8B dims"),
+                expandable_segments: v["expandable_segments"].as_bool().unwrap_or(false),
+                name,
             }
         })
         .collect()
@@ -62,9 +82,27 @@ fn llama_1b(layers: u64) -> ModelSpec {
     }
 }
 
+/// Llama-3-8B's public config values, with `layers` layers.
+fn llama_8b(layers: u64) -> ModelSpec {
+    ModelSpec {
+        name: format!("Llama-3-8B dims, {layers} layers"),
+        hidden: 4096,
+        head_dim: Some(128),
+        intermediate: 14336,
+        max_position: 8192,
+        tied_embeddings: false,
+        ..llama_1b(layers)
+    }
+}
+
 fn scenario(v: &Variant) -> Scenario {
+    let spec = if v.llama_8b {
+        llama_8b(v.layers)
+    } else {
+        llama_1b(v.layers)
+    };
     let mut sc = Scenario {
-        model: ModelSource::Spec(Box::new(llama_1b(v.layers))),
+        model: ModelSource::Spec(Box::new(spec)),
         task: TaskKind::Training,
         ..Scenario::default()
     };
@@ -74,11 +112,25 @@ fn scenario(v: &Variant) -> Scenario {
     sc.gpu.name = Some("NVIDIA H100 80GB HBM3".into());
     sc.training.framework = Framework::Transformers;
     sc.training.method = Method::Full;
-    sc.training.checkpointing = Checkpointing::Off;
+    sc.training.checkpointing = match v.checkpointing.as_str() {
+        "full" => Checkpointing::Full,
+        "op" => Checkpointing::Op,
+        _ => Checkpointing::Off,
+    };
     sc.training.micro_batch = v.micro_batch;
     sc.training.seq_len = v.seq_len;
-    sc.training.compile = v.name == "compiled";
+    sc.training.compile = v.name.contains("compiled");
     sc.training.activation_offload = v.name == "offload-save_on_cpu";
+    sc.training.optimizer_in_backward = v.name.starts_with("oib");
+    if v.lora {
+        sc.training.method = Method::Lora;
+        sc.training.lora.rank = 16;
+        sc.training.lora.targets = [&LoraTarget::ATTENTION[..], &LoraTarget::MLP[..]].concat();
+        sc.training.lora.dropout = 0.0;
+    }
+    // The harness calls torch.cuda.empty_cache() before the measured step.
+    sc.empty_cache_after_load = true;
+    sc.expandable_segments = v.expandable_segments;
     sc
 }
 
@@ -86,41 +138,52 @@ fn peak(sc: &Scenario) -> u64 {
     estimate(sc).expect("estimates").gpus[0].peak_allocated_bytes
 }
 
-/// The single-rank FSDP2 rows are data, not checked: on one rank FSDP2
-/// keeps its unsharded parameters between steps (2.37 GiB allocated at the
-/// start of step 2 with CPU offload), which no multi-GPU run does.
+fn reserved(sc: &Scenario) -> u64 {
+    estimate(sc).expect("estimates").gpus[0].peak_reserved_bytes
+}
+
+/// Rows kept as data, not checked:
+/// * single-rank FSDP2: on one rank FSDP2 keeps its unsharded parameters
+///   between steps (2.37 GiB allocated at the start of step 2 with CPU
+///   offload), which no multi-GPU run does;
+/// * `sac-op`: the per-op policy with torch's compute-intensive op list,
+///   which names no cuDNN attention kernel, on a torch whose SDPA ran
+///   `_scaled_dot_product_cudnn_attention` on the H100: attention was
+///   recomputed. torchtitan's save list names that kernel, and so does the
+///   estimate (`sac-op-all-attention`, checked).
 fn checked(v: &Variant) -> bool {
-    !v.name.starts_with("fsdp2")
+    !v.name.starts_with("fsdp2") && v.name != "sac-op"
 }
 
 #[test]
 fn every_measured_mechanism_within_one_percent() {
     let all = variants();
     assert!(all.iter().filter(|v| checked(v)).count() >= 6);
+    let mut failures = Vec::new();
     for v in all.iter().filter(|v| checked(v)) {
         let est = peak(&scenario(v));
         let err = est as f64 / v.peak_allocated as f64 - 1.0;
+        let res = reserved(&scenario(v)) as f64 / v.peak_reserved as f64 - 1.0;
         eprintln!(
-            "{:<22} L{:<2} b{} s{}: est {est} measured {} ({:+.2}%)",
+            "{:<22} L{:<2} b{:<2} s{} x{}: est {est} measured {} ({:+.2}%) reserved {:+.2}%",
             v.name,
             v.layers,
             v.micro_batch,
             v.seq_len,
+            u8::from(v.expandable_segments),
             v.peak_allocated,
-            err * 100.0
+            err * 100.0,
+            res * 100.0
         );
-        assert!(
-            err.abs() <= 0.01,
-            "{} L{}: {:+.2}%",
-            v.name,
-            v.layers,
-            err * 100.0
-        );
+        if err.abs() > 0.01 {
+            failures.push(format!("{} L{}: {:+.2}%", v.name, v.layers, err * 100.0));
+        }
     }
+    assert!(failures.is_empty(), "{failures:?}");
 }
 
 #[test]
-fn what_compile_and_offloading_save_matches_the_measured_difference() {
+fn what_each_mechanism_saves_matches_the_measured_difference() {
     let all = variants();
     let find = |name: &str, layers: u64| {
         all.iter()
@@ -130,6 +193,9 @@ fn what_compile_and_offloading_save_matches_the_measured_difference() {
     let pairs = [
         (find("eager", 8), find("compiled", 8)),
         (find("offload-none", 16), find("offload-save_on_cpu", 16)),
+        (find("lora-eager", 8), find("lora-compiled", 8)),
+        (find("eager-ckpt", 8), find("compiled-ckpt", 8)),
+        (find("sac-full", 16), find("sac-op-all-attention", 16)),
     ];
     for (base, variant) in pairs {
         let measured = base.peak_allocated as f64 - variant.peak_allocated as f64;
@@ -151,7 +217,8 @@ fn offloaded_activations_are_counted_in_cpu_memory() {
         layers: 16,
         micro_batch: 4,
         seq_len: 2048,
-        peak_allocated: 0,
+        checkpointing: "off".into(),
+        ..Variant::default()
     };
     let e = estimate(&scenario(&v)).expect("estimates");
     let on_cpu: u64 = e
@@ -175,4 +242,43 @@ fn offloaded_activations_are_counted_in_cpu_memory() {
         on_cpu > gpu_kept * 9 / 10 && on_cpu < gpu_kept,
         "{on_cpu} vs {gpu_kept}"
     );
+}
+
+/// The caching allocator frees its cache and retries before it reports an
+/// out-of-memory error, so a run whose live tensors fit the card fits: LoRA
+/// on Llama-3-8B's dimensions at 16 × 2048 tokens peaked at 70.96 GiB
+/// allocated and 72.51 GiB reserved on the 80 GB H100, where the uncapped
+/// cache estimate came to 83.6 GiB reserved, more than the card.
+#[test]
+fn a_cache_larger_than_the_card_shrinks_to_fit() {
+    let all = variants();
+    let big = all
+        .iter()
+        .find(|v| v.name == "lora8b-ckpt" && v.micro_batch == 16 && !v.expandable_segments)
+        .expect("lora8b-ckpt b16");
+    let e = estimate(&scenario(big)).expect("estimates");
+    assert_eq!(e.fits(), Some(true), "the measured run fit the card");
+    let capacity = e.capacity_bytes.expect("a card");
+    let g = &e.gpus[0];
+    assert!(
+        g.device_used_bytes <= capacity,
+        "{} > {capacity}",
+        g.device_used_bytes
+    );
+    let err = g.peak_reserved_bytes as f64 / big.peak_reserved as f64 - 1.0;
+    assert!(err.abs() < 0.10, "reserved {:+.1}%", err * 100.0);
+    // A card with room keeps the whole cache estimate.
+    let small = all
+        .iter()
+        .find(|v| v.name == "lora8b-ckpt" && v.micro_batch == 8 && !v.expandable_segments)
+        .expect("lora8b-ckpt b8");
+    let e = estimate(&scenario(small)).expect("estimates");
+    let g = &e.gpus[0];
+    let slack = g
+        .lines
+        .iter()
+        .find(|l| l.part == Part::AllocatorSlack)
+        .expect("slack");
+    assert!(!slack.formula.contains("room"), "{}", slack.formula);
+    assert!(g.peak_reserved_bytes > g.peak_allocated_bytes);
 }

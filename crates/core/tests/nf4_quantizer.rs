@@ -145,28 +145,34 @@ fn torchtune_april_2024_qlora_rows_are_read_as_torchao_0_1() {
     );
 }
 
-/// On a 10 GB RTX 3080 the torchao 0.1 build does not fit after loading;
-/// upgrading torchao is a plan, free of speed and quality cost.
+/// torchao 0.1's quantizer leaves its working sets cached after loading
+/// (whole free segments), and the caching allocator frees those and retries
+/// before it reports an out-of-memory error: they raise reserved where the
+/// card has room but never decide a fit. On a 10 GB RTX 3080 the torchao 0.1
+/// build fits exactly when the chunked (0.2+) build does, with the whole
+/// card in use, and the chunked build is no plan there.
 #[test]
-fn upgrading_torchao_is_a_plan() {
+fn the_quantizers_cached_working_sets_never_decide_a_fit() {
     let mut sc = torchtune_qlora("meta-llama/Llama-2-7b-hf", all_linears(), true);
+    let mut chunked = sc.clone();
+    chunked.unchunked_nf4_quantizer = false;
+    // Without a card the cache is all there.
+    let reserved = |s: &Scenario| estimate(s).expect("estimates").gpus[0].peak_reserved_bytes;
+    assert!(reserved(&sc) > reserved(&chunked) + 1_000_000_000);
     sc.gpu.name = Some("rtx-3080-10gb".into());
-    let report = fix_plans(&sc, &PlanOptions::default()).expect("plans");
-    assert!(!report.fits);
-    let upgrade = report
-        .plans
-        .iter()
-        .find(|p| {
-            p.changes
-                .iter()
-                .any(|c| c.id == TechniqueId::ChunkedNf4Quantizer)
-        })
-        .expect("a plan that upgrades torchao");
-    assert!(!upgrade.scenario.unchunked_nf4_quantizer);
+    chunked.gpu.name = Some("rtx-3080-10gb".into());
+    let old = estimate(&sc).expect("estimates");
+    let new = estimate(&chunked).expect("estimates");
+    assert_eq!(old.fits(), new.fits());
     assert_eq!(
-        estimate(&upgrade.scenario).expect("fits").fits(),
-        Some(true)
+        old.gpus[0].peak_allocated_bytes,
+        new.gpus[0].peak_allocated_bytes
     );
+    let report = fix_plans(&sc, &PlanOptions::default()).expect("plans");
+    assert!(report.plans.iter().all(|p| p
+        .changes
+        .iter()
+        .all(|c| c.id != TechniqueId::ChunkedNf4Quantizer)));
 }
 
 /// torchtune leaves the linears it does not adapt in bf16, so with q and v

@@ -16,19 +16,27 @@
 //! Qwen2, Qwen3, Gemma and Gemma-2 layers over four shapes, two (b, s) and
 //! bf16 / fp32 (`tests/data/compile/compile_saved.csv`, `tests/compile.rs`).
 
-use super::shape::{norm_saves, qk_norm_rows, LayerShape, Term, Terms};
+use super::shape::{norm_saves, qk_norm_rows, LayerShape, LoraActs, Term, Terms};
 use crate::model::{Arch, MlpKind, ModelSpec, NormKind};
-use crate::scenario::Attention;
+use crate::scenario::{Attention, LoraTarget};
 
 /// The compiled layer's saved terms, or `None` for a layer the measurements
-/// do not cover (LoRA or frozen weights, autocast, dropout, LayerNorm, a
-/// plain or mixture-of-experts MLP, parallel blocks, cross-attention): the
-/// caller keeps the eager terms there.
+/// do not cover (frozen weights other than PEFT LoRA's, LoRA with dropout or
+/// beside eager attention, autocast, dropout, LayerNorm, a plain or
+/// mixture-of-experts MLP, parallel blocks, cross-attention): the caller
+/// keeps the eager terms there.
 pub fn compiled_layer_terms(l: &LayerShape, spec: &ModelSpec) -> Option<Vec<Term>> {
     let g = l.grads;
     let full = g.qkv && g.o && g.gate_up && g.down && g.norms && !g.linear_outputs;
-    let covered = full
-        && l.lora.is_none()
+    let frozen = !(g.qkv || g.o || g.gate_up || g.down || g.norms || g.linear_outputs);
+    let lora = l.lora.as_ref().filter(|lo| {
+        frozen
+            && lo.per_module_fp32
+            && !lo.dropout
+            && !lo.fused_qkv
+            && matches!(l.attention, Attention::Sdpa | Attention::Flash)
+    });
+    let covered = ((full && l.lora.is_none()) || lora.is_some())
         && !l.autocast
         && !l.dropout
         && !l.fp32_linear_inputs
@@ -58,12 +66,15 @@ pub fn compiled_layer_terms(l: &LayerShape, spec: &ModelSpec) -> Option<Vec<Term
         format!("{norms} norms × 4·b·s"),
     );
     // The outputs of the two pre-norms are matmul inputs (q/k/v, gate/up):
-    // saved for the weight gradients, in the activation dtype.
-    t.push(
-        "pre-norm outputs (q/k/v and gate/up input)",
-        2 * big_b * bsh,
-        format!("2 × {big_b}·b·s·h"),
-    );
+    // saved for the weight gradients, in the activation dtype. Frozen
+    // weights need no input; LoRA keeps its own copies (`lora_terms`).
+    if lora.is_none() {
+        t.push(
+            "pre-norm outputs (q/k/v and gate/up input)",
+            2 * big_b * bsh,
+            format!("2 × {big_b}·b·s·h"),
+        );
+    }
     // The residual stream after attention and after the MLP: each norm's
     // backward recomputes its statistics' input from them.
     t.push(
@@ -95,14 +106,70 @@ pub fn compiled_layer_terms(l: &LayerShape, spec: &ModelSpec) -> Option<Vec<Term
         Attention::Eager => eager_terms(&mut t, l, spec, big_b),
     }
     let bsi = bs * l.intermediate;
-    // gate and up outputs (the activation's and the product's inputs, the
-    // activation itself recomputed) and down_proj's input.
-    t.push(
-        "feed-forward (gate, up, down input)",
-        3 * big_b * bsi,
-        format!("3·{big_b}·b·s·i"),
-    );
+    match lora {
+        // gate and up outputs (the activation's and the product's inputs, the
+        // activation itself recomputed) and down_proj's input.
+        None => t.push(
+            "feed-forward (gate, up, down input)",
+            3 * big_b * bsi,
+            format!("3·{big_b}·b·s·i"),
+        ),
+        Some(lo) => {
+            t.push(
+                "feed-forward (gate, up)",
+                2 * big_b * bsi,
+                format!("2·{big_b}·b·s·i"),
+            );
+            lora_terms(&mut t, l, lo);
+        }
+    }
     Some(t.0)
+}
+
+/// What PEFT's LoRA adds to a compiled layer whose base weights are frozen.
+/// PEFT upcasts 16-bit adapters to fp32 (`autocast_adapter_dtype=True`) and
+/// each adapted module casts its input to fp32 for `lora_A`; the compiled
+/// graph computes each distinct cast once, so the layer keeps one fp32 copy
+/// per distinct input (q/k/v share the attention input, gate/up the MLP
+/// input), plus each adapter's fp32 `lora_A` output (`lora_B`'s input).
+/// Checked to the byte against transformers 5.24 / peft 0.21 / torch 2.15 on
+/// CPU (Llama with all seven, q+v, attention-only and MLP-only targets,
+/// ranks 8–64, Qwen2, Qwen3, Gemma: `tests/data/compile/lora_compiled.jsonl`)
+/// and on an H100 (`tests/data/mechanisms/`).
+fn lora_terms(t: &mut Terms, l: &LayerShape, lo: &LoraActs) {
+    use LoraTarget::{Down, Gate, Up, K, O, Q, V};
+    let bs = l.tokens();
+    let has = |x: &[LoraTarget]| x.iter().any(|x| lo.targets.contains(x));
+    let inputs = [
+        (has(&[Q, K, V]), l.hidden, "h"),
+        (has(&[O]), l.heads * l.head_dim, "a·d"),
+        (has(&[Gate, Up]), l.hidden, "h"),
+        (has(&[Down]), l.intermediate, "i"),
+    ];
+    let (width, names) =
+        inputs
+            .iter()
+            .filter(|x| x.0)
+            .fold((0u128, Vec::new()), |(w, mut n), &(_, width, name)| {
+                n.push(name);
+                (w + width, n)
+            });
+    if width > 0 {
+        t.push(
+            "fp32 copies of the adapted inputs (lora_A)",
+            4 * bs * width,
+            format!("4·b·s·({})", names.join(" + ")),
+        );
+    }
+    let adapters = [Q, K, V, O, Gate, Up, Down]
+        .iter()
+        .filter(|x| lo.targets.contains(x))
+        .count() as u128;
+    t.push(
+        "lora_A outputs (fp32)",
+        adapters * 4 * bs * lo.rank,
+        format!("{adapters} × 4·b·s·r"),
+    );
 }
 
 /// SDPA (and FlashAttention): q after RoPE, k and v as attention reads them,

@@ -258,7 +258,9 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
         };
         // Under torch.compile the partitioned forward saves its own set
         // (activations/compiled.rs); a layer it does not cover keeps eager's.
-        let compiled_terms = if r.training.compile {
+        // bitsandbytes' quantized linears under compile were not measured.
+        let quantized_lora = stack_shape.lora.is_some() && r.format.is_quantized();
+        let compiled_terms = if r.training.compile && !quantized_lora {
             compiled_layer_terms(&stack_shape, spec)
         } else {
             None
