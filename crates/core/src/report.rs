@@ -161,7 +161,7 @@ pub struct GpuReport {
     /// The allocator's cache at the peak beyond its split segments: whole
     /// free segments, which it frees and retries with when `cudaMalloc`
     /// fails, so a card with less room still fits the run.
-    #[serde(default)]
+    #[serde(skip)]
     pub releasable_cache_bytes: u64,
 }
 

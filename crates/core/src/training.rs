@@ -117,15 +117,20 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
         buckets,
         gathered,
         embedding_grad: embedding_grad_buffer(r),
-        loss_to_backward_end: kept_loss.as_ref().map_or(0, |k| k.0),
+        loss_to_backward_end: kept_loss.unwrap_or(0),
     };
     let accumulating = gradients_alive_in_backward(r);
     let (peak, phase) = alive.peak(accumulating);
     mark_not_at_peak(&mut lines.gpu, phase, accumulating);
-    if let (Phase::EndOfBackward, Some((bytes, formula))) = (phase, kept_loss) {
+    if let (Phase::EndOfBackward, Some(bytes)) = (phase, kept_loss) {
         // At this peak the loss line holds what the compiled loss still keeps.
-        for l in lines.gpu.iter_mut().filter(|l| l.part == Part::LogitsLoss) {
-            *l = Line::new(Part::LogitsLoss, bytes, formula.clone(), Counter::Allocated);
+        if let Some(l) = lines.gpu.iter_mut().find(|l| l.part == Part::LogitsLoss) {
+            *l = Line::new(
+                Part::LogitsLoss,
+                bytes,
+                "compiled: 2 logits-sized tensors kept to the end of backward".to_string(),
+                Counter::Allocated,
+            );
         }
     }
     TrainingMemory {

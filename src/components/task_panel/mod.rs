@@ -241,9 +241,6 @@ pub fn TaskPanel() -> impl IntoView {
                 <Show when=move || matches!(weights.get(), WeightFormat::Nf4 | WeightFormat::Fp4)>
                     {flag(state, "double quantization", |sc| sc.double_quant, |sc, b| sc.double_quant = b)}
                 </Show>
-                <Show when=move || state.scenario.with(|sc| sc.effective_weights() == WeightFormat::Nf4)>
-                    {flag(state, "NF4 by torchao 0.1 (torchtune before June 2024)", |sc| sc.unchunked_nf4_quantizer, |sc, b| sc.unchunked_nf4_quantizer = b)}
-                </Show>
                 <Show when=move || matches!(weights.get(), WeightFormat::Gptq4 | WeightFormat::Awq4)>
                     {count(state, "group size", "gs", |sc| sc.group_size, |sc, n| sc.group_size = n)}
                 </Show>

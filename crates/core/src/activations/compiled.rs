@@ -140,35 +140,25 @@ fn lora_terms(t: &mut Terms, l: &LayerShape, lo: &LoraActs) {
     use LoraTarget::{Down, Gate, Up, K, O, Q, V};
     let bs = l.tokens();
     let has = |x: &[LoraTarget]| x.iter().any(|x| lo.targets.contains(x));
-    let inputs = [
-        (has(&[Q, K, V]), l.hidden, "h"),
-        (has(&[O]), l.heads * l.head_dim, "a·d"),
-        (has(&[Gate, Up]), l.hidden, "h"),
-        (has(&[Down]), l.intermediate, "i"),
-    ];
-    let (width, names) =
-        inputs
-            .iter()
-            .filter(|x| x.0)
-            .fold((0u128, Vec::new()), |(w, mut n), &(_, width, name)| {
-                n.push(name);
-                (w + width, n)
-            });
-    if width > 0 {
-        t.push(
-            "fp32 copies of the adapted inputs (lora_A)",
-            4 * bs * width,
-            format!("4·b·s·({})", names.join(" + ")),
-        );
-    }
-    let adapters = [Q, K, V, O, Gate, Up, Down]
+    // q/k/v's input, o_proj's, gate/up's, down_proj's.
+    let width = u128::from(has(&[Q, K, V])) * l.hidden
+        + u128::from(has(&[O])) * l.heads * l.head_dim
+        + u128::from(has(&[Gate, Up])) * l.hidden
+        + u128::from(has(&[Down])) * l.intermediate;
+    t.push(
+        "fp32 lora_A inputs",
+        4 * bs * width,
+        "4·b·s·(each adapted input's width)".into(),
+    );
+    let adapters = lo
+        .targets
         .iter()
-        .filter(|x| lo.targets.contains(x))
+        .filter(|x| **x != LoraTarget::Head)
         .count() as u128;
     t.push(
         "lora_A outputs (fp32)",
         adapters * 4 * bs * lo.rank,
-        format!("{adapters} × 4·b·s·r"),
+        "adapters × 4·b·s·r".into(),
     );
 }
 

@@ -39,8 +39,6 @@ pub enum TechniqueId {
     ShorterGeneration,
     SmallerBatch,
     DynamicCache,
-    #[serde(rename = "chunked_nf4_quantizer")]
-    ChunkedNf4Quantizer,
     ExpandableSegments,
     #[serde(rename = "kv_cache_8bit")]
     KvCache8bit,
@@ -60,7 +58,7 @@ pub enum TechniqueId {
 
 impl TechniqueId {
     /// Every id, for checks that the data covers the code and back.
-    pub const ALL: [TechniqueId; 32] = [
+    pub const ALL: [TechniqueId; 31] = [
         TechniqueId::SmallerMicroBatch,
         TechniqueId::GradientCheckpointing,
         TechniqueId::HalfPrecision,
@@ -78,7 +76,6 @@ impl TechniqueId {
         TechniqueId::ShorterGeneration,
         TechniqueId::SmallerBatch,
         TechniqueId::DynamicCache,
-        TechniqueId::ChunkedNf4Quantizer,
         TechniqueId::ExpandableSegments,
         TechniqueId::KvCache8bit,
         TechniqueId::Zero1,
@@ -244,11 +241,6 @@ pub fn apply(id: TechniqueId, sc: &Scenario, ctx: &Context) -> Option<Scenario> 
             let old = s.inference.tuple_cache;
             s.inference.tuple_cache = false;
             !training && old && s.inference.engine == Engine::Transformers
-        }
-        T::ChunkedNf4Quantizer => {
-            let old = s.unchunked_nf4_quantizer;
-            s.unchunked_nf4_quantizer = false;
-            old && !s.empty_cache_after_load
         }
         T::ExpandableSegments => {
             let old = s.expandable_segments;

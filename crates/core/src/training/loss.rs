@@ -56,8 +56,8 @@ pub(crate) fn freed_logits_block(r: &Resolved) -> Option<(u128, String)> {
     ))
 }
 
-/// What a compiled loss keeps until the compiled backward ends, with its
-/// formula; `None` where the loss is not compiled into the model's graph.
+/// What a compiled loss keeps until the compiled backward ends: 2 × 2·b·s·V
+/// in 16-bit; `None` where the loss is not compiled into the model's graph.
 ///
 /// The allocator trace of a compiled step (Llama-3.2-1B dims, 4 and 8
 /// layers, b 2 × 2048, checkpointing, `tests/data/mechanisms/traces.jsonl.gz`)
@@ -67,23 +67,17 @@ pub(crate) fn freed_logits_block(r: &Resolved) -> Option<(u128, String)> {
 /// beside every gradient at the end of backward. With checkpointing that is
 /// the peak: measured 9.23 GB, where weights, states, gradients and the
 /// embedding's fp32 gradient buffer alone come to 7.11 GB.
-pub(super) fn compiled_loss_kept_to_backward_end(r: &Resolved) -> Option<(u128, String)> {
+pub(super) fn compiled_loss_kept_to_backward_end(r: &Resolved) -> Option<u128> {
     let t = r.training;
     if !compiled_hf_loss(r) || t.chunked_loss {
         return None;
     }
-    let (b, s, v, bsv) = logits_shape(r);
     let logits = if r.precision == TrainingPrecision::Fp32 {
         4
     } else {
         2
     };
-    Some((
-        2 * logits * bsv,
-        format!(
-            "compiled: the 2 logits-sized tensors the forward saved for the loss, freed when the compiled backward ends: 2 × {logits}·b·s·V = 2 × {logits} × {b} × {s} × {v}"
-        ),
-    ))
+    Some(2 * logits * logits_shape(r).3)
 }
 
 /// transformers computes the loss inside the model's forward, so under
