@@ -6,7 +6,7 @@ use crate::inference::{inference_memory, ServingEngine, VllmEngine};
 use crate::model::{Arch, MlpKind, ModelSpec, NormKind};
 use crate::overhead::{
     allocator_slack_bytes, cuda_context_bytes, library_workspace_bytes, loading_cache_bytes,
-    slack_within_card, split_segment_bytes, AllocatorCache,
+    split_segment_bytes, used_within_card, AllocatorCache,
 };
 use crate::precision::{Dtype, WeightFormat};
 use crate::report::{Counter, Estimate, GpuReport, Line, Note, Part};
@@ -177,17 +177,11 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
             Counter::Allocated
         },
     });
-    let (slack, slack_formula, unreleasable) =
-        allocator_slack(&r, per_step_bytes(&lines, task.churn));
-    let paged: u128 = lines
-        .iter()
-        .filter(|l| l.part == Part::PagedOptimizer)
-        .map(|l| l.bytes as u128)
-        .sum();
-    let outside_allocator = (context + outside_torch) as u128 + paged;
-    let room = capacity.map(|c| (c as u128).saturating_sub(peak_allocated + outside_allocator));
-    let (slack, slack_formula) = slack_within_card(slack, slack_formula, room, unreleasable);
-    let releasable = slack.saturating_sub(unreleasable);
+    let (slack, slack_formula, releasable) = cache_on_card(
+        allocator_slack(&r, per_step_bytes(&lines, task.churn)),
+        peak_allocated + (context + outside_torch) as u128 + paged_bytes(&lines),
+        capacity,
+    );
     lines.push(Line {
         part: Part::AllocatorSlack,
         bytes: to_u64("allocator slack", slack)?,
@@ -572,6 +566,39 @@ fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String, u128) {
     (bytes, formula, unreleasable)
 }
 
+/// The allocator's cache at the peak on the chosen card ([`used_within_card`]:
+/// it shrinks to the card's room, split segments kept) beside `live` bytes,
+/// with its formula and the part the allocator could still free.
+fn cache_on_card(
+    (slack, formula, unreleasable): (u128, String, u128),
+    live: u128,
+    capacity: Option<u64>,
+) -> (u128, String, u128) {
+    let capped = used_within_card(
+        live + slack,
+        slack.saturating_sub(unreleasable),
+        capacity.map(u128::from),
+    );
+    let (slack, formula) = if capped < live + slack {
+        (
+            capped - live,
+            format!("{formula}; capped at the card's room, split segments kept"),
+        )
+    } else {
+        (slack, formula)
+    };
+    (slack, formula, slack.saturating_sub(unreleasable))
+}
+
+/// Paged optimizer states live in unified memory: nvidia-smi sees them.
+fn paged_bytes(lines: &[Line]) -> u128 {
+    lines
+        .iter()
+        .filter(|l| l.part == Part::PagedOptimizer)
+        .map(|l| l.bytes as u128)
+        .sum()
+}
+
 /// One GPU's three totals before the report is written.
 struct Totals {
     peak_allocated: u128,
@@ -588,13 +615,7 @@ fn gpu_report(
     kv_per_token: u128,
     phase: String,
 ) -> Result<GpuReport> {
-    // Paged optimizer states live in unified memory: nvidia-smi sees them.
-    let paged: u128 = lines
-        .iter()
-        .filter(|l| l.part == Part::PagedOptimizer)
-        .map(|l| l.bytes as u128)
-        .sum();
-    let device_used = totals.peak_reserved + totals.context as u128 + paged;
+    let device_used = totals.peak_reserved + totals.context as u128 + paged_bytes(&lines);
     let weights_bytes = lines
         .iter()
         .find(|l| l.part == Part::Weights)

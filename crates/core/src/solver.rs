@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::estimate::{estimate_with_model, resolve_model};
 use crate::gpu::{gpus, GpuSpec};
 use crate::model::ModelSpec;
-use crate::overhead::per_card_bytes;
+use crate::overhead::{per_card_bytes, used_within_card};
 use crate::scenario::{GpuChoice, Scenario, Strategy, TaskKind};
 
 /// Device memory the scenario needs on its busiest GPU (nvidia-smi "used").
@@ -38,14 +38,6 @@ fn fits_within(sc: &Scenario, spec: &ModelSpec, capacity: u64) -> Result<bool> {
         }
     }
     Ok(device_used(sc, spec)? <= capacity)
-}
-
-/// Device used on a card of `capacity` bytes from an estimate made without
-/// one: the allocator frees its whole free segments (`releasable`) before it
-/// runs out of memory, so the cache shrinks to the card's room, never below
-/// its split segments (as `overhead::slack_within_card` rules per card).
-fn used_within_card(used: u64, releasable: u64, capacity: u64) -> u64 {
-    used.min(used.saturating_sub(releasable).max(capacity))
 }
 
 fn serves_from_pool(sc: &Scenario) -> bool {
@@ -215,8 +207,14 @@ pub fn fit_table_with_model(
         }
         let (used, largest) = {
             let context = per_card_bytes(Some(g));
+            // The allocator's cache shrinks to each card's room.
             let on_card = |(used, releasable): (u64, u64)| {
-                used_within_card(used + context, releasable, capacity)
+                let on = used_within_card(
+                    u128::from(used + context),
+                    u128::from(releasable),
+                    Some(u128::from(capacity)),
+                );
+                u64::try_from(on).unwrap_or(u64::MAX)
             };
             let used = on_card(without_context(current)?);
             let largest =

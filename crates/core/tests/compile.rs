@@ -126,13 +126,7 @@ fn activations(r: &Row, layers: u64, compile: bool) -> u64 {
     sc.training.micro_batch = r.batch;
     sc.training.seq_len = r.seq;
     sc.training.compile = compile;
-    let e = estimate(&sc).expect("estimates");
-    e.gpus[0]
-        .lines
-        .iter()
-        .filter(|l| l.part == Part::Activations)
-        .map(|l| l.bytes)
-        .sum()
+    common::part_bytes(&sc, Part::Activations)
 }
 
 fn per_layer(r: &Row, compile: bool) -> u64 {

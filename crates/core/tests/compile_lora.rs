@@ -9,13 +9,13 @@
 
 mod common;
 
-use common::data_dir;
+use common::{json_lines, part_bytes};
 use vramfit_core::model::{Arch, MlpKind, ModelSpec, NormKind};
 use vramfit_core::precision::{TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
     Attention, Checkpointing, Framework, LoraTarget, Method, ModelSource, TaskKind,
 };
-use vramfit_core::{estimate, Part, Scenario};
+use vramfit_core::{Part, Scenario};
 
 struct Row {
     family: String,
@@ -30,12 +30,9 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let path = data_dir().join("compile").join("lora_compiled.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+    json_lines("compile/lora_compiled.jsonl")
+        .into_iter()
+        .map(|(v, l)| {
             let n = |k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k} in {l}"));
             let targets = v["targets"]
                 .as_array()
@@ -121,13 +118,7 @@ fn activations(r: &Row, layers: u64) -> u64 {
     sc.training.micro_batch = r.batch;
     sc.training.seq_len = r.seq;
     sc.training.compile = r.compiled;
-    let e = estimate(&sc).expect("estimates");
-    e.gpus[0]
-        .lines
-        .iter()
-        .filter(|l| l.part == Part::Activations)
-        .map(|l| l.bytes)
-        .sum()
+    part_bytes(&sc, Part::Activations)
 }
 
 #[test]

@@ -7,7 +7,8 @@
 //! short: TinyLlama LoRA/QLoRA at micro-batch 8 (hub-081/082) −3% / −10%,
 //! now +1% / −7%.
 
-use vramfit_core::estimate::estimate;
+mod common;
+
 use vramfit_core::report::Part;
 use vramfit_core::scenario::{Framework, LoraTarget, Method, ModelSource, Scenario, TaskKind};
 
@@ -30,12 +31,7 @@ fn activations(framework: Framework, targets: &[LoraTarget]) -> u64 {
     sc.training.lora.targets = targets.to_vec();
     sc.training.micro_batch = 1;
     sc.training.seq_len = TOKENS;
-    estimate(&sc).expect("estimates").gpus[0]
-        .lines
-        .iter()
-        .filter(|l| l.part == Part::Activations)
-        .map(|l| l.bytes)
-        .sum()
+    common::part_bytes(&sc, Part::Activations)
 }
 
 /// One more module reading an h-wide input: its bf16 dropped copy, its

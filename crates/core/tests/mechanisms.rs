@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::data_dir;
+use common::json_lines;
 use vramfit_core::model::{Arch, MlpKind, ModelSpec, NormKind};
 use vramfit_core::precision::{TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -33,12 +33,9 @@ struct Variant {
 }
 
 fn variants() -> Vec<Variant> {
-    let path = data_dir().join("mechanisms").join("mechanisms.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+    json_lines("mechanisms/mechanisms.jsonl")
+        .into_iter()
+        .map(|(v, l)| {
             let n = |k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k} in {l}"));
             let name = v["variant"].as_str().expect("variant").to_string();
             let checkpointing = match v["checkpointing"].as_str() {

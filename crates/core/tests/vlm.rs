@@ -99,12 +99,7 @@ fn peak(sc: &Scenario) -> u64 {
 }
 
 fn activations(sc: &Scenario) -> u64 {
-    estimate(sc).expect("estimates").gpus[0]
-        .lines
-        .iter()
-        .filter(|l| l.part == Part::Activations)
-        .map(|l| l.bytes)
-        .sum()
+    common::part_bytes(sc, Part::Activations)
 }
 
 #[test]

@@ -22,6 +22,16 @@ pub fn import(file: &str) -> ModelSpec {
     from_hf_config(&config_text(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
 }
 
+/// The JSON lines of a measured file under `tests/data/`, each with its text.
+pub fn json_lines(relative: &str) -> Vec<(serde_json::Value, String)> {
+    let path = data_dir().join(relative);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| (serde_json::from_str(l).expect("a JSON line"), l.to_string()))
+        .collect()
+}
+
 /// Splits one CSV line, honouring double-quoted fields.
 pub fn csv_fields(line: &str) -> Vec<String> {
     let mut fields = Vec::new();

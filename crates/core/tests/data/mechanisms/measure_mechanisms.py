@@ -117,6 +117,7 @@ def train_two_steps(net, model, batch, count=False, forward_ctx=contextlib.nullc
         if step == 2:
             reset()
             res["start_allocated"] = peaks()[2]
+            res["start_reserved"] = torch.cuda.memory_reserved() if torch.cuda.is_available() else 0
             if trace:
                 start = segments_now()
                 torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python")
@@ -227,36 +228,6 @@ def enable_checkpointing(model, sac=False, all_attention=False):
     model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kw)
 
 
-def step_with_trace(model, batch, name, trace):
-    """Two AdamW steps; step 2 under the allocator's event recorder when `trace`."""
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5)
-    res = {}
-    for step in (1, 2):
-        if step == 2:
-            reset()
-            res["start_allocated"] = peaks()[2]
-            res["start_reserved"] = torch.cuda.memory_reserved() if torch.cuda.is_available() else 0
-            if trace and torch.cuda.is_available():
-                start = segments_now()
-                torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python")
-        t0 = time.time()
-        loss = model(input_ids=batch, labels=batch).loss
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        if step == 2 and trace and torch.cuda.is_available():
-            torch.cuda.synchronize()
-            try:  # the measurement stands without its trace
-                res["trace_events"] = write_trace(name, start)
-            except Exception as e:
-                res["trace_error"] = f"{type(e).__name__}: {str(e)[:200]}"
-            torch.cuda.memory._record_memory_history(enabled=None)
-        res[f"step{step}_s"] = round(time.time() - t0, 2)
-    pa, pr, now = peaks()
-    res.update(peak_allocated=pa, peak_reserved=pr, end_allocated=now)
-    return res
-
-
 def oib_two_steps(model, batch):
     """torchtune's optimizer_in_bwd: one optimizer per parameter, stepped as its grad is final."""
     opts = {p: torch.optim.AdamW([p], lr=1e-5) for p in model.parameters() if p.requires_grad}
@@ -324,7 +295,7 @@ def new_groups(want, tiny, dev, batch, vocab, deadline):
             def ckpt(mb=mb, seq=seq):
                 m = build(L16, tiny, dev)
                 enable_checkpointing(m)
-                return step_with_trace(m, batch(mb, seq, vocab), f"ckpt-full L{L16} b{mb} s{seq}", True)
+                return train_two_steps(m, m, batch(mb, seq, vocab), trace_name=f"ckpt-full L{L16} b{mb} s{seq}")
             run("ckpt-full", L16, mb, seq, ckpt)
         L32 = 2 if tiny else 32
         for mb in ([2] if tiny else [8, 16]):
@@ -334,7 +305,7 @@ def new_groups(want, tiny, dev, batch, vocab, deadline):
                 m.base_model.model.gradient_checkpointing_enable(
                     gradient_checkpointing_kwargs={"use_reentrant": False})
                 m.enable_input_require_grads()
-                return step_with_trace(m, batch(mb, seq, vocab), f"lora8b-ckpt L{L32} b{mb} s{seq}", True)
+                return train_two_steps(m, m, batch(mb, seq, vocab), trace_name=f"lora8b-ckpt L{L32} b{mb} s{seq}")
             run("lora8b-ckpt", L32, mb, seq, lora8b, model_dims="Llama-3-8B dims", lora="r16 all linear")
     if expandable:
         return
@@ -344,7 +315,7 @@ def new_groups(want, tiny, dev, batch, vocab, deadline):
             ATTENTION_OPS_SEEN.clear()
             m = build(L16, tiny, dev)
             enable_checkpointing(m, sac=True, all_attention=True)
-            r = step_with_trace(m, batch(mb, seq, vocab), "sac-op-all-attention", True)
+            r = train_two_steps(m, m, batch(mb, seq, vocab), trace_name="sac-op-all-attention")
             r["attention_ops"] = sorted(ATTENTION_OPS_SEEN)
             return r
         run("sac-op-all-attention", L16, mb, seq, sac_all, checkpointing="op")
@@ -377,7 +348,7 @@ def new_groups(want, tiny, dev, batch, vocab, deadline):
             def sac(mode=mode):
                 m = build(L16, tiny, dev)
                 enable_checkpointing(m, sac=mode == "op")
-                return step_with_trace(m, batch(mb, seq, vocab), f"sac-{mode}", False)
+                return train_two_steps(m, m, batch(mb, seq, vocab))
             run(f"sac-{mode}", L16, mb, seq, sac, checkpointing=mode)
     if want("oib"):
         for ck in (False, True):
