@@ -14,6 +14,7 @@ pub use video_rule::video_rule_from_config;
 mod llama4;
 mod mllama;
 mod modern;
+mod moe_layouts;
 mod pyjson;
 mod reader;
 mod shuffle;
@@ -364,6 +365,14 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
             spec.out_bias = bias;
             spec.mlp_bias = Some(true);
         }
+        // DeepSeek-V2/V3's MLA (`DeepseekV3Attention`): `attention_bias` puts
+        // biases on q_a_proj, kv_a_proj_with_mqa and o_proj, none on the MLPs.
+        Arch::DeepseekV2 | Arch::DeepseekV3 => {
+            let bias = cfg.flag("attention_bias", false)?;
+            spec.qkv_bias = bias;
+            spec.out_bias = bias;
+            spec.mlp_bias = Some(false);
+        }
         Arch::Llama | Arch::Mistral | Arch::Qwen3 | Arch::Qwen3Moe => {
             // InternLM2Config calls it `bias` (wqkv and wo alike).
             let bias = cfg.flag("attention_bias", cfg.flag("bias", false)?)?;
@@ -475,7 +484,8 @@ fn sliding_window(cfg: &Cfg, arch: Arch, layers: u64) -> Result<Option<SlidingWi
             // Gemma-3 and Cohere-2: every `sliding_window_pattern`-th layer
             // is global (Gemma3Config's default 6; Cohere2Config builds its
             // `layer_types` with `(i + 1) % pattern`, default 4).
-            Arch::Gemma3 | Arch::Cohere => {
+            // EXAONE-4 (and K-EXAONE) likewise, default 4.
+            Arch::Gemma3 | Arch::Cohere | Arch::Exaone4 => {
                 let default = if arch == Arch::Gemma3 { 6 } else { 4 };
                 let pattern = cfg
                     .int(&["sliding_window_pattern"], 1, MAX_LAYERS)?

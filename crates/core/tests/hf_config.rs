@@ -237,7 +237,7 @@ fn oversized_models_are_rejected_not_wrapped() {
 /// and lists every supported one from the table.
 #[test]
 fn the_architecture_table_is_the_one_source_of_names() {
-    use vramfit_core::model::arch::{by_case_name, by_model_type, model_types, ARCHS};
+    use vramfit_core::model::arch::{by_case_name, by_model_type, model_types, ARCHS, NAMES};
     use vramfit_core::url::Choice;
     let err = vramfit_core::hf_config::from_hf_config(r#"{"model_type": "rwkv"}"#)
         .expect_err("rwkv is not modelled yet");
@@ -245,13 +245,14 @@ fn the_architecture_table_is_the_one_source_of_names() {
     for t in model_types() {
         assert!(err.message.contains(t), "{t} missing from: {}", err.message);
     }
-    for row in &ARCHS {
+    for (row, names) in ARCHS.iter().zip(&NAMES) {
         assert_eq!(row.arch.key(), row.key);
         assert_eq!(vramfit_core::model::Arch::parse(row.key), Some(row.arch));
-        for t in row.model_types {
+        assert_eq!(names.arch, row.arch);
+        for t in names.model_types {
             assert_eq!(by_model_type(t).map(|r| r.arch), Some(row.arch));
         }
-        for c in row.case_names {
+        for c in names.case_names {
             assert_eq!(by_case_name(c).map(|r| r.arch), Some(row.arch));
         }
     }
@@ -298,4 +299,29 @@ fn llama4_chunked_layers_follow_the_config_defaults() {
         chunked(&|c| c["no_rope_layers"] = serde_json::json!(listed)),
         Some((8192, 47))
     );
+}
+
+#[test]
+fn mlp_layer_types_must_list_every_layer_as_dense_or_sparse() {
+    let base = config_text("variants_2026/glm4_moe_lite__1.json");
+    let with = |types: serde_json::Value| {
+        let mut cfg: serde_json::Value = serde_json::from_str(&base).expect("json");
+        cfg["mlp_layer_types"] = types;
+        err(&cfg.to_string())
+    };
+    let short = with(serde_json::json!(["dense", "sparse"]));
+    assert_eq!(short.field, "config.json: mlp_layer_types");
+    assert!(short.message.contains("lists 2 layers"), "{short}");
+    let bad = with(serde_json::json!(["dense", "moe", "sparse"]));
+    assert!(bad.message.contains("\"moe\" is not an MLP type"), "{bad}");
+}
+
+#[test]
+fn hy_v3_with_biased_mlps_is_refused_by_name() {
+    let mut cfg: serde_json::Value =
+        serde_json::from_str(&config_text("variants_2026/hy_v3__1.json")).expect("json");
+    cfg["mlp_bias"] = true.into();
+    let e = err(&cfg.to_string());
+    assert_eq!(e.field, "config.json: mlp_bias");
+    assert!(e.message.contains("experts do not"), "{e}");
 }

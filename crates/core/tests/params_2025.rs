@@ -88,3 +88,38 @@ fn fixtures_exist_for_every_row() {
         );
     }
 }
+
+/// What the config classes derive when a config leaves the lists out: the
+/// sliding layers of `layer_types` and the dense layers of `mlp_layer_types`
+/// that transformers built (`hf_variants_2026.csv`, blank where the class
+/// keeps no such list) equal the importer's, for hand-written configs
+/// (`first_k_dense_replace`, window patterns) as for saved ones.
+#[test]
+fn derived_layer_lists_match_the_config_classes() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for row in csv_rows("hf_variants_2026.csv") {
+        let config = get(&row, "config");
+        let spec = from_hf_config(&config_text(config)).expect("imports");
+        let sliding = get(&row, "sliding_layers");
+        // Gemma 4 keeps its global layers apart (`global_attention`);
+        // families without a window list no sliding layers.
+        if !sliding.is_empty() && spec.global_attention.is_none() {
+            let ours = spec.sliding_window.as_ref().map_or(0, |w| w.layers);
+            checked += 1;
+            if sliding != ours.to_string() {
+                failures.push(format!("{config}: sliding layers {ours} vs {sliding}"));
+            }
+        }
+        let dense = get(&row, "dense_mlp_layers");
+        if !dense.is_empty() {
+            let ours = spec.moe.as_ref().map_or(spec.layers, |m| m.dense_layers);
+            checked += 1;
+            if dense != ours.to_string() {
+                failures.push(format!("{config}: dense MLP layers {ours} vs {dense}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 40, "{checked} lists checked");
+}

@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 
+use super::moe_layouts;
 use super::reader::{Cfg, HIDDEN, LAYERS, POSITIONS, VOCAB};
 use crate::error::{InputError, Result};
 use crate::model::{
@@ -77,7 +78,7 @@ const ATTENTION_TYPES: &[&str] = &[
     "indexed_attention",
 ];
 
-fn attention_bias(cfg: &Cfg, spec: &mut ModelSpec, default: bool) -> Result<()> {
+pub(super) fn attention_bias(cfg: &Cfg, spec: &mut ModelSpec, default: bool) -> Result<()> {
     let bias = cfg.flag("attention_bias", default)?;
     spec.qkv_bias = bias;
     spec.out_bias = bias;
@@ -86,7 +87,7 @@ fn attention_bias(cfg: &Cfg, spec: &mut ModelSpec, default: bool) -> Result<()> 
 }
 
 /// The feed-forward width (LFM2 calls it `block_ff_dim`).
-fn dense_width(cfg: &Cfg) -> Result<u64> {
+pub(super) fn dense_width(cfg: &Cfg) -> Result<u64> {
     cfg.req(&["intermediate_size", "block_ff_dim"], 1, MAX_DIM)
 }
 
@@ -173,6 +174,13 @@ fn variant_layers(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<(
     if matches!(model_type, "granite_swa" | "granitemoe_swa") {
         spec.layer_extra_params += spec.heads;
     }
+    // Nemotron (-4, Minitron): Llama's attention, an MLP of up and down
+    // projections around relu² (`NemotronMLP`) and LayerNorm1P norms with
+    // weight and bias.
+    if model_type == "nemotron" {
+        spec.mlp = crate::model::MlpKind::Plain;
+        spec.norm = crate::model::NormKind::Layer;
+    }
     // OLMo (1): LayerNorms without parameters.
     if model_type == "olmo" {
         spec.norms_per_layer = Some(0);
@@ -203,6 +211,7 @@ pub(super) fn complete(
         }
     }
     variant_layers(cfg, model_type, spec)?;
+    moe_layouts::complete_borrowed(cfg, model_type, spec)?;
     if !completes(arch) {
         return Ok(());
     }
@@ -242,6 +251,9 @@ pub(super) fn complete(
             // whole projection
             attention_bias(cfg, spec, false)?;
             spec.qk_norm = Some(QkNorm::Full);
+            if model_type == "olmo_hybrid" {
+                olmo_hybrid(cfg, spec)?;
+            }
         }
         Arch::Cohere => {
             // weight-only LayerNorm (counted as one vector), one per layer,
@@ -271,26 +283,8 @@ pub(super) fn complete(
             attention_bias(cfg, spec, false)?;
             spec.qk_norm = Some(QkNorm::Head);
         }
-        Arch::HunyuanMoe => {
-            attention_bias(cfg, spec, false)?;
-            spec.qk_norm = Some(QkNorm::Head);
-            let width = dense_width(cfg)?;
-            spec.moe = Some(Moe {
-                experts: per_layer_int(cfg, &["num_experts", "num_local_experts"], MAX_EXPERTS)?
-                    .unwrap_or(1),
-                experts_per_token: per_layer_int(
-                    cfg,
-                    &["moe_topk", "num_experts_per_tok"],
-                    MAX_EXPERTS,
-                )?
-                .unwrap_or(1),
-                shared_experts: 1,
-                expert_intermediate: width,
-                shared_intermediate: Some(width),
-                dense_layers: 0,
-                router_bias: false,
-            });
-        }
+        Arch::HunyuanMoe if model_type == "hy_v3" => moe_layouts::hy_v3(cfg, spec)?,
+        Arch::HunyuanMoe => hunyuan_moe(cfg, spec)?,
         Arch::SeedOss => {
             spec.qkv_bias = cfg.flag("attention_bias", true)?;
             spec.out_bias = cfg.flag("attention_out_bias", false)?;
@@ -309,6 +303,76 @@ pub(super) fn complete(
     if model_type == "dots1" {
         dots1(cfg, spec)?;
     }
+    moe_layouts::complete_moe(cfg, model_type, spec)?;
+    Ok(())
+}
+
+/// OLMo-Hybrid (`OlmoHybridConfig`): OLMo-3's attention layers and Gated
+/// DeltaNet layers with unfused q/k/v/g/a/b projections (as many
+/// parameters as Qwen3-Next's fused ones). Without `layer_types`, every
+/// fourth layer attends (`i % 4 == 3`, at least the last); the linear heads
+/// default to the attention heads, the key width to ⌊0.75·hidden / key
+/// heads⌋ and the value width to twice that.
+fn olmo_hybrid(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let linear = match layer_types(cfg, layers)? {
+        Some(types) => types.count(RECURRENT_TYPES),
+        None => layers - (layers / 4).max(1),
+    };
+    let key_heads = cfg
+        .int(&["linear_num_key_heads"], 1, MAX_HEADS)?
+        .unwrap_or(spec.heads);
+    let value_heads = cfg
+        .int(&["linear_num_value_heads"], 1, MAX_HEADS)?
+        .unwrap_or(spec.heads);
+    let key_dim = match cfg.int(&["linear_key_head_dim"], 1, MAX_HEADS)? {
+        Some(d) => d,
+        None => {
+            let d = 3 * spec.hidden / (4 * key_heads);
+            if d == 0 {
+                return Err(InputError::new(
+                    cfg.field("linear_key_head_dim"),
+                    "is missing and 0.75 × hidden_size / linear_num_key_heads is below 1: set it (1 or more)",
+                ));
+            }
+            d
+        }
+    };
+    let value_dim = cfg
+        .int(&["linear_value_head_dim"], 1, MAX_HEADS)?
+        .unwrap_or(2 * key_dim);
+    spec.recurrent = Some(Recurrent {
+        kind: RecurrentKind::GatedDeltaNet,
+        layers: linear,
+        inner: value_heads * value_dim,
+        heads: value_heads,
+        groups: key_heads,
+        state: key_dim,
+        conv_kernel: cfg.int(&["linear_conv_kernel_dim"], 1, 64)?.unwrap_or(4),
+        gated_norm: true,
+        separate_z: true,
+        ..Recurrent::default()
+    });
+    Ok(())
+}
+
+/// HunYuan-MoE (v1): q/k head norms, one shared expert as wide as a routed
+/// one, expert counts possibly given per layer.
+fn hunyuan_moe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    attention_bias(cfg, spec, false)?;
+    spec.qk_norm = Some(QkNorm::Head);
+    let width = dense_width(cfg)?;
+    spec.moe = Some(Moe {
+        experts: per_layer_int(cfg, &["num_experts", "num_local_experts"], MAX_EXPERTS)?
+            .unwrap_or(1),
+        experts_per_token: per_layer_int(cfg, &["moe_topk", "num_experts_per_tok"], MAX_EXPERTS)?
+            .unwrap_or(1),
+        shared_experts: 1,
+        expert_intermediate: width,
+        shared_intermediate: Some(width),
+        dense_layers: 0,
+        router_bias: false,
+    });
     Ok(())
 }
 

@@ -179,6 +179,10 @@ impl<'a> Dims<'a> {
                 layer.v = rank_kv * heads * v_dim;
                 layer.o = heads * v_dim * h;
                 layer.norms = rank_kv + mla.q_lora_rank.map_or(0, |r| dim(r, MAX_DIM));
+                if s.qkv_bias {
+                    // q_a_proj (with a query rank) and kv_a_proj_with_mqa
+                    layer.biases += mla.q_lora_rank.map_or(0, |r| dim(r, MAX_DIM)) + rank_kv + rope;
+                }
             }
             None => {
                 // a gated attention's q_proj also yields the output gate
@@ -233,8 +237,12 @@ impl<'a> Dims<'a> {
         WideLayer {
             k: 0,
             v: 0,
-            biases: a.biases - u128::from(s.qkv_bias) * projections * width,
-            norms: a.norms - self.norm_width * k_norm,
+            // saturating: an MLA layer's biases are not per-head k/v biases
+            // (it never shares keys and values; this is then unused)
+            biases: a
+                .biases
+                .saturating_sub(u128::from(s.qkv_bias) * projections * width),
+            norms: a.norms.saturating_sub(self.norm_width * k_norm),
             ..*a
         }
     }

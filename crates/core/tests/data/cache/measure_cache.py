@@ -95,6 +95,28 @@ TINY = {
     # Bamba: attention at attn_layer_indices, Mamba-2 elsewhere
     "bamba": dict(num_hidden_layers=4, attn_layer_indices=[1, 3], mamba_n_heads=8, mamba_d_state=16,
                   mamba_n_groups=1, mamba_d_conv=4, mamba_expand=2),
+    # added in the second 2026-11-27 session: LFM2-MoE (conv states as LFM2's), OLMo-Hybrid (Gated
+    # DeltaNet states as Qwen3-Next's), K-EXAONE and Cohere2-MoE (sliding layers by pattern),
+    # GLM-4.7-Flash (MLA latent), HY-V3 and Nemotron (keys and values on every layer)
+    "lfm2_moe": dict(num_hidden_layers=4, layer_types=["conv", "full_attention", "conv", "full_attention"],
+                     conv_L_cache=3, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+                     num_dense_layers=1),
+    "olmo_hybrid": dict(num_hidden_layers=4, linear_num_key_heads=2, linear_num_value_heads=4,
+                        linear_key_head_dim=8, linear_value_head_dim=12, linear_conv_kernel_dim=4),
+    "exaone_moe": dict(num_hidden_layers=4, sliding_window=WINDOW, sliding_window_pattern=2, num_experts=4,
+                       num_experts_per_tok=2, moe_intermediate_size=32, first_k_dense_replace=1),
+    "cohere2_moe": dict(num_hidden_layers=4, sliding_window=WINDOW, num_experts=4, num_experts_per_tok=2,
+                        first_k_dense_replace=1, prefix_dense_intermediate_size=96),
+    "glm4_moe_lite": dict(num_hidden_layers=3, num_key_value_heads=4, q_lora_rank=32, kv_lora_rank=16,
+                          qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, n_routed_experts=4,
+                          num_experts_per_tok=2, n_shared_experts=1, moe_intermediate_size=32),
+    "hy_v3": dict(num_hidden_layers=2, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32),
+    "nemotron": dict(num_hidden_layers=2),
+    # AFMoE and Kolibri-1: sliding layers by their own patterns (every 3rd / 5th global here)
+    "afmoe": dict(num_hidden_layers=4, sliding_window=WINDOW, global_attn_every_n_layers=3, num_experts=4,
+                  num_experts_per_tok=2, moe_intermediate_size=32, num_shared_experts=1),
+    "kolibri1": dict(num_hidden_layers=5, sliding_window=WINDOW, num_experts=4, num_experts_per_tok=2,
+                     moe_intermediate_size=32, shared_expert_intermediate_size=32),
     # Gemma 4 (several configs of one type: "type:variant"). Global layers with heads of their own
     # (here K = V: attention_k_eq_v, one global KV head of 32), the last 2 layers reading the keys
     # and values of an earlier layer (DummyLayer, nothing cached), per-layer embeddings on.

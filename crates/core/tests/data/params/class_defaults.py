@@ -28,9 +28,11 @@ for p in src:
     if p.endswith("class_defaults.rs"):
         continue
     keys |= set(re.findall(r'"([a-z][a-z0-9_]*)"', open(p).read()))
-# The model_types the importer knows: the `.types(&[...])` lists of src/model/arch.rs.
+# The model_types the importer knows: the first list of each `names(Arch::..., &[...], ...)`
+# entry of src/model/arch.rs's NAMES.
 arch = open(os.path.join(core, "src", "model", "arch.rs")).read()
-types = [t for m in re.finditer(r"\.types\(&\[([^\]]*)\]\)", arch) for t in re.findall(r'"([^"]+)"', m.group(1))]
+types = [t for m in re.finditer(r"names\(\s*Arch::\w+,\s*&\[([^\]]*)\]", arch)
+         for t in re.findall(r'"([^"]+)"', m.group(1))]
 # Wrappers and sub-config classes the importer reads through `Defaults::Class("...")`.
 types += [t for p in src for t in re.findall(r'Defaults::Class\("([a-z0-9_]+)"\)', open(p).read())]
 types += ["glm4v", "glm4v_moe", "glm46v", "glm4v_text", "glm4v_moe_text"]

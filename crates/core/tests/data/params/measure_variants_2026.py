@@ -21,6 +21,10 @@ SMALL = dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=8, num_ke
 GLM_SMALL_VIS = dict(depth=2, hidden_size=64, num_heads=4, intermediate_size=96, out_hidden_size=48,
                      patch_size=14, image_size=112, spatial_merge_size=2, temporal_patch_size=2)
 SW, FA = "sliding_attention", "full_attention"
+SMALL_MOE = dict(vocab_size=100, hidden_size=64, intermediate_size=96, moe_intermediate_size=32, num_hidden_layers=3,
+                 num_attention_heads=4, num_key_value_heads=4, pad_token_id=0)
+LFM2_8B_TYPES = ["conv", "conv", FA, "conv", "conv", "conv", FA, "conv", "conv", "conv", FA, "conv", "conv", "conv",
+                 FA, "conv", "conv", "conv", FA, "conv", "conv", FA, "conv", "conv"]
 BAMBA_SMALL = dict(pad_token_id=0, vocab_size=100, hidden_size=64, intermediate_size=96, num_attention_heads=4)
 GEMMA4_TEXT = [
     dict(vocab_size=1000, hidden_size=64, intermediate_size=128, num_hidden_layers=7, num_attention_heads=4,
@@ -166,7 +170,108 @@ VARIANTS = {
                    mamba_n_heads=4, mamba_d_state=8, mamba_n_groups=2, mamba_d_conv=3, mamba_expand=1,
                    mamba_conv_bias=False, mamba_proj_bias=True, attention_bias=True, mlp_bias=True,
                    tie_word_embeddings=True)],
+    # --- families added in the second 2026-11-27 session (triaged in transformers 5.24) ---
+    # GLM-4.7-Flash: DeepSeek-V3's MLA layers over GLM-4.5's MoE; dense layers from `mlp_layer_types`
+    "glm4_moe_lite": [{}, dict(SMALL_MOE, kv_lora_rank=16, q_lora_rank=24, qk_rope_head_dim=8, qk_nope_head_dim=16,
+                               v_head_dim=12, n_routed_experts=4, n_shared_experts=1, num_experts_per_tok=2),
+                      dict(SMALL_MOE, num_hidden_layers=4, n_routed_experts=6, n_shared_experts=2,
+                           num_experts_per_tok=2, kv_lora_rank=16, q_lora_rank=None, qk_rope_head_dim=8,
+                           qk_nope_head_dim=16, v_head_dim=12, attention_bias=True, tie_word_embeddings=True),
+                      dict(SMALL_MOE, num_hidden_layers=4, num_attention_heads=2, num_key_value_heads=2,
+                           n_routed_experts=4, n_shared_experts=0, num_experts_per_tok=2, kv_lora_rank=16,
+                           q_lora_rank=20, qk_rope_head_dim=8, qk_nope_head_dim=8, v_head_dim=8,
+                           mlp_layer_types=["sparse", "dense", "sparse", "dense"], attention_bias=True)],
+    # LFM2-MoE: LFM2's conv and attention layers, dense MLPs on the first `num_dense_layers`, experts after
+    "lfm2_moe": [dict(layer_types=LFM2_8B_TYPES, num_hidden_layers=24),
+                 dict(SMALL_MOE, num_hidden_layers=4, num_experts=4, num_experts_per_tok=2, num_dense_layers=1,
+                      layer_types=["conv", FA, "conv", FA]),
+                 dict(SMALL_MOE, num_key_value_heads=1, num_experts=3, num_experts_per_tok=1, num_dense_layers=2,
+                      conv_bias=True, conv_L_cache=4, tie_word_embeddings=False, head_dim=24,
+                      layer_types=[FA, "conv", "conv"]),
+                 dict(SMALL_MOE, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
+                      moe_intermediate_size=16, num_experts=5, num_experts_per_tok=2, num_dense_layers=0,
+                      layer_types=["conv", FA])],
+    # K-EXAONE: EXAONE-4's sliding / NoPE-global attention (q/k head norms) over DeepSeek-V3's MoE
+    "exaone_moe": [{}, dict(SMALL_MOE, num_hidden_layers=4, num_experts=4, num_experts_per_tok=2,
+                            num_shared_experts=1, first_k_dense_replace=1, sliding_window=8),
+                   dict(SMALL_MOE, num_hidden_layers=4, num_key_value_heads=1, num_experts=6, num_experts_per_tok=2,
+                        num_shared_experts=2, first_k_dense_replace=2, head_dim=32, tie_word_embeddings=True,
+                        sliding_window=8, sliding_window_pattern=2),
+                   dict(SMALL_MOE, intermediate_size=80, moe_intermediate_size=16, num_attention_heads=2,
+                        num_key_value_heads=2, num_experts=4, num_experts_per_tok=2, num_shared_experts=0,
+                        mlp_layer_types=["sparse", "dense", "sparse"], sliding_window=8,
+                        layer_types=[SW, FA, FA])],
+    # Nemotron(-4, Minitron): Llama's attention, relu² up/down MLP, LayerNorms with weight and bias
+    "nemotron": [dict(num_key_value_heads=8),
+                 dict(BAMBA_SMALL, num_hidden_layers=2, num_key_value_heads=2),
+                 dict(BAMBA_SMALL, num_hidden_layers=3, num_key_value_heads=4, head_dim=24, attention_bias=True,
+                      mlp_bias=True, tie_word_embeddings=True)],
+    # HunYuan 3 (HY-V3): Qwen3's attention over DeepSeek-style MoE, dense layers from `mlp_layer_types`;
+    # num_shared_experts = 0 still builds a shared MLP of intermediate_size (`HYV3MLP`: `size or config's`)
+    "hy_v3": [{}, dict(BAMBA_SMALL, moe_intermediate_size=32, num_hidden_layers=3, num_key_value_heads=2,
+                       head_dim=16, num_experts=4, num_experts_per_tok=2, num_shared_experts=1),
+              dict(BAMBA_SMALL, moe_intermediate_size=32, num_hidden_layers=3, num_key_value_heads=1, head_dim=24,
+                   num_experts=3, num_experts_per_tok=1, num_shared_experts=2, attention_bias=True,
+                   tie_word_embeddings=True),
+              dict(BAMBA_SMALL, intermediate_size=80, moe_intermediate_size=16, num_hidden_layers=3,
+                   num_key_value_heads=4, head_dim=16, num_experts=2, num_experts_per_tok=1, num_shared_experts=0,
+                   mlp_layer_types=["sparse", "dense", "sparse"])],
+    # Cohere2-MoE: Cohere-2's parallel block and sliding pattern over Mixtral-style experts as wide as
+    # intermediate_size, a dense prefix of prefix_dense_intermediate_size
+    "cohere2_moe": [{}, dict(BAMBA_SMALL, intermediate_size=32, num_hidden_layers=4, num_key_value_heads=2,
+                             head_dim=16, num_experts=4, num_experts_per_tok=2, sliding_window=8),
+                    dict(BAMBA_SMALL, intermediate_size=32, num_hidden_layers=5, num_key_value_heads=1, head_dim=24,
+                         num_experts=3, num_experts_per_tok=1, num_shared_experts=2, first_k_dense_replace=2,
+                         prefix_dense_intermediate_size=72, attention_bias=True, tie_word_embeddings=False,
+                         rms_norm_eps=1e-6, sliding_window=8),
+                    dict(BAMBA_SMALL, intermediate_size=32, num_hidden_layers=3, num_key_value_heads=4, head_dim=16,
+                         num_experts=2, num_experts_per_tok=1, num_shared_experts=1, sliding_window=8,
+                         mlp_layer_types=["sparse", "dense", "sparse"])],
+    # OLMo-Hybrid: OLMo-3's attention layers and Gated DeltaNet layers (Qwen3-Next's, projections unfused)
+    "olmo_hybrid": [{}, dict(BAMBA_SMALL, num_hidden_layers=4, intermediate_size=96),
+                    dict(BAMBA_SMALL, num_hidden_layers=5, intermediate_size=96, num_key_value_heads=2,
+                         attention_bias=True, tie_word_embeddings=True, linear_num_key_heads=2,
+                         linear_num_value_heads=4, linear_key_head_dim=8, linear_value_head_dim=12,
+                         linear_conv_kernel_dim=3),
+                    dict(BAMBA_SMALL, num_hidden_layers=3, intermediate_size=96, head_dim=8,
+                         layer_types=[FA, "linear_attention", FA])],
+    # AFMoE (Arcee Trinity): Qwen3's attention with a sigmoid output gate, four norms per layer, dense
+    # first `num_dense_layers`, experts with a learned `expert_bias` parameter and ungated shared experts
+    "afmoe": [{}, dict(BAMBA_SMALL, moe_intermediate_size=32, num_hidden_layers=4, num_key_value_heads=2,
+                       head_dim=16, num_experts=4, num_experts_per_tok=2, num_shared_experts=1, sliding_window=8),
+              dict(BAMBA_SMALL, moe_intermediate_size=32, num_hidden_layers=4, num_key_value_heads=4, head_dim=8,
+                   num_experts=3, num_experts_per_tok=1, num_shared_experts=0, num_dense_layers=2,
+                   attention_bias=True, tie_word_embeddings=True, sliding_window=8)],
+    # Kolibri-1: Qwen3's attention, four norms per layer, every 5th layer global, every layer MoE with an
+    # ungated shared MLP of `shared_expert_intermediate_size`
+    "kolibri1": [{}, dict(BAMBA_SMALL, moe_intermediate_size=32, num_hidden_layers=5, num_key_value_heads=2,
+                          head_dim=16, num_experts=4, num_experts_per_tok=2, shared_expert_intermediate_size=48,
+                          sliding_window=8),
+                 dict(BAMBA_SMALL, moe_intermediate_size=16, num_hidden_layers=3, num_key_value_heads=1,
+                      head_dim=24, num_experts=3, num_experts_per_tok=1, shared_expert_intermediate_size=24,
+                      tie_word_embeddings=True, sliding_window=8, layer_types=[FA, SW, FA])],
 }
+RAW_2 = {
+    # hand-written configs (`_raw`): the importer derives what the config class derives
+    "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
+                           kv_lora_rank=16, q_lora_rank=24, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=12)],
+    "exaone_moe": [dict(SMALL_MOE, _raw=True, num_hidden_layers=9, num_experts=4, num_experts_per_tok=2,
+                        first_k_dense_replace=2, sliding_window=8, sliding_window_pattern=3)],
+    "cohere2_moe": [dict(BAMBA_SMALL, _raw=True, num_hidden_layers=7, num_key_value_heads=2, head_dim=16,
+                         num_experts=3, num_experts_per_tok=1, first_k_dense_replace=3,
+                         prefix_dense_sliding_window_pattern=2, prefix_dense_intermediate_size=40, sliding_window=8)],
+    "hy_v3": [dict(BAMBA_SMALL, _raw=True, moe_intermediate_size=16, num_hidden_layers=4, num_key_value_heads=2,
+                   head_dim=16, num_experts=4, num_experts_per_tok=2)],
+    "afmoe": [dict(BAMBA_SMALL, _raw=True, moe_intermediate_size=16, num_hidden_layers=7, head_dim=16,
+                   num_experts=4, num_experts_per_tok=2, num_dense_layers=2, global_attn_every_n_layers=3,
+                   sliding_window=8)],
+    "kolibri1": [dict(BAMBA_SMALL, _raw=True, moe_intermediate_size=16, num_hidden_layers=11, num_key_value_heads=2,
+                      head_dim=16, num_experts=4, num_experts_per_tok=2, shared_expert_intermediate_size=16)],
+    "olmo_hybrid": [dict(BAMBA_SMALL, _raw=True, num_hidden_layers=6, num_key_value_heads=2),
+                    dict(BAMBA_SMALL, _raw=True, num_hidden_layers=2, linear_num_key_heads=2)],
+}
+for t, extra in RAW_2.items():
+    VARIANTS[t] = VARIANTS[t] + extra
 WRAPPERS = {"mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
@@ -195,10 +300,16 @@ for t, variants in VARIANTS.items():
         auto = AutoModelForImageTextToText if t in WRAPPERS else AutoModelForCausalLM
         with torch.device("meta"):
             model = auto.from_config(cfg)
-        rows[name] = dict(config=name, hf_class=type(model).__name__, num_parameters=model.num_parameters())
+        # what the config class derived: sliding layers (`layer_types`) and dense MLP layers
+        # (`mlp_layer_types`) of a text model, blank where the class keeps no such list
+        text = getattr(cfg, "text_config", None) or cfg
+        lt, mlt = getattr(text, "layer_types", None), getattr(text, "mlp_layer_types", None)
+        rows[name] = dict(config=name, hf_class=type(model).__name__, num_parameters=model.num_parameters(),
+                          sliding_layers="" if lt is None else sum(t == "sliding_attention" for t in lt),
+                          dense_mlp_layers="" if mlt is None else sum(t == "dense" for t in mlt))
         print(name, rows[name]["num_parameters"], file=sys.stderr)
 with open(table, "w", newline="") as f:
-    w = csv.DictWriter(f, fieldnames=["config", "hf_class", "num_parameters"])
+    w = csv.DictWriter(f, fieldnames=["config", "hf_class", "num_parameters", "sliding_layers", "dense_mlp_layers"])
     w.writeheader()
     for k in sorted(rows):
         w.writerow(rows[k])

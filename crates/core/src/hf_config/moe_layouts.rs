@@ -1,0 +1,236 @@
+//! MoE layouts that borrow another family's layers: which layers keep a
+//! dense MLP (`mlp_layer_types`, `first_k_dense_replace`,
+//! `num_dense_layers`), how wide the shared experts are, whether the router
+//! learns a bias, and the window patterns their config classes derive. Each
+//! counts as its transformers modeling file builds it
+//! (`tests/data/params/hf_variants_2026.csv`).
+
+use super::modern::{attention_bias, dense_width};
+use super::reader::Cfg;
+use crate::error::{InputError, Result};
+use crate::model::{
+    ModelSpec, Moe, QkNorm, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, MAX_POSITION,
+};
+
+/// Families completed before the early return of `modern::complete`: their
+/// rows (DeepSeek-V3, Qwen3-MoE) are read by the common importer.
+pub(super) fn complete_borrowed(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
+    match model_type {
+        "afmoe" | "kolibri1" => sandwiched_qwen3_moe(cfg, model_type, spec)?,
+        // GLM-4.7-Flash (`Glm4MoeLiteConfig`): DeepSeek-V3's MLA and MoE
+        // layers, dense where `mlp_layer_types` says, else the first only.
+        "glm4_moe_lite" => {
+            let dense = dense_mlp_layers(cfg, spec.layers, 1)?;
+            if let Some(moe) = spec.moe.as_mut() {
+                moe.dense_layers = dense;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The experts of families that add them to another's layers (EXAONE-4,
+/// Cohere-2, LFM2), after that family's own fields.
+pub(super) fn complete_moe(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
+    match model_type {
+        "exaone_moe" => exaone_moe(cfg, spec),
+        "cohere2_moe" => cohere2_moe(cfg, spec),
+        "lfm2_moe" => lfm2_moe(cfg, spec),
+        _ => Ok(()),
+    }
+}
+
+/// AFMoE (Arcee's Trinity) and Kolibri-1: Qwen3-MoE's attention with four
+/// norms per layer (input, post-attention, pre- and post-MLP) and ungated
+/// shared experts. AFMoE gates the attention output (`gate_proj`: hidden →
+/// heads·d), keeps its first `num_dense_layers` dense, shares
+/// `num_shared_experts` experts of `moe_intermediate_size` and learns its
+/// router's `expert_bias` as a parameter; its layers slide except every
+/// `global_attn_every_n_layers`-th (4). Kolibri-1's every layer is MoE and
+/// every fifth attends globally.
+fn sandwiched_qwen3_moe(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
+    spec.norms_per_layer = Some(4);
+    let layers = spec.layers;
+    let global_every = if model_type == "afmoe" {
+        spec.gated_attention = true;
+        let dense = cfg
+            .int(&["num_dense_layers"], 0, MAX_LAYERS)?
+            .unwrap_or(1)
+            .min(layers);
+        let shared = cfg.int(&["num_shared_experts"], 0, 64)?.unwrap_or(2);
+        if let Some(moe) = spec.moe.as_mut() {
+            moe.dense_layers = dense;
+            moe.shared_experts = shared;
+            moe.shared_intermediate = None;
+            moe.router_bias = true;
+        }
+        cfg.int(&["global_attn_every_n_layers"], 1, MAX_LAYERS)?
+            .unwrap_or(4)
+    } else {
+        5
+    };
+    // Qwen3-MoE's `use_sliding_window` does not apply: `layer_types`, or the
+    // pattern above, decides.
+    let window = cfg.int(&["sliding_window"], 0, MAX_POSITION)?.unwrap_or(0);
+    let sliding = match cfg.strings("layer_types")? {
+        Some(types) => types.iter().filter(|t| **t == "sliding_attention").count() as u64,
+        None => layers - layers / global_every,
+    };
+    spec.sliding_window = (window > 0 && sliding > 0).then_some(SlidingWindow {
+        window,
+        layers: sliding.min(layers),
+    });
+    Ok(())
+}
+
+/// How many of `layers` keep a dense MLP: the `"dense"` entries of
+/// `mlp_layer_types` (one `"dense"` or `"sparse"` per layer), or without the
+/// list the first `default` layers, as the config classes fill it in.
+fn dense_mlp_layers(cfg: &Cfg, layers: u64, default: u64) -> Result<u64> {
+    let Some(types) = cfg.strings("mlp_layer_types")? else {
+        return Ok(default.min(layers));
+    };
+    if types.len() as u64 != layers {
+        return Err(InputError::new(
+            cfg.field("mlp_layer_types"),
+            format!(
+                "lists {} layers but num_hidden_layers is {layers}",
+                types.len()
+            ),
+        ));
+    }
+    if let Some(bad) = types.iter().find(|t| !matches!(**t, "dense" | "sparse")) {
+        return Err(InputError::new(
+            cfg.field("mlp_layer_types"),
+            format!("\"{bad}\" is not an MLP type: allowed \"dense\", \"sparse\""),
+        ));
+    }
+    Ok(types.iter().filter(|t| **t == "dense").count() as u64)
+}
+
+/// K-EXAONE (`ExaoneMoeConfig`): EXAONE-4's attention over DeepSeek-V3's
+/// experts and `num_shared_experts` shared ones of `moe_intermediate_size`
+/// (the router's `e_score_correction_bias` is a buffer); dense layers from
+/// `mlp_layer_types`, else the first `first_k_dense_replace`.
+fn exaone_moe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let first = cfg
+        .int(&["first_k_dense_replace"], 0, MAX_LAYERS)?
+        .unwrap_or(1);
+    let experts = cfg.req(&["num_experts", "num_local_experts"], 1, MAX_EXPERTS)?;
+    spec.moe = Some(Moe {
+        experts,
+        experts_per_token: cfg.req(&["num_experts_per_tok"], 1, experts)?,
+        shared_experts: cfg.int(&["num_shared_experts"], 0, 64)?.unwrap_or(1),
+        expert_intermediate: cfg.req(&["moe_intermediate_size"], 1, MAX_DIM)?,
+        shared_intermediate: None,
+        dense_layers: dense_mlp_layers(cfg, spec.layers, first)?,
+        router_bias: false,
+    });
+    Ok(())
+}
+
+/// HY-V3 (`HYV3MoE`): Qwen3's attention (q/k head norms) over routed
+/// experts of `moe_intermediate_size` and one shared MLP of
+/// `moe_intermediate_size × num_shared_experts`, which is `intermediate_size`
+/// wide when that product is 0 (`HYV3MLP` takes `size or
+/// config.intermediate_size`); the router's `e_score_correction_bias` is a
+/// buffer; dense layers from `mlp_layer_types`, else the first.
+pub(super) fn hy_v3(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    attention_bias(cfg, spec, false)?;
+    if spec.mlp_bias == Some(true) {
+        return Err(InputError::new(
+            cfg.field("mlp_bias"),
+            "true is not modelled for HY-V3: its dense and shared MLPs take the bias but its experts do not; set it to false to estimate without those biases",
+        ));
+    }
+    spec.qk_norm = Some(QkNorm::Head);
+    let experts = cfg.req(&["num_experts", "num_local_experts"], 1, MAX_EXPERTS)?;
+    let width = cfg.req(&["moe_intermediate_size"], 1, MAX_DIM)?;
+    let shared = width * cfg.int(&["num_shared_experts"], 0, 64)?.unwrap_or(1);
+    spec.moe = Some(Moe {
+        experts,
+        experts_per_token: cfg.req(&["num_experts_per_tok"], 1, experts)?,
+        shared_experts: 1,
+        expert_intermediate: width,
+        shared_intermediate: Some(if shared > 0 {
+            shared
+        } else {
+            spec.intermediate
+        }),
+        dense_layers: dense_mlp_layers(cfg, spec.layers, 1)?,
+        router_bias: false,
+    });
+    Ok(())
+}
+
+/// Cohere2-MoE (`Cohere2MoeConfig`): Cohere-2's parallel block with
+/// Mixtral-style experts as wide as `intermediate_size`, `num_shared_experts`
+/// shared ones averaged in without a gate, and dense layers (from
+/// `mlp_layer_types`, else the first `first_k_dense_replace`) of
+/// `prefix_dense_intermediate_size`. Without `layer_types`, the dense prefix
+/// slides on its own pattern (`prefix_dense_sliding_window_pattern`, default
+/// 1: none) and the rest on `sliding_window_pattern` (4).
+fn cohere2_moe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let width = spec.intermediate;
+    let first = cfg
+        .int(&["first_k_dense_replace"], 0, MAX_LAYERS)?
+        .unwrap_or(0)
+        .min(layers);
+    let experts = cfg.req(&["num_experts", "num_local_experts"], 1, MAX_EXPERTS)?;
+    spec.moe = Some(Moe {
+        experts,
+        experts_per_token: cfg.req(&["num_experts_per_tok"], 1, experts)?,
+        shared_experts: cfg.int(&["num_shared_experts"], 0, 64)?.unwrap_or(0),
+        expert_intermediate: width,
+        shared_intermediate: None,
+        dense_layers: dense_mlp_layers(cfg, layers, first)?,
+        router_bias: false,
+    });
+    spec.intermediate = cfg
+        .int(&["prefix_dense_intermediate_size"], 1, MAX_DIM)?
+        .unwrap_or(width);
+    if cfg.obj.contains_key("layer_types") {
+        return Ok(());
+    }
+    let prefix_pattern = cfg
+        .int(&["prefix_dense_sliding_window_pattern"], 1, MAX_LAYERS)?
+        .unwrap_or(1);
+    let pattern = cfg
+        .int(&["sliding_window_pattern"], 1, MAX_LAYERS)?
+        .unwrap_or(4);
+    // layer i of a run slides unless (i + 1) % pattern == 0
+    let rest = layers - first;
+    let sliding = first - first / prefix_pattern + rest - rest / pattern;
+    spec.sliding_window = match spec.sliding_window.take() {
+        Some(w) if sliding > 0 => Some(SlidingWindow {
+            layers: sliding,
+            ..w
+        }),
+        _ => None,
+    };
+    Ok(())
+}
+
+/// LFM2-MoE (`Lfm2MoeDecoderLayer`): LFM2's layers with a dense MLP of
+/// `intermediate_size` on the first `num_dense_layers` and routed experts
+/// of `moe_intermediate_size` after, no shared expert (the router's
+/// `expert_bias` is a buffer).
+fn lfm2_moe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let experts = cfg.req(&["num_experts", "num_local_experts"], 1, MAX_EXPERTS)?;
+    spec.intermediate = dense_width(cfg)?;
+    spec.moe = Some(Moe {
+        experts,
+        experts_per_token: cfg.req(&["num_experts_per_tok"], 1, experts)?,
+        shared_experts: 0,
+        expert_intermediate: cfg.req(&["moe_intermediate_size"], 1, MAX_DIM)?,
+        shared_intermediate: None,
+        dense_layers: cfg
+            .int(&["num_dense_layers"], 0, MAX_LAYERS)?
+            .unwrap_or(2)
+            .min(spec.layers),
+        router_bias: false,
+    });
+    Ok(())
+}
