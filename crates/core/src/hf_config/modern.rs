@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::moe_layouts;
-use super::reader::{Cfg, HIDDEN, LAYERS, POSITIONS, VOCAB};
+use super::reader::{attention_bias, dense_width, Cfg, HIDDEN, LAYERS, POSITIONS, VOCAB};
 use crate::error::{InputError, Result};
 use crate::model::{
     Arch, Indexer, MlpKind, ModelSpec, Moe, QkNorm, Recurrent, RecurrentKind, SlidingWindow,
@@ -77,19 +77,6 @@ const ATTENTION_TYPES: &[&str] = &[
     "chunked_attention",
     "indexed_attention",
 ];
-
-pub(super) fn attention_bias(cfg: &Cfg, spec: &mut ModelSpec, default: bool) -> Result<()> {
-    let bias = cfg.flag("attention_bias", default)?;
-    spec.qkv_bias = bias;
-    spec.out_bias = bias;
-    spec.mlp_bias = Some(cfg.flag("mlp_bias", false)?);
-    Ok(())
-}
-
-/// The feed-forward width (LFM2 calls it `block_ff_dim`).
-pub(super) fn dense_width(cfg: &Cfg) -> Result<u64> {
-    cfg.req(&["intermediate_size", "block_ff_dim"], 1, MAX_DIM)
-}
 
 /// A whole number that a config may also give once per layer (HunYuan's
 /// `moe_topk`, `num_experts`): the modeling file reads the layer's entry, so

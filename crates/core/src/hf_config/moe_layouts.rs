@@ -5,8 +5,7 @@
 //! counts as its transformers modeling file builds it
 //! (`tests/data/params/hf_variants_2026.csv`).
 
-use super::modern::{attention_bias, dense_width};
-use super::reader::Cfg;
+use super::reader::{attention_bias, dense_width, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{
     ModelSpec, Moe, QkNorm, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, MAX_POSITION,

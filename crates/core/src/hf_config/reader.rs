@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::class_defaults::CLASS_DEFAULTS;
 use crate::error::{InputError, Result};
 use crate::model::arch::model_type_list;
+use crate::model::{ModelSpec, MAX_DIM};
 
 /// Fallbacks for sub-configs that transformers saves as a diff against the
 /// class defaults (LLaVA's `text_config`, `vision_config`).
@@ -424,4 +425,19 @@ impl<'a> Cfg<'a> {
 fn class_default_of(model_type: &str, key: &str) -> Option<u64> {
     let (_, defaults) = CLASS_DEFAULTS.iter().find(|(t, _)| *t == model_type)?;
     defaults.iter().find(|(k, _)| *k == key).map(|&(_, v)| v)
+}
+
+/// `attention_bias` on q/k/v and the output (and `mlp_bias` on the MLP),
+/// with the family's default.
+pub(super) fn attention_bias(cfg: &Cfg, spec: &mut ModelSpec, default: bool) -> Result<()> {
+    let bias = cfg.flag("attention_bias", default)?;
+    spec.qkv_bias = bias;
+    spec.out_bias = bias;
+    spec.mlp_bias = Some(cfg.flag("mlp_bias", false)?);
+    Ok(())
+}
+
+/// The feed-forward width (LFM2 calls it `block_ff_dim`).
+pub(super) fn dense_width(cfg: &Cfg) -> Result<u64> {
+    cfg.req(&["intermediate_size", "block_ff_dim"], 1, MAX_DIM)
 }
