@@ -123,7 +123,8 @@ pub fn recurrent_layer_terms(
 /// Lfm2RMSNorm, MiniMaxRMSNorm, GraniteMoeHybridRMSNorm, FalconH1RMSNorm) or
 /// in fp32 (Qwen3NextRMSNorm: `output * (1.0 + self.weight.float())`, with
 /// the fp32 `1 + weight`; NemotronHRMSNorm: `self.weight.to(float32) *
-/// hidden`, whose fp32 weight copy exists only when the weights are 16-bit).
+/// hidden`, whose fp32 weight copy exists only when the weights are 16-bit;
+/// OlmoHybridRMSNorm: `(self.weight * hidden)` in fp32).
 /// Measured: `layer − mixer − feed-forward` bytes of every row.
 fn norm_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, count: u128) {
     let (tk, h, big_b, half) = (l.tokens(), l.hidden, l.act_bytes, l.act_bytes < 4);
@@ -135,6 +136,10 @@ fn norm_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, count: u128) {
     let (bytes, weight) = match spec.arch {
         Arch::Qwen3Next => (4, 4 * h),
         Arch::NemotronH => (4, if half { 4 * h } else { 0 }),
+        // OlmoHybridRMSNorm (OLMo-2's): `(self.weight * hidden).to(input_dtype)`
+        // multiplies in fp32, so the normalized tensor is kept in fp32 and
+        // the weight is the parameter itself
+        Arch::Olmo2 => (4, 0),
         _ => (big_b, 0),
     };
     if l.grads.norms {

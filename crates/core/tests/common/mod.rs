@@ -101,8 +101,12 @@ const DERIVED_LISTS: &[&str] = &[
 /// and recurrent-activation measurements): the class defaults
 /// (`configs/defaults_2025/`) overridden by the fields the run set.
 pub fn resolved_config(model_type: &str, set: &serde_json::Value) -> String {
+    // the class defaults: defaults_2025's, or for the families added later
+    // their variants' `__0` (class defaults as transformers saves them)
     let path = data_dir().join(format!("configs/defaults_2025/{model_type}.json"));
+    let later = data_dir().join(format!("configs/variants_2026/{model_type}__0.json"));
     let mut full: serde_json::Map<String, serde_json::Value> = std::fs::read_to_string(path)
+        .or_else(|_| std::fs::read_to_string(later))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();

@@ -122,6 +122,18 @@ GRID = {
         dict(num_hidden_layers=4, full_attn_idxs=[3], conv_L_cache=5, intermediate_size=96,
              conv_bias=True, hidden_size=48, num_attention_heads=3, num_key_value_heads=1),
     ],
+    # added 2026-11-27: LFM2-MoE's short convolutions, OLMo-Hybrid's Gated DeltaNet with unfused
+    # q/k/v/g/a/b projections
+    "lfm2_moe": [
+        dict(num_hidden_layers=4, layer_types=["conv", "full_attention", "conv", "full_attention"],
+             conv_L_cache=3, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+             num_dense_layers=1),
+    ],
+    "olmo_hybrid": [
+        dict(num_hidden_layers=4, layer_types=["linear_attention"] * 3 + ["full_attention"],
+             linear_conv_kernel_dim=4, linear_key_head_dim=8, linear_value_head_dim=12,
+             linear_num_key_heads=2, linear_num_value_heads=4),
+    ],
     "minimax": [
         dict(num_hidden_layers=4, layer_types=["linear_attention"] * 3 + ["full_attention"],
              num_local_experts=2, num_experts_per_tok=1, block_size=16),
