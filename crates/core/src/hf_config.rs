@@ -490,7 +490,7 @@ fn sliding_window(cfg: &Cfg, arch: Arch, layers: u64) -> Result<Option<SlidingWi
                 let pattern = cfg
                     .int(&["sliding_window_pattern"], 1, MAX_LAYERS)?
                     .unwrap_or(default);
-                layers - layers / pattern
+                reader::sliding_in_pattern(layers, pattern)
             }
             Arch::GptOss => layers.div_ceil(2),
             Arch::Qwen2 | Arch::Qwen2Moe | Arch::Qwen3 | Arch::Qwen3Moe => {

@@ -7,7 +7,9 @@
 use serde_json::Value;
 
 use super::moe_layouts;
-use super::reader::{attention_bias, dense_width, Cfg, HIDDEN, LAYERS, POSITIONS, VOCAB};
+use super::reader::{
+    attention_bias, dense_width, slide_layers, Cfg, HIDDEN, LAYERS, POSITIONS, VOCAB,
+};
 use crate::error::{InputError, Result};
 use crate::model::{
     Arch, Indexer, MlpKind, ModelSpec, Moe, QkNorm, Recurrent, RecurrentKind, SlidingWindow,
@@ -376,14 +378,7 @@ fn dots1(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     let first = cfg
         .int(&["max_window_layers"], 0, MAX_LAYERS)?
         .unwrap_or(62);
-    let sliding = spec.layers.saturating_sub(first);
-    spec.sliding_window = match spec.sliding_window.take() {
-        Some(w) if sliding > 0 => Some(SlidingWindow {
-            layers: sliding,
-            ..w
-        }),
-        _ => None,
-    };
+    slide_layers(spec, spec.layers.saturating_sub(first));
     Ok(())
 }
 

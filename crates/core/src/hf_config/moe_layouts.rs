@@ -5,7 +5,7 @@
 //! counts as its transformers modeling file builds it
 //! (`tests/data/params/hf_variants_2026.csv`).
 
-use super::reader::{attention_bias, dense_width, Cfg};
+use super::reader::{attention_bias, dense_width, slide_layers, sliding_in_pattern, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{
     ModelSpec, Moe, QkNorm, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, MAX_POSITION,
@@ -69,17 +69,13 @@ fn sandwiched_qwen3_moe(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Re
     } else {
         5
     };
-    // Qwen3-MoE's `use_sliding_window` does not apply: `layer_types`, or the
-    // pattern above, decides.
-    let window = cfg.int(&["sliding_window"], 0, MAX_POSITION)?.unwrap_or(0);
-    let sliding = match cfg.strings("layer_types")? {
-        Some(types) => types.iter().filter(|t| **t == "sliding_attention").count() as u64,
-        None => layers - layers / global_every,
-    };
-    spec.sliding_window = (window > 0 && sliding > 0).then_some(SlidingWindow {
-        window,
-        layers: sliding.min(layers),
-    });
+    // A listed `layer_types` was counted by the common reader; without it,
+    // Qwen3-MoE's `use_sliding_window` does not apply: the pattern decides.
+    if !cfg.obj.contains_key("layer_types") {
+        let window = cfg.int(&["sliding_window"], 0, MAX_POSITION)?.unwrap_or(0);
+        spec.sliding_window = (window > 0).then_some(SlidingWindow { window, layers });
+        slide_layers(spec, sliding_in_pattern(layers, global_every));
+    }
     Ok(())
 }
 
@@ -199,16 +195,9 @@ fn cohere2_moe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     let pattern = cfg
         .int(&["sliding_window_pattern"], 1, MAX_LAYERS)?
         .unwrap_or(4);
-    // layer i of a run slides unless (i + 1) % pattern == 0
-    let rest = layers - first;
-    let sliding = first - first / prefix_pattern + rest - rest / pattern;
-    spec.sliding_window = match spec.sliding_window.take() {
-        Some(w) if sliding > 0 => Some(SlidingWindow {
-            layers: sliding,
-            ..w
-        }),
-        _ => None,
-    };
+    let sliding =
+        sliding_in_pattern(first, prefix_pattern) + sliding_in_pattern(layers - first, pattern);
+    slide_layers(spec, sliding);
     Ok(())
 }
 

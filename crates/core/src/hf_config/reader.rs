@@ -441,3 +441,22 @@ pub(super) fn attention_bias(cfg: &Cfg, spec: &mut ModelSpec, default: bool) -> 
 pub(super) fn dense_width(cfg: &Cfg) -> Result<u64> {
     cfg.req(&["intermediate_size", "block_ff_dim"], 1, MAX_DIM)
 }
+
+/// Of `layers`, those that slide when every `pattern`-th attends globally
+/// (the config classes' `(i + 1) % pattern != 0`).
+pub(super) fn sliding_in_pattern(layers: u64, pattern: u64) -> u64 {
+    layers - layers / pattern.max(1)
+}
+
+/// Keeps `spec`'s window on `sliding` layers, or drops it when none slide.
+pub(super) fn slide_layers(spec: &mut ModelSpec, sliding: u64) {
+    let layers = spec.layers;
+    spec.sliding_window =
+        spec.sliding_window
+            .take()
+            .filter(|_| sliding > 0)
+            .map(|w| crate::model::SlidingWindow {
+                layers: sliding.min(layers),
+                ..w
+            });
+}
