@@ -5,6 +5,7 @@
 //! (`config.json: num_attention_heads`) and never panics, whatever the input.
 
 mod class_defaults;
+mod gemma3n;
 mod gemma4;
 mod glm4v;
 mod image_rule;
@@ -114,6 +115,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         }
         "mistral3" => return vlm::import_mistral3(cfg, |text| import(text, text.defaults)),
         "gemma4" => return gemma4::import_gemma4(cfg, import_gemma4_text),
+        "gemma3n" => return gemma3n::import_gemma3n(cfg, import_gemma3n_text),
         "glm4v" | "glm4v_moe" | "glm46v" => {
             return glm4v::import_glm4v(cfg, model_type, import_decoder)
         }
@@ -179,6 +181,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             }
             Some(text) => import_decoder(&text, Arch::Gemma3, "gemma3_text"),
             None if model_type == "gemma4_text" => import_gemma4_text(cfg),
+            None if model_type == "gemma3n_text" => import_gemma3n_text(cfg),
             None => import_decoder(cfg, Arch::Gemma3, model_type),
         },
         Arch::T5 => import_t5(cfg, model_type),
@@ -214,6 +217,13 @@ fn text_or(arch: Arch, name: &'static str) -> impl Fn(&Cfg) -> Result<ModelSpec>
             import_decoder(text, arch, name)
         }
     }
+}
+
+/// Gemma 3n's language model: Gemma 3's layers and what `gemma3n` adds.
+fn import_gemma3n_text(cfg: &Cfg) -> Result<ModelSpec> {
+    gemma3n::import_text(cfg, |flat| {
+        import_decoder(flat, Arch::Gemma3, "gemma3n_text")
+    })
 }
 
 /// Gemma 4's language model: Gemma 3's layers and what `gemma4` adds.

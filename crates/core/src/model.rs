@@ -647,6 +647,11 @@ pub struct ModelSpec {
     /// counted by the importer from the config (DeepSeek-V3.2's indexer).
     #[serde(default)]
     pub layer_extra_params: u64,
+    /// Parameters outside the layers that the fields above do not
+    /// describe, counted by the importer from the config (Gemma 3n's AltUp
+    /// projections into and out of its extra residual streams).
+    #[serde(default)]
+    pub model_extra_params: u64,
     /// The full-attention layers' own heads (Gemma 4); `None`: every
     /// attention layer has the common heads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1006,6 +1011,40 @@ impl ModelSpec {
         Ok(())
     }
 
+    /// Layer counts of each kind and the parameters no field describes.
+    fn validate_counts(&self) -> Result<()> {
+        check_range(
+            "model.cross_attention_layers",
+            self.cross_attention_layers,
+            0,
+            self.layers,
+        )?;
+        if let Some(n) = self.attention_layers {
+            check_range("model.attention_layers", n, 0, self.layers)?;
+        }
+        if let Some(n) = self.mlp_layers {
+            check_range("model.mlp_layers", n, 0, self.layers)?;
+        }
+        for (field, value, max) in [
+            (
+                "model.layer_extra_params",
+                self.layer_extra_params,
+                MAX_TOTAL_PARAMS / MAX_LAYERS,
+            ),
+            (
+                "model.model_extra_params",
+                self.model_extra_params,
+                MAX_TOTAL_PARAMS,
+            ),
+        ] {
+            check_range(field, value, 0, max)?;
+        }
+        if let Some(e) = self.encoder_layers {
+            check_range("model.encoder_layers", e, 0, MAX_LAYERS)?;
+        }
+        Ok(())
+    }
+
     /// Optional sub-structures: MoE, MLA, sliding window, encoder, vision.
     fn validate_parts(&self) -> Result<()> {
         if let Some(moe) = &self.moe {
@@ -1065,27 +1104,7 @@ impl ModelSpec {
         if let Some(r) = &self.recurrent {
             r.validate(self.layers)?;
         }
-        check_range(
-            "model.cross_attention_layers",
-            self.cross_attention_layers,
-            0,
-            self.layers,
-        )?;
-        if let Some(n) = self.attention_layers {
-            check_range("model.attention_layers", n, 0, self.layers)?;
-        }
-        if let Some(n) = self.mlp_layers {
-            check_range("model.mlp_layers", n, 0, self.layers)?;
-        }
-        check_range(
-            "model.layer_extra_params",
-            self.layer_extra_params,
-            0,
-            MAX_TOTAL_PARAMS / MAX_LAYERS,
-        )?;
-        if let Some(e) = self.encoder_layers {
-            check_range("model.encoder_layers", e, 0, MAX_LAYERS)?;
-        }
+        self.validate_counts()?;
         match &self.vision {
             Some(v) => {
                 check_range("model.vision.hidden", v.hidden, 1, MAX_DIM)?;

@@ -325,3 +325,39 @@ fn hy_v3_with_biased_mlps_is_refused_by_name() {
     assert_eq!(e.field, "config.json: mlp_bias");
     assert!(e.message.contains("experts do not"), "{e}");
 }
+
+#[test]
+fn gemma3n_refuses_what_it_cannot_count_by_name() {
+    let text = config_text("variants_2026/gemma3n_text__4.json");
+    let with = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+        edit(&mut cfg);
+        err(&cfg.to_string())
+    };
+    // MatFormer slices: layers of different MLP widths
+    let mut widths = vec![256u64; 12];
+    widths[3] = 128;
+    let e = with(&|c| c["intermediate_size"] = serde_json::json!(widths));
+    assert_eq!(e.field, "config.json: intermediate_size");
+    assert!(e.message.contains("different MLP widths"), "{e}");
+    let e = with(&|c| c["intermediate_size"] = serde_json::json!([256, 256]));
+    assert!(e.message.contains("2 widths for 12 layers"), "{e}");
+    // every global layer shared: no earlier global layer keeps keys and values
+    let e = with(&|c| c["num_kv_shared_layers"] = 8.into());
+    assert_eq!(e.field, "config.json: num_kv_shared_layers");
+    // a timm tower the importer has no count for
+    let mut wrapper: serde_json::Value =
+        serde_json::from_str(&config_text("variants_2026/gemma3n__1.json")).expect("json");
+    wrapper["vision_config"]["architecture"] = "resnet50".into();
+    let e = err(&wrapper.to_string());
+    assert_eq!(e.field, "config.json: vision_config.architecture");
+    assert!(e.message.contains("mobilenetv5_300m_enc"), "{e}");
+    wrapper["vision_config"]["architecture"] = "mobilenetv5_base".into();
+    wrapper["vision_config"]["model_args"] = serde_json::json!({"depth": 3});
+    let e = err(&wrapper.to_string());
+    assert_eq!(e.field, "config.json: vision_config.model_args");
+    wrapper["vision_config"]["model_args"] = serde_json::Value::Null;
+    wrapper["audio_config"]["sscp_conv_kernel_size"] = serde_json::json!([[3, 3]]);
+    let e = err(&wrapper.to_string());
+    assert_eq!(e.field, "config.json: audio_config.sscp_conv_kernel_size");
+}

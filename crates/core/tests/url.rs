@@ -426,6 +426,8 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             attention_layers: x.attention_layers,
             mlp_layers: x.mlp_layers,
             layer_extra_params: x.layer_extra_params,
+            // a number unlike the per-layer one, so a swapped key fails
+            model_extra_params: x.layer_extra_params / 3 + hidden,
             gated_attention: x.gated_attention,
             cross_attention_layers: x.cross_attention_layers,
             global_attention: x.global_attention,

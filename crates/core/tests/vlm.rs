@@ -956,3 +956,31 @@ fn aya_vision_refuses_a_shuffle_that_cannot_fold_the_patches() {
         })
     ));
 }
+
+#[test]
+fn gemma3n_hands_its_soft_tokens_per_image_to_the_text() {
+    let text = config_text("variants_2026/gemma3n__1.json");
+    let spec = from_hf_config(&text).expect("imports");
+    assert_eq!(
+        spec.image_rule,
+        Some(ImageRule::Fixed {
+            tower: 256,
+            language_model: 256
+        })
+    );
+    let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+    cfg["vision_soft_tokens_per_image"] = 64.into();
+    let spec = from_hf_config(&cfg.to_string()).expect("imports");
+    let Some(ImageRule::Fixed { language_model, .. }) = spec.image_rule else {
+        panic!("{:?}", spec.image_rule);
+    };
+    assert_eq!(language_model, 64);
+    // an image costs its 64 tokens in the sequence, whatever its size
+    let mut hd = lora(&spec);
+    hd.image_width = Some(1920);
+    hd.image_height = Some(1080);
+    let mut as_text = lora(&spec);
+    as_text.training.images_per_sample = 0;
+    as_text.training.seq_len = 512 + 64;
+    assert_eq!(peak(&hd), peak(&as_text));
+}

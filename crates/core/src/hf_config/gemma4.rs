@@ -127,39 +127,8 @@ pub(super) fn text_layers(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             values_from_keys,
         });
     }
-    let shared = cfg.int(&["num_kv_shared_layers"], 0, layers)?.unwrap_or(0);
-    if shared > 0 {
-        let first = (layers - shared) as usize;
-        // Each shared layer reads the last unshared layer of its type.
-        let has = |slides: bool| sliding[..first].contains(&slides);
-        if sliding[first..].iter().any(|s| !has(*s)) {
-            return Err(InputError::new(
-                cfg.field("num_kv_shared_layers"),
-                format!(
-                    "{shared} leaves no earlier layer of every type to share keys and values \
-                     with (transformers refuses it): allowed up to the layers after the last \
-                     layer of each type"
-                ),
-            ));
-        }
-        let shared_sliding = sliding[first..].iter().filter(|s| **s).count() as u64;
-        spec.kv_sharing = Some(KvSharing {
-            sliding: shared_sliding,
-            global: shared - shared_sliding,
-            double_wide_mlp: cfg.flag("use_double_wide_mlp", false)?,
-        });
-    }
-    let width = cfg
-        .int(&["hidden_size_per_layer_input"], 0, MAX_DIM)?
-        .unwrap_or(256);
-    if width > 0 {
-        spec.per_layer_input = Some(PerLayerInput {
-            width,
-            vocab: cfg
-                .int(&["vocab_size_per_layer_input"], 1, MAX_DIM)?
-                .unwrap_or(262_144),
-        });
-    }
+    spec.kv_sharing = kv_sharing(cfg, &sliding, cfg.flag("use_double_wide_mlp", false)?)?;
+    spec.per_layer_input = per_layer_input(cfg)?;
     if cfg.flag("enable_moe_block", false)? {
         let experts = cfg.req(&["num_experts"], 1, MAX_EXPERTS)?;
         // The dense MLP runs beside the experts in every layer: a shared
@@ -180,6 +149,57 @@ pub(super) fn text_layers(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         spec.layer_extra_params = h + experts;
     }
     Ok(())
+}
+
+/// The last `num_kv_shared_layers` layers, which reuse the keys and values
+/// of the last earlier layer of their type (Gemma 3n's and Gemma 4's
+/// `kv_sharing_modes`); `sliding` lists which layers slide.
+pub(super) fn kv_sharing(
+    cfg: &Cfg,
+    sliding: &[bool],
+    double_wide_mlp: bool,
+) -> Result<Option<KvSharing>> {
+    let layers = sliding.len() as u64;
+    let shared = cfg.int(&["num_kv_shared_layers"], 0, layers)?.unwrap_or(0);
+    if shared == 0 {
+        return Ok(None);
+    }
+    let first = (layers - shared) as usize;
+    // Each shared layer reads the last unshared layer of its type.
+    let has = |slides: bool| sliding[..first].contains(&slides);
+    if sliding[first..].iter().any(|s| !has(*s)) {
+        return Err(InputError::new(
+            cfg.field("num_kv_shared_layers"),
+            format!(
+                "{shared} leaves no earlier layer of every type to share keys and values \
+                 with (transformers refuses it): allowed up to the layers after the last \
+                 layer of each type"
+            ),
+        ));
+    }
+    let shared_sliding = sliding[first..].iter().filter(|s| **s).count() as u64;
+    Ok(Some(KvSharing {
+        sliding: shared_sliding,
+        global: shared - shared_sliding,
+        double_wide_mlp,
+    }))
+}
+
+/// Per-layer embeddings (`hidden_size_per_layer_input`, default 256; 0:
+/// none) over `vocab_size_per_layer_input` rows (default 262,144).
+pub(super) fn per_layer_input(cfg: &Cfg) -> Result<Option<PerLayerInput>> {
+    let width = cfg
+        .int(&["hidden_size_per_layer_input"], 0, MAX_DIM)?
+        .unwrap_or(256);
+    if width == 0 {
+        return Ok(None);
+    }
+    Ok(Some(PerLayerInput {
+        width,
+        vocab: cfg
+            .int(&["vocab_size_per_layer_input"], 1, MAX_DIM)?
+            .unwrap_or(262_144),
+    }))
 }
 
 /// `Gemma4ForConditionalGeneration`: the text model (`text_config`, a diff

@@ -50,7 +50,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
     match model_type {
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "mistral3" | "llava_next"
         | "idefics3" | "smolvlm" | "internvl" | "paligemma" | "llava_onevision" | "mllama"
-        | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v" => true,
+        | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v" | "gemma3n" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -140,6 +140,13 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
                 language_model: tokens,
             })
         }
+        // Gemma 3n: every image resized to 768 × 768 (its SigLIP processor),
+        // of which MobileNet-V5's multi-scale fusion adapter leaves a 16 × 16
+        // grid; `vision_soft_tokens_per_image` (256) reach the text.
+        "gemma3n" => Ok(ImageRule::Fixed {
+            tower: 256,
+            language_model: number(&cfg, &[&["vision_soft_tokens_per_image"]], 256),
+        }),
         // Gemma4ImageProcessor: a budget of `max_soft_tokens` (280) cells
         // of 3 × 3 patches of 16 px, from `preprocessor_config.json` or the
         // `image_processor` section of `processor_config.json`.
@@ -188,7 +195,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, gemma3, gemma4, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_onevision, paligemma, llama4"
             ),
         )),
     }

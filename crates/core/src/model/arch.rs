@@ -248,7 +248,14 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
     names(Arch::Gemma2, &["gemma2", "vaultgemma"], &["gemma2"]),
     names(
         Arch::Gemma3,
-        &["gemma3", "gemma3_text", "gemma4", "gemma4_text"],
+        &[
+            "gemma3",
+            "gemma3_text",
+            "gemma3n",
+            "gemma3n_text",
+            "gemma4",
+            "gemma4_text",
+        ],
         &[],
     ),
     names(Arch::Phi, &["phi"], &["phi"]),

@@ -580,6 +580,7 @@ impl WideCounts {
             other += 2 * token_width * h; // OPT project_in and project_out, no bias
         }
         other += encoder_extras(spec, &x, encoder_only);
+        other += dim(spec.model_extra_params, MAX_TOTAL_PARAMS);
 
         WideCounts {
             embedding,

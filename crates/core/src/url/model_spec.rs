@@ -40,6 +40,7 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("conv", spec.conv_kernel, d.conv_kernel),
         ("cls", spec.classifier_labels, d.classifier_labels),
         ("lxp", spec.layer_extra_params, d.layer_extra_params),
+        ("mxp", spec.model_extra_params, d.model_extra_params),
         (
             "xattl",
             spec.cross_attention_layers,
@@ -339,7 +340,7 @@ type PutNumber = fn(&mut ModelSpec, u64);
 
 /// The whole-number fields: key, allowed range, where the value goes (one
 /// table instead of a match arm each: the page's wasm is smaller).
-const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 20] = [
+const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 21] = [
     ("h", 0, MAX_DIM, |s, n| s.hidden = n),
     ("l", 0, MAX_LAYERS, |s, n| s.layers = n),
     ("heads", 0, MAX_HEADS, |s, n| s.heads = n),
@@ -367,6 +368,7 @@ const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 20] = [
     ("lxp", 0, MAX_TOTAL_PARAMS / MAX_LAYERS, |s, n| {
         s.layer_extra_params = n
     }),
+    ("mxp", 0, MAX_TOTAL_PARAMS, |s, n| s.model_extra_params = n),
     ("xattl", 0, MAX_LAYERS, |s, n| s.cross_attention_layers = n),
 ];
 

@@ -129,6 +129,16 @@ TINY = {
     "gemma4_text:pattern": dict(num_hidden_layers=6, head_dim=32, global_head_dim=64, sliding_window=WINDOW,
                                 hidden_size_per_layer_input=0),
     # bidirectional attention over everything halves the window (W // 2 + 1)
+    # Gemma 3n: Gemma 4's sharing without heads of their own (the last 2 layers here read an earlier
+    # layer's keys and values), and its default pattern (every 5th layer global)
+    "gemma3n_text:shared": dict(num_hidden_layers=6, sliding_window=WINDOW, num_kv_shared_layers=2,
+                                hidden_size_per_layer_input=4, vocab_size_per_layer_input=VOCAB,
+                                altup_num_inputs=2, laurel_rank=4,
+                                layer_types=["sliding_attention"] * 2 + ["full_attention"]
+                                + ["sliding_attention"] * 2 + ["full_attention"]),
+    "gemma3n_text:pattern": dict(num_hidden_layers=5, sliding_window=WINDOW, num_kv_shared_layers=0,
+                                 hidden_size_per_layer_input=4, vocab_size_per_layer_input=VOCAB,
+                                 laurel_rank=4),
     "gemma4_text:bidirectional": dict(num_hidden_layers=4, num_key_value_heads=1, global_head_dim=16,
                                       sliding_window=10, use_bidirectional_attention="all",
                                       hidden_size_per_layer_input=0,
@@ -299,8 +309,8 @@ def predict_layer(rec, layer):
     kv = lambda tokens: 2 * B * c["num_key_value_heads"] * tokens * c["head_dim"] * s
     static = rec.get("cache_impl", "dynamic") != "dynamic"
     W = c.get("sliding_window") or c.get("attention_chunk_size")
-    if kind in ("mlp", "moe"):
-        return 0
+    if kind in ("mlp", "moe") or cls == "DummyLayer":
+        return 0  # DummyLayer: Gemma 3n's and 4's shared layers read an earlier layer's keys and values
     if cls == "StaticLayer":
         return kv(STATIC_MAX_LEN) + 8
     if cls == "StaticSlidingWindowLayer":

@@ -74,7 +74,7 @@ FIXTURES_2025 = [
     "tencent__Hunyuan-A13B-Instruct.json",
 ]
 
-WRAPPERS = {"llama4", "qwen3_5", "qwen3_5_moe"}
+WRAPPERS = {"llama4", "qwen3_5", "qwen3_5_moe", "gemma3n"}
 DROP = ("quantization_config", "auto_map", "_name_or_path", "transformers_version")
 
 
@@ -105,6 +105,9 @@ def split(model):
     if hasattr(model, "vision_model"):  # Llama4ForConditionalGeneration
         vision = numel(model.vision_model)
         projector = numel(model.multi_modal_projector)
+    elif hasattr(inner, "embed_vision"):  # Gemma3nForConditionalGeneration: both towers, both embedders
+        vision = numel(inner.vision_tower) + numel(inner.audio_tower)
+        projector = numel(inner.embed_vision) + numel(inner.embed_audio)
     elif hasattr(inner, "visual"):  # Qwen3_5(Moe)ForConditionalGeneration
         merger = getattr(inner.visual, "merger", None)
         projector = numel(merger)

@@ -98,6 +98,9 @@ FIXTURES_CATALOG = [
     "tencent__Hunyuan-1.8B-Instruct.json",
     "tencent__Hunyuan-4B-Instruct.json",
     "THUDM__GLM-4-32B-0414.json",
+    # Gemma 3n: the whole multimodal checkpoint (text, MobileNet-V5 tower, audio tower)
+    "google__gemma-3n-E2B-it.json",
+    "google__gemma-3n-E4B-it.json",
     "zai-org__GLM-4.6.json",
 ]
 

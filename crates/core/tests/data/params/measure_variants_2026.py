@@ -251,6 +251,44 @@ VARIANTS = {
                       head_dim=24, num_experts=3, num_experts_per_tok=1, shared_expert_intermediate_size=24,
                       tie_word_embeddings=True, sliding_window=8, layer_types=[FA, SW, FA])],
 }
+# Gemma 3n: Gemma 4's KV sharing and per-layer embeddings, plus AltUp's extra residual streams and the
+# LAuReL low-rank residual in every layer; the wrapper's timm MobileNet-V5 tower and conformer audio tower.
+GEMMA3N_TEXT = [
+    dict(vocab_size=1000, vocab_size_per_layer_input=500, hidden_size=64, hidden_size_per_layer_input=8,
+         intermediate_size=128, num_hidden_layers=10, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+         num_kv_shared_layers=4, laurel_rank=8, altup_num_inputs=4, sliding_window=16),
+    dict(vocab_size=777, hidden_size=96, intermediate_size=[200] * 6, num_hidden_layers=6, num_attention_heads=6,
+         num_key_value_heads=3, head_dim=24, tie_word_embeddings=False, attention_bias=True,
+         hidden_size_per_layer_input=16, vocab_size_per_layer_input=300, layer_types=[SW, FA, SW, SW, FA, FA],
+         num_kv_shared_layers=2, altup_num_inputs=2, laurel_rank=4),
+    dict(vocab_size=512, hidden_size=48, intermediate_size=64, num_hidden_layers=4, num_attention_heads=3,
+         num_key_value_heads=1, head_dim=16, num_kv_shared_layers=0, altup_num_inputs=3, laurel_rank=16,
+         hidden_size_per_layer_input=4, vocab_size_per_layer_input=100, layer_types=[SW, FA, SW, FA]),
+]
+VARIANTS["gemma3n_text"] = [{}] + GEMMA3N_TEXT + [
+    # hand-written: the class derives layer_types (every 5th global), AltUp's 4 streams and rank 64
+    dict(_raw=True, num_hidden_layers=12, hidden_size=128, num_attention_heads=4, num_key_value_heads=2,
+         head_dim=32, intermediate_size=[256] * 12, vocab_size=2048, vocab_size_per_layer_input=1024,
+         hidden_size_per_layer_input=8, num_kv_shared_layers=5)]
+SMALL_AUDIO = dict(hidden_size=64, conf_num_attention_heads=4, conf_num_hidden_layers=2, conf_conv_kernel_size=3,
+                   input_feat_size=32, sscp_conv_channel_size=[16, 8])
+VARIANTS["gemma3n"] = [
+    {},
+    dict(text_config=GEMMA3N_TEXT[0], audio_config=SMALL_AUDIO,
+         vision_config=dict(architecture="mobilenetv5_base")),
+    # heads that do not divide the audio width (floored), uneven kernels and strides
+    dict(text_config=GEMMA3N_TEXT[1], tie_word_embeddings=False,
+         audio_config=dict(hidden_size=48, conf_num_attention_heads=5, conf_num_hidden_layers=1, input_feat_size=20,
+                           sscp_conv_kernel_size=[[3, 5], [3, 3]], sscp_conv_stride_size=[[2, 3], [2, 2]],
+                           sscp_conv_channel_size=[8, 4], vocab_size=64),
+         vision_config=dict(vocab_size=32, hidden_size=256)),
+    # the text config's own tie flag does not count in the wrapper
+    dict(text_config=dict(GEMMA3N_TEXT[2], tie_word_embeddings=False), audio_config=SMALL_AUDIO),
+    dict(_raw=True, text_config=dict(num_hidden_layers=6, vocab_size=1024, hidden_size=128, intermediate_size=256,
+                                     vocab_size_per_layer_input=1024, hidden_size_per_layer_input=8,
+                                     num_kv_shared_layers=1),
+         audio_config=dict(conf_num_hidden_layers=1), vision_config=dict(architecture="mobilenetv5_base")),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
@@ -272,7 +310,7 @@ RAW_2 = {
 }
 for t, extra in RAW_2.items():
     VARIANTS[t] = VARIANTS[t] + extra
-WRAPPERS = {"mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4"}
+WRAPPERS = {"mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
 os.makedirs(out_dir, exist_ok=True)
