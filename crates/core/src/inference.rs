@@ -44,11 +44,16 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
         None => {
             let kv_heads = (spec.kv_heads as u128).div_ceil(shards.tp).max(1);
             let d = spec.head_dim() as u128;
+            // keys d wide and values as wide: "2 (K,V) × d", else "(dk + dv)"
+            let (kv_width, kv_text) = match spec.value_head_dim {
+                Some(dv) => (d + dv as u128, format!("({d} K + {dv} V)")),
+                None => (2 * d, format!("2 (K,V) × {d}")),
+            };
             let Some(g) = &spec.global_attention else {
-                let per = layers * 2 * kv_heads * d * b;
+                let per = layers * kv_heads * kv_width * b;
                 return (
                     per,
-                    format!("{layers} layers × 2 (K,V) × {kv_heads} kv heads × {d} × {b} B"),
+                    format!("{layers} layers × {kv_heads} kv heads × {kv_text} × {b} B"),
                 );
             };
             // Gemma 4: the sliding layers' heads, then the global layers' own.
@@ -57,11 +62,14 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
             let global_heads = (g.kv_heads as u128).div_ceil(shards.tp).max(1);
             let global = layers - windowed;
             (
-                (windowed * 2 * kv_heads * d + global * global_width) * b,
+                (windowed * kv_heads * kv_width + global * global_width) * b,
                 format!(
-                    "({windowed} sliding layers × 2 (K,V) × {kv_heads} kv heads × {d} + \
-                     {global} global layers × 2 × {global_heads} × {}) × {b} B",
-                    g.head_dim
+                    "({windowed} sliding layers × {kv_heads} kv heads × {kv_text} + \
+                     {global} global layers × {global_heads} × {}) × {b} B",
+                    match spec.value_head_dim {
+                        Some(dv) => format!("({} K + {dv} V)", g.head_dim),
+                        None => format!("2 × {}", g.head_dim),
+                    }
                 ),
             )
         }

@@ -549,6 +549,10 @@ pub struct ModelSpec {
     /// Per-head width; `None` means `hidden / heads`.
     #[serde(default)]
     pub head_dim: Option<u64>,
+    /// Width of a value head when it differs from a query/key head's
+    /// (MiMo-V2-Flash: keys 192 wide, values 128); `None`: `head_dim`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_head_dim: Option<u64>,
     pub intermediate: u64,
     pub vocab: u64,
     #[serde(default)]
@@ -860,6 +864,11 @@ impl ModelSpec {
             .unwrap_or_else(|| self.hidden / self.heads.max(1))
     }
 
+    /// Width of a value head: `value_head_dim`, else a key head's `d`.
+    pub fn value_dim(&self, d: u64) -> u64 {
+        self.value_head_dim.unwrap_or(d)
+    }
+
     /// The longest context the model itself takes: its position limit
     /// (`max_position_embeddings`), or the estimator's limit for models with
     /// relative positions, none stated (0) or none at all (state-space models).
@@ -907,11 +916,13 @@ impl ModelSpec {
     /// own; every other model's layers are alike.
     pub fn kv_widths(&self, tp: u128) -> (u128, u128) {
         let heads = |kv: u64| (kv as u128).div_ceil(tp.max(1)).max(1);
-        let common = 2 * heads(self.kv_heads) * self.head_dim() as u128;
+        // K and V of `kv` heads, keys `d` wide, values as wide as theirs
+        let width = |kv: u64, d: u64| heads(kv) * (d + self.value_dim(d)) as u128;
+        let common = width(self.kv_heads, self.head_dim());
         let global = self
             .global_attention
             .as_ref()
-            .map_or(common, |g| 2 * heads(g.kv_heads) * g.head_dim as u128);
+            .map_or(common, |g| width(g.kv_heads, g.head_dim));
         (global, common)
     }
 
@@ -1024,6 +1035,9 @@ impl ModelSpec {
         }
         if let Some(n) = self.mlp_layers {
             check_range("model.mlp_layers", n, 0, self.layers)?;
+        }
+        if let Some(dv) = self.value_head_dim {
+            check_range("model.value_head_dim", dv, 1, MAX_HEADS)?;
         }
         for (field, value, max) in [
             (

@@ -361,3 +361,24 @@ fn gemma3n_refuses_what_it_cannot_count_by_name() {
     let e = err(&wrapper.to_string());
     assert_eq!(e.field, "config.json: audio_config.sscp_conv_kernel_size");
 }
+
+#[test]
+fn mimo_v2_flash_reads_sglang_window_and_its_value_heads() {
+    // hand-written: `sliding_window_size` 63 (the tokens before the query),
+    // 12 layers of which 0, 5 and 11 attend globally
+    let spec =
+        from_hf_config(&config_text("variants_2026/mimo_v2_flash__4.json")).expect("imports");
+    let window = spec.sliding_window.as_ref().expect("sliding layers");
+    assert_eq!((window.window, window.layers), (64, 9));
+    assert_eq!((spec.head_dim(), spec.value_head_dim), (16, Some(12)));
+    // sliding layers hold twice the config's 2 KV heads, the global ones 2
+    assert_eq!(spec.kv_heads, 4);
+    assert_eq!(spec.global_attention.as_ref().map(|g| g.kv_heads), Some(2));
+    // per token: 9 sliding layers × 4 heads × (16 + 12) + 3 global × 2 × 28, in bf16
+    let (per_token, _) = vramfit_core::inference::kv_bytes_per_token(
+        &spec,
+        vramfit_core::precision::Dtype::Bf16,
+        &common::one_gpu(spec.layers),
+    );
+    assert_eq!(per_token, (9 * 4 * 28 + 3 * 2 * 28) * 2);
+}

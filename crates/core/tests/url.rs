@@ -374,6 +374,8 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             heads,
             kv_heads: heads / 2,
             head_dim,
+            // a narrower value head on some specs (MiMo-V2-Flash's)
+            value_head_dim: head_dim.filter(|h| h % 3 == 0).map(|h| h / 3 + 1),
             intermediate: hidden * 3,
             vocab: vocab * 1000,
             max_position: hidden,

@@ -499,7 +499,13 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("vocab_size", 262208),
         ],
     ),
-    ("gemma3n", &[("tie_word_embeddings", 1)]),
+    (
+        "gemma3n",
+        &[
+            ("tie_word_embeddings", 1),
+            ("vision_soft_tokens_per_image", 256),
+        ],
+    ),
     (
         "gemma3n_audio",
         &[
@@ -1208,6 +1214,27 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("sliding_window", 1024),
             ("tie_word_embeddings", 0),
             ("vocab_size", 98304),
+        ],
+    ),
+    (
+        "mimo_v2_flash",
+        &[
+            ("attention_bias", 0),
+            ("head_dim", 192),
+            ("hidden_size", 4096),
+            ("intermediate_size", 16384),
+            ("max_position_embeddings", 131072),
+            ("moe_intermediate_size", 2048),
+            ("n_routed_experts", 256),
+            ("num_attention_heads", 64),
+            ("num_experts_per_tok", 8),
+            ("num_hidden_layers", 48),
+            ("num_key_value_heads", 4),
+            ("num_local_experts", 256),
+            ("sliding_window", 129),
+            ("tie_word_embeddings", 0),
+            ("v_head_dim", 128),
+            ("vocab_size", 152576),
         ],
     ),
     (

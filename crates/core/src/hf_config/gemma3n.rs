@@ -101,7 +101,7 @@ fn text_layers(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     // `Gemma3nTextMLP`'s projections never have biases.
     spec.mlp_bias = Some(false);
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
-    let sliding: Vec<bool> = match super::modern::layer_types(cfg, layers)? {
+    let sliding: Vec<bool> = match super::reader::layer_types(cfg, layers)? {
         Some(types) => types.0.iter().map(|t| *t == "sliding_attention").collect(),
         None => (0..layers).map(|i| (i + 1) % GLOBAL_EVERY != 0).collect(),
     };

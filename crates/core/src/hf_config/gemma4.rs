@@ -29,7 +29,7 @@ const DEFAULT_SQUARE: u64 = 768;
 /// Which layers slide: `layer_types` (or the default pattern), with the last
 /// layer always global (`__post_init__` forces it).
 fn sliding_layers(cfg: &Cfg, layers: u64) -> Result<Vec<bool>> {
-    let mut sliding: Vec<bool> = match super::modern::layer_types(cfg, layers)? {
+    let mut sliding: Vec<bool> = match super::reader::layer_types(cfg, layers)? {
         Some(types) => types.0.iter().map(|t| *t == "sliding_attention").collect(),
         None => (0..layers).map(|i| (i + 1) % GLOBAL_EVERY != 0).collect(),
     };

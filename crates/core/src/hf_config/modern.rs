@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::moe_layouts;
 use super::reader::{
-    attention_bias, dense_width, slide_layers, Cfg, HIDDEN, LAYERS, POSITIONS, VOCAB,
+    attention_bias, dense_width, layer_types, slide_layers, Cfg, HIDDEN, LAYERS, POSITIONS, VOCAB,
 };
 use crate::error::{InputError, Result};
 use crate::model::{
@@ -41,32 +41,6 @@ pub(super) fn completes(arch: Arch) -> bool {
             | Arch::Lfm2
             | Arch::Minimax
     )
-}
-
-/// Counts of `layer_types` entries (`full_attention`, `linear_attention`, ...).
-pub(super) struct LayerTypes<'a>(pub(super) Vec<&'a str>);
-
-impl LayerTypes<'_> {
-    fn count(&self, names: &[&str]) -> u64 {
-        self.0.iter().filter(|t| names.contains(t)).count() as u64
-    }
-}
-
-/// The config's `layer_types`, which must list every layer when present.
-pub(super) fn layer_types<'a>(cfg: &Cfg<'a>, layers: u64) -> Result<Option<LayerTypes<'a>>> {
-    let Some(types) = cfg.strings("layer_types")? else {
-        return Ok(None);
-    };
-    if types.len() as u64 != layers {
-        return Err(InputError::new(
-            cfg.field("layer_types"),
-            format!(
-                "lists {} layers but num_hidden_layers is {layers}",
-                types.len()
-            ),
-        ));
-    }
-    Ok(Some(LayerTypes(types)))
 }
 
 /// Names transformers gives a recurrent layer in `layer_types`.

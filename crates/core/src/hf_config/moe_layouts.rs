@@ -8,7 +8,8 @@
 use super::reader::{attention_bias, dense_width, slide_layers, sliding_in_pattern, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{
-    ModelSpec, Moe, QkNorm, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_LAYERS, MAX_POSITION,
+    GlobalAttention, ModelSpec, Moe, QkNorm, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
+    MAX_LAYERS, MAX_POSITION,
 };
 
 /// Families completed before the early return of `modern::complete`: their
@@ -36,6 +37,7 @@ pub(super) fn complete_moe(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) ->
         "exaone_moe" => exaone_moe(cfg, spec),
         "cohere2_moe" => cohere2_moe(cfg, spec),
         "lfm2_moe" => lfm2_moe(cfg, spec),
+        "mimo_v2_flash" => mimo_v2_flash(cfg, spec),
         _ => Ok(()),
     }
 }
@@ -220,5 +222,58 @@ fn lfm2_moe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             .min(spec.layers),
         router_bias: false,
     });
+    Ok(())
+}
+
+/// MiMo-V2-Flash (`MiMoV2FlashConfig` over GLM-4.5's): GLM-4.5's routed
+/// experts without shared ones, dense where `mlp_layer_types` says (else
+/// the first layer); keys 192 wide and values `v_head_dim` (128); the
+/// sliding layers (all but layer 0 and every 6th) hold twice
+/// `num_key_value_heads` and a learned sink per query head, the global
+/// layers `num_key_value_heads`; `attention_bias` on q, k and v only. A
+/// `sliding_window_size` (SGLang's) means that many tokens plus the query.
+fn mimo_v2_flash(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let dense = dense_mlp_layers(cfg, layers, 1)?;
+    if let Some(moe) = spec.moe.as_mut() {
+        moe.shared_experts = 0;
+        moe.dense_layers = dense;
+    }
+    let d = spec.head_dim();
+    if let Some(dv) = cfg.int(&["v_head_dim"], 1, MAX_HEADS)? {
+        spec.value_head_dim = (dv != d).then_some(dv);
+    }
+    let sliding = match super::reader::layer_types(cfg, layers)? {
+        Some(types) => types
+            .0
+            .iter()
+            .filter(|t| **t == "sliding_attention")
+            .count() as u64,
+        // layer 0 and every 6th attend globally
+        None => (1..layers).filter(|i| (i + 1) % 6 != 0).count() as u64,
+    };
+    let window = match cfg.int(&["sliding_window_size"], 1, MAX_POSITION - 1)? {
+        Some(size) => size + 1,
+        None => cfg
+            .int(&["sliding_window"], 1, MAX_POSITION)?
+            .unwrap_or(129),
+    };
+    spec.sliding_window = (sliding > 0).then_some(SlidingWindow {
+        window,
+        layers: sliding,
+    });
+    if sliding > 0 {
+        let global_kv = spec.kv_heads;
+        spec.kv_heads = global_kv.saturating_mul(2).min(MAX_HEADS);
+        // the global layers keep the config's heads, the sliding ones twice
+        // as many (and so do the params' k/v and the cache)
+        spec.global_attention = Some(GlobalAttention {
+            head_dim: d,
+            kv_heads: global_kv,
+            values_from_keys: false,
+        });
+        // `sinks`: one logit per query head in each sliding layer
+        spec.model_extra_params = sliding.saturating_mul(spec.heads);
+    }
     Ok(())
 }

@@ -460,3 +460,29 @@ pub(super) fn slide_layers(spec: &mut ModelSpec, sliding: u64) {
                 ..w
             });
 }
+
+/// Counts of `layer_types` entries (`full_attention`, `linear_attention`, ...).
+pub(super) struct LayerTypes<'a>(pub(super) Vec<&'a str>);
+
+impl LayerTypes<'_> {
+    pub(super) fn count(&self, names: &[&str]) -> u64 {
+        self.0.iter().filter(|t| names.contains(t)).count() as u64
+    }
+}
+
+/// The config's `layer_types`, which must list every layer when present.
+pub(super) fn layer_types<'a>(cfg: &Cfg<'a>, layers: u64) -> Result<Option<LayerTypes<'a>>> {
+    let Some(types) = cfg.strings("layer_types")? else {
+        return Ok(None);
+    };
+    if types.len() as u64 != layers {
+        return Err(InputError::new(
+            cfg.field("layer_types"),
+            format!(
+                "lists {} layers but num_hidden_layers is {layers}",
+                types.len()
+            ),
+        ));
+    }
+    Ok(Some(LayerTypes(types)))
+}

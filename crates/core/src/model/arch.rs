@@ -300,7 +300,13 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
     names(Arch::Glm4, &["glm4"], &[]),
     names(
         Arch::Glm4Moe,
-        &["glm4_moe", "solar_open", "sarvam_moe", "dots1"],
+        &[
+            "glm4_moe",
+            "solar_open",
+            "sarvam_moe",
+            "dots1",
+            "mimo_v2_flash",
+        ],
         &[],
     ),
     names(Arch::Olmo2, &["olmo2", "olmo3", "olmo_hybrid"], &[]),

@@ -186,12 +186,13 @@ impl<'a> Dims<'a> {
             }
             None => {
                 // a gated attention's q_proj also yields the output gate
+                let dv = self.dv();
                 layer.q = h * heads * d * if s.gated_attention { 2 } else { 1 };
                 layer.k = h * self.kv * d;
-                layer.v = h * self.kv * d;
-                layer.o = heads * d * h;
+                layer.v = h * self.kv * dv;
+                layer.o = heads * dv * h;
                 if s.qkv_bias {
-                    layer.biases += (heads + 2 * self.kv) * d;
+                    layer.biases += (heads + self.kv) * d + self.kv * dv;
                 }
             }
         }
@@ -211,6 +212,13 @@ impl<'a> Dims<'a> {
                 QkNorm::PerHead | QkNorm::Full => (heads + self.kv) * d,
             };
         layer
+    }
+
+    /// A value head's width: the spec's `value_head_dim`, else `d`.
+    fn dv(&self) -> u128 {
+        self.spec
+            .value_head_dim
+            .map_or(self.d, |v| dim(v, MAX_HEADS))
     }
 
     /// The same dimensions with other key/value heads and head width.
@@ -233,7 +241,7 @@ impl<'a> Dims<'a> {
             QkNorm::Head => self.d,
             QkNorm::PerHead | QkNorm::Full => width,
         };
-        let projections = 1 + u128::from(a.v > 0);
+        let values = u128::from(a.v > 0) * self.kv * self.dv();
         WideLayer {
             k: 0,
             v: 0,
@@ -241,7 +249,7 @@ impl<'a> Dims<'a> {
             // (it never shares keys and values; this is then unused)
             biases: a
                 .biases
-                .saturating_sub(u128::from(s.qkv_bias) * projections * width),
+                .saturating_sub(u128::from(s.qkv_bias) * (width + values)),
             norms: a.norms.saturating_sub(self.norm_width * k_norm),
             ..*a
         }
@@ -276,7 +284,7 @@ impl<'a> Dims<'a> {
                 if g.values_from_keys {
                     // no v_proj, nor its bias
                     attention.v = 0;
-                    attention.biases -= u128::from(s.qkv_bias) * heads.kv * heads.d;
+                    attention.biases -= u128::from(s.qkv_bias) * heads.kv * heads.dv();
                 }
                 add(&heads, &attention, count - sliding, shared_global);
             }

@@ -54,6 +54,7 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
     }
     let optional_numbers = [
         ("hd", spec.head_dim),
+        ("vhd", spec.value_head_dim),
         ("enc", spec.encoder_layers),
         ("params", spec.params_override),
         ("npl", spec.norms_per_layer),
@@ -340,7 +341,7 @@ type PutNumber = fn(&mut ModelSpec, u64);
 
 /// The whole-number fields: key, allowed range, where the value goes (one
 /// table instead of a match arm each: the page's wasm is smaller).
-const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 21] = [
+const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 22] = [
     ("h", 0, MAX_DIM, |s, n| s.hidden = n),
     ("l", 0, MAX_LAYERS, |s, n| s.layers = n),
     ("heads", 0, MAX_HEADS, |s, n| s.heads = n),
@@ -352,6 +353,7 @@ const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 21] = [
     ("conv", 0, MAX_DIM, |s, n| s.conv_kernel = n),
     ("cls", 0, MAX_DIM, |s, n| s.classifier_labels = n),
     ("hd", 0, MAX_DIM, |s, n| s.head_dim = Some(n)),
+    ("vhd", 0, MAX_DIM, |s, n| s.value_head_dim = Some(n)),
     ("enc", 0, MAX_LAYERS, |s, n| s.encoder_layers = Some(n)),
     ("params", 1, MAX_TOTAL_PARAMS, |s, n| {
         s.params_override = Some(n)

@@ -139,6 +139,9 @@ TINY = {
     "gemma3n_text:pattern": dict(num_hidden_layers=5, sliding_window=WINDOW, num_kv_shared_layers=0,
                                  hidden_size_per_layer_input=4, vocab_size_per_layer_input=VOCAB,
                                  laurel_rank=4),
+    # MiMo-V2-Flash: keys 16 wide, values 8; the sliding layers (all but 0 and 5) twice the KV heads
+    "mimo_v2_flash": dict(num_hidden_layers=6, sliding_window=WINDOW, v_head_dim=8, n_routed_experts=4,
+                          num_experts_per_tok=2, moe_intermediate_size=32),
     "gemma4_text:bidirectional": dict(num_hidden_layers=4, num_key_value_heads=1, global_head_dim=16,
                                       sliding_window=10, use_bidirectional_attention="all",
                                       hidden_size_per_layer_input=0,
@@ -307,6 +310,9 @@ def predict_layer(rec, layer):
     kind, cls = layer["kind"], layer["cache_layer_class"] or ""
     mt = rec["model_type"]
     kv = lambda tokens: 2 * B * c["num_key_value_heads"] * tokens * c["head_dim"] * s
+    if mt == "mimo_v2_flash":  # values v_head_dim wide; sliding layers hold twice the KV heads
+        heads = c["num_key_value_heads"] * (2 if kind == "sliding_attention" else 1)
+        kv = lambda tokens: B * heads * tokens * (c["head_dim"] + c["v_head_dim"]) * s
     static = rec.get("cache_impl", "dynamic") != "dynamic"
     W = c.get("sliding_window") or c.get("attention_chunk_size")
     if kind in ("mlp", "moe") or cls == "DummyLayer":

@@ -289,6 +289,20 @@ VARIANTS["gemma3n"] = [
                                      num_kv_shared_layers=1),
          audio_config=dict(conf_num_hidden_layers=1), vision_config=dict(architecture="mobilenetv5_base")),
 ]
+# MiMo-V2-Flash: GLM-4.5's experts without shared ones, keys `head_dim` wide and values `v_head_dim`, sliding
+# layers with twice the KV heads and a learned sink per query head
+MIMO_SMALL = dict(vocab_size=100, hidden_size=64, intermediate_size=96, moe_intermediate_size=32,
+                  num_attention_heads=8, num_key_value_heads=2, head_dim=16, n_routed_experts=4,
+                  num_experts_per_tok=2, pad_token_id=0)
+VARIANTS["mimo_v2_flash"] = [
+    {},
+    dict(MIMO_SMALL, num_hidden_layers=7, v_head_dim=8, sliding_window=16),
+    dict(MIMO_SMALL, num_hidden_layers=4, v_head_dim=16, attention_bias=True, tie_word_embeddings=True,
+         layer_types=[FA, SW, SW, FA], mlp_layer_types=["dense", "dense", "sparse", "sparse"]),
+    dict(MIMO_SMALL, num_hidden_layers=3, v_head_dim=24, layer_types=[FA] * 3),
+    # hand-written: SGLang's `sliding_window_size` (one less than the window), the default patterns
+    dict(MIMO_SMALL, _raw=True, num_hidden_layers=12, v_head_dim=12, sliding_window_size=63),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
