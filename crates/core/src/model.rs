@@ -227,6 +227,12 @@ pub enum RecurrentKind {
     ShortConv,
     /// Lightning (linear) attention (MiniMax-01): a `d × d` state per head.
     Lightning,
+    /// Kimi Delta Attention (Kimi-Linear's `KimiDeltaAttention`): Gated
+    /// DeltaNet's delta rule and state with a decay per channel, not per
+    /// head: `heads` heads of `state` = `inner/heads` channels for queries,
+    /// keys and values, separate q/k/v projections, low-rank forget and
+    /// output gates (hidden → `state` → `inner`).
+    KimiDelta,
 }
 
 /// Layers whose token mixer is recurrent (see [`RecurrentKind`]).
@@ -757,7 +763,8 @@ impl Recurrent {
     /// and the short convolution scan no chunks (1).
     pub fn chunk_len(&self) -> u64 {
         match (self.kind, self.chunk) {
-            (RecurrentKind::GatedDeltaNet, _) => 64,
+            // fla's chunk_kda and transformers' fallback also work in 64
+            (RecurrentKind::GatedDeltaNet | RecurrentKind::KimiDelta, _) => 64,
             (RecurrentKind::Mamba | RecurrentKind::ShortConv, _) => 1,
             (_, 0) => 256,
             (_, n) => n,
@@ -776,7 +783,10 @@ impl Recurrent {
         check_range("model.recurrent.chunk", self.chunk, 0, MAX_POSITION)?;
         let needs_heads = matches!(
             self.kind,
-            RecurrentKind::Mamba2 | RecurrentKind::GatedDeltaNet | RecurrentKind::Lightning
+            RecurrentKind::Mamba2
+                | RecurrentKind::GatedDeltaNet
+                | RecurrentKind::Lightning
+                | RecurrentKind::KimiDelta
         );
         if needs_heads && (self.heads == 0 || !self.inner.is_multiple_of(self.heads)) {
             return Err(InputError::new(

@@ -33,7 +33,11 @@ pub fn state_elements(r: &Recurrent) -> (u128, u128) {
     match r.kind {
         RecurrentKind::Mamba => (inner * kernel, inner * state),
         RecurrentKind::Mamba2 => ((inner + 2 * groups * state) * kernel, inner * state),
-        RecurrentKind::GatedDeltaNet => ((2 * groups * state + inner) * kernel, state * inner),
+        // Kimi Delta Attention's conv over q, k, v and its [heads, d, d]
+        // state are Gated DeltaNet's with as many key heads as value heads
+        RecurrentKind::GatedDeltaNet | RecurrentKind::KimiDelta => {
+            ((2 * groups * state + inner) * kernel, state * inner)
+        }
         RecurrentKind::ShortConv => (inner * kernel, 0),
         RecurrentKind::Lightning => (0, inner / heads * inner),
     }
@@ -53,7 +57,11 @@ pub fn state_bytes_per_sequence(
     let b = u128::from(dtype.bytes());
     let fp32_in_torch = matches!(
         r.kind,
-        RecurrentKind::Mamba | RecurrentKind::Mamba2 | RecurrentKind::GatedDeltaNet
+        RecurrentKind::Mamba
+            | RecurrentKind::Mamba2
+            | RecurrentKind::GatedDeltaNet
+            // `KimiDeltaAttention` casts its state to fp32 before caching it
+            | RecurrentKind::KimiDelta
     ) && matches!(engine, Engine::Transformers | Engine::Litgpt);
     let state_b = if fp32_in_torch || r.state_fp32 { 4 } else { b };
     // Tensor parallelism splits the channels (and heads) of every state.
@@ -82,6 +90,7 @@ impl RecurrentKind {
             RecurrentKind::GatedDeltaNet => "Gated DeltaNet",
             RecurrentKind::ShortConv => "short-conv",
             RecurrentKind::Lightning => "lightning-attention",
+            RecurrentKind::KimiDelta => "Kimi Delta Attention",
         }
     }
 }

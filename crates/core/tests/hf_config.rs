@@ -382,3 +382,22 @@ fn mimo_v2_flash_reads_sglang_window_and_its_value_heads() {
     );
     assert_eq!(per_token, (9 * 4 * 28 + 3 * 2 * 28) * 2);
 }
+
+#[test]
+fn kimi_linear_reads_the_checkpoint_layer_lists_and_refuses_bad_ones() {
+    let text = config_text("variants_2026/kimi_linear__3.json");
+    let spec = from_hf_config(&text).expect("imports");
+    // kda_layers [1, 3, 4, 5] of 6: four Kimi Delta Attention layers of
+    // 2 heads × 8, two MLA layers
+    let r = spec.recurrent.as_ref().expect("KDA layers");
+    assert_eq!(
+        (r.layers, r.heads, r.state, r.inner, r.conv_kernel),
+        (4, 2, 8, 16, 4)
+    );
+    assert_eq!(spec.attention_layer_count(), 2);
+    let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+    cfg["linear_attn_config"]["kda_layers"] = serde_json::json!([0, 3]);
+    let e = err(&cfg.to_string());
+    assert_eq!(e.field, "config.json: linear_attn_config.kda_layers");
+    assert!(e.message.contains("from 1 to 6"), "{e}");
+}

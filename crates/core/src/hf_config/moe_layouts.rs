@@ -8,8 +8,8 @@
 use super::reader::{attention_bias, dense_width, slide_layers, sliding_in_pattern, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{
-    GlobalAttention, ModelSpec, Moe, QkNorm, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
-    MAX_LAYERS, MAX_POSITION,
+    GlobalAttention, ModelSpec, Moe, QkNorm, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM,
+    MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
 };
 
 /// Families completed before the early return of `modern::complete`: their
@@ -25,6 +25,7 @@ pub(super) fn complete_borrowed(cfg: &Cfg, model_type: &str, spec: &mut ModelSpe
                 moe.dense_layers = dense;
             }
         }
+        "kimi_linear" => kimi_linear(cfg, spec)?,
         _ => {}
     }
     Ok(())
@@ -276,4 +277,98 @@ fn mimo_v2_flash(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         spec.model_extra_params = sliding.saturating_mul(spec.heads);
     }
     Ok(())
+}
+
+/// Kimi-Linear (`KimiLinearConfig`): DeepSeek-V3's MLA on the
+/// `full_attention` layers (every 4th from layer 4 by default, or the
+/// checkpoint's 1-based `linear_attn_config.full_attn_layers`), Kimi Delta
+/// Attention on the others (`linear_num_heads` × `linear_head_dim`, conv
+/// `linear_conv_kernel_dim`, or `linear_attn_config`'s `num_heads`,
+/// `head_dim`, `short_conv_kernel_size`); DeepSeek-V3's experts
+/// (`num_experts`, `num_experts_per_token`, `n_shared_experts`), dense
+/// where `mlp_layer_types` says, else the first `first_k_dense_replace`
+/// (1). Its head is never tied (`_tied_weights_keys` is empty).
+fn kimi_linear(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    spec.tied_embeddings = false;
+    // MLA reads no `num_key_value_heads` (its class default, 32, need not
+    // divide a smaller model's heads)
+    spec.kv_heads = spec.heads;
+    if let Some(n) = cfg.int(&["model_max_length"], 0, MAX_POSITION)? {
+        spec.max_position = n;
+    }
+    let linear = cfg.object("linear_attn_config")?;
+    let from_linear = |key: &'static str, flat: &'static str, default: u64| -> Result<u64> {
+        let nested = match &linear {
+            Some(l) => l.int(&[key], 1, MAX_HEADS)?,
+            None => None,
+        };
+        Ok(match nested {
+            Some(n) => n,
+            None => cfg.int(&[flat], 1, MAX_HEADS)?.unwrap_or(default),
+        })
+    };
+    let head = from_linear("head_dim", "linear_head_dim", 128)?;
+    let heads = from_linear("num_heads", "linear_num_heads", 32)?;
+    let kernel = from_linear("short_conv_kernel_size", "linear_conv_kernel_dim", 4)?;
+    let kda = match super::reader::layer_types(cfg, layers)? {
+        Some(types) => types.count(&["linear_attention"]),
+        None => match linear.as_ref().map(|l| l.array("kda_layers")).transpose()? {
+            Some(Some(list)) => kda_listed(cfg, list, layers)?,
+            // `i and i % 4 == 0` attend fully
+            _ => (0..layers).filter(|i| *i == 0 || i % 4 != 0).count() as u64,
+        },
+    };
+    spec.recurrent = (kda > 0).then(|| Recurrent {
+        kind: RecurrentKind::KimiDelta,
+        layers: kda,
+        inner: heads.saturating_mul(head).min(MAX_DIM),
+        heads,
+        groups: heads,
+        state: head,
+        conv_kernel: kernel,
+        gated_norm: true,
+        ..Recurrent::default()
+    });
+    // `first_k_dense_replace` is only a keyword of the config class
+    let first = cfg
+        .int(&["first_k_dense_replace"], 0, MAX_LAYERS)?
+        .unwrap_or(1);
+    let dense = dense_mlp_layers(cfg, layers, first)?;
+    spec.moe = match cfg.int(&["num_experts", "num_local_experts"], 1, MAX_EXPERTS)? {
+        Some(experts) => Some(Moe {
+            experts,
+            experts_per_token: cfg.req(
+                &["num_experts_per_token", "num_experts_per_tok"],
+                1,
+                MAX_EXPERTS,
+            )?,
+            shared_experts: cfg
+                .int(&["num_shared_experts", "n_shared_experts"], 0, 64)?
+                .unwrap_or(1),
+            expert_intermediate: cfg.req(&["moe_intermediate_size"], 1, MAX_DIM)?,
+            shared_intermediate: None,
+            dense_layers: dense,
+            router_bias: false,
+        }),
+        None => None,
+    };
+    Ok(())
+}
+
+/// The KDA layers of a checkpoint's 1-based `kda_layers` list, each a layer.
+fn kda_listed(cfg: &Cfg, list: &[serde_json::Value], layers: u64) -> Result<u64> {
+    let mut seen = vec![false; layers as usize];
+    for v in list {
+        match v.as_u64() {
+            Some(i) if (1..=layers).contains(&i) => seen[(i - 1) as usize] = true,
+            _ => {
+                return Err(InputError::new(
+                    format!("{}linear_attn_config.kda_layers", cfg.field("")),
+                    format!("{v} is not a layer: expected numbers from 1 to {layers}"),
+                ))
+            }
+        }
+    }
+    Ok(seen.iter().filter(|s| **s).count() as u64)
 }

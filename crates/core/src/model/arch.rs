@@ -289,6 +289,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "sarvam_mla",
             "glm_moe_dsa",
             "glm4_moe_lite",
+            "kimi_linear",
         ],
         &[],
     ),

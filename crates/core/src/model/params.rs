@@ -366,6 +366,18 @@ impl<'a> Dims<'a> {
                 // gated RMSNorm over one value head
                 layer.norms = gated_norm * (inner / heads.max(1));
             }
+            RecurrentKind::KimiDelta => {
+                let head = inner / heads.max(1);
+                // q, k, v projections (h -> inner each), the low-rank forget
+                // and output gates (f_a, g_a: h -> head; f_b, g_b: head ->
+                // inner), b_proj (h -> heads), o_proj
+                layer.mixer = 3 * h * inner + 2 * (h * head + head * inner) + h * heads + inner * h;
+                // the conv over q, k and v (no bias), dt_bias per channel,
+                // A_log per head
+                layer.biases = 3 * inner * kernel + conv_bias * 3 * inner + inner + heads;
+                // the gated RMSNorm over one head
+                layer.norms = gated_norm * head;
+            }
             RecurrentKind::ShortConv => {
                 // in_proj h -> 3·inner (B, C, x), out_proj inner -> h
                 layer.mixer = h * 3 * inner + inner * h;

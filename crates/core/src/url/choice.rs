@@ -111,6 +111,7 @@ choice!(RecurrentKind {
     GatedDeltaNet => "gated_delta_net",
     ShortConv => "short_conv",
     Lightning => "lightning",
+    KimiDelta => "kimi_delta",
 });
 /// Architectures are keyed by the one architecture table (`model::arch`).
 impl Choice for Arch {

@@ -142,6 +142,10 @@ TINY = {
     # MiMo-V2-Flash: keys 16 wide, values 8; the sliding layers (all but 0 and 5) twice the KV heads
     "mimo_v2_flash": dict(num_hidden_layers=6, sliding_window=WINDOW, v_head_dim=8, n_routed_experts=4,
                           num_experts_per_tok=2, moe_intermediate_size=32),
+    # Kimi-Linear: MLA on layer 4, Kimi Delta Attention on 0-3 (conv over q, k, v; fp32 [heads, d, d] state)
+    "kimi_linear": dict(num_hidden_layers=5, num_key_value_heads=4, kv_lora_rank=16, q_lora_rank=None, qk_rope_head_dim=8,
+                        qk_nope_head_dim=16, v_head_dim=16, num_experts=4, num_experts_per_token=2,
+                        moe_intermediate_size=32, linear_head_dim=16, linear_num_heads=4, linear_conv_kernel_dim=4),
     "gemma4_text:bidirectional": dict(num_hidden_layers=4, num_key_value_heads=1, global_head_dim=16,
                                       sliding_window=10, use_bidirectional_attention="all",
                                       hidden_size_per_layer_input=0,
@@ -173,7 +177,7 @@ RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_
             "moe_intermediate_size", "index_n_heads", "index_head_dim", "indexer_types",
             "per_layer_config", "attention_k_eq_v", "num_kv_shared_layers", "use_bidirectional_attention",
             "hidden_size_per_layer_input", "vocab_size_per_layer_input", "attn_layer_indices",
-            "max_window_layers", "mamba_expand")
+            "max_window_layers", "mamba_expand", "linear_head_dim", "linear_num_heads")
 
 
 def config_summary(cfg):

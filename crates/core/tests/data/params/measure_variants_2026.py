@@ -303,6 +303,23 @@ VARIANTS["mimo_v2_flash"] = [
     # hand-written: SGLang's `sliding_window_size` (one less than the window), the default patterns
     dict(MIMO_SMALL, _raw=True, num_hidden_layers=12, v_head_dim=12, sliding_window_size=63),
 ]
+# Kimi-Linear: DeepSeek-V3's MLA on the full-attention layers, Kimi Delta Attention on the rest, DeepSeek-V3's
+# experts (`num_experts`, `num_experts_per_token`); its head never tied
+KIMI_SMALL = dict(vocab_size=100, hidden_size=64, intermediate_size=96, moe_intermediate_size=32,
+                  num_attention_heads=4, kv_lora_rank=16, q_lora_rank=None, qk_rope_head_dim=8, qk_nope_head_dim=16,
+                  v_head_dim=12, num_experts=4, num_experts_per_token=2, n_shared_experts=1, linear_head_dim=16,
+                  linear_num_heads=4, linear_conv_kernel_dim=3, pad_token_id=0)
+VARIANTS["kimi_linear"] = [
+    {},
+    dict(KIMI_SMALL, num_hidden_layers=5),
+    dict(KIMI_SMALL, num_hidden_layers=4, q_lora_rank=24, attention_bias=True, tie_word_embeddings=True,
+         n_shared_experts=2, layer_types=[FA, "linear_attention", FA, "linear_attention"],
+         mlp_layer_types=["dense", "sparse", "dense", "sparse"]),
+    # hand-written as the checkpoint writes it: `linear_attn_config` with 1-based layer lists
+    dict(KIMI_SMALL, _raw=True, num_hidden_layers=6, first_k_dense_replace=2,
+         linear_attn_config=dict(head_dim=8, num_heads=2, short_conv_kernel_size=4, full_attn_layers=[2, 6],
+                                 kda_layers=[1, 3, 4, 5])),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
