@@ -286,12 +286,18 @@ fn gemma3_costs_256_tokens_per_image_whatever_its_size() {
             language_model: 256
         })
     );
-    let mut hd = lora(&spec);
+    assert_a_1080p_image_costs_its_tokens_as_text(&spec, 256);
+}
+
+/// A 1920×1080 image in a LoRA step costs what `tokens` more text tokens
+/// cost (a fixed-token rule, the tower frozen).
+fn assert_a_1080p_image_costs_its_tokens_as_text(spec: &ModelSpec, tokens: u64) {
+    let mut hd = lora(spec);
     hd.image_width = Some(1920);
     hd.image_height = Some(1080);
-    let mut as_text = lora(&spec);
+    let mut as_text = lora(spec);
     as_text.training.images_per_sample = 0;
-    as_text.training.seq_len = 512 + 256;
+    as_text.training.seq_len = 512 + tokens;
     assert_eq!(peak(&hd), peak(&as_text));
 }
 
@@ -976,11 +982,5 @@ fn gemma3n_hands_its_soft_tokens_per_image_to_the_text() {
     };
     assert_eq!(language_model, 64);
     // an image costs its 64 tokens in the sequence, whatever its size
-    let mut hd = lora(&spec);
-    hd.image_width = Some(1920);
-    hd.image_height = Some(1080);
-    let mut as_text = lora(&spec);
-    as_text.training.images_per_sample = 0;
-    as_text.training.seq_len = 512 + 64;
-    assert_eq!(peak(&hd), peak(&as_text));
+    assert_a_1080p_image_costs_its_tokens_as_text(&spec, 64);
 }

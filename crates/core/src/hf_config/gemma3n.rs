@@ -94,17 +94,7 @@ pub(super) fn import_text(
 
 /// What `Gemma3nTextModel` adds to Gemma 3's layers.
 fn text_layers(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
-    let layers = spec.layers;
-    let bias = cfg.flag("attention_bias", false)?;
-    spec.qkv_bias = bias;
-    spec.out_bias = bias;
-    // `Gemma3nTextMLP`'s projections never have biases.
-    spec.mlp_bias = Some(false);
-    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
-    let sliding: Vec<bool> = match super::reader::layer_types(cfg, layers)? {
-        Some(types) => types.0.iter().map(|t| *t == "sliding_attention").collect(),
-        None => (0..layers).map(|i| (i + 1) % GLOBAL_EVERY != 0).collect(),
-    };
+    let sliding = super::gemma4::shared_text(cfg, spec, GLOBAL_EVERY)?;
     spec.sliding_window = Some(SlidingWindow {
         window: cfg
             .int(&["sliding_window"], 1, MAX_POSITION)?
@@ -125,7 +115,11 @@ fn text_layers(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     // (n → n), prediction_coefs (n → n²), modality_router (h → n),
     // router_norm (h); all without biases.
     let altup = 2 * h + streams * streams + streams.pow(3) + h * streams;
-    spec.layer_extra_params = laurel + altup;
+    // Without per-layer inputs (`hidden_size_per_layer_input` 0) the layer
+    // still builds post_per_layer_input_norm (h); its gate and projection
+    // are empty.
+    let lone_norm = if spec.per_layer_input.is_none() { h } else { 0 };
+    spec.layer_extra_params = laurel + altup + lone_norm;
     // altup_projections and altup_unembed_projections: n − 1 linears
     // (h → h, no bias) each, into and out of the extra streams.
     spec.model_extra_params = 2 * (streams - 1) * h * h;

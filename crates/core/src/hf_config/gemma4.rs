@@ -26,17 +26,22 @@ const GLOBAL_EVERY: u64 = 6;
 /// `get_aspect_ratio_preserving_size` gives 16 × 16 cells of 48 px.
 const DEFAULT_SQUARE: u64 = 768;
 
-/// Which layers slide: `layer_types` (or the default pattern), with the last
-/// layer always global (`__post_init__` forces it).
-fn sliding_layers(cfg: &Cfg, layers: u64) -> Result<Vec<bool>> {
-    let mut sliding: Vec<bool> = match super::reader::layer_types(cfg, layers)? {
+/// What Gemma 3n's and Gemma 4's decoders share: biases on q/k/v/o when
+/// `attention_bias`, MLPs without (`Gemma3nTextMLP`, `Gemma4TextMLP`), a
+/// head tied by default; and which layers slide: `layer_types`, else all
+/// but every `global_every`-th.
+pub(super) fn shared_text(cfg: &Cfg, spec: &mut ModelSpec, global_every: u64) -> Result<Vec<bool>> {
+    let bias = cfg.flag("attention_bias", false)?;
+    spec.qkv_bias = bias;
+    spec.out_bias = bias;
+    spec.mlp_bias = Some(false);
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
+    Ok(match super::reader::layer_types(cfg, spec.layers)? {
         Some(types) => types.0.iter().map(|t| *t == "sliding_attention").collect(),
-        None => (0..layers).map(|i| (i + 1) % GLOBAL_EVERY != 0).collect(),
-    };
-    if let Some(last) = sliding.last_mut() {
-        *last = false;
-    }
-    Ok(sliding)
+        None => (0..spec.layers)
+            .map(|i| (i + 1) % global_every != 0)
+            .collect(),
+    })
 }
 
 /// A `per_layer_config` override (`{"5": {"head_dim": 512, ...}}`) of one
@@ -97,15 +102,12 @@ fn global_heads(cfg: &Cfg, spec: &ModelSpec, sliding: &[bool]) -> Result<(u64, u
 
 /// Completes a `gemma4_text` decoder already holding the common fields.
 pub(super) fn text_layers(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
-    let layers = spec.layers;
     let h = spec.hidden;
-    let bias = cfg.flag("attention_bias", false)?;
-    spec.qkv_bias = bias;
-    spec.out_bias = bias;
-    // `Gemma4TextMLP`'s projections never have biases.
-    spec.mlp_bias = Some(false);
-    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
-    let sliding = sliding_layers(cfg, layers)?;
+    let mut sliding = shared_text(cfg, spec, GLOBAL_EVERY)?;
+    // the last layer always attends globally (`__post_init__` forces it)
+    if let Some(last) = sliding.last_mut() {
+        *last = false;
+    }
     let sliding_count = sliding.iter().filter(|s| **s).count() as u64;
     let mut window = cfg
         .int(&["sliding_window"], 1, MAX_POSITION)?

@@ -250,8 +250,8 @@ fn mimo_v2_flash(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             .iter()
             .filter(|t| **t == "sliding_attention")
             .count() as u64,
-        // layer 0 and every 6th attend globally
-        None => (1..layers).filter(|i| (i + 1) % 6 != 0).count() as u64,
+        // every 6th layer attends globally, and layer 0
+        None => sliding_in_pattern(layers, 6).saturating_sub(1),
     };
     let window = match cfg.int(&["sliding_window_size"], 1, MAX_POSITION - 1)? {
         Some(size) => size + 1,

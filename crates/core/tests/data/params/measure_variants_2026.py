@@ -269,7 +269,11 @@ VARIANTS["gemma3n_text"] = [{}] + GEMMA3N_TEXT + [
     # hand-written: the class derives layer_types (every 5th global), AltUp's 4 streams and rank 64
     dict(_raw=True, num_hidden_layers=12, hidden_size=128, num_attention_heads=4, num_key_value_heads=2,
          head_dim=32, intermediate_size=[256] * 12, vocab_size=2048, vocab_size_per_layer_input=1024,
-         hidden_size_per_layer_input=8, num_kv_shared_layers=5)]
+         hidden_size_per_layer_input=8, num_kv_shared_layers=5),
+    # one AltUp stream and no per-layer inputs: the layer still builds post_per_layer_input_norm
+    dict(vocab_size=500, hidden_size=96, num_hidden_layers=7, num_attention_heads=3, num_key_value_heads=1,
+         head_dim=32, intermediate_size=[200] * 7, altup_num_inputs=1, laurel_rank=5, hidden_size_per_layer_input=0,
+         num_kv_shared_layers=2, sliding_window=33)]
 SMALL_AUDIO = dict(hidden_size=64, conf_num_attention_heads=4, conf_num_hidden_layers=2, conf_conv_kernel_size=3,
                    input_feat_size=32, sscp_conv_channel_size=[16, 8])
 VARIANTS["gemma3n"] = [
