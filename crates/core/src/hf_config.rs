@@ -12,6 +12,7 @@ mod image_rule;
 pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
+mod lfm3;
 mod llama4;
 mod mllama;
 mod modern;

@@ -401,3 +401,71 @@ fn kimi_linear_reads_the_checkpoint_layer_lists_and_refuses_bad_ones() {
     assert_eq!(e.field, "config.json: linear_attn_config.kda_layers");
     assert!(e.message.contains("from 1 to 6"), "{e}");
 }
+
+#[test]
+fn laguna_models_per_layer_heads_at_their_mean_and_refuses_bad_counts() {
+    // heads [4, 6, 8, 4, 2] over 2 KV heads: 24 heads in 5 layers, modelled
+    // as 4 per layer and 4 more counted apart (exact: hf_variants_2026.csv)
+    let text = config_text("variants_2026/laguna__2.json");
+    let spec = from_hf_config(&text).expect("imports");
+    assert_eq!((spec.heads, spec.kv_heads), (4, 2));
+    // per extra head: q and o (2·64·16), q's bias (16), a per-element gate (64·16)
+    assert_eq!(spec.model_extra_params, 4 * (2 * 64 * 16 + 16 + 64 * 16));
+    assert!(spec.gated_attention);
+    let with = |key: &str, value: serde_json::Value| {
+        let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+        cfg[key] = value;
+        err(&cfg.to_string())
+    };
+    let e = with(
+        "num_attention_heads_per_layer",
+        serde_json::json!([4, 3, 8, 4, 2]),
+    );
+    assert_eq!(e.field, "config.json: num_attention_heads_per_layer");
+    assert!(
+        e.message.contains("multiple of num_key_value_heads (2)"),
+        "{e}"
+    );
+    let e = with("num_attention_heads_per_layer", serde_json::json!([4, 4]));
+    assert!(e.message.contains("lists 2 layers"), "{e}");
+    let e = with("gating", "per-token".into());
+    assert_eq!(e.field, "config.json: gating");
+}
+
+#[test]
+fn jetmoe_attends_with_kv_heads_times_top_k_query_heads() {
+    // 4 KV heads of kv_channels 16, 3 of 3 attention experts per token
+    let text = config_text("variants_2026/jetmoe__3.json");
+    let spec = from_hf_config(&text).expect("imports");
+    assert_eq!((spec.heads, spec.kv_heads, spec.head_dim()), (12, 4, 16));
+    let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+    cfg["num_experts_per_tok"] = 4.into();
+    let e = err(&cfg.to_string());
+    assert_eq!(e.field, "config.json: num_experts_per_tok");
+}
+
+#[test]
+fn lfm3_lays_out_conv_full_and_sliding_layers_as_its_config_class() {
+    // 9 layers without layer_types: full at 2 and 6, sliding at 4 and 8
+    let spec = from_hf_config(&config_text("variants_2026/lfm3__1.json")).expect("imports");
+    assert_eq!(spec.attention_layer_count(), 4);
+    let w = spec.sliding_window.as_ref().expect("window");
+    assert_eq!((w.window, w.layers), (256, 2));
+    assert_eq!(spec.recurrent.as_ref().map(|r| r.layers), Some(5));
+    // a null window: the "sliding" layer sees every token
+    let spec = from_hf_config(&config_text("variants_2026/lfm3__3.json")).expect("imports");
+    assert!(spec.sliding_window.is_none());
+}
+
+#[test]
+fn apertus_1p5_logits_are_as_wide_as_its_pruned_head() {
+    // vocab 300, output_vocab_size 200, untied: the head and the logits
+    // have 200 rows, the embedding 300
+    let spec =
+        from_hf_config(&config_text("variants_2026/apertus1p5_text__1.json")).expect("imports");
+    assert_eq!((spec.vocab, spec.type_vocab), (200, 100));
+    // tied, the head is the whole embedding
+    let spec =
+        from_hf_config(&config_text("variants_2026/apertus1p5_text__2.json")).expect("imports");
+    assert_eq!((spec.vocab, spec.type_vocab), (300, 0));
+}

@@ -39,6 +39,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "apertus1p5_text",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 4096),
+            ("intermediate_size", 14336),
+            ("max_position_embeddings", 65536),
+            ("num_attention_heads", 32),
+            ("num_hidden_layers", 32),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 266752),
+        ],
+    ),
+    (
         "arcee",
         &[
             ("attention_bias", 0),
@@ -86,6 +99,20 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("tie_word_embeddings", 1),
             ("type_vocab_size", 2),
             ("vocab_size", 30522),
+        ],
+    ),
+    (
+        "bitnet",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 2560),
+            ("intermediate_size", 6912),
+            ("max_position_embeddings", 2048),
+            ("num_attention_heads", 20),
+            ("num_hidden_layers", 30),
+            ("num_key_value_heads", 5),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 128256),
         ],
     ),
     (
@@ -1071,6 +1098,23 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "jetmoe",
+        &[
+            ("head_dim", 128),
+            ("hidden_size", 2048),
+            ("intermediate_size", 5632),
+            ("kv_channels", 128),
+            ("max_position_embeddings", 4096),
+            ("num_attention_heads", 32),
+            ("num_experts_per_tok", 2),
+            ("num_hidden_layers", 12),
+            ("num_key_value_heads", 16),
+            ("num_local_experts", 8),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 32000),
+        ],
+    ),
+    (
         "kimi_linear",
         &[
             ("attention_bias", 0),
@@ -1120,6 +1164,27 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "laguna",
+        &[
+            ("attention_bias", 0),
+            ("gating", 1),
+            ("head_dim", 128),
+            ("hidden_size", 2048),
+            ("intermediate_size", 8192),
+            ("max_position_embeddings", 131072),
+            ("moe_intermediate_size", 512),
+            ("num_attention_heads", 48),
+            ("num_experts", 256),
+            ("num_experts_per_tok", 8),
+            ("num_hidden_layers", 40),
+            ("num_key_value_heads", 8),
+            ("shared_expert_intermediate_size", 512),
+            ("sliding_window", 512),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 100352),
+        ],
+    ),
+    (
         "lfm2",
         &[
             ("block_auto_adjust_ff_dim", 1),
@@ -1151,6 +1216,25 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("num_key_value_heads", 8),
             ("tie_word_embeddings", 1),
             ("vocab_size", 65536),
+        ],
+    ),
+    (
+        "lfm3",
+        &[
+            ("attention_bias", 0),
+            ("conv_bias", 0),
+            ("head_dim", 128),
+            ("hidden_size", 2048),
+            ("intermediate_size", 7680),
+            ("max_position_embeddings", 128000),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 24),
+            ("num_key_value_heads", 4),
+            ("sliding_window", 256),
+            ("tie_word_embeddings", 1),
+            ("use_attention_gate", 1),
+            ("use_sandwich_norm", 1),
+            ("vocab_size", 128000),
         ],
     ),
     (

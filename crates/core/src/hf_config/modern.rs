@@ -144,6 +144,12 @@ fn variant_layers(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<(
         spec.mlp = crate::model::MlpKind::Plain;
         spec.norm = crate::model::NormKind::Layer;
     }
+    // BitNet b1.58: Llama's layers with an RMSNorm before o_proj
+    // (`attn_sub_norm`, hidden wide) and one before down_proj
+    // (`ffn_sub_norm`, intermediate wide).
+    if model_type == "bitnet" {
+        spec.layer_extra_params += spec.hidden + spec.intermediate;
+    }
     // OLMo (1): LayerNorms without parameters.
     if model_type == "olmo" {
         spec.norms_per_layer = Some(0);
@@ -233,6 +239,7 @@ pub(super) fn complete(
             spec.qk_norm = Some(QkNorm::Head);
             // xIELU's two learned scalars (alpha_p, alpha_n) per MLP
             spec.layer_extra_params = 2;
+            output_vocab(cfg, spec)?;
         }
         Arch::Ernie45 | Arch::Ernie45Moe => {
             let bias = cfg.flag("use_bias", false)?;
@@ -259,7 +266,7 @@ pub(super) fn complete(
         Arch::GraniteMoeHybrid if model_type == "bamba" => bamba(cfg, spec)?,
         Arch::GraniteMoeHybrid => granite_hybrid(cfg, spec)?,
         Arch::Qwen3Next => qwen3_next(cfg, spec)?,
-        Arch::Lfm2 => lfm2(cfg, spec)?,
+        Arch::Lfm2 => lfm2(cfg, model_type, spec)?,
         Arch::Minimax => minimax(cfg, spec)?,
         _ => {}
     }
@@ -830,8 +837,11 @@ fn qwen3_next(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
 
 /// LFM2: short gated convolutions on `conv` layers, attention with q/k norms
 /// on the others; the feed-forward width adjusted as `Lfm2MLP` does.
-fn lfm2(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+fn lfm2(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
     let layers = spec.layers;
+    if model_type == "lfm3" {
+        return super::lfm3::lfm3(cfg, spec);
+    }
     let attention = match layer_types(cfg, layers)? {
         Some(types) => types.count(ATTENTION_TYPES),
         None => match cfg.array("full_attn_idxs")? {
@@ -861,6 +871,25 @@ fn lfm2(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         conv_bias: cfg.flag("conv_bias", false)?,
         ..Recurrent::default()
     });
+    Ok(())
+}
+
+/// Apertus 1.5's language model: a head of `output_vocab_size` rows
+/// (the ids `0..output_vocab_size`) over an embedding of `vocab_size`;
+/// null or equal to the vocabulary, the usual one. Tied, the head is the
+/// embedding itself, all `vocab_size` rows (`_tied_weights_keys` replaces
+/// the pruned weight), so the width applies to an untied head only.
+fn output_vocab(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let vocab = spec.vocab;
+    match cfg.int(&["output_vocab_size"], 1, vocab)? {
+        Some(rows) if rows < vocab && !spec.tied_embeddings => {
+            // the logits are `rows` wide; the embedding's other rows are
+            // counted as rows beyond the head's vocabulary
+            spec.vocab = rows;
+            spec.type_vocab = vocab - rows;
+        }
+        _ => {}
+    }
     Ok(())
 }
 

@@ -26,6 +26,8 @@ pub(super) fn complete_borrowed(cfg: &Cfg, model_type: &str, spec: &mut ModelSpe
             }
         }
         "kimi_linear" => kimi_linear(cfg, spec)?,
+        "laguna" => laguna(cfg, spec)?,
+        "jetmoe" => jetmoe(cfg, spec)?,
         _ => {}
     }
     Ok(())
@@ -371,4 +373,118 @@ fn kda_listed(cfg: &Cfg, list: &[serde_json::Value], layers: u64) -> Result<u64>
         }
     }
     Ok(seen.iter().filter(|s| **s).count() as u64)
+}
+
+/// Laguna (`LagunaConfig`, poolside): Qwen3-MoE's attention with a softplus
+/// output gate (`g_proj`: hidden → one gate per head, or per channel when
+/// `gating` is `"per-element"` or false), a query-head count per layer
+/// (`num_attention_heads_per_layer`), routed experts whose router learns
+/// `e_score_correction_bias` as a parameter, one ungated shared MLP of
+/// `shared_expert_intermediate_size`, and dense layers where
+/// `mlp_layer_types` says (else the first).
+///
+/// Layers of different head counts are modelled at the largest multiple of
+/// `num_key_value_heads` at or below their mean, the heads above it counted
+/// in `model_extra_params`: the parameters come out exact and the
+/// activations, which grow with each layer's heads, as the mean layer's.
+fn laguna(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let dense = dense_mlp_layers(cfg, layers, 1)?;
+    let shared = cfg
+        .int(&["shared_expert_intermediate_size"], 0, MAX_DIM)?
+        .unwrap_or(0);
+    if let Some(moe) = spec.moe.as_mut() {
+        moe.dense_layers = dense;
+        moe.router_bias = true;
+        moe.shared_experts = 1;
+        moe.shared_intermediate = Some(shared);
+    }
+    let per_element = match cfg.obj.get("gating") {
+        None | Some(serde_json::Value::Bool(true)) => false,
+        Some(serde_json::Value::Bool(false)) => true,
+        Some(serde_json::Value::String(s)) if s == "per-head" => false,
+        Some(serde_json::Value::String(s)) if s == "per-element" => true,
+        Some(other) => {
+            return Err(InputError::new(
+                cfg.field("gating"),
+                format!(
+                    "{other} is not a gating: allowed true, false, \"per-head\", \"per-element\""
+                ),
+            ))
+        }
+    };
+    let (h, d, kv) = (spec.hidden, spec.head_dim(), spec.kv_heads);
+    let total_heads = match cfg.array("num_attention_heads_per_layer")? {
+        None => spec.heads * layers,
+        Some(list) if list.len() as u64 != layers => {
+            return Err(InputError::new(
+                cfg.field("num_attention_heads_per_layer"),
+                format!(
+                    "lists {} layers but num_hidden_layers is {layers}",
+                    list.len()
+                ),
+            ))
+        }
+        Some(list) => {
+            let mut sum = 0;
+            for v in list {
+                match v.as_u64() {
+                    Some(n) if (kv..=MAX_HEADS).contains(&n) && n % kv == 0 => sum += n,
+                    _ => {
+                        return Err(InputError::new(
+                            cfg.field("num_attention_heads_per_layer"),
+                            format!("{v} is not a head count: each must be a multiple of num_key_value_heads ({kv}) up to {MAX_HEADS}"),
+                        ))
+                    }
+                }
+            }
+            sum
+        }
+    };
+    spec.heads = (total_heads / layers / kv).max(1) * kv;
+    let extra_heads = total_heads.saturating_sub(spec.heads * layers);
+    // per head: q and o projections, q's bias, the head's gate rows
+    let gate = if per_element { h * d } else { h };
+    let bias = if spec.qkv_bias { d } else { 0 };
+    spec.model_extra_params += extra_heads * (2 * h * d + bias + gate);
+    if per_element {
+        spec.gated_attention = true;
+    } else {
+        spec.layer_extra_params += spec.heads * h;
+    }
+    Ok(())
+}
+
+/// JetMoE (`JetMoeConfig`): Mixtral's experts (`num_local_experts` of
+/// `intermediate_size`, a bias on the MoE output) and a mixture of
+/// attention heads: keys and values from one shared `kv_proj`
+/// (`num_key_value_heads` × `kv_channels`), queries and outputs from the
+/// same number of attention experts, `num_experts_per_tok` of them per
+/// token, so a token attends with kv heads × top-k query heads
+/// (`num_attention_heads` is derived so). The attention experts a token
+/// does not pick, the attention router and the two output biases are
+/// counted per layer beyond Mixtral's.
+fn jetmoe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let Some(moe) = spec.moe.as_ref() else {
+        return Ok(());
+    };
+    let (experts, top_k) = (moe.experts, moe.experts_per_token);
+    if top_k > experts {
+        return Err(InputError::new(
+            cfg.field("num_experts_per_tok"),
+            format!("{top_k} is more than num_local_experts ({experts})"),
+        ));
+    }
+    let d = cfg
+        .int(&["kv_channels", "head_dim"], 1, MAX_HEADS)?
+        .unwrap_or(128);
+    let kv = spec.kv_heads;
+    spec.head_dim = Some(d);
+    spec.heads = (kv * top_k).min(MAX_HEADS);
+    let h = spec.hidden;
+    let width = kv * d;
+    // q and o experts beyond the top-k the generic layer counts, the
+    // attention router, the attention's and the MoE's output biases
+    spec.layer_extra_params += 2 * (experts - top_k) * width * h + experts * h + 2 * h;
+    Ok(())
 }

@@ -95,6 +95,7 @@ const DERIVED_LISTS: &[&str] = &[
     "full_attn_idxs",
     "mlp_layer_types",
     "mlp_only_layers",
+    "num_attention_heads_per_layer",
 ];
 
 /// A measured tiny model's config as transformers resolves it (the cache

@@ -146,6 +146,16 @@ TINY = {
     "kimi_linear": dict(num_hidden_layers=5, num_key_value_heads=4, kv_lora_rank=16, q_lora_rank=None, qk_rope_head_dim=8,
                         qk_nope_head_dim=16, v_head_dim=16, num_experts=4, num_experts_per_token=2,
                         moe_intermediate_size=32, linear_head_dim=16, linear_num_heads=4, linear_conv_kernel_dim=4),
+    # LFM3: conv layers, a full and a sliding attention layer (window 8), conv state of conv_L_cache tokens
+    "lfm3": dict(num_hidden_layers=5, sliding_window=WINDOW, conv_L_cache=5,
+                 layer_types=["conv", "full_attention", "conv", "sliding_attention", "conv"]),
+    # Laguna: sliding and full layers with their own query-head counts (the cache holds the shared KV heads)
+    "laguna": dict(num_hidden_layers=4, sliding_window=WINDOW, num_experts=4, num_experts_per_tok=2,
+                   moe_intermediate_size=32, shared_expert_intermediate_size=32,
+                   num_attention_heads_per_layer=[4, 2, 6, 4],
+                   layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"]),
+    # JetMoE: keys and values of num_key_value_heads × kv_channels, cached before the top-k repeat
+    "jetmoe": dict(num_hidden_layers=3, kv_channels=16, num_local_experts=4, num_experts_per_tok=2),
     "gemma4_text:bidirectional": dict(num_hidden_layers=4, num_key_value_heads=1, global_head_dim=16,
                                       sliding_window=10, use_bidirectional_attention="all",
                                       hidden_size_per_layer_input=0,
@@ -177,7 +187,8 @@ RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_
             "moe_intermediate_size", "index_n_heads", "index_head_dim", "indexer_types",
             "per_layer_config", "attention_k_eq_v", "num_kv_shared_layers", "use_bidirectional_attention",
             "hidden_size_per_layer_input", "vocab_size_per_layer_input", "attn_layer_indices",
-            "max_window_layers", "mamba_expand", "linear_head_dim", "linear_num_heads")
+            "max_window_layers", "mamba_expand", "linear_head_dim", "linear_num_heads", "kv_channels",
+            "num_local_experts", "num_attention_heads_per_layer")
 
 
 def config_summary(cfg):

@@ -324,6 +324,65 @@ VARIANTS["kimi_linear"] = [
          linear_attn_config=dict(head_dim=8, num_heads=2, short_conv_kernel_size=4, full_attn_layers=[2, 6],
                                  kda_layers=[1, 3, 4, 5])),
 ]
+# Laguna: Qwen3-MoE's attention with an output gate per head (or per channel), a head count per layer, a router
+# bias learned as a parameter and an ungated shared MLP
+LAGUNA_SMALL = dict(vocab_size=100, hidden_size=64, intermediate_size=96, moe_intermediate_size=32,
+                    shared_expert_intermediate_size=24, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                    num_experts=4, num_experts_per_tok=2, pad_token_id=0)
+VARIANTS["laguna"] = [
+    {},
+    dict(LAGUNA_SMALL, num_hidden_layers=4),
+    dict(LAGUNA_SMALL, num_hidden_layers=5, gating="per-element", attention_bias=True, tie_word_embeddings=True,
+         num_attention_heads_per_layer=[4, 6, 8, 4, 2], layer_types=[FA, SW, SW, FA, SW], sliding_window=16,
+         mlp_layer_types=["dense", "sparse", "dense", "sparse", "sparse"]),
+    dict(LAGUNA_SMALL, num_hidden_layers=3, gating=False, num_attention_heads_per_layer=[2, 4, 4]),
+    dict(LAGUNA_SMALL, num_hidden_layers=4, attention_bias=True, num_attention_heads_per_layer=[8, 2, 2, 4]),
+    # hand-written: the class's defaults for what it leaves out
+    dict(vocab_size=100, hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
+         num_key_value_heads=2, head_dim=16, num_experts=4, num_experts_per_tok=2, _raw=True),
+]
+# LFM3: LFM2's conv and attention layers, sliding attention layers, sandwich norms, a gate per attention head
+LFM3_SMALL = dict(vocab_size=100, hidden_size=64, intermediate_size=96, num_attention_heads=4, num_key_value_heads=2,
+                  head_dim=16, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+VARIANTS["lfm3"] = [
+    {},
+    dict(LFM3_SMALL, num_hidden_layers=9),
+    dict(LFM3_SMALL, num_hidden_layers=6, use_sandwich_norm=False, use_attention_gate=False, conv_bias=True,
+         attention_bias=True, tie_word_embeddings=False, conv_L_cache=3,
+         layer_types=["conv", FA, SW, "conv", SW, FA], sliding_window=8),
+    dict(LFM3_SMALL, num_hidden_layers=5, sliding_window=None),
+    dict(LFM3_SMALL, num_hidden_layers=7, _raw=True, conv_L_cache=5),
+]
+# Apertus 1.5's language model: Apertus with a head of `output_vocab_size` rows
+APERTUS_SMALL = dict(vocab_size=300, hidden_size=64, intermediate_size=96, num_hidden_layers=3,
+                     num_attention_heads=4, num_key_value_heads=2, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+VARIANTS["apertus1p5_text"] = [
+    {},
+    dict(APERTUS_SMALL, output_vocab_size=200),
+    dict(APERTUS_SMALL, output_vocab_size=200, tie_word_embeddings=True, attention_bias=True),
+    dict(APERTUS_SMALL, output_vocab_size=300, tie_word_embeddings=True),
+    dict(APERTUS_SMALL, tie_word_embeddings=False, head_dim=24),
+]
+# BitNet b1.58: Llama's layers with an RMSNorm before o_proj and one before down_proj
+BITNET_SMALL = dict(vocab_size=100, hidden_size=64, intermediate_size=96, num_hidden_layers=3,
+                    num_attention_heads=4, num_key_value_heads=2, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+VARIANTS["bitnet"] = [
+    {},
+    dict(BITNET_SMALL),
+    dict(BITNET_SMALL, attention_bias=True, tie_word_embeddings=True, num_key_value_heads=4),
+    dict(BITNET_SMALL, head_dim=24, intermediate_size=40, _raw=True),
+]
+# JetMoE: a mixture of attention heads (q and o experts over one shared kv_proj) and Mixtral-style experts
+JETMOE_SMALL = dict(vocab_size=100, hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_key_value_heads=2,
+                    kv_channels=16, num_local_experts=4, num_experts_per_tok=2, pad_token_id=0, bos_token_id=1,
+                    eos_token_id=2)
+VARIANTS["jetmoe"] = [
+    {},
+    dict(JETMOE_SMALL),
+    dict(JETMOE_SMALL, num_local_experts=6, num_experts_per_tok=1, tie_word_embeddings=False, kv_channels=8),
+    dict(JETMOE_SMALL, num_key_value_heads=4, num_local_experts=3, num_experts_per_tok=3),
+    dict(JETMOE_SMALL, num_hidden_layers=2, _raw=True),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
@@ -378,7 +437,9 @@ for t, variants in VARIANTS.items():
         text = getattr(cfg, "text_config", None) or cfg
         lt, mlt = getattr(text, "layer_types", None), getattr(text, "mlp_layer_types", None)
         rows[name] = dict(config=name, hf_class=type(model).__name__, num_parameters=model.num_parameters(),
-                          sliding_layers="" if lt is None else sum(t == "sliding_attention" for t in lt),
+                          # a null `sliding_window` leaves the "sliding" layers unwindowed
+                          sliding_layers="" if lt is None else 0 if getattr(text, "sliding_window", 0) is None
+                          else sum(t == "sliding_attention" for t in lt),
                           dense_mlp_layers="" if mlt is None else sum(t == "dense" for t in mlt))
         print(name, rows[name]["num_parameters"], file=sys.stderr)
 with open(table, "w", newline="") as f:
