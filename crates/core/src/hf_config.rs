@@ -17,6 +17,7 @@ mod llama4;
 mod mllama;
 mod modern;
 mod moe_layouts;
+mod mosaic;
 mod pyjson;
 mod reader;
 mod shuffle;
@@ -102,7 +103,7 @@ pub fn quantization_method(json: &str) -> Result<Option<String>> {
     }
 }
 
-const HEADS: &[&str] = &["num_attention_heads", "n_head", "num_heads"];
+const HEADS: &[&str] = &["num_attention_heads", "n_head", "num_heads", "n_heads"];
 const KV_HEADS: &[&str] = &["num_key_value_heads", "num_kv_heads", "n_head_kv"];
 
 fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
@@ -339,11 +340,24 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
                 spec.classifier_labels = labels;
             }
         }
+        // GPT-J: Phi's parallel block and biased head and MLP, with no
+        // biases on q, k, v or the output (`GPTJAttention`) and an MLP of
+        // `n_inner` (4 × `n_embd` when null).
+        Arch::Phi if model_type == "gptj" => {
+            spec.intermediate = cfg.int(&["n_inner"], 1, MAX_DIM)?.unwrap_or(four_h);
+            spec.qkv_bias = false;
+            spec.out_bias = false;
+            spec.mlp_bias = Some(true);
+            spec.lm_head_bias = true;
+            spec.parallel_block = true;
+        }
         Arch::Phi => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
             spec.lm_head_bias = true;
             spec.parallel_block = true;
         }
+        _ if model_type == "mpt" => mosaic::mpt(cfg, &mut spec)?,
+        Arch::Mixtral if model_type == "dbrx" => mosaic::dbrx(cfg, &mut spec)?,
         Arch::GptNeox => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
             let bias = cfg.flag("attention_bias", true)?;

@@ -469,3 +469,23 @@ fn apertus_1p5_logits_are_as_wide_as_its_pruned_head() {
         from_hf_config(&config_text("variants_2026/apertus1p5_text__2.json")).expect("imports");
     assert_eq!((spec.vocab, spec.type_vocab), (300, 0));
 }
+
+#[test]
+fn dbrx_reads_its_nested_attention_and_expert_configs() {
+    // attn_config.kv_n_heads 2, ffn_config: 6 experts of 48, top 2
+    let text = config_text("variants_2026/dbrx__1.json");
+    let spec = from_hf_config(&text).expect("imports");
+    assert_eq!((spec.heads, spec.kv_heads), (8, 2));
+    let moe = spec.moe.as_ref().expect("experts");
+    assert_eq!(
+        (moe.experts, moe.experts_per_token, moe.expert_intermediate),
+        (6, 2, 48)
+    );
+    let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+    cfg["tie_word_embeddings"] = true.into();
+    let e = err(&cfg.to_string());
+    assert_eq!(e.field, "config.json: tie_word_embeddings");
+    // MPT's MLP is 4 × d_model whatever expansion_ratio (2 here) says
+    let spec = from_hf_config(&config_text("variants_2026/mpt__1.json")).expect("imports");
+    assert_eq!((spec.intermediate, spec.kv_heads), (256, 4));
+}

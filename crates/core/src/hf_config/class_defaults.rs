@@ -206,6 +206,20 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "dbrx",
+        &[
+            ("d_model", 2048),
+            ("hidden_size", 2048),
+            ("max_position_embeddings", 2048),
+            ("max_seq_len", 2048),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 24),
+            ("num_key_value_heads", 1),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 32000),
+        ],
+    ),
+    (
         "deberta-v2",
         &[
             ("hidden_size", 1536),
@@ -838,6 +852,21 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("sliding_window", 128),
             ("tie_word_embeddings", 0),
             ("vocab_size", 201088),
+        ],
+    ),
+    (
+        "gptj",
+        &[
+            ("hidden_size", 4096),
+            ("max_position_embeddings", 2048),
+            ("n_embd", 4096),
+            ("n_head", 16),
+            ("n_layer", 28),
+            ("n_positions", 2048),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 28),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 50400),
         ],
     ),
     (
@@ -1487,6 +1516,18 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("num_local_experts", 8),
             ("tie_word_embeddings", 0),
             ("vocab_size", 32000),
+        ],
+    ),
+    (
+        "mpt",
+        &[
+            ("d_model", 2048),
+            ("hidden_size", 2048),
+            ("max_seq_len", 2048),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 24),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 50368),
         ],
     ),
     (

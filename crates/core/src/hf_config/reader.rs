@@ -192,9 +192,14 @@ impl Defaults {
 
 /// The names families give the common fields, in the order they are tried.
 pub(super) const HIDDEN: &[&str] = &["hidden_size", "n_embd", "d_model", "n_embed"];
-pub(super) const LAYERS: &[&str] = &["num_hidden_layers", "n_layer", "num_layers"];
+pub(super) const LAYERS: &[&str] = &["num_hidden_layers", "n_layer", "num_layers", "n_layers"];
 pub(super) const VOCAB: &[&str] = &["vocab_size"];
-pub(super) const POSITIONS: &[&str] = &["max_position_embeddings", "n_positions", "seq_length"];
+pub(super) const POSITIONS: &[&str] = &[
+    "max_position_embeddings",
+    "n_positions",
+    "seq_length",
+    "max_seq_len",
+];
 
 /// A JSON object with the path used in error messages.
 pub(super) struct Cfg<'a> {

@@ -383,6 +383,26 @@ VARIANTS["jetmoe"] = [
     dict(JETMOE_SMALL, num_key_value_heads=4, num_local_experts=3, num_experts_per_tok=3),
     dict(JETMOE_SMALL, num_hidden_layers=2, _raw=True),
 ]
+# GPT-J: Phi's parallel block without attention biases; MPT and DBRX: sizes under their own names and nested
+# attention / feed-forward configs
+VARIANTS["gptj"] = [
+    {},
+    dict(vocab_size=300, n_embd=64, n_layer=3, n_head=4, rotary_dim=8, n_inner=100),
+    dict(vocab_size=300, n_embd=64, n_layer=2, n_head=8, rotary_dim=4, tie_word_embeddings=True),
+]
+VARIANTS["mpt"] = [
+    {},
+    dict(vocab_size=300, d_model=64, n_layers=3, n_heads=4, expansion_ratio=2, max_seq_len=128),
+    dict(vocab_size=300, d_model=96, n_layers=2, n_heads=6, no_bias=False, tie_word_embeddings=False,
+         attn_config=dict(alibi=False, qk_ln=True)),
+]
+VARIANTS["dbrx"] = [
+    dict(vocab_size=300, d_model=64, n_layers=3, n_heads=4, max_seq_len=128),
+    dict(vocab_size=300, d_model=64, n_layers=2, n_heads=8, attn_config=dict(kv_n_heads=2, clip_qkv=8),
+         ffn_config=dict(ffn_hidden_size=48, moe_num_experts=6, moe_top_k=2)),
+    dict(vocab_size=500, d_model=96, n_layers=2, n_heads=4, attn_config=dict(kv_n_heads=4),
+         ffn_config=dict(ffn_hidden_size=80, moe_num_experts=3, moe_top_k=3), _raw=True),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
@@ -429,6 +449,9 @@ for t, variants in VARIANTS.items():
         name = f"variants_2026/{t}__{n}.json"
         with open(os.path.join(out_dir, f"{t}__{n}.json"), "w") as f:
             json.dump(d, f, indent=1, sort_keys=True, allow_nan=True)
+        if t == "dbrx" and not hasattr(cfg.attn_config, "rope_theta"):
+            # DbrxAttention reads attn_config.rope_theta, which DbrxAttentionConfig (5.24) lacks; no parameter
+            cfg.attn_config.rope_theta = 500000.0
         auto = AutoModelForImageTextToText if t in WRAPPERS else AutoModelForCausalLM
         with torch.device("meta"):
             model = auto.from_config(cfg)

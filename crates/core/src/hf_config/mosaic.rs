@@ -1,0 +1,66 @@
+//! MosaicML's and Databricks' layouts (`MptConfig`, `DbrxConfig`): sizes
+//! under their own names (`d_model`, `n_heads`, `n_layers`), attention and
+//! feed-forward settings in nested `attn_config` / `ffn_config` objects,
+//! and weight-only LayerNorms (counted as one vector, like RMSNorm). Each is
+//! counted as transformers' modeling file builds it
+//! (`tests/data/params/hf_variants_2026.csv`).
+
+use super::reader::Cfg;
+use crate::error::{InputError, Result};
+use crate::model::{MlpKind, ModelSpec, Moe, MAX_DIM, MAX_EXPERTS, MAX_HEADS};
+
+/// MPT (`MptForCausalLM`): fused q/k/v of full width (every head its own
+/// keys and values), ALiBi (no position table), an up/down GELU MLP of
+/// 4 × `d_model` whatever `expansion_ratio` says (`MptMLP` hard-codes it),
+/// no biases on any linear whatever `no_bias` says, weight-only norms
+/// (`norm_f` too: its bias is dropped like the blocks'); tied by default.
+pub(super) fn mpt(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    spec.kv_heads = spec.heads;
+    spec.mlp = MlpKind::Plain;
+    spec.intermediate = spec.hidden.saturating_mul(4).min(MAX_DIM);
+    spec.qkv_bias = false;
+    spec.out_bias = false;
+    spec.mlp_bias = Some(false);
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
+    Ok(())
+}
+
+/// DBRX (`DbrxForCausalLM`): Mixtral's layers without biases under
+/// weight-only norms; `attn_config.kv_n_heads` KV heads (default 1),
+/// `ffn_config`'s `moe_num_experts` (4) experts of `ffn_hidden_size`
+/// (3584), `moe_top_k` (1) per token (the `DbrxAttentionConfig` and
+/// `DbrxFFNConfig` defaults).
+pub(super) fn dbrx(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let attn = cfg.object("attn_config")?;
+    let ffn = cfg.object("ffn_config")?;
+    let nested = |c: &Option<Cfg>, key: &'static str, max: u64, default: u64| -> Result<u64> {
+        Ok(match c {
+            Some(c) => c.int(&[key], 1, max)?.unwrap_or(default),
+            None => default,
+        })
+    };
+    if cfg.flag("tie_word_embeddings", false)? {
+        return Err(InputError::new(
+            cfg.field("tie_word_embeddings"),
+            "true is refused by DbrxConfig: DBRX's head is its own weight; set it to false",
+        ));
+    }
+    spec.kv_heads = nested(&attn, "kv_n_heads", MAX_HEADS, 1)?;
+    let experts = nested(&ffn, "moe_num_experts", MAX_EXPERTS, 4)?;
+    let top_k = nested(&ffn, "moe_top_k", experts, 1)?;
+    let width = nested(&ffn, "ffn_hidden_size", MAX_DIM, 3584)?;
+    spec.intermediate = width;
+    spec.qkv_bias = false;
+    spec.out_bias = false;
+    spec.mlp_bias = Some(false);
+    spec.moe = Some(Moe {
+        experts,
+        experts_per_token: top_k,
+        shared_experts: 0,
+        expert_intermediate: width,
+        shared_intermediate: None,
+        dense_layers: 0,
+        router_bias: false,
+    });
+    Ok(())
+}
