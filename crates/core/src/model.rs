@@ -350,6 +350,10 @@ pub enum TowerBlock {
     /// `rms`, RMSNorms instead of LayerNorms (`norm_type`).
     InternVit,
     InternVitRms,
+    /// The same with RMSNorms over the whole q and k projections
+    /// (`use_qk_norm`, InternViT-6B's: always RMSNorm, whatever `norm_type`).
+    InternVitQk,
+    InternVitRmsQk,
     /// OpenGVLab's remote-code InternViT (`modeling_intern_vit.py` on the
     /// Hub: InternVL 1.5 to 3): the same layer with a fused qkv, whose
     /// `InternVisionEncoder` sets `gradient_checkpointing = True` in its
@@ -408,6 +412,8 @@ impl TowerBlock {
             | TowerBlock::Qwen3Vl
             | TowerBlock::InternVit
             | TowerBlock::InternVitRms
+            | TowerBlock::InternVitQk
+            | TowerBlock::InternVitRmsQk
             | TowerBlock::InternVitRemote
             | TowerBlock::InternVitRemoteRms
             | TowerBlock::Mllama => TowerMlp::Gelu,
@@ -423,7 +429,7 @@ impl TowerBlock {
 
 impl TowerBlock {
     /// Each layer family and its key in a link and in JSON.
-    const KEYS: [(TowerBlock, &'static str); 13] = [
+    const KEYS: [(TowerBlock, &'static str); 15] = [
         (TowerBlock::Clip, "clip"),
         (TowerBlock::Siglip, "siglip"),
         (TowerBlock::Qwen2Vl, "qwen2_vl"),
@@ -431,6 +437,8 @@ impl TowerBlock {
         (TowerBlock::Qwen25Vl, "qwen2_5_vl"),
         (TowerBlock::InternVit, "intern_vit"),
         (TowerBlock::InternVitRms, "intern_vit_rms"),
+        (TowerBlock::InternVitQk, "intern_vit_qk"),
+        (TowerBlock::InternVitRmsQk, "intern_vit_rms_qk"),
         (TowerBlock::InternVitRemote, "intern_vit_remote"),
         (TowerBlock::InternVitRemoteRms, "intern_vit_remote_rms"),
         (TowerBlock::Pixtral, "pixtral"),
@@ -454,6 +462,8 @@ impl TowerBlock {
             TowerBlock::Clip
                 | TowerBlock::InternVit
                 | TowerBlock::InternVitRms
+                | TowerBlock::InternVitQk
+                | TowerBlock::InternVitRmsQk
                 | TowerBlock::InternVitRemote
                 | TowerBlock::InternVitRemoteRms
                 | TowerBlock::Llama4
@@ -488,6 +498,8 @@ impl TowerBlock {
             self,
             TowerBlock::InternVit
                 | TowerBlock::InternVitRms
+                | TowerBlock::InternVitQk
+                | TowerBlock::InternVitRmsQk
                 | TowerBlock::InternVitRemote
                 | TowerBlock::InternVitRemoteRms
         )
@@ -497,8 +509,13 @@ impl TowerBlock {
     pub fn rms_norm(self) -> bool {
         matches!(
             self,
-            TowerBlock::InternVitRms | TowerBlock::InternVitRemoteRms
+            TowerBlock::InternVitRms | TowerBlock::InternVitRmsQk | TowerBlock::InternVitRemoteRms
         )
+    }
+
+    /// transformers' InternViT layers with q/k RMSNorms (`use_qk_norm`).
+    pub fn qk_norm(self) -> bool {
+        matches!(self, TowerBlock::InternVitQk | TowerBlock::InternVitRmsQk)
     }
 
     /// Whether the tower checkpoints its own layers in training whatever

@@ -58,6 +58,8 @@ fn clip_siglip_qwen_vl_internvl_and_llama4_layers_save_what_the_hooks_saw() {
         "qwen3_vl" => Some(TowerBlock::Qwen3Vl),
         "internvl" => Some(TowerBlock::InternVit),
         "internvl_rms" => Some(TowerBlock::InternVitRms),
+        "internvl_qk" => Some(TowerBlock::InternVitQk),
+        "internvl_rms_qk" => Some(TowerBlock::InternVitRmsQk),
         "llama4" => Some(TowerBlock::Llama4),
         "mllama" => Some(TowerBlock::Mllama),
         _ => None,
@@ -66,14 +68,14 @@ fn clip_siglip_qwen_vl_internvl_and_llama4_layers_save_what_the_hooks_saw() {
         let gpu = layer_bytes(m);
         let tokens = m.batch.images * m.batch.tokens_per_image;
         // The CPU's LayerNorm statistics (RMSNorm keeps fp32 on both).
-        let cpu = if m.tower.block == TowerBlock::InternVitRms {
+        let cpu = if m.tower.block.rms_norm() {
             gpu
         } else {
             gpu - 2 * (8 - 2 * m.batch.act_bytes) * tokens
         };
         assert_eq!(cpu, m.per_layer, "{} {:?} {:?}", m.family, m.tower, m.batch);
     }
-    assert_eq!(rows.len(), 128);
+    assert_eq!(rows.len(), 160);
 }
 
 /// Llama 3.2 Vision's global layers: a local layer's tensors plus the two

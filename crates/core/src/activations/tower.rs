@@ -99,6 +99,16 @@ pub fn tower_layer_terms(v: &VisionTower, b: &TowerBatch) -> Option<Vec<Term>> {
             format!("2 norms × ({big_b}·T·h + 8·T)"),
         );
     }
+    if v.block.qk_norm() {
+        // InternViT-6B's q_norm and k_norm: RMSNorms over the whole q and k
+        // projections, the same three tensors as the layer's RMSNorms
+        // (measured with and without them: `internvl_qk`, `internvl_rms_qk`).
+        t.push(
+            "q/k RMSNorm fp32 inputs, 1/rms and outputs",
+            2 * (4 * tokens * h + 4 * tokens + big_b * tokens * h),
+            format!("2 norms × (4·T·h + 4·T + {big_b}·T·h)"),
+        );
+    }
     if v.block.intern_vit() {
         // `lambda_1 * attention_output`, `lambda_2 * mlp_output`: each
         // layer scale keeps its input for its own gradient.

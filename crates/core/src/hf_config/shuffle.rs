@@ -264,16 +264,17 @@ fn intern_vit(cfg: &Cfg, v: &Cfg, spec: &mut ModelSpec, format: VitFormat) -> Re
     // with w = d·int(1 / downsample_ratio)².
     let w = dw * (k as u128).pow(2);
     let projector = 2 * w + (w * text_w + text_w) + (text_w * text_w + text_w);
-    // transformers' InternVLVisionLayer was measured without q/k norms
-    // (activations/tower.rs); OpenGVLab's remote code fuses q, k and v and
+    // transformers' InternVLVisionLayer, measured with and without q/k
+    // norms (activations/tower.rs); OpenGVLab's remote code fuses q, k and v and
     // checkpoints its layers itself (its q/k norms, InternViT-6B's, are in
     // the one recomputed layer only).
     let block = match (hf, qk_norm, norm) {
         (true, 0, 2) => crate::model::TowerBlock::InternVit,
         (true, 0, _) => crate::model::TowerBlock::InternVitRms,
+        (true, _, 2) => crate::model::TowerBlock::InternVitQk,
+        (true, _, _) => crate::model::TowerBlock::InternVitRmsQk,
         (false, _, 2) => crate::model::TowerBlock::InternVitRemote,
         (false, _, _) => crate::model::TowerBlock::InternVitRemoteRms,
-        _ => crate::model::TowerBlock::Other,
     };
     spec.vision = Some(counted(
         crate::model::VisionTower {

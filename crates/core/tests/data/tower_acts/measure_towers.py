@@ -110,12 +110,12 @@ def qwen3_vl(h, a, i, side, patch, layers, dtype, attn):
     return run, m, g * g
 
 
-def internvl(h, a, i, side, patch, layers, dtype, attn, norm="layer_norm"):
+def internvl(h, a, i, side, patch, layers, dtype, attn, norm="layer_norm", qk_norm=False):
     """transformers' InternVL tower (`InternVLVisionModel`: class token, layer scales, GELU MLP,
-    no q/k norms), LayerNorm or RMSNorm (`norm_type`); two images."""
+    q/k norms when `use_qk_norm`, as InternViT-6B's), LayerNorm or RMSNorm (`norm_type`); two images."""
     cfg = transformers.InternVLVisionConfig(hidden_size=h, num_attention_heads=a, intermediate_size=i,
                                             num_hidden_layers=layers, image_size=[side, side],
-                                            patch_size=[patch, patch], norm_type=norm, use_qk_norm=False)
+                                            patch_size=[patch, patch], norm_type=norm, use_qk_norm=qk_norm)
     cfg._attn_implementation = attn
     m = transformers.models.internvl.modeling_internvl.InternVLVisionModel(cfg).to(dtype).train()
     x = torch.randn(2, 3, side, side, dtype=dtype)
@@ -124,6 +124,14 @@ def internvl(h, a, i, side, patch, layers, dtype, attn, norm="layer_norm"):
 
 def internvl_rms(*args):
     return internvl(*args, norm="rms_norm")
+
+
+def internvl_qk(*args):
+    return internvl(*args, qk_norm=True)
+
+
+def internvl_rms_qk(*args):
+    return internvl(*args, norm="rms_norm", qk_norm=True)
 
 
 def pixtral(h, a, i, side, patch, layers, dtype, attn):
@@ -205,7 +213,8 @@ def glm4v(h, a, i, side, patch, layers, dtype, attn):
 
 
 FAMILIES = {"clip": clip, "siglip": siglip, "qwen2_5_vl": qwen25, "qwen2_5_vl_full": qwen25_full,
-            "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl, "internvl": internvl, "internvl_rms": internvl_rms, "pixtral": pixtral, "llama4": llama4,
+            "qwen2_vl": qwen2_vl, "qwen3_vl": qwen3_vl, "internvl": internvl, "internvl_rms": internvl_rms,
+            "internvl_qk": internvl_qk, "internvl_rms_qk": internvl_rms_qk, "pixtral": pixtral, "llama4": llama4,
             "mllama": mllama, "mllama_global": mllama_global, "glm4v": glm4v}
 # Qwen2.5-VL's grid must be a whole number of 2 × 2 merges and of 4 × 4-patch windows here.
 QWEN_SHAPES = [(64, 4, 256, 112, 14), (96, 6, 384, 168, 14), (128, 8, 352, 56, 14), (80, 4, 320, 224, 14)]
