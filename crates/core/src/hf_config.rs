@@ -5,6 +5,7 @@
 //! (`config.json: num_attention_heads`) and never panics, whatever the input.
 
 mod class_defaults;
+mod classic;
 mod gemma3n;
 mod gemma4;
 mod glm4v;
@@ -17,7 +18,6 @@ mod llama4;
 mod mllama;
 mod modern;
 mod moe_layouts;
-mod mosaic;
 mod pyjson;
 mod reader;
 mod shuffle;
@@ -32,7 +32,7 @@ use crate::model::{
     Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
     MAX_LAYERS, MAX_POSITION,
 };
-use reader::{Cfg, Defaults, HIDDEN, LAYERS, POSITIONS, VOCAB};
+use reader::{Cfg, Defaults, HEADS, HIDDEN, KV_HEADS, LAYERS, POSITIONS, VOCAB};
 use towers::{import_clip, import_llava, import_llava_next};
 
 /// `model_type` values this importer reads (the architecture table's), for messages.
@@ -102,9 +102,6 @@ pub fn quantization_method(json: &str) -> Result<Option<String>> {
         None => Ok(None),
     }
 }
-
-const HEADS: &[&str] = &["num_attention_heads", "n_head", "num_heads", "n_heads"];
-const KV_HEADS: &[&str] = &["num_key_value_heads", "num_kv_heads", "n_head_kv"];
 
 fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
     let model_type = cfg.model_type()?;
@@ -280,25 +277,7 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
         Arch::Bloom => {
             spec.intermediate = four_h;
         }
-        Arch::Falcon => {
-            let new_arch = cfg.flag("new_decoder_architecture", false)?;
-            spec.kv_heads = if new_arch {
-                cfg.int(KV_HEADS, 1, MAX_HEADS)?.unwrap_or(heads)
-            } else if cfg.flag("multi_query", true)? {
-                1
-            } else {
-                heads
-            };
-            spec.intermediate = cfg.int(&["ffn_hidden_size"], 1, MAX_DIM)?.unwrap_or(four_h);
-            let bias = cfg.flag("bias", false)?;
-            spec.qkv_bias = bias;
-            spec.out_bias = bias;
-            spec.parallel_block = cfg.flag("parallel_attn", true)?;
-            if new_arch {
-                spec.norms_per_layer =
-                    Some(cfg.int(&["num_ln_in_parallel_attn"], 1, 2)?.unwrap_or(2));
-            }
-        }
+        Arch::Falcon => classic::falcon(cfg, &mut spec)?,
         Arch::Opt => {
             spec.intermediate = cfg.req(&["ffn_dim"], 1, MAX_DIM)?;
             let bias = cfg.flag("enable_bias", true)?;
@@ -340,24 +319,14 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
                 spec.classifier_labels = labels;
             }
         }
-        // GPT-J: Phi's parallel block and biased head and MLP, with no
-        // biases on q, k, v or the output (`GPTJAttention`) and an MLP of
-        // `n_inner` (4 × `n_embd` when null).
-        Arch::Phi if model_type == "gptj" => {
-            spec.intermediate = cfg.int(&["n_inner"], 1, MAX_DIM)?.unwrap_or(four_h);
-            spec.qkv_bias = false;
-            spec.out_bias = false;
-            spec.mlp_bias = Some(true);
-            spec.lm_head_bias = true;
-            spec.parallel_block = true;
-        }
+        Arch::Phi if model_type == "gptj" => classic::gptj(cfg, &mut spec)?,
         Arch::Phi => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
             spec.lm_head_bias = true;
             spec.parallel_block = true;
         }
-        _ if model_type == "mpt" => mosaic::mpt(cfg, &mut spec)?,
-        Arch::Mixtral if model_type == "dbrx" => mosaic::dbrx(cfg, &mut spec)?,
+        _ if model_type == "mpt" => classic::mpt(cfg, &mut spec)?,
+        Arch::Mixtral if model_type == "dbrx" => classic::dbrx(cfg, &mut spec)?,
         Arch::GptNeox => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
             let bias = cfg.flag("attention_bias", true)?;

@@ -1,13 +1,58 @@
-//! MosaicML's and Databricks' layouts (`MptConfig`, `DbrxConfig`): sizes
-//! under their own names (`d_model`, `n_heads`, `n_layers`), attention and
+//! Layouts of 2021–24 with their own key names: GPT-J (`n_embd`,
+//! `n_inner`), Falcon (`multi_query`, `new_decoder_architecture`), MPT and DBRX (`d_model`, `n_heads`, `n_layers`, attention and
 //! feed-forward settings in nested `attn_config` / `ffn_config` objects,
-//! and weight-only LayerNorms (counted as one vector, like RMSNorm). Each is
+//! weight-only LayerNorms counted as one vector, like RMSNorm). Each is
 //! counted as transformers' modeling file builds it
 //! (`tests/data/params/hf_variants_2026.csv`).
 
-use super::reader::Cfg;
+use super::reader::{Cfg, KV_HEADS};
 use crate::error::{InputError, Result};
 use crate::model::{MlpKind, ModelSpec, Moe, MAX_DIM, MAX_EXPERTS, MAX_HEADS};
+
+/// GPT-J (`GPTJForCausalLM`): Phi's parallel block and biased head and
+/// MLP, with no biases on q, k, v or the output (`GPTJAttention`) and an
+/// MLP of `n_inner` (4 × `n_embd` when null).
+pub(super) fn gptj(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    spec.intermediate = match cfg.int(&["n_inner"], 1, MAX_DIM)? {
+        Some(n) => n,
+        None => spec.hidden.saturating_mul(4).min(MAX_DIM),
+    };
+    spec.qkv_bias = false;
+    spec.out_bias = false;
+    spec.mlp_bias = Some(true);
+    spec.lm_head_bias = true;
+    spec.parallel_block = true;
+    Ok(())
+}
+
+/// Falcon (`FalconConfig`): one KV head under `multi_query` (the
+/// default), `num_kv_heads` under `new_decoder_architecture` (Falcon-40B,
+/// 180B) with `num_ln_in_parallel_attn` norms (2), an MLP of
+/// `ffn_hidden_size` (4 × hidden), `bias` on every linear, attention and
+/// MLP in parallel unless `parallel_attn` is false.
+pub(super) fn falcon(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let heads = spec.heads;
+    let new_arch = cfg.flag("new_decoder_architecture", false)?;
+    spec.kv_heads = if new_arch {
+        cfg.int(KV_HEADS, 1, MAX_HEADS)?.unwrap_or(heads)
+    } else if cfg.flag("multi_query", true)? {
+        1
+    } else {
+        heads
+    };
+    spec.intermediate = match cfg.int(&["ffn_hidden_size"], 1, MAX_DIM)? {
+        Some(n) => n,
+        None => spec.hidden.saturating_mul(4).min(MAX_DIM),
+    };
+    let bias = cfg.flag("bias", false)?;
+    spec.qkv_bias = bias;
+    spec.out_bias = bias;
+    spec.parallel_block = cfg.flag("parallel_attn", true)?;
+    if new_arch {
+        spec.norms_per_layer = Some(cfg.int(&["num_ln_in_parallel_attn"], 1, 2)?.unwrap_or(2));
+    }
+    Ok(())
+}
 
 /// MPT (`MptForCausalLM`): fused q/k/v of full width (every head its own
 /// keys and values), ALiBi (no position table), an up/down GELU MLP of
