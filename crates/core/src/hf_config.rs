@@ -24,6 +24,7 @@ mod shuffle;
 mod siglip;
 mod towers;
 mod vlm;
+mod zamba2;
 
 use serde_json::Value;
 

@@ -157,6 +157,9 @@ pub fn effective_counts(spec: &ModelSpec) -> ParamCounts {
                 biases: scale(l.biases),
                 mixer: scale(l.mixer),
             };
+            // what the rounding down of each group left (fewer than one
+            // parameter per group), so that the total is the target
+            l.norms += want.saturating_sub(l.total());
             c.total = fixed + c.layers.total();
             c.active_per_token = c.active_per_token.min(c.total);
         }

@@ -489,3 +489,28 @@ fn dbrx_reads_its_nested_attention_and_expert_configs() {
     let spec = from_hf_config(&config_text("variants_2026/mpt__1.json")).expect("imports");
     assert_eq!((spec.intermediate, spec.kv_heads), (256, 4));
 }
+
+#[test]
+fn zamba2_shares_its_blocks_only_when_tied_and_needs_its_layer_list() {
+    // the class default: 54 layers, 9 hybrid ones running the shared block
+    let spec = from_hf_config(&config_text("variants_2026/zamba2__0.json")).expect("imports");
+    assert_eq!(spec.attention_layer_count(), 9);
+    assert_eq!(spec.recurrent.as_ref().map(|r| r.layers), Some(54));
+    // 4 hybrid layers over 3 blocks, untied: each hybrid layer owns its
+    // copy, so untying adds (4 − 3) blocks beyond the head
+    let text = config_text("variants_2026/zamba2__3.json");
+    let untied = from_hf_config(&text).expect("imports").total_params();
+    let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+    cfg["tie_word_embeddings"] = true.into();
+    let tied = from_hf_config(&cfg.to_string())
+        .expect("imports")
+        .total_params();
+    let head = 100 * 64;
+    assert!(untied - tied > head, "{untied} vs {tied}");
+    cfg.as_object_mut()
+        .expect("object")
+        .remove("layers_block_type");
+    let e = err(&cfg.to_string());
+    assert_eq!(e.field, "config.json: layers_block_type");
+    assert!(e.message.contains("54 layers"), "{e}");
+}

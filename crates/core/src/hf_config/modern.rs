@@ -264,6 +264,7 @@ pub(super) fn complete(
         Arch::NemotronH => nemotron_h(cfg, spec)?,
         Arch::FalconH1 => falcon_h1(cfg, spec)?,
         Arch::GraniteMoeHybrid if model_type == "bamba" => bamba(cfg, spec)?,
+        Arch::GraniteMoeHybrid if model_type == "zamba2" => super::zamba2::zamba2(cfg, spec)?,
         Arch::GraniteMoeHybrid => granite_hybrid(cfg, spec)?,
         Arch::Qwen3Next => qwen3_next(cfg, spec)?,
         Arch::Lfm2 => lfm2(cfg, model_type, spec)?,

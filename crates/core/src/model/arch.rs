@@ -330,7 +330,11 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
     names(Arch::Jamba, &["jamba"], &[]),
     names(Arch::NemotronH, &["nemotron_h"], &[]),
     names(Arch::FalconH1, &["falcon_h1"], &[]),
-    names(Arch::GraniteMoeHybrid, &["granitemoehybrid", "bamba"], &[]),
+    names(
+        Arch::GraniteMoeHybrid,
+        &["granitemoehybrid", "bamba", "zamba2"],
+        &[],
+    ),
     names(
         Arch::Qwen3Next,
         &[

@@ -156,6 +156,9 @@ TINY = {
                    layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"]),
     # JetMoE: keys and values of num_key_value_heads × kv_channels, cached before the top-k repeat
     "jetmoe": dict(num_hidden_layers=3, kv_channels=16, num_local_experts=4, num_experts_per_tok=2),
+    # Zamba2: Mamba-2 state in every layer; the hybrid layers' shared block caches K/V of 2·hidden / heads wide
+    "zamba2": dict(num_hidden_layers=4, layers_block_type=["mamba", "hybrid", "mamba", "hybrid"], n_mamba_heads=4,
+                   mamba_d_state=8, adapter_rank=8, num_mem_blocks=2),
     "gemma4_text:bidirectional": dict(num_hidden_layers=4, num_key_value_heads=1, global_head_dim=16,
                                       sliding_window=10, use_bidirectional_attention="all",
                                       hidden_size_per_layer_input=0,
@@ -188,7 +191,8 @@ RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_
             "per_layer_config", "attention_k_eq_v", "num_kv_shared_layers", "use_bidirectional_attention",
             "hidden_size_per_layer_input", "vocab_size_per_layer_input", "attn_layer_indices",
             "max_window_layers", "mamba_expand", "linear_head_dim", "linear_num_heads", "kv_channels",
-            "num_local_experts", "num_attention_heads_per_layer")
+            "num_local_experts", "num_attention_heads_per_layer", "n_mamba_heads", "mamba_ngroups",
+            "num_mem_blocks", "adapter_rank", "attention_head_dim")
 
 
 def config_summary(cfg):

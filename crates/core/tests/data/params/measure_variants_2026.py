@@ -403,6 +403,21 @@ VARIANTS["dbrx"] = [
     dict(vocab_size=500, d_model=96, n_layers=2, n_heads=4, attn_config=dict(kv_n_heads=4),
          ffn_config=dict(ffn_hidden_size=80, moe_num_experts=3, moe_top_k=3), _raw=True),
 ]
+# Zamba2: Mamba-2 in every layer, shared transformer blocks with per-position adapters on the hybrid layers (tied
+# only when tie_word_embeddings is true, in transformers 5.24)
+ZAMBA2_SMALL = dict(vocab_size=100, hidden_size=64, num_attention_heads=4, n_mamba_heads=4, mamba_d_state=8,
+                    adapter_rank=8, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+MB, HY = "mamba", "hybrid"
+VARIANTS["zamba2"] = [
+    {},
+    dict(ZAMBA2_SMALL, num_hidden_layers=5, layers_block_type=[MB, HY, MB, HY, HY]),
+    dict(ZAMBA2_SMALL, num_hidden_layers=6, layers_block_type=[MB, HY, HY, MB, HY, HY], num_mem_blocks=2,
+         use_shared_attention_adapter=True, intermediate_size=96, num_key_value_heads=2),
+    dict(ZAMBA2_SMALL, num_hidden_layers=5, layers_block_type=[HY, MB, HY, HY, HY], num_mem_blocks=3,
+         tie_word_embeddings=False, add_bias_linear=True, mamba_ngroups=2, mamba_expand=1),
+    dict(ZAMBA2_SMALL, num_hidden_layers=4, layers_block_type=[MB, HY, MB, HY], num_mem_blocks=4,
+         use_shared_attention_adapter=True, tie_word_embeddings=False),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
