@@ -332,6 +332,17 @@ def predict_layer(rec, layer):
     if mt == "mimo_v2_flash":  # values v_head_dim wide; sliding layers hold twice the KV heads
         heads = c["num_key_value_heads"] * (2 if kind == "sliding_attention" else 1)
         kv = lambda tokens: B * heads * tokens * (c["head_dim"] + c["v_head_dim"]) * s
+    if "kv_lora_rank" in c:  # MLA: the normed latent as keys, the shared rope key as values, one head
+        kv = lambda tokens: B * tokens * (c["kv_lora_rank"] + c["qk_rope_head_dim"]) * s
+    if kind == "indexed_attention":  # and DeepSeek Sparse Attention's indexer keys, where the layer indexes
+        shared = (c.get("indexer_types") or [])[layer["index"]:layer["index"] + 1] == ["shared"]
+        return kv(T) + (0 if shared else B * T * c["index_head_dim"] * s)
+    if mt == "gemma4_text":  # a layer's own heads (`per_layer_config`); the window as saved
+        own = (c.get("per_layer_config") or {}).get(str(layer["index"]), {})
+        heads, d = own.get("num_key_value_heads", c["num_key_value_heads"]), own.get("head_dim", c["head_dim"])
+        kv = lambda tokens: 2 * B * heads * tokens * d * s
+        if c.get("use_bidirectional_attention") == "all":  # the config halves it at init, then saves 2·(W − 1)
+            c = dict(c, sliding_window=c["sliding_window"] // 2 + 1)
     static = rec.get("cache_impl", "dynamic") != "dynamic"
     W = c.get("sliding_window") or c.get("attention_chunk_size")
     if kind in ("mlp", "moe") or cls == "DummyLayer":
@@ -355,8 +366,15 @@ def predict_layer(rec, layer):
         hk, dk, hv, dv = (c["linear_num_key_heads"], c["linear_key_head_dim"],
                           c["linear_num_value_heads"], c["linear_value_head_dim"])
         return B * (2 * hk * dk + hv * dv) * c["linear_conv_kernel_dim"] * s + B * hv * dk * dv * f32
-    if mt == "lfm2":
+    if mt in ("lfm2", "lfm2_moe", "lfm3"):
         return B * c["hidden_size"] * c["conv_L_cache"] * s
+    if mt == "olmo_hybrid":  # Qwen3-Next's Gated DeltaNet, unfused
+        hk, dk, hv, dv = (c["linear_num_key_heads"], c["linear_key_head_dim"],
+                          c["linear_num_value_heads"], c["linear_value_head_dim"])
+        return B * (2 * hk * dk + hv * dv) * c["linear_conv_kernel_dim"] * s + B * hv * dk * dv * f32
+    if mt == "kimi_linear":  # conv over q, k and v; the fp32 [heads, d, d] state
+        H, d = c["linear_num_heads"], c["linear_head_dim"]
+        return B * 3 * H * d * c["linear_conv_kernel_dim"] * s + B * H * d * d * f32
     if mt == "minimax":
         return B * c["num_attention_heads"] * c["head_dim"] ** 2 * s
     if mt == "mamba2":
@@ -366,7 +384,11 @@ def predict_layer(rec, layer):
         H, P, G, N, K = (c["mamba_num_heads"], c["mamba_head_dim"], c["n_groups"], c["ssm_state_size"],
                          c["conv_kernel"])
         I = H * P
-    elif mt == "granitemoehybrid":
+    elif mt == "zamba2":
+        I = c["mamba_expand"] * c["hidden_size"]
+        H, G, N, K = c["n_mamba_heads"], c["mamba_ngroups"], c["mamba_d_state"], c["mamba_d_conv"]
+        P = I // H
+    elif mt in ("granitemoehybrid", "bamba"):
         H, P, G, N, K = (c["mamba_n_heads"], c["mamba_d_head"], c["mamba_n_groups"], c["mamba_d_state"],
                          c["mamba_d_conv"])
         I = c["mamba_expand"] * c["hidden_size"]
