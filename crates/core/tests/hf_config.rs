@@ -230,6 +230,25 @@ fn oversized_models_are_rejected_not_wrapped() {
         "num_attention_heads":1,"intermediate_size":16777216,"vocab_size":16777216}"#;
     let e = err(huge);
     assert!(e.message.contains("2^44"), "{e}");
+    // the families whose extra modules the importer counts itself: JetMoE's
+    // unpicked attention experts, Laguna's heads above the mean; refused by
+    // the range of the extra count or by the total, never wrapped
+    let too_many = |e: &vramfit_core::InputError| {
+        e.message.contains("2^44") || e.message.contains("out of range: allowed 0 to")
+    };
+    let jetmoe = r#"{"model_type":"jetmoe","hidden_size":16777216,"num_hidden_layers":10000,
+        "num_key_value_heads":65536,"kv_channels":65536,"num_local_experts":4096,
+        "num_experts_per_tok":1,"intermediate_size":16777216,"vocab_size":16777216}"#;
+    let e = err(jetmoe);
+    assert!(too_many(&e), "{e}");
+    let mut heads = vec![65536u64; 10000];
+    heads[0] = 1;
+    let laguna = serde_json::json!({"model_type": "laguna", "hidden_size": 16777216,
+        "num_hidden_layers": 10000, "num_attention_heads": 1, "num_key_value_heads": 1,
+        "head_dim": 65536, "num_attention_heads_per_layer": heads, "num_experts": 4,
+        "num_experts_per_tok": 1, "vocab_size": 16777216});
+    let e = err(&laguna.to_string());
+    assert!(too_many(&e), "{e}");
 }
 
 /// One architecture table: the importer, the link codec and the case

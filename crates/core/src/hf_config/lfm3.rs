@@ -49,7 +49,8 @@ pub(super) fn lfm3(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         spec.norms_per_layer = Some(4);
     }
     if cfg.flag("use_attention_gate", true)? {
-        spec.model_extra_params += attention * spec.hidden * spec.heads;
+        let gates = attention.saturating_mul(spec.hidden * spec.heads);
+        spec.model_extra_params = spec.model_extra_params.saturating_add(gates);
     }
     spec.recurrent = Some(Recurrent {
         kind: RecurrentKind::ShortConv,

@@ -5,7 +5,10 @@
 //! counts as its transformers modeling file builds it
 //! (`tests/data/params/hf_variants_2026.csv`).
 
-use super::reader::{attention_bias, dense_width, slide_layers, sliding_in_pattern, Cfg};
+use super::reader::{
+    attention_bias, dense_width, one_per_layer, per_layer_strings, slide_layers,
+    sliding_in_pattern, Cfg,
+};
 use crate::error::{InputError, Result};
 use crate::model::{
     GlobalAttention, ModelSpec, Moe, QkNorm, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM,
@@ -88,18 +91,9 @@ fn sandwiched_qwen3_moe(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Re
 /// `mlp_layer_types` (one `"dense"` or `"sparse"` per layer), or without the
 /// list the first `default` layers, as the config classes fill it in.
 fn dense_mlp_layers(cfg: &Cfg, layers: u64, default: u64) -> Result<u64> {
-    let Some(types) = cfg.strings("mlp_layer_types")? else {
+    let Some(types) = per_layer_strings(cfg, "mlp_layer_types", layers)? else {
         return Ok(default.min(layers));
     };
-    if types.len() as u64 != layers {
-        return Err(InputError::new(
-            cfg.field("mlp_layer_types"),
-            format!(
-                "lists {} layers but num_hidden_layers is {layers}",
-                types.len()
-            ),
-        ));
-    }
     if let Some(bad) = types.iter().find(|t| !matches!(**t, "dense" | "sparse")) {
         return Err(InputError::new(
             cfg.field("mlp_layer_types"),
@@ -416,16 +410,8 @@ fn laguna(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     let (h, d, kv) = (spec.hidden, spec.head_dim(), spec.kv_heads);
     let total_heads = match cfg.array("num_attention_heads_per_layer")? {
         None => spec.heads * layers,
-        Some(list) if list.len() as u64 != layers => {
-            return Err(InputError::new(
-                cfg.field("num_attention_heads_per_layer"),
-                format!(
-                    "lists {} layers but num_hidden_layers is {layers}",
-                    list.len()
-                ),
-            ))
-        }
         Some(list) => {
+            one_per_layer(cfg, "num_attention_heads_per_layer", list.len(), layers)?;
             let mut sum = 0;
             for v in list {
                 match v.as_u64() {
@@ -446,11 +432,17 @@ fn laguna(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     // per head: q and o projections, q's bias, the head's gate rows
     let gate = if per_element { h * d } else { h };
     let bias = if spec.qkv_bias { d } else { 0 };
-    spec.model_extra_params += extra_heads * (2 * h * d + bias + gate);
+    // saturating: absurd widths reach the parameter-count limit, not a wrap
+    let per_head = (2 * h * d).saturating_add(bias).saturating_add(gate);
+    spec.model_extra_params = spec
+        .model_extra_params
+        .saturating_add(extra_heads.saturating_mul(per_head));
     if per_element {
         spec.gated_attention = true;
     } else {
-        spec.layer_extra_params += spec.heads * h;
+        spec.layer_extra_params = spec
+            .layer_extra_params
+            .saturating_add(spec.heads.saturating_mul(h));
     }
     Ok(())
 }
@@ -485,6 +477,13 @@ fn jetmoe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     let width = kv * d;
     // q and o experts beyond the top-k the generic layer counts, the
     // attention router, the attention's and the MoE's output biases
-    spec.layer_extra_params += 2 * (experts - top_k) * width * h + experts * h + 2 * h;
+    // saturating: absurd widths reach the parameter-count limit, not a wrap
+    let unpicked = (2 * (experts - top_k))
+        .saturating_mul(width)
+        .saturating_mul(h);
+    spec.layer_extra_params = spec
+        .layer_extra_params
+        .saturating_add(unpicked)
+        .saturating_add((experts + 2) * h);
     Ok(())
 }

@@ -479,17 +479,30 @@ impl LayerTypes<'_> {
 
 /// The config's `layer_types`, which must list every layer when present.
 pub(super) fn layer_types<'a>(cfg: &Cfg<'a>, layers: u64) -> Result<Option<LayerTypes<'a>>> {
-    let Some(types) = cfg.strings("layer_types")? else {
+    Ok(per_layer_strings(cfg, "layer_types", layers)?.map(LayerTypes))
+}
+
+/// A per-layer list of names (`layer_types`, `mlp_layer_types`,
+/// `layers_block_type`), which must list every layer when present.
+pub(super) fn per_layer_strings<'a>(
+    cfg: &Cfg<'a>,
+    key: &str,
+    layers: u64,
+) -> Result<Option<Vec<&'a str>>> {
+    let Some(types) = cfg.strings(key)? else {
         return Ok(None);
     };
-    if types.len() as u64 != layers {
-        return Err(InputError::new(
-            cfg.field("layer_types"),
-            format!(
-                "lists {} layers but num_hidden_layers is {layers}",
-                types.len()
-            ),
-        ));
+    one_per_layer(cfg, key, types.len(), layers)?;
+    Ok(Some(types))
+}
+
+/// Refuses a per-layer list of `listed` entries for `layers` layers.
+pub(super) fn one_per_layer(cfg: &Cfg, key: &str, listed: usize, layers: u64) -> Result<()> {
+    if listed as u64 == layers {
+        return Ok(());
     }
-    Ok(Some(LayerTypes(types)))
+    Err(InputError::new(
+        cfg.field(key),
+        format!("lists {listed} layers but num_hidden_layers is {layers}"),
+    ))
 }

@@ -16,7 +16,7 @@
 //! the layers as they run: every layer's Mamba-2 state, the hybrid layers'
 //! keys and values.
 
-use super::reader::{Cfg, LayerTypes};
+use super::reader::{per_layer_strings, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{
     ModelSpec, Recurrent, RecurrentKind, MAX_DIM, MAX_HEADS, MAX_POSITION, MAX_TOTAL_PARAMS,
@@ -35,19 +35,10 @@ fn default_hybrid_layers() -> Vec<u64> {
 /// Fills Zamba2's layers into `spec` (holding the common decoder fields).
 pub(super) fn zamba2(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     let layers = spec.layers;
-    let hybrid: Vec<u64> = match cfg.strings("layers_block_type")? {
-        Some(types) if types.len() as u64 != layers => {
-            return Err(InputError::new(
-                cfg.field("layers_block_type"),
-                format!("lists {} layers but num_hidden_layers is {layers}", types.len()),
-            ))
-        }
-        Some(types) => {
-            let types = LayerTypes(types);
-            (0..layers)
-                .filter(|i| types.0[*i as usize] == "hybrid")
-                .collect()
-        }
+    let hybrid: Vec<u64> = match per_layer_strings(cfg, "layers_block_type", layers)? {
+        Some(types) => (0..layers)
+            .filter(|i| types[*i as usize] == "hybrid")
+            .collect(),
         None if layers == 54 => default_hybrid_layers(),
         None => {
             return Err(InputError::new(
@@ -92,36 +83,28 @@ pub(super) fn zamba2(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         chunk: cfg.int(&["chunk_size"], 1, MAX_POSITION)?.unwrap_or(256),
         ..Recurrent::default()
     };
-    let total = exact_total(cfg, spec, &mixer, n_hyb)?;
     spec.recurrent = Some(mixer);
-    spec.params_override = Some(total);
+    spec.params_override = Some(exact_total(cfg, spec, n_hyb)?);
     Ok(())
 }
 
-/// The parameters transformers instantiates (`hf_variants_2026.csv`).
-fn exact_total(cfg: &Cfg, spec: &ModelSpec, m: &Recurrent, n_hyb: u64) -> Result<u64> {
+/// The parameters transformers instantiates (`hf_variants_2026.csv`): the
+/// Mamba-2 layers, embedding and head as the spec counts them without the
+/// hybrid blocks, plus each hybrid layer's linear and the shared blocks.
+fn exact_total(cfg: &Cfg, spec: &ModelSpec, n_hyb: u64) -> Result<u64> {
+    // every layer: input_layernorm and the mixer, nothing else
+    let mamba_only = ModelSpec {
+        attention_layers: Some(0),
+        mlp_layers: Some(0),
+        norms_per_layer: Some(1),
+        params_override: None,
+        ..spec.clone()
+    };
     let w = |x: u64| u128::from(x);
-    let (h, v, heads, kv) = (
-        w(spec.hidden),
-        w(spec.vocab),
-        w(spec.heads),
-        w(spec.kv_heads),
-    );
+    let (h, heads, kv) = (w(spec.hidden), w(spec.heads), w(spec.kv_heads));
     let d = w(spec.head_dim());
     let i = w(spec.intermediate);
     let bias = u128::from(spec.mlp_bias == Some(true));
-    let (inner, nh, g, n, k) = (
-        w(m.inner),
-        w(m.heads),
-        w(m.groups),
-        w(m.state),
-        w(m.conv_kernel),
-    );
-    // Mamba-2: in_proj to z, x, B, C and dt; the conv over x, B, C with
-    // its bias; dt_bias, A_log, D; the gated norm; out_proj
-    let conv = inner + 2 * g * n;
-    let proj = inner + conv + nh;
-    let mamba = h * proj + bias * proj + conv * k + conv + 3 * nh + inner + inner * h + bias * h;
     // input_layernorm (2h) and pre_ff_layernorm; q/k/v from 2h, o to h;
     // gate_up and down
     let block = 2 * h * heads * d
@@ -150,8 +133,7 @@ fn exact_total(cfg: &Cfg, spec: &ModelSpec, m: &Recurrent, n_hyb: u64) -> Result
             .map(|j| block + served(j % blocks) * adapter)
             .sum()
     };
-    let head = if spec.tied_embeddings { 0 } else { v * h };
-    let total = v * h + head + h + w(spec.layers) * (h + mamba) + hybrids * h * h + shared;
+    let total = w(mamba_only.param_counts().total) + hybrids * h * h + shared;
     if total > w(MAX_TOTAL_PARAMS) {
         return Err(InputError::new(
             cfg.field("num_hidden_layers"),
