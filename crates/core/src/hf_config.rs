@@ -9,6 +9,7 @@ mod classic;
 mod gemma3n;
 mod gemma4;
 mod glm4v;
+mod hyper;
 mod image_rule;
 pub use image_rule::rule_from_configs;
 mod video_rule;

@@ -533,3 +533,21 @@ fn zamba2_shares_its_blocks_only_when_tied_and_needs_its_layer_list() {
     assert_eq!(e.field, "config.json: layers_block_type");
     assert!(e.message.contains("54 layers"), "{e}");
 }
+
+#[test]
+fn hy_v4_indexes_layer_0_and_every_fourth_after_1_under_hyper_connections() {
+    // 6 layers, 4 streams of hidden 64: layers 0, 1 and 5 run an indexer
+    // (`HYV4Config.__post_init__`); exact counts in hf_variants_2026.csv
+    let text = config_text("variants_2026/hy_v4__1.json");
+    let spec = from_hf_config(&text).expect("imports");
+    let mla = spec.mla.as_ref().expect("MLA");
+    assert_eq!(mla.indexer.as_ref().map(|ix| ix.layers), Some(3));
+    assert_eq!(spec.moe.as_ref().map(|m| m.dense_layers), Some(1));
+    // the hyper head: hc_fn [4, 4·64], hc_base [4], hc_scale [1]
+    assert_eq!(spec.model_extra_params, 4 * 4 * 64 + 4 + 1);
+    let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+    cfg["layer_types"] = serde_json::json!(vec!["sliding_attention"; 6]);
+    let e = err(&cfg.to_string());
+    assert_eq!(e.field, "config.json: layer_types");
+    assert!(e.message.contains("indexed_attention"), "{e}");
+}

@@ -169,7 +169,7 @@ pub(super) fn complete(
 ) -> Result<()> {
     // GLM-MoE-DSA builds DeepSeek-V3.2's layers and indexer
     // (`GlmMoeDsaIndexer(DeepseekV32Indexer)`).
-    if matches!(model_type, "deepseek_v32" | "glm_moe_dsa") {
+    if matches!(model_type, "deepseek_v32" | "glm_moe_dsa" | "hy_v4") {
         let layers = indexed_layers(cfg, model_type, spec.layers)?;
         if let Some(mla) = spec.mla.as_mut() {
             mla.indexer = Some(Indexer {
@@ -178,6 +178,9 @@ pub(super) fn complete(
                 layers,
             });
         }
+    }
+    if model_type == "hy_v4" {
+        super::hyper::hy_v4(cfg, spec)?;
     }
     variant_layers(cfg, model_type, spec)?;
     moe_layouts::complete_borrowed(cfg, model_type, spec)?;
@@ -930,8 +933,11 @@ fn minimax(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
 /// layer i is full when max(i - offset + 1, 0) % freq == 0); DeepSeek-V3.2
 /// indexes every layer.
 fn indexed_layers(cfg: &Cfg, model_type: &str, layers: u64) -> Result<u64> {
-    if model_type != "glm_moe_dsa" {
+    if model_type == "deepseek_v32" {
         return Ok(layers);
+    }
+    if model_type == "hy_v4" && !cfg.obj.contains_key("indexer_types") {
+        return Ok(super::hyper::hy_v4_full_indexers(layers));
     }
     if let Some(pattern) = cfg.string("index_topk_pattern")? {
         if pattern.len() as u64 != layers || pattern.chars().any(|c| c != 'F' && c != 'S') {

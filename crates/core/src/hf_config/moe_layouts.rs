@@ -90,7 +90,7 @@ fn sandwiched_qwen3_moe(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Re
 /// How many of `layers` keep a dense MLP: the `"dense"` entries of
 /// `mlp_layer_types` (one `"dense"` or `"sparse"` per layer), or without the
 /// list the first `default` layers, as the config classes fill it in.
-fn dense_mlp_layers(cfg: &Cfg, layers: u64, default: u64) -> Result<u64> {
+pub(super) fn dense_mlp_layers(cfg: &Cfg, layers: u64, default: u64) -> Result<u64> {
     let Some(types) = per_layer_strings(cfg, "mlp_layer_types", layers)? else {
         return Ok(default.min(layers));
     };

@@ -293,6 +293,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "youtu",
             "sarvam_mla",
             "glm_moe_dsa",
+            "hy_v4",
             "glm4_moe_lite",
             "kimi_linear",
         ],

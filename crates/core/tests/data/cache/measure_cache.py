@@ -84,6 +84,10 @@ TINY = {
                         num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1,
                         moe_intermediate_size=32, n_group=1, topk_group=1, index_n_heads=2,
                         index_head_dim=24, index_topk=4, index_topk_freq=2, index_skip_topk_offset=1),
+    # HY-V4: GLM-MoE-DSA's latent and indexer keys under hyper-connections; its own default indexer_types
+    "hy_v4": dict(num_hidden_layers=6, q_lora_rank=32, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8,
+                  v_head_dim=8, n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+                  index_n_heads=2, index_head_dim=24, index_topk=4, hc_mult=2),
     # sliding-window layers from layer_types (with per-head sinks in granite_swa)
     "granite_swa": dict(num_hidden_layers=4, sliding_window=WINDOW,
                         layer_types=["sliding_attention", "full_attention"] * 2),

@@ -418,6 +418,20 @@ VARIANTS["zamba2"] = [
     dict(ZAMBA2_SMALL, num_hidden_layers=4, layers_block_type=[MB, HY, MB, HY], num_mem_blocks=4,
          use_shared_attention_adapter=True, tie_word_embeddings=False),
 ]
+# HY-V4: GLM-MoE-DSA's MLA and indexer, an output gate and sinks, DeepSeek-V4-style hyper-connections
+HYV4_SMALL = dict(vocab_size=300, hidden_size=64, intermediate_size=96, moe_intermediate_size=32, num_attention_heads=4,
+                  q_lora_rank=48, kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8, v_head_dim=24,
+                  n_routed_experts=4, num_experts_per_tok=2, index_n_heads=2, index_head_dim=16, pad_token_id=0,
+                  bos_token_id=1, eos_token_id=2)
+VARIANTS["hy_v4"] = [
+    {},
+    dict(HYV4_SMALL, num_hidden_layers=6),
+    dict(HYV4_SMALL, num_hidden_layers=5, hc_mult=2, n_shared_experts=2, tie_word_embeddings=True,
+         mlp_layer_types=["dense", "dense", "sparse", "dense", "sparse"]),
+    dict(HYV4_SMALL, num_hidden_layers=4, hc_mult=3, attention_bias=True, q_lora_rank=24,
+         indexer_types=["full", "shared", "full", "full"]),
+    dict(HYV4_SMALL, num_hidden_layers=9, hc_mult=1, n_shared_experts=0),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
