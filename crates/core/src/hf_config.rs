@@ -329,6 +329,8 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
         }
         _ if model_type == "mpt" => classic::mpt(cfg, &mut spec)?,
         Arch::Mixtral if model_type == "dbrx" => classic::dbrx(cfg, &mut spec)?,
+        // read whole in `modern::complete`, after the common window
+        Arch::DeepseekV3 if model_type == "deepseek_v4" => {}
         Arch::GptNeox => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
             let bias = cfg.flag("attention_bias", true)?;

@@ -1,5 +1,6 @@
 //! Inference memory: weights, KV cache, prefill working set, per engine.
 
+use crate::compressed_kv::{compressed_bytes_per_sequence, prefill_retained_per_sequence};
 use crate::dequant::{dequant_buffer_bytes, dequant_buffer_line};
 use crate::model::{Arch, ModelSpec};
 use crate::parallel::Shards;
@@ -41,6 +42,7 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
             };
             (latent + indexed, text)
         }
+        None if spec.compressed_attention.is_some() => compressed_window_per_token(spec, b, layers),
         None => {
             let kv_heads = (spec.kv_heads as u128).div_ceil(shards.tp).max(1);
             let d = spec.head_dim() as u128;
@@ -76,6 +78,21 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
     }
 }
 
+/// DeepSeek-V4's window: one head that is key and value, kept once on the
+/// layers that compress (`values` is the `keys` tensor) and as two tensors
+/// on the sliding-only ones; the entries are `crate::compressed_kv`'s.
+fn compressed_window_per_token(spec: &ModelSpec, b: u128, layers: u128) -> (u128, String) {
+    let c = spec.compressed_attention.as_ref();
+    let compressing = c.map_or(0, |c| u128::from(c.csa_layers + c.hca_layers));
+    let compressing = compressing.min(layers);
+    let plain = layers - compressing;
+    let d = spec.head_dim() as u128;
+    (
+        (2 * plain + compressing) * d * b,
+        format!("({plain} sliding layers × 2 (K,V) + {compressing} compressing layers × 1 (K = V)) × {d} × {b} B"),
+    )
+}
+
 pub struct InferenceMemory {
     pub lines: Vec<Line>,
     /// Host memory the engine holds (llama.cpp's CPU buffers).
@@ -94,10 +111,11 @@ pub struct InferenceMemory {
 /// less one token: transformers' `DynamicSlidingWindowLayer` keeps the last
 /// `sliding_window - 1` keys, which is all the next query can attend to
 /// (measured in `tests/data/cache/`).
+/// DeepSeek-V4's compressed entries (`kv`: the cache's dtype) come on top.
 pub fn kv_cache_bytes(
     spec: &ModelSpec,
     shards: &Shards,
-    per_token: u128,
+    (per_token, kv): (u128, Dtype),
     batch: u128,
     tokens: u128,
 ) -> u128 {
@@ -106,7 +124,8 @@ pub fn kv_cache_bytes(
         Some(w) => (w.window as u128).saturating_sub(1).max(1),
         None => tokens,
     };
-    batch * (full * tokens + sliding * tokens.min(window))
+    let compressed = compressed_bytes_per_sequence(spec, shards, kv, tokens).map_or(0, |c| c.0);
+    batch * (full * tokens + sliding * tokens.min(window) + compressed)
 }
 
 /// Bytes of a static cache (`cache_implementation="static"`) allocated for
@@ -305,7 +324,7 @@ fn vllm_memory(
         None => {
             let context = (inf.prompt_len + inf.new_tokens) as u128;
             (
-                kv_cache_bytes(r.spec, &r.shards, per_token, inf.batch as u128, context),
+                kv_cache_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), inf.batch as u128, context),
                 format!("b × context × ({per_token_formula}) (no GPU chosen: the requested context only)"),
                 None,
             )
@@ -702,10 +721,29 @@ fn kv_cache(r: &Resolved, per_token: u128, per_token_formula: &str) -> (u128, St
             ),
         );
     }
+    // DeepSeek-V4: a window of `sliding_window` − 1 tokens, then its entries
+    let (tokens, compressed) =
+        match compressed_bytes_per_sequence(r.spec, &r.shards, kv_dtype(r), context) {
+            Some((_, formula)) => {
+                let window = r.spec.sliding_window.as_ref().map_or(1, |w| w.window);
+                (
+                    format!("min({context}, {})", window.saturating_sub(1)),
+                    format!(" + {batch} × {formula}"),
+                )
+            }
+            None => (context.to_string(), String::new()),
+        };
     (
-        kv_cache_bytes(r.spec, &r.shards, per_token, batch, context),
-        format!("{batch} × {context} tokens × {per_token} B/token ({per_token_formula})"),
+        kv_cache_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), batch, context),
+        format!(
+            "{batch} × {tokens} tokens × {per_token} B/token ({per_token_formula}){compressed}"
+        ),
     )
+}
+
+/// The cache's dtype: the scenario's, else the compute dtype.
+fn kv_dtype(r: &Resolved) -> Dtype {
+    r.inference.kv_cache_dtype.unwrap_or(r.compute)
 }
 
 /// The working set at the peak of generation and the churn of each step.
@@ -742,10 +780,13 @@ fn generation_step(
         _ => 0,
     };
     let decode = layer_working_bytes(r, 1) + logits + growth;
-    let kv_prompt = if inf.engine == Engine::Vllm || static_cache {
-        kv
-    } else {
-        kv_cache_bytes(r.spec, &r.shards, per_token, batch, inf.prompt_len as u128)
+    let prompt = inf.prompt_len as u128;
+    let retained = prefill_retained_per_sequence(r.spec, &r.shards, kv_dtype(r), prompt);
+    let kv_prompt = match retained {
+        _ if inf.engine == Engine::Vllm || static_cache => kv,
+        // DeepSeek-V4's cache keeps the prefill's projections alive
+        Some(per_sequence) if inf.engine == Engine::Transformers => batch * per_sequence,
+        _ => kv_cache_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), batch, prompt),
     };
     let prefill_peak = (kv_prompt + prefill + logits).saturating_sub(kv);
     // Before the prefill, with no cache yet, the vision tower runs over all
@@ -763,7 +804,14 @@ fn generation_step(
     let (working, formula) = if prefill_peak >= decode {
         (
             prefill_peak,
-            format!("prefill {prefill_formula} + fp32 logits b·V·4, less the cache not yet filled"),
+            format!(
+                "prefill {prefill_formula} + fp32 logits b·V·4, less the cache not yet filled{}",
+                if retained.is_some() {
+                    " (its windows and buffers still views of the prompt's projections)"
+                } else {
+                    ""
+                }
+            ),
         )
     } else {
         (

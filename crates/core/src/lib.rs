@@ -30,6 +30,7 @@ pub use error::{InputError, Result};
 pub mod activations;
 pub mod band;
 pub mod cases;
+pub mod compressed_kv;
 pub mod cross_attention;
 pub mod dequant;
 pub mod estimate;

@@ -14,7 +14,7 @@ pub mod arch;
 mod layer_variants;
 mod params;
 
-pub use layer_variants::{GlobalAttention, KvSharing, PerLayerInput};
+pub use layer_variants::{CompressedAttention, GlobalAttention, KvSharing, PerLayerInput};
 pub use params::{llava_projector_params, vision_params};
 
 /// Architecture family; decides biases, norms, MLP shape and block layout.
@@ -686,6 +686,9 @@ pub struct ModelSpec {
     /// The last layers reuse an earlier layer's keys and values (Gemma 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kv_sharing: Option<KvSharing>,
+    /// Compressed attention beside a window on every layer (DeepSeek-V4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compressed_attention: Option<CompressedAttention>,
     /// Per-layer embeddings (Gemma 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_layer_input: Option<PerLayerInput>,
@@ -1021,6 +1024,9 @@ impl ModelSpec {
         check_range("model.vocab", self.vocab, min_vocab, MAX_DIM)?;
         check_range("model.max_position", self.max_position, 0, MAX_POSITION)?;
         self.validate_parts()?;
+        if let Some(c) = &self.compressed_attention {
+            c.validate(self.attention_layer_count(), MAX_POSITION, MAX_HEADS)?;
+        }
         layer_variants::validate(
             self.global_attention.as_ref(),
             self.kv_sharing.as_ref(),

@@ -132,6 +132,11 @@ impl Shards {
         if windowed == 0 {
             return (per_token, 0);
         }
+        // every cached layer slides (DeepSeek-V4's windows are not alike:
+        // some keep keys and values apart, some one tensor for both)
+        if windowed == layers {
+            return (0, per_token);
+        }
         let (global_width, sliding_width) = spec.kv_widths(self.tp);
         let sliding = windowed * sliding_width;
         let elements = (layers - windowed) * global_width + sliding;

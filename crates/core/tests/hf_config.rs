@@ -551,3 +551,38 @@ fn hy_v4_indexes_layer_0_and_every_fourth_after_1_under_hyper_connections() {
     assert_eq!(e.field, "config.json: layer_types");
     assert!(e.message.contains("indexed_attention"), "{e}");
 }
+
+#[test]
+fn deepseek_v4_reads_its_compressed_layers_from_each_source_the_config_takes() {
+    let layers = |name: &str| {
+        let spec = from_hf_config(&config_text(name)).expect("imports");
+        let c = spec.compressed_attention.expect("compressed attention");
+        let window = spec.sliding_window.expect("a window on every layer");
+        assert_eq!(window.layers, spec.layers, "{name}");
+        assert_eq!(spec.kv_heads, 1, "{name}: one head, key and value");
+        (c.csa_layers, c.csa_rate, c.hca_layers, c.hca_rate)
+    };
+    // the class default: layers 0 and 1 HCA, then HCA and CSA alternating
+    // (43 layers: 20 CSA, 23 HCA), rates 4 and 128
+    assert_eq!(
+        layers("variants_2026/deepseek_v4__0.json"),
+        (20, 4, 23, 128)
+    );
+    // layer_types and compress_rates as saved
+    assert_eq!(layers("variants_2026/deepseek_v4__3.json"), (3, 8, 1, 16));
+    // legacy compress_ratios [0, 4, 128, 4] cut to 3 layers, compress_rate_hca
+    assert_eq!(layers("variants_2026/deepseek_v4__4.json"), (1, 4, 1, 32));
+    let text = config_text("variants_2026/deepseek_v4__4.json");
+    let with = |key: &str, value: serde_json::Value| {
+        let mut cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+        cfg[key] = value;
+        err(&cfg.to_string())
+    };
+    let e = with("compress_ratios", serde_json::json!([0, 8, 128]));
+    assert_eq!(e.field, "config.json: compress_ratios");
+    assert!(e.message.contains("allowed 0, 4, 128"), "{e}");
+    let e = with("layer_types", serde_json::json!(["sliding_attention"]));
+    assert!(e.message.contains("lists 1 layers"), "{e}");
+    let e = with("layer_types", serde_json::json!(vec!["full_attention"; 3]));
+    assert_eq!(e.field, "config.json: layer_types");
+}

@@ -2,7 +2,8 @@
 //! random-weight models of each family, prefilled and decoded on CPU in fp32
 //! and bf16 at several batch sizes and lengths (`data/cache/`, torch 2.15.0,
 //! transformers 5.24.0). Keys and values of the attention layers (and the
-//! DeepSeek Sparse Attention indexer's keys) must equal our KV-cache bytes, and the convolution and recurrent states our
+//! DeepSeek Sparse Attention indexer's keys, DeepSeek-V4's compressed
+//! entries and their buffers) must equal our KV-cache bytes, and the convolution and recurrent states our
 //! recurrent-state bytes, to the byte. Bookkeeping scalars of sliding layers
 //! (`cumulative_length`, an 8-byte counter) are not memory anyone plans for
 //! and are left out of both sides.
@@ -68,11 +69,29 @@ fn kv_and_state_bytes_equal_the_cache_objects_transformers_creates() {
                 STATIC_MAX_CACHE_LEN,
             )
         } else {
-            kv_cache_bytes(&spec, &one_gpu(spec.layers), per_token, batch, tokens)
+            kv_cache_bytes(
+                &spec,
+                &one_gpu(spec.layers),
+                (per_token, dtype),
+                batch,
+                tokens,
+            )
         };
         let state = state_bytes_per_sequence(&spec, dtype, 1, Engine::Transformers)
             .map_or(0, |(bytes, _)| bytes * batch);
-        let want_kv = u128::from(measured_bytes(&line, &["keys", "values", "indexer_keys"]));
+        // DeepSeek-V4's compressed entries, open-entry buffers and overlap
+        // rows are its KV cache too
+        let want_kv = u128::from(measured_bytes(
+            &line,
+            &[
+                "keys",
+                "values",
+                "indexer_keys",
+                "compressed_kv",
+                "buffer_",
+                "overlap_",
+            ],
+        ));
         let want_state = u128::from(measured_bytes(
             &line,
             &[
@@ -97,4 +116,42 @@ fn kv_and_state_bytes_equal_the_cache_objects_transformers_creates() {
         failures.join("\n")
     );
     assert!(checked >= 200, "{checked} measurements");
+}
+
+/// Right after a prefill into an empty cache, DeepSeek-V4's windows and
+/// open-entry buffers are views of the step's whole projections, which the
+/// cache keeps alive until the next step: the distinct storages behind its
+/// tensors (`retained_storage_bytes`) equal the prefill's retained bytes.
+#[test]
+fn deepseek_v4_prefill_keeps_its_projections_as_measured() {
+    let text = std::fs::read_to_string(data_dir().join("cache/hybrid_cache.jsonl"))
+        .expect("cache measurements");
+    let mut checked = 0;
+    for row in text.lines() {
+        let line: serde_json::Value = serde_json::from_str(row).expect("json line");
+        let Some(want) = line["retained_storage_bytes"].as_u64() else {
+            continue;
+        };
+        if line["decode_steps"].as_u64() != Some(0) {
+            continue;
+        }
+        let model_type = line["model_type"].as_str().unwrap_or_default();
+        let spec = from_hf_config(&resolved_config(model_type, &line["config"])).expect("imports");
+        let dtype = match line["dtype"].as_str() {
+            Some("bfloat16") => Dtype::Bf16,
+            _ => Dtype::Fp32,
+        };
+        let batch = u128::from(line["batch"].as_u64().expect("batch"));
+        let prompt = u128::from(line["prompt_len"].as_u64().expect("prompt"));
+        let per_sequence = vramfit_core::compressed_kv::prefill_retained_per_sequence(
+            &spec,
+            &one_gpu(spec.layers),
+            dtype,
+            prompt,
+        )
+        .expect("compressed attention");
+        assert_eq!(batch * per_sequence, u128::from(want), "{row:.120}");
+        checked += 1;
+    }
+    assert!(checked >= 6, "{checked} prefills");
 }

@@ -94,7 +94,8 @@ fn fixtures_exist_for_every_row() {
 /// What the config classes derive when a config leaves the lists out: the
 /// sliding layers of `layer_types` and the dense layers of `mlp_layer_types`
 /// that transformers built (`hf_variants_2026.csv`, blank where the class
-/// keeps no such list) equal the importer's, for hand-written configs
+/// keeps no such list) equal the importer's (DeepSeek-V4: its layers
+/// without a compressor), for hand-written configs
 /// (`first_k_dense_replace`, window patterns) as for saved ones.
 #[test]
 fn derived_layer_lists_match_the_config_classes() {
@@ -107,7 +108,13 @@ fn derived_layer_lists_match_the_config_classes() {
         // Gemma 4 keeps its global layers apart (`global_attention`);
         // families without a window list no sliding layers.
         if !sliding.is_empty() && spec.global_attention.is_none() {
-            let ours = spec.sliding_window.as_ref().map_or(0, |w| w.layers);
+            let windowed = spec.sliding_window.as_ref().map_or(0, |w| w.layers);
+            // DeepSeek-V4's every layer has a window; the sliding ones
+            // are those without a compressor
+            let ours = match &spec.compressed_attention {
+                Some(c) => windowed - c.csa_layers - c.hca_layers,
+                None => windowed,
+            };
             checked += 1;
             if sliding != ours.to_string() {
                 failures.push(format!("{config}: sliding layers {ours} vs {sliding}"));

@@ -6,9 +6,9 @@ use vramfit_core::catalog::models;
 use vramfit_core::gpu::gpus;
 use vramfit_core::image_tokens::ImageRule;
 use vramfit_core::model::{
-    Arch, GlobalAttention, Indexer, KvSharing, Mla, MlpKind, ModelSpec, Moe, NormKind,
-    PerLayerInput, QkNorm, Recurrent, RecurrentKind, SlidingWindow, TowerBlock, VideoFamily,
-    VisionTower,
+    Arch, CompressedAttention, GlobalAttention, Indexer, KvSharing, Mla, MlpKind, ModelSpec, Moe,
+    NormKind, PerLayerInput, QkNorm, Recurrent, RecurrentKind, SlidingWindow, TowerBlock,
+    VideoFamily, VisionTower,
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -435,6 +435,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             global_attention: x.global_attention,
             kv_sharing: x.kv_sharing,
             per_layer_input: x.per_layer_input,
+            compressed_attention: x.compressed_attention,
         }
     });
     prop_oneof![
@@ -458,6 +459,7 @@ struct HybridParts {
     global_attention: Option<GlobalAttention>,
     kv_sharing: Option<KvSharing>,
     per_layer_input: Option<PerLayerInput>,
+    compressed_attention: Option<CompressedAttention>,
 }
 
 fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
@@ -485,13 +487,15 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
             separate_z: f[5],
             chunk: inner % 300,
         });
-    // Gemma 4's layer variants: global heads, KV-sharing layers, per-layer inputs.
+    // Gemma 4's layer variants: global heads, KV-sharing layers, per-layer
+    // inputs; DeepSeek-V4's compressed layers.
     let variants = (
         proptest::option::of((0u64..1024, 0u64..64, any::<bool>())),
         proptest::option::of((0u64..40, 0u64..10, any::<bool>())),
         proptest::option::of((0u64..512, 0u64..300_000)),
+        proptest::option::of((0u64..40, 1u64..300, 0u64..40, 1u64..300, 0u64..256)),
     )
-        .prop_map(|(global, sharing, per_layer)| {
+        .prop_map(|(global, sharing, per_layer, compressed)| {
             (
                 global.map(|(head_dim, kv_heads, values_from_keys)| GlobalAttention {
                     head_dim,
@@ -504,6 +508,17 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
                     double_wide_mlp,
                 }),
                 per_layer.map(|(width, vocab)| PerLayerInput { width, vocab }),
+                compressed.map(
+                    |(csa_layers, csa_rate, hca_layers, hca_rate, index_head_dim)| {
+                        CompressedAttention {
+                            csa_layers,
+                            csa_rate,
+                            hca_layers,
+                            hca_rate,
+                            index_head_dim,
+                        }
+                    },
+                ),
             )
         });
     (
@@ -518,7 +533,8 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
     )
         .prop_map(
             |(qk_norm, recurrent, attention_layers, mlp_layers, extra, flags, cross, variants)| {
-                let (global_attention, kv_sharing, per_layer_input) = variants;
+                let (global_attention, kv_sharing, per_layer_input, compressed_attention) =
+                    variants;
                 HybridParts {
                     qk_norm,
                     recurrent,
@@ -531,6 +547,7 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
                     global_attention,
                     kv_sharing,
                     per_layer_input,
+                    compressed_attention,
                 }
             },
         )

@@ -182,6 +182,9 @@ pub(super) fn complete(
     if model_type == "hy_v4" {
         super::hyper::hy_v4(cfg, spec)?;
     }
+    if model_type == "deepseek_v4" {
+        super::hyper::deepseek_v4(cfg, spec)?;
+    }
     variant_layers(cfg, model_type, spec)?;
     moe_layouts::complete_borrowed(cfg, model_type, spec)?;
     if !completes(arch) {

@@ -294,6 +294,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "sarvam_mla",
             "glm_moe_dsa",
             "hy_v4",
+            "deepseek_v4",
             "glm4_moe_lite",
             "kimi_linear",
         ],

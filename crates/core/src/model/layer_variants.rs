@@ -1,7 +1,8 @@
 //! Layers that differ from the model's common layer, as Gemma 4 builds them
 //! (`modeling_gemma4.py` in transformers 5.24): full-attention layers with
 //! heads of their own, the last layers reading an earlier layer's keys and
-//! values instead of projecting their own, and per-layer embeddings.
+//! values instead of projecting their own, and per-layer embeddings; and
+//! DeepSeek-V4's compressed attention (`modeling_deepseek_v4.py`).
 
 use serde::{Deserialize, Serialize};
 
@@ -51,6 +52,59 @@ impl KvSharing {
 pub struct PerLayerInput {
     pub width: u64,
     pub vocab: u64,
+}
+
+/// DeepSeek-V4's attention (`DeepseekV4Attention`): every layer attends
+/// over a window (`sliding_window`) of one head that is both key and value
+/// (`head_dim` wide); a compressed-sparse (CSA) layer also over one
+/// compressed entry per `csa_rate` tokens, chosen by a lightning indexer
+/// that compresses keys of its own (`index_head_dim`), and a heavily
+/// compressed (HCA) layer over one entry per `hca_rate` tokens. The other
+/// layers only slide. The cache keeps the window, the entries, and the
+/// tokens of the entry still being filled (`crate::compressed_kv`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompressedAttention {
+    pub csa_layers: u64,
+    pub csa_rate: u64,
+    pub hca_layers: u64,
+    pub hca_rate: u64,
+    pub index_head_dim: u64,
+}
+
+impl CompressedAttention {
+    pub(super) fn validate(&self, layers: u64, max_position: u64, max_heads: u64) -> Result<()> {
+        check_range(
+            "model.compressed_attention.csa_layers",
+            self.csa_layers,
+            0,
+            layers,
+        )?;
+        check_range(
+            "model.compressed_attention.hca_layers",
+            self.hca_layers,
+            0,
+            layers - self.csa_layers,
+        )?;
+        check_range(
+            "model.compressed_attention.csa_rate",
+            self.csa_rate,
+            1,
+            max_position,
+        )?;
+        check_range(
+            "model.compressed_attention.hca_rate",
+            self.hca_rate,
+            1,
+            max_position,
+        )?;
+        check_range(
+            "model.compressed_attention.index_head_dim",
+            self.index_head_dim,
+            0,
+            max_heads,
+        )?;
+        Ok(())
+    }
 }
 
 /// Checks the three against the model's heads, layers and sliding layers.

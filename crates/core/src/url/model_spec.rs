@@ -9,9 +9,9 @@ use super::choice::Choice;
 use super::notice::Notice;
 use super::query::{bool_text, parse_bool, parse_u64_in, percent_encode, query_pairs};
 use crate::model::{
-    GlobalAttention, Indexer, KvSharing, Mla, ModelSpec, Moe, PerLayerInput, Recurrent,
-    SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS,
-    MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
+    CompressedAttention, GlobalAttention, Indexer, KvSharing, Mla, ModelSpec, Moe, PerLayerInput,
+    Recurrent, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE,
+    MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
 
 pub(super) const PREFIX: &str = "s.";
@@ -160,6 +160,18 @@ fn layer_variants(spec: &ModelSpec) -> Vec<(String, String)> {
     }
     if let Some(p) = &spec.per_layer_input {
         put("ple", list(&[Some(p.width), Some(p.vocab)]));
+    }
+    if let Some(c) = &spec.compressed_attention {
+        put(
+            "csa",
+            list(&[
+                Some(c.csa_layers),
+                Some(c.csa_rate),
+                Some(c.hca_layers),
+                Some(c.hca_rate),
+                Some(c.index_head_dim),
+            ]),
+        );
     }
     out
 }
@@ -490,7 +502,8 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
 /// Gemma 4's layer variants: `gatt` (global layers' head width, KV heads,
 /// 1 when values are keys), `kvsh` (sliding and global layers sharing
 /// keys and values, 1 for a double-wide MLP), `ple` (per-layer input width,
-/// table rows).
+/// table rows); DeepSeek-V4's `csa` (CSA layers, their rate, HCA layers,
+/// their rate, the indexer's key width).
 fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
     let flag = |n: Option<u64>| required(n, 1).map(|n| n == 1);
     match field {
@@ -515,6 +528,16 @@ fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), S
             spec.per_layer_input = Some(PerLayerInput {
                 width: required(width, MAX_DIM)?,
                 vocab: required(vocab, MAX_DIM)?,
+            });
+        }
+        "csa" => {
+            let [csa, m, hca, big_m, index] = numbers::<5>(v)?;
+            spec.compressed_attention = Some(CompressedAttention {
+                csa_layers: required(csa, MAX_LAYERS)?,
+                csa_rate: required(m, MAX_POSITION)?,
+                hca_layers: required(hca, MAX_LAYERS)?,
+                hca_rate: required(big_m, MAX_POSITION)?,
+                index_head_dim: required(index, MAX_HEADS)?,
             });
         }
         _ => return Err("unknown custom-model field".to_owned()),

@@ -84,6 +84,14 @@ TINY = {
                         num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1,
                         moe_intermediate_size=32, n_group=1, topk_group=1, index_n_heads=2,
                         index_head_dim=24, index_topk=4, index_topk_freq=2, index_skip_topk_offset=1),
+    # DeepSeek-V4: a window of one K=V head everywhere; compressed entries, open-entry buffers and overlap rows on
+    # CSA layers (with the indexer's own), entries and buffers on HCA layers
+    "deepseek_v4": dict(num_hidden_layers=3, head_dim=32, q_lora_rank=32, o_groups=2, o_lora_rank=16,
+                        index_n_heads=2, index_head_dim=16, index_topk=4, sliding_window=WINDOW,
+                        n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=32, hc_mult=2,
+                        layer_types=["sliding_attention", "compressed_sparse_attention",
+                                     "heavily_compressed_attention"],
+                        compress_rates={"compressed_sparse_attention": 4, "heavily_compressed_attention": 16}),
     # HY-V4: GLM-MoE-DSA's latent and indexer keys under hyper-connections; its own default indexer_types
     "hy_v4": dict(num_hidden_layers=6, q_lora_rank=32, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8,
                   v_head_dim=8, n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
@@ -171,7 +179,12 @@ TINY = {
 DROP_COMMON = {  # config fields a family does not take
     "mamba": {"num_attention_heads", "num_key_value_heads", "head_dim", "max_position_embeddings"},
     "mamba2": {"num_attention_heads", "num_key_value_heads", "max_position_embeddings"},
+    "deepseek_v4": {"num_key_value_heads"},
 }
+
+
+# families whose fp32-kept modules change the cache: DeepSeek-V4's fp32 position bias makes its overlap gate fp32
+KEEPS_FP32 = {"deepseek_v4"}
 
 
 def tiny_config(key):
@@ -196,7 +209,7 @@ RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_
             "hidden_size_per_layer_input", "vocab_size_per_layer_input", "attn_layer_indices",
             "max_window_layers", "mamba_expand", "linear_head_dim", "linear_num_heads", "kv_channels",
             "num_local_experts", "num_attention_heads_per_layer", "n_mamba_heads", "mamba_ngroups",
-            "num_mem_blocks", "adapter_rank", "attention_head_dim")
+            "num_mem_blocks", "adapter_rank", "attention_head_dim", "compress_rates")
 
 
 def config_summary(cfg):
@@ -276,9 +289,25 @@ def walk(cache, cfg):
     return layers
 
 
+def retained_storage(cache):
+    """Bytes of the distinct storages behind the cache's tensors (0-d counters left out): a view keeps its
+    whole base alive, which DeepSeek-V4's windows and buffers are after a multi-token step."""
+    seen, total = set(), 0
+    for layer in getattr(cache, "layers", []):
+        for val in vars(layer).values():
+            for t in (val.values() if isinstance(val, dict) else [val]):
+                if isinstance(t, torch.Tensor) and t.dim() > 0:
+                    st = t.untyped_storage()
+                    if st.data_ptr() not in seen:
+                        seen.add(st.data_ptr())
+                        total += st.nbytes()
+    return total
+
+
 def record(mt, model, cfg, cache, dtype_name, batch, prompt_len, steps, impl="dynamic"):
     layers = walk(cache, cfg)
-    return {"model_type": mt, "hf_class": type(model).__name__, "cache_class": type(cache).__name__,
+    extra = {"retained_storage_bytes": retained_storage(cache)} if mt in KEEPS_FP32 else {}
+    return {**extra, "model_type": mt, "hf_class": type(model).__name__, "cache_class": type(cache).__name__,
             "cache_impl": impl if impl == "dynamic" else f"{impl}(max_cache_len={STATIC_MAX_LEN})",
             "config": config_summary(cfg), "dtype": dtype_name, "batch": batch,
             "prompt_len": prompt_len, "decode_steps": steps, "total_len": prompt_len + steps,
@@ -289,7 +318,10 @@ def run(key, dtype_name, impl="dynamic"):
     mt = key.split(":")[0]
     cfg = tiny_config(key)
     torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(cfg).to(DTYPES[dtype_name]).eval()
+    if mt in KEEPS_FP32:  # as from_pretrained(dtype=...) builds it: `_keep_in_fp32_modules_strict` stay fp32
+        model = AutoModelForCausalLM.from_config(cfg, dtype=DTYPES[dtype_name]).eval()
+    else:
+        model = AutoModelForCausalLM.from_config(cfg).to(DTYPES[dtype_name]).eval()
     for batch, prompt_len in SIZES:
         ids = torch.randint(3, VOCAB, (batch, prompt_len))
         kwargs = {}
@@ -338,6 +370,16 @@ def predict_layer(rec, layer):
         kv = lambda tokens: B * heads * tokens * (c["head_dim"] + c["v_head_dim"]) * s
     if "kv_lora_rank" in c:  # MLA: the normed latent as keys, the shared rope key as values, one head
         kv = lambda tokens: B * tokens * (c["kv_lora_rank"] + c["qk_rope_head_dim"]) * s
+    if mt == "deepseek_v4":  # one K=V head: two tensors on sliding layers, one on compressing ones
+        D, Di, w = c["head_dim"], c["index_head_dim"], min(T, c["sliding_window"] - 1)
+        rates = c["compress_rates"]
+        if kind == "sliding_attention":
+            return 2 * B * w * D * s + 8      # + the 0-d int64 _sliding_window_tensor, as every V4 layer has
+        m = rates[kind]
+        if kind == "heavily_compressed_attention":
+            return B * s * D * (w + T // m + 2 * (T % m)) + 8
+        overlap = B * m * (D + Di) * (s + f32) if T >= m else 0  # the gate rows stay fp32
+        return B * s * (D * w + (D + Di) * (T // m) + 4 * (D + Di) * (T % m)) + overlap + 8
     if kind == "indexed_attention":  # and DeepSeek Sparse Attention's indexer keys, where the layer indexes
         shared = (c.get("indexer_types") or [])[layer["index"]:layer["index"] + 1] == ["shared"]
         return kv(T) + (0 if shared else B * T * c["index_head_dim"] * s)

@@ -432,6 +432,25 @@ VARIANTS["hy_v4"] = [
          indexer_types=["full", "shared", "full", "full"]),
     dict(HYV4_SMALL, num_hidden_layers=9, hc_mult=1, n_shared_experts=0),
 ]
+# DeepSeek-V4: a window of one K=V head on every layer, compressed entries on CSA / HCA layers, low-rank q and
+# grouped low-rank o, hyper-connections; legacy keys (`compress_ratios`, `compress_rate_hca`) in a hand-written config
+DSV4_SMALL = dict(vocab_size=1000, hidden_size=64, moe_intermediate_size=32, num_hidden_layers=4, num_attention_heads=4,
+                  head_dim=32, q_lora_rank=48, n_routed_experts=8, num_experts_per_tok=2, o_groups=2, o_lora_rank=24,
+                  index_n_heads=4, index_head_dim=16, index_topk=4, sliding_window=8)
+CSA_, HCA_, SWA_ = "compressed_sparse_attention", "heavily_compressed_attention", "sliding_attention"
+VARIANTS["deepseek_v4"] = [
+    {},
+    dict(DSV4_SMALL),
+    dict(DSV4_SMALL, num_hidden_layers=5, hc_mult=3, tie_word_embeddings=True, n_shared_experts=3,
+         num_key_value_heads=4, attention_bias=True),
+    dict(DSV4_SMALL, num_hidden_layers=6, layer_types=[SWA_, CSA_, HCA_, SWA_, CSA_, CSA_],
+         compress_rates={CSA_: 8, HCA_: 16}, mlp_bias=True, o_groups=4, hc_mult=2, mlp_layer_types=["moe"] * 6),
+    dict(DSV4_SMALL, _raw=True, num_hidden_layers=3, hidden_size=96, head_dim=64, num_attention_heads=6, o_groups=3,
+         o_lora_rank=40, q_lora_rank=80, index_n_heads=3, index_head_dim=24, n_routed_experts=5,
+         moe_intermediate_size=40, vocab_size=777, compress_ratios=[0, 4, 128, 4], num_hash_layers=1,
+         compress_rate_hca=32),
+    dict(DSV4_SMALL, num_hidden_layers=7, hc_mult=1, index_n_heads=2, vocab_size=5003),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,

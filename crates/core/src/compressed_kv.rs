@@ -1,0 +1,92 @@
+//! The cache of DeepSeek-V4's compressed attention, beside its window
+//! (`DeepseekV4CSACache` and `DeepseekV4HCACache` in transformers 5.24's
+//! `modeling_deepseek_v4.py`; measured in `tests/data/cache/`).
+//!
+//! After T tokens, with s the cache dtype's bytes, D = `head_dim`,
+//! Di = `index_head_dim`, m the layer's rate:
+//! - a compressed-sparse (CSA) layer keeps ⌊T/m⌋ entries of its compressor
+//!   (D) and of its indexer (Di); the kv and gate projections of the
+//!   T mod m tokens of the entry being filled, each 2·(D + Di) wide (its
+//!   entries overlap their neighbours'); and, once T ≥ m, the previous
+//!   entry's m rows of kv (model dtype) and gate (fp32, as its position
+//!   bias is), D + Di wide.
+//! - a heavily compressed (HCA) layer keeps ⌊T/m⌋ entries of D, and the kv
+//!   and gate of the T mod m tokens of the open entry, D each.
+//!
+//! The window (every layer, T capped at `sliding_window` − 1) is the KV
+//! cache's own: one head that is key and value, kept once on the
+//! compressing layers and twice (keys, values) on the sliding-only ones.
+
+use crate::model::ModelSpec;
+use crate::parallel::Shards;
+use crate::precision::Dtype;
+
+/// The compressed entries and open-entry buffers of one sequence after
+/// `tokens` tokens, on the busiest pipeline stage, and the formula.
+pub fn compressed_bytes_per_sequence(
+    spec: &ModelSpec,
+    shards: &Shards,
+    kv: Dtype,
+    tokens: u128,
+) -> Option<(u128, String)> {
+    let (bytes, formula, _) = layer_bytes(spec, shards, kv, tokens)?;
+    Some((bytes, formula))
+}
+
+/// What one sequence's cache holds right after a prefill of `prompt`
+/// tokens into an empty cache: the window and the open-entry buffers are
+/// views of the step's whole projections, which stay alive until the next
+/// step (every layer's window `prompt` rows, every buffer `prompt` rows;
+/// measured to the byte on CPU, `tests/data/cache/README.md`).
+pub fn prefill_retained_per_sequence(
+    spec: &ModelSpec,
+    shards: &Shards,
+    kv: Dtype,
+    prompt: u128,
+) -> Option<u128> {
+    layer_bytes(spec, shards, kv, prompt).map(|(_, _, retained)| retained)
+}
+
+/// (entries and buffers after `tokens`, their formula, everything a
+/// prefill of `tokens` leaves alive, windows included).
+fn layer_bytes(
+    spec: &ModelSpec,
+    shards: &Shards,
+    kv: Dtype,
+    tokens: u128,
+) -> Option<(u128, String, u128)> {
+    let c = spec.compressed_attention.as_ref()?;
+    let pp = shards.pp.max(1);
+    let (csa_layers, hca_layers) = (
+        u128::from(c.csa_layers).div_ceil(pp),
+        u128::from(c.hca_layers).div_ceil(pp),
+    );
+    let s = kv.bytes() as u128;
+    let d = u128::from(spec.head_dim());
+    let wide = d + u128::from(c.index_head_dim);
+    let (m, big_m) = (u128::from(c.csa_rate), u128::from(c.hca_rate));
+    let t = tokens;
+    // the fp32 overlap gate beside the model-dtype overlap kv
+    let overlap = if t >= m { m * wide * (s + 4) } else { 0 };
+    let csa = s * wide * (t / m) + 4 * s * wide * (t % m) + overlap;
+    let hca = s * d * (t / big_m + 2 * (t % big_m));
+    let bytes = csa_layers * csa + hca_layers * hca;
+    // a prefill's views: every window `t` rows (two on sliding layers), the
+    // buffers `t` rows of their projections
+    let layers = shards.stage_attention(spec).0;
+    let plain = layers.saturating_sub(csa_layers + hca_layers);
+    let retained = s * t * d * (2 * plain + csa_layers + hca_layers)
+        + csa_layers * (csa - 4 * s * wide * (t % m) + 4 * s * wide * t)
+        + hca_layers * (hca - 2 * s * d * (t % big_m) + 2 * s * d * t);
+    let formula = format!(
+        "compressed: {csa_layers} CSA layers × (⌊{t}/{m}⌋ entries + 4 × {} open) × {wide} × {s} B{} + {hca_layers} HCA layers × (⌊{t}/{big_m}⌋ + 2 × {} open) × {d} × {s} B",
+        t % m,
+        if overlap > 0 {
+            format!(" + {m} overlap rows × {wide} × ({s} + 4) B")
+        } else {
+            String::new()
+        },
+        t % big_m,
+    );
+    Some((bytes, formula, retained))
+}
