@@ -36,6 +36,11 @@ THEME_COLOUR = "#2f6fde"
 BACKGROUND_COLOUR = "#ffffff"
 # Length of the release version: 16 hex digits (64 bits) of SHA-256.
 VERSION_HEX_DIGITS = 16
+# Each file's check in the precache list: its first 16 hex digits (64 bits)
+# of SHA-256. The worker refuses a file the server changed under the release
+# (a half-finished deploy, a stale CDN copy); 64 bits make a chance match
+# negligible, and the full 256 cost 0.4 KB of the gzipped first load.
+CONTENT_HEX_DIGITS = 16
 # The sw.js of a development build (`trunk serve` without --release): the app
 # does not register a worker then, but a release's worker registered earlier
 # on the same address would keep serving its cached files; the browser's
@@ -105,7 +110,7 @@ def inline_stylesheets(html, staging):
         name = match.group(1).rsplit("/", 1)[-1]
         path = os.path.join(staging, name)
         with open(path, encoding="utf-8") as f:
-            rules.append(f.read().strip())
+            rules.append(minify_css(f.read()))
         os.remove(path)
         return "\0" if len(rules) == 1 else ""
 
@@ -113,6 +118,18 @@ def inline_stylesheets(html, staging):
     if not rules:
         return html
     return html.replace("\0", "<style>" + "\n".join(rules) + "</style>", 1)
+
+
+def minify_css(css):
+    """A stylesheet without comments and without the whitespace a browser
+    ignores: runs of spaces and newlines become one space, and none is kept
+    around braces, semicolons and commas (the sources quote nothing but
+    attribute values, which hold none of these). Colons keep their spaces:
+    in a selector (`.a :hover`) one is a combinator."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    css = re.sub(r"\s+", " ", css)
+    css = re.sub(r" ?([{};,]) ?", r"\1", css)
+    return css.replace(";}", "}").strip()
 
 
 def precache_list(staging):
@@ -124,7 +141,8 @@ def precache_list(staging):
             if path == SERVICE_WORKER:
                 continue
             with open(full, "rb") as f:
-                files.append({"path": path, "sha256": hashlib.sha256(f.read()).hexdigest()})
+                digest = hashlib.sha256(f.read()).hexdigest()[:CONTENT_HEX_DIGITS]
+                files.append({"path": path, "sha256": digest})
     files.sort(key=lambda f: f["path"])
     listing = "".join(f"{f['path']} {f['sha256']}\n" for f in files)
     version = hashlib.sha256(listing.encode()).hexdigest()[:VERSION_HEX_DIGITS]

@@ -229,16 +229,8 @@ mod tests {
                     ),
                     "{link}"
                 );
-                // serde_json reads a float back to within one unit in the
-                // last place; the ranking was made in the worker.
-                let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * y.abs().max(1.0);
-                assert!(
-                    close(a.cost.score, b.cost.score),
-                    "{link}: {:?} {:?}",
-                    a.cost,
-                    b.cost
-                );
-                assert!(close(a.cost.slowdown, b.cost.slowdown), "{link}");
+                // floats travel as their bits: the ranking comes back exact
+                assert_eq!(a.cost, b.cost, "{link}");
             }
             assert_eq!(
                 (through.fits, through.headroom_bytes, through.evaluated),
@@ -251,6 +243,28 @@ mod tests {
             plans >= 3,
             "only {plans} plans: the check needs setups that do not fit"
         );
+    }
+
+    /// A report cut short, a bad escape or an absurd length reads as no
+    /// report, never as a panic or a huge allocation.
+    #[test]
+    fn a_garbled_plans_answer_reads_as_none() {
+        let link = "v=1&m=meta-llama/Llama-3.1-8B&t=train&gpu=rtx-4090&mb=4&seq=4096";
+        let text = result(&answer(PLANS, link)).expect("plans").to_owned();
+        assert!(read_plans(&text).is_some_and(|r| !r.plans.is_empty()));
+        for cut in [0, 1, text.len() / 3, text.len() / 2, text.len() - 2] {
+            let cut = (0..=cut)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0);
+            assert!(read_plans(&text[..cut]).is_none(), "cut at {cut}");
+        }
+        let lines: Vec<&str> = text.split('\n').collect();
+        let mut huge = lines.clone();
+        huge[7] = "99999999999";
+        assert!(read_plans(&huge.join("\n")).is_none());
+        let escaped = text.replacen("\n", "\\q\n", 9);
+        assert!(read_plans(&escaped).is_none());
     }
 
     /// Every config.json the core's tests import comes back through the

@@ -1,10 +1,9 @@
 //! What the importer worker is asked and what it answers: plain strings, so
 //! that the page carries none of the importers' code, only the readers of
-//! their answers (a model comes back as JSON, read by the serde code the
-//! model catalog needs anyway). Compiled into the page (`src/importer.rs`)
+//! their answers (a model as link text, plans as tokens, a machine as one
+//! line: no JSON reader in the page). Compiled into the page (`src/importer.rs`)
 //! and into the worker (`src/bin/vramfit-importer.rs`).
 
-use serde::{Deserialize, Serialize};
 use vramfit_core::inventory::{Card, Inventory, MachineGpus};
 use vramfit_core::model::ModelSpec;
 use vramfit_core::plan::techniques::{TechniqueId, Text};
@@ -40,9 +39,7 @@ pub fn answer(kind: &str, text: &str) -> String {
             .ok_or_else(String::new),
         PLANS => fix_plans(&decode(text).scenario, &PlanOptions::default())
             .map_err(|e| e.to_string())
-            .and_then(|report| {
-                serde_json::to_string(&WireReport::of(report)).map_err(|e| e.to_string())
-            }),
+            .map(write_report),
         _ => Err(format!("no importer for {kind:?}")),
     };
     match result {
@@ -68,145 +65,191 @@ pub fn read_model(result: &str) -> Option<ModelSpec> {
 
 /// The report of a `plans` answer's result.
 pub fn read_plans(result: &str) -> Option<PlanReport> {
-    serde_json::from_str::<WireReport>(result).ok()?.report()
+    read_report(result)
 }
 
-/// A plan report on the wire: each plan's changed scenario travels as its
-/// share-link query, which the page decodes anyway, so the page carries no
-/// JSON reader of a whole scenario (about 9 KB of the first load); and the
-/// rest as tuples, whose readers are a fraction of named structs' (a
-/// technique as its place in `TechniqueId::ALL`). The worker's scenario
-/// came from a link, and a plan changes only fields the link carries, so
-/// the round trip is exact.
-#[derive(Serialize, Deserialize)]
-struct WireReport(u64, u64, u64, bool, i64, bool, Vec<WirePlan>, usize);
-
-/// changes, cost (slowdown, risk, GPU factor, score), peak allocated,
-/// device used, capacity, headroom, the scenario's link.
-#[derive(Serialize, Deserialize)]
-struct WirePlan(Vec<WireChange>, [f64; 4], u64, u64, u64, i64, String);
-
-/// id, en, zh, speed factor, speed cost, risk, risk text, sources, workload.
-#[derive(Serialize, Deserialize)]
-struct WireChange(
-    u8,
-    String,
-    String,
-    f64,
-    (String, String),
-    f64,
-    (String, String),
-    Vec<String>,
-    bool,
-);
-
-impl WireReport {
-    fn of(r: PlanReport) -> Self {
-        let plans = r
-            .plans
-            .into_iter()
-            .map(|p| {
-                let c = p.cost;
-                WirePlan(
-                    p.changes.into_iter().map(WireChange::of).collect(),
-                    [c.slowdown, c.quality_risk_pct, c.gpu_factor, c.score],
-                    p.peak_allocated_bytes,
-                    p.device_used_bytes,
-                    p.capacity_bytes,
-                    p.headroom_bytes,
-                    encode(&p.scenario),
-                )
-            })
-            .collect();
-        WireReport(
-            r.capacity_bytes,
-            r.device_used_bytes,
-            r.peak_allocated_bytes,
-            r.fits,
-            r.headroom_bytes,
-            r.pool_verdict,
-            plans,
-            r.evaluated,
-        )
+/// A plan report on the wire: one token per line, in `write_report`'s
+/// order. Each plan's changed scenario travels as its share-link query,
+/// which the page decodes anyway; a technique as its place in
+/// `TechniqueId::ALL`; a float as its bits, so it comes back exact; a text
+/// with its backslashes and line breaks escaped; a list after its length.
+/// The page thus carries no JSON reader at all (5.7 KB of the gzipped first
+/// load). The worker's scenario came from a link, and a plan changes only
+/// fields the link carries, so the round trip is exact.
+fn write_report(r: PlanReport) -> String {
+    let mut out = Tokens(String::new());
+    out.put(r.capacity_bytes);
+    out.put(r.device_used_bytes);
+    out.put(r.peak_allocated_bytes);
+    out.put(u8::from(r.fits));
+    out.put(r.headroom_bytes);
+    out.put(u8::from(r.pool_verdict));
+    out.put(r.evaluated);
+    out.put(r.plans.len());
+    for p in r.plans {
+        out.put(p.changes.len());
+        for c in p.changes {
+            let id = TechniqueId::ALL.iter().position(|&t| t == c.id);
+            out.put(id.unwrap_or(0));
+            for text in [&c.en, &c.zh, &c.speed_cost.en, &c.speed_cost.zh] {
+                out.text(text);
+            }
+            for text in [&c.quality_risk.en, &c.quality_risk.zh] {
+                out.text(text);
+            }
+            out.put(c.speed_factor.to_bits());
+            out.put(c.quality_risk_pct.to_bits());
+            out.put(u8::from(c.changes_workload));
+            out.put(c.sources.len());
+            for source in &c.sources {
+                out.text(source);
+            }
+        }
+        let cost = &p.cost;
+        for x in [
+            cost.slowdown,
+            cost.quality_risk_pct,
+            cost.gpu_factor,
+            cost.score,
+        ] {
+            out.put(x.to_bits());
+        }
+        out.put(p.peak_allocated_bytes);
+        out.put(p.device_used_bytes);
+        out.put(p.capacity_bytes);
+        out.put(p.headroom_bytes);
+        out.text(&encode(&p.scenario));
     }
+    out.0
+}
 
-    fn report(self) -> Option<PlanReport> {
-        let WireReport(capacity, device_used, peak, fits, headroom, pool, plans, evaluated) = self;
-        let plans = plans
-            .into_iter()
-            .map(
-                |WirePlan(changes, cost, peak, used, capacity, headroom, link)| {
-                    Some(Plan {
-                        changes: changes
-                            .into_iter()
-                            .map(WireChange::change)
-                            .collect::<Option<_>>()?,
-                        cost: PlanCost {
-                            slowdown: cost[0],
-                            quality_risk_pct: cost[1],
-                            gpu_factor: cost[2],
-                            score: cost[3],
-                        },
-                        peak_allocated_bytes: peak,
-                        device_used_bytes: used,
-                        capacity_bytes: capacity,
-                        headroom_bytes: headroom,
-                        scenario: decode(&link).scenario,
-                    })
+/// The report `write_report` wrote (`None` for any other text).
+fn read_report(text: &str) -> Option<PlanReport> {
+    let mut t = Reader(text.split('\n'));
+    let (capacity_bytes, device_used_bytes, peak) = (t.num()?, t.num()?, t.num()?);
+    let (fits, headroom_bytes, pool_verdict) = (t.flag()?, t.num()?, t.flag()?);
+    let evaluated = t.num()?;
+    let mut plans = Vec::new();
+    for _ in 0..t.count()? {
+        let mut changes = Vec::new();
+        for _ in 0..t.count()? {
+            let id = *TechniqueId::ALL.get(t.num::<usize>()?)?;
+            let (en, zh, speed_en, speed_zh) = (t.text()?, t.text()?, t.text()?, t.text()?);
+            let (risk_en, risk_zh) = (t.text()?, t.text()?);
+            let (speed_factor, quality_risk_pct) = (t.float()?, t.float()?);
+            let changes_workload = t.flag()?;
+            let sources = (0..t.count()?).map(|_| t.text()).collect::<Option<_>>()?;
+            changes.push(PlanChange {
+                id,
+                en,
+                zh,
+                speed_factor,
+                speed_cost: Text {
+                    en: speed_en,
+                    zh: speed_zh,
                 },
-            )
-            .collect::<Option<_>>()?;
-        Some(PlanReport {
-            capacity_bytes: capacity,
-            device_used_bytes: device_used,
-            peak_allocated_bytes: peak,
-            fits,
-            headroom_bytes: headroom,
-            pool_verdict: pool,
-            plans,
-            evaluated,
-        })
+                quality_risk_pct,
+                quality_risk: Text {
+                    en: risk_en,
+                    zh: risk_zh,
+                },
+                sources,
+                changes_workload,
+            });
+        }
+        let cost = PlanCost {
+            slowdown: t.float()?,
+            quality_risk_pct: t.float()?,
+            gpu_factor: t.float()?,
+            score: t.float()?,
+        };
+        plans.push(Plan {
+            changes,
+            cost,
+            peak_allocated_bytes: t.num()?,
+            device_used_bytes: t.num()?,
+            capacity_bytes: t.num()?,
+            headroom_bytes: t.num()?,
+            scenario: decode(&t.text()?).scenario,
+        });
+    }
+    // the last token's line break, and nothing after it
+    if (t.0.next(), t.0.next()) != (Some(""), None) {
+        return None;
+    }
+    Some(PlanReport {
+        capacity_bytes,
+        device_used_bytes,
+        peak_allocated_bytes: peak,
+        fits,
+        headroom_bytes,
+        pool_verdict,
+        plans,
+        evaluated,
+    })
+}
+
+/// `write_report`'s writer.
+struct Tokens(String);
+
+impl Tokens {
+    fn put(&mut self, value: impl std::fmt::Display) {
+        self.0.push_str(&value.to_string());
+        self.0.push('\n');
+    }
+
+    fn text(&mut self, text: &str) {
+        for c in text.chars() {
+            match c {
+                '\\' => self.0.push_str("\\\\"),
+                '\n' => self.0.push_str("\\n"),
+                c => self.0.push(c),
+            }
+        }
+        self.0.push('\n');
     }
 }
 
-impl WireChange {
-    fn of(c: PlanChange) -> Self {
-        let id = TechniqueId::ALL
-            .iter()
-            .position(|&t| t == c.id)
-            .unwrap_or(0) as u8;
-        WireChange(
-            id,
-            c.en,
-            c.zh,
-            c.speed_factor,
-            (c.speed_cost.en, c.speed_cost.zh),
-            c.quality_risk_pct,
-            (c.quality_risk.en, c.quality_risk.zh),
-            c.sources,
-            c.changes_workload,
-        )
+/// `read_report`'s reader: every token checked, none trusted.
+struct Reader<'a>(std::str::Split<'a, char>);
+
+impl Reader<'_> {
+    fn num<T: std::str::FromStr>(&mut self) -> Option<T> {
+        self.0.next()?.parse().ok()
     }
 
-    fn change(self) -> Option<PlanChange> {
-        let WireChange(id, en, zh, speed_factor, speed, risk_pct, risk, sources, workload) = self;
-        Some(PlanChange {
-            id: *TechniqueId::ALL.get(usize::from(id))?,
-            en,
-            zh,
-            speed_factor,
-            speed_cost: Text {
-                en: speed.0,
-                zh: speed.1,
-            },
-            quality_risk_pct: risk_pct,
-            quality_risk: Text {
-                en: risk.0,
-                zh: risk.1,
-            },
-            sources,
-            changes_workload: workload,
-        })
+    /// A list's length, at most a search's plans or a plan's changes.
+    fn count(&mut self) -> Option<usize> {
+        self.num::<usize>().filter(|&n| n <= 4096)
+    }
+
+    fn flag(&mut self) -> Option<bool> {
+        match self.0.next()? {
+            "0" => Some(false),
+            "1" => Some(true),
+            _ => None,
+        }
+    }
+
+    fn float(&mut self) -> Option<f64> {
+        self.num::<u64>().map(f64::from_bits)
+    }
+
+    fn text(&mut self) -> Option<String> {
+        let mut out = String::new();
+        let mut chars = self.0.next()?.chars();
+        while let Some(c) = chars.next() {
+            out.push(if c != '\\' {
+                c
+            } else {
+                match chars.next()? {
+                    'n' => '\n',
+                    '\\' => '\\',
+                    _ => return None,
+                }
+            });
+        }
+        Some(out)
     }
 }
 

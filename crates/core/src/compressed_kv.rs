@@ -79,14 +79,7 @@ fn layer_bytes(
         + csa_layers * (csa - 4 * s * wide * (t % m) + 4 * s * wide * t)
         + hca_layers * (hca - 2 * s * d * (t % big_m) + 2 * s * d * t);
     let formula = format!(
-        "compressed: {csa_layers} CSA layers × (⌊{t}/{m}⌋ entries + 4 × {} open) × {wide} × {s} B{} + {hca_layers} HCA layers × (⌊{t}/{big_m}⌋ + 2 × {} open) × {d} × {s} B",
-        t % m,
-        if overlap > 0 {
-            format!(" + {m} overlap rows × {wide} × ({s} + 4) B")
-        } else {
-            String::new()
-        },
-        t % big_m,
+        "{csa_layers} CSA layers × ⌊{t}/{m}⌋ entries × {wide} + {hca_layers} HCA layers × ⌊{t}/{big_m}⌋ × {d}, × {s} B, with the open entries' rows"
     );
     Some((bytes, formula, retained))
 }
