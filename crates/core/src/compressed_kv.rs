@@ -21,6 +21,31 @@ use crate::model::ModelSpec;
 use crate::parallel::Shards;
 use crate::precision::Dtype;
 
+/// The busiest pipeline stage's layers: (sliding only, CSA, HCA).
+fn stage_layers(spec: &ModelSpec, shards: &Shards) -> Option<(u128, u128, u128)> {
+    let c = spec.compressed_attention.as_ref()?;
+    let layers = shards.stage_attention(spec).0;
+    let pp = shards.pp.max(1);
+    let csa = u128::from(c.csa_layers).div_ceil(pp).min(layers);
+    let hca = u128::from(c.hca_layers).div_ceil(pp).min(layers - csa);
+    Some((layers - csa - hca, csa, hca))
+}
+
+/// KV bytes per token of the window on the busiest stage, and the formula:
+/// one head that is key and value, kept once on the layers that compress
+/// (`values` is the `keys` tensor) and as two tensors on the sliding-only
+/// ones. The window caps them at `sliding_window` − 1 tokens
+/// (`inference::kv_cache_bytes`).
+pub fn window_per_token(spec: &ModelSpec, shards: &Shards, b: u128) -> Option<(u128, String)> {
+    let (plain, csa, hca) = stage_layers(spec, shards)?;
+    let compressing = csa + hca;
+    let d = spec.head_dim() as u128;
+    Some((
+        (2 * plain + compressing) * d * b,
+        format!("({plain} sliding layers × 2 (K,V) + {compressing} compressing layers × 1 (K = V)) × {d} × {b} B"),
+    ))
+}
+
 /// The compressed entries and open-entry buffers of one sequence after
 /// `tokens` tokens, on the busiest pipeline stage, and the formula.
 pub fn compressed_bytes_per_sequence(
@@ -56,15 +81,12 @@ fn layer_bytes(
     tokens: u128,
 ) -> Option<(u128, String, u128)> {
     let c = spec.compressed_attention.as_ref()?;
-    let pp = shards.pp.max(1);
-    let (csa_layers, hca_layers) = (
-        u128::from(c.csa_layers).div_ceil(pp),
-        u128::from(c.hca_layers).div_ceil(pp),
-    );
+    let (plain, csa_layers, hca_layers) = stage_layers(spec, shards)?;
     let s = kv.bytes() as u128;
     let d = u128::from(spec.head_dim());
     let wide = d + u128::from(c.index_head_dim);
-    let (m, big_m) = (u128::from(c.csa_rate), u128::from(c.hca_rate));
+    // validated ≥ 1; a rate of 0 would divide by zero
+    let (m, big_m) = (u128::from(c.csa_rate).max(1), u128::from(c.hca_rate).max(1));
     let t = tokens;
     // the fp32 overlap gate beside the model-dtype overlap kv
     let overlap = if t >= m { m * wide * (s + 4) } else { 0 };
@@ -73,8 +95,6 @@ fn layer_bytes(
     let bytes = csa_layers * csa + hca_layers * hca;
     // a prefill's views: every window `t` rows (two on sliding layers), the
     // buffers `t` rows of their projections
-    let layers = shards.stage_attention(spec).0;
-    let plain = layers.saturating_sub(csa_layers + hca_layers);
     let retained = s * t * d * (2 * plain + csa_layers + hca_layers)
         + csa_layers * (csa - 4 * s * wide * (t % m) + 4 * s * wide * t)
         + hca_layers * (hca - 2 * s * d * (t % big_m) + 2 * s * d * t);

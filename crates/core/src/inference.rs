@@ -1,6 +1,8 @@
 //! Inference memory: weights, KV cache, prefill working set, per engine.
 
-use crate::compressed_kv::{compressed_bytes_per_sequence, prefill_retained_per_sequence};
+use crate::compressed_kv::{
+    compressed_bytes_per_sequence, prefill_retained_per_sequence, window_per_token,
+};
 use crate::dequant::{dequant_buffer_bytes, dequant_buffer_line};
 use crate::model::{Arch, ModelSpec};
 use crate::parallel::Shards;
@@ -42,8 +44,11 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
             };
             (latent + indexed, text)
         }
-        None if spec.compressed_attention.is_some() => compressed_window_per_token(spec, b, layers),
         None => {
+            // DeepSeek-V4: its window's own widths
+            if let Some(window) = window_per_token(spec, shards, b) {
+                return window;
+            }
             let kv_heads = (spec.kv_heads as u128).div_ceil(shards.tp).max(1);
             let d = spec.head_dim() as u128;
             // keys d wide and values as wide: "2 (K,V) × d", else "(dk + dv)"
@@ -76,21 +81,6 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
             )
         }
     }
-}
-
-/// DeepSeek-V4's window: one head that is key and value, kept once on the
-/// layers that compress (`values` is the `keys` tensor) and as two tensors
-/// on the sliding-only ones; the entries are `crate::compressed_kv`'s.
-fn compressed_window_per_token(spec: &ModelSpec, b: u128, layers: u128) -> (u128, String) {
-    let c = spec.compressed_attention.as_ref();
-    let compressing = c.map_or(0, |c| u128::from(c.csa_layers + c.hca_layers));
-    let compressing = compressing.min(layers);
-    let plain = layers - compressing;
-    let d = spec.head_dim() as u128;
-    (
-        (2 * plain + compressing) * d * b,
-        format!("({plain} sliding layers × 2 (K,V) + {compressing} compressing layers × 1 (K = V)) × {d} × {b} B"),
-    )
 }
 
 pub struct InferenceMemory {

@@ -585,4 +585,8 @@ fn deepseek_v4_reads_its_compressed_layers_from_each_source_the_config_takes() {
     assert!(e.message.contains("lists 1 layers"), "{e}");
     let e = with("layer_types", serde_json::json!(vec!["full_attention"; 3]));
     assert_eq!(e.field, "config.json: layer_types");
+    // 6 heads × 64 = 384 does not split into 5 output groups
+    let e = with("o_groups", 5.into());
+    assert_eq!(e.field, "config.json: o_groups");
+    assert!(e.message.contains("must divide"), "{e}");
 }

@@ -207,6 +207,17 @@ fn exact_deepseek_v4(cfg: &Cfg, spec: &ModelSpec) -> Result<u64> {
         int("o_lora_rank", 1024)?,
         int("o_groups", 8)?,
     );
+    // `attn_output.reshape(..., o_groups, -1)` splits the heads' output
+    // into equal groups
+    if (heads * d) % groups != 0 {
+        return Err(InputError::new(
+            cfg.field("o_groups"),
+            format!(
+                "{groups} must divide num_attention_heads × head_dim ({})",
+                heads * d
+            ),
+        ));
+    }
     let index_heads = int("index_n_heads", 64)?;
     let n = w(cfg.int(&["hc_mult"], 1, 64)?.unwrap_or(4));
     let (experts, width) = spec
