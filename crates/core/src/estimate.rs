@@ -269,8 +269,9 @@ fn serving_note(pool: &ServingPool, spec: &ModelSpec) -> Option<Note> {
 
 /// vLLM runs a VLM's encoder on dummy items of the processor's largest
 /// size before it sizes the KV pool (`GPUModelRunner.profile_run`, "Encoder
-/// cache will be initialized with a budget of N tokens"): that peak is not
-/// modelled here, so the note says so and names the knobs that lower it.
+/// cache will be initialized with a budget of N tokens"), counted in the
+/// profile peak (`serving::encoder`): the note says so and names the knobs
+/// that lower it.
 fn vllm_encoder_note(task: &TaskMemory, spec: &ModelSpec) -> Option<Note> {
     let pool = task.serving.as_ref()?;
     if pool.engine != Engine::Vllm || spec.vision.is_none() || spec.layers == 0 {
@@ -278,8 +279,8 @@ fn vllm_encoder_note(task: &TaskMemory, spec: &ModelSpec) -> Option<Note> {
     }
     Some(Note::new(
         "vllm_encoder_profile",
-        "vLLM also profiles the vision encoder on dummy images of the largest size its processor allows before it sizes the KV pool; that peak is not counted here, so the pool can be smaller. --limit-mm-per-prompt and --mm-processor-kwargs (max_pixels) lower it; --skip-mm-profiling skips it.".to_owned(),
-        "vLLM 在确定 KV 池之前，还会用处理器允许的最大尺寸的虚拟图像对视觉编码器做一次显存分析；这里没有计入这一峰值，因此实际的池可能更小。--limit-mm-per-prompt 和 --mm-processor-kwargs（max_pixels）可以降低它，--skip-mm-profiling 可以跳过它。".to_owned(),
+        "vLLM profiles the vision encoder on dummy images of the largest size its processor allows, as many as max_num_batched_tokens holds, before it sizes the KV pool: the activation line counts that run and the images' embeddings held through the text step. A lower max_pixels or fewer tiles (--mm-processor-kwargs) or a smaller --max-num-batched-tokens lowers it; --limit-mm-per-prompt '{\"image\": 0}' or --skip-mm-profiling skips it.".to_owned(),
+        "vLLM 在确定 KV 池之前，会用处理器允许的最大尺寸的虚拟图像（max_num_batched_tokens 能容纳的张数）对视觉编码器做一次显存分析：激活一行计入了这次前向以及在文本步骤中保留的图像嵌入。降低 max_pixels 或图块数（--mm-processor-kwargs）或减小 --max-num-batched-tokens 可以降低它；--limit-mm-per-prompt '{\"image\": 0}' 或 --skip-mm-profiling 会跳过它。".to_owned(),
     ))
 }
 

@@ -35,6 +35,7 @@ pub use anyres::LLAVA_NEXT_PINPOINTS;
 mod resize;
 pub(crate) use resize::round_half_even;
 pub use resize::{glm4v_resize, smart_resize};
+pub mod largest;
 mod llama4;
 pub use llama4::llama4_canvas;
 pub mod text;

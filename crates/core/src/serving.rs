@@ -12,6 +12,7 @@
 //!
 //! SGLang sizes its pool by its own rule: see [`sglang`].
 
+mod encoder;
 pub mod pool;
 pub mod sglang;
 
@@ -131,6 +132,12 @@ pub fn profile_peak(
         let k = moe.experts_per_token as u128;
         peak += tokens * k * (2 * i + i + h) * act;
         formula += &format!(" + fused-MoE caches T·{k}·(3·{i} + h)·{act} B");
+    }
+    // A VLM's encoder runs first; its embeddings wait through the text step.
+    if let Some(encoder) = encoder::encoder_profile(r, limits) {
+        let text = peak + encoder.embeddings;
+        formula = format!("max({}, {formula} + the embeddings)", encoder.formula);
+        peak = text.max(encoder.forward);
     }
     (peak, formula)
 }

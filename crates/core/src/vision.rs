@@ -210,3 +210,28 @@ pub fn with_image_tokens(sc: &Scenario, spec: &ModelSpec) -> Result<Option<(Scen
     *text = total;
     Ok(Some((out, note::image_note(&sized, text_tokens, total))))
 }
+
+/// The model's largest image as vLLM profiles it: the image rule's image
+/// with the most features ([`image_tokens::largest::most_features`]), else the
+/// tower's own square; with its tiles when the rule tiles. `None` for a
+/// model without a language model fed by a tower, or a rule that refuses
+/// every size.
+pub fn most_features(spec: &ModelSpec) -> Option<image_tokens::ImageTokens> {
+    let tower = spec.vision.as_ref()?;
+    if spec.layers == 0 || spec.vocab == 0 {
+        return None;
+    }
+    match &spec.image_rule {
+        Some(rule) => image_tokens::largest::most_features(rule).ok(),
+        None => {
+            let t = image_tokens(tower, None);
+            Some(image_tokens::ImageTokens {
+                width: tower.image_size,
+                height: tower.image_size,
+                tower_tokens: t.tower,
+                language_model_tokens: t.language_model,
+                tiles: None,
+            })
+        }
+    }
+}

@@ -162,35 +162,3 @@ fn a_served_vlm_peaks_in_its_tower_when_the_tower_dominates() {
     assert!((common::part_bytes(&sc, Part::Activations) as u128) < bytes);
     assert!(sdpa < bytes / 10);
 }
-
-/// vLLM profiles a VLM's encoder on its own dummy images before sizing the
-/// pool, which the estimate does not model: the note says so for a VLM on
-/// vLLM, and only there; the transformers engine counts the tower itself.
-#[test]
-fn vllm_serving_a_vlm_says_its_encoder_profile_is_not_counted() {
-    use vramfit_core::estimate::estimate;
-    use vramfit_core::scenario::{Engine, ModelSource, Scenario};
-    let vlm = common::import("vlm/Qwen__Qwen2-VL-2B-Instruct.json");
-    let mut sc = Scenario {
-        model: ModelSource::Spec(Box::new(vlm)),
-        ..Scenario::default()
-    };
-    sc.inference.engine = Engine::Vllm;
-    sc.inference.images_per_prompt = 1;
-    sc.gpu.name = Some("h100-sxm5-80gb".into());
-    let has_note = |sc: &Scenario| {
-        estimate(sc)
-            .expect("estimates")
-            .notes
-            .iter()
-            .any(|n| n.code == "vllm_encoder_profile")
-    };
-    assert!(has_note(&sc));
-    let mut hf = sc.clone();
-    hf.inference.engine = Engine::Transformers;
-    assert!(!has_note(&hf));
-    let mut text = sc.clone();
-    text.model = ModelSource::Catalog("meta-llama/Llama-2-7b-hf".into());
-    text.inference.images_per_prompt = 0;
-    assert!(!has_note(&text));
-}
