@@ -1604,6 +1604,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "nanochat",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 768),
+            ("intermediate_size", 8192),
+            ("max_position_embeddings", 2048),
+            ("num_attention_heads", 6),
+            ("num_hidden_layers", 12),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 50304),
+        ],
+    ),
+    (
         "nemotron",
         &[
             ("attention_bias", 0),

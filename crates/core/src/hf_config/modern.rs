@@ -150,8 +150,14 @@ fn variant_layers(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<(
     if model_type == "bitnet" {
         spec.layer_extra_params += spec.hidden + spec.intermediate;
     }
-    // OLMo (1): LayerNorms without parameters.
-    if model_type == "olmo" {
+    // nanochat: Arcee's relu² MLP (`fc1`, `fc2`) under RMSNorms without
+    // weights (the layers', the final one and one over the embeddings);
+    // its q and k norms after RoPE have none either.
+    if model_type == "nanochat" {
+        spec.mlp = crate::model::MlpKind::Plain;
+    }
+    // OLMo (1): LayerNorms without parameters; nanochat's RMSNorms likewise.
+    if matches!(model_type, "olmo" | "nanochat") {
         spec.norms_per_layer = Some(0);
         spec.final_norm = Some(false);
     }

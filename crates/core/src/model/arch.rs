@@ -210,6 +210,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "nemotron",
             "bitnet",
             "mpt",
+            "nanochat",
         ],
         &["llama"],
     ),

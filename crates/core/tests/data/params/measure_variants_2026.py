@@ -451,6 +451,17 @@ VARIANTS["deepseek_v4"] = [
          compress_rate_hca=32),
     dict(DSV4_SMALL, num_hidden_layers=7, hc_mult=1, index_n_heads=2, vocab_size=5003),
 ]
+# nanochat (Karpathy's): Arcee's relu² MLP under RMSNorms without weights
+VARIANTS["nanochat"] = [
+    {},
+    dict(tie_word_embeddings=True),
+    dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+         num_key_value_heads=2),
+    dict(vocab_size=1000, hidden_size=64, intermediate_size=80, num_hidden_layers=3, num_attention_heads=4,
+         num_key_value_heads=1, attention_bias=True, tie_word_embeddings=True),
+    dict(vocab_size=500, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+         num_key_value_heads=2, head_dim=24),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
