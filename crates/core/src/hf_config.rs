@@ -151,7 +151,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         "llava_onevision" => {
             return siglip::import_llava_onevision(cfg, text_or(Arch::Qwen2, "qwen2"))
         }
-        "llava_next" => return import_llava_next(cfg, text_or(Arch::Llama, "llama")),
+        "llava_next" | "llava_next_video" => {
+            return import_llava_next(cfg, model_type, text_or(Arch::Llama, "llama"))
+        }
         // Its text_config (`mllama_text_model`) is a Llama decoder.
         "mllama" => {
             return mllama::import_mllama(cfg, |text| {

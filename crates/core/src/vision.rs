@@ -56,7 +56,7 @@ pub fn sample_images(sc: &Scenario, spec: &ModelSpec) -> Result<Option<SampleIma
     if sc.video_frames.is_some() && (spec.video.is_none() || spec.vision.is_none()) {
         return Err(InputError::new(
             "video_frames",
-            "this model's processor takes no video (the Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5 families do)",
+            "video is modelled for the Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5 families only; this model takes none here",
         ));
     }
     let Some(tower) = &spec.vision else {
@@ -137,7 +137,7 @@ fn video_tokens(
         .ok_or_else(|| {
             InputError::new(
                 "video_frames",
-                "this model's processor takes no video (the Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5 families do)",
+                "video is modelled for the Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5 families only; this model takes none here",
             )
         })?;
     let video = crate::video_tokens::Video {

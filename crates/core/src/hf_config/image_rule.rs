@@ -49,8 +49,9 @@ fn square_side(cfg: &Value, key: &str, default: u64) -> Result<u64> {
 pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
     match model_type {
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "mistral3" | "llava_next"
-        | "idefics3" | "smolvlm" | "internvl" | "paligemma" | "llava_onevision" | "mllama"
-        | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v" | "gemma3n" => true,
+        | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
+        | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
+        | "gemma3n" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -179,7 +180,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             })
         }
         "idefics3" | "smolvlm" => Ok(idefics3(&cfg, &pre)),
-        "llava_next" => Ok(ImageRule::LlavaNext {
+        "llava_next" | "llava_next_video" => Ok(ImageRule::LlavaNext {
             crop: vision("image_size", 336),
             patch: vision("patch_size", 14),
             pinpoints: match cfg.get("image_grid_pinpoints").and_then(Value::as_array) {
@@ -195,7 +196,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -93,12 +93,41 @@ pub(super) fn import_llava(
 /// LLaVA-NeXT (`llava_next`): LLaVA's tower and projector, plus the
 /// `image_newline` parameter (`LlavaNextModel.__init__`:
 /// `nn.Parameter(torch.randn(config.text_config.hidden_size))`) and the
-/// any-resolution image rule.
+/// any-resolution image rule. LLaVA-NeXT-Video (`llava_next_video`) is the
+/// same model with a pooler over video frames (`LlavaNextVideoPooler`):
+/// parameter-free average or max pooling, or a strided convolution when
+/// `spatial_pool_mode` is "conv".
 pub(super) fn import_llava_next(
     cfg: &Cfg,
+    model_type: &str,
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
-    import_llava_family(cfg, "llava_next", import_text)
+    let mut spec = import_llava_family(cfg, "llava_next", import_text)?;
+    if model_type == "llava_next_video" {
+        spec.name = model_type.to_string();
+        // `LlavaNextVideoConfig.__post_init__` raises the wrapper's flag
+        // when the text config ties.
+        let text_tied = cfg
+            .required_object("text_config", model_type)?
+            .flag("tie_word_embeddings", false)?;
+        spec.tied_embeddings |= text_tied;
+        if cfg.string("spatial_pool_mode")? == Some("conv") {
+            let stride = cfg.int(&["spatial_pool_stride"], 1, MAX_DIM)?.unwrap_or(2);
+            if let Some(tower) = spec.vision.as_mut() {
+                let width = tower.hidden;
+                let out = cfg
+                    .int(&["spatial_pool_out_channels"], 1, MAX_DIM)?
+                    .unwrap_or(width);
+                // Conv2d(width, out, stride, stride) with its bias.
+                let conv = width
+                    .saturating_mul(out)
+                    .saturating_mul(stride.saturating_mul(stride))
+                    .saturating_add(out);
+                tower.projector_params = tower.projector_params.saturating_add(conv);
+            }
+        }
+    }
+    Ok(spec)
 }
 
 fn import_llava_family(

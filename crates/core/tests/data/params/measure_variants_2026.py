@@ -462,6 +462,21 @@ VARIANTS["nanochat"] = [
     dict(vocab_size=500, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
          num_key_value_heads=2, head_dim=24),
 ]
+# LLaVA-NeXT-Video: LLaVA-NeXT with a frame pooler (parameters only as a strided conv)
+CLIP_SMALL = dict(hidden_size=48, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+                  image_size=56, patch_size=14, projection_dim=32)
+LLAMA_SMALL = dict(model_type="llama", vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                   num_attention_heads=4, num_key_value_heads=2, pad_token_id=0)
+VARIANTS["llava_next_video"] = [
+    {},
+    dict(vision_config=CLIP_SMALL, text_config=LLAMA_SMALL),
+    dict(vision_config=CLIP_SMALL, text_config=LLAMA_SMALL, spatial_pool_mode="conv"),
+    dict(vision_config=CLIP_SMALL, text_config=dict(LLAMA_SMALL, tie_word_embeddings=True)),
+    dict(vision_config=CLIP_SMALL, text_config=LLAMA_SMALL, vision_feature_layer=[-2, -1],
+         multimodal_projector_bias=False, spatial_pool_mode="max", spatial_pool_stride=3),
+    dict(vision_config=CLIP_SMALL, text_config=dict(LLAMA_SMALL, model_type="mistral"), spatial_pool_mode="conv",
+         spatial_pool_out_channels=48, spatial_pool_stride=4, tie_word_embeddings=True),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
@@ -483,7 +498,7 @@ RAW_2 = {
 }
 for t, extra in RAW_2.items():
     VARIANTS[t] = VARIANTS[t] + extra
-WRAPPERS = {"mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
+WRAPPERS = {"llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
 os.makedirs(out_dir, exist_ok=True)
