@@ -279,8 +279,8 @@ fn vllm_encoder_note(task: &TaskMemory, spec: &ModelSpec) -> Option<Note> {
     }
     Some(Note::new(
         "vllm_encoder_profile",
-        "vLLM profiles the vision encoder on dummy images of the largest size its processor allows, as many as max_num_batched_tokens holds, before it sizes the KV pool: the activation line counts that run and the images' embeddings held through the text step. A lower max_pixels or fewer tiles (--mm-processor-kwargs) or a smaller --max-num-batched-tokens lowers it; --limit-mm-per-prompt '{\"image\": 0}' or --skip-mm-profiling skips it.".to_owned(),
-        "vLLM 在确定 KV 池之前，会用处理器允许的最大尺寸的虚拟图像（max_num_batched_tokens 能容纳的张数）对视觉编码器做一次显存分析：激活一行计入了这次前向以及在文本步骤中保留的图像嵌入。降低 max_pixels 或图块数（--mm-processor-kwargs）或减小 --max-num-batched-tokens 可以降低它；--limit-mm-per-prompt '{\"image\": 0}' 或 --skip-mm-profiling 会跳过它。".to_owned(),
+        "vLLM profiles the vision encoder on its processor's largest images (as many as max_num_batched_tokens holds) before it sizes the KV pool; the activation line counts it. A lower max_pixels, fewer tiles or fewer batched tokens lower it; --skip-mm-profiling skips it.".to_owned(),
+        "vLLM 在确定 KV 池之前，会用处理器允许的最大图像（max_num_batched_tokens 能容纳的张数）分析视觉编码器的显存，激活一行已计入。降低 max_pixels、图块数或批处理 token 数可以降低它；--skip-mm-profiling 会跳过它。".to_owned(),
     ))
 }
 

@@ -109,6 +109,14 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
     let model_type = cfg.model_type()?;
     // VLM wrappers: a language model from the families below plus a tower.
     match model_type {
+        // EXAONE 4.5: Qwen2.5-VL's tower (grouped key-value heads) over EXAONE 4.
+        // `__post_init__` reads the text type `exaone4_5_text` as `exaone4`.
+        "exaone4_5" => {
+            return vlm::import_exaone4_5(cfg, |text| match text.string("model_type")? {
+                None | Some("exaone4_5_text") => import_decoder(text, Arch::Exaone4, "exaone4"),
+                Some(_) => import(text, text.defaults),
+            })
+        }
         "qwen2_vl" | "qwen2_5_vl" => {
             return vlm::import_qwen_vl(cfg, model_type, |text| {
                 import_decoder(text, Arch::Qwen2, model_type)

@@ -984,3 +984,28 @@ fn gemma3n_hands_its_soft_tokens_per_image_to_the_text() {
     // an image costs its 64 tokens in the sequence, whatever its size
     assert_a_1080p_image_costs_its_tokens_as_text(&spec, 64);
 }
+
+/// EXAONE 4.5: Qwen2.5-VL's tower with 8 grouped key-value heads (16 heads
+/// of 224) and its merger, split as transformers 5.24 builds the class
+/// defaults on the meta device (`Exaone4_5_VisionModel` 2,414,946,048
+/// without its merger of 256,922,624); images by Qwen2VLImageProcessor's
+/// defaults, a 1920 × 1080 frame 728 × 1316 px, 1,222 tokens.
+#[test]
+fn exaone4_5_splits_its_grouped_tower_and_reads_the_qwen_rule() {
+    let text = config_text("variants_2026/exaone4_5__0.json");
+    let spec = from_hf_config(&text).expect("imports");
+    let counts = spec.param_counts();
+    assert_eq!((counts.vision, counts.projector), (2_414_946_048, 256_922_624));
+    let rule = rule_from_configs(&text, None).expect("a rule");
+    assert_eq!(
+        rule,
+        ImageRule::QwenVl {
+            patch: 14,
+            merge: 2,
+            min_pixels: 3136,
+            max_pixels: 1_003_520
+        }
+    );
+    let frame = tokens(&rule, 1920, 1080).expect("tokens");
+    assert_eq!((frame.tower_tokens, frame.language_model_tokens), (4888, 1222));
+}

@@ -428,6 +428,22 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "exaone4_5_vision",
+        &[
+            ("hidden_size", 3584),
+            ("in_channels", 3),
+            ("intermediate_size", 3420),
+            ("num_attention_heads", 16),
+            ("num_heads", 16),
+            ("num_hidden_layers", 32),
+            ("num_key_value_heads", 8),
+            ("out_hidden_size", 3584),
+            ("patch_size", 14),
+            ("spatial_merge_size", 2),
+            ("temporal_patch_size", 2),
+        ],
+    ),
+    (
         "exaone_moe",
         &[
             ("first_k_dense_replace", 1),

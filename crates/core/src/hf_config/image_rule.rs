@@ -51,7 +51,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "mistral3" | "llava_next"
         | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
-        | "gemma3n" => true,
+        | "gemma3n" | "exaone4_5" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -80,7 +80,9 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
     let vision = |key: &str, default: u64| number(&cfg, &[&["vision_config", key]], default);
     match model_type {
         // Qwen2VLImageProcessor: min_pixels 56·56, max_pixels 28·28·1280.
-        "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" => {
+        // EXAONE 4.5 maps to Qwen2VLImageProcessor too.
+        "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe"
+        | "exaone4_5" => {
             let qwen3 = model_type.starts_with("qwen3");
             let patch = vision("patch_size", if qwen3 { 16 } else { 14 });
             let merge = vision("spatial_merge_size", 2);

@@ -43,13 +43,34 @@ pub(super) fn import_qwen_vl(
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)? || text_tied;
     let vision = cfg.required_object("vision_config", model_type)?;
     let (tower, merger) = if v25 {
-        qwen2_5_vision(&vision)?
+        qwen2_5_vision(&vision, None)?
     } else {
         qwen2_vision(&vision, spec.hidden)?
     };
     let mut tower = tower;
     tower.projector_params = merger;
     spec.name = model_type.to_string();
+    spec.vision = Some(tower);
+    Ok(spec)
+}
+
+/// EXAONE 4.5 (`exaone4_5`): Qwen2.5-VL's tower and merger, its attention
+/// with grouped keys and values (`Exaone4_5_VisionConfig.num_key_value_heads`,
+/// default 8), over an EXAONE 4 language model (`text_config`, default
+/// `exaone4`); only the wrapper's `tie_word_embeddings` ties.
+pub(super) fn import_exaone4_5(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let mut text = cfg.required_object("text_config", "exaone4_5")?;
+    text.defaults = Defaults::Class("exaone4");
+    let mut spec = import_text(&text)?;
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)?;
+    let mut vision = cfg.required_object("vision_config", "exaone4_5")?;
+    vision.defaults = Defaults::Class("exaone4_5_vision");
+    let (mut tower, merger) = qwen2_5_vision(&vision, Some(8))?;
+    tower.projector_params = merger;
+    spec.name = "exaone4_5".to_string();
     spec.vision = Some(tower);
     Ok(spec)
 }
@@ -155,7 +176,10 @@ fn qwen2_vision(v: &Cfg, text_hidden: u64) -> Result<(VisionTower, u64)> {
 
 /// `Qwen2_5_VisionTransformerPretrainedModel` (modeling_qwen2_5_vl.py),
 /// with `Qwen2_5_VLVisionConfig`'s defaults: (tower, merger).
-fn qwen2_5_vision(v: &Cfg) -> Result<(VisionTower, u64)> {
+/// Qwen2.5-VL's tower and merger; `kv_default`: the grouped key-value heads
+/// a tower has when its config names none (EXAONE 4.5's 8), `None` for
+/// Qwen2.5-VL's ungrouped attention.
+fn qwen2_5_vision(v: &Cfg, kv_default: Option<u64>) -> Result<(VisionTower, u64)> {
     let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(3584);
     let depth = v.int(&["depth"], 1, MAX_LAYERS)?.unwrap_or(32);
     let heads = v.int(&["num_heads"], 1, MAX_HEADS)?.unwrap_or(16);
@@ -168,7 +192,18 @@ fn qwen2_5_vision(v: &Cfg) -> Result<(VisionTower, u64)> {
     // Qwen2_5_VLVisionBlock: norm1, norm2 = Qwen2_5_VLRMSNorm(hidden) (weight
     // only); attention: qkv = Linear(d, 3d, bias=True), proj = Linear(d, d);
     // Qwen2_5_VLMLP(bias=True): gate_proj, up_proj = Linear(d, m), down_proj = Linear(m, d).
-    let block = 2 * d + (3 * d * d + 3 * d) + (d * d + d) + 2 * (d * mw + mw) + (mw * d + d);
+    // EXAONE 4.5's tower groups its keys and values (`num_key_value_heads`,
+    // heads of d ÷ num_heads): qkv = Linear(d, q + 2·kv, bias=True).
+    let head = d / u128::from(heads.max(1));
+    let kv_heads = v
+        .int(&["num_key_value_heads"], 1, MAX_HEADS)?
+        .or(kv_default);
+    let (q, kv) = match kv_heads {
+        Some(kv) => (head * u128::from(heads), head * u128::from(kv)),
+        None => (d, d),
+    };
+    let qkv = d * (q + 2 * kv) + q + 2 * kv;
+    let block = 2 * d + qkv + (q * d + d) + 2 * (d * mw + mw) + (mw * d + d);
     // Qwen2_5_VLPatchMerger: ln_q = Qwen2_5_VLRMSNorm(d); mlp = Linear(H, H),
     // GELU, Linear(H, out_hidden_size) with H = d·merge².
     let h = d * (merge as u128).pow(2);

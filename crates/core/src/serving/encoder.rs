@@ -67,7 +67,7 @@ pub fn encoder_profile(r: &Resolved, limits: &EngineLimits) -> Option<EncoderPro
         forward,
         embeddings,
         formula: format!(
-            "encoder over {items} dummy images of the processor's largest size ({tower_tokens} tower tokens, {lm_tokens} embeddings each; budget {budget} tokens): {forward_formula}; their embeddings {items}·{lm_tokens}·{hidden}·{act} B held through the text step"
+            "encoder over {items} largest images ({tower_tokens} tower tokens, {lm_tokens} embeddings each): {forward_formula}; embeddings {items}·{lm_tokens}·{hidden}·{act} B kept through the text step"
         ),
     })
 }

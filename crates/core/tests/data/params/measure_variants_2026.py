@@ -477,6 +477,20 @@ VARIANTS["llava_next_video"] = [
     dict(vision_config=CLIP_SMALL, text_config=dict(LLAMA_SMALL, model_type="mistral"), spatial_pool_mode="conv",
          spatial_pool_out_channels=48, spatial_pool_stride=4, tie_word_embeddings=True),
 ]
+# EXAONE 4.5: Qwen2.5-VL's tower with grouped key-value heads over EXAONE 4
+QVIS_SMALL = dict(depth=2, hidden_size=64, num_heads=4, num_key_value_heads=2, intermediate_size=96,
+                  out_hidden_size=64, patch_size=14, spatial_merge_size=2, temporal_patch_size=2,
+                  fullatt_block_indexes=[1], window_size=56)
+EXA_SMALL = dict(model_type="exaone4", vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=4,
+                 num_attention_heads=4, num_key_value_heads=2, sliding_window=16, pad_token_id=0)
+VARIANTS["exaone4_5"] = [
+    {},
+    dict(vision_config=QVIS_SMALL, text_config=EXA_SMALL),
+    dict(vision_config=dict(QVIS_SMALL, num_key_value_heads=4, patch_size=8, temporal_patch_size=1,
+                            spatial_merge_size=3), text_config=EXA_SMALL, tie_word_embeddings=True),
+    dict(vision_config=dict(QVIS_SMALL, num_key_value_heads=1),
+         text_config=dict(EXA_SMALL, model_type="exaone4_5_text", head_dim=20, tie_word_embeddings=True)),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
@@ -498,7 +512,7 @@ RAW_2 = {
 }
 for t, extra in RAW_2.items():
     VARIANTS[t] = VARIANTS[t] + extra
-WRAPPERS = {"llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
+WRAPPERS = {"exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
 os.makedirs(out_dir, exist_ok=True)
