@@ -125,7 +125,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         "mistral3" => return vlm::import_mistral3(cfg, |text| import(text, text.defaults)),
         "gemma4" => return gemma4::import_gemma4(cfg, import_gemma4_text),
         "gemma3n" => return gemma3n::import_gemma3n(cfg, import_gemma3n_text),
-        "glm4v" | "glm4v_moe" | "glm46v" => {
+        "glm4v" | "glm4v_moe" | "glm46v" | "glm_ocr" => {
             return glm4v::import_glm4v(cfg, model_type, import_decoder)
         }
         "qwen3_vl" => {

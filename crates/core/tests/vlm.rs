@@ -995,7 +995,10 @@ fn exaone4_5_splits_its_grouped_tower_and_reads_the_qwen_rule() {
     let text = config_text("variants_2026/exaone4_5__0.json");
     let spec = from_hf_config(&text).expect("imports");
     let counts = spec.param_counts();
-    assert_eq!((counts.vision, counts.projector), (2_414_946_048, 256_922_624));
+    assert_eq!(
+        (counts.vision, counts.projector),
+        (2_414_946_048, 256_922_624)
+    );
     let rule = rule_from_configs(&text, None).expect("a rule");
     assert_eq!(
         rule,
@@ -1007,5 +1010,25 @@ fn exaone4_5_splits_its_grouped_tower_and_reads_the_qwen_rule() {
         }
     );
     let frame = tokens(&rule, 1920, 1080).expect("tokens");
-    assert_eq!((frame.tower_tokens, frame.language_model_tokens), (4888, 1222));
+    assert_eq!(
+        (frame.tower_tokens, frame.language_model_tokens),
+        (4888, 1222)
+    );
+}
+
+/// GLM-OCR: its tower (no position table, biased qkv, proj and MLP, q/k
+/// norms) and merger split as transformers 5.24 builds the class defaults
+/// (404,231,168 and 29,889,024 on the meta device); images by GLM-4V's
+/// rule at Glm46VImageProcessor's defaults: a 1920 × 1080 frame is resized
+/// to 1932 × 1092, 10,764 patches, 2,691 tokens (the processor's count).
+#[test]
+fn glm_ocr_splits_its_tower_and_reads_the_glm4v_rule() {
+    let text = config_text("variants_2026/glm_ocr__0.json");
+    let spec = from_hf_config(&text).expect("imports");
+    let counts = spec.param_counts();
+    assert_eq!((counts.vision, counts.projector), (404_231_168, 29_889_024));
+    let rule = rule_from_configs(&text, None).expect("a rule");
+    assert!(matches!(rule, ImageRule::Glm4v { .. }), "{rule:?}");
+    let frame = tokens(&rule, 1920, 1080).expect("tokens");
+    assert_eq!((frame.tower_tokens, frame.language_model_tokens), (10_764, 2691));
 }

@@ -835,6 +835,35 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "glm_ocr_text",
+        &[
+            ("hidden_size", 1024),
+            ("intermediate_size", 4096),
+            ("max_position_embeddings", 131072),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 16),
+            ("num_key_value_heads", 8),
+            ("vocab_size", 59392),
+        ],
+    ),
+    (
+        "glm_ocr_vision",
+        &[
+            ("attention_bias", 1),
+            ("hidden_size", 1024),
+            ("image_size", 336),
+            ("in_channels", 3),
+            ("intermediate_size", 4096),
+            ("num_attention_heads", 16),
+            ("num_heads", 16),
+            ("num_hidden_layers", 24),
+            ("out_hidden_size", 1536),
+            ("patch_size", 14),
+            ("spatial_merge_size", 2),
+            ("temporal_patch_size", 2),
+        ],
+    ),
+    (
         "gpt2",
         &[
             ("hidden_size", 768),

@@ -51,7 +51,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "mistral3" | "llava_next"
         | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
-        | "gemma3n" | "exaone4_5" => true,
+        | "glm_ocr" | "gemma3n" | "exaone4_5" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -102,7 +102,8 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         // Glm4vImageProcessor (Glm46VImageProcessor alike): `size` holds the
         // pixel limits, 112·112 to 28·28·15000 by default; patch, merge and
         // temporal patch from the processor, else the tower.
-        "glm4v" | "glm4v_moe" | "glm46v" => Ok(ImageRule::Glm4v {
+        // GLM-OCR's checkpoint names Glm46VImageProcessor.
+        "glm4v" | "glm4v_moe" | "glm46v" | "glm_ocr" => Ok(ImageRule::Glm4v {
             patch: number(&pre, &[&["patch_size"]], vision("patch_size", 14)),
             merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
             temporal: number(&pre, &[&["temporal_patch_size"]], vision("temporal_patch_size", 2)),

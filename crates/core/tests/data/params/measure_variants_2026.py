@@ -491,6 +491,18 @@ VARIANTS["exaone4_5"] = [
     dict(vision_config=dict(QVIS_SMALL, num_key_value_heads=1),
          text_config=dict(EXA_SMALL, model_type="exaone4_5_text", head_dim=20, tie_word_embeddings=True)),
 ]
+# GLM-OCR: GLM-4's decoder without attention biases and GLM-4V's tower with q/k norms, biases, its own MLP width
+OCR_VIS = dict(depth=2, hidden_size=64, num_heads=4, intermediate_size=96, out_hidden_size=64, patch_size=14,
+               spatial_merge_size=2, temporal_patch_size=2)
+OCR_TEXT = dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+                num_key_value_heads=2, pad_token_id=0)
+VARIANTS["glm_ocr"] = [
+    {},
+    dict(vision_config=OCR_VIS, text_config=OCR_TEXT),
+    dict(vision_config=dict(OCR_VIS, attention_bias=False, spatial_merge_size=3, temporal_patch_size=1, patch_size=8,
+                            in_channels=1), text_config=dict(OCR_TEXT, tie_word_embeddings=True)),
+    dict(vision_config=dict(OCR_VIS, num_heads=8), text_config=dict(OCR_TEXT, head_dim=24), tie_word_embeddings=True),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
@@ -512,7 +524,7 @@ RAW_2 = {
 }
 for t, extra in RAW_2.items():
     VARIANTS[t] = VARIANTS[t] + extra
-WRAPPERS = {"exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
+WRAPPERS = {"glm_ocr", "exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
 os.makedirs(out_dir, exist_ok=True)
