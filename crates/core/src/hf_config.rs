@@ -125,6 +125,12 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         "mistral3" => return vlm::import_mistral3(cfg, |text| import(text, text.defaults)),
         "gemma4" => return gemma4::import_gemma4(cfg, import_gemma4_text),
         "gemma3n" => return gemma3n::import_gemma3n(cfg, import_gemma3n_text),
+        "lfm3_vl" => {
+            return lfm3::import_lfm3_vl(cfg, |text| match text.string("model_type")? {
+                None => import_decoder(text, Arch::Lfm2, "lfm3"),
+                Some(_) => import(text, text.defaults),
+            })
+        }
         "glm4v" | "glm4v_moe" | "glm46v" | "glm_ocr" => {
             return glm4v::import_glm4v(cfg, model_type, import_decoder)
         }

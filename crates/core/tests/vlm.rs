@@ -1030,5 +1030,28 @@ fn glm_ocr_splits_its_tower_and_reads_the_glm4v_rule() {
     let rule = rule_from_configs(&text, None).expect("a rule");
     assert!(matches!(rule, ImageRule::Glm4v { .. }), "{rule:?}");
     let frame = tokens(&rule, 1920, 1080).expect("tokens");
-    assert_eq!((frame.tower_tokens, frame.language_model_tokens), (10_764, 2691));
+    assert_eq!(
+        (frame.tower_tokens, frame.language_model_tokens),
+        (10_764, 2691)
+    );
+}
+
+/// LFM3-VL: its conv + attention tower and projector split as transformers
+/// 5.24 builds the class defaults (164,206,336 and 25,174,016 on the meta
+/// device); images by Qwen2VLImageProcessor with the tower's 16 px patch:
+/// 640 × 480 is 300 tokens and 1920 × 1080 (736 × 1312 px) 943, as the
+/// processor counts them; videos by Qwen3-VL's video processor.
+#[test]
+fn lfm3_vl_splits_its_tower_and_reads_the_qwen_rules() {
+    let text = config_text("variants_2026/lfm3_vl__0.json");
+    let spec = from_hf_config(&text).expect("imports");
+    let counts = spec.param_counts();
+    assert_eq!((counts.vision, counts.projector), (164_206_336, 25_174_016));
+    let rule = rule_from_configs(&text, None).expect("a rule");
+    let lm = |w, h| tokens(&rule, w, h).expect("tokens").language_model_tokens;
+    assert_eq!((lm(640, 480), lm(1920, 1080)), (300, 943));
+    assert!(matches!(
+        spec.video,
+        Some(vramfit_core::model::VideoFamily::Qwen3 { temporal: 2 })
+    ));
 }

@@ -1368,6 +1368,21 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "lfm3_vl_vision",
+        &[
+            ("conv_kernel_size", 3),
+            ("hidden_size", 1024),
+            ("in_channels", 3),
+            ("intermediate_size", 2560),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 14),
+            ("num_key_value_heads", 8),
+            ("patch_size", 16),
+            ("spatial_merge_size", 2),
+            ("temporal_patch_size", 2),
+        ],
+    ),
+    (
         "llama",
         &[
             ("attention_bias", 0),

@@ -51,7 +51,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "mistral3" | "llava_next"
         | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
-        | "glm_ocr" | "gemma3n" | "exaone4_5" => true,
+        | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -82,9 +82,10 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         // Qwen2VLImageProcessor: min_pixels 56·56, max_pixels 28·28·1280.
         // EXAONE 4.5 maps to Qwen2VLImageProcessor too.
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe"
-        | "exaone4_5" => {
+        | "exaone4_5" | "lfm3_vl" => {
             let qwen3 = model_type.starts_with("qwen3");
-            let patch = vision("patch_size", if qwen3 { 16 } else { 14 });
+            // LFM3-VL's Qwen2VLImageProcessor takes its tower's patch (16).
+            let patch = vision("patch_size", if qwen3 || model_type == "lfm3_vl" { 16 } else { 14 });
             let merge = vision("spatial_merge_size", 2);
             let (min_default, max_default) = if qwen3 {
                 // Qwen3-VL's processor: shortest_edge 65,536, longest_edge 16,777,216 pixels.

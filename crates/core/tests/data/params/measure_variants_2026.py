@@ -503,6 +503,21 @@ VARIANTS["glm_ocr"] = [
                             in_channels=1), text_config=dict(OCR_TEXT, tie_word_embeddings=True)),
     dict(vision_config=dict(OCR_VIS, num_heads=8), text_config=dict(OCR_TEXT, head_dim=24), tie_word_embeddings=True),
 ]
+# LFM3-VL: LFM3 with a conv + attention tower and a two-layer projector
+LFM3_VIS = dict(hidden_size=64, intermediate_size=96, num_hidden_layers=4, num_attention_heads=4,
+                num_key_value_heads=2, patch_size=16, spatial_merge_size=2, temporal_patch_size=2)
+LFM3_TEXT = dict(model_type="lfm3", vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=4,
+                 num_attention_heads=4, num_key_value_heads=2, sliding_window=8, pad_token_id=0)
+VARIANTS["lfm3_vl"] = [
+    {},
+    dict(vision_config=LFM3_VIS, text_config=LFM3_TEXT, projector_hidden_size=48),
+    dict(vision_config=dict(LFM3_VIS, spatial_merge_size=3, temporal_patch_size=1, conv_kernel_size=5),
+         text_config=dict(LFM3_TEXT, tie_word_embeddings=True), tie_word_embeddings=False, projector_bias=False,
+         projector_hidden_size=32),
+    dict(vision_config=dict(LFM3_VIS, num_hidden_layers=6), text_config=LFM3_TEXT, projector_hidden_size=40),
+    dict(vision_config=dict(LFM3_VIS, layer_types=["full_attention"] * 4), text_config=LFM3_TEXT,
+         projector_hidden_size=40),
+]
 RAW_2 = {
     # hand-written configs (`_raw`): the importer derives what the config class derives
     "glm4_moe_lite": [dict(SMALL_MOE, _raw=True, num_hidden_layers=4, n_routed_experts=4, num_experts_per_tok=2,
@@ -524,7 +539,7 @@ RAW_2 = {
 }
 for t, extra in RAW_2.items():
     VARIANTS[t] = VARIANTS[t] + extra
-WRAPPERS = {"glm_ocr", "exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
+WRAPPERS = {"lfm3_vl", "glm_ocr", "exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
 os.makedirs(out_dir, exist_ok=True)
