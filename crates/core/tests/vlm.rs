@@ -985,6 +985,15 @@ fn gemma3n_hands_its_soft_tokens_per_image_to_the_text() {
     assert_a_1080p_image_costs_its_tokens_as_text(&spec, 64);
 }
 
+/// A wrapper's class-default config (`variants_2026/`), imported, and its
+/// image rule.
+fn class_default(fixture: &str) -> (ModelSpec, ImageRule) {
+    let text = config_text(&format!("variants_2026/{fixture}.json"));
+    let spec = from_hf_config(&text).expect("imports");
+    let rule = rule_from_configs(&text, None).expect("a rule");
+    (spec, rule)
+}
+
 /// EXAONE 4.5: Qwen2.5-VL's tower with 8 grouped key-value heads (16 heads
 /// of 224) and its merger, split as transformers 5.24 builds the class
 /// defaults on the meta device (`Exaone4_5_VisionModel` 2,414,946,048
@@ -992,14 +1001,12 @@ fn gemma3n_hands_its_soft_tokens_per_image_to_the_text() {
 /// defaults, a 1920 × 1080 frame 728 × 1316 px, 1,222 tokens.
 #[test]
 fn exaone4_5_splits_its_grouped_tower_and_reads_the_qwen_rule() {
-    let text = config_text("variants_2026/exaone4_5__0.json");
-    let spec = from_hf_config(&text).expect("imports");
+    let (spec, rule) = class_default("exaone4_5__0");
     let counts = spec.param_counts();
     assert_eq!(
         (counts.vision, counts.projector),
         (2_414_946_048, 256_922_624)
     );
-    let rule = rule_from_configs(&text, None).expect("a rule");
     assert_eq!(
         rule,
         ImageRule::QwenVl {
@@ -1023,11 +1030,9 @@ fn exaone4_5_splits_its_grouped_tower_and_reads_the_qwen_rule() {
 /// to 1932 × 1092, 10,764 patches, 2,691 tokens (the processor's count).
 #[test]
 fn glm_ocr_splits_its_tower_and_reads_the_glm4v_rule() {
-    let text = config_text("variants_2026/glm_ocr__0.json");
-    let spec = from_hf_config(&text).expect("imports");
+    let (spec, rule) = class_default("glm_ocr__0");
     let counts = spec.param_counts();
     assert_eq!((counts.vision, counts.projector), (404_231_168, 29_889_024));
-    let rule = rule_from_configs(&text, None).expect("a rule");
     assert!(matches!(rule, ImageRule::Glm4v { .. }), "{rule:?}");
     let frame = tokens(&rule, 1920, 1080).expect("tokens");
     assert_eq!(
@@ -1043,11 +1048,9 @@ fn glm_ocr_splits_its_tower_and_reads_the_glm4v_rule() {
 /// processor counts them; videos by Qwen3-VL's video processor.
 #[test]
 fn lfm3_vl_splits_its_tower_and_reads_the_qwen_rules() {
-    let text = config_text("variants_2026/lfm3_vl__0.json");
-    let spec = from_hf_config(&text).expect("imports");
+    let (spec, rule) = class_default("lfm3_vl__0");
     let counts = spec.param_counts();
     assert_eq!((counts.vision, counts.projector), (164_206_336, 25_174_016));
-    let rule = rule_from_configs(&text, None).expect("a rule");
     let lm = |w, h| tokens(&rule, w, h).expect("tokens").language_model_tokens;
     assert_eq!((lm(640, 480), lm(1920, 1080)), (300, 943));
     assert!(matches!(

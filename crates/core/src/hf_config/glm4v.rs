@@ -87,76 +87,109 @@ fn import_glm_ocr(
     Ok(spec)
 }
 
+/// The fields GLM-4V's and GLM-OCR's towers share, as their configs name them.
+struct GlmTower {
+    width: u64,
+    depth: u64,
+    heads: u64,
+    /// `intermediate_size`: GLM-4V's merger width, GLM-OCR's MLP width.
+    intermediate: u64,
+    out: u64,
+    patch: u64,
+    temporal: u64,
+    channels: u64,
+    merge: u64,
+}
+
+impl GlmTower {
+    fn read(v: &Cfg) -> Result<Self> {
+        Ok(GlmTower {
+            width: v.req(&["hidden_size"], 1, MAX_DIM)?,
+            depth: v.req(&["depth", "num_hidden_layers"], 1, MAX_LAYERS)?,
+            heads: v.req(&["num_heads", "num_attention_heads"], 1, MAX_HEADS)?,
+            intermediate: v.req(&["intermediate_size"], 1, MAX_DIM)?,
+            out: v.req(&["out_hidden_size"], 1, MAX_DIM)?,
+            patch: v.req(&["patch_size"], 1, MAX_IMAGE_SIZE)?,
+            temporal: v.req(&["temporal_patch_size"], 1, 64)?,
+            channels: v.int(&["in_channels"], 1, 64)?.unwrap_or(3),
+            merge: v.req(&["spatial_merge_size"], 1, 64)?,
+        })
+    }
+
+    /// The patch embedding, a Conv3d(in_channels, d, (temporal, patch,
+    /// patch)) with its bias.
+    fn embed(&self) -> u128 {
+        u128::from(self.channels * self.temporal)
+            * u128::from(self.patch).pow(2)
+            * u128::from(self.width)
+            + u128::from(self.width)
+    }
+
+    /// The downsample Conv2d(d, out, merge) with its bias and the patch
+    /// merger: proj (out → out), LayerNorm(out) with bias, gate and up
+    /// (out → `gate_width`) and down, no biases.
+    fn merger(&self, gate_width: u128) -> u128 {
+        let (d, o) = (u128::from(self.width), u128::from(self.out));
+        d * o * u128::from(self.merge).pow(2) + o + o * o + 2 * o + 3 * o * gate_width
+    }
+
+    /// The shape the estimator reads: RMSNorms, one qkv with rotary q and
+    /// k, full attention over each image, a gated SiLU MLP of `mlp` width:
+    /// Qwen2.5-VL's block with every layer global (`tests/tower_activations.rs`).
+    fn counted(&self, mlp: u64, tower: u128, projector: u128) -> Result<crate::model::VisionTower> {
+        let patch = self.patch;
+        let mut shape = tower_shape(
+            self.width,
+            self.depth,
+            self.heads,
+            mlp,
+            QWEN_DEFAULT_IMAGE.max(patch),
+            patch,
+        );
+        shape.block = TowerBlock::Qwen25Vl;
+        counted(shape, tower, projector)
+    }
+}
+
 /// `GlmOcrVisionModel` with its merger: GLM-4V's tower without a position
 /// table or post-convolution norm, per-head q and k RMSNorms, qkv and proj
 /// biased by `attention_bias` (default True), an MLP of
 /// `intermediate_size` (biased alike), and a merger `out_hidden_size ×
 /// in_channels` wide.
 fn glm_ocr_vision(v: &Cfg) -> Result<crate::model::VisionTower> {
-    let d = v.req(&["hidden_size"], 1, MAX_DIM)?;
-    let depth = v.req(&["depth", "num_hidden_layers"], 1, MAX_LAYERS)?;
-    let heads = v.req(&["num_heads", "num_attention_heads"], 1, MAX_HEADS)?;
-    let m = v.req(&["intermediate_size"], 1, MAX_DIM)?;
-    let out = v.req(&["out_hidden_size"], 1, MAX_DIM)?;
-    let patch = v.req(&["patch_size"], 1, MAX_IMAGE_SIZE)?;
-    let temporal = v.req(&["temporal_patch_size"], 1, 64)?;
-    let channels = v.int(&["in_channels"], 1, 64)?.unwrap_or(3);
-    let merge = v.req(&["spatial_merge_size"], 1, 64)?;
+    let t = GlmTower::read(v)?;
     let bias = u128::from(v.flag("attention_bias", true)?);
-    let (dw, o, mw, c) = (d as u128, out as u128, m as u128, channels as u128);
-    let head = dw / u128::from(heads);
-    // Conv3d with its bias; each block: two RMSNorms, qkv and proj, q and
-    // k norms of one head, gate, up and down.
-    let embed = c * temporal as u128 * (patch as u128).pow(2) * dw + dw;
+    let (dw, mw) = (u128::from(t.width), u128::from(t.intermediate));
+    let head = dw / u128::from(t.heads);
+    // Each block: two RMSNorms, qkv and proj, q and k norms of one head,
+    // gate, up and down; post_layernorm (RMSNorm d) after the last.
     let block = 2 * dw
         + (3 * dw * dw + bias * 3 * dw)
         + (dw * dw + bias * dw)
         + 2 * head
         + 2 * (dw * mw + bias * mw)
         + (mw * dw + bias * dw);
-    let tower = embed + depth as u128 * block + dw;
-    // downsample Conv2d(d, out, merge) with bias; merger proj (no bias),
-    // LayerNorm(out), gate and up (out → in_channels·out), down, no biases.
-    let projector = dw * o * (merge as u128).pow(2) + o + o * o + 2 * o + 3 * o * (c * o);
-    let mut shape = tower_shape(d, depth, heads, m, QWEN_DEFAULT_IMAGE.max(patch), patch);
-    shape.block = TowerBlock::Qwen25Vl;
-    counted(shape, tower, projector)
+    let tower = t.embed() + u128::from(t.depth) * block + dw;
+    let projector = t.merger(u128::from(t.channels) * u128::from(t.out));
+    t.counted(t.intermediate, tower, projector)
 }
 
 /// `Glm4vVisionModel` with its merger: (tower with counted parameters).
 fn glm4v_vision(v: &Cfg) -> Result<crate::model::VisionTower> {
-    let d = v.req(&["hidden_size"], 1, MAX_DIM)?;
-    let depth = v.req(&["depth", "num_hidden_layers"], 1, MAX_LAYERS)?;
-    let heads = v.req(&["num_heads", "num_attention_heads"], 1, MAX_HEADS)?;
-    let merger_width = v.req(&["intermediate_size"], 1, MAX_DIM)?;
-    let out = v.req(&["out_hidden_size"], 1, MAX_DIM)?;
-    let patch = v.req(&["patch_size"], 1, MAX_IMAGE_SIZE)?;
-    let temporal = v.req(&["temporal_patch_size"], 1, 64)?;
-    let channels = v.int(&["in_channels"], 1, 64)?.unwrap_or(3);
-    let merge = v.req(&["spatial_merge_size"], 1, 64)?;
-    let image = v.req(&["image_size"], patch, MAX_IMAGE_SIZE)?;
+    let t = GlmTower::read(v)?;
+    let image = v.req(&["image_size"], t.patch, MAX_IMAGE_SIZE)?;
     let qkv_bias = v.flag("attention_bias", false)?;
-    let (dw, o, m) = (d as u128, out as u128, merger_width as u128);
-    // Glm4vVisionPatchEmbed: Conv3d(in_channels, d, (temporal, patch,
-    // patch)) with its bias; post_conv_layernorm (RMSNorm d); Glm4v
+    let (dw, o) = (u128::from(t.width), u128::from(t.out));
+    // post_conv_layernorm (RMSNorm d) after the patch embedding; Glm4v
     // VisionEmbeddings: a learned (image_size / patch)² × d table.
-    let embed = channels as u128 * temporal as u128 * (patch as u128).pow(2) * dw + dw;
-    let positions = ((image / patch) as u128).pow(2) * dw;
+    let positions = u128::from(image / t.patch).pow(2) * dw;
     // Glm4vVisionBlock: norm1, norm2 (RMSNorm); qkv (bias by
     // `attention_bias`) and proj without one; Glm4VisionMlp: gate, up
     // (d → out_hidden_size) and down, no biases.
     let qkv_biases = if qkv_bias { 3 * dw } else { 0 };
     let block = 2 * dw + 3 * dw * dw + qkv_biases + dw * dw + 3 * dw * o;
     // post_layernorm (RMSNorm d).
-    let tower = embed + dw + positions + depth as u128 * block + dw;
-    // downsample: Conv2d(d, out, merge) with bias; Glm4vVisionPatchMerger:
-    // proj (out → out), LayerNorm(out) with bias, gate and up (out →
-    // intermediate_size) and down, no biases.
-    let projector = dw * o * (merge as u128).pow(2) + o + o * o + 2 * o + 3 * o * m;
-    let mut shape = tower_shape(d, depth, heads, out, QWEN_DEFAULT_IMAGE.max(patch), patch);
-    // RMSNorms, one qkv with rotary q and k, full attention over each
-    // image, a gated SiLU MLP: Qwen2.5-VL's block with every layer global
-    // (`tests/tower_activations.rs`).
-    shape.block = TowerBlock::Qwen25Vl;
-    counted(shape, tower, projector)
+    let tower = t.embed() + dw + positions + u128::from(t.depth) * block + dw;
+    let projector = t.merger(u128::from(t.intermediate));
+    t.counted(t.out, tower, projector)
 }
