@@ -321,6 +321,12 @@ pub struct VisionTower {
     /// two gated tensors for the gates' gradients.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub gated_layers: u64,
+    /// The tower's model exposes no input embeddings to transformers'
+    /// `get_input_embeddings` (Qwen3-VL's, Qwen3.5's, GLM-4V's), so
+    /// `enable_input_require_grads` leaves it unhooked (see
+    /// `training::saved::hooked_frozen_tower`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unhooked: bool,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -410,6 +410,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 params: tower_params,
                 block: tower_block(hidden),
                 gated_layers: layers % 3,
+                unhooked: layers % 2 == 0,
             }),
             params_override,
             approximate: flags[3],

@@ -147,6 +147,8 @@ impl GlmTower {
             patch,
         );
         shape.block = TowerBlock::Qwen25Vl;
+        // `Glm4vVisionModel` names no input embeddings (no `_input_embed_layer`).
+        shape.unhooked = true;
         counted(shape, tower, projector)
     }
 }

@@ -92,6 +92,7 @@ fn vision_model(v: &Cfg) -> Result<VisionTower> {
     let shape = crate::model::VisionTower {
         block: crate::model::TowerBlock::Llama4,
         gated_layers: 0,
+        unhooked: false,
         ..tower_shape(d, layers, heads, m, image, patch)
     };
     counted(shape, params, 0)

@@ -22,6 +22,7 @@ pub(super) fn vision_tower(cfg: &Cfg, with_projection: bool) -> Result<VisionTow
     Ok(VisionTower {
         block,
         gated_layers: 0,
+        unhooked: false,
         hidden: cfg.req(&["hidden_size"], 1, MAX_DIM)?,
         layers: cfg.req(&["num_hidden_layers"], 1, MAX_LAYERS)?,
         heads: cfg.req(&["num_attention_heads"], 1, MAX_HEADS)?,

@@ -106,6 +106,7 @@ pub(super) fn tower_shape(
         params: None,
         block: crate::model::TowerBlock::Other,
         gated_layers: 0,
+        unhooked: false,
     }
 }
 
@@ -121,6 +122,7 @@ pub(super) fn siglip_shape(
     VisionTower {
         block: crate::model::TowerBlock::Siglip,
         gated_layers: 0,
+        unhooked: false,
         ..tower_shape(hidden, layers, heads, intermediate, image_size, patch_size)
     }
 }
@@ -373,6 +375,7 @@ pub(super) fn import_mistral3(
     let shape = VisionTower {
         block: crate::model::TowerBlock::Pixtral,
         gated_layers: 0,
+        unhooked: false,
         ..tower_shape(d, layers, heads, m, image, patch)
     };
     spec.vision = Some(counted(shape, tower, projector)?);
@@ -496,6 +499,8 @@ fn qwen3_vision(v: &Cfg, deepstack: u128) -> Result<VisionTower> {
     };
     shape.params = Some(narrow(tower, "vision_config")?);
     shape.projector_params = narrow(merger, "vision_config")?;
+    // `Qwen3VLVisionModel` names no input embeddings (no `_input_embed_layer`).
+    shape.unhooked = true;
     Ok(shape)
 }
 

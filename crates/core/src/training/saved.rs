@@ -463,14 +463,15 @@ fn outside_layers(
     }
 }
 
-/// Vision tower: a ViT over the image tokens (frozen towers keep no activations).
+/// Vision tower: a ViT over the image tokens (frozen towers keep no
+/// activations, except [`hooked_frozen_tower`]'s).
 fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
     let t = r.training;
     let Some(v) = &r.spec.vision else {
         return 0;
     };
     if t.freeze_vision {
-        return 0;
+        return hooked_frozen_tower(r, v, batch, act_dtype);
     }
     let (tokens, passes) = tower_passes(r, v, batch);
     if tokens == 0 {
@@ -522,6 +523,46 @@ fn vision_tower_bytes(r: &Resolved, batch: u128, act_dtype: u128) -> u128 {
             Checkpointing::Full => v.layers as u128 * vb * act_dtype + per_layer,
             _ => v.layers as u128 * per_layer + gates,
         }
+}
+
+/// A frozen tower's graph under PEFT with checkpointing. PEFT then calls
+/// `enable_input_require_grads`, which since transformers 5 (PR #41993)
+/// hooks every sub-model's input embeddings, the tower's patch embedding
+/// too, unless its model names none ([`crate::model::VisionTower::unhooked`]).
+/// The patches then need a gradient, so the frozen, checkpointed tower keeps
+/// each layer's input, its output and the merger's hidden, `(layers + 2)·T·h`
+/// (Qwen2.5-VL: + its window reorder and its merger's fp32 RMSNorm input,
+/// 2 more), and a rotary tower its fp32 angles `4·T·d`. Measured: CPU
+/// storages at the loss, and an H200 (tests/data/vlm_gpu).
+fn hooked_frozen_tower(
+    r: &Resolved,
+    v: &crate::model::VisionTower,
+    batch: u128,
+    act: u128,
+) -> u128 {
+    use crate::model::TowerBlock as B;
+    let t = r.training;
+    let peft = match t.method {
+        Method::Lora => true,
+        // Only `prepare_model_for_kbit_training` hooks a quantized model.
+        Method::Qlora => r.kbit_prep != KbitPrep::None,
+        _ => false,
+    };
+    let hf = matches!(
+        t.framework,
+        Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed
+    );
+    if !peft || !hf || v.unhooked || t.checkpointing != Checkpointing::Full {
+        return 0;
+    }
+    let (tokens, _) = tower_passes(r, v, batch);
+    let kept = u128::from(v.layers) + 2 + if v.block == B::Qwen25Vl { 2 } else { 0 };
+    let rotary = if matches!(v.block, B::Qwen2Vl | B::Qwen25Vl | B::Qwen3Vl) {
+        4 * tokens * u128::from(v.hidden / v.heads.max(1))
+    } else {
+        0
+    };
+    kept * tokens * u128::from(v.hidden) * act + rotary
 }
 
 /// The tower's tokens in one micro-batch, and its passes (see
@@ -662,6 +703,6 @@ fn formula(
         },
         if r.spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else if outside.head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else if cross_image_tokens(r) > 0 { format!(" + image states and cross-attention mask {act_dtype}·b·v·(h + s), v = {}", cross_image_tokens(r)) } else { String::new() },
         if autocast_copies > 0 { format!(" + autocast 16-bit weight copies {autocast_copies}") } else { String::new() },
-        if vision > 0 { format!(" + vision tower {vision}{}", vision_rule(r)) } else { String::new() },
+        if vision > 0 { format!(" + vision tower {vision}{}{}", if t.freeze_vision { " (frozen; PEFT's input-grad hook keeps its graph)" } else { "" }, vision_rule(r)) } else { String::new() },
     )
 }

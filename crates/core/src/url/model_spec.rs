@@ -204,6 +204,9 @@ fn vision(spec: &ModelSpec) -> Vec<(String, String)> {
         if v.gated_layers > 0 {
             put("vgl", v.gated_layers.to_string());
         }
+        if v.unhooked {
+            put("vuh", "1".to_string());
+        }
     }
     if let Some(rule) = &spec.image_rule {
         put("ir", rule.to_text());
@@ -469,6 +472,7 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 params: None,
                 block: crate::model::TowerBlock::Clip,
                 gated_layers: 0,
+                unhooked: false,
             });
         }
         // Read after `vis` (keys are written in that order).
@@ -492,6 +496,11 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 None => return Err("a tower's gated layers need s.vis first".to_owned()),
             }
         }
+        // Read after `vis`: a tower transformers does not hook (absent: hooked).
+        "vuh" => match spec.vision.as_mut() {
+            Some(tower) => tower.unhooked = parse_u64_in(v, 0, 1)? == 1,
+            None => return Err("s.vuh needs s.vis first".to_owned()),
+        },
         "ir" => spec.image_rule = Some(crate::image_tokens::ImageRule::from_text(v)?),
         "vid" => spec.video = Some(crate::model::VideoFamily::from_text(v)?),
         _ => set_layer_variant(spec, field, v)?,
