@@ -8,7 +8,9 @@
 use crate::model::{LayerParams, ModelSpec, ParamCounts};
 use crate::parallel::Shards;
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
-use crate::scenario::{Attention, Inference, KbitPrep, LoraTarget, Scenario, TaskKind, Training};
+use crate::scenario::{
+    Attention, Framework, Inference, KbitPrep, LoraTarget, Method, Scenario, TaskKind, Training,
+};
 use crate::trainable::trainable_params;
 use crate::weights::{quantized_targets, weight_bytes, WeightBytes};
 
@@ -39,6 +41,13 @@ pub struct Resolved<'a> {
     pub kbit_prep: KbitPrep,
     /// Parameters the training method trains (whatever the task).
     pub trainable: u128,
+    /// Of those, LoRA's A and B matrices (0 for other methods) ...
+    pub adapters: u128,
+    /// ... and their dtype: PEFT's `autocast_adapter_dtype=True` (the
+    /// default since PEFT 0.12) upcasts 16-bit adapters to fp32 (measured:
+    /// "adapter weights fp32" in every LoRA row of
+    /// tests/data/groundtruth/h100_measured.jsonl); else the trainable dtype.
+    pub adapter_dtype: Dtype,
     /// The linears a 4/8-bit format quantizes; `None`: every linear.
     pub quantized_targets: Option<&'a [LoraTarget]>,
     /// The weights as stored, all GPUs together.
@@ -58,9 +67,26 @@ impl<'a> Resolved<'a> {
     pub fn new(sc: &'a Scenario, spec: &'a ModelSpec) -> Resolved<'a> {
         let counts = effective_counts(spec);
         let training = sc.task == TaskKind::Training;
+        let trainable = trainable_params(spec, &counts, &sc.training);
+        let adapters = if matches!(sc.training.method, Method::Lora | Method::Qlora) {
+            crate::trainable::lora_params(spec, &counts, &sc.training).min(trainable)
+        } else {
+            0
+        };
+        let peft_lora = sc.training.method == Method::Lora
+            && matches!(
+                sc.training.framework,
+                Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed
+            );
         Resolved {
             spec,
-            trainable: trainable_params(spec, &counts, &sc.training),
+            trainable,
+            adapters,
+            adapter_dtype: if peft_lora {
+                Dtype::Fp32
+            } else {
+                trainable_dtype(sc)
+            },
             weights: weight_bytes(spec, &counts, sc),
             counts,
             task: sc.task,
@@ -92,6 +118,14 @@ impl<'a> Resolved<'a> {
             // Sizes the estimate refuses fail earlier (`with_image_tokens`).
             images: crate::vision::sample_images(sc, spec).ok().flatten(),
         }
+    }
+
+    /// Bytes of one value per trainable parameter: the adapters in their
+    /// dtype, the rest in the trainable dtype (gradients, a foreach step's
+    /// temporary).
+    pub fn trainable_bytes(&self) -> u128 {
+        (self.trainable - self.adapters) * self.trainable_dtype.bytes() as u128
+            + self.adapters * self.adapter_dtype.bytes() as u128
     }
 
     /// The dtype a forward pass computes in when serving: fp32 weights run

@@ -47,7 +47,7 @@ pub fn trainable_params(spec: &ModelSpec, counts: &ParamCounts, t: &Training) ->
 }
 
 /// LoRA's A and B matrices: r·(in + out) for each adapted matrix, in every layer.
-fn lora_params(spec: &ModelSpec, counts: &ParamCounts, t: &Training) -> u128 {
+pub fn lora_params(spec: &ModelSpec, counts: &ParamCounts, t: &Training) -> u128 {
     let l = spec.layers.max(1) as u128;
     let h = spec.hidden as u128;
     let layers = &counts.layers;

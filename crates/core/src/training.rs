@@ -198,15 +198,31 @@ fn weights(r: &Resolved, lines: &mut Lines) -> u128 {
         ));
         gathered
     } else {
-        let bytes = shards.weights(w.total);
+        let (adapters, note) = adapter_weights(r);
+        let bytes = shards.weights(w.total + adapters);
         lines.gpu.push(Line::new(
             Part::Weights,
             bytes,
-            shards.sharded_weights(&w.formula),
+            shards.sharded_weights(&format!("{}{note}", w.formula)),
             Counter::Allocated,
         ));
         bytes
     }
+}
+
+/// LoRA's A and B matrices beside the frozen weights, in the trainable
+/// dtype (PEFT's fp32 over 16-bit weights, `resolved::trainable_dtype`).
+fn adapter_weights(r: &Resolved) -> (u128, String) {
+    if r.adapters == 0 {
+        return (0, String::new());
+    }
+    // The adapters alone: a stated trainable count may include a trained
+    // tower or projector, which are among the weights already.
+    let (n, d) = (r.adapters, r.adapter_dtype);
+    (
+        n * d.bytes() as u128,
+        format!(" + LoRA adapters {n} × {} B ({})", d.bytes(), d.name()),
+    )
 }
 
 /// fp32 master copy: 16-bit weights trained with mixed precision keep one in
@@ -239,9 +255,9 @@ fn master_weights(r: &Resolved, lines: &mut Lines) -> u128 {
     }
 }
 
-/// Every trainable parameter's gradient in the trainable dtype.
+/// Every trainable parameter's gradient in its parameter's dtype.
 fn gradient_bytes(r: &Resolved) -> u128 {
-    r.trainable * r.trainable_dtype.bytes() as u128
+    r.trainable_bytes()
 }
 
 /// The gradients on this GPU; returns their bytes.
@@ -265,8 +281,27 @@ fn gradients(r: &Resolved, lines: &mut Lines) -> u128 {
         Part::Gradients,
         bytes,
         format!(
-            "{} trainable × {} B ({}){}{}",
-            r.trainable,
+            "{}{} × {} B ({}){}{}",
+            if r.adapter_dtype != dtype && r.adapters > 0 {
+                let d = r.adapter_dtype;
+                format!(
+                    "{} LoRA adapters × {} B ({}) + ",
+                    r.adapters,
+                    d.bytes(),
+                    d.name()
+                )
+            } else {
+                String::new()
+            },
+            format_args!(
+                "{} trainable",
+                r.trainable
+                    - if r.adapter_dtype != dtype {
+                        r.adapters
+                    } else {
+                        0
+                    }
+            ),
             dtype.bytes(),
             dtype.name(),
             r.shards.gradient_note(),
@@ -374,7 +409,8 @@ fn optimizer_states(r: &Resolved, lines: &mut Lines) -> u128 {
     let full = if t.optimizer == Optimizer::Adafactor {
         optimizer::adafactor_bytes(r)
     } else {
-        r.trainable * millibytes / 1024
+        let (adapter_millibytes, _) = optimizer::state_millibytes_in(r, r.adapter_dtype);
+        (r.trainable - r.adapters) * millibytes / 1024 + r.adapters * adapter_millibytes / 1024
     };
     let states = shards.optimizer(full);
     let paged = matches!(

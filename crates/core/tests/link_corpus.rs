@@ -29,7 +29,8 @@
 //! * a measured correction of the training step or a card's context: the
 //!   reason holds `2026-11-26: measured on an H100` and names its file
 //!   under `tests/data/`; only training rows and rows on Hopper or
-//!   Blackwell cards may carry it;
+//!   Blackwell cards may carry it (PEFT's fp32 adapters re-froze LoRA rows
+//!   so, beside the H200's VLM runs of 2026-11-27 named in the same reason);
 //! * a measured correction of the allocator's cache: the reason holds
 //!   `2026-11-27: allocator cache measured on an H100`, and the row keeps
 //!   its bytes from before in `before_allocator_refreeze`: only reserved

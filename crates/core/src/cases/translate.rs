@@ -271,6 +271,12 @@ fn caveat_details(case: &Case, sc: &mut Scenario) {
         t.seq_len = text;
         t.freeze_vision = caveats.contains("vision tower frozen");
     }
+    // "optimizer states after step 1: 3.545 GiB (bf16 1.162 GiB, fp32 2.383
+    // GiB)": states of two dtypes follow their parameters' (a trained bf16
+    // tower beside PEFT's fp32 adapters), not the one the fields name.
+    if caveats.contains("(bf16 ") && caveats.contains(" GiB, fp32 ") {
+        sc.training.optimizer_state_dtype = None;
+    }
     // "StaticCache preallocated for prompt+new tokens (cache_implementation='static')"
     if caveats.contains("cache_implementation='static'")
         || caveats.contains("cache_implementation=\"static\"")

@@ -7,9 +7,15 @@ use crate::scenario::{Framework, LoraTarget, Method, Optimizer};
 
 /// Optimizer state bytes per trainable parameter ×1024 (integer), and a formula note.
 pub(super) fn state_millibytes(r: &Resolved) -> (u128, &'static str) {
+    state_millibytes_in(r, r.trainable_dtype)
+}
+
+/// The same for parameters of `param_dtype` (pure 16-bit training keeps the
+/// states in the parameter's dtype: fp32 for PEFT's adapters).
+pub(super) fn state_millibytes_in(r: &Resolved, param_dtype: Dtype) -> (u128, &'static str) {
     let t = r.training;
     let state = t.optimizer_state_dtype.unwrap_or(match r.precision {
-        TrainingPrecision::Pure16 => r.trainable_dtype,
+        TrainingPrecision::Pure16 => param_dtype,
         _ => Dtype::Fp32,
     });
     let s = state.bytes() as u128 * 1024;
@@ -53,7 +59,7 @@ pub(super) fn step_bytes(r: &Resolved) -> (u128, String) {
     let t = r.training;
     // Optimizer step scratch: torch's foreach AdamW (the CUDA default) holds one
     // parameter-sized temporary (cpu/optimizer_states.csv: 1.0× param bytes).
-    let largest_param = largest_trainable_elements(r) * r.trainable_dtype.bytes() as u128;
+    let largest_param = largest_trainable_elements(r) * r.adapter_dtype.bytes() as u128;
     if r.shards.optimizer_offloaded() || t.optimizer_in_backward {
         return (0, String::new());
     }
@@ -77,8 +83,7 @@ pub(super) fn step_bytes(r: &Resolved) -> (u128, String) {
         // measured on an H100, Llama-3-8B SGD momentum peaks at weights +
         // gradients + momentum (h100_measured.jsonl).
         Optimizer::Adam | Optimizer::Adamw | Optimizer::Lion => (
-            r.shards
-                .optimizer(r.trainable * r.trainable_dtype.bytes() as u128),
+            r.shards.optimizer(r.trainable_bytes()),
             "one trainable-parameter-sized temporary (foreach step, the CUDA default)".to_string(),
         ),
         // HF Adafactor: ≈ 2× the largest tensor in fp32 (optimizer_states.csv).

@@ -703,6 +703,6 @@ fn formula(
         },
         if r.spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else if outside.head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else if cross_image_tokens(r) > 0 { format!(" + image states and cross-attention mask {act_dtype}·b·v·(h + s), v = {}", cross_image_tokens(r)) } else { String::new() },
         if autocast_copies > 0 { format!(" + autocast 16-bit weight copies {autocast_copies}") } else { String::new() },
-        if vision > 0 { format!(" + vision tower {vision}{}{}", if t.freeze_vision { " (frozen; PEFT's input-grad hook keeps its graph)" } else { "" }, vision_rule(r)) } else { String::new() },
+        if vision > 0 { format!(" + vision tower {vision}{}{}", if t.freeze_vision { " (frozen, PEFT-hooked)" } else { "" }, vision_rule(r)) } else { String::new() },
     )
 }
