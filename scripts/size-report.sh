@@ -39,7 +39,8 @@ cd "$(dirname "$0")/.."
 # q/k-norm tower blocks; 401.9 KB with DeepSeek-V4's compressed cache, then
 # 397.7 KB, 2026-11-27, with the plans' answer as tokens instead of JSON
 # (no JSON reader in the page: -5.7 KB), the inlined CSS minified and 64-bit
-# precache checks); 399.1 KB with vLLM's encoder profile of a VLM.
+# precache checks); 399.1 KB with vLLM's encoder profile of a VLM; 399.9 KB with the hooked frozen tower and
+# the LoRA adapters (the tower keys of a link read by one branch).
 BUDGET_BYTES=400000
 
 if [ "${1:-}" != "--no-build" ]; then

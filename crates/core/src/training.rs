@@ -264,7 +264,12 @@ fn gradient_bytes(r: &Resolved) -> u128 {
 fn gradients(r: &Resolved, lines: &mut Lines) -> u128 {
     let t = r.training;
     let full = gradient_bytes(r);
-    let dtype = r.trainable_dtype;
+    // The adapters' dtype when they are all that trains (PEFT's fp32).
+    let dtype = if r.adapters == r.trainable {
+        r.adapter_dtype
+    } else {
+        r.trainable_dtype
+    };
     if let Some(bucket) = offloaded_gradient_bucket(r, lines) {
         return bucket;
     }
@@ -281,27 +286,8 @@ fn gradients(r: &Resolved, lines: &mut Lines) -> u128 {
         Part::Gradients,
         bytes,
         format!(
-            "{}{} × {} B ({}){}{}",
-            if r.adapter_dtype != dtype && r.adapters > 0 {
-                let d = r.adapter_dtype;
-                format!(
-                    "{} LoRA adapters × {} B ({}) + ",
-                    r.adapters,
-                    d.bytes(),
-                    d.name()
-                )
-            } else {
-                String::new()
-            },
-            format_args!(
-                "{} trainable",
-                r.trainable
-                    - if r.adapter_dtype != dtype {
-                        r.adapters
-                    } else {
-                        0
-                    }
-            ),
+            "{} trainable × {} B ({}){}{}",
+            r.trainable,
             dtype.bytes(),
             dtype.name(),
             r.shards.gradient_note(),

@@ -475,32 +475,20 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 unhooked: false,
             });
         }
-        // Read after `vis` (keys are written in that order).
-        "vp" => {
-            let p = parse_u64_in(v, 1, MAX_TOTAL_PARAMS)?;
-            match spec.vision.as_mut() {
-                Some(tower) => tower.params = Some(p),
-                None => return Err("a tower parameter count needs s.vis first".to_owned()),
+        // Read after `vis` (keys are written in that order): the tower's
+        // parameter count, its layer (absent: CLIP's), its gated layers
+        // (absent: none) and whether transformers leaves it unhooked.
+        "vp" | "vb" | "vgl" | "vuh" => {
+            let Some(tower) = spec.vision.as_mut() else {
+                return Err(format!("s.{field} needs s.vis first"));
+            };
+            match field {
+                "vp" => tower.params = Some(parse_u64_in(v, 1, MAX_TOTAL_PARAMS)?),
+                "vb" => tower.block = crate::model::TowerBlock::try_from(v.to_owned())?,
+                "vgl" => tower.gated_layers = parse_u64_in(v, 0, MAX_LAYERS)?,
+                _ => tower.unhooked = parse_u64_in(v, 0, 1)? == 1,
             }
         }
-        // Read after `vis`: the tower's layer (absent: CLIP's).
-        "vb" => match spec.vision.as_mut() {
-            Some(tower) => tower.block = crate::model::TowerBlock::try_from(v.to_owned())?,
-            None => return Err("a tower layer needs s.vis first".to_owned()),
-        },
-        // Read after `vis`: its gated layers (absent: none).
-        "vgl" => {
-            let n = parse_u64_in(v, 0, MAX_LAYERS)?;
-            match spec.vision.as_mut() {
-                Some(tower) => tower.gated_layers = n,
-                None => return Err("a tower's gated layers need s.vis first".to_owned()),
-            }
-        }
-        // Read after `vis`: a tower transformers does not hook (absent: hooked).
-        "vuh" => match spec.vision.as_mut() {
-            Some(tower) => tower.unhooked = parse_u64_in(v, 0, 1)? == 1,
-            None => return Err("s.vuh needs s.vis first".to_owned()),
-        },
         "ir" => spec.image_rule = Some(crate::image_tokens::ImageRule::from_text(v)?),
         "vid" => spec.video = Some(crate::model::VideoFamily::from_text(v)?),
         _ => set_layer_variant(spec, field, v)?,
