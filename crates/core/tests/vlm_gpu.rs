@@ -134,9 +134,8 @@ fn the_processor_on_the_gpu_machine_made_the_rules_tokens() {
     }
 }
 
-/// Within 3.5 % each: what is left is the random-init build's extra 2 to
-/// 114 MB above the parameters (README) and a few hundred MB the LoRA runs
-/// keep that the CPU storages do not show.
+/// Within 3.5 % each, median 1.5 %: what is left is mostly the random-init
+/// build's 2 to 114 MB above the parameters (README).
 #[test]
 fn every_measured_vlm_run_lands_near_its_peak() {
     let mut failures = Vec::new();
@@ -158,7 +157,7 @@ fn every_measured_vlm_run_lands_near_its_peak() {
     assert!(failures.is_empty(), "{failures:?}");
     errors.sort_by(f64::total_cmp);
     let median = errors[errors.len() / 2];
-    assert!(median <= 0.02, "median |error| {median:.4}");
+    assert!(median <= 0.015, "median |error| {median:.4}");
 }
 
 /// PEFT with checkpointing keeps a frozen Qwen-VL tower's graph (PEFT's
