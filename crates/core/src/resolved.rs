@@ -9,7 +9,7 @@ use crate::model::{LayerParams, ModelSpec, ParamCounts};
 use crate::parallel::Shards;
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::{
-    Attention, Framework, Inference, KbitPrep, LoraTarget, Method, Scenario, TaskKind, Training,
+    Attention, Inference, KbitPrep, LoraTarget, Method, Scenario, TaskKind, Training,
 };
 use crate::trainable::trainable_params;
 use crate::weights::{quantized_targets, weight_bytes, WeightBytes};
@@ -73,11 +73,8 @@ impl<'a> Resolved<'a> {
         } else {
             0
         };
-        let peft_lora = sc.training.method == Method::Lora
-            && matches!(
-                sc.training.framework,
-                Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed
-            );
+        let peft_lora =
+            sc.training.method == Method::Lora && sc.training.framework.is_hugging_face();
         Resolved {
             spec,
             trainable,

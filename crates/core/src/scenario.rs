@@ -190,6 +190,17 @@ pub enum Framework {
     Deepspeed,
 }
 
+impl Framework {
+    /// Hugging Face's stack (transformers, its Trainer, PEFT; DeepSpeed
+    /// runs under it): PEFT's adapters and hooks, transformers' loss.
+    pub fn is_hugging_face(self) -> bool {
+        matches!(
+            self,
+            Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed
+        )
+    }
+}
+
 /// What runs the recurrent token mixers of hybrid and state-space models
 /// (Mamba, Mamba-2, Gated DeltaNet, short convolutions) in training.
 /// transformers picks the fused kernel whenever its package imports

@@ -196,20 +196,10 @@ fn a_frozen_hooked_tower_keeps_its_checkpointed_graph() {
         unreachable!()
     };
     assert!(spec.vision.as_ref().expect("a tower").unhooked);
-    let line = estimate(&sc).expect("estimates").gpus[0]
-        .lines
-        .iter()
-        .find(|l| l.part == Part::Activations)
-        .map(|l| l.formula.clone())
-        .expect("activations");
+    let line = activations_formula(&sc);
     assert!(!line.contains("vision tower"), "{line}");
-    let est = estimate(&hooked).expect("estimates");
-    let line = est.gpus[0]
-        .lines
-        .iter()
-        .find(|l| l.part == Part::Activations)
-        .expect("activations");
-    assert!(line.formula.contains("PEFT-hooked"), "{}", line.formula);
+    let line = activations_formula(&hooked);
+    assert!(line.contains("PEFT-hooked"), "{line}");
 }
 
 /// The H100's LLaVA-1.5 LoRA run without checkpointing
@@ -247,4 +237,13 @@ fn llava_lora_rerun_in_a_fresh_process_lands_on_the_estimate() {
     let runs = trace["runs"].as_array().expect("runs");
     let above = |i: usize| runs[i]["step_peak_above_start"].as_u64().expect("bytes");
     assert_eq!(above(0), above(1));
+}
+
+fn activations_formula(sc: &Scenario) -> String {
+    estimate(sc).expect("estimates").gpus[0]
+        .lines
+        .iter()
+        .find(|l| l.part == Part::Activations)
+        .map(|l| l.formula.clone())
+        .expect("activations")
 }

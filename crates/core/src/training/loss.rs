@@ -83,11 +83,7 @@ pub(super) fn compiled_loss_kept_to_backward_end(r: &Resolved) -> Option<u128> {
 /// transformers computes the loss inside the model's forward, so under
 /// `torch.compile` the loss is part of the compiled graph.
 fn compiled_hf_loss(r: &Resolved) -> bool {
-    r.training.compile
-        && matches!(
-            r.training.framework,
-            Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed
-        )
+    r.training.compile && r.training.framework.is_hugging_face()
 }
 
 /// The bytes and the formula.

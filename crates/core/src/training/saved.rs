@@ -548,11 +548,11 @@ fn hooked_frozen_tower(
         Method::Qlora => r.kbit_prep != KbitPrep::None,
         _ => false,
     };
-    let hf = matches!(
-        t.framework,
-        Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed
-    );
-    if !peft || !hf || v.unhooked || t.checkpointing != Checkpointing::Full {
+    if !peft
+        || !t.framework.is_hugging_face()
+        || v.unhooked
+        || t.checkpointing != Checkpointing::Full
+    {
         return 0;
     }
     let (tokens, _) = tower_passes(r, v, batch);
