@@ -105,6 +105,12 @@ async fn body(response: web_sys::Response) -> Result<String, HubFailure> {
     Ok(text)
 }
 
+/// A file of the site itself (`models.links`), by a path relative to the
+/// page; `None` when it cannot be read (the page then starts without it).
+pub async fn site_file(path: &str) -> Option<String> {
+    body(get(path).await.ok()?).await.ok()
+}
+
 /// What a fetch produced: the config's text, and whether it is the saved
 /// copy because the Hub could not be reached.
 pub struct Fetched {

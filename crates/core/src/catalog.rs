@@ -36,17 +36,27 @@ const MODELS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/models.json"))
 /// [`links_text`] (`tests/catalog.rs` keeps the two equal), so the page
 /// reads its models with the link reader it has anyway and carries no JSON
 /// reader of a model (about 30 KB of its wasm).
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "fetched-catalog")))]
 const MODELS_LINKS: &str = include_str!("../data/models.links");
 
+static MODELS: OnceLock<Vec<CatalogModel>> = OnceLock::new();
+
 /// Every catalog model, parsed once. Empty if the embedded catalog were
-/// broken (a test guards against that), never a panic.
+/// broken (a test guards against that), never a panic; with
+/// `fetched-catalog`, empty until [`install_links`] hands it over.
 pub fn models() -> &'static [CatalogModel] {
-    static MODELS: OnceLock<Vec<CatalogModel>> = OnceLock::new();
-    #[cfg(target_arch = "wasm32")]
+    #[cfg(all(target_arch = "wasm32", feature = "fetched-catalog"))]
+    return MODELS.get_or_init(Vec::new);
+    #[cfg(all(target_arch = "wasm32", not(feature = "fetched-catalog")))]
     return MODELS.get_or_init(|| parse_links(MODELS_LINKS));
     #[cfg(not(target_arch = "wasm32"))]
     MODELS.get_or_init(|| parse(MODELS_JSON).unwrap_or_default())
+}
+
+/// Sets the catalog from [`links_text`]'s lines (the page's fetched
+/// `models.links`), before anything reads it; later calls change nothing.
+pub fn install_links(text: &str) {
+    let _ = MODELS.set(parse_links(text));
 }
 
 /// The catalog as lines of `id`, `name`, `family`, `params` and the

@@ -10,6 +10,7 @@ mod gemma3n;
 mod gemma4;
 mod glm4v;
 mod hyper;
+mod idefics2;
 mod image_rule;
 pub use image_rule::rule_from_configs;
 mod video_rule;
@@ -156,12 +157,16 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         "idefics3" | "smolvlm" => {
             return shuffle::import_idefics3(cfg, model_type, text_or(Arch::Llama, "llama"))
         }
+        "idefics2" => return idefics2::import_idefics2(cfg, text_or(Arch::Mistral, "mistral")),
         "internvl" => return shuffle::import_internvl(cfg, text_or(Arch::Qwen2, "qwen2")),
         "internvl_chat" => {
             return shuffle::import_internvl_chat(cfg, |text| import(text, text.defaults))
         }
         "paligemma" => return siglip::import_paligemma(cfg, text_or(Arch::Gemma, "gemma")),
-        "aya_vision" => return siglip::import_aya_vision(cfg, text_or(Arch::Cohere, "cohere2")),
+        // Command A Vision: Aya Vision's modules without the projector's norm.
+        "aya_vision" | "cohere2_vision" => {
+            return siglip::import_aya_vision(cfg, model_type, text_or(Arch::Cohere, "cohere2"))
+        }
         "llava_onevision" => {
             return siglip::import_llava_onevision(cfg, text_or(Arch::Qwen2, "qwen2"))
         }

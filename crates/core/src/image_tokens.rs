@@ -37,7 +37,7 @@ pub(crate) use resize::round_half_even;
 pub use resize::{glm4v_resize, smart_resize};
 pub mod largest;
 mod llama4;
-pub use llama4::llama4_canvas;
+pub use llama4::{cohere2_canvas, llama4_canvas};
 pub mod text;
 
 /// Every size a rule holds is at most this many pixels, so products of a
@@ -130,6 +130,17 @@ pub enum ImageRule {
         patch: u64,
         seq_len: u64,
     },
+    /// Idefics2: the image (and, when `split`, its four quarters) resized
+    /// between `shortest_edge` and `longest_edge`; the tower reads the
+    /// resized pixels in `patch` squares, the perceiver hands on `seq_len`
+    /// tokens per image.
+    Idefics2 {
+        patch: u64,
+        shortest_edge: u64,
+        longest_edge: u64,
+        seq_len: u64,
+        split: bool,
+    },
     /// LLaVA-NeXT any-resolution: the best grid pinpoint, the unpadded
     /// grid features with a newline per row, and the base image.
     LlavaNext {
@@ -149,6 +160,17 @@ pub enum ImageRule {
         tokens_per_tile: u64,
         /// `resize_to_max_canvas`: the canvas that upscales most, not least.
         max_canvas: bool,
+    },
+    /// Command A Vision (`cohere2_vision`): Llama 4's canvas of at most
+    /// `max_tiles` tiles plus a thumbnail when there is more than one; the
+    /// SigLIP tower reads `(tile/patch)²` tokens per tile, the pixel shuffle
+    /// hands on `tokens_per_tile`, and the prompt adds a line break per
+    /// tile and two markers per image.
+    Cohere2Vision {
+        tile: u64,
+        patch: u64,
+        max_tiles: u64,
+        tokens_per_tile: u64,
     },
     /// LLaVA-OneVision `anyres_max_N`: LLaVA-NeXT's grids over a SigLIP
     /// tower (no class token), the unpadded features shrunk when they pass
@@ -253,15 +275,18 @@ impl ImageRule {
             ImageRule::Gemma3PanScan { .. } => "Gemma 3 pan-and-scan",
             ImageRule::Pixtral { .. } => "Pixtral patches with row breaks",
             ImageRule::Idefics3 { .. } => "Idefics3 image splitting",
+            ImageRule::Idefics2 { .. } => "Idefics2 resize",
             ImageRule::LlavaNext { .. } => "LLaVA-NeXT any-resolution",
             ImageRule::LlavaOneVision { .. } => "LLaVA-OneVision any-resolution",
             ImageRule::Llama4 { .. } => "Llama 4 tiles",
+            ImageRule::Cohere2Vision { .. } => "Command A Vision tiles",
         }
     }
 
     /// Checks every size against its range, naming the rule's field: the
     /// rule may come from a config or preprocessor file, and the tiling
     /// searches are quadratic in the tile count.
+    #[allow(clippy::too_many_lines)] // one arm per image rule, each a few range checks
     pub fn validate(&self) -> Result<()> {
         let side =
             |name: &str, v: u64| check_range(&format!("image rule: {name}"), v, 1, MAX_IMAGE_SIZE);
@@ -337,12 +362,30 @@ impl ImageRule {
                 side("patch", *patch)?;
                 count("seq_len", *seq_len)?;
             }
+            ImageRule::Idefics2 {
+                patch,
+                shortest_edge,
+                longest_edge,
+                seq_len,
+                split: _,
+            } => {
+                side("patch", *patch)?;
+                side("shortest_edge", *shortest_edge)?;
+                side("longest_edge", *longest_edge)?;
+                count("seq_len", *seq_len)?;
+            }
             ImageRule::Llama4 {
                 tile,
                 patch,
                 max_tiles,
                 tokens_per_tile,
-                max_canvas: _,
+                ..
+            }
+            | ImageRule::Cohere2Vision {
+                tile,
+                patch,
+                max_tiles,
+                tokens_per_tile,
             } => {
                 side("tile", *tile)?;
                 check_range("image rule: patch", *patch, 1, *tile)?;
@@ -668,6 +711,77 @@ fn pixtral_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Optio
     (rows * cols * merge * merge, rows * cols + rows, None)
 }
 
+/// Idefics2 (`Idefics2ImageProcessor`): each image, with its four quarters
+/// first when splitting, resized by `get_resize_output_image_size` (the
+/// long side down to `longest_edge`, the other by the aspect ratio,
+/// truncated; then each side at least `shortest_edge`) and padded to the
+/// largest of them; the tower reads the padded pixels in `patch` squares.
+fn idefics2_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+    let ImageRule::Idefics2 {
+        patch,
+        shortest_edge,
+        longest_edge,
+        seq_len,
+        split,
+    } = *rule
+    else {
+        return (0, 0, None);
+    };
+    let resize = |w: u64, h: u64| {
+        let aspect = w as f64 / h as f64;
+        let (w, h) = if w >= h && w > longest_edge {
+            (longest_edge, (longest_edge as f64 / aspect) as u64)
+        } else if h > w && h > longest_edge {
+            ((longest_edge as f64 * aspect) as u64, longest_edge)
+        } else {
+            (w, h)
+        };
+        (w.max(shortest_edge), h.max(shortest_edge))
+    };
+    let (mut w, mut h) = resize(width, height);
+    let images = if split {
+        // `split_images`: [:h/2, :w/2], [:h/2, w/2:], [h/2:, :w/2], [h/2:, w/2:].
+        let (w0, h0) = (width / 2, height / 2);
+        for (qw, qh) in [
+            (w0, h0),
+            (width - w0, h0),
+            (w0, height - h0),
+            (width - w0, height - h0),
+        ] {
+            let (rw, rh) = resize(qw.max(1), qh.max(1));
+            (w, h) = (w.max(rw), h.max(rh));
+        }
+        5
+    } else {
+        1
+    };
+    let grid = (w / patch.max(1)) * (h / patch.max(1));
+    (images * grid, images * seq_len, Some(images))
+}
+
+/// Command A Vision: the canvas's tiles and a thumbnail when there is more
+/// than one; `Cohere2VisionProcessor.replace_image_token` writes <BOI>,
+/// each tile's tokens and a line break, <EOI>.
+fn cohere2_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+    let ImageRule::Cohere2Vision {
+        tile,
+        patch,
+        max_tiles,
+        tokens_per_tile,
+    } = *rule
+    else {
+        return (0, 0, None);
+    };
+    let (rows, cols) = cohere2_canvas(width, height, tile, max_tiles);
+    let images = if rows * cols > 1 { rows * cols + 1 } else { 1 };
+    let side = tile / patch.max(1);
+    (
+        images * side * side,
+        images * (tokens_per_tile + 1) + 2,
+        Some(images),
+    )
+}
+
 /// The tokens of one `width × height` image under `rule`.
 pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
     rule.validate()?;
@@ -748,6 +862,8 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             let side = tile / patch.max(1);
             (images * side * side, images * seq_len, Some(images))
         }
+        ImageRule::Idefics2 { .. } => idefics2_tokens(rule, width, height),
+        ImageRule::Cohere2Vision { .. } => cohere2_tokens(rule, width, height),
         ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
         ImageRule::LlavaNext {
             crop,

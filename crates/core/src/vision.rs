@@ -91,6 +91,21 @@ pub fn sample_images(sc: &Scenario, spec: &ModelSpec) -> Result<Option<SampleIma
         };
         per_size.push((w, h, tokens));
     }
+    // Idefics2 pads every image of a batch to the largest (`do_pad`), and
+    // its tower reads the padded pixels.
+    let image_passes = match spec.image_rule {
+        Some(ImageRule::Idefics2 { split, .. }) => {
+            let most = per_size.iter().map(|s| s.2.tower).max().unwrap_or(0);
+            per_size.iter_mut().for_each(|s| s.2.tower = most);
+            if split {
+                5
+            } else {
+                1
+            }
+        }
+        Some(ImageRule::Gemma4 { .. }) => 1,
+        _ => 0,
+    };
     let samples = match sc.task {
         TaskKind::Training => sc.training.micro_batch,
         TaskKind::Inference => sc.inference.batch,
@@ -114,7 +129,7 @@ pub fn sample_images(sc: &Scenario, spec: &ModelSpec) -> Result<Option<SampleIma
         groups,
         longest_sample: longest_sample(&tokens, images, samples),
         rule: spec.image_rule.as_ref().map(ImageRule::family),
-        whole_image_passes: matches!(spec.image_rule, Some(ImageRule::Gemma4 { .. })),
+        image_passes,
         video,
     }))
 }

@@ -96,6 +96,26 @@ fn the_tower_costs_the_sum_of_a_mixed_batch_and_the_sequence_the_longest_sample(
     }
 }
 
+/// Idefics2 pads every image of a batch to the largest (`do_pad`), and its
+/// tower reads the padding: a phone photo beside a square costs what two
+/// phone photos do.
+#[test]
+fn idefics2_pads_a_mixed_batch_to_its_largest_image() {
+    let config = "variants_2026/idefics2__5.json";
+    let mut mixed = training(config);
+    mixed.training.micro_batch = 2;
+    mixed.image_mix = vec![PHONE, SQUARE];
+    let mut phones = mixed.clone();
+    phones.image_mix = vec![PHONE];
+    assert_eq!(activations(&mixed), activations(&phones));
+    assert!(tower_alone(config, PHONE) > tower_alone(config, SQUARE));
+    let spec = import(config);
+    let sized = sample_images(&mixed, &spec)
+        .expect("sizes")
+        .expect("images");
+    assert_eq!(sized.batch_tower_tokens(), 2 * 3640);
+}
+
 #[test]
 fn sizes_cycle_over_the_batch_and_the_longest_sample_is_found() {
     let config = "vlm/Qwen__Qwen2-VL-2B-Instruct.json";

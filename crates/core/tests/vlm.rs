@@ -1060,3 +1060,77 @@ fn lfm3_vl_splits_its_tower_and_reads_the_qwen_rules() {
         Some(vramfit_core::model::VideoFamily::Qwen3 { temporal: 2 })
     ));
 }
+
+/// Idefics2: its tower and connector (the SwiGLU projection and the
+/// perceiver resampler) split as transformers 5.24 builds the class
+/// defaults (87,453,696 and 732,209,152 on the meta device); images by
+/// `Idefics2ImageProcessor`'s defaults in the tower's patches (32 px in
+/// the class, 14 px in idefics2-8b's shape), 64 latents each in the text,
+/// five times that with the quarters when splitting.
+#[test]
+fn idefics2_splits_its_connector_and_reads_its_resize_rule() {
+    let (spec, rule) = class_default("idefics2__0");
+    let counts = spec.param_counts();
+    assert_eq!((counts.vision, counts.projector), (87_453_696, 732_209_152));
+    assert_eq!(
+        rule,
+        ImageRule::Idefics2 {
+            patch: 32,
+            shortest_edge: 378,
+            longest_edge: 980,
+            seq_len: 64,
+            split: false
+        }
+    );
+    let text = config_text("variants_2026/idefics2__5.json");
+    // A phone photo: 980 × 735 px, 70 × 52 patches (the processor's count).
+    let rule = rule_from_configs(&text, None).expect("a rule");
+    let photo = tokens(&rule, 4032, 3024).expect("tokens");
+    assert_eq!(
+        (photo.tower_tokens, photo.language_model_tokens),
+        (3640, 64)
+    );
+    let split = rule_from_configs(&text, Some(r#"{"do_image_splitting": true}"#)).expect("a rule");
+    let photo = tokens(&split, 4032, 3024).expect("tokens");
+    assert_eq!(
+        (photo.tower_tokens, photo.language_model_tokens, photo.tiles),
+        (5 * 3640, 320, Some(5))
+    );
+    let spec = from_hf_config(&text).expect("imports");
+    assert_a_1080p_image_costs_its_tokens_as_text(&spec, 64);
+}
+
+/// Command A Vision: SigLIP with its pooling head (349,259,520) and Aya
+/// Vision's projector without the norm, `alignment_intermediate_size`
+/// 36864 (320,909,312), as transformers 5.24 builds the class defaults;
+/// images cut on Llama 4's canvas of 512 px tiles: a phone photo is 12
+/// tiles and a thumbnail, 13 · (256 + 1) + 2 = 3343 tokens in the text
+/// (the processor's count).
+#[test]
+fn cohere2_vision_splits_its_projector_and_reads_its_canvas_rule() {
+    let (spec, rule) = class_default("cohere2_vision__0");
+    let counts = spec.param_counts();
+    assert_eq!(
+        (counts.vision, counts.projector),
+        (349_259_520, 320_909_312)
+    );
+    assert_eq!(
+        rule,
+        ImageRule::Cohere2Vision {
+            tile: 512,
+            patch: 16,
+            max_tiles: 12,
+            tokens_per_tile: 256
+        }
+    );
+    let photo = tokens(&rule, 4032, 3024).expect("tokens");
+    assert_eq!(
+        (photo.tower_tokens, photo.language_model_tokens, photo.tiles),
+        (13 * 1024, 3343, Some(13))
+    );
+    let square = tokens(&rule, 336, 336).expect("tokens");
+    assert_eq!(
+        (square.tower_tokens, square.language_model_tokens),
+        (1024, 259)
+    );
+}

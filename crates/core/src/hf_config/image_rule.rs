@@ -51,7 +51,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "mistral3" | "llava_next"
         | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
-        | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" => true,
+        | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2" | "cohere2_vision" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -112,7 +112,8 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             max_pixels: number(&pre, &[&["size", "longest_edge"]], 28 * 28 * 15_000),
         }),
         "internvl" | "internvl_chat" => internvl(&cfg, &pre),
-        "aya_vision" => aya_vision(&cfg, &pre),
+        "idefics2" => Ok(super::idefics2::rule(&cfg, &pre)),
+        "aya_vision" | "cohere2_vision" => aya_vision(&cfg, &pre),
         // PaliGemma: the image resized to the tower's square, one token per
         // patch (`text_config.num_image_tokens` = (image_size // patch_size)²;
         // SiglipVisionConfig's 224 px in 16 px patches when absent).
@@ -200,7 +201,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }
@@ -272,12 +273,24 @@ fn aya_vision(cfg: &Value, pre: &Value) -> Result<ImageRule> {
     }
     let k = number(cfg, &[&["downsample_factor"]], 2).max(1);
     let side = tile / patch.max(1);
+    let tokens_per_tile = (side / k).saturating_mul(side / k);
+    let max_tiles = number(pre, &[&["max_patches"]], 12);
+    // Command A Vision's processor: Llama 4's canvas (its `min_patches`
+    // is not read), a line break per tile.
+    if cfg.get("model_type").and_then(Value::as_str) == Some("cohere2_vision") {
+        return Ok(ImageRule::Cohere2Vision {
+            tile,
+            patch,
+            max_tiles,
+            tokens_per_tile,
+        });
+    }
     Ok(ImageRule::AyaVision {
         tile,
         patch,
         min_tiles: number(pre, &[&["min_patches"]], 1),
-        max_tiles: number(pre, &[&["max_patches"]], 12),
-        tokens_per_tile: (side / k).saturating_mul(side / k),
+        max_tiles,
+        tokens_per_tile,
     })
 }
 

@@ -111,12 +111,13 @@ pub(super) fn import_llava_onevision(
 /// consulted (measured, `made_up__aya_vision_small_shuffle3.json`).
 pub(super) fn import_aya_vision(
     cfg: &Cfg,
+    model_type: &str,
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
-    let text = text_config(cfg, "aya_vision", "cohere2")?;
+    let text = text_config(cfg, model_type, "cohere2")?;
     let mut spec = import_text(&text)?;
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
-    let mut tower = siglip_tower(cfg, "aya_vision")?;
+    let mut tower = siglip_tower(cfg, model_type)?;
     let k = cfg.int(&["downsample_factor"], 1, 64)?.unwrap_or(2);
     let side = tower.image_size / tower.patch_size.max(1);
     if !side.is_multiple_of(k) {
@@ -125,20 +126,23 @@ pub(super) fn import_aya_vision(
             format!("{k} does not divide the tower's {side} patches a side: the pixel shuffle cannot fold them"),
         ));
     }
-    // The projector: pixel shuffle of k × k patches, LayerNorm(d·k²),
-    // linear_1 (d·k² → A, biased), SwiGLU over its two halves, linear_2
-    // (A/2 → text hidden, biased); A = `alignment_intermediate_size`,
-    // the text width when absent.
+    // The projector: pixel shuffle of k × k patches, LayerNorm(d·k²) (Aya
+    // Vision's; Command A Vision has none), linear_1 (d·k² → A, biased),
+    // SwiGLU over its two halves, linear_2 (A/2 → text hidden, biased);
+    // A = `alignment_intermediate_size`: Aya's default is the text width,
+    // `Cohere2VisionConfig`'s 36864.
+    let aya = model_type == "aya_vision";
     let (dk, text_w) = (
         tower.hidden as u128 * (k as u128).pow(2),
         spec.hidden as u128,
     );
     let a = cfg
         .int(&["alignment_intermediate_size"], 2, MAX_DIM)?
-        .unwrap_or(spec.hidden) as u128;
-    let projector = 2 * dk + (dk * a + a) + ((a / 2) * text_w + text_w);
+        .unwrap_or(if aya { spec.hidden } else { 36_864 }) as u128;
+    let norm = if aya { 2 * dk } else { 0 };
+    let projector = norm + (dk * a + a) + ((a / 2) * text_w + text_w);
     tower.projector_params = narrow(projector, "alignment_intermediate_size")?;
-    spec.name = "aya_vision".to_string();
+    spec.name = model_type.to_string();
     spec.vision = Some(tower);
     Ok(spec)
 }

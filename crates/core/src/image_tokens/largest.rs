@@ -47,6 +47,9 @@ fn candidates(rule: &ImageRule) -> Vec<(u64, u64)> {
         }
         | ImageRule::Llama4 {
             tile, max_tiles, ..
+        }
+        | ImageRule::Cohere2Vision {
+            tile, max_tiles, ..
         } => grid(*tile, *max_tiles),
         // Crops along the long side: a strip of `max_crops` crops.
         ImageRule::Gemma3PanScan {

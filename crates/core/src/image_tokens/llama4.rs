@@ -75,6 +75,40 @@ pub fn llama4_canvas(
     best.unwrap_or((1, 1))
 }
 
+/// The (rows, cols) of `tile`-px tiles Command A Vision's processor cuts
+/// a `width × height` image into (`get_optimal_tiled_canvas` of
+/// `image_processing_cohere2_vision.py`): Llama 4's choice over every grid
+/// of at most `max_tiles` tiles, in float64, the grids ordered by tile
+/// count (columns first within a count); the first of the least
+/// upscaling, or when every grid downscales, of the least downscaling.
+pub fn cohere2_canvas(width: u64, height: u64, tile: u64, max_tiles: u64) -> (u64, u64) {
+    let max = max_tiles.clamp(1, MAX_IMAGE_TILES);
+    let mut grids: Vec<(u64, u64)> = (1..=max)
+        .flat_map(|cols| (1..=max / cols).map(move |rows| (rows, cols)))
+        .collect();
+    grids.sort_by_key(|&(rows, cols)| rows * cols);
+    let scale = |&(rows, cols): &(u64, u64)| {
+        let w = (cols * tile) as f64 / width.max(1) as f64;
+        let h = (rows * tile) as f64 / height.max(1) as f64;
+        w.min(h)
+    };
+    let upscaling = grids.iter().any(|g| scale(g) >= 1.0);
+    let mut best = (1, 1);
+    let mut best_scale = if upscaling { f64::MAX } else { f64::MIN };
+    for g in &grids {
+        let s = scale(g);
+        let better = if upscaling {
+            s >= 1.0 && s < best_scale
+        } else {
+            s > best_scale
+        };
+        if better {
+            (best, best_scale) = (*g, s);
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -71,6 +71,31 @@ impl ImageRule {
                 patch,
                 seq_len,
             } => join("idefics3", &[*longest_edge, *tile, *patch, *seq_len]),
+            ImageRule::Cohere2Vision {
+                tile,
+                patch,
+                max_tiles,
+                tokens_per_tile,
+            } => join(
+                "cohere2_vision",
+                &[*tile, *patch, *max_tiles, *tokens_per_tile],
+            ),
+            ImageRule::Idefics2 {
+                patch,
+                shortest_edge,
+                longest_edge,
+                seq_len,
+                split,
+            } => join(
+                "idefics2",
+                &[
+                    *patch,
+                    *shortest_edge,
+                    *longest_edge,
+                    *seq_len,
+                    u64::from(*split),
+                ],
+            ),
             ImageRule::Llama4 {
                 tile,
                 patch,
@@ -190,40 +215,75 @@ impl ImageRule {
                     seq_len: v[3],
                 }
             }
+            "idefics2" => idefics2_from_numbers(&numbers(5)?)?,
             "llama4" => llama4_from_numbers(&numbers(5)?)?,
-            "llava_next" => {
-                if items.len() < 2 {
-                    return Err("llava_next takes crop, patch and pinpoints HxW".to_owned());
-                }
-                ImageRule::LlavaNext {
-                    crop: number(items[0])?,
-                    patch: number(items[1])?,
-                    pinpoints: anyres::read_pinpoints(&items[2..], number)?,
-                }
-            }
-            "llava_onevision" => {
-                if items.len() < 3 {
-                    return Err(
-                        "llava_onevision takes crop, patch, max patches and pinpoints HxW"
-                            .to_owned(),
-                    );
-                }
-                ImageRule::LlavaOneVision {
-                    crop: number(items[0])?,
-                    patch: number(items[1])?,
-                    max_patches: number(items[2])?,
-                    pinpoints: anyres::read_pinpoints(&items[3..], number)?,
+            "cohere2_vision" => {
+                let v = numbers(4)?;
+                ImageRule::Cohere2Vision {
+                    tile: v[0],
+                    patch: v[1],
+                    max_tiles: v[2],
+                    tokens_per_tile: v[3],
                 }
             }
+            "llava_next" | "llava_onevision" => anyres_rule(key, &items, number)?,
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, idefics3, llava_next, llava_onevision, llama4"
+                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision"
             ))
             }
         };
         rule.validate().map_err(|e| e.to_string())?;
         Ok(rule)
+    }
+}
+
+/// Reads a `llava_next:` (crop, patch, pinpoints `HxW`) or
+/// `llava_onevision:` (crop, patch, max patches, pinpoints) link rule.
+fn anyres_rule(
+    key: &str,
+    items: &[&str],
+    number: impl Fn(&str) -> std::result::Result<u64, String>,
+) -> std::result::Result<ImageRule, String> {
+    let one_vision = key == "llava_onevision";
+    let fixed = if one_vision { 3 } else { 2 };
+    if items.len() < fixed {
+        return Err(format!(
+            "{key} takes crop, patch,{} and pinpoints HxW",
+            if one_vision { " max patches" } else { "" }
+        ));
+    }
+    let (crop, patch) = (number(items[0])?, number(items[1])?);
+    let pinpoints = anyres::read_pinpoints(&items[fixed..], &number)?;
+    Ok(if one_vision {
+        ImageRule::LlavaOneVision {
+            crop,
+            patch,
+            max_patches: number(items[2])?,
+            pinpoints,
+        }
+    } else {
+        ImageRule::LlavaNext {
+            crop,
+            patch,
+            pinpoints,
+        }
+    })
+}
+
+/// Reads the numbers of an `idefics2:` link rule; the last is image
+/// splitting, 0 or 1.
+fn idefics2_from_numbers(v: &[u64]) -> std::result::Result<ImageRule, String> {
+    match *v {
+        [patch, shortest_edge, longest_edge, seq_len, flag @ (0 | 1)] => Ok(ImageRule::Idefics2 {
+            patch,
+            shortest_edge,
+            longest_edge,
+            seq_len,
+            split: flag == 1,
+        }),
+        _ => Err("idefics2's last number, image splitting, is 0 or 1".to_owned()),
     }
 }
 

@@ -38,9 +38,10 @@ pub struct SampleImages {
     pub longest_sample: ImageTokens,
     /// The family rule that sized them (`None`: the tower's fixed square).
     pub rule: Option<&'static str>,
-    /// The tower runs each image as one pass of its own tokens (Gemma 4's
-    /// padded patch slots).
-    pub whole_image_passes: bool,
+    /// The tower runs each image as this many passes of equal tokens
+    /// (Gemma 4's padded patch slots: 1; Idefics2's padded image, and its
+    /// quarters when split: 5); 0 for the other rules.
+    pub image_passes: u64,
     /// One video's tokens per sample, when the sample or prompt has one.
     pub video: Option<crate::video_tokens::VideoTokens>,
 }
@@ -99,9 +100,13 @@ impl SampleImages {
                 let tiles = u128::from(g.tokens.tower) / tile;
                 passes.push((u128::from(g.in_batch), tiles * tile.next_multiple_of(8)));
             }
-        } else if self.rule.is_none() || v.block.dynamic_resolution() || self.whole_image_passes {
+        } else if self.rule.is_none() || v.block.dynamic_resolution() || self.image_passes > 0 {
             for g in &self.groups {
-                passes.push((g.in_batch as u128, g.tokens.tower.max(1) as u128));
+                let n = self.image_passes.max(1);
+                passes.push((
+                    u128::from(g.in_batch) * u128::from(n),
+                    u128::from(g.tokens.tower.max(1) / n),
+                ));
             }
             if let Some(video) = &self.video {
                 let frame = (video.grid_h * video.grid_w).max(1) as u128;

@@ -539,7 +539,10 @@ RAW_2 = {
 }
 for t, extra in RAW_2.items():
     VARIANTS[t] = VARIANTS[t] + extra
-WRAPPERS = {"lfm3_vl", "glm_ocr", "exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import variants_2026b  # noqa: E402  (the third session's families)
+VARIANTS.update(variants_2026b.VARIANTS)
+WRAPPERS = variants_2026b.WRAPPERS | {"lfm3_vl", "glm_ocr", "exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
 os.makedirs(out_dir, exist_ok=True)

@@ -31,6 +31,7 @@ from PIL import Image
 from transformers import (
     Gemma3ImageProcessorPil,
     GotOcr2ImageProcessorPil,
+    Idefics2ImageProcessorPil,
     Idefics3ImageProcessorPil,
     LlavaNextImageProcessorPil,
     LlavaNextProcessor,
@@ -323,6 +324,26 @@ def idefics(w, h):
              helper_patches=hp, helper_grid=[hr, hc], helper_matches=(hr, hc) == (r, c))
 
 
+# ---------------------------------------------------------------- 4b. Idefics2
+# Idefics2ImageProcessorPil at its class defaults (shortest 378, longest 980, no splitting), with
+# do_image_splitting (the four quarters and the image), and at smaller edges with splitting; the
+# checkpoint's 14 px tower patch and 64 perceiver latents. pixel_values is (1, images, 3, H, W),
+# every image padded to the largest: the tower reads images * (H // 14) * (W // 14) patches.
+ID2_SETTINGS = [dict(), dict(do_image_splitting=True),
+                dict(size={"shortest_edge": 224, "longest_edge": 448}, do_image_splitting=True)]
+id2_procs = [(kw, Idefics2ImageProcessorPil(**kw)) for kw in ID2_SETTINGS]
+
+
+def idefics2(w, h):
+    for kw, p in id2_procs:
+        out = p(images=[[img(w, h)]], return_tensors="pt")
+        n, _, ph, pw = out["pixel_values"].shape[1:]
+        settings = {"size": {"shortest_edge": 378, "longest_edge": 980}, "do_image_splitting": False, **kw,
+                    "vision_patch_size": 14, "image_seq_len": 64}
+        emit("idefics2", "Idefics2ImageProcessor(Pil)", settings, w, h, n * (ph // 14) * (pw // 14), n * 64,
+             tiles=int(n), padded=[int(ph), int(pw)])
+
+
 # ---------------------------------------------------------------- 5. Gemma 3
 G_BASE = dict(size={"height": 896, "width": 896}, pan_and_scan_min_crop_size=256,
               pan_and_scan_max_num_crops=4, pan_and_scan_min_ratio_to_activate=1.2)
@@ -402,14 +423,17 @@ L4 = [
 ]
 
 
-def llama4_setup():
+def install_torchvision_standin():
+    """Shape-only stand-ins for the torchvision functions the torchvision-only image
+    processors call (resize to zeros of the new size, pad, normalize as identity)."""
     import enum
-    import re
     import types
 
     import torch.nn.functional as F
     from transformers.utils import import_utils
 
+    if "torchvision" in sys.modules:
+        return
     assert not import_utils.is_torchvision_available()
 
     class InterpolationMode(enum.Enum):
@@ -435,6 +459,12 @@ def llama4_setup():
         sys.modules[name] = module
     import transformers.image_processing_backends as backends
     backends.tvF = fn
+
+
+def llama4_setup():
+    import re
+
+    install_torchvision_standin()
     from transformers.image_utils import SizeDict
     import transformers.models.llama4.image_processing_llama4 as ip
     from transformers.models.llama4.processing_llama4 import Llama4Processor
@@ -468,6 +498,47 @@ def llama4_setup():
     return llama4
 
 
+# ---------------------------------------------------------------- 9. Command A Vision (cohere2_vision)
+# Cohere2VisionImageProcessor is torchvision-only: run on a zeros tensor with the shape-only stand-ins, at
+# its class defaults (512 px tiles, at most 12), at max_patches 4 and with min_patches 3 (which
+# get_optimal_tiled_canvas does not read); the prompt from Cohere2VisionProcessor.replace_image_token
+# (built bare, its processor patch_size 16: 256 tokens and a line break per tile, <BOI> and <EOI>).
+C2_EXTRA = [(1024, 512), (512, 1024), (1536, 512), (1024, 1024), (2048, 2048), (513, 511), (6144, 512),
+            (3072, 1024), (511, 1535)]
+C2 = [dict(), dict(max_patches=4), dict(min_patches=3)]
+
+
+def cohere2_setup():
+    import re
+
+    install_torchvision_standin()
+    import transformers.models.cohere2_vision.image_processing_cohere2_vision as ip
+    from transformers.models.cohere2_vision.processing_cohere2_vision import Cohere2VisionProcessor
+
+    proc = Cohere2VisionProcessor.__new__(Cohere2VisionProcessor)
+    proc.patch_size, proc.image_token, proc.img_line_break_token = 16, "<IMG>", "<LB>"
+    proc.boi_token, proc.eoi_token = "<BOI>", "<EOI>"
+    procs = [(kw, ip.Cohere2VisionImageProcessor(**kw)) for kw in C2]
+    token = re.compile(r"<[A-Z]+>")
+    # the stand-in's mode (PIL's BICUBIC maps through a table torchvision's absence leaves empty)
+    bicubic = sys.modules["torchvision.transforms.v2.functional"].InterpolationMode.BICUBIC
+
+    def cohere2(w, h):
+        for kw, p in procs:
+            out = p(images=[torch.zeros(3, h, w, dtype=torch.uint8)], do_rescale=False, do_normalize=False,
+                    do_convert_rgb=False, resample=bicubic)
+            n = int(out["num_patches"][0])
+            tokens = token.findall(proc.replace_image_token(out, 0))
+            settings = {"size": {"height": 512, "width": 512}, "min_patches": 1, "max_patches": 12, **kw,
+                        "vision_patch_size": 16, "tokens_per_tile": 256}
+            emit("cohere2_vision", "Cohere2VisionImageProcessor (shape-only pixel ops) + replace_image_token",
+                 settings, w, h, n * (512 // 16) ** 2, len(tokens), tiles=n,
+                 helper_patches=p.get_number_of_image_patches(h, w, {}),
+                 helper_matches=p.get_number_of_image_patches(h, w, {}) == n)
+
+    return cohere2
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -478,8 +549,8 @@ if __name__ == "__main__":
             kept = [json.loads(line) for line in f]
     for name, fn in [("qwen", qwen), ("glm4v", glm4v), ("gemma4", None), ("internvl", internvl), ("aya_vision", aya_vision), ("llava_next", llava_next),
                      ("llava_onevision", llava_onevision),
-                     ("idefics3/smolvlm", idefics), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
-                     ("llama4", None)]:
+                     ("idefics3/smolvlm", idefics), ("idefics2", idefics2), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
+                     ("llama4", None), ("cohere2_vision", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -490,7 +561,12 @@ if __name__ == "__main__":
         if name == "llama4":  # last: it installs the torchvision stand-in
             SIZES.extend(L4_EXTRA)
             fn = llama4_setup()
+        if name == "cohere2_vision":
+            SIZES.extend(C2_EXTRA)
+            fn = cohere2_setup()
         run_family(name, fn)
+        if name == "cohere2_vision":
+            del SIZES[len(SIZES) - len(C2_EXTRA):]
         if name == "glm4v":  # its edge sizes are its own
             del SIZES[len(SIZES) - len(GLM_EXTRA):]
         if name == "gemma4":

@@ -1,0 +1,47 @@
+"""Variants of the families added in the 2026-11-27 (third) session, read by
+measure_variants_2026.py: each family's class defaults ({}) and small configs
+that flip the keys the importer reads. `_raw`: written as given (the importer
+derives what the config class derives)."""
+
+ID2_VIS = dict(hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4, image_size=56,
+               patch_size=14)
+ID2_PERC = dict(resampler_n_latents=8, resampler_depth=2, resampler_n_heads=4, resampler_head_dim=16,
+                num_key_value_heads=2)
+MISTRAL_SMALL = dict(model_type="mistral", vocab_size=1000, hidden_size=64, intermediate_size=96,
+                     num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, pad_token_id=0)
+
+VARIANTS = {
+    # Idefics2: SigLIP-shaped tower, SwiGLU projection and perceiver resampler over Mistral
+    "idefics2": [
+        {},
+        dict(vision_config=ID2_VIS, perceiver_config=ID2_PERC, text_config=MISTRAL_SMALL),
+        # the text config's own tie flag is not read
+        dict(vision_config=ID2_VIS, perceiver_config=dict(ID2_PERC, resampler_depth=1),
+             text_config=dict(MISTRAL_SMALL, tie_word_embeddings=True)),
+        dict(vision_config=dict(ID2_VIS, patch_size=8, num_channels=1), perceiver_config=dict(
+            ID2_PERC, num_key_value_heads=4, resampler_n_latents=5, resampler_head_dim=24),
+            text_config=dict(MISTRAL_SMALL, model_type="llama", intermediate_size=80), tie_word_embeddings=True),
+        # hand-written: only a text config; the tower and perceiver take their classes' defaults
+        dict(_raw=True, text_config=dict(MISTRAL_SMALL, hidden_size=128, num_attention_heads=4)),
+        # idefics2-8b's shape (its model card: SigLIP-so400m at 980 px in 14 px patches, Mistral-7B with
+        # the two image tokens and <end_of_utterance> added), written here, not downloaded
+        dict(vision_config=dict(hidden_size=1152, intermediate_size=4304, num_hidden_layers=27,
+                                num_attention_heads=16, image_size=980, patch_size=14),
+             text_config=dict(model_type="mistral", vocab_size=32003, pad_token_id=0)),
+    ],
+}
+SIGLIP_SMALL = dict(model_type="siglip_vision_model", hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                    num_attention_heads=4, image_size=64, patch_size=16)
+COHERE2_SMALL = dict(model_type="cohere2", vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=4,
+                     num_attention_heads=4, num_key_value_heads=2, sliding_window=8, pad_token_id=0)
+# Command A Vision: Aya Vision's SigLIP, pixel shuffle and SwiGLU projector without its norm, over Cohere 2
+VARIANTS["cohere2_vision"] = [
+    {},
+    dict(vision_config=SIGLIP_SMALL, text_config=COHERE2_SMALL, alignment_intermediate_size=48),
+    # the text config's tie is not read; no pooling head; a shuffle of 4
+    dict(vision_config=dict(SIGLIP_SMALL, vision_use_head=False), downsample_factor=4,
+         text_config=dict(COHERE2_SMALL, tie_word_embeddings=False), alignment_intermediate_size=40),
+    dict(vision_config=dict(SIGLIP_SMALL, num_channels=1, image_size=96), tie_word_embeddings=False,
+         text_config=COHERE2_SMALL, alignment_intermediate_size=64),
+]
+WRAPPERS = {"idefics2", "cohere2_vision"}
