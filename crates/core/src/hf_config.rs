@@ -12,6 +12,7 @@ mod glm4v;
 mod hyper;
 mod idefics2;
 mod image_rule;
+mod kimi_k25;
 pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
@@ -156,6 +157,12 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         // LLaVA-OneVision, GemmaConfig for PaliGemma).
         "idefics3" | "smolvlm" => {
             return shuffle::import_idefics3(cfg, model_type, text_or(Arch::Llama, "llama"))
+        }
+        "kimi_k25" => {
+            return kimi_k25::import_kimi_k25(cfg, |text| match text.string("model_type")? {
+                None => import_decoder(text, Arch::DeepseekV3, "deepseek_v3"),
+                Some(_) => import(text, text.defaults),
+            })
         }
         "idefics2" => return idefics2::import_idefics2(cfg, text_or(Arch::Mistral, "mistral")),
         "internvl" => return shuffle::import_internvl(cfg, text_or(Arch::Qwen2, "qwen2")),

@@ -161,6 +161,15 @@ pub enum ImageRule {
         /// `resize_to_max_canvas`: the canvas that upscales most, not least.
         max_canvas: bool,
     },
+    /// Kimi K2.5 (`kimi_k25`): the image scaled down to at most
+    /// `max_patches` patches and `max_side` patches a side, padded to whole
+    /// `merge × merge` squares; a token per square.
+    KimiK25 {
+        patch: u64,
+        merge: u64,
+        max_patches: u64,
+        max_side: u64,
+    },
     /// Command A Vision (`cohere2_vision`): Llama 4's canvas of at most
     /// `max_tiles` tiles plus a thumbnail when there is more than one; the
     /// SigLIP tower reads `(tile/patch)²` tokens per tile, the pixel shuffle
@@ -280,6 +289,7 @@ impl ImageRule {
             ImageRule::LlavaOneVision { .. } => "LLaVA-OneVision any-resolution",
             ImageRule::Llama4 { .. } => "Llama 4 tiles",
             ImageRule::Cohere2Vision { .. } => "Command A Vision tiles",
+            ImageRule::KimiK25 { .. } => "Kimi K2.5 NaViT resolution",
         }
     }
 
@@ -391,6 +401,17 @@ impl ImageRule {
                 check_range("image rule: patch", *patch, 1, *tile)?;
                 tiles("max_tiles", *max_tiles)?;
                 count("tokens_per_tile", *tokens_per_tile)?;
+            }
+            ImageRule::KimiK25 {
+                patch,
+                merge,
+                max_patches,
+                max_side,
+            } => {
+                side("patch", *patch)?;
+                check_range("image rule: merge", *merge, 1, 16)?;
+                count("max_patches", *max_patches)?;
+                side("max_side", *max_side)?;
             }
             ImageRule::LlavaNext {
                 crop,
@@ -782,6 +803,36 @@ fn cohere2_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Optio
     )
 }
 
+/// Kimi K2.5 (`navit_resize` of `image_processing_kimi_k25.py`): scaled
+/// by the least of 1, √(max_patches / patches) and each side's limit of
+/// `max_side` patches, truncated, then padded to whole merge squares.
+fn kimi_k25_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+    let ImageRule::KimiK25 {
+        patch,
+        merge,
+        max_patches,
+        max_side,
+    } = *rule
+    else {
+        return (0, 0, None);
+    };
+    let p = patch.max(1);
+    let patches = (height / p).max(1) * (width / p).max(1);
+    let limit = max_side * p;
+    let scale = (max_patches as f64 / patches as f64)
+        .sqrt()
+        .min(limit as f64 / height as f64)
+        .min(limit as f64 / width as f64)
+        .min(1.0);
+    let side = |x: u64| {
+        ((x as f64 * scale) as u64)
+            .clamp(1, limit)
+            .next_multiple_of(p * merge.max(1))
+    };
+    let grid = (side(height) / p) * (side(width) / p);
+    (grid, grid / (merge * merge).max(1), None)
+}
+
 /// The tokens of one `width × height` image under `rule`.
 pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
     rule.validate()?;
@@ -864,6 +915,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         }
         ImageRule::Idefics2 { .. } => idefics2_tokens(rule, width, height),
         ImageRule::Cohere2Vision { .. } => cohere2_tokens(rule, width, height),
+        ImageRule::KimiK25 { .. } => kimi_k25_tokens(rule, width, height),
         ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
         ImageRule::LlavaNext {
             crop,

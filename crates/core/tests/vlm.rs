@@ -1134,3 +1134,33 @@ fn cohere2_vision_splits_its_projector_and_reads_its_canvas_rule() {
         (1024, 259)
     );
 }
+
+/// Kimi K2.5: the MoonViT tower (416,866,032) and projector (54,277,888)
+/// as transformers 5.24 builds the class defaults, the head tied by the
+/// wrapper over a DeepSeek-V3 that does not tie (670,570,869,232 in all);
+/// images by `navit_resize`: a phone photo is 112 × 148 patches after
+/// padding (16,576 in the tower, 4,144 tokens in the text: the
+/// processor's count). Its vision model has no input embeddings, so PEFT
+/// hooks nothing in a frozen tower.
+#[test]
+fn kimi_k25_splits_moonvit_and_reads_its_navit_rule() {
+    let (spec, rule) = class_default("kimi_k25__0");
+    let counts = spec.param_counts();
+    assert_eq!((counts.vision, counts.projector), (416_866_032, 54_277_888));
+    assert!(spec.tied_embeddings);
+    assert!(spec.vision.as_ref().is_some_and(|v| v.unhooked));
+    assert_eq!(
+        rule,
+        ImageRule::KimiK25 {
+            patch: 14,
+            merge: 2,
+            max_patches: 16_384,
+            max_side: 512
+        }
+    );
+    let photo = tokens(&rule, 4032, 3024).expect("tokens");
+    assert_eq!(
+        (photo.tower_tokens, photo.language_model_tokens),
+        (16_576, 4144)
+    );
+}

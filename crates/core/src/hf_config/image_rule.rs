@@ -113,6 +113,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         }),
         "internvl" | "internvl_chat" => internvl(&cfg, &pre),
         "idefics2" => Ok(super::idefics2::rule(&cfg, &pre)),
+        "kimi_k25" => Ok(super::kimi_k25::rule(&cfg, &pre)),
         "aya_vision" | "cohere2_vision" => aya_vision(&cfg, &pre),
         // PaliGemma: the image resized to the tower's square, one token per
         // patch (`text_config.num_image_tokens` = (image_size // patch_size)²;
@@ -201,7 +202,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -6,6 +6,7 @@ use super::{anyres, ImageRule, MAX_PIXELS};
 impl ImageRule {
     /// The rule as a link writes it: its key, then its numbers
     /// (`qwen_vl:14,2,3136,1003520`; LLaVA-NeXT's pinpoints as `HxW`).
+    #[allow(clippy::too_many_lines)] // one arm per image rule, each its key and numbers
     pub fn to_text(&self) -> String {
         let join = |key: &str, v: &[u64]| {
             let nums: Vec<String> = v.iter().map(u64::to_string).collect();
@@ -71,6 +72,12 @@ impl ImageRule {
                 patch,
                 seq_len,
             } => join("idefics3", &[*longest_edge, *tile, *patch, *seq_len]),
+            ImageRule::KimiK25 {
+                patch,
+                merge,
+                max_patches,
+                max_side,
+            } => join("kimi_k25", &[*patch, *merge, *max_patches, *max_side]),
             ImageRule::Cohere2Vision {
                 tile,
                 patch,
@@ -217,6 +224,15 @@ impl ImageRule {
             }
             "idefics2" => idefics2_from_numbers(&numbers(5)?)?,
             "llama4" => llama4_from_numbers(&numbers(5)?)?,
+            "kimi_k25" => {
+                let v = numbers(4)?;
+                ImageRule::KimiK25 {
+                    patch: v[0],
+                    merge: v[1],
+                    max_patches: v[2],
+                    max_side: v[3],
+                }
+            }
             "cohere2_vision" => {
                 let v = numbers(4)?;
                 ImageRule::Cohere2Vision {
@@ -230,7 +246,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision"
+                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25"
             ))
             }
         };

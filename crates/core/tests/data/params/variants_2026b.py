@@ -44,4 +44,22 @@ VARIANTS["cohere2_vision"] = [
     dict(vision_config=dict(SIGLIP_SMALL, num_channels=1, image_size=96), tie_word_embeddings=False,
          text_config=COHERE2_SMALL, alignment_intermediate_size=64),
 ]
-WRAPPERS = {"idefics2", "cohere2_vision"}
+DSV3_SMALL = dict(model_type="deepseek_v3", vocab_size=1000, hidden_size=64, intermediate_size=96,
+                  moe_intermediate_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=4,
+                  kv_lora_rank=16, q_lora_rank=24, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16,
+                  n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1,
+                  n_group=1, topk_group=1, pad_token_id=0)
+MOONVIT_SMALL = dict(hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+                     pos_emb_height=8, pos_emb_width=8)
+# Kimi K2.5: the MoonViT tower and a LayerNorm + two-linear projector over DeepSeek-V3 (kimi_k2 read as it)
+VARIANTS["kimi_k25"] = [
+    {},
+    dict(text_config=DSV3_SMALL, vision_config=MOONVIT_SMALL, projection_hidden_size=64),
+    # the text config's tie is not read; a position grid that is not square, 8 px patches
+    dict(text_config=dict(DSV3_SMALL, tie_word_embeddings=True), tie_word_embeddings=False,
+         vision_config=dict(MOONVIT_SMALL, pos_emb_height=6, pos_emb_width=10, patch_size=8)),
+    dict(text_config=dict(DSV3_SMALL, model_type="kimi_k2"),
+         vision_config=dict(MOONVIT_SMALL, merge_kernel_size=[2, 1], num_hidden_layers=3),
+         projection_hidden_size=48),
+]
+WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25"}

@@ -539,6 +539,35 @@ def cohere2_setup():
     return cohere2
 
 
+# ---------------------------------------------------------------- 10. Kimi K2.5 (kimi_k25)
+# Kimi_K25ImageProcessor is torchvision-only: run with the shape-only stand-ins at its class defaults
+# (max_patches 16384, size.max_height 512 patches a side), at max_patches 4096 and at 64 patches a side;
+# tower tokens = image_grid_thw's product, language-model tokens = that // merge_size²
+# (Kimi_K25Processor.replace_image_token).
+K25 = [dict(), dict(max_patches=4096), dict(size={"max_height": 64, "max_width": 64})]
+
+
+def kimi_k25_setup():
+    install_torchvision_standin()
+    import transformers.models.kimi_k25.image_processing_kimi_k25 as ip
+
+    bicubic = sys.modules["torchvision.transforms.v2.functional"].InterpolationMode.BICUBIC
+    procs = [(kw, ip.Kimi_K25ImageProcessor(**kw)) for kw in K25]
+
+    def kimi_k25(w, h):
+        for kw, p in procs:
+            out = p(images=[torch.zeros(3, h, w, dtype=torch.uint8)], do_rescale=False, do_normalize=False,
+                    do_convert_rgb=False, resample=bicubic)
+            t_, gh, gw = (int(x) for x in out["image_grid_thw"][0])
+            settings = {"size": {"max_height": 512, "max_width": 512}, "max_patches": 16384, **kw,
+                        "patch_size": 14, "merge_size": 2}
+            helper = p.get_number_of_image_patches(h, w, {})
+            emit("kimi_k25", "Kimi_K25ImageProcessor (shape-only pixel ops)", settings, w, h, t_ * gh * gw,
+                 t_ * gh * gw // 4, grid=[t_, gh, gw], helper_patches=helper, helper_matches=helper == gh * gw)
+
+    return kimi_k25
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -550,7 +579,7 @@ if __name__ == "__main__":
     for name, fn in [("qwen", qwen), ("glm4v", glm4v), ("gemma4", None), ("internvl", internvl), ("aya_vision", aya_vision), ("llava_next", llava_next),
                      ("llava_onevision", llava_onevision),
                      ("idefics3/smolvlm", idefics), ("idefics2", idefics2), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
-                     ("llama4", None), ("cohere2_vision", None)]:
+                     ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -564,6 +593,8 @@ if __name__ == "__main__":
         if name == "cohere2_vision":
             SIZES.extend(C2_EXTRA)
             fn = cohere2_setup()
+        if name == "kimi_k25":
+            fn = kimi_k25_setup()
         run_family(name, fn)
         if name == "cohere2_vision":
             del SIZES[len(SIZES) - len(C2_EXTRA):]
