@@ -993,6 +993,8 @@ fn class_default(fixture: &str) -> (ModelSpec, ImageRule) {
     let text = config_text(&format!("variants_2026/{fixture}.json"));
     let spec = from_hf_config(&text).expect("imports");
     let rule = rule_from_configs(&text, None).expect("a rule");
+    // The import carries the rule the estimate sizes images by.
+    assert_eq!(spec.image_rule.as_ref(), Some(&rule), "{fixture}");
     (spec, rule)
 }
 

@@ -187,10 +187,7 @@ fn sub_config<'a>(
     key: &str,
     class: &'static str,
 ) -> Result<Cfg<'a>> {
-    let mut c = match cfg.object(key)? {
-        Some(c) => c,
-        None => Cfg::new(empty, &format!("{}{key}.", cfg.prefix)),
-    };
+    let mut c = cfg.object_or_empty(key, empty)?;
     c.defaults = Defaults::Class(class);
     Ok(c)
 }

@@ -213,10 +213,7 @@ pub(super) fn import_gemma4(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     let empty = serde_json::Map::new();
-    let mut text = match cfg.object("text_config")? {
-        Some(text) => text,
-        None => Cfg::new(&empty, &format!("{}text_config.", cfg.prefix)),
-    };
+    let mut text = cfg.object_or_empty("text_config", &empty)?;
     text.defaults = Defaults::Class("gemma4_text");
     let mut spec = import_text(&text)?;
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;

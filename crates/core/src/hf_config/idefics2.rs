@@ -4,13 +4,12 @@
 //! of latents per image, over Mistral. Counts name the modules of
 //! `modeling_idefics2.py` (transformers 5.24); `tests/vlm.rs` checks them.
 
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::reader::Cfg;
-use super::shuffle::text_config;
+use super::shuffle::{text_config, width_and_heads};
 use super::vlm::{counted, siglip_params, siglip_shape};
 use crate::error::{InputError, Result};
-use crate::image_tokens::ImageRule;
 use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
 
 /// The language model from `text_config` (a `MistralConfig` when it names no
@@ -28,15 +27,8 @@ pub(super) fn import_idefics2(
     // `Idefics2VisionConfig`'s defaults (the Hub's checkpoints: 1152 wide,
     // 27 layers, 980 px in 14 px patches).
     let empty = Map::new();
-    let v = sub_config(cfg, "vision_config", &empty)?;
-    let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(768);
-    let heads = v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(12);
-    if !d.is_multiple_of(heads) {
-        return Err(InputError::new(
-            v.field("num_attention_heads"),
-            format!("{heads} heads do not divide hidden_size {d}: the vision attention refuses it"),
-        ));
-    }
+    let v = cfg.object_or_empty("vision_config", &empty)?;
+    let (d, heads) = width_and_heads(&v, 768, 12)?;
     let layers = v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(12);
     let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(3072);
     let image = v.int(&["image_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(224);
@@ -49,7 +41,7 @@ pub(super) fn import_idefics2(
     // intermediate_size → hidden): gate, up and down, no biases.
     let text_m = spec.intermediate as u128;
     let projection = 2 * d as u128 * text_m + text_m * h;
-    let perceiver = sub_config(cfg, "perceiver_config", &empty)?;
+    let perceiver = cfg.object_or_empty("perceiver_config", &empty)?;
     let projector = projection.saturating_add(resampler_params(&perceiver, h)?);
     spec.name = "idefics2".to_string();
     spec.vision = Some(counted(
@@ -84,30 +76,4 @@ fn resampler_params(p: &Cfg, h: u128) -> Result<u128> {
     let layer = 3 * h + attention + 3 * h * 4 * h;
     // latents (n_latents × h) and the final RMSNorm.
     Ok(latents * h + depth * layer + h)
-}
-
-/// A sub-config, or its class's defaults (`empty`) when the file has none.
-fn sub_config<'a>(cfg: &Cfg<'a>, key: &str, empty: &'a Map<String, Value>) -> Result<Cfg<'a>> {
-    Ok(match cfg.object(key)? {
-        Some(sub) => sub,
-        None => Cfg::new(empty, &format!("{}{key}.", cfg.prefix)),
-    })
-}
-
-/// `Idefics2ImageProcessor` and `Idefics2Processor`: each image (or, when
-/// `do_image_splitting`, its four quarters and itself) resized between
-/// `size.shortest_edge` and `size.longest_edge`, the tower at the
-/// resized size in `patch` squares, `resampler_n_latents` tokens each in
-/// the text.
-pub(super) fn rule(cfg: &Value, pre: &Value) -> ImageRule {
-    let get = |obj: &Value, path: &[&str]| -> Option<u64> {
-        path.iter().try_fold(obj, |o, k| o.get(*k))?.as_u64()
-    };
-    ImageRule::Idefics2 {
-        patch: get(cfg, &["vision_config", "patch_size"]).unwrap_or(32),
-        shortest_edge: get(pre, &["size", "shortest_edge"]).unwrap_or(378),
-        longest_edge: get(pre, &["size", "longest_edge"]).unwrap_or(980),
-        seq_len: get(cfg, &["perceiver_config", "resampler_n_latents"]).unwrap_or(64),
-        split: pre.get("do_image_splitting").and_then(Value::as_bool) == Some(true),
-    }
 }

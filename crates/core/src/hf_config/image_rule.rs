@@ -51,7 +51,8 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "mistral3" | "llava_next"
         | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
-        | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2" | "cohere2_vision" => true,
+        | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2" | "cohere2_vision"
+        | "kimi_k25" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -112,8 +113,8 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             max_pixels: number(&pre, &[&["size", "longest_edge"]], 28 * 28 * 15_000),
         }),
         "internvl" | "internvl_chat" => internvl(&cfg, &pre),
-        "idefics2" => Ok(super::idefics2::rule(&cfg, &pre)),
-        "kimi_k25" => Ok(super::kimi_k25::rule(&cfg, &pre)),
+        "idefics2" => Ok(idefics2(&cfg, &pre)),
+        "kimi_k25" => Ok(kimi_k25(&cfg, &pre)),
         "aya_vision" | "cohere2_vision" => aya_vision(&cfg, &pre),
         // PaliGemma: the image resized to the tower's square, one token per
         // patch (`text_config.num_image_tokens` = (image_size // patch_size)²;
@@ -403,4 +404,35 @@ fn onevision(cfg: &Value, pre: &Value) -> Result<ImageRule> {
         max_patches: anyres::max_patches(cfg)?,
         pinpoints,
     })
+}
+
+/// `Idefics2ImageProcessor` and `Idefics2Processor`: each image (or, when
+/// `do_image_splitting`, its four quarters and itself) resized between
+/// `size.shortest_edge` and `size.longest_edge`, the tower at the
+/// resized size in `patch` squares, `resampler_n_latents` tokens each in
+/// the text.
+fn idefics2(cfg: &Value, pre: &Value) -> ImageRule {
+    ImageRule::Idefics2 {
+        patch: number(cfg, &[&["vision_config", "patch_size"]], 32),
+        shortest_edge: number(pre, &[&["size", "shortest_edge"]], 378),
+        longest_edge: number(pre, &[&["size", "longest_edge"]], 980),
+        seq_len: number(cfg, &[&["perceiver_config", "resampler_n_latents"]], 64),
+        split: pre.get("do_image_splitting").and_then(Value::as_bool) == Some(true),
+    }
+}
+
+/// `Kimi_K25ImageProcessor`: `navit_resize` within `max_patches` patches
+/// and `size.max_height` patches a side, padded to whole `merge × merge`
+/// squares.
+fn kimi_k25(cfg: &Value, pre: &Value) -> ImageRule {
+    ImageRule::KimiK25 {
+        patch: number(
+            pre,
+            &[&["patch_size"]],
+            number(cfg, &[&["vision_config", "patch_size"]], 14),
+        ),
+        merge: number(pre, &[&["merge_size"]], 2),
+        max_patches: number(pre, &[&["max_patches"]], 16_384),
+        max_side: number(pre, &[&["size", "max_height"]], 512),
+    }
 }

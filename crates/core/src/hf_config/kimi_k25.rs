@@ -8,10 +8,10 @@
 use serde_json::{Map, Value};
 
 use super::reader::Cfg;
+use super::shuffle::width_and_heads;
 use super::vlm::{counted, tower_shape};
 use crate::error::{InputError, Result};
-use crate::image_tokens::ImageRule;
-use crate::model::{ModelSpec, TowerBlock, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
+use crate::model::{ModelSpec, TowerBlock, MAX_DIM, MAX_IMAGE_SIZE, MAX_LAYERS};
 
 /// The language model of `text_config` (`DeepseekV3Config` when it names no
 /// type; `kimi_k2` reads as DeepSeek-V3, as `__post_init__` maps it),
@@ -27,21 +27,9 @@ pub(super) fn import_kimi_k25(
     // does not, kimi_k25__0 and __2).
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
     let empty = Map::new();
-    let v = match cfg.object("vision_config")? {
-        Some(v) => v,
-        None => Cfg::new(&empty, &format!("{}vision_config.", cfg.prefix)),
-    };
+    let v = cfg.object_or_empty("vision_config", &empty)?;
     // Kimi_K25VisionConfig's defaults.
-    let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1152);
-    let heads = v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(16);
-    if !d.is_multiple_of(heads) {
-        return Err(InputError::new(
-            v.field("num_attention_heads"),
-            format!(
-                "{heads} heads do not divide hidden_size {d}: the vision attention cannot run it"
-            ),
-        ));
-    }
+    let (d, heads) = width_and_heads(&v, 1152, 16)?;
     let layers = v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(27);
     let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4304);
     let patch = v.int(&["patch_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(14);
@@ -97,22 +85,5 @@ fn merge_area(v: &Cfg) -> Result<u64> {
             v.field("merge_kernel_size"),
             "expected [height, width], two whole numbers",
         )),
-    }
-}
-
-/// `Kimi_K25ImageProcessor`: `navit_resize` within `max_patches` patches
-/// and `size.max_height` patches a side, padded to whole `merge × merge`
-/// squares.
-pub(super) fn rule(cfg: &Value, pre: &Value) -> ImageRule {
-    let get = |obj: &Value, path: &[&str]| -> Option<u64> {
-        path.iter().try_fold(obj, |o, k| o.get(*k))?.as_u64()
-    };
-    ImageRule::KimiK25 {
-        patch: get(pre, &["patch_size"])
-            .or(get(cfg, &["vision_config", "patch_size"]))
-            .unwrap_or(14),
-        merge: get(pre, &["merge_size"]).unwrap_or(2),
-        max_patches: get(pre, &["max_patches"]).unwrap_or(16_384),
-        max_side: get(pre, &["size", "max_height"]).unwrap_or(512),
     }
 }

@@ -28,10 +28,7 @@ pub(super) fn import_llama4(
     // consulted (the wrapper declares no tied weights of its own).
     spec.tied_embeddings = text.flag("tie_word_embeddings", false)?;
     let empty = Map::new();
-    let v = match cfg.object("vision_config")? {
-        Some(v) => v,
-        None => Cfg::new(&empty, &format!("{}vision_config.", cfg.prefix)),
-    };
+    let v = cfg.object_or_empty("vision_config", &empty)?;
     let mut tower = vision_model(&v)?;
     // Llama4MultiModalProjector: linear_1 = Linear(vision_output_dim, text
     // hidden, bias=False) (`multi_modal_projector_bias` is not read).

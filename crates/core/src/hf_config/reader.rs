@@ -355,6 +355,19 @@ impl<'a> Cfg<'a> {
         }
     }
 
+    /// The nested object at `key`, or, when it is absent or null, an empty
+    /// one (`empty`, which outlives both), so every field takes its config
+    /// class's default, as transformers builds a missing sub-config.
+    pub(super) fn object_or_empty(
+        &self,
+        key: &str,
+        empty: &'a Map<String, Value>,
+    ) -> Result<Cfg<'a>> {
+        Ok(self
+            .object(key)?
+            .unwrap_or_else(|| Cfg::new(empty, &format!("{}{key}.", self.prefix))))
+    }
+
     /// The nested object at `key` that a `kind` config must carry
     /// (`text_config`, `vision_config`), or an error naming it.
     pub(super) fn required_object(&self, key: &str, kind: &str) -> Result<Cfg<'a>> {

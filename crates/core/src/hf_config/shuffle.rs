@@ -31,7 +31,11 @@ pub(super) fn text_config<'a>(cfg: &Cfg<'a>, kind: &str, default_type: &str) -> 
 
 /// The vision width and heads, refused where the attention could not split
 /// the width (every tower here raises `ValueError` on it).
-fn width_and_heads(v: &Cfg, default_width: u64, default_heads: u64) -> Result<(u64, u64)> {
+pub(super) fn width_and_heads(
+    v: &Cfg,
+    default_width: u64,
+    default_heads: u64,
+) -> Result<(u64, u64)> {
     let d = v
         .int(&["hidden_size"], 1, MAX_DIM)?
         .unwrap_or(default_width);

@@ -438,10 +438,7 @@ pub(super) fn import_qwen3_5(
     // config's flag is not consulted.
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)?;
     let empty = serde_json::Map::new();
-    let v = match cfg.object("vision_config")? {
-        Some(v) => v,
-        None => Cfg::new(&empty, &format!("{}vision_config.", cfg.prefix)),
-    };
+    let v = cfg.object_or_empty("vision_config", &empty)?;
     spec.name = model_type.to_string();
     spec.vision = Some(qwen3_vision(&v, 0)?);
     Ok(spec)
