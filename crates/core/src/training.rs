@@ -4,8 +4,15 @@
 
 mod loss;
 pub(crate) use loss::freed_logits_block;
+mod lines;
 mod optimizer;
 mod saved;
+use lines::Lines;
+mod sharded;
+use sharded::{
+    fsdp_gathered, fsdp_mixed_precision, fsdp_offloaded_gradients, offloaded_gradient_bucket,
+    parallelism_buffers,
+};
 
 use crate::dequant::{dequant_buffer_bytes, dequant_buffer_line};
 use crate::precision::{TrainingPrecision, WeightFormat};
@@ -23,23 +30,6 @@ pub struct TrainingMemory {
     /// the activations line counts at the peak: they pass through the
     /// caching allocator all the same, so the allocator's churn counts them.
     pub rebuilt_off_peak: u128,
-}
-
-/// The breakdown as it is written: the GPU's lines and the CPU's.
-#[derive(Default)]
-struct Lines {
-    gpu: Vec<Line>,
-    cpu: Vec<Line>,
-}
-
-impl Lines {
-    fn place(&mut self, line: Line, on_cpu: bool) {
-        if on_cpu {
-            self.cpu.push(line);
-        } else {
-            self.gpu.push(line);
-        }
-    }
 }
 
 /// Bytes of each term alive on the GPU, which the peak's phases add up.
@@ -172,7 +162,8 @@ fn weights(r: &Resolved, lines: &mut Lines) -> u128 {
     let shards = &r.shards;
     let w = &r.weights;
     if shards.params_offloaded() {
-        let (gathered, formula) = match crate::zero3::gathered_bytes(r) {
+        let (gathered, formula) = match crate::zero3::gathered_bytes(r).or_else(|| fsdp_gathered(r))
+        {
             Some((bytes, formula)) => (bytes, format!("parameters offloaded to CPU; {formula}")),
             None => (
                 shards.gathered_layers(w.total, 2),
@@ -197,6 +188,14 @@ fn weights(r: &Resolved, lines: &mut Lines) -> u128 {
             Counter::Device,
         ));
         gathered
+    } else if fsdp_mixed_precision(r) {
+        lines.gpu.push(Line::new(
+            Part::Weights,
+            0,
+            "no 16-bit copy kept: FSDP's mixed precision casts the fp32 shard (the master weights) to 16-bit for each all-gather".into(),
+            Counter::Allocated,
+        ));
+        0
     } else {
         let (adapters, note) = adapter_weights(r);
         let bytes = shards.weights(w.total + adapters);
@@ -267,8 +266,16 @@ fn gradients(r: &Resolved, lines: &mut Lines) -> u128 {
     // The adapters' dtype when they are all that trains (PEFT's fp32).
     let dtype = if r.adapters == r.trainable {
         r.adapter_dtype
+    } else if fsdp_mixed_precision(r) {
+        // reduce-scattered into shards of the fp32 parameters
+        crate::precision::Dtype::Fp32
     } else {
         r.trainable_dtype
+    };
+    let full = if fsdp_mixed_precision(r) {
+        r.trainable * 4
+    } else {
+        full
     };
     if let Some(bucket) = offloaded_gradient_bucket(r, lines) {
         return bucket;
@@ -300,90 +307,6 @@ fn gradients(r: &Resolved, lines: &mut Lines) -> u128 {
         Counter::Allocated,
     ));
     bytes
-}
-
-/// DeepSpeed ZeRO with its optimizer on the CPU: gradients leave the GPU
-/// through one reduce bucket (`reduce_bucket_size` elements in the 16-bit
-/// dtype, `__ipg_bucket_flat_buffer` in stage 3, the ipg buffer in stages
-/// 1 and 2) and land in the CPU optimizer's fp32 gradient partition
-/// (`deepspeed/runtime/zero/stage3.py`, `stage_1_and_2.py`). Returns the
-/// bucket's bytes, or `None` for every other layout (FSDP included).
-fn offloaded_gradient_bucket(r: &Resolved, lines: &mut Lines) -> Option<u128> {
-    let s = &r.shards;
-    let deepspeed = matches!(
-        s.strategy,
-        crate::scenario::Strategy::Zero1
-            | crate::scenario::Strategy::Zero2
-            | crate::scenario::Strategy::Zero3
-    );
-    if !deepspeed || !s.optimizer_offloaded() || r.training.optimizer_in_backward {
-        return None;
-    }
-    let dtype = r.trainable_dtype;
-    let sharded = s.gradients(gradient_bytes(r));
-    let elements = crate::zero3::reduce_bucket_elements(r);
-    let bucket = (u128::from(elements) * dtype.bytes() as u128).min(sharded.max(1));
-    lines.gpu.push(Line::new(
-        Part::Gradients,
-        bucket,
-        format!(
-            "reduce bucket {elements} elements × {} B ({}), at most the {sharded}-byte gradient shard; the gradients go to the CPU optimizer",
-            dtype.bytes(),
-            dtype.name()
-        ),
-        Counter::Allocated,
-    ));
-    let partition = s.optimizer(4 * r.trainable);
-    lines.cpu.push(Line::new(
-        Part::Gradients,
-        partition,
-        format!(
-            "{} trainable × 4 B (fp32 gradient partition){}",
-            r.trainable,
-            s.optimizer_note()
-        ),
-        Counter::Device,
-    ));
-    Some(bucket)
-}
-
-/// FSDP with its parameters on the CPU (FSDP1 `CPUOffload(offload_params=
-/// True)`, FSDP2 `CPUOffloadPolicy`, torchtune's `fsdp_cpu_offload`): each
-/// unit's gradients exist unsharded on the GPU only until its
-/// reduce-scatter, whose shard is copied to the CPU, where the optimizer
-/// steps (`torch/distributed/fsdp/_runtime_utils.py` `_post_backward_hook`,
-/// `_fully_shard/_fsdp_param_group.py` `post_backward`). Returns the one
-/// layer's unsharded gradients on the GPU, or `None` for other layouts.
-fn fsdp_offloaded_gradients(r: &Resolved, lines: &mut Lines) -> Option<u128> {
-    let s = &r.shards;
-    if s.strategy != crate::scenario::Strategy::Fsdp || !s.params_offloaded() {
-        return None;
-    }
-    let dtype = r.trainable_dtype;
-    let full = gradient_bytes(r);
-    let unit = s.gathered_layers(full, 1);
-    lines.gpu.push(Line::new(
-        Part::Gradients,
-        unit,
-        format!(
-            "one layer's unsharded gradients ({} B, {}) until its reduce-scatter; the shards go to the CPU",
-            dtype.bytes(),
-            dtype.name()
-        ),
-        Counter::Allocated,
-    ));
-    lines.cpu.push(Line::new(
-        Part::Gradients,
-        s.gradients(full),
-        format!(
-            "{} trainable × {} B (gradient shards){}",
-            r.trainable,
-            dtype.bytes(),
-            s.gradient_note()
-        ),
-        Counter::Device,
-    ));
-    Some(unit)
 }
 
 /// The optimizer's states on this GPU, the CPU, or in unified memory
@@ -433,35 +356,6 @@ fn optimizer_states(r: &Resolved, lines: &mut Lines) -> u128 {
     }
 }
 
-/// DDP's reducer keeps flat gradient buckets beside .grad
-/// (gradient_as_bucket_view=False); ZeRO-3/FSDP gather two layers of
-/// parameters. Returns (buckets, gathered).
-fn parallelism_buffers(r: &Resolved, lines: &mut Lines) -> (u128, u128) {
-    let buckets = r.shards.ddp_bucket_bytes(gradient_bytes(r));
-    let sharded = r.shards.zero3_gathered(r.weights.total, 2) > 0;
-    let (gathered, what) = match crate::zero3::gathered_bytes(r) {
-        Some((bytes, formula)) if sharded => (bytes, formula),
-        _ => (
-            r.shards.zero3_gathered(r.weights.total, 2),
-            "2 layers of gathered parameters (FSDP: the current unit and the prefetched one)"
-                .into(),
-        ),
-    };
-    if buckets + gathered > 0 {
-        lines.gpu.push(Line::new(
-            Part::Workspace,
-            buckets + gathered,
-            if buckets > 0 {
-                "DDP gradient buckets = gradient bytes".into()
-            } else {
-                what
-            },
-            Counter::Allocated,
-        ));
-    }
-    (buckets, gathered)
-}
-
 /// End of backward: every gradient exists; a 16-bit embedding's backward
 /// accumulates its gradient in an fp32 buffer (hf-sdpa-156/167 at s = 128:
 /// peak − weights − gradients ≈ vocab × h × 4 B). Not seen on an H100 with
@@ -477,9 +371,16 @@ fn embedding_grad_buffer(r: &Resolved) -> u128 {
 }
 
 /// Gradients are alive during forward/backward when they accumulate over
-/// micro-batches, or when zero_grad keeps them (legacy HF Trainer stack).
+/// micro-batches, when zero_grad keeps them (legacy HF Trainer stack), or
+/// when DeepSpeed ZeRO-3 keeps its optimizer on the GPU: the gradient
+/// partitions are one flat buffer allocated once (`stage3.py`
+/// `grad_partitions_flat_buffer`, zeroed, never freed).
 fn gradients_alive_in_backward(r: &Resolved) -> bool {
-    r.training.grad_accum > 1 || r.training.framework == Framework::HfTrainer
+    r.training.grad_accum > 1
+        || r.training.framework == Framework::HfTrainer
+        || (r.shards.strategy == crate::scenario::Strategy::Zero3
+            && r.shards.training
+            && !r.shards.optimizer_offloaded())
 }
 
 /// The moments of a step one of which holds the peak.

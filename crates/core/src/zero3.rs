@@ -40,6 +40,24 @@ pub fn reduce_bucket_elements(r: &Resolved) -> u64 {
     }
 }
 
+/// Elements of the model's largest single parameter: the token embedding
+/// (or an untied head of the same shape), a dense feed-forward matrix, or
+/// an MoE layer's experts, which transformers 5 keeps as one fused
+/// `gate_up_proj` tensor of E × 2·I × h.
+pub fn largest_parameter_elements(spec: &crate::model::ModelSpec) -> u64 {
+    let h = spec.hidden;
+    let experts = spec.moe.as_ref().map_or(0, |m| {
+        m.experts
+            .saturating_mul(2)
+            .saturating_mul(m.expert_intermediate)
+            .saturating_mul(h)
+    });
+    spec.vocab
+        .saturating_mul(h)
+        .max(h.saturating_mul(spec.intermediate))
+        .max(experts)
+}
+
 /// The coordinator's settings in elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Knobs {
@@ -270,14 +288,17 @@ pub fn gathered_bytes(r: &Resolved) -> Option<(u128, String)> {
     let g = gathered_at_backward(r);
     let elements = u128::from(g.partitioned) + u128::from(g.persistent);
     let total = u128::from(r.counts.total.max(1));
-    // Never more than a full replica (less this GPU's own shard when the
-    // shards stay on the GPU): a model small enough to be gathered whole
-    // holds no more than its ZeRO-2 replica.
+    // Never more than a full replica. The gathered tensors are new ones
+    // beside this GPU's partitions (`partition_parameters.py`
+    // `all_gather_coalesced`), so the partitions do not count against it;
+    // on one data-parallel rank nothing is gathered (`_no_gather_coalesced`:
+    // the parameter views its own partition) unless the partitions are on
+    // the CPU and must be copied in.
     let replica = r.weights.total / (s.tp * s.pp);
-    let cap = if s.params_offloaded() {
-        replica
+    let cap = if s.dp <= 1 && !s.params_offloaded() {
+        0
     } else {
-        replica - replica / s.dp.max(1)
+        replica
     };
     let bytes = (elements * r.weights.total / total / (s.tp * s.pp)).min(cap);
     Some((

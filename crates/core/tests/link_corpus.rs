@@ -31,10 +31,15 @@
 //!   under `tests/data/`; only training rows and rows on Hopper or
 //!   Blackwell cards may carry it (PEFT's fp32 adapters re-froze LoRA rows
 //!   so, beside the H200's VLM runs of 2026-11-27 named in the same reason);
+//! * a measured correction of sharded training: the reason holds
+//!   `2026-11-27: sharded training measured on an H100` and names its file
+//!   under `tests/data/`; only rows with FSDP or ZeRO may carry it;
 //! * a measured correction of the allocator's cache: the reason holds
 //!   `2026-11-27: allocator cache measured on an H100`, and the row keeps
 //!   its bytes from before in `before_allocator_refreeze`: only reserved
-//!   (and device used with it) may have moved.
+//!   (and device used with it) may have moved. A row re-frozen again later
+//!   for a replaced engine rule keeps what the allocator's re-freeze left
+//!   in `after_allocator_refreeze`, which that check reads instead.
 //!
 //! The page and embed parameters (`u`, `view`, `lang`, `goal`, `prio`,
 //! `embed`, `show`) are the web page's: the core notices them as unknown,
@@ -209,12 +214,25 @@ fn only_replaced_engine_rules_refreeze() {
                 );
                     true
                 };
+            let sharded = why.contains(MEASURED_SHARDED) && {
+                let file = measured_file(&why[why.find(MEASURED_SHARDED).unwrap_or(0)..])
+                    .unwrap_or_else(|| {
+                        panic!("{}: names no tests/data/ file", text(&row, "title"))
+                    });
+                assert!(file.is_file(), "{} does not exist", file.display());
+                assert!(
+                    link.contains("par=fsdp") || link.contains("par=zero"),
+                    "{}: a sharded-training re-freeze on a row without FSDP or ZeRO",
+                    text(&row, "title")
+                );
+                true
+            };
             let allocator = why.contains(MEASURED_ALLOCATOR) && {
                 allocator_cache_only_moved(&row);
                 true
             };
             assert!(
-                engine_rule || measured || measured_h100 || allocator,
+                engine_rule || measured || measured_h100 || sharded || allocator,
                 "{}: re-frozen without a replaced engine rule or a measured correction ({why})",
                 text(&row, "title")
             );
@@ -245,6 +263,11 @@ const MEASURED_ARCHS: [Arch; 5] = [
     Arch::Gemma3,
 ];
 
+/// How the sharded-training correction's reason reads (2026-11-27): FSDP's
+/// gathered units and mixed precision, measured on one rank of a world of
+/// 2 or 8 on an H100 (`tests/data/sharded/`); only rows with FSDP or ZeRO.
+const MEASURED_SHARDED: &str = "2026-11-27: sharded training measured on an H100";
+
 /// How the allocator-cache correction's reason reads (2026-11-27): what
 /// the caching allocator keeps beyond the live tensors, measured on an H100
 /// with fixed and with expandable segments (`overhead.rs`).
@@ -258,7 +281,13 @@ fn allocator_cache_only_moved(row: &Value) {
     let title = text(row, "title");
     let before: Vec<[u64; 3]> = serde_json::from_value(row["before_allocator_refreeze"].clone())
         .unwrap_or_else(|e| panic!("{title}: before_allocator_refreeze: {e}"));
-    let now: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    // A later re-freeze for a replaced engine rule keeps the bytes the
+    // allocator's re-freeze left in `after_allocator_refreeze`.
+    let after = row
+        .get("after_allocator_refreeze")
+        .unwrap_or(&row["gpus"])
+        .clone();
+    let now: Vec<[u64; 3]> = serde_json::from_value(after).expect("gpus triples");
     assert_eq!(before.len(), now.len(), "{title}: GPU count");
     for (b, n) in before.iter().zip(&now) {
         assert!(

@@ -155,7 +155,17 @@ proptest! {
             used(&estimate_with_model(&s, &spec).unwrap())
         };
         let (ddp, z1, z2, z3) = (at(Sharding::Ddp), at(Sharding::Zero1), at(Sharding::Zero2), at(Sharding::Zero3));
-        prop_assert!(z3 <= z2, "zero3 {z3} > zero2 {z2}");
+        // ZeRO-3 allocates its gradient bucket once and gathers into new
+        // tensors beside its own partition (the workspace lines), which a
+        // model too small to shard usefully does not repay: it may exceed
+        // ZeRO-2 by those, its partition and the allocator's share of them.
+        let mut s3 = sc.clone();
+        s3.parallel.gpus = gpus;
+        s3.parallel.strategy = Sharding::Zero3;
+        let e3 = estimate_with_model(&s3, &spec).unwrap();
+        let part = |p: Part| -> u64 { e3.headline_gpu().lines.iter().filter(|l| l.part == p).map(|l| l.bytes).sum() };
+        let extra = 2 * part(Part::Workspace) + part(Part::Weights);
+        prop_assert!(z3 <= z2 + extra, "zero3 {z3} > zero2 {z2} + {extra}");
         prop_assert!(z2 <= z1, "zero2 {z2} > zero1 {z1}");
         prop_assert!(z1 <= ddp, "zero1 {z1} > ddp {ddp}");
     }
