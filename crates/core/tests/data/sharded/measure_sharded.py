@@ -74,6 +74,12 @@ RUNS = {
     "ds-z3-w8-auto": dict(kind="ds", stage=3, world=8, auto=True),
     "ds-z3-8b-w8-offall": dict(kind="ds", stage=3, world=8, offload="optimizer+params", dims="8b", layers=32,
                                mb=2, seq=4096),
+    # added after the first 16: stages 1 and 2 with the optimizer on the GPU, PEFT LoRA under ZeRO-3,
+    # and FSDP1 as accelerate wraps it (transformer-layer auto wrap, bf16 MixedPrecision)
+    "ds-z2-w8": dict(kind="ds", stage=2, world=8),
+    "ds-z1-w8": dict(kind="ds", stage=1, world=8),
+    "ds-z3-w8-lora": dict(kind="ds", stage=3, world=8, lora=True),
+    "fsdp1-mp-w8-ac": dict(kind="fsdp1", world=8, ckpt="full"),
 }
 
 
@@ -192,11 +198,45 @@ def run_fsdp2(spec, tiny, dev):
     return two_steps(dev, step, res)
 
 
+def run_fsdp1(spec, tiny, dev):
+    """FSDP1 as accelerate wraps a transformers model: each decoder layer its own unit (transformer
+    auto wrap), FULL_SHARD, MixedPrecision(param/reduce/buffer bf16) over an fp32 build, foreach AdamW."""
+    import torch
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, MixedPrecision
+    from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
+    from transformers.models.llama.modeling_llama import LlamaDecoderLayer
+    model, cfg = build(spec, tiny, dev, torch.float32)
+    checkpointing(model, spec["ckpt"])
+    mp = MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16, buffer_dtype=torch.bfloat16)
+    net = FSDP(model, auto_wrap_policy=functools.partial(transformer_auto_wrap_policy,
+                                                         transformer_layer_cls={LlamaDecoderLayer}),
+               mixed_precision=mp, use_orig_params=True, device_id=torch.cuda.current_device() if dev == "cuda" else None)
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-5)
+    mb, seq = (2, 64) if tiny else (spec.get("mb", 4), spec.get("seq", 2048))
+    ids = torch.randint(0, cfg.vocab_size, (mb, seq), generator=torch.Generator().manual_seed(0)).to(dev)
+
+    def step():
+        net(input_ids=ids, labels=ids).loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    res = dict(micro_batch=mb, seq_len=seq, layers=cfg.num_hidden_layers, model_dims="Llama-3.2-1B dims",
+               optimizer="AdamW foreach", mixed_precision="FSDP1 MixedPrecision bf16 over fp32 flat shards",
+               params=sum(p.numel() for p in model.parameters()) * spec["world"])
+    return two_steps(dev, step, res)
+
+
 def run_deepspeed(spec, tiny, dev):
     import torch
     import deepspeed
     model, cfg = build(spec, tiny, dev, torch.bfloat16)
     checkpointing(model, "full")
+    if spec.get("lora"):  # PEFT LoRA r16 on all seven linears, no dropout; the rest frozen
+        import peft
+        model.enable_input_require_grads()
+        model = peft.get_peft_model(model, peft.LoraConfig(
+            r=16, lora_alpha=32, lora_dropout=0.0, task_type="CAUSAL_LM",
+            target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]))
     mb, seq = (2, 64) if tiny else (spec.get("mb", 4), spec.get("seq", 2048))
     zero = dict(stage=spec["stage"], overlap_comm=True, contiguous_gradients=True,
                 reduce_bucket_size=500_000_000, allgather_bucket_size=500_000_000)
@@ -214,7 +254,7 @@ def run_deepspeed(spec, tiny, dev):
     ds_cfg = dict(train_micro_batch_size_per_gpu=mb, gradient_accumulation_steps=1, bf16=dict(enabled=True),
                   zero_optimization=zero, zero_force_ds_cpu_optimizer=False, gradient_clipping=0.0,
                   steps_per_print=1_000_000, wall_clock_breakdown=False)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5)
     engine, *_ = deepspeed.initialize(model=model, optimizer=opt, config=ds_cfg,
                                       dist_init_required=False)
     ids = torch.randint(0, cfg.vocab_size, (mb, seq), generator=torch.Generator().manual_seed(0)).to(dev)
@@ -224,7 +264,7 @@ def run_deepspeed(spec, tiny, dev):
         engine.backward(loss)
         engine.step()
 
-    res = dict(micro_batch=mb, seq_len=seq, layers=cfg.num_hidden_layers,
+    res = dict(micro_batch=mb, seq_len=seq, layers=cfg.num_hidden_layers, lora="r16 all linear" if spec.get("lora") else None,
                model_dims="Llama-3-8B dims" if spec.get("dims") == "8b" else "Llama-3.2-1B dims",
                optimizer="torch AdamW foreach (client)", deepspeed=deepspeed.__version__, zero=zero)
     return two_steps(dev, step, res)
@@ -240,7 +280,8 @@ def one(name, tiny):
     t0 = time.time()
     try:
         init_world(spec["world"], spec.get("real", False), dev)
-        row.update((run_fsdp2 if spec["kind"] == "fsdp2" else run_deepspeed)(spec, tiny, dev))
+        run = {"fsdp2": run_fsdp2, "fsdp1": run_fsdp1, "ds": run_deepspeed}[spec["kind"]]
+        row.update(run(spec, tiny, dev))
         row["ok"] = True
     except Exception as e:  # noqa: BLE001 -- an error is a result; the next run goes on
         traceback.print_exc()
