@@ -29,6 +29,7 @@ pub(super) fn complete_borrowed(cfg: &Cfg, model_type: &str, spec: &mut ModelSpe
             }
         }
         "kimi_linear" => kimi_linear(cfg, spec)?,
+        "longcat_flash" => longcat_flash(cfg, spec)?,
         "laguna" => laguna(cfg, spec)?,
         "jetmoe" => jetmoe(cfg, spec)?,
         _ => {}
@@ -84,6 +85,50 @@ fn sandwiched_qwen3_moe(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Re
         spec.sliding_window = (window > 0).then_some(SlidingWindow { window, layers });
         slide_layers(spec, sliding_in_pattern(layers, global_every));
     }
+    Ok(())
+}
+
+/// LongCat-Flash (`LongcatFlashConfig`): each of `num_layers` blocks holds
+/// two DeepSeek-V3 MLA sublayers, each with its dense MLP of
+/// `ffn_hidden_size`, and one shortcut MoE of `n_routed_experts` experts of
+/// `expert_ffn_hidden_size` whose router also scores `zero_expert_num`
+/// identity experts (`LongcatFlashTopkRouter`: a classifier of
+/// experts + zero experts rows, with `router_bias`). As sublayers: 2·blocks
+/// layers, half of them dense, the other half MoE with the dense MLP as
+/// their shared expert; what the zero experts add counted apart. The
+/// config class's own names (`attribute_map`) are read too.
+fn longcat_flash(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    // `num_hidden_layers` is the class's property 2·num_layers
+    let blocks = match cfg.int(&["num_layers"], 1, MAX_LAYERS / 2)? {
+        Some(b) => b,
+        None => (spec.layers / 2).max(1),
+    };
+    spec.layers = 2 * blocks;
+    let dense = cfg.req(&["ffn_hidden_size", "intermediate_size"], 1, MAX_DIM)?;
+    let experts = cfg.req(&["n_routed_experts", "num_local_experts"], 1, MAX_EXPERTS)?;
+    let zero = cfg.int(&["zero_expert_num"], 0, MAX_EXPERTS)?.unwrap_or(0);
+    let router_bias = cfg.flag("router_bias", false)?;
+    spec.intermediate = dense;
+    spec.moe = Some(Moe {
+        experts,
+        experts_per_token: cfg.req(&["moe_topk", "num_experts_per_tok"], 1, experts + zero)?,
+        shared_experts: 1,
+        expert_intermediate: cfg.req(
+            &["expert_ffn_hidden_size", "moe_intermediate_size"],
+            1,
+            MAX_DIM,
+        )?,
+        shared_intermediate: Some(dense),
+        dense_layers: blocks,
+        router_bias,
+    });
+    // the zero experts' router rows, and their rows of the fused
+    // `gate_up_proj`, which `LongcatFlashExperts` sizes for every expert the
+    // router scores (E + Z) though only the E real ones read it
+    let width = spec.moe.as_ref().map_or(0, |m| m.expert_intermediate);
+    spec.model_extra_params = blocks
+        .saturating_mul(zero)
+        .saturating_mul(spec.hidden + u64::from(router_bias) + 2 * width * spec.hidden);
     Ok(())
 }
 

@@ -298,6 +298,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "deepseek_v4",
             "glm4_moe_lite",
             "kimi_linear",
+            "longcat_flash",
         ],
         &[],
     ),

@@ -63,3 +63,19 @@ VARIANTS["kimi_k25"] = [
          projection_hidden_size=48),
 ]
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25"}
+# LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
+# also scores `zero_expert_num` identity experts (no parameters of their own)
+LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
+                     expert_ffn_hidden_size=32, n_routed_experts=4, zero_expert_num=2, moe_topk=2, q_lora_rank=24,
+                     kv_lora_rank=16, qk_nope_head_dim=16, qk_rope_head_dim=8, v_head_dim=16, pad_token_id=0)
+VARIANTS["longcat_flash"] = [
+    {},
+    LONGCAT_SMALL,
+    # no zero experts, a router bias, attention biases, a tied head, three blocks
+    dict(LONGCAT_SMALL, zero_expert_num=0, router_bias=True, attention_bias=True, tie_word_embeddings=True,
+         num_layers=3),
+    # the config class's own names (attribute_map): intermediate_size, num_local_experts, moe_intermediate_size
+    dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, intermediate_size=80,
+         moe_intermediate_size=24, num_local_experts=6, zero_expert_num=3, num_experts_per_tok=2,
+         q_lora_rank=16, kv_lora_rank=8, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, pad_token_id=0),
+]
