@@ -20,9 +20,12 @@ Runs:
                checkpointing (non-reentrant), torchtitan's per-op SAC, or none
   fsdp2-bf16   torchtune's recipe: bf16 build, no mixed-precision policy, foreach AdamW, full
                checkpointing, with and without CPUOffloadPolicy(pin_memory=True)
-  ds-z2/ds-z3  DeepSpeed: bf16 engine, the client's torch AdamW (foreach), transformers' full
-               checkpointing, ZeRO stage 2 or 3, optimizer (and parameters) offloaded to the CPU;
-               the stage-3 knobs at DeepSpeed's defaults, written into the row
+  fsdp1        FSDP1 as accelerate wraps a transformers model: each decoder layer a unit, FULL_SHARD,
+               MixedPrecision(bf16) over an fp32 build, use_orig_params, foreach AdamW
+  ds-z1/z2/z3  DeepSpeed: bf16 engine, the client's torch AdamW (foreach), transformers' full
+               checkpointing, ZeRO stage 1, 2 or 3, optimizer (and parameters) offloaded to the CPU
+               or not, PEFT LoRA under stage 3; the stage-3 knobs at DeepSpeed's defaults or the
+               Trainer's "auto" values, written into the row
 
     python3 measure_sharded.py                 # on the GPU machine: every run, one process each
     python3 measure_sharded.py --only titan    # runs whose id contains "titan"
