@@ -165,6 +165,7 @@ fn the_table_covers_every_family_both_dtypes_and_the_chunk_cases() {
         "qwen3_5_text",
         "lfm2",
         "minimax",
+        "kimi_linear",
     ] {
         for fp32 in [false, true] {
             let n = rows

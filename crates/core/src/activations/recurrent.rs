@@ -190,11 +190,10 @@ pub fn mixer_terms(l: &LayerShape, rec: &Recurrent, kernels: MixerKernels) -> Ve
         RecurrentKind::Mamba2 => mamba::mamba2_torch(&mut t, d, rec),
         RecurrentKind::GatedDeltaNet if fused => delta::gdn_fused(&mut t, d, rec),
         RecurrentKind::GatedDeltaNet => delta::gdn_torch(&mut t, d, rec),
-        // Not measured: Gated DeltaNet's terms over the same widths stand
-        // in (the delta rule, the conv and the chunked scan are alike; the
-        // low-rank gates keep a little more).
+        // Not measured with fla's chunk_kda: Gated DeltaNet's fused terms
+        // over the same widths stand in.
         RecurrentKind::KimiDelta if fused => delta::gdn_fused(&mut t, d, rec),
-        RecurrentKind::KimiDelta => delta::gdn_torch(&mut t, d, rec),
+        RecurrentKind::KimiDelta => delta::kda_torch(&mut t, d, rec),
         RecurrentKind::ShortConv => short_conv(&mut t, d, rec, fused),
         RecurrentKind::Lightning => lightning(&mut t, d, rec),
     }

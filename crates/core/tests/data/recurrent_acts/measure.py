@@ -134,6 +134,16 @@ GRID = {
              linear_conv_kernel_dim=4, linear_key_head_dim=8, linear_value_head_dim=12,
              linear_num_key_heads=2, linear_num_value_heads=4),
     ],
+    # added 2026-11-27 (twenty-second session): Kimi Delta Attention, whose decay is per channel, so
+    # its reference path's intra-chunk decay mask holds a head_dim axis
+    "kimi_linear": [
+        dict(num_hidden_layers=4, layer_types=["linear_attention"] * 3 + ["full_attention"],
+             mlp_layer_types=["dense"] * 4, linear_num_heads=4, linear_head_dim=8, linear_conv_kernel_dim=4,
+             q_lora_rank=24, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=16),
+        dict(num_hidden_layers=4, layer_types=["linear_attention"] * 3 + ["full_attention"],
+             mlp_layer_types=["dense"] * 4, linear_num_heads=2, linear_head_dim=16, linear_conv_kernel_dim=3,
+             q_lora_rank=24, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=16),
+    ],
     "minimax": [
         dict(num_hidden_layers=4, layer_types=["linear_attention"] * 3 + ["full_attention"],
              num_local_experts=2, num_experts_per_tok=1, block_size=16),
@@ -144,7 +154,7 @@ GRID = {
 }
 
 # Names of the child modules of a decoder layer, by role.
-MIXER_CLASSES = ("Mixer", "MambaLayer", "GatedDeltaNet", "ShortConv", "LightningAttention")
+MIXER_CLASSES = ("Mixer", "MambaLayer", "GatedDeltaNet", "ShortConv", "LightningAttention", "DeltaAttention")
 FFN_NAMES = ("feed_forward", "mlp", "block_sparse_moe", "shared_mlp")
 
 
