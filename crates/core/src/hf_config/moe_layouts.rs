@@ -30,6 +30,7 @@ pub(super) fn complete_borrowed(cfg: &Cfg, model_type: &str, spec: &mut ModelSpe
         }
         "kimi_linear" => kimi_linear(cfg, spec)?,
         "longcat_flash" => longcat_flash(cfg, spec)?,
+        "zaya" => zaya(cfg, spec)?,
         "laguna" => laguna(cfg, spec)?,
         "jetmoe" => jetmoe(cfg, spec)?,
         _ => {}
@@ -129,6 +130,65 @@ fn longcat_flash(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     spec.model_extra_params = blocks
         .saturating_mul(zero)
         .saturating_mul(spec.hidden + u64::from(router_bias) + 2 * width * spec.hidden);
+    Ok(())
+}
+
+/// ZAYA (`ZayaConfig`): every layer is CCA attention beside a top-1 MoE.
+/// CCA (`ZayaCCAProjection`) projects q and k as usual and the values in
+/// two halves of ⌊kv·d/2⌋ (the current and the previous token's), then
+/// runs q|k through a depthwise convolution of `cca_time0` and a grouped
+/// one of `cca_time1` (heads + kv heads groups), both biased; a learned key
+/// scale per kv head (`temp`) stands for the q/k norms. The router
+/// (`ZayaRouter`) is an MLP: down to `router_hidden_size` (biased), an
+/// RMSNorm, two biased R×R layers and R → experts + 1 (a skip expert),
+/// plus `router_states_scale` (R) on every layer but the first; two
+/// residual-scaling modules (4·h each) per layer and an input scale and
+/// bias (2·h) complete it. `layer_types` "hybrid_sliding" layers slide.
+/// Not counted: CCA's fixed per-sequence state (the q|k convolution window
+/// and the delayed value, 5.25 KiB per layer at the defaults in bf16).
+fn zaya(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let h = spec.hidden;
+    let layers = spec.layers;
+    let bias = cfg.flag("attention_bias", false)?;
+    spec.qkv_bias = bias;
+    spec.out_bias = bias;
+    spec.qk_norm = Some(QkNorm::Off);
+    spec.lm_head_bias = cfg.flag("lm_head_bias", false)?;
+    let experts = cfg.req(&["num_experts"], 1, MAX_EXPERTS)?;
+    let width = cfg.req(&["moe_intermediate_size"], 1, MAX_DIM)?;
+    spec.intermediate = width;
+    spec.moe = Some(Moe {
+        experts,
+        experts_per_token: cfg.int(&["num_experts_per_tok"], 1, experts)?.unwrap_or(1),
+        shared_experts: 0,
+        expert_intermediate: width,
+        shared_intermediate: None,
+        dense_layers: 0,
+        router_bias: false,
+    });
+    let d = spec.head_dim();
+    let (q, kvd) = (spec.heads * d, spec.kv_heads * d);
+    let channels = q + kvd;
+    let t0 = cfg.int(&["cca_time0"], 1, 64)?.unwrap_or(2);
+    let t1 = cfg.int(&["cca_time1"], 1, 64)?.unwrap_or(2);
+    let r = cfg.int(&["router_hidden_size"], 1, MAX_DIM)?.unwrap_or(256);
+    let convs = channels * t0 + channels + channels * d * t1 + channels;
+    let router = h * r + r + r + 2 * (r * r + r) + r * (experts + 1);
+    // the common count's v_proj is kv·d wide, CCA's two halves 2·⌊kv·d/2⌋,
+    // and its router h × experts
+    let odd_value = (kvd % 2) * (h + u64::from(bias));
+    spec.layer_extra_params = (convs + spec.kv_heads + router + 8 * h)
+        .saturating_sub(h * experts)
+        .saturating_sub(odd_value);
+    spec.model_extra_params = r * layers.saturating_sub(1) + 2 * h;
+    let window = cfg.int(&["sliding_window"], 0, MAX_POSITION)?.unwrap_or(0);
+    let sliding = per_layer_strings(cfg, "layer_types", layers)?.map_or(0, |types| {
+        types.iter().filter(|t| **t == "hybrid_sliding").count() as u64
+    });
+    spec.sliding_window = (window > 0 && sliding > 0).then_some(SlidingWindow {
+        window,
+        layers: sliding,
+    });
     Ok(())
 }
 

@@ -247,6 +247,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "afmoe",
             "kolibri1",
             "laguna",
+            "zaya",
         ],
         &["qwen3_moe"],
     ),

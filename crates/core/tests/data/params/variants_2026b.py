@@ -79,3 +79,25 @@ VARIANTS["longcat_flash"] = [
          moe_intermediate_size=24, num_local_experts=6, zero_expert_num=3, num_experts_per_tok=2,
          q_lora_rank=16, kv_lora_rank=8, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, pad_token_id=0),
 ]
+# ZAYA: every layer CCA attention (q/k through a depthwise and a grouped causal convolution, the value
+# half from the current and half from the previous token) and a top-1 MoE behind an MLP router
+VARIANTS["zaya"] = [
+    {},
+    dict(vocab_size=1000, hidden_size=64, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+         head_dim=16, num_experts=4, moe_intermediate_size=96, router_hidden_size=32, attention_bias=True,
+         tie_word_embeddings=False, lm_head_bias=True),
+    dict(vocab_size=1000, hidden_size=48, num_hidden_layers=4, num_attention_heads=6, num_key_value_heads=3,
+         head_dim=10, num_experts=5, moe_intermediate_size=40, router_hidden_size=24, cca_time0=3, cca_time1=4,
+         layer_types=["hybrid", "hybrid_sliding", "hybrid", "hybrid_sliding"], sliding_window=8,
+         tie_word_embeddings=True),
+    # one layer: no router_states_scale
+    dict(vocab_size=777, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
+         head_dim=24, num_experts=2, moe_intermediate_size=16, router_hidden_size=8, tie_word_embeddings=False),
+    # a tied head with its own bias; heads x head_dim != hidden; kernels of 1 and 2
+    dict(vocab_size=500, hidden_size=40, num_hidden_layers=2, num_attention_heads=8, num_key_value_heads=8,
+         head_dim=8, num_experts=3, moe_intermediate_size=20, router_hidden_size=16, attention_bias=True,
+         tie_word_embeddings=True, lm_head_bias=True, cca_time0=1, cca_time1=2),
+    # an odd key-value width: the two value halves are floor(kv*d/2) wide
+    dict(vocab_size=300, hidden_size=24, num_hidden_layers=2, num_attention_heads=3, num_key_value_heads=1,
+         head_dim=7, num_experts=2, moe_intermediate_size=12, router_hidden_size=8, attention_bias=True),
+]
