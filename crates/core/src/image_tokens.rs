@@ -170,6 +170,18 @@ pub enum ImageRule {
         max_patches: u64,
         max_side: u64,
     },
+    /// Step-3.7-Flash (`step3p7`): a `global`-px view, and crops of a
+    /// window the aspect ratio picks (the short side, or `crop`) over the
+    /// image snapped to whole windows (long side at most `max_side`), each
+    /// resized to `crop`; the tower reads `patch` squares, its two stride-2
+    /// downsamplers hand on a token per `patch·stride` square.
+    Step3p7 {
+        global: u64,
+        crop: u64,
+        max_side: u64,
+        patch: u64,
+        stride: u64,
+    },
     /// Command A Vision (`cohere2_vision`): Llama 4's canvas of at most
     /// `max_tiles` tiles plus a thumbnail when there is more than one; the
     /// SigLIP tower reads `(tile/patch)²` tokens per tile, the pixel shuffle
@@ -290,6 +302,7 @@ impl ImageRule {
             ImageRule::Llama4 { .. } => "Llama 4 tiles",
             ImageRule::Cohere2Vision { .. } => "Command A Vision tiles",
             ImageRule::KimiK25 { .. } => "Kimi K2.5 NaViT resolution",
+            ImageRule::Step3p7 { .. } => "Step-3.7 global view and crops",
         }
     }
 
@@ -401,6 +414,19 @@ impl ImageRule {
                 check_range("image rule: patch", *patch, 1, *tile)?;
                 tiles("max_tiles", *max_tiles)?;
                 count("tokens_per_tile", *tokens_per_tile)?;
+            }
+            ImageRule::Step3p7 {
+                global,
+                crop,
+                max_side,
+                patch,
+                stride,
+            } => {
+                side("global", *global)?;
+                side("crop", *crop)?;
+                side("max_side", *max_side)?;
+                check_range("image rule: patch", *patch, 1, *crop.min(global))?;
+                check_range("image rule: stride", *stride, 1, 64)?;
             }
             ImageRule::KimiK25 {
                 patch,
@@ -803,6 +829,72 @@ fn cohere2_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Optio
     )
 }
 
+/// Step-3.7-Flash (`Step3p7ImageProcessor._plan_patches`): an image under
+/// 32 px and over 4:1 is padded square; over `max_side` it is scaled down
+/// (truncated); the window is the short side when the image fits the
+/// global view but is over 1.5:1 (else no crops), the short side up to
+/// `crop` when over 4:1, else `crop`; each side at least a window long is
+/// snapped to whole windows (up when the rest passes a fifth of one).
+/// `Step3p7Processor.replace_image_token` writes each crop's features
+/// between two markers, a line break after each row but the last, then
+/// the global view's between two.
+fn step3p7_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+    let ImageRule::Step3p7 {
+        global,
+        crop,
+        max_side,
+        patch,
+        stride,
+    } = *rule
+    else {
+        return (0, 0, None);
+    };
+    let (mut w, mut h) = (width.max(1), height.max(1));
+    let ratio = |a: u64, b: u64| a as f64 / b.max(1) as f64;
+    if w.min(h) < 32 && ratio(w, h).max(ratio(h, w)) > 4.0 {
+        (w, h) = (w.max(h), w.max(h));
+    }
+    if w.max(h) > max_side {
+        let scale = max_side as f64 / w.max(h) as f64;
+        (w, h) = ((w as f64 * scale) as u64, (h as f64 * scale) as u64);
+    }
+    let (short, long) = (w.min(h), w.max(h));
+    let window = if long <= global {
+        if ratio(long, short) > 1.5 {
+            short
+        } else {
+            0
+        }
+    } else if ratio(long, short) > 4.0 {
+        short.min(crop)
+    } else {
+        crop
+    };
+    let (across, down) = if window == 0 {
+        (0, 0)
+    } else {
+        let snap = |d: u64| {
+            if d >= window {
+                window * (d / window + u64::from((d % window) as f64 > 0.2 * window as f64))
+            } else {
+                d
+            }
+        };
+        ((snap(w) / window).max(1), (snap(h) / window).max(1))
+    };
+    let crops = across * down;
+    let squares = |px: u64, step: u64| {
+        let n = px / step.max(1);
+        n * n
+    };
+    let tower = squares(global, patch) + crops * squares(crop, patch);
+    let text = squares(global, patch * stride)
+        + 2
+        + crops * (squares(crop, patch * stride) + 2)
+        + down.saturating_sub(1);
+    (tower, text, Some(1 + crops))
+}
+
 /// Kimi K2.5 (`navit_resize` of `image_processing_kimi_k25.py`): scaled
 /// by the least of 1, √(max_patches / patches) and each side's limit of
 /// `max_side` patches, truncated, then padded to whole merge squares.
@@ -916,6 +1008,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         ImageRule::Idefics2 { .. } => idefics2_tokens(rule, width, height),
         ImageRule::Cohere2Vision { .. } => cohere2_tokens(rule, width, height),
         ImageRule::KimiK25 { .. } => kimi_k25_tokens(rule, width, height),
+        ImageRule::Step3p7 { .. } => step3p7_tokens(rule, width, height),
         ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
         ImageRule::LlavaNext {
             crop,

@@ -78,6 +78,13 @@ impl ImageRule {
                 max_patches,
                 max_side,
             } => join("kimi_k25", &[*patch, *merge, *max_patches, *max_side]),
+            ImageRule::Step3p7 {
+                global,
+                crop,
+                max_side,
+                patch,
+                stride,
+            } => join("step3p7", &[*global, *crop, *max_side, *patch, *stride]),
             ImageRule::Cohere2Vision {
                 tile,
                 patch,
@@ -233,6 +240,16 @@ impl ImageRule {
                     max_side: v[3],
                 }
             }
+            "step3p7" => {
+                let v = numbers(5)?;
+                ImageRule::Step3p7 {
+                    global: v[0],
+                    crop: v[1],
+                    max_side: v[2],
+                    patch: v[3],
+                    stride: v[4],
+                }
+            }
             "cohere2_vision" => {
                 let v = numbers(4)?;
                 ImageRule::Cohere2Vision {
@@ -246,7 +263,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25"
+                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7"
             ))
             }
         };

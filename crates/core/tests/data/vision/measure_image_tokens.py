@@ -568,6 +568,51 @@ def kimi_k25_setup():
     return kimi_k25
 
 
+# ---------------------------------------------------------------- 11. Step-3.7-Flash (step3p7)
+# Step3p7ImageProcessor is torchvision-only: run with the shape-only stand-ins at its class defaults
+# (728 px global view, 504 px crops, long side at most 3024), with 336 px crops and with a 2048 px
+# limit; Step3p7Processor built bare with what replace_image_token reads (14 px ViT patches, the
+# downsamplers' stride 4). Tower tokens: the global view's (728/14)^2 and each crop's (504/14)^2
+# patches; language-model tokens: every token replace_image_token writes (features, <patch_start>,
+# <patch_end>, <patch_newline>, <im_start>, <im_end>). Extra sizes: images that fit the global view
+# but are elongated (the short side becomes the window), very elongated ones and near-degenerate ones
+# (under 32 px and over 4:1, padded square).
+P7 = [dict(), dict(patch_size=336), dict(max_image_size=2048)]
+P7_EXTRA = [(600, 300), (300, 600), (700, 460), (728, 485), (20, 200), (31, 500), (500, 120), (3000, 500),
+            (500, 3000), (1100, 700), (800, 780), (4000, 3000), (2600, 600), (1008, 1008), (1009, 605)]
+
+
+def step3p7_setup():
+    import re
+    install_torchvision_standin()
+    import transformers.models.step3p7.image_processing_step3p7 as ip
+    import transformers.models.step3p7.processing_step3p7 as pp
+
+    bicubic = sys.modules["torchvision.transforms.v2.functional"].InterpolationMode.BICUBIC
+    token = re.compile(r"<[a-z_]+>")
+
+    def step3p7(w, h):
+        for kw in P7:
+            p = ip.Step3p7ImageProcessor(**kw)
+            proc = pp.Step3p7Processor.__new__(pp.Step3p7Processor)
+            stride = p.vision_patch_size * p.downsampler_stride
+            proc.image_token = "<im_patch>"
+            proc.image_feature_placeholder = proc.image_token * (p.size["height"] // stride) ** 2
+            proc.patch_feature_placeholder = proc.image_token * (p.patch_size // stride) ** 2
+            out = p(images=[torch.zeros(3, h, w, dtype=torch.uint8)], do_rescale=False, do_normalize=False,
+                    do_convert_rgb=False, resample=bicubic)
+            n = int(out["num_local_patches"][0])
+            tokens = token.findall(proc.replace_image_token(out, 0))
+            settings = {"size": {"height": 728, "width": 728}, "patch_size": 504, "max_image_size": 3024, **kw,
+                        "vision_patch_size": 14, "downsampler_stride": 4}
+            tower = (p.size["height"] // 14) ** 2 + n * (p.patch_size // 14) ** 2
+            helper = p.get_number_of_image_patches(h, w, {})
+            emit("step3p7", "Step3p7ImageProcessor (shape-only pixel ops) + replace_image_token", settings, w, h,
+                 tower, len(tokens), crops=n, helper_patches=helper, helper_matches=helper == n)
+
+    return step3p7
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -579,7 +624,7 @@ if __name__ == "__main__":
     for name, fn in [("qwen", qwen), ("glm4v", glm4v), ("gemma4", None), ("internvl", internvl), ("aya_vision", aya_vision), ("llava_next", llava_next),
                      ("llava_onevision", llava_onevision),
                      ("idefics3/smolvlm", idefics), ("idefics2", idefics2), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
-                     ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None)]:
+                     ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None), ("step3p7", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -595,7 +640,12 @@ if __name__ == "__main__":
             fn = cohere2_setup()
         if name == "kimi_k25":
             fn = kimi_k25_setup()
+        if name == "step3p7":
+            SIZES.extend(P7_EXTRA)
+            fn = step3p7_setup()
         run_family(name, fn)
+        if name == "step3p7":
+            del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "cohere2_vision":
             del SIZES[len(SIZES) - len(C2_EXTRA):]
         if name == "glm4v":  # its edge sizes are its own
