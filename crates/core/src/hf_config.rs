@@ -25,6 +25,7 @@ mod pyjson;
 mod reader;
 mod shuffle;
 mod siglip;
+mod step3p7;
 mod towers;
 mod vlm;
 mod zamba2;
@@ -165,6 +166,13 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             })
         }
         "idefics2" => return idefics2::import_idefics2(cfg, text_or(Arch::Mistral, "mistral")),
+        // Step-3.7-Flash: its text config (`step3p5`) is Qwen3-MoE's layers
+        // completed by `step3p7::complete_step3p5`.
+        "step3p7" => {
+            return step3p7::import_step3p7(cfg, |text| {
+                import_decoder(text, Arch::Qwen3Moe, "step3p5")
+            })
+        }
         "internvl" => return shuffle::import_internvl(cfg, text_or(Arch::Qwen2, "qwen2")),
         "internvl_chat" => {
             return shuffle::import_internvl_chat(cfg, |text| import(text, text.defaults))

@@ -870,18 +870,19 @@ fn step3p7_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Optio
     } else {
         crop
     };
-    let (across, down) = if window == 0 {
-        (0, 0)
-    } else {
-        let snap = |d: u64| {
-            if d >= window {
-                window * (d / window + u64::from((d % window) as f64 > 0.2 * window as f64))
-            } else {
-                d
-            }
+    // a whole window count per side, each side at least a window long
+    // snapped to whole windows; no window, no crops
+    let windows = |d: u64| -> Option<u64> {
+        let whole = d.checked_div(window)?;
+        let rest = (d % window) as f64 > 0.2 * window as f64;
+        let snapped = if d >= window {
+            window * (whole + u64::from(rest))
+        } else {
+            d
         };
-        ((snap(w) / window).max(1), (snap(h) / window).max(1))
+        Some((snapped / window).max(1))
     };
+    let (across, down) = windows(w).zip(windows(h)).unwrap_or((0, 0));
     let crops = across * down;
     let squares = |px: u64, step: u64| {
         let n = px / step.max(1);

@@ -123,6 +123,7 @@ fn configs_name_their_rule_and_unknown_towers_are_refused() {
 }
 
 /// The rule a processor row ran under, from its family and settings.
+#[allow(clippy::too_many_lines)] // one arm per processor family of the table
 fn processor_rule(line: &Value) -> ImageRule {
     let s = &line["settings"];
     match line["family"].as_str().unwrap_or_default() {

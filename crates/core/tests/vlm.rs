@@ -1166,3 +1166,40 @@ fn kimi_k25_splits_moonvit_and_reads_its_navit_rule() {
         (16_576, 4144)
     );
 }
+
+/// Step-3.7-Flash: the tower with its two downsamplers (1,955,848,960) and
+/// the linear projector (25,165,824) as transformers 5.24 builds the class
+/// defaults on the meta device (197,824,847,872 in all, untied); images by
+/// `Step3p7ImageProcessor`: a 1920 × 1080 frame is the 728 px view and a
+/// 4 × 2 grid of 504 px crops (13,072 tower patches, 836 prompt tokens: the
+/// processor's count), a 640 × 480 photo the view alone (2,704 and 171).
+#[test]
+fn step3p7_splits_its_downsampled_tower_and_reads_its_crop_rule() {
+    let (spec, rule) = class_default("step3p7__0");
+    let counts = spec.param_counts();
+    assert_eq!(
+        (counts.vision, counts.projector),
+        (1_955_848_960, 25_165_824)
+    );
+    assert!(!spec.tied_embeddings);
+    assert_eq!(
+        rule,
+        ImageRule::Step3p7 {
+            global: 728,
+            crop: 504,
+            max_side: 3024,
+            patch: 14,
+            stride: 4
+        }
+    );
+    let frame = tokens(&rule, 1920, 1080).expect("tokens");
+    assert_eq!(
+        (frame.tower_tokens, frame.language_model_tokens),
+        (13_072, 836)
+    );
+    let photo = tokens(&rule, 640, 480).expect("tokens");
+    assert_eq!(
+        (photo.tower_tokens, photo.language_model_tokens),
+        (2704, 171)
+    );
+}

@@ -52,7 +52,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
         | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2" | "cohere2_vision"
-        | "kimi_k25" => true,
+        | "kimi_k25" | "step3p7" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -67,6 +67,7 @@ pub fn rule_from_configs(config: &str, preprocessor: Option<&str>) -> Result<Ima
     Ok(rule)
 }
 
+#[allow(clippy::too_many_lines)] // one arm per VLM family, each naming its processor's keys
 fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
     let parse = |name: &str, text: &str| -> Result<Value> {
         serde_json::from_str(&super::pyjson::strict_json(text))
@@ -115,6 +116,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         "internvl" | "internvl_chat" => internvl(&cfg, &pre),
         "idefics2" => Ok(idefics2(&cfg, &pre)),
         "kimi_k25" => Ok(kimi_k25(&cfg, &pre)),
+        "step3p7" => Ok(step3p7(&cfg, &pre)),
         "aya_vision" | "cohere2_vision" => aya_vision(&cfg, &pre),
         // PaliGemma: the image resized to the tower's square, one token per
         // patch (`text_config.num_image_tokens` = (image_size // patch_size)²;
@@ -203,7 +205,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }
@@ -418,6 +420,23 @@ fn idefics2(cfg: &Value, pre: &Value) -> ImageRule {
         longest_edge: number(pre, &[&["size", "longest_edge"]], 980),
         seq_len: number(cfg, &[&["perceiver_config", "resampler_n_latents"]], 64),
         split: pre.get("do_image_splitting").and_then(Value::as_bool) == Some(true),
+    }
+}
+
+/// `Step3p7ImageProcessor` and `Step3p7Processor`: a `size.height` global
+/// view, `patch_size` crops, the long side at most `max_image_size`; the
+/// tower's patch and its downsamplers' stride 4.
+fn step3p7(cfg: &Value, pre: &Value) -> ImageRule {
+    ImageRule::Step3p7 {
+        global: number(pre, &[&["size", "height"]], 728),
+        crop: number(pre, &[&["patch_size"]], 504),
+        max_side: number(pre, &[&["max_image_size"]], 3024),
+        patch: number(
+            pre,
+            &[&["vision_patch_size"]],
+            number(cfg, &[&["vision_config", "patch_size"]], 14),
+        ),
+        stride: number(pre, &[&["downsampler_stride"]], 4),
     }
 }
 

@@ -31,6 +31,7 @@ pub(super) fn complete_borrowed(cfg: &Cfg, model_type: &str, spec: &mut ModelSpe
         "kimi_linear" => kimi_linear(cfg, spec)?,
         "longcat_flash" => longcat_flash(cfg, spec)?,
         "zaya" => zaya(cfg, spec)?,
+        "step3p5" => super::step3p7::complete_step3p5(cfg, spec)?,
         "laguna" => laguna(cfg, spec)?,
         "jetmoe" => jetmoe(cfg, spec)?,
         _ => {}

@@ -62,7 +62,7 @@ VARIANTS["kimi_k25"] = [
          vision_config=dict(MOONVIT_SMALL, merge_kernel_size=[2, 1], num_hidden_layers=3),
          projection_hidden_size=48),
 ]
-WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25"}
+WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -101,3 +101,46 @@ VARIANTS["zaya"] = [
     dict(vocab_size=300, hidden_size=24, num_hidden_layers=2, num_attention_heads=3, num_key_value_heads=1,
          head_dim=7, num_experts=2, moe_intermediate_size=12, router_hidden_size=8, attention_bias=True),
 ]
+# Step-3.7-Flash: a CLIP-shaped tower with layer scales and two stride-2 downsamplers, a linear projector,
+# and Step-3.5's GQA with an output gate over dense then MoE layers with a shared expert
+VARIANTS["step3p7"] = [
+    {},
+    # sliding layers with heads of their own, biases everywhere, the wrapper's tie
+    dict(tie_word_embeddings=True, projector_bias=True,
+         text_config=dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=6,
+                          num_attention_heads=8, num_key_value_heads=2, head_dim=16, n_routed_experts=4,
+                          num_experts_per_tok=2, moe_intermediate_size=32, share_expert_dim=48,
+                          layer_types=["sliding_attention", "full_attention"] * 3, sliding_window=8,
+                          num_sliding_attention_heads=4, attention_bias=True, mlp_bias=True,
+                          moe_layers_enum="1,2,4"),
+         vision_config=dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, image_size=56)),
+    # legacy names, two prediction layers' entries in the lists, a gate per element; the text
+    # config's tie is not read
+    dict(text_config=dict(vocab_size=500, hidden_size=48, intermediate_size=80, num_hidden_layers=4,
+                          num_attention_heads=6, num_key_value_heads=3, head_dim=8, moe_num_experts=5, moe_top_k=2,
+                          moe_intermediate_size=24, share_expert_dims=40, gating="per-element",
+                          num_nextn_predict_layers=2,
+                          layer_types=["full_attention", "sliding_attention", "sliding_attention", "full_attention",
+                                       "full_attention", "full_attention"],
+                          mlp_layer_types=["dense", "sparse", "dense", "sparse", "sparse", "sparse"],
+                          attention_other_setting={"num_attention_heads": 3, "num_attention_groups": 3},
+                          sliding_window=4, tie_word_embeddings=True),
+         vision_config=dict(width=40, layers=1, heads=4, image_size=70, patch_size=7, mlp_ratio=2.5)),
+    # num_local_experts is overwritten by n_routed_experts' default; the first three layers dense; one channel
+    dict(text_config=dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=5,
+                          num_attention_heads=4, num_key_value_heads=1, head_dim=24, num_local_experts=7,
+                          moe_intermediate_size=16, share_expert_dim=20, num_attention_groups=2),
+         vision_config=dict(hidden_size=24, num_hidden_layers=3, num_attention_heads=3, image_size=28,
+                            patch_size=14, num_channels=1, intermediate_size=999)),
+]
+# hand-written, as the Hub's remote-code configs read: the legacy keys as given (moe_layers_enum,
+# attention_other_setting, lists with the prediction layers' tail), the wrapper untied
+VARIANTS["step3p7"].append(dict(
+    _raw=True,
+    text_config=dict(vocab_size=500, hidden_size=48, intermediate_size=80, num_hidden_layers=4, num_attention_heads=6,
+                     num_attention_groups=3, head_dim=8, moe_num_experts=5, moe_top_k=2, moe_intermediate_size=24,
+                     share_expert_dim=40, num_nextn_predict_layers=1, moe_layers_enum="2,3",
+                     layer_types=["full_attention", "sliding_attention", "full_attention", "sliding_attention",
+                                  "full_attention"],
+                     attention_other_setting={"num_attention_heads": 3}, sliding_window=4),
+    vision_config=dict(width=40, layers=1, heads=4, image_size=70, patch_size=7, mlp_ratio=2.5)))
