@@ -136,6 +136,19 @@ def check_language(browser, lang, failures):
         "const b = document.querySelector(`[data-testid='lang-zh']`); return b && b.lang")
     if zh_toggle != "zh":
         failures.append(f"{lang}: the 中文 toggle is lang={zh_toggle!r}, not zh")
+    if lang == "en":
+        # The page carries no Chinese until it switches: zh.ftl is fetched then.
+        browser.script("document.querySelector(`[data-testid='lang-zh']`).click()")
+        tagline = ""
+        for _ in range(50):
+            tagline = browser.script(
+                "const t = document.querySelector('.tagline'); return t ? t.textContent : ''")
+            if "放得下" in tagline:
+                break
+            time.sleep(0.1)
+        if "放得下" not in tagline:
+            failures.append(f"en -> zh: the tagline stayed {tagline!r} after switching to Chinese")
+        print(f"  en -> zh: tagline {tagline!r}")
     if lang == "zh":
         labels = browser.script(
             "return [...document.querySelectorAll('label')].map(l => l.textContent.trim())")

@@ -16,6 +16,9 @@ pub use vramfit_core::lang::Lang;
 // The generated tables join texts with NUL (`\0`); a text that starts with a
 // digit makes that look like an octal escape to clippy, but Rust has none.
 #[allow(clippy::octal_escapes)]
+// With `fetched-locale` the page reads Chinese from `zh.ftl`: its compiled
+// table is left to the tests and the tools page.
+#[cfg_attr(feature = "fetched-locale", allow(dead_code))]
 mod tables {
     use std::sync::OnceLock;
 
@@ -80,11 +83,38 @@ pub fn browser_lang() -> Lang {
         .unwrap_or(Lang::En)
 }
 
+pub mod fetched;
+
 fn texts(lang: Lang) -> &'static [&'static str] {
     match lang {
         Lang::En => &tables::EN,
+        #[cfg(not(feature = "fetched-locale"))]
         Lang::Zh => &tables::ZH,
+        // until `zh.ftl` arrives, nothing: every key falls back to English
+        #[cfg(feature = "fetched-locale")]
+        Lang::Zh => fetched::texts().unwrap_or(&[]),
     }
+}
+
+/// Whether the page has its Chinese texts: compiled in, or fetched.
+pub fn chinese_ready() -> bool {
+    cfg!(not(feature = "fetched-locale")) || fetched::texts().is_some()
+}
+
+/// Installs the Chinese texts fetched as `zh.ftl`.
+pub fn install_chinese(source: &str) {
+    fetched::install(source, &tables::KEYS);
+}
+
+/// The language the page opens in: its link's (or the remembered one's),
+/// else the browser's, as `page_shell` and `AppState::new` decide it.
+pub fn opening_lang() -> Lang {
+    crate::link::read(&crate::remember::query_to_open(
+        &crate::state::location_query(),
+    ))
+    .settings
+    .lang
+    .unwrap_or_else(browser_lang)
 }
 
 fn message(lang: Lang, key: &str) -> Option<&'static str> {
@@ -302,6 +332,24 @@ mod tests {
         "\n",
         include_str!("../locales/tools-zh.ftl")
     );
+
+    /// The page's reader of the fetched `zh.ftl` reads both languages'
+    /// files as `build.rs` does, text for text.
+    #[test]
+    fn the_fetched_reader_equals_the_build_tables() {
+        for (file, table) in [
+            ("locales/en.ftl", &tables::EN),
+            ("locales/zh.ftl", &tables::ZH),
+        ] {
+            let source = std::fs::read_to_string(file).expect(file);
+            let read = super::fetched::ordered(&source, &tables::KEYS);
+            let built: Vec<String> = table.iter().map(|t| t.to_string()).collect();
+            assert_eq!(read.len(), built.len(), "{file}");
+            for (i, (a, b)) in read.iter().zip(&built).enumerate() {
+                assert_eq!(a, b, "{file}: {}", tables::KEYS[i]);
+            }
+        }
+    }
 
     #[test]
     fn every_label_of_the_field_registry_is_a_message_in_both_languages() {

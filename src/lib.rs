@@ -110,6 +110,18 @@ fn page_shell(page: Page, render: fn(View) -> AnyView) -> AnyView {
     let state = AppState::new(opened);
     provide_context(state);
     i18n::LangSignal::provide(state.lang);
+    // Switched to Chinese before its texts came: fetch them, then redraw.
+    #[cfg(feature = "fetched-locale")]
+    Effect::new(move |_| {
+        if state.lang.get() == i18n::Lang::Zh && !i18n::chinese_ready() {
+            leptos::task::spawn_local(async move {
+                if let Some(texts) = hub_fetch::site_file("zh.ftl").await {
+                    i18n::install_chinese(&texts);
+                    state.lang.update(|_| {});
+                }
+            });
+        }
+    });
     if let Some(options) = embed {
         return view! { <EmbedView options/> }.into_any();
     }

@@ -16,6 +16,7 @@ mod kimi_k25;
 pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
+mod lfm2_vl;
 mod lfm3;
 mod llama4;
 mod mllama;
@@ -166,6 +167,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             })
         }
         "idefics2" => return idefics2::import_idefics2(cfg, text_or(Arch::Mistral, "mistral")),
+        "lfm2_vl" => return lfm2_vl::import_lfm2_vl(cfg, text_or(Arch::Lfm2, "lfm2")),
         // Step-3.7-Flash: its text config (`step3p5`) is Qwen3-MoE's layers
         // completed by `step3p7::complete_step3p5`.
         "step3p7" => {

@@ -38,6 +38,7 @@ pub use resize::{glm4v_resize, smart_resize};
 pub mod largest;
 mod llama4;
 pub use llama4::{cohere2_canvas, llama4_canvas};
+mod lfm2_vl;
 pub mod text;
 
 /// Every size a rule holds is at most this many pixels, so products of a
@@ -45,8 +46,7 @@ pub mod text;
 const MAX_PIXELS: u64 = MAX_IMAGE_SIZE * MAX_IMAGE_SIZE;
 
 /// How a family turns an image into tokens.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "rule", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ImageRule {
     /// Qwen-VL: dynamic resolution in patches, `merge × merge` per token.
     QwenVl {
@@ -169,6 +169,23 @@ pub enum ImageRule {
         merge: u64,
         max_patches: u64,
         max_side: u64,
+    },
+    /// LFM2-VL (`lfm2_vl`): an image within `min_tokens`..`max_tokens`
+    /// tokens of `patch·factor` px squares resized once; a larger one (past
+    /// `tolerance_tenths`/10 of the budget) split into the grid of
+    /// `min_tiles`..`max_tiles` `tile`-px tiles closest to its aspect, with
+    /// the resized image as a thumbnail; every entry padded to the same
+    /// patch slots in the tower.
+    Lfm2Vl {
+        patch: u64,
+        factor: u64,
+        min_tokens: u64,
+        max_tokens: u64,
+        tile: u64,
+        min_tiles: u64,
+        max_tiles: u64,
+        thumbnail: bool,
+        tolerance_tenths: u64,
     },
     /// Step-3.7-Flash (`step3p7`): a `global`-px view, and crops of a
     /// window the aspect ratio picks (the short side, or `crop`) over the
@@ -303,6 +320,7 @@ impl ImageRule {
             ImageRule::Cohere2Vision { .. } => "Command A Vision tiles",
             ImageRule::KimiK25 { .. } => "Kimi K2.5 NaViT resolution",
             ImageRule::Step3p7 { .. } => "Step-3.7 global view and crops",
+            ImageRule::Lfm2Vl { .. } => "LFM2-VL tiles and thumbnail",
         }
     }
 
@@ -414,6 +432,26 @@ impl ImageRule {
                 check_range("image rule: patch", *patch, 1, *tile)?;
                 tiles("max_tiles", *max_tiles)?;
                 count("tokens_per_tile", *tokens_per_tile)?;
+            }
+            ImageRule::Lfm2Vl {
+                patch,
+                factor,
+                min_tokens,
+                max_tokens,
+                tile,
+                min_tiles,
+                max_tiles,
+                thumbnail: _,
+                tolerance_tenths,
+            } => {
+                side("patch", *patch)?;
+                check_range("image rule: factor", *factor, 1, 16)?;
+                count("max_tokens", *max_tokens)?;
+                check_range("image rule: min_tokens", *min_tokens, 1, *max_tokens)?;
+                check_range("image rule: tile", *tile, *patch, MAX_IMAGE_SIZE)?;
+                tiles("max_tiles", *max_tiles)?;
+                check_range("image rule: min_tiles", *min_tiles, 1, *max_tiles)?;
+                check_range("image rule: tolerance_tenths", *tolerance_tenths, 1, 1000)?;
             }
             ImageRule::Step3p7 {
                 global,
@@ -829,6 +867,36 @@ fn cohere2_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Optio
     )
 }
 
+/// LFM2-VL: the rule's numbers handed to [`lfm2_vl::tokens`].
+fn lfm2_vl_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+    let ImageRule::Lfm2Vl {
+        patch,
+        factor,
+        min_tokens,
+        max_tokens,
+        tile,
+        min_tiles,
+        max_tiles,
+        thumbnail,
+        tolerance_tenths,
+    } = *rule
+    else {
+        return (0, 0, None);
+    };
+    let tiling = lfm2_vl::Tiling {
+        patch,
+        factor,
+        min_tokens,
+        max_tokens,
+        tile,
+        min_tiles,
+        max_tiles,
+        thumbnail,
+        tolerance_tenths,
+    };
+    lfm2_vl::tokens(&tiling, width, height)
+}
+
 /// Step-3.7-Flash (`Step3p7ImageProcessor._plan_patches`): an image under
 /// 32 px and over 4:1 is padded square; over `max_side` it is scaled down
 /// (truncated); the window is the short side when the image fits the
@@ -1010,6 +1078,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         ImageRule::Cohere2Vision { .. } => cohere2_tokens(rule, width, height),
         ImageRule::KimiK25 { .. } => kimi_k25_tokens(rule, width, height),
         ImageRule::Step3p7 { .. } => step3p7_tokens(rule, width, height),
+        ImageRule::Lfm2Vl { .. } => lfm2_vl_tokens(rule, width, height),
         ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
         ImageRule::LlavaNext {
             crop,

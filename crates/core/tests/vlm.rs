@@ -1203,3 +1203,29 @@ fn step3p7_splits_its_downsampled_tower_and_reads_its_crop_rule() {
         (2704, 171)
     );
 }
+
+/// LFM2-VL: the SigLIP2 tower with the pooling head its class defaults
+/// build (92,930,304) and the pixel-unshuffle projector (14,429,184) as
+/// transformers 5.24 builds the class defaults on the meta device
+/// (2,812,857,088 in all, tied by the wrapper); images by
+/// `Lfm2VlImageProcessor`: a 1920 × 1080 frame is a 4 × 2 grid of 512 px
+/// tiles and a thumbnail, nine entries of 1,024 patch slots and 2,311
+/// prompt tokens (the processor's count), a 640 × 480 photo one resized
+/// entry (1,024 slots, 236 tokens).
+#[test]
+fn lfm2_vl_splits_siglip2_and_reads_its_tile_rule() {
+    let (spec, rule) = class_default("lfm2_vl__0");
+    let counts = spec.param_counts();
+    assert_eq!((counts.vision, counts.projector), (92_930_304, 14_429_184));
+    assert!(spec.tied_embeddings);
+    let frame = tokens(&rule, 1920, 1080).expect("tokens");
+    assert_eq!(
+        (frame.tower_tokens, frame.language_model_tokens),
+        (9 * 1024, 2311)
+    );
+    let photo = tokens(&rule, 640, 480).expect("tokens");
+    assert_eq!(
+        (photo.tower_tokens, photo.language_model_tokens),
+        (1024, 236)
+    );
+}

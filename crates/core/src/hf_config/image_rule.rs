@@ -52,7 +52,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
         | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2" | "cohere2_vision"
-        | "kimi_k25" | "step3p7" => true,
+        | "kimi_k25" | "step3p7" | "lfm2_vl" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -117,6 +117,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         "idefics2" => Ok(idefics2(&cfg, &pre)),
         "kimi_k25" => Ok(kimi_k25(&cfg, &pre)),
         "step3p7" => Ok(step3p7(&cfg, &pre)),
+        "lfm2_vl" => Ok(lfm2_vl(&cfg, &pre)),
         "aya_vision" | "cohere2_vision" => aya_vision(&cfg, &pre),
         // PaliGemma: the image resized to the tower's square, one token per
         // patch (`text_config.num_image_tokens` = (image_size // patch_size)²;
@@ -205,7 +206,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }
@@ -420,6 +421,44 @@ fn idefics2(cfg: &Value, pre: &Value) -> ImageRule {
         longest_edge: number(pre, &[&["size", "longest_edge"]], 980),
         seq_len: number(cfg, &[&["perceiver_config", "resampler_n_latents"]], 64),
         split: pre.get("do_image_splitting").and_then(Value::as_bool) == Some(true),
+    }
+}
+
+/// `Lfm2VlImageProcessor` and `Lfm2VlProcessor`: its class defaults
+/// (16 px patches, downsample 2, 64..256 tokens, 512 px tiles, 2..10
+/// tiles, a thumbnail, tolerance 2); `do_image_splitting` off leaves one
+/// tile. The patch and factor fall back on the model's.
+fn lfm2_vl(cfg: &Value, pre: &Value) -> ImageRule {
+    let split = pre.get("do_image_splitting").and_then(Value::as_bool) != Some(false);
+    let tiles = |key: &str, default: u64| {
+        if split {
+            number(pre, &[&[key]], default)
+        } else {
+            1
+        }
+    };
+    let tolerance = pre
+        .get("max_pixels_tolerance")
+        .and_then(Value::as_f64)
+        .unwrap_or(2.0);
+    ImageRule::Lfm2Vl {
+        patch: number(
+            pre,
+            &[&["encoder_patch_size"]],
+            number(cfg, &[&["vision_config", "patch_size"]], 16),
+        ),
+        factor: number(
+            pre,
+            &[&["downsample_factor"]],
+            number(cfg, &[&["downsample_factor"]], 2),
+        ),
+        min_tokens: number(pre, &[&["min_image_tokens"]], 64),
+        max_tokens: number(pre, &[&["max_image_tokens"]], 256),
+        tile: number(pre, &[&["tile_size"]], 512),
+        min_tiles: tiles("min_tiles", 2),
+        max_tiles: tiles("max_tiles", 10),
+        thumbnail: pre.get("use_thumbnail").and_then(Value::as_bool) != Some(false),
+        tolerance_tenths: (tolerance * 10.0).round().clamp(1.0, 1000.0) as u64,
     }
 }
 

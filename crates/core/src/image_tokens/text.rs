@@ -78,6 +78,30 @@ impl ImageRule {
                 max_patches,
                 max_side,
             } => join("kimi_k25", &[*patch, *merge, *max_patches, *max_side]),
+            ImageRule::Lfm2Vl {
+                patch,
+                factor,
+                min_tokens,
+                max_tokens,
+                tile,
+                min_tiles,
+                max_tiles,
+                thumbnail,
+                tolerance_tenths,
+            } => join(
+                "lfm2_vl",
+                &[
+                    *patch,
+                    *factor,
+                    *min_tokens,
+                    *max_tokens,
+                    *tile,
+                    *min_tiles,
+                    *max_tiles,
+                    u64::from(*thumbnail),
+                    *tolerance_tenths,
+                ],
+            ),
             ImageRule::Step3p7 {
                 global,
                 crop,
@@ -241,6 +265,20 @@ impl ImageRule {
                     max_side: v[3],
                 }
             }
+            "lfm2_vl" => {
+                let v = numbers(9)?;
+                ImageRule::Lfm2Vl {
+                    patch: v[0],
+                    factor: v[1],
+                    min_tokens: v[2],
+                    max_tokens: v[3],
+                    tile: v[4],
+                    min_tiles: v[5],
+                    max_tiles: v[6],
+                    thumbnail: v[7] == 1,
+                    tolerance_tenths: v[8],
+                }
+            }
             "step3p7" => {
                 let v = numbers(5)?;
                 ImageRule::Step3p7 {
@@ -264,7 +302,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7"
+                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl"
             ))
             }
         };

@@ -158,32 +158,28 @@ pub(super) fn deepspeed_persistent_buffers(r: &Resolved) -> Option<(u128, String
     if !s.training || r.training.optimizer_in_backward {
         return None;
     }
+    let (what, elements, split) = match s.strategy {
+        Strategy::Zero3 => (
+            "ZeRO-3 gradient bucket (reduce_bucket_size, allocated once)",
+            crate::zero3::reduce_bucket_elements(r),
+            1,
+        ),
+        Strategy::Zero1 | Strategy::Zero2 if s.optimizer_offloaded() => (
+            "ZeRO offload staging buffer (the largest parameter)",
+            crate::zero3::largest_parameter_elements(r.spec),
+            s.tp * s.pp,
+        ),
+        _ => return None,
+    };
     let dtype = r.trainable_dtype;
-    match s.strategy {
-        Strategy::Zero3 => {
-            let elements = crate::zero3::reduce_bucket_elements(r);
-            Some((
-                u128::from(elements) * dtype.bytes() as u128,
-                format!(
-                    "ZeRO-3 gradient bucket: reduce_bucket_size {elements} elements × {} B ({}), allocated once",
-                    dtype.bytes(),
-                    dtype.name()
-                ),
-            ))
-        }
-        Strategy::Zero1 | Strategy::Zero2 if s.optimizer_offloaded() => {
-            let elements = crate::zero3::largest_parameter_elements(r.spec);
-            Some((
-                u128::from(elements) * dtype.bytes() as u128 / (s.tp * s.pp),
-                format!(
-                    "ZeRO offload staging buffer: the largest parameter, {elements} elements × {} B ({})",
-                    dtype.bytes(),
-                    dtype.name()
-                ),
-            ))
-        }
-        _ => None,
-    }
+    Some((
+        u128::from(elements) * dtype.bytes() as u128 / split,
+        format!(
+            "{what}: {elements} elements × {} B ({})",
+            dtype.bytes(),
+            dtype.name()
+        ),
+    ))
 }
 
 /// ZeRO-3's gathered parameters when the shards stay on the GPU, as a line

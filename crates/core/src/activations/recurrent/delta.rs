@@ -219,103 +219,71 @@ pub(super) fn kda_torch(t: &mut Terms, d: Dims, r: &Recurrent) {
     let q = r.chunk_len().max(1);
     let c = s.div_ceil(q);
     let sp = c * q;
-    let k = r.conv_kernel;
     let cd = 3 * heads * dk;
     let bh = b * heads;
+    // 4 bytes per channel of every token, the fp32 copies' unit
     let ch = 4 * tk * heads * dk;
-    if d.linears {
-        t.push64(
-            "forget and output gates' low-rank inputs, out_proj input",
-            2 * big_b * tk * dk + big_b * tk * heads * dk,
-            format!("2 × {big_b}·t·{dk} + {big_b}·t·{}", heads * dk),
-        );
-    }
+    let (params, half) = (u64::from(d.params), u64::from(d.half));
+    // the low-rank gates' inputs and out_proj's (trained projections only);
+    // the conv's input and padded output; the forget gate (exp(g),
+    // 1 + exp(g), the condition, −exp(A_log); for A_log's gradient
+    // exp(A_log) and softplus); beta; q and k and their 1/‖·‖ (fp32)
+    let linears = if d.linears {
+        2 * big_b * tk * dk + big_b * tk * heads * dk
+    } else {
+        0
+    };
     t.push64(
-        "conv input (q, k, v) and output (padded)",
-        big_b * b * cd * s + big_b * b * cd * (s + k.saturating_sub(1)),
-        format!("{big_b}·b·{cd}·s + {big_b}·b·{cd}·(s + {k} − 1)"),
-    );
-    // where(g > 20, g, log(1 + exp(g))) keeps exp(g), 1 + exp(g) and the
-    // condition; −exp(A_log)·softplus keeps −exp(A_log), and for A_log's
-    // gradient exp(A_log) and softplus.
-    let a_log = u64::from(d.params);
-    t.push64(
-        "forget gate (fp32): softplus, −exp(A_log)",
-        2 * ch + tk * heads * dk + 4 * heads + a_log * (ch + 4 * heads),
+        "projections, conv, gates, l2norm",
+        linears
+            + big_b * b * cd * (2 * s + r.conv_kernel.saturating_sub(1))
+            + 2 * ch
+            + tk * heads * dk
+            + 4 * heads
+            + params * (ch + 4 * heads)
+            + big_b * tk * heads
+            + 2 * (ch + 4 * tk * heads),
         format!(
-            "2 × 4·t·{0} + t·{0} + 4·{heads} + {a_log} × (4·t·{0} + 4·{heads})",
-            heads * dk
+            "t·{heads}·{dk} channels, conv {cd} wide, k {}",
+            r.conv_kernel
         ),
     );
-    t.push64(
-        "beta = sigmoid(b)",
-        big_b * tk * heads,
-        format!("{big_b}·t·{heads}"),
-    );
-    t.push64(
-        "q, k l2norm (fp32)",
-        2 * (ch + 4 * tk * heads),
-        format!("2 × (4·t·{} + 4·t·{heads})", heads * dk),
-    );
+    // `chunk_kimi_delta_attention` (Q-token chunks, fp32): padded v, beta,
+    // k and k·beta; three bool masks; the per-channel decay mask and the
+    // in-chunk K·Kᵀ and per-chunk Q·Kᵀ products, b·H·c·Q²·d each; the
+    // triangular solve's row and block copies (Σ i² + i, i < Q); attn,
+    // v·beta, exp(g), k·beta·exp(g); per chunk exp(g_i), the new values,
+    // the decay to its end, its state, the intra attention and the last
+    // row's decay, the state update's product where the state is read
+    // again, the decayed query where it needs a gradient (after the
+    // first), q and k·cumdecay (from the second) once
     let per_key = 4 * bh * sp * dk;
-    t.push64(
-        "padded v, beta, k; k·beta",
-        3 * per_key + 4 * bh * sp,
-        format!("3 × 4·b·{heads}·{sp}·{dk} + 4·b·{heads}·{sp} (s padded to chunks of {q})"),
-    );
-    t.push64("chunk masks (bool)", 3 * q * q, format!("3 × {q}²"));
     let cube = 4 * bh * c * q * q * dk;
-    t.push64(
-        "per-channel decay mask, K·Kᵀ and Q·Kᵀ products",
-        3 * cube,
-        format!("3 × 4·b·{heads}·{c}·{q}²·{dk}"),
-    );
-    // attn[..., i, :i] = row + (row.unsqueeze(-1) * sub).sum(-2) keeps the
-    // cloned row (i) and block (i²) of every step i < Q
     let solve = (q - 1) * q * (2 * q - 1) / 6 + (q - 1) * q / 2;
-    t.push64(
-        "triangular solve's row and block copies",
-        4 * bh * c * solve,
-        format!("4·b·{heads}·{c}·{solve}"),
-    );
-    t.push64(
-        "attn, v·beta, exp(g), k·beta·exp(g)",
-        4 * bh * c * q * q + 3 * per_key,
-        format!("4·b·{heads}·{c}·{q}² + 3 × 4·b·{heads}·{sp}·{dk}"),
-    );
-    // per chunk: exp(g_i), the new values, the decay to the chunk's end,
-    // its state, the intra attention and the last row's decay; the state
-    // update's product only for chunks whose state is read again, the
-    // decayed query only where the state needs a gradient (after the
-    // first chunk); q (scaled) and k·cumdecay once (the latter from the
-    // second chunk)
     let e = 4 * bh * q * dk;
     let per_chunk = 3 * e + 4 * bh * dk * dk + 4 * bh * q * q + 4 * bh * dk;
     let later = c.saturating_sub(1);
     t.push64(
-        "chunk loop: states, gates, intra attention, new values",
-        c * per_chunk + 2 * later * e + per_key + u64::from(c >= 2) * per_key,
-        format!(
-            "{c} × {per_chunk} + 2 × {later} × {e} + {}",
-            (1 + u64::from(c >= 2)) * per_key
-        ),
+        "chunked delta rule, per-channel decay (fp32)",
+        3 * per_key
+            + 4 * bh * sp
+            + 3 * q * q
+            + 3 * cube
+            + 4 * bh * c * solve
+            + 4 * bh * c * q * q
+            + 3 * per_key
+            + c * per_chunk
+            + 2 * later * e
+            + per_key
+            + u64::from(c >= 2) * per_key,
+        format!("3 × 4·b·{heads}·{c}·{q}²·{dk} + …"),
     );
     // KimiLinearRMSNormGated: the fp32 input, 1/rms, the normalized tensor
     // (the weight's gradient), the weighted product and sigmoid(gate); in
     // 16-bit the weight's fp32 copy too
-    let norm_w = u64::from(d.params);
     t.push64(
         "gated output norm (fp32)",
-        (3 + norm_w) * ch + 4 * tk * heads + 4 * dk * u64::from(d.half),
-        format!(
-            "{} × 4·t·{} + 4·t·{heads}{}",
-            3 + norm_w,
-            heads * dk,
-            if d.half {
-                format!(" + 4·{dk}")
-            } else {
-                String::new()
-            }
-        ),
+        (3 + params) * ch + 4 * tk * heads + 4 * dk * half,
+        format!("{} × 4·t·{}", 3 + params, heads * dk),
     );
 }

@@ -62,7 +62,7 @@ VARIANTS["kimi_k25"] = [
          vision_config=dict(MOONVIT_SMALL, merge_kernel_size=[2, 1], num_hidden_layers=3),
          projection_hidden_size=48),
 ]
-WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7"}
+WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -144,3 +144,25 @@ VARIANTS["step3p7"].append(dict(
                                   "full_attention"],
                      attention_other_setting={"num_attention_heads": 3}, sliding_window=4),
     vision_config=dict(width=40, layers=1, heads=4, image_size=70, patch_size=7, mlp_ratio=2.5)))
+# LFM2-VL: a SigLIP2 NaFlex tower (its pooling head built by default), a pixel-unshuffle projector, LFM2
+LFM2_SMALL = dict(model_type="lfm2", vocab_size=1000, hidden_size=96, intermediate_size=256, num_hidden_layers=4,
+                  num_attention_heads=4, num_key_value_heads=2,
+                  layer_types=["conv", "full_attention", "conv", "full_attention"])
+SIGLIP2_SMALL = dict(model_type="siglip2_vision_model", hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                     num_attention_heads=4, patch_size=8, num_patches=64, vision_use_head=False)
+VARIANTS["lfm2_vl"] = [
+    {},
+    # no projector norm or biases, a shuffle of 3, untied
+    dict(text_config=LFM2_SMALL, vision_config=SIGLIP2_SMALL, projector_use_layernorm=False, projector_bias=False,
+         downsample_factor=3, projector_hidden_size=200, tie_word_embeddings=False),
+    # the pooling head, one channel, no shuffle; the text config's tie is not read; vision_feature_layer ignored
+    dict(text_config=dict(LFM2_SMALL, tie_word_embeddings=False),
+         vision_config=dict(SIGLIP2_SMALL, hidden_size=48, intermediate_size=100, num_hidden_layers=3, num_channels=1,
+                            patch_size=14, num_patches=144, vision_use_head=True),
+         downsample_factor=1, projector_hidden_size=64, vision_feature_layer=-2, tie_word_embeddings=True),
+    # the old tie flag's name
+    dict(_raw=True, text_config=dict(LFM2_SMALL, hidden_size=128),
+         vision_config=dict(SIGLIP2_SMALL, hidden_size=32, intermediate_size=80, num_hidden_layers=1,
+                            num_attention_heads=2, patch_size=4, num_patches=100),
+         downsample_factor=4, projector_hidden_size=50, tie_embedding=False),
+]

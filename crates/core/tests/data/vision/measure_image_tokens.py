@@ -613,6 +613,49 @@ def step3p7_setup():
     return step3p7
 
 
+# ---------------------------------------------------------------- 12. LFM2-VL (lfm2_vl)
+# Lfm2VlImageProcessor is torchvision-only: run with the shape-only stand-ins at its class defaults (16 px
+# patches, downsample 2, 64..256 tokens, 512 px tiles, 2..10 tiles and a thumbnail, tolerance 2), at
+# 32..128 tokens, at 4 tiles at most and without the thumbnail; Lfm2VlProcessor built bare with what
+# replace_image_token reads. Tower tokens: pixel_values' entries x patch slots (every tile and the thumbnail
+# padded to the same slots); language-model tokens: every token replace_image_token writes with the special
+# tokens on (<|image_start|>, a <|img_row_R_col_C|> per tile, <|img_thumbnail|>, the <image> tokens, <|image_end|>).
+LF = [dict(), dict(min_image_tokens=32, max_image_tokens=128), dict(max_tiles=4), dict(use_thumbnail=False)]
+LF_EXTRA = [(721, 727), (724, 724), (1024, 1024), (1023, 512), (512, 1023), (2048, 256), (200, 3000)]
+
+
+def lfm2_vl_setup():
+    import re
+    install_torchvision_standin()
+    import transformers.models.lfm2_vl.image_processing_lfm2_vl as ip
+    import transformers.models.lfm2_vl.processing_lfm2_vl as pp
+
+    bilinear = sys.modules["torchvision.transforms.v2.functional"].InterpolationMode.BILINEAR
+    token = re.compile(r"<\|[a-z0-9_]+\|>|<image>")
+
+    def lfm2_vl(w, h):
+        for kw in LF:
+            p = ip.Lfm2VlImageProcessor(**kw)
+            proc = pp.Lfm2VlProcessor.__new__(pp.Lfm2VlProcessor)
+            proc.image_processor = p
+            proc.image_token = "<image>"
+            proc.image_start_token, proc.image_end_token = "<|image_start|>", "<|image_end|>"
+            proc.image_thumbnail_token = "<|img_thumbnail|>"
+            out = p(images=[torch.zeros(3, h, w, dtype=torch.uint8)], do_rescale=False, do_normalize=False,
+                    do_convert_rgb=False, resample=bilinear, return_row_col_info=True)
+            entries, slots = int(out["pixel_values"].shape[0]), int(out["pixel_values"].shape[1])
+            text = proc.replace_image_token(out, 0, use_image_special_tokens=True, **kw)
+            settings = {"encoder_patch_size": 16, "downsample_factor": 2, "min_image_tokens": 64,
+                        "max_image_tokens": 256, "tile_size": 512, "min_tiles": 2, "max_tiles": 10,
+                        "use_thumbnail": True, "max_pixels_tolerance": 2.0, **kw}
+            emit("lfm2_vl", "Lfm2VlImageProcessor (shape-only pixel ops) + replace_image_token", settings, w, h,
+                 entries * slots, len(token.findall(text)), tiles=entries, slots=slots,
+                 grid=[int(out["image_rows"][0]), int(out["image_cols"][0])],
+                 image_tokens=text.count("<image>"))
+
+    return lfm2_vl
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -624,7 +667,8 @@ if __name__ == "__main__":
     for name, fn in [("qwen", qwen), ("glm4v", glm4v), ("gemma4", None), ("internvl", internvl), ("aya_vision", aya_vision), ("llava_next", llava_next),
                      ("llava_onevision", llava_onevision),
                      ("idefics3/smolvlm", idefics), ("idefics2", idefics2), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
-                     ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None), ("step3p7", None)]:
+                     ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None), ("step3p7", None),
+                     ("lfm2_vl", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -643,9 +687,14 @@ if __name__ == "__main__":
         if name == "step3p7":
             SIZES.extend(P7_EXTRA)
             fn = step3p7_setup()
+        if name == "lfm2_vl":
+            SIZES.extend(LF_EXTRA)
+            fn = lfm2_vl_setup()
         run_family(name, fn)
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
+        if name == "lfm2_vl":
+            del SIZES[len(SIZES) - len(LF_EXTRA):]
         if name == "cohere2_vision":
             del SIZES[len(SIZES) - len(C2_EXTRA):]
         if name == "glm4v":  # its edge sizes are its own
