@@ -39,6 +39,7 @@ pub mod largest;
 mod llama4;
 pub use llama4::{cohere2_canvas, llama4_canvas};
 mod lfm2_vl;
+pub use lfm2_vl::Tiling;
 pub mod text;
 
 /// Every size a rule holds is at most this many pixels, so products of a
@@ -176,17 +177,7 @@ pub enum ImageRule {
     /// `min_tiles`..`max_tiles` `tile`-px tiles closest to its aspect, with
     /// the resized image as a thumbnail; every entry padded to the same
     /// patch slots in the tower.
-    Lfm2Vl {
-        patch: u64,
-        factor: u64,
-        min_tokens: u64,
-        max_tokens: u64,
-        tile: u64,
-        min_tiles: u64,
-        max_tiles: u64,
-        thumbnail: bool,
-        tolerance_tenths: u64,
-    },
+    Lfm2Vl(Tiling),
     /// Step-3.7-Flash (`step3p7`): a `global`-px view, and crops of a
     /// window the aspect ratio picks (the short side, or `crop`) over the
     /// image snapped to whole windows (long side at most `max_side`), each
@@ -320,7 +311,7 @@ impl ImageRule {
             ImageRule::Cohere2Vision { .. } => "Command A Vision tiles",
             ImageRule::KimiK25 { .. } => "Kimi K2.5 NaViT resolution",
             ImageRule::Step3p7 { .. } => "Step-3.7 global view and crops",
-            ImageRule::Lfm2Vl { .. } => "LFM2-VL tiles and thumbnail",
+            ImageRule::Lfm2Vl(_) => "LFM2-VL tiles and thumbnail",
         }
     }
 
@@ -433,25 +424,15 @@ impl ImageRule {
                 tiles("max_tiles", *max_tiles)?;
                 count("tokens_per_tile", *tokens_per_tile)?;
             }
-            ImageRule::Lfm2Vl {
-                patch,
-                factor,
-                min_tokens,
-                max_tokens,
-                tile,
-                min_tiles,
-                max_tiles,
-                thumbnail: _,
-                tolerance_tenths,
-            } => {
-                side("patch", *patch)?;
-                check_range("image rule: factor", *factor, 1, 16)?;
-                count("max_tokens", *max_tokens)?;
-                check_range("image rule: min_tokens", *min_tokens, 1, *max_tokens)?;
-                check_range("image rule: tile", *tile, *patch, MAX_IMAGE_SIZE)?;
-                tiles("max_tiles", *max_tiles)?;
-                check_range("image rule: min_tiles", *min_tiles, 1, *max_tiles)?;
-                check_range("image rule: tolerance_tenths", *tolerance_tenths, 1, 1000)?;
+            ImageRule::Lfm2Vl(t) => {
+                side("patch", t.patch)?;
+                check_range("image rule: factor", t.factor, 1, 16)?;
+                count("max_tokens", t.max_tokens)?;
+                check_range("image rule: min_tokens", t.min_tokens, 1, t.max_tokens)?;
+                check_range("image rule: tile", t.tile, t.patch, MAX_IMAGE_SIZE)?;
+                tiles("max_tiles", t.max_tiles)?;
+                check_range("image rule: min_tiles", t.min_tiles, 1, t.max_tiles)?;
+                check_range("image rule: tolerance_tenths", t.tolerance_tenths, 1, 1000)?;
             }
             ImageRule::Step3p7 {
                 global,
@@ -867,36 +848,6 @@ fn cohere2_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Optio
     )
 }
 
-/// LFM2-VL: the rule's numbers handed to [`lfm2_vl::tokens`].
-fn lfm2_vl_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
-    let ImageRule::Lfm2Vl {
-        patch,
-        factor,
-        min_tokens,
-        max_tokens,
-        tile,
-        min_tiles,
-        max_tiles,
-        thumbnail,
-        tolerance_tenths,
-    } = *rule
-    else {
-        return (0, 0, None);
-    };
-    let tiling = lfm2_vl::Tiling {
-        patch,
-        factor,
-        min_tokens,
-        max_tokens,
-        tile,
-        min_tiles,
-        max_tiles,
-        thumbnail,
-        tolerance_tenths,
-    };
-    lfm2_vl::tokens(&tiling, width, height)
-}
-
 /// Step-3.7-Flash (`Step3p7ImageProcessor._plan_patches`): an image under
 /// 32 px and over 4:1 is padded square; over `max_side` it is scaled down
 /// (truncated); the window is the short side when the image fits the
@@ -1078,7 +1029,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         ImageRule::Cohere2Vision { .. } => cohere2_tokens(rule, width, height),
         ImageRule::KimiK25 { .. } => kimi_k25_tokens(rule, width, height),
         ImageRule::Step3p7 { .. } => step3p7_tokens(rule, width, height),
-        ImageRule::Lfm2Vl { .. } => lfm2_vl_tokens(rule, width, height),
+        ImageRule::Lfm2Vl(ref t) => lfm2_vl::tokens(t, width, height),
         ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
         ImageRule::LlavaNext {
             crop,

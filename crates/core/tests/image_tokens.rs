@@ -202,7 +202,7 @@ fn processor_rule(line: &Value) -> ImageRule {
             max_patches: u(s, "max_patches"),
             max_side: u(&s["size"], "max_height"),
         },
-        "lfm2_vl" => ImageRule::Lfm2Vl {
+        "lfm2_vl" => ImageRule::Lfm2Vl(vramfit_core::image_tokens::Tiling {
             patch: u(s, "encoder_patch_size"),
             factor: u(s, "downsample_factor"),
             min_tokens: u(s, "min_image_tokens"),
@@ -213,7 +213,7 @@ fn processor_rule(line: &Value) -> ImageRule {
             thumbnail: s["use_thumbnail"] == Value::Bool(true),
             tolerance_tenths: (s["max_pixels_tolerance"].as_f64().unwrap_or(0.0) * 10.0).round()
                 as u64,
-        },
+        }),
         "step3p7" => ImageRule::Step3p7 {
             global: u(&s["size"], "height"),
             crop: u(s, "patch_size"),

@@ -9,8 +9,7 @@
 
 mod common;
 
-use common::json_lines;
-use vramfit_core::model::{Arch, MlpKind, ModelSpec, NormKind};
+use common::{json_lines, llama_1b, llama_8b};
 use vramfit_core::precision::{TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
     Attention, Checkpointing, Framework, LoraTarget, Method, ModelSource, TaskKind,
@@ -57,39 +56,6 @@ fn variants() -> Vec<Variant> {
             }
         })
         .collect()
-}
-
-/// Llama-3.2-1B's public config values, with `layers` layers.
-fn llama_1b(layers: u64) -> ModelSpec {
-    ModelSpec {
-        name: format!("Llama-3.2-1B dims, {layers} layers"),
-        arch: Arch::Llama,
-        hidden: 2048,
-        layers,
-        heads: 32,
-        kv_heads: 8,
-        head_dim: Some(64),
-        intermediate: 8192,
-        vocab: 128256,
-        max_position: 131072,
-        tied_embeddings: true,
-        mlp: MlpKind::Gated,
-        norm: NormKind::Rms,
-        ..ModelSpec::default()
-    }
-}
-
-/// Llama-3-8B's public config values, with `layers` layers.
-fn llama_8b(layers: u64) -> ModelSpec {
-    ModelSpec {
-        name: format!("Llama-3-8B dims, {layers} layers"),
-        hidden: 4096,
-        head_dim: Some(128),
-        intermediate: 14336,
-        max_position: 8192,
-        tied_embeddings: false,
-        ..llama_1b(layers)
-    }
 }
 
 fn scenario(v: &Variant) -> Scenario {

@@ -9,8 +9,8 @@
 
 mod common;
 
-use common::json_lines;
-use vramfit_core::model::{Arch, MlpKind, ModelSpec, NormKind};
+use common::{json_lines, llama_1b, llama_8b};
+use vramfit_core::model::ModelSpec;
 use vramfit_core::precision::{TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
     Attention, Checkpointing, Framework, LoraTarget, Method, ModelSource, Offload, Strategy,
@@ -34,36 +34,14 @@ fn runs() -> Vec<Run> {
         .collect()
 }
 
+/// The run's model: Llama-3.2-1B's or Llama-3-8B's dimensions.
 fn llama(row: &serde_json::Value) -> ModelSpec {
     let layers = row["layers"].as_u64().expect("layers");
-    let base = ModelSpec {
-        name: format!("Llama-3.2-1B dims, {layers} layers"),
-        arch: Arch::Llama,
-        hidden: 2048,
-        layers,
-        heads: 32,
-        kv_heads: 8,
-        head_dim: Some(64),
-        intermediate: 8192,
-        vocab: 128256,
-        max_position: 131072,
-        tied_embeddings: true,
-        mlp: MlpKind::Gated,
-        norm: NormKind::Rms,
-        ..ModelSpec::default()
-    };
     if row["model_dims"].as_str() == Some("Llama-3-8B dims") {
-        return ModelSpec {
-            name: format!("Llama-3-8B dims, {layers} layers"),
-            hidden: 4096,
-            head_dim: Some(128),
-            intermediate: 14336,
-            max_position: 8192,
-            tied_embeddings: false,
-            ..base
-        };
+        llama_8b(layers)
+    } else {
+        llama_1b(layers)
     }
-    base
 }
 
 fn scenario(run: &Run) -> Scenario {

@@ -441,7 +441,7 @@ fn lfm2_vl(cfg: &Value, pre: &Value) -> ImageRule {
         .get("max_pixels_tolerance")
         .and_then(Value::as_f64)
         .unwrap_or(2.0);
-    ImageRule::Lfm2Vl {
+    ImageRule::Lfm2Vl(crate::image_tokens::Tiling {
         patch: number(
             pre,
             &[&["encoder_patch_size"]],
@@ -459,7 +459,7 @@ fn lfm2_vl(cfg: &Value, pre: &Value) -> ImageRule {
         max_tiles: tiles("max_tiles", 10),
         thumbnail: pre.get("use_thumbnail").and_then(Value::as_bool) != Some(false),
         tolerance_tenths: (tolerance * 10.0).round().clamp(1.0, 1000.0) as u64,
-    }
+    })
 }
 
 /// `Step3p7ImageProcessor` and `Step3p7Processor`: a `size.height` global

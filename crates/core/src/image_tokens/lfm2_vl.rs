@@ -2,17 +2,23 @@
 //! transformers 5.24): a small image resized once within the token budget,
 //! a large one split into tiles with the resized image as a thumbnail.
 
-/// The rule's numbers (`ImageRule::Lfm2Vl`'s fields).
-pub(super) struct Tiling {
-    pub(super) patch: u64,
-    pub(super) factor: u64,
-    pub(super) min_tokens: u64,
-    pub(super) max_tokens: u64,
-    pub(super) tile: u64,
-    pub(super) min_tiles: u64,
-    pub(super) max_tiles: u64,
-    pub(super) thumbnail: bool,
-    pub(super) tolerance_tenths: u64,
+/// LFM2-VL's rule (`ImageRule::Lfm2Vl`): an image within `min_tokens`..
+/// `max_tokens` tokens of `patch·factor` px squares resized once; a larger
+/// one (past `tolerance_tenths`/10 of the budget) split into the grid of
+/// `min_tiles`..`max_tiles` `tile`-px tiles closest to its aspect, with
+/// the resized image as a thumbnail; every entry padded to the same patch
+/// slots in the tower.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tiling {
+    pub patch: u64,
+    pub factor: u64,
+    pub min_tokens: u64,
+    pub max_tokens: u64,
+    pub tile: u64,
+    pub min_tiles: u64,
+    pub max_tiles: u64,
+    pub thumbnail: bool,
+    pub tolerance_tenths: u64,
 }
 
 /// `round_by_factor`: Python's `round` (half to even) of `x / factor`,

@@ -78,28 +78,18 @@ impl ImageRule {
                 max_patches,
                 max_side,
             } => join("kimi_k25", &[*patch, *merge, *max_patches, *max_side]),
-            ImageRule::Lfm2Vl {
-                patch,
-                factor,
-                min_tokens,
-                max_tokens,
-                tile,
-                min_tiles,
-                max_tiles,
-                thumbnail,
-                tolerance_tenths,
-            } => join(
+            ImageRule::Lfm2Vl(t) => join(
                 "lfm2_vl",
                 &[
-                    *patch,
-                    *factor,
-                    *min_tokens,
-                    *max_tokens,
-                    *tile,
-                    *min_tiles,
-                    *max_tiles,
-                    u64::from(*thumbnail),
-                    *tolerance_tenths,
+                    t.patch,
+                    t.factor,
+                    t.min_tokens,
+                    t.max_tokens,
+                    t.tile,
+                    t.min_tiles,
+                    t.max_tiles,
+                    u64::from(t.thumbnail),
+                    t.tolerance_tenths,
                 ],
             ),
             ImageRule::Step3p7 {
@@ -267,7 +257,7 @@ impl ImageRule {
             }
             "lfm2_vl" => {
                 let v = numbers(9)?;
-                ImageRule::Lfm2Vl {
+                ImageRule::Lfm2Vl(super::Tiling {
                     patch: v[0],
                     factor: v[1],
                     min_tokens: v[2],
@@ -277,7 +267,7 @@ impl ImageRule {
                     max_tiles: v[6],
                     thumbnail: v[7] == 1,
                     tolerance_tenths: v[8],
-                }
+                })
             }
             "step3p7" => {
                 let v = numbers(5)?;

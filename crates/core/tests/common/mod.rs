@@ -220,3 +220,36 @@ pub fn plain_layer_shape(
         cross_seq: 0,
     }
 }
+
+/// Llama-3.2-1B's public config values, with `layers` layers.
+pub fn llama_1b(layers: u64) -> ModelSpec {
+    ModelSpec {
+        name: format!("Llama-3.2-1B dims, {layers} layers"),
+        arch: vramfit_core::model::Arch::Llama,
+        hidden: 2048,
+        layers,
+        heads: 32,
+        kv_heads: 8,
+        head_dim: Some(64),
+        intermediate: 8192,
+        vocab: 128256,
+        max_position: 131072,
+        tied_embeddings: true,
+        mlp: vramfit_core::model::MlpKind::Gated,
+        norm: vramfit_core::model::NormKind::Rms,
+        ..ModelSpec::default()
+    }
+}
+
+/// Llama-3-8B's public config values, with `layers` layers.
+pub fn llama_8b(layers: u64) -> ModelSpec {
+    ModelSpec {
+        name: format!("Llama-3-8B dims, {layers} layers"),
+        hidden: 4096,
+        head_dim: Some(128),
+        intermediate: 14336,
+        max_position: 8192,
+        tied_embeddings: false,
+        ..llama_1b(layers)
+    }
+}
