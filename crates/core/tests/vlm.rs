@@ -1229,3 +1229,16 @@ fn lfm2_vl_splits_siglip2_and_reads_its_tile_rule() {
         (1024, 236)
     );
 }
+
+/// A wrapper with no `text_config` builds its text class's defaults, flags
+/// included: `{"model_type": "lfm2_vl"}` is `Lfm2VlConfig()`, whose
+/// `Lfm2Config()` shrinks its feed-forward (`block_auto_adjust_ff_dim`):
+/// 2,812,857,088 parameters on the meta device, as the saved class
+/// defaults count.
+#[test]
+fn a_wrapper_without_text_config_takes_the_text_class_defaults() {
+    let bare = from_hf_config(r#"{"model_type":"lfm2_vl"}"#).expect("imports");
+    let (saved, _) = class_default("lfm2_vl__0");
+    assert_eq!(bare.param_counts().total, 2_812_857_088);
+    assert_eq!(bare.param_counts().total, saved.param_counts().total);
+}

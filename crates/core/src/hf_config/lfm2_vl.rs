@@ -7,7 +7,7 @@
 
 use serde_json::Map;
 
-use super::reader::Cfg;
+use super::reader::{Cfg, Defaults};
 use super::shuffle::width_and_heads;
 use super::vlm::{counted, tower_shape};
 use crate::error::Result;
@@ -20,7 +20,9 @@ pub(super) fn import_lfm2_vl(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     let empty = Map::new();
-    let text = cfg.object_or_empty("text_config", &empty)?;
+    let mut text = cfg.object_or_empty("text_config", &empty)?;
+    // absent, or without a type: `Lfm2Config()`'s defaults fill it
+    text.defaults = Defaults::Class("lfm2");
     let mut spec = import_text(&text)?;
     // The wrapper's flag (default True; `tie_embedding` its old name) ties
     // the head; the text config's is not read.

@@ -320,10 +320,16 @@ impl<'a> Cfg<'a> {
         class_default_of(self.obj.get("model_type")?.as_str()?, key)
     }
 
-    /// A flag under `key`; absent, the config class's default, else `default`.
+    /// A flag under `key`; absent, the config class's default (the class
+    /// the object is read as, else the one its `model_type` names), else
+    /// `default`.
     pub(super) fn flag(&self, key: &str, default: bool) -> Result<bool> {
         match self.obj.get(key) {
-            None => Ok(self.class_default(key).map_or(default, |v| v != 0)),
+            None => Ok(self
+                .defaults
+                .value(key)
+                .or_else(|| self.class_default(key))
+                .map_or(default, |v| v != 0)),
             Some(Value::Null) => Ok(default),
             Some(Value::Bool(b)) => Ok(*b),
             Some(other) => Err(InputError::new(

@@ -126,8 +126,12 @@ pub(super) fn complete_step3p5(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     spec.qkv_bias = bias;
     spec.out_bias = bias;
     spec.heads = full_heads.min(sliding_heads).max(spec.kv_heads);
+    // saturating: absurd sizes end in the total's range check, not an overflow
     let wider = |heads: u64, count: u64| {
-        heads.saturating_sub(spec.heads) * count * (2 * h * d + u64::from(bias) * d)
+        heads
+            .saturating_sub(spec.heads)
+            .saturating_mul(count)
+            .saturating_mul(2 * h * d + u64::from(bias) * d)
     };
     let extra_heads = wider(full_heads, layers - sliding) + wider(sliding_heads, sliding);
     let per_head = match cfg.find(&["gating"]) {
@@ -136,7 +140,8 @@ pub(super) fn complete_step3p5(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         Some(_) => false,
     };
     let gate_width = if per_head { 1 } else { d };
-    let gates = h * gate_width * (full_heads * (layers - sliding) + sliding_heads * sliding);
+    let gated_heads = full_heads * (layers - sliding) + sliding_heads * sliding;
+    let gates = (h * gate_width).saturating_mul(gated_heads);
     let dense = dense_layers(cfg, layers, mtp)?;
     let experts = cfg
         .int(&["n_routed_experts", "moe_num_experts"], 1, MAX_EXPERTS)?
@@ -161,7 +166,7 @@ pub(super) fn complete_step3p5(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     } else {
         0
     };
-    spec.model_extra_params = extra_heads + gates + mlp_biases;
+    spec.model_extra_params = extra_heads.saturating_add(gates).saturating_add(mlp_biases);
     Ok(())
 }
 

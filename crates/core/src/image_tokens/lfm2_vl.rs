@@ -33,11 +33,11 @@ fn round_by(x: f64, factor: u64) -> u64 {
 fn smart_resize(w: u64, h: u64, f: u64, min_px: u64, max_px: u64) -> (u64, u64) {
     let (hf, wf, ff) = (h as f64, w as f64, f as f64);
     let (hb, wb) = (f.max(round_by(hf, f)), f.max(round_by(wf, f)));
-    if hb * wb > max_px {
+    if hb.saturating_mul(wb) > max_px {
         let beta = (hf * wf / max_px as f64).sqrt();
         let side = |x: f64| f.max((x / beta / ff).floor() as u64 * f);
         (side(hf), side(wf))
-    } else if hb * wb < min_px {
+    } else if hb.saturating_mul(wb) < min_px {
         let beta = (min_px as f64 / (hf * wf)).sqrt();
         let side = |x: f64| (x * beta / ff).ceil() as u64 * f;
         (side(hf), side(wf))
@@ -85,17 +85,23 @@ pub(super) fn tokens(rule: &Tiling, width: u64, height: u64) -> (u64, u64, Optio
         tolerance_tenths,
     } = *rule;
     let (w, h) = (width.max(1), height.max(1));
+    // saturating: the rule's ranges allow products past u64, which no
+    // image reaches; they only make the image small against the budget
     let f = patch * factor;
-    let budget = max_tokens * f * f;
+    let budget = max_tokens.saturating_mul(f * f);
     // `_is_image_too_large`: the rounded sides (at least a patch) past the
     // budget times `max_pixels_tolerance`
-    let rounded = patch.max(round_by(h as f64, f)) * patch.max(round_by(w as f64, f));
+    let rounded = patch
+        .max(round_by(h as f64, f))
+        .saturating_mul(patch.max(round_by(w as f64, f)));
     let large = rounded as f64 > budget as f64 * tolerance_tenths as f64 / 10.0;
     let splitting = !(min_tiles == 1 && max_tiles == 1);
-    let (rh, rw) = smart_resize(w, h, f, min_tokens * f * f, budget);
+    let (rh, rw) = smart_resize(w, h, f, min_tokens.saturating_mul(f * f), budget);
     let resized = (rh / patch).div_ceil(factor) * (rw / patch).div_ceil(factor);
     let side = tile / patch;
-    let slots = (max_tokens * factor * factor).max(if splitting { side * side } else { 0 });
+    let slots = max_tokens
+        .saturating_mul(factor * factor)
+        .max(if splitting { side * side } else { 0 });
     if !(large && splitting) {
         return (slots, resized + 2, Some(1));
     }
@@ -110,5 +116,5 @@ pub(super) fn tokens(rule: &Tiling, width: u64, height: u64) -> (u64, u64, Optio
     } else {
         2 + resized
     };
-    (entries * slots, text, Some(entries))
+    (entries.saturating_mul(slots), text, Some(entries))
 }
