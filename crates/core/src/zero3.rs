@@ -40,22 +40,17 @@ pub fn reduce_bucket_elements(r: &Resolved) -> u64 {
     }
 }
 
-/// Elements of the model's largest single parameter: the token embedding
-/// (or an untied head of the same shape), a dense feed-forward matrix, or
-/// an MoE layer's experts, which transformers 5 keeps as one fused
-/// `gate_up_proj` tensor of E × 2·I × h.
-pub fn largest_parameter_elements(spec: &crate::model::ModelSpec) -> u64 {
-    let h = spec.hidden;
+/// Elements of the model's largest single parameter: the largest weight
+/// tensor ([`ModelSpec::largest_weight_elements`]) or an MoE layer's
+/// experts, which transformers 5 keeps as one fused `gate_up_proj` of
+/// E × 2·I × h.
+///
+/// [`ModelSpec::largest_weight_elements`]: crate::model::ModelSpec::largest_weight_elements
+pub fn largest_parameter_elements(spec: &crate::model::ModelSpec) -> u128 {
     let experts = spec.moe.as_ref().map_or(0, |m| {
-        m.experts
-            .saturating_mul(2)
-            .saturating_mul(m.expert_intermediate)
-            .saturating_mul(h)
+        u128::from(m.experts) * 2 * u128::from(m.expert_intermediate) * u128::from(spec.hidden)
     });
-    spec.vocab
-        .saturating_mul(h)
-        .max(h.saturating_mul(spec.intermediate))
-        .max(experts)
+    spec.largest_weight_elements().max(experts)
 }
 
 /// The coordinator's settings in elements.

@@ -171,3 +171,23 @@ fn fsdp_cpu_offload_keeps_one_layers_gradients_on_the_gpu() {
         .collect();
     assert!(weights.contains(&(total_bytes / 8)), "{weights:?}");
 }
+
+/// FSDP's mixed precision with the parameters on the CPU: the gathered
+/// units are counted once, in the weights line (the root unit and one
+/// layer of Llama-3.1-8B in bf16), not again as a workspace.
+#[test]
+fn fsdp_offloaded_mixed_precision_counts_its_gathered_units_once() {
+    use vramfit_core::report::Part;
+    let link = "v=1&m=meta-llama/Llama-3.1-8B&t=train&prec=amp&par=fsdp&n=8&mb=1&seq=1024&ckpt=full&off=optimizer_params";
+    let e = vramfit_core::estimate(&decode(link).scenario).expect(link);
+    let gathered: Vec<(Part, u64)> = e.gpus[0]
+        .lines
+        .iter()
+        .filter(|l| l.formula.contains("FSDP at the loss's backward"))
+        .map(|l| (l.part, l.bytes))
+        .collect();
+    // embedding and untied head 2 × 128256 × 4096, the final norm, and one
+    // of the 32 layers' 218,112,000 parameters, 2 B each
+    let root = 2 * 128_256 * 4096 + 4096;
+    assert_eq!(gathered, vec![(Part::Weights, (root + 218_112_000) * 2)]);
+}

@@ -7,11 +7,11 @@
 
 use serde_json::Map;
 
-use super::reader::{Cfg, Defaults};
+use super::reader::Cfg;
 use super::shuffle::width_and_heads;
-use super::vlm::{counted, tower_shape};
+use super::vlm::{counted, siglip_encoder, siglip_shape};
 use crate::error::Result;
-use crate::model::{ModelSpec, TowerBlock, MAX_DIM, MAX_IMAGE_SIZE, MAX_LAYERS};
+use crate::model::{ModelSpec, MAX_DIM, MAX_IMAGE_SIZE, MAX_LAYERS};
 
 /// The language model of `text_config` (`Lfm2Config` when it names no
 /// type), `Siglip2VisionModel` and `Lfm2VlMultiModalProjector`.
@@ -20,9 +20,7 @@ pub(super) fn import_lfm2_vl(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     let empty = Map::new();
-    let mut text = cfg.object_or_empty("text_config", &empty)?;
-    // absent, or without a type: `Lfm2Config()`'s defaults fill it
-    text.defaults = Defaults::Class("lfm2");
+    let text = cfg.text_config_or_class(&empty, "lfm2")?;
     let mut spec = import_text(&text)?;
     // The wrapper's flag (default True; `tie_embedding` its old name) ties
     // the head; the text config's is not read.
@@ -37,21 +35,12 @@ pub(super) fn import_lfm2_vl(
     let channels = v.int(&["num_channels"], 1, 16)?.unwrap_or(3);
     let patch = v.int(&["patch_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(16);
     let positions = v.int(&["num_patches"], 1, MAX_DIM)?.unwrap_or(256);
-    let (dw, mw) = (u128::from(d), u128::from(m));
-    // Siglip2VisionEmbeddings: patch_embedding = Linear(C·p², d), biased;
-    // position_embedding = Embedding(num_patches, d). Each encoder layer:
-    // two LayerNorms, biased q/k/v/out, fc1 and fc2; post_layernorm.
-    let embed =
-        u128::from(channels) * u128::from(patch).pow(2) * dw + dw + u128::from(positions) * dw;
-    let block = 4 * dw * dw + 2 * dw * mw + 9 * dw + mw;
-    // The attention-pooling head (`vision_use_head`, on in the class
-    // defaults): a probe, nn.MultiheadAttention, a LayerNorm and an MLP.
-    let head = if v.flag("vision_use_head", true)? {
-        4 * dw * dw + 2 * dw * mw + 8 * dw + mw
-    } else {
-        0
-    };
-    let tower = embed + u128::from(layers) * block + 2 * dw + head;
+    // Siglip2VisionEmbeddings (a Linear over flattened patches, the
+    // `num_patches` position table), SigLIP's layers and post_layernorm,
+    // and the pooling head (`vision_use_head`, on in the class defaults)
+    let head = v.flag("vision_use_head", true)?;
+    let tower = siglip_encoder(d, layers, m, patch, channels, u128::from(positions), head);
+    let dw = u128::from(d);
     // Lfm2VlMultiModalProjector: over d·f² channels after the pixel
     // unshuffle, a LayerNorm (`projector_use_layernorm`), Linear to
     // `projector_hidden_size`, Linear to the text width, both biased with
@@ -76,8 +65,7 @@ pub(super) fn import_lfm2_vl(
     let projector = norm + din * hp + hp * ht + bias;
     // SigLIP's layer (the same modules; SigLIP2 differs in its embeddings)
     let side = ((positions as f64).sqrt() as u64).max(1) * patch;
-    let mut shape = tower_shape(d, layers, heads, m, side, patch);
-    shape.block = TowerBlock::Siglip;
+    let shape = siglip_shape(d, layers, heads, m, side, patch);
     spec.name = "lfm2_vl".to_string();
     spec.vision = Some(counted(shape, tower, projector)?);
     Ok(spec)

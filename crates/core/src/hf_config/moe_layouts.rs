@@ -31,7 +31,6 @@ pub(super) fn complete_borrowed(cfg: &Cfg, model_type: &str, spec: &mut ModelSpe
         "kimi_linear" => kimi_linear(cfg, spec)?,
         "longcat_flash" => longcat_flash(cfg, spec)?,
         "zaya" => zaya(cfg, spec)?,
-        "step3p5" => super::step3p7::complete_step3p5(cfg, spec)?,
         "laguna" => laguna(cfg, spec)?,
         "jetmoe" => jetmoe(cfg, spec)?,
         _ => {}
@@ -197,9 +196,15 @@ fn zaya(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
 /// `mlp_layer_types` (one `"dense"` or `"sparse"` per layer), or without the
 /// list the first `default` layers, as the config classes fill it in.
 pub(super) fn dense_mlp_layers(cfg: &Cfg, layers: u64, default: u64) -> Result<u64> {
-    let Some(types) = per_layer_strings(cfg, "mlp_layer_types", layers)? else {
-        return Ok(default.min(layers));
-    };
+    match per_layer_strings(cfg, "mlp_layer_types", layers)? {
+        Some(types) => dense_in(cfg, &types),
+        None => Ok(default.min(layers)),
+    }
+}
+
+/// The `"dense"` entries of an `mlp_layer_types` list, refusing any entry
+/// but `"dense"` and `"sparse"`.
+pub(super) fn dense_in(cfg: &Cfg, types: &[&str]) -> Result<u64> {
     if let Some(bad) = types.iter().find(|t| !matches!(**t, "dense" | "sparse")) {
         return Err(InputError::new(
             cfg.field("mlp_layer_types"),

@@ -374,6 +374,21 @@ impl<'a> Cfg<'a> {
             .unwrap_or_else(|| Cfg::new(empty, &format!("{}{key}.", self.prefix))))
     }
 
+    /// A wrapper's `text_config`, an absent one read as empty: one that
+    /// names no `model_type` takes `class`'s defaults, as the wrapper's
+    /// `sub_configs_defaults` builds it; one that names a type, that type's.
+    pub(super) fn text_config_or_class(
+        &self,
+        empty: &'a Map<String, Value>,
+        class: &'static str,
+    ) -> Result<Cfg<'a>> {
+        let mut text = self.object_or_empty("text_config", empty)?;
+        if text.string("model_type")?.is_none() {
+            text.defaults = Defaults::Class(class);
+        }
+        Ok(text)
+    }
+
     /// The nested object at `key` that a `kind` config must carry
     /// (`text_config`, `vision_config`), or an error naming it.
     pub(super) fn required_object(&self, key: &str, kind: &str) -> Result<Cfg<'a>> {

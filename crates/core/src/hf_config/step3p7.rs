@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value};
 
-use super::reader::{Cfg, Defaults};
+use super::reader::Cfg;
 use super::vlm::{counted, tower_shape};
 use crate::error::{InputError, Result};
 use crate::model::{
@@ -25,8 +25,7 @@ pub(super) fn import_step3p7(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     let empty = Map::new();
-    let mut text = cfg.object_or_empty("text_config", &empty)?;
-    text.defaults = Defaults::Class("step3p5");
+    let text = cfg.text_config_or_class(&empty, "step3p5")?;
     let mut spec = import_text(&text)?;
     // `_tied_weights_keys` ties the head only when the wrapper's own flag
     // says so (absent: untied); the text config's flag is not read.
@@ -194,13 +193,7 @@ fn trimmed<'a>(cfg: &Cfg<'a>, key: &str, layers: u64, mtp: u64) -> Result<Option
 /// out, else the first three.
 fn dense_layers(cfg: &Cfg, layers: u64, mtp: u64) -> Result<u64> {
     if let Some(types) = trimmed(cfg, "mlp_layer_types", layers, mtp)? {
-        if let Some(bad) = types.iter().find(|t| !matches!(**t, "dense" | "sparse")) {
-            return Err(InputError::new(
-                cfg.field("mlp_layer_types"),
-                format!("\"{bad}\" is not an MLP type: allowed \"dense\", \"sparse\""),
-            ));
-        }
-        return Ok(types.iter().filter(|t| **t == "dense").count() as u64);
+        return super::moe_layouts::dense_in(cfg, &types);
     }
     let listed: Option<Vec<u64>> = match cfg.find(&["moe_layers_enum"]) {
         None | Some((_, Value::Null)) => None,

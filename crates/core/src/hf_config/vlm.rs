@@ -297,12 +297,27 @@ pub(super) fn siglip_params(
     channels: u64,
     head: bool,
 ) -> u128 {
-    let (dw, mw) = (d as u128, m as u128);
     let patches = ((image / patch.max(1)) as u128).pow(2);
+    siglip_encoder(d, layers, m, patch, channels, patches, head)
+}
+
+/// [`siglip_params`] with the position table's rows given (SigLIP's
+/// `(image_size // patch_size)²`, SigLIP2's `num_patches`, resampled to
+/// each image): the patch embedding (a Conv2d over patches or SigLIP2's
+/// Linear over flattened ones, the same weights and bias) and the rest.
+pub(super) fn siglip_encoder(
+    d: u64,
+    layers: u64,
+    m: u64,
+    patch: u64,
+    channels: u64,
+    positions: u128,
+    head: bool,
+) -> u128 {
+    let (dw, mw) = (d as u128, m as u128);
     // SiglipVisionEmbeddings: patch_embedding = Conv2d(channels, d, patch, stride=patch)
-    // with a bias; position_embedding = Embedding(num_patches, d) (no class token;
-    // num_patches = (image_size // patch_size)²).
-    let embeddings = channels as u128 * (patch as u128).pow(2) * dw + dw + patches * dw;
+    // with a bias; position_embedding = Embedding(num_patches, d) (no class token).
+    let embeddings = channels as u128 * (patch as u128).pow(2) * dw + dw + positions * dw;
     // SiglipEncoderLayer: layer_norm1, layer_norm2 = LayerNorm(d); SiglipAttention:
     // q, k, v, out_proj = Linear(d, d) with biases; SiglipMLP: fc1 = Linear(d, m),
     // fc2 = Linear(m, d).

@@ -161,7 +161,7 @@ pub(super) fn deepspeed_persistent_buffers(r: &Resolved) -> Option<(u128, String
     let (what, elements, split) = match s.strategy {
         Strategy::Zero3 => (
             "ZeRO-3 gradient bucket (reduce_bucket_size, allocated once)",
-            crate::zero3::reduce_bucket_elements(r),
+            u128::from(crate::zero3::reduce_bucket_elements(r)),
             1,
         ),
         Strategy::Zero1 | Strategy::Zero2 if s.optimizer_offloaded() => (
@@ -173,7 +173,7 @@ pub(super) fn deepspeed_persistent_buffers(r: &Resolved) -> Option<(u128, String
     };
     let dtype = r.trainable_dtype;
     Some((
-        u128::from(elements) * dtype.bytes() as u128 / split,
+        elements * dtype.bytes() as u128 / split,
         format!(
             "{what}: {elements} elements × {} B ({})",
             dtype.bytes(),
@@ -217,16 +217,14 @@ pub(super) fn parallelism_buffers(r: &Resolved, lines: &mut Lines) -> (u128, u12
         return (bytes, deepspeed_gathered(r, lines));
     }
     // FSDP's mixed precision gathers into new 16-bit tensors even on one
-    // rank (the cast is the all-gather's input)
-    let sharded = r.shards.zero3_gathered(r.weights.total, 2) > 0 || fsdp_mixed_precision(r);
-    let (gathered, what) = match (crate::zero3::gathered_bytes(r), fsdp_gathered(r)) {
-        (Some((bytes, formula)), _) if sharded => (bytes, formula),
-        (_, Some((bytes, formula))) if sharded => (bytes, formula),
-        _ => (
-            r.shards.zero3_gathered(r.weights.total, 2),
-            "2 layers of gathered parameters (the current unit and the prefetched one)".into(),
-        ),
-    };
+    // rank (the cast is the all-gather's input); with the parameters on the
+    // CPU the weights line holds what is gathered
+    let sharded = (r.shards.zero3_gathered(r.weights.total, 2) > 0 || fsdp_mixed_precision(r))
+        && !r.shards.params_offloaded();
+    let (gathered, what) = sharded
+        .then(|| crate::zero3::gathered_bytes(r).or_else(|| fsdp_gathered(r)))
+        .flatten()
+        .unwrap_or_default();
     if buckets + gathered > 0 {
         lines.gpu.push(Line::new(
             Part::Workspace,
