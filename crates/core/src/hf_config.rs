@@ -9,6 +9,7 @@ mod classic;
 mod gemma3n;
 mod gemma4;
 mod glm4v;
+mod glm5_next;
 mod hyper;
 mod idefics2;
 mod image_rule;
@@ -168,6 +169,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         }
         "idefics2" => return idefics2::import_idefics2(cfg, text_or(Arch::Mistral, "mistral")),
         "lfm2_vl" => return lfm2_vl::import_lfm2_vl(cfg, text_or(Arch::Lfm2, "lfm2")),
+        "glm5_next" => return glm5_next::import_glm5_next(cfg, import_decoder),
         // Step-3.7-Flash: its text config (`step3p5`) is Qwen3-MoE's layers
         // completed by `step3p7::complete_step3p5`.
         "step3p7" => {

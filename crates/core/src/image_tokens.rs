@@ -38,6 +38,8 @@ pub use resize::{glm4v_resize, smart_resize};
 pub mod largest;
 mod llama4;
 pub use llama4::{cohere2_canvas, llama4_canvas};
+mod glm5_next;
+pub use glm5_next::AlignedCanvas;
 mod lfm2_vl;
 pub use lfm2_vl::Tiling;
 pub mod text;
@@ -178,6 +180,11 @@ pub enum ImageRule {
     /// the resized image as a thumbnail; every entry padded to the same
     /// patch slots in the tower.
     Lfm2Vl(Tiling),
+    /// GLM-5.3-Flash (`glm5_next`): each side aligned up to whole
+    /// `patch·merge·expand` px squares, scaled up to `min_tokens` of them
+    /// or cut to `max_tokens` by a search over the content height; a
+    /// token per `merge × merge` patches.
+    Glm5Next(AlignedCanvas),
     /// Step-3.7-Flash (`step3p7`): a `global`-px view, and crops of a
     /// window the aspect ratio picks (the short side, or `crop`) over the
     /// image snapped to whole windows (long side at most `max_side`), each
@@ -312,6 +319,7 @@ impl ImageRule {
             ImageRule::KimiK25 { .. } => "Kimi K2.5 NaViT resolution",
             ImageRule::Step3p7 { .. } => "Step-3.7 global view and crops",
             ImageRule::Lfm2Vl(_) => "LFM2-VL tiles and thumbnail",
+            ImageRule::Glm5Next(_) => "GLM-5.3 aligned canvas",
         }
     }
 
@@ -434,6 +442,7 @@ impl ImageRule {
                 check_range("image rule: min_tiles", t.min_tiles, 1, t.max_tiles)?;
                 check_range("image rule: tolerance_tenths", t.tolerance_tenths, 1, 1000)?;
             }
+            ImageRule::Glm5Next(c) => c.validate()?,
             ImageRule::Step3p7 {
                 global,
                 crop,
@@ -1030,6 +1039,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         ImageRule::KimiK25 { .. } => kimi_k25_tokens(rule, width, height),
         ImageRule::Step3p7 { .. } => step3p7_tokens(rule, width, height),
         ImageRule::Lfm2Vl(ref t) => lfm2_vl::tokens(t, width, height),
+        ImageRule::Glm5Next(ref c) => glm5_next::tokens(c, width, height),
         ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
         ImageRule::LlavaNext {
             crop,

@@ -37,8 +37,14 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
                         .min(spec.attention_layer_count() as u128)
                         .div_ceil(shards.pp.max(1))
                         .min(layers);
-                    text.push_str(&format!(" + {count} × {} indexer key × {b} B", ix.head_dim));
-                    count * ix.head_dim as u128 * b
+                    let width = ix.cached_width();
+                    let what = if ix.pool > 0 {
+                        format!("(2 × {} + 1) indexer key, scores, flag", ix.head_dim)
+                    } else {
+                        format!("{} indexer key", ix.head_dim)
+                    };
+                    text.push_str(&format!(" + {count} × {what} × {b} B"));
+                    count * width as u128 * b
                 }
                 _ => 0,
             };

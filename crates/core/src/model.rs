@@ -180,6 +180,25 @@ pub struct Indexer {
     /// Layers that run an indexer: all in DeepSeek-V3.2; GLM-MoE-DSA's
     /// `"shared"` layers reuse the previous layer's top-k and have none.
     pub layers: u64,
+    /// `index_kpool` of GLM-5.3-Flash's pooled indexer (0: none): it
+    /// scores groups of this many tokens, with a learned position table
+    /// (`index_kpool_compress_ape`, pool × d) and a gate (`..._gate`,
+    /// hidden → d), and caches per token its key, the gate's scores and a
+    /// validity flag (2d + 1 wide, measured: `tests/data/cache/`).
+    #[serde(default)]
+    pub pool: u64,
+}
+
+impl Indexer {
+    /// Elements cached per token on an indexed layer: the key, and with a
+    /// pool the gate scores and the flag beside it.
+    pub fn cached_width(&self) -> u64 {
+        if self.pool > 0 {
+            self.head_dim.saturating_mul(2).saturating_add(1)
+        } else {
+            self.head_dim
+        }
+    }
 }
 
 /// Some layers attend only to the last `window` tokens (Mistral, Gemma-2/3).
@@ -1129,6 +1148,7 @@ impl ModelSpec {
                 check_range("model.mla.indexer.head_dim", ix.head_dim, 1, MAX_HEADS)?;
                 check_range("model.mla.indexer.heads", ix.heads, 1, MAX_HEADS)?;
                 check_range("model.mla.indexer.layers", ix.layers, 0, self.layers)?;
+                check_range("model.mla.indexer.pool", ix.pool, 0, MAX_POSITION)?;
             }
             check_range(
                 "model.mla.qk_nope_head_dim",

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use vramfit_core::hf_config::rule_from_configs;
-use vramfit_core::image_tokens::{tokens, ImageRule};
+use vramfit_core::image_tokens::{tokens, AlignedCanvas, ImageRule};
 
 fn u(v: &Value, key: &str) -> u64 {
     v[key].as_u64().unwrap_or_else(|| panic!("{key} in {v}"))
@@ -155,6 +155,10 @@ fn processor_rule(line: &Value) -> ImageRule {
             let config = include_str!("data/configs/variants_2026/gemma4__1.json");
             rule_from_configs(config, Some(&s.to_string())).expect("gemma4 rule")
         }
+        // Through the importer: a bare GLM-5.3-Flash config with the row's
+        // processor settings as its preprocessor_config.json.
+        "glm5_next" => rule_from_configs(r#"{"model_type":"glm5_next"}"#, Some(&s.to_string()))
+            .expect("glm5_next rule"),
         "internvl" => ImageRule::InternVl {
             tile: u(&s["size"], "height"),
             patch: 14,
@@ -316,5 +320,72 @@ fn token_counts_equal_the_processors_run_on_images() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(checked >= 2119, "{checked}");
+    assert!(checked >= 2451, "{checked}");
+}
+
+/// GLM-5.3-Flash's rule from its configs (the processor's keys, else the
+/// tower's patch and merge, else the class defaults), in a link and back,
+/// and refusals by name where the processor's numbers are absurd.
+#[test]
+fn glm5_next_reads_its_processor_keys_and_travels_in_a_link() {
+    let defaults = AlignedCanvas::DEFAULT;
+    let bare = rule_from_configs(r#"{"model_type":"glm5_next"}"#, None).expect("rule");
+    assert_eq!(bare, ImageRule::Glm5Next(defaults));
+    assert_eq!(bare.to_text(), "glm5_next:14,2,1,16,8000");
+    let tower = rule_from_configs(
+        r#"{"model_type":"glm5_next","vision_config":{"patch_size":16,"spatial_merge_size":3}}"#,
+        Some(r#"{"size":{"longest_edge":1},"image_processor":{"max_image_tokens":1280}}"#),
+    )
+    .expect("rule");
+    let read = ImageRule::Glm5Next(AlignedCanvas {
+        patch: 16,
+        merge: 3,
+        max_tokens: 1280,
+        ..defaults
+    });
+    assert_eq!(tower, read);
+    for rule in [bare, tower] {
+        assert_eq!(ImageRule::from_text(&rule.to_text()), Ok(rule.clone()));
+    }
+    for (text, field) in [
+        ("glm5_next:14,2,1,16,0", "image rule: max_tokens"),
+        ("glm5_next:14,2,1,9000,8000", "image rule: min_tokens"),
+        ("glm5_next:14,0,1,16,8000", "image rule: merge"),
+        ("glm5_next:14,2,17,16,8000", "image rule: expand"),
+        ("glm5_next:2000,2,2,16,8000", "image rule: patch"),
+    ] {
+        let e = ImageRule::from_text(text).expect_err(text);
+        assert!(e.contains(field), "{text}: {e}");
+    }
+    assert!(ImageRule::from_text("glm5_next:14,2,1,16").is_err());
+    let e = rule_from_configs(
+        r#"{"model_type":"glm5_next"}"#,
+        Some(r#"{"max_image_tokens":1000000000000}"#),
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "image rule: max_tokens");
+    // Sizes out of range are refused by name, never a panic; a 65536 px
+    // strip either way is counted as the processor counts it.
+    let rule = ImageRule::Glm5Next(defaults);
+    assert_eq!(tokens(&rule, 0, 0).unwrap_err().field, "image.width");
+    assert_eq!(
+        tokens(&rule, 1_000_000, 1_000_000).unwrap_err().field,
+        "image.width"
+    );
+    assert_eq!(tokens(&rule, 1, 100_000).unwrap_err().field, "image.height");
+    let strip = |w, h| tokens(&rule, w, h).map(|t| t.language_model_tokens).ok();
+    assert_eq!(
+        (strip(1, 65_536), strip(65_536, 1)),
+        (Some(2341), Some(2341))
+    );
+    let most = ImageRule::Glm5Next(AlignedCanvas {
+        patch: 4096,
+        merge: 1,
+        expand: 1,
+        min_tokens: 1 << 24,
+        max_tokens: 1 << 24,
+    });
+    for (w, h) in [(1, 1), (1, 65_536), (65_536, 1), (65_536, 65_536)] {
+        assert!(tokens(&most, w, h).is_ok(), "{w}x{h}");
+    }
 }

@@ -357,3 +357,29 @@ fn fla_gated_deltanet_keeps_what_the_fused_terms_say() {
     }
     assert!(checked >= 60, "{checked} layers");
 }
+
+/// Kimi Delta Attention through flash-linear-attention's `chunk_kda`, read
+/// from its `ChunkKDAFunction.save_for_backward` (not measured: fla needs a
+/// GPU): at the class defaults' widths (32 heads of 128, hidden 2304) and
+/// 4096 bf16 tokens, a trained layer's mixer keeps its input (18,874,368 B),
+/// the low-rank gates' and out_proj's inputs (35,651,584), the conv input
+/// (100,663,296), the forget gate and beta (218,366,208), q, k and v with
+/// the two rstd (101,711,872), the gate and its cumsum in fp32
+/// (134,217,728), Aqk and Akk of 64 per token and head (33,554,432) and the
+/// gated norm (268,960,256): 0.89 GiB, where the PyTorch path's
+/// per-channel decay products keep 14.6 GiB.
+#[test]
+fn fla_kimi_delta_keeps_its_chunk_products_not_the_decay_cubes() {
+    let spec = from_hf_config(&resolved_config("kimi_linear", &serde_json::json!({})))
+        .expect("Kimi-Linear");
+    let rec = spec.recurrent.as_ref().expect("KDA layers");
+    let layer = common::plain_layer_shape(&spec, 1, 4096, 2);
+    let bytes = |kernels| -> u128 {
+        mixer_terms(&layer, rec, kernels)
+            .iter()
+            .map(|t| t.bytes)
+            .sum()
+    };
+    assert_eq!(bytes(MixerKernels::Fused), 911_999_744);
+    assert!(bytes(MixerKernels::Torch) > 14 * (1 << 30));
+}

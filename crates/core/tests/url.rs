@@ -305,6 +305,8 @@ fn generated_mla(q: Option<u64>, kv: u64, layers: u64) -> Mla {
             head_dim: 128,
             heads: 64,
             layers: layers / 2,
+            // GLM-5.3-Flash's pooled indexer on some ranks
+            pool: if kv.is_multiple_of(4) { 16 } else { 0 },
         }),
     }
 }

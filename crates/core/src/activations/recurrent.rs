@@ -11,7 +11,7 @@
 //! `ctx.save_for_backward` lists (state-spaces/mamba `MambaInnerFn`,
 //! `SelectiveScanFn`, `MambaSplitConv1dScanCombinedFn`; Dao-AILab
 //! causal-conv1d `CausalConv1dFn`; fla-org flash-linear-attention
-//! `ChunkGatedDeltaRuleFunction`) the fused terms follow, with the
+//! `ChunkGatedDeltaRuleFunction`, `ChunkKDAFunction`) the fused terms follow, with the
 //! transformers ops around the call; the fused terms are read from that
 //! source, not measured.
 //!
@@ -190,9 +190,7 @@ pub fn mixer_terms(l: &LayerShape, rec: &Recurrent, kernels: MixerKernels) -> Ve
         RecurrentKind::Mamba2 => mamba::mamba2_torch(&mut t, d, rec),
         RecurrentKind::GatedDeltaNet if fused => delta::gdn_fused(&mut t, d, rec),
         RecurrentKind::GatedDeltaNet => delta::gdn_torch(&mut t, d, rec),
-        // Not measured with fla's chunk_kda: Gated DeltaNet's fused terms
-        // over the same widths stand in.
-        RecurrentKind::KimiDelta if fused => delta::gdn_fused(&mut t, d, rec),
+        RecurrentKind::KimiDelta if fused => delta::kda_fused(&mut t, d, rec),
         RecurrentKind::KimiDelta => delta::kda_torch(&mut t, d, rec),
         RecurrentKind::ShortConv => short_conv(&mut t, d, rec, fused),
         RecurrentKind::Lightning => lightning(&mut t, d, rec),

@@ -160,6 +160,21 @@ impl GlmTower {
 /// in_channels` wide.
 fn glm_ocr_vision(v: &Cfg) -> Result<crate::model::VisionTower> {
     let t = GlmTower::read(v)?;
+    let gate = u128::from(t.channels) * u128::from(t.out);
+    ocr_style_vision(v, t, gate)
+}
+
+/// `Glm5NextVisionModel` and its projector (GLM-5.3-Flash): GLM-OCR's
+/// blocks and downsample, the merger's gate and up
+/// `projection_intermediate_size` wide.
+pub(super) fn glm5_next_vision(v: &Cfg) -> Result<crate::model::VisionTower> {
+    let t = GlmTower::read(v)?;
+    let gate = u128::from(v.req(&["projection_intermediate_size"], 1, MAX_DIM)?);
+    ocr_style_vision(v, t, gate)
+}
+
+/// GLM-OCR's tower with a merger of gate width `gate`.
+fn ocr_style_vision(v: &Cfg, t: GlmTower, gate: u128) -> Result<crate::model::VisionTower> {
     let bias = u128::from(v.flag("attention_bias", true)?);
     let (dw, mw) = (u128::from(t.width), u128::from(t.intermediate));
     let head = dw / u128::from(t.heads);
@@ -172,7 +187,7 @@ fn glm_ocr_vision(v: &Cfg) -> Result<crate::model::VisionTower> {
         + 2 * (dw * mw + bias * mw)
         + (mw * dw + bias * dw);
     let tower = t.embed() + u128::from(t.depth) * block + dw;
-    let projector = t.merger(u128::from(t.channels) * u128::from(t.out));
+    let projector = t.merger(gate);
     t.counted(t.intermediate, tower, projector)
 }
 

@@ -52,7 +52,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
         | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2" | "cohere2_vision"
-        | "kimi_k25" | "step3p7" | "lfm2_vl" => true,
+        | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -118,6 +118,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         "kimi_k25" => Ok(kimi_k25(&cfg, &pre)),
         "step3p7" => Ok(step3p7(&cfg, &pre)),
         "lfm2_vl" => Ok(lfm2_vl(&cfg, &pre)),
+        "glm5_next" => Ok(glm5_next(&cfg, &pre)),
         "aya_vision" | "cohere2_vision" => aya_vision(&cfg, &pre),
         // PaliGemma: the image resized to the tower's square, one token per
         // patch (`text_config.num_image_tokens` = (image_size // patch_size)²;
@@ -206,7 +207,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }
@@ -459,6 +460,26 @@ fn lfm2_vl(cfg: &Value, pre: &Value) -> ImageRule {
         max_tiles: tiles("max_tiles", 10),
         thumbnail: pre.get("use_thumbnail").and_then(Value::as_bool) != Some(false),
         tolerance_tenths: (tolerance * 10.0).round().clamp(1.0, 1000.0) as u64,
+    })
+}
+
+/// `Glm5NextImageProcessor` and `Glm5NextProcessor`: its class defaults
+/// (14 px patches, merge 2, `patch_expand_factor` 1, 16..8000 tokens) from
+/// `preprocessor_config.json` or the `image_processor` section of
+/// `processor_config.json`; the patch and merge fall back on the tower's
+/// (`vision_config.patch_size`, `spatial_merge_size`). `size` is not read
+/// (the processor ignores it), nor `temporal_patch_size` (it cancels).
+fn glm5_next(cfg: &Value, pre: &Value) -> ImageRule {
+    let d = crate::image_tokens::AlignedCanvas::DEFAULT;
+    let processor =
+        |key: &str, default: u64| number(pre, &[&[key], &["image_processor", key]], default);
+    let vision = |key: &str, default: u64| number(cfg, &[&["vision_config", key]], default);
+    ImageRule::Glm5Next(crate::image_tokens::AlignedCanvas {
+        patch: processor("patch_size", vision("patch_size", d.patch)),
+        merge: processor("merge_size", vision("spatial_merge_size", d.merge)),
+        expand: processor("patch_expand_factor", d.expand),
+        min_tokens: processor("min_image_tokens", d.min_tokens),
+        max_tokens: processor("max_image_tokens", d.max_tokens),
     })
 }
 

@@ -405,19 +405,6 @@ fn kimi_linear(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         spec.max_position = n;
     }
     let linear = cfg.object("linear_attn_config")?;
-    let from_linear = |key: &'static str, flat: &'static str, default: u64| -> Result<u64> {
-        let nested = match &linear {
-            Some(l) => l.int(&[key], 1, MAX_HEADS)?,
-            None => None,
-        };
-        Ok(match nested {
-            Some(n) => n,
-            None => cfg.int(&[flat], 1, MAX_HEADS)?.unwrap_or(default),
-        })
-    };
-    let head = from_linear("head_dim", "linear_head_dim", 128)?;
-    let heads = from_linear("num_heads", "linear_num_heads", 32)?;
-    let kernel = from_linear("short_conv_kernel_size", "linear_conv_kernel_dim", 4)?;
     let kda = match super::reader::layer_types(cfg, layers)? {
         Some(types) => types.count(&["linear_attention"]),
         None => match linear.as_ref().map(|l| l.array("kda_layers")).transpose()? {
@@ -426,17 +413,7 @@ fn kimi_linear(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             _ => (0..layers).filter(|i| *i == 0 || i % 4 != 0).count() as u64,
         },
     };
-    spec.recurrent = (kda > 0).then(|| Recurrent {
-        kind: RecurrentKind::KimiDelta,
-        layers: kda,
-        inner: heads.saturating_mul(head).min(MAX_DIM),
-        heads,
-        groups: heads,
-        state: head,
-        conv_kernel: kernel,
-        gated_norm: true,
-        ..Recurrent::default()
-    });
+    spec.recurrent = kimi_delta(cfg, kda)?;
     // `first_k_dense_replace` is only a keyword of the config class
     let first = cfg
         .int(&["first_k_dense_replace"], 0, MAX_LAYERS)?
@@ -461,6 +438,39 @@ fn kimi_linear(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         None => None,
     };
     Ok(())
+}
+
+/// `kda` layers of Kimi Delta Attention (`KimiDeltaAttention`, and
+/// GLM-5.3-Flash's copy): `linear_num_heads` × `linear_head_dim`, conv
+/// `linear_conv_kernel_dim`, or `linear_attn_config`'s `num_heads`,
+/// `head_dim`, `short_conv_kernel_size` (Kimi-Linear's class defaults 32,
+/// 128, 4 when the config class has none).
+pub(super) fn kimi_delta(cfg: &Cfg, kda: u64) -> Result<Option<Recurrent>> {
+    let linear = cfg.object("linear_attn_config")?;
+    let from_linear = |key: &'static str, flat: &'static str, default: u64| -> Result<u64> {
+        let nested = match &linear {
+            Some(l) => l.int(&[key], 1, MAX_HEADS)?,
+            None => None,
+        };
+        Ok(match nested {
+            Some(n) => n,
+            None => cfg.int(&[flat], 1, MAX_HEADS)?.unwrap_or(default),
+        })
+    };
+    let head = from_linear("head_dim", "linear_head_dim", 128)?;
+    let heads = from_linear("num_heads", "linear_num_heads", 32)?;
+    let kernel = from_linear("short_conv_kernel_size", "linear_conv_kernel_dim", 4)?;
+    Ok((kda > 0).then(|| Recurrent {
+        kind: RecurrentKind::KimiDelta,
+        layers: kda,
+        inner: heads.saturating_mul(head).min(MAX_DIM),
+        heads,
+        groups: heads,
+        state: head,
+        conv_kernel: kernel,
+        gated_norm: true,
+        ..Recurrent::default()
+    }))
 }
 
 /// The KDA layers of a checkpoint's 1-based `kda_layers` list, each a layer.

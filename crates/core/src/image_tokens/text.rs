@@ -99,6 +99,10 @@ impl ImageRule {
                 patch,
                 stride,
             } => join("step3p7", &[*global, *crop, *max_side, *patch, *stride]),
+            ImageRule::Glm5Next(c) => join(
+                "glm5_next",
+                &[c.patch, c.merge, c.expand, c.min_tokens, c.max_tokens],
+            ),
             ImageRule::Cohere2Vision {
                 tile,
                 patch,
@@ -279,6 +283,16 @@ impl ImageRule {
                     stride: v[4],
                 }
             }
+            "glm5_next" => {
+                let v = numbers(5)?;
+                ImageRule::Glm5Next(super::AlignedCanvas {
+                    patch: v[0],
+                    merge: v[1],
+                    expand: v[2],
+                    min_tokens: v[3],
+                    max_tokens: v[4],
+                })
+            }
             "cohere2_vision" => {
                 let v = numbers(4)?;
                 ImageRule::Cohere2Vision {
@@ -292,7 +306,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl"
+                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next"
             ))
             }
         };

@@ -713,7 +713,9 @@ fn indexer_params(spec: &ModelSpec) -> u128 {
     let q_rank = dim(mla.q_lora_rank.unwrap_or(spec.hidden), MAX_DIM);
     let d = dim(ix.head_dim, MAX_HEADS);
     let heads = dim(ix.heads, MAX_HEADS);
-    let per = q_rank * heads * d + h * d + 2 * d + h * heads;
+    // GLM-5.3-Flash's pooled indexer adds its position table and gate
+    let pool = dim(ix.pool, MAX_POSITION) * d + d * h * u128::from(ix.pool > 0);
+    let per = q_rank * heads * d + h * d + 2 * d + h * heads + pool;
     let layers = dim(ix.layers, MAX_LAYERS).min(dim(spec.layers, MAX_LAYERS));
     (per * layers).min(MAX_TOTAL_PARAMS as u128)
 }

@@ -117,6 +117,16 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
     if let Some(r) = &spec.recurrent {
         put("rec", recurrent_text(r));
     }
+    out.extend(attention_variants(spec));
+    out.extend(layer_variants(spec));
+    out.extend(vision(spec));
+    out
+}
+
+/// MLA's ranks, DeepSeek Sparse Attention's indexer and the sliding window.
+fn attention_variants(spec: &ModelSpec) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut put = |key: &str, value: String| out.push((format!("{PREFIX}{key}"), value));
     if let Some(m) = &spec.mla {
         put(
             "mla",
@@ -132,14 +142,16 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
     if let Some(ix) = spec.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
         put(
             "mlaidx",
-            list(&[Some(ix.head_dim), Some(ix.heads), Some(ix.layers)]),
+            // the pool only when there is one: older links keep their text
+            list(
+                &[ix.head_dim, ix.heads, ix.layers, ix.pool].map(Some)
+                    [..3 + usize::from(ix.pool > 0)],
+            ),
         );
     }
     if let Some(w) = &spec.sliding_window {
         put("sw", list(&[Some(w.window), Some(w.layers)]));
     }
-    out.extend(layer_variants(spec));
-    out.extend(vision(spec));
     out
 }
 
@@ -571,13 +583,20 @@ fn required(value: Option<u64>, max: u64) -> Result<u64, String> {
 }
 
 /// `mlaidx`: DeepSeek Sparse Attention's indexer (head width, heads,
-/// indexed layers) on the MLA the link gave.
+/// indexed layers, and GLM-5.3-Flash's pool when it has one) on the MLA
+/// the link gave.
 fn set_indexer(spec: &mut ModelSpec, v: &str) -> Result<(), String> {
-    let [head_dim, heads, layers] = numbers::<3>(v)?;
+    let [head_dim, heads, layers, pool] = if v.split(',').count() == 4 {
+        numbers::<4>(v)?
+    } else {
+        let [d, h, l] = numbers::<3>(v)?;
+        [d, h, l, Some(0)]
+    };
     let indexer = Indexer {
         head_dim: required(head_dim, MAX_HEADS)?,
         heads: required(heads, MAX_HEADS)?,
         layers: required(layers, MAX_LAYERS)?,
+        pool: required(pool, MAX_POSITION)?,
     };
     match spec.mla.as_mut() {
         Some(m) => m.indexer = Some(indexer),

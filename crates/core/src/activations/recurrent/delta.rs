@@ -223,25 +223,11 @@ pub(super) fn kda_torch(t: &mut Terms, d: Dims, r: &Recurrent) {
     let bh = b * heads;
     // 4 bytes per channel of every token, the fp32 copies' unit
     let ch = 4 * tk * heads * dk;
-    let (params, half) = (u64::from(d.params), u64::from(d.half));
-    // the low-rank gates' inputs and out_proj's (trained projections only);
-    // the conv's input and padded output; the forget gate (exp(g),
-    // 1 + exp(g), the condition, −exp(A_log); for A_log's gradient
-    // exp(A_log) and softplus); beta; q and k and their 1/‖·‖ (fp32)
-    let linears = if d.linears {
-        2 * big_b * tk * dk + big_b * tk * heads * dk
-    } else {
-        0
-    };
+    // the conv's input and padded output; q and k and their 1/‖·‖ (fp32)
     t.push64(
         "projections, conv, gates, l2norm",
-        linears
+        kda_gates(d, heads, dk)
             + big_b * b * cd * (2 * s + r.conv_kernel.saturating_sub(1))
-            + 2 * ch
-            + tk * heads * dk
-            + 4 * heads
-            + params * (ch + 4 * heads)
-            + big_b * tk * heads
             + 2 * (ch + 4 * tk * heads),
         format!(
             "t·{heads}·{dk} channels, conv {cd} wide, k {}",
@@ -278,12 +264,79 @@ pub(super) fn kda_torch(t: &mut Terms, d: Dims, r: &Recurrent) {
             + u64::from(c >= 2) * per_key,
         format!("3 × 4·b·{heads}·{c}·{q}²·{dk} + …"),
     );
-    // KimiLinearRMSNormGated: the fp32 input, 1/rms, the normalized tensor
-    // (the weight's gradient), the weighted product and sigmoid(gate); in
-    // 16-bit the weight's fp32 copy too
+    kda_output_norm(t, d, heads, dk);
+}
+
+/// What both KDA paths keep around the kernel: the low-rank gates' inputs
+/// and out_proj's (trained projections only), the forget gate (exp(g),
+/// 1 + exp(g), the condition, −exp(A_log); for A_log's gradient exp(A_log)
+/// and softplus) and beta.
+fn kda_gates(d: Dims, heads: u64, dk: u64) -> u64 {
+    let (big_b, tk) = (d.big_b, d.t);
+    let ch = 4 * tk * heads * dk;
+    let linears = if d.linears {
+        2 * big_b * tk * dk + big_b * tk * heads * dk
+    } else {
+        0
+    };
+    linears
+        + 2 * ch
+        + tk * heads * dk
+        + 4 * heads
+        + u64::from(d.params) * (ch + 4 * heads)
+        + big_b * tk * heads
+}
+
+/// KimiLinearRMSNormGated: the fp32 input, 1/rms, the normalized tensor
+/// (the weight's gradient), the weighted product and sigmoid(gate); in
+/// 16-bit the weight's fp32 copy too.
+fn kda_output_norm(t: &mut Terms, d: Dims, heads: u64, dk: u64) {
+    let params = u64::from(d.params);
+    let ch = 4 * d.t * heads * dk;
     t.push64(
         "gated output norm (fp32)",
-        (3 + params) * ch + 4 * tk * heads + 4 * dk * half,
+        (3 + params) * ch + 4 * d.t * heads + 4 * dk * u64::from(d.half),
         format!("{} × 4·t·{}", 3 + params, heads * dk),
     );
+}
+
+/// Kimi Delta Attention through flash-linear-attention's `chunk_kda` and
+/// causal-conv1d's `causal_conv1d_fn`, which transformers calls when they
+/// import. Read from fla's `ChunkKDAFunction.forward` (recompute on, so its
+/// w, u, qg, kg, v_new and chunk states are dropped before
+/// `save_for_backward`): q and k after the in-kernel l2norm (model dtype)
+/// with their fp32 rstd, a contiguous v, the gate as transformers' forget
+/// gate returns it (fp32, per channel) and its chunk-local cumsum (fp32),
+/// beta, and the intra-chunk Aqk and Akk (b·T·H·64 each, in k's dtype);
+/// `CausalConv1dFn` keeps its input. Around the call, the forget gate,
+/// beta and the output norm run in PyTorch as on the other path. Not
+/// measured: fla's kernels need a GPU.
+pub(super) fn kda_fused(t: &mut Terms, d: Dims, r: &Recurrent) {
+    let (big_b, tk) = (d.big_b, d.t);
+    let heads = r.heads.max(1);
+    let dk = r.state.max(1);
+    let q = r.chunk_len().max(1);
+    let cd = 3 * heads * dk;
+    let ch = 4 * tk * heads * dk;
+    t.push64(
+        "projections, conv input, gates",
+        kda_gates(d, heads, dk) + big_b * tk * cd,
+        format!("{big_b}·t·{cd} conv input, t·{heads}·{dk} gate channels"),
+    );
+    t.push64(
+        "q, k (l2-normalized) and rstd, v",
+        3 * big_b * tk * heads * dk + 2 * 4 * tk * heads,
+        format!("3 × {big_b}·t·{heads}·{dk} + 2 × 4·t·{heads}"),
+    );
+    t.push64(
+        "g and its chunk cumsum (fp32)",
+        2 * ch,
+        format!("2 × 4·t·{heads}·{dk}"),
+    );
+    t.push64(
+        "intra-chunk Aqk, Akk",
+        2 * big_b * tk * heads * q,
+        format!("2 × {big_b}·t·{heads}·{q}"),
+    );
+    kda_output_norm(t, d, heads, dk);
 }

@@ -18,7 +18,7 @@ import sys
 
 import torch
 import transformers
-from transformers import AutoConfig, AutoModelForCausalLM, StaticCache
+from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText, StaticCache
 
 torch.manual_seed(0)
 WINDOW = 8          # sliding window / attention chunk of the tiny configs
@@ -158,6 +158,21 @@ TINY = {
     "kimi_linear": dict(num_hidden_layers=5, num_key_value_heads=4, kv_lora_rank=16, q_lora_rank=None, qk_rope_head_dim=8,
                         qk_nope_head_dim=16, v_head_dim=16, num_experts=4, num_experts_per_token=2,
                         moe_intermediate_size=32, linear_head_dim=16, linear_num_heads=4, linear_conv_kernel_dim=4),
+    # GLM-5.3-Flash (through its VLM wrapper: it has no CausalLM class): KDA layers and, every fourth
+    # layer (3, 7), NoPE MLA whose full indexers cache key, pooled gate scores and a flag per token
+    "glm5_next": dict(num_hidden_layers=8, num_key_value_heads=4, moe_intermediate_size=32, n_routed_experts=4,
+                      num_experts_per_tok=2, kv_lora_rank=32, q_lora_rank=48, qk_nope_head_dim=16, v_head_dim=24,
+                      index_topk=16, index_head_dim=16, index_n_heads=4, index_kpool=4, linear_head_dim=16,
+                      linear_num_heads=4, linear_conv_kernel_dim=4, hc_mult=2),
+    # its listed layers: adjacent MLA layers, the second reusing the first's top-k ("shared": no indexer keys)
+    "glm5_next:shared": dict(num_hidden_layers=6, num_key_value_heads=4, moe_intermediate_size=32,
+                             n_routed_experts=4, num_experts_per_tok=2, kv_lora_rank=16, q_lora_rank=24,
+                             qk_nope_head_dim=8, v_head_dim=8, index_topk=16, index_head_dim=8, index_n_heads=2,
+                             index_kpool=2, linear_head_dim=8, linear_num_heads=2, linear_conv_kernel_dim=3,
+                             hc_mult=3,
+                             layer_types=["linear_attention", "indexed_attention", "indexed_attention",
+                                          "linear_attention", "full_attention", "linear_attention"],
+                             indexer_types=["full", "full", "shared", "full", "full", "full"]),
     # LFM3: conv layers, a full and a sliding attention layer (window 8), conv state of conv_L_cache tokens
     "lfm3": dict(num_hidden_layers=5, sliding_window=WINDOW, conv_L_cache=5,
                  layer_types=["conv", "full_attention", "conv", "sliding_attention", "conv"]),
@@ -180,17 +195,24 @@ DROP_COMMON = {  # config fields a family does not take
     "mamba": {"num_attention_heads", "num_key_value_heads", "head_dim", "max_position_embeddings"},
     "mamba2": {"num_attention_heads", "num_key_value_heads", "max_position_embeddings"},
     "deepseek_v4": {"num_key_value_heads"},
+    "glm5_next": {"head_dim"},
 }
+# wrappers without a CausalLM class: built with a tiny tower, their text config recorded as `text_config`
+WRAPPED = {"glm5_next": dict(depth=1, hidden_size=32, num_heads=4, intermediate_size=32, out_hidden_size=64,
+                             projection_intermediate_size=32)}
 
 
 # families whose fp32-kept modules change the cache: DeepSeek-V4's fp32 position bias makes its overlap gate fp32
-KEEPS_FP32 = {"deepseek_v4"}
+# (GLM-5.3-Flash keeps its KDA convolutions, gates and connections fp32, as from_pretrained loads it)
+KEEPS_FP32 = {"deepseek_v4", "glm5_next"}
 
 
 def tiny_config(key):
     mt = key.split(":")[0]
     kw = {k: v for k, v in COMMON.items() if k not in DROP_COMMON.get(mt, set())}
     kw.update(TINY[key])
+    if mt in WRAPPED:
+        return AutoConfig.for_model(mt, text_config=kw, vision_config=WRAPPED[mt])
     return AutoConfig.for_model(mt, **kw)
 
 
@@ -209,7 +231,8 @@ RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_
             "hidden_size_per_layer_input", "vocab_size_per_layer_input", "attn_layer_indices",
             "max_window_layers", "mamba_expand", "linear_head_dim", "linear_num_heads", "kv_channels",
             "num_local_experts", "num_attention_heads_per_layer", "n_mamba_heads", "mamba_ngroups",
-            "num_mem_blocks", "adapter_rank", "attention_head_dim", "compress_rates")
+            "num_mem_blocks", "adapter_rank", "attention_head_dim", "compress_rates", "index_kpool",
+            "index_topk", "hc_mult", "mlp_layer_types")
 
 
 def config_summary(cfg):
@@ -305,11 +328,14 @@ def retained_storage(cache):
 
 
 def record(mt, model, cfg, cache, dtype_name, batch, prompt_len, steps, impl="dynamic"):
-    layers = walk(cache, cfg)
-    extra = {"retained_storage_bytes": retained_storage(cache)} if mt in KEEPS_FP32 else {}
+    text = cfg.text_config if mt in WRAPPED else cfg
+    layers = walk(cache, text)
+    # DeepSeek-V4's windows are views that keep whole projections alive (see retained_storage)
+    extra = {"retained_storage_bytes": retained_storage(cache)} if mt == "deepseek_v4" else {}
+    summary = {"text_config": config_summary(text)} if mt in WRAPPED else config_summary(cfg)
     return {**extra, "model_type": mt, "hf_class": type(model).__name__, "cache_class": type(cache).__name__,
             "cache_impl": impl if impl == "dynamic" else f"{impl}(max_cache_len={STATIC_MAX_LEN})",
-            "config": config_summary(cfg), "dtype": dtype_name, "batch": batch,
+            "config": summary, "dtype": dtype_name, "batch": batch,
             "prompt_len": prompt_len, "decode_steps": steps, "total_len": prompt_len + steps,
             "layers": layers, "total_bytes": sum(t["bytes"] for l in layers for t in l["tensors"])}
 
@@ -318,8 +344,9 @@ def run(key, dtype_name, impl="dynamic"):
     mt = key.split(":")[0]
     cfg = tiny_config(key)
     torch.manual_seed(0)
+    auto = AutoModelForImageTextToText if mt in WRAPPED else AutoModelForCausalLM
     if mt in KEEPS_FP32:  # as from_pretrained(dtype=...) builds it: `_keep_in_fp32_modules_strict` stay fp32
-        model = AutoModelForCausalLM.from_config(cfg, dtype=DTYPES[dtype_name]).eval()
+        model = auto.from_config(cfg, dtype=DTYPES[dtype_name]).eval()
     else:
         model = AutoModelForCausalLM.from_config(cfg).to(DTYPES[dtype_name]).eval()
     for batch, prompt_len in SIZES:
@@ -360,7 +387,7 @@ SIZE = {"float32": 4, "bfloat16": 2}
 
 
 def predict_layer(rec, layer):
-    c, B, T = rec["config"], rec["batch"], rec["total_len"]
+    c, B, T = rec["config"].get("text_config", rec["config"]), rec["batch"], rec["total_len"]
     s, f32 = SIZE[rec["dtype"]], 4
     kind, cls = layer["kind"], layer["cache_layer_class"] or ""
     mt = rec["model_type"]
@@ -382,7 +409,9 @@ def predict_layer(rec, layer):
         return B * s * (D * w + (D + Di) * (T // m) + 4 * (D + Di) * (T % m)) + overlap + 8
     if kind == "indexed_attention":  # and DeepSeek Sparse Attention's indexer keys, where the layer indexes
         shared = (c.get("indexer_types") or [])[layer["index"]:layer["index"] + 1] == ["shared"]
-        return kv(T) + (0 if shared else B * T * c["index_head_dim"] * s)
+        # GLM-5.3-Flash's pooled indexer: its key, the gate's scores and a flag (2·d + 1)
+        width = 2 * c["index_head_dim"] + 1 if mt == "glm5_next" else c["index_head_dim"]
+        return kv(T) + (0 if shared else B * T * width * s)
     if mt == "gemma4_text":  # a layer's own heads (`per_layer_config`); the window as saved
         own = (c.get("per_layer_config") or {}).get(str(layer["index"]), {})
         heads, d = own.get("num_key_value_heads", c["num_key_value_heads"]), own.get("head_dim", c["head_dim"])
@@ -418,7 +447,7 @@ def predict_layer(rec, layer):
         hk, dk, hv, dv = (c["linear_num_key_heads"], c["linear_key_head_dim"],
                           c["linear_num_value_heads"], c["linear_value_head_dim"])
         return B * (2 * hk * dk + hv * dv) * c["linear_conv_kernel_dim"] * s + B * hv * dk * dv * f32
-    if mt == "kimi_linear":  # conv over q, k and v; the fp32 [heads, d, d] state
+    if mt in ("kimi_linear", "glm5_next"):  # conv over q, k and v; the fp32 [heads, d, d] state
         H, d = c["linear_num_heads"], c["linear_head_dim"]
         return B * 3 * H * d * c["linear_conv_kernel_dim"] * s + B * H * d * d * f32
     if mt == "minimax":

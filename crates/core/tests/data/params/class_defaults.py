@@ -60,7 +60,15 @@ for t in sorted(set(types)):
         sizes = {k: 2 * v for k, v in d.items()
                  if k in group and isinstance(v, int) and not isinstance(v, bool) and v > 0}
         try:
-            alt = CONFIG_MAPPING[t](**sizes).to_dict()
+            try:
+                alt = CONFIG_MAPPING[t](**sizes).to_dict()
+            except Exception:
+                # a class that wants as many key-value heads as heads (GLM-5.3-Flash): double both
+                kv = d.get("num_key_value_heads")
+                if "num_attention_heads" not in sizes or not isinstance(kv, int) or kv <= 0:
+                    raise
+                sizes["num_key_value_heads"] = 2 * kv
+                alt = CONFIG_MAPPING[t](**sizes).to_dict()
             moved |= {k for k, v in alt.items() if k not in sizes and d.get(k) != v}
         except Exception as e:  # a class that refuses other sizes: drop the usual derived keys by name
             print(f"{t}: sizes refused ({type(e).__name__})", file=sys.stderr)

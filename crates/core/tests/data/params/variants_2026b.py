@@ -62,7 +62,7 @@ VARIANTS["kimi_k25"] = [
          vision_config=dict(MOONVIT_SMALL, merge_kernel_size=[2, 1], num_hidden_layers=3),
          projection_hidden_size=48),
 ]
-WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl"}
+WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -165,4 +165,53 @@ VARIANTS["lfm2_vl"] = [
          vision_config=dict(SIGLIP2_SMALL, hidden_size=32, intermediate_size=80, num_hidden_layers=1,
                             num_attention_heads=2, patch_size=4, num_patches=100),
          downsample_factor=4, projector_hidden_size=50, tie_embedding=False),
+]
+
+# GLM-5.3-Flash: KDA layers and NoPE MLA with a pooled indexer, DeepSeek-V3's experts, mHC streams, GLM-OCR's tower
+GLM5_TEXT = dict(vocab_size=1000, pad_token_id=0, hidden_size=64, intermediate_size=96, moe_intermediate_size=32,
+                 num_hidden_layers=9, num_attention_heads=4, num_key_value_heads=4, n_routed_experts=8,
+                 num_experts_per_tok=2, n_shared_experts=2, kv_lora_rank=32, q_lora_rank=48, qk_nope_head_dim=16,
+                 v_head_dim=24, index_topk=32, index_head_dim=16, index_n_heads=4, index_kpool=4, linear_head_dim=16,
+                 linear_num_heads=4, linear_conv_kernel_dim=3, hc_mult=2)
+GLM5_VISION = dict(depth=2, hidden_size=32, num_heads=4, intermediate_size=48, out_hidden_size=64,
+                   projection_intermediate_size=80, patch_size=14, spatial_merge_size=2)
+VARIANTS["glm5_next"] = [
+    {},
+    # biased attention; index_topk_freq 4 leaves both MLA layers (3, 7) "shared", without an indexer
+    dict(text_config=dict(GLM5_TEXT, attention_bias=True, index_topk_freq=4), vision_config=GLM5_VISION),
+    # the kwargs as a checkpoint writes them: layer and MLP lists, an F/S pattern, linear_attn_config; a
+    # tower without biases, one temporal patch, a 3 x 3 merge of 4 channels; tied by the wrapper
+    dict(_raw=True, text_config=dict(GLM5_TEXT, num_hidden_layers=6, num_attention_heads=2, num_key_value_heads=2,
+                                     n_routed_experts=4, n_shared_experts=1, kv_lora_rank=16, q_lora_rank=24,
+                                     qk_nope_head_dim=8, v_head_dim=8, index_topk=16, index_head_dim=8,
+                                     index_n_heads=2, index_kpool=8, hc_mult=3,
+                                     layer_types=["full_attention", "linear_attention", "indexed_attention",
+                                                  "linear_attention", "linear_attention", "full_attention"],
+                                     mlp_layer_types=["sparse", "dense", "sparse", "dense", "sparse", "sparse"],
+                                     index_topk_pattern="FSFSFS",
+                                     linear_attn_config=dict(head_dim=12, num_heads=3, short_conv_kernel_size=5)),
+         vision_config=dict(depth=1, hidden_size=48, num_heads=3, intermediate_size=40, out_hidden_size=64,
+                            projection_intermediate_size=72, attention_bias=False, temporal_patch_size=1,
+                            patch_size=8, spatial_merge_size=3, in_channels=4),
+         tie_word_embeddings=True),
+    # a flat text-only checkpoint: the top level is the text config, the tower its defaults
+    dict(_raw=True, vocab_size=2000, pad_token_id=0, hidden_size=32, intermediate_size=64, moe_intermediate_size=16,
+         num_hidden_layers=4, num_attention_heads=2, num_key_value_heads=2, n_routed_experts=6,
+         num_experts_per_tok=2, kv_lora_rank=16, q_lora_rank=16, qk_nope_head_dim=8, v_head_dim=16, index_topk=16,
+         index_head_dim=8, index_n_heads=2, index_kpool=16, hc_mult=1, linear_head_dim=8, linear_num_heads=2),
+    # all MLA, all dense, explicit indexer_types
+    dict(text_config=dict(vocab_size=512, pad_token_id=0, hidden_size=48, intermediate_size=80, num_hidden_layers=3,
+                          num_attention_heads=3, num_key_value_heads=3, kv_lora_rank=24, q_lora_rank=32,
+                          qk_nope_head_dim=8, v_head_dim=8, index_topk=8, index_head_dim=8, index_n_heads=2,
+                          index_kpool=2, hc_mult=4, layer_types=["indexed_attention"] * 3,
+                          mlp_layer_types=["dense"] * 3, indexer_types=["full", "shared", "full"]),
+         vision_config=dict(depth=1, hidden_size=16, num_heads=2, intermediate_size=16, out_hidden_size=48,
+                            projection_intermediate_size=16)),
+    # hand-written: the experts under their alias, a head_dim the class overwrites, first_k_dense_replace and
+    # the text config's tie flag (neither read), the default layer pattern at 10 layers
+    dict(_raw=True, text_config=dict({k: v for k, v in GLM5_TEXT.items()
+                                      if k != "n_routed_experts"},
+                                     num_hidden_layers=10, num_local_experts=5, head_dim=128,
+                                     first_k_dense_replace=1, tie_word_embeddings=True),
+         vision_config=GLM5_VISION),
 ]

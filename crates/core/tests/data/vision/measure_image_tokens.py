@@ -656,6 +656,74 @@ def lfm2_vl_setup():
     return lfm2_vl
 
 
+# ---------------------------------------------------------------- 13. GLM-5.3-Flash (glm5_next)
+# Glm5NextImageProcessor is torchvision-only: run with the shape-only stand-ins at its class defaults (14 px
+# patches, merge 2, temporal patch 2, patch_expand_factor 1, 16..8000 tokens), at 256..1280 tokens, at
+# patch_expand_factor 2 and at 16 px patches with 1..16 tokens (a budget so small that a long strip fits no
+# content height and falls back to one token square). Glm5NextProcessor built with a from-scratch word-level
+# tokenizer carrying its special tokens (nothing downloaded; the class check it runs on its video processor is
+# skipped: torchvision's absence leaves that mapping empty). Tower tokens: image_grid_thw's product (the image
+# repeated over the temporal patch inside each patch); language-model tokens: the <|image|> tokens the processor
+# writes into the prompt for one image (the prompt's own <|begin_of_image|>/<|end_of_image|> are not counted, as
+# for GLM-4V). Cross-checked: get_number_of_image_patches / _get_num_multimodal_tokens (helper_*; they ignore
+# patch_expand_factor) and Glm5NextImageProcessorPil on real PIL images (pil_grid; it ignores the factor too).
+# Images larger than 8000 x 8000 are a broadcast zeros tensor (shape only). Extra sizes: under the minimum,
+# 1-px and few-px strips up to 65536 px, over the maximum (the binary search), odd sides.
+G5 = [dict(), dict(min_image_tokens=256, max_image_tokens=1280), dict(patch_expand_factor=2),
+      dict(patch_size=16, min_image_tokens=1, max_image_tokens=16)]
+G5_EXTRA = [(1, 1), (2, 3), (3, 2), (5, 7), (13, 13), (27, 27), (29, 29), (55, 57), (100, 111), (111, 112),
+            (112, 112), (113, 112), (1, 2), (300, 1), (1, 300), (1, 1000), (1000, 1), (3, 20000), (20000, 3),
+            (1, 65536), (65536, 1), (7, 9999), (50, 50000), (2500, 2500), (2520, 2520), (2521, 2519),
+            (5000, 5000), (12000, 9000), (20000, 15000), (65536, 2000), (2000, 65536), (65536, 65536),
+            (333, 777), (1001, 999), (4095, 17), (17, 4095), (14, 28), (28, 14)]
+
+
+def glm5_next_setup():
+    install_torchvision_standin()
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast, processing_utils
+    from transformers.models.glm5_next.image_processing_glm5_next import Glm5NextImageProcessor
+    from transformers.models.glm5_next.image_processing_pil_glm5_next import Glm5NextImageProcessorPil
+    from transformers.models.glm5_next.processing_glm5_next import Glm5NextProcessor
+    from transformers.models.glm5_next.video_processing_glm5_next import Glm5NextVideoProcessor
+
+    specials = ["<|image|>", "<|video|>", "<|begin_of_image|>", "<|end_of_image|>", "<|begin_of_video|>",
+                "<|end_of_video|>"]
+    words = Tokenizer(models.WordLevel({"[UNK]": 0, "x": 1, **{s: i + 2 for i, s in enumerate(specials)}},
+                                       unk_token="[UNK]"))
+    words.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok = PreTrainedTokenizerFast(tokenizer_object=words, unk_token="[UNK]", additional_special_tokens=specials)
+    processing_utils.ProcessorMixin.check_argument_for_proper_class = lambda self, name, arg: None
+    bicubic = sys.modules["torchvision.transforms.v2.functional"].InterpolationMode.BICUBIC
+    procs = [(kw, Glm5NextProcessor(image_processor=Glm5NextImageProcessor(**kw), tokenizer=tok,
+                                    video_processor=Glm5NextVideoProcessor()), Glm5NextImageProcessorPil(**kw))
+             for kw in G5]
+    image_id = tok.convert_tokens_to_ids("<|image|>")
+
+    def glm5_next(w, h):
+        big = w * h > 8000 * 8000
+        pixels = torch.zeros(3, 1, 1, dtype=torch.uint8).expand(3, h, w) if big else torch.zeros(3, h, w, dtype=torch.uint8)
+        for kw, proc, pil in procs:
+            out = proc(text=["<|image|>x"], images=[pixels], do_rescale=False, do_normalize=False,
+                       do_convert_rgb=False, resample=bicubic, input_data_format="channels_first")
+            t_, gh, gw = (int(x) for x in out["image_grid_thw"][0])
+            lm = list(out["input_ids"][0]).count(image_id)
+            p = proc.image_processor
+            settings = {"patch_size": 14, "merge_size": 2, "temporal_patch_size": 2, "patch_expand_factor": 1,
+                        "min_image_tokens": 16, "max_image_tokens": 8000, **kw}
+            helper = p.get_number_of_image_patches(h, w, {})
+            mm = proc._get_num_multimodal_tokens(image_sizes=[(h, w)])
+            extra = {}
+            if w * h <= 4_000_000:
+                pg = pil(images=[Image.new("RGB", (w, h))], input_data_format="channels_last")["image_grid_thw"][0]
+                extra["pil_grid"] = [int(x) for x in pg]
+            emit("glm5_next", "Glm5NextImageProcessor (shape-only pixel ops) + Glm5NextProcessor", settings, w, h,
+                 t_ * gh * gw, lm, grid=[t_, gh, gw], helper_patches=helper, helper_matches=helper == t_ * gh * gw,
+                 helper_tokens=int(mm.num_image_tokens[0]), **extra)
+
+    return glm5_next
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -668,7 +736,7 @@ if __name__ == "__main__":
                      ("llava_onevision", llava_onevision),
                      ("idefics3/smolvlm", idefics), ("idefics2", idefics2), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
                      ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None), ("step3p7", None),
-                     ("lfm2_vl", None)]:
+                     ("lfm2_vl", None), ("glm5_next", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -690,11 +758,16 @@ if __name__ == "__main__":
         if name == "lfm2_vl":
             SIZES.extend(LF_EXTRA)
             fn = lfm2_vl_setup()
+        if name == "glm5_next":
+            SIZES.extend(G5_EXTRA)
+            fn = glm5_next_setup()
         run_family(name, fn)
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "lfm2_vl":
             del SIZES[len(SIZES) - len(LF_EXTRA):]
+        if name == "glm5_next":
+            del SIZES[len(SIZES) - len(G5_EXTRA):]
         if name == "cohere2_vision":
             del SIZES[len(SIZES) - len(C2_EXTRA):]
         if name == "glm4v":  # its edge sizes are its own
