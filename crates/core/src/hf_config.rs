@@ -24,6 +24,7 @@ mod mllama;
 mod modern;
 mod moe_layouts;
 mod pyjson;
+mod qwen4_exp;
 mod reader;
 mod shuffle;
 mod siglip;
@@ -169,7 +170,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         }
         "idefics2" => return idefics2::import_idefics2(cfg, text_or(Arch::Mistral, "mistral")),
         "lfm2_vl" => return lfm2_vl::import_lfm2_vl(cfg, text_or(Arch::Lfm2, "lfm2")),
-        "glm5_next" => return glm5_next::import_glm5_next(cfg, import_decoder),
+        "glm5_next" | "qwen4_exp" => return import_2026_wrapper(cfg, model_type),
         // Step-3.7-Flash: its text config (`step3p5`) is Qwen3-MoE's layers
         // completed by `step3p7::complete_step3p5`.
         "step3p7" => {
@@ -245,6 +246,16 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             sub.defaults = defaults;
             import_decoder(&sub, arch, model_type)
         }
+    }
+}
+
+/// The wrappers whose text model the common importer reads as a named
+/// family and their module completes (GLM-5.3-Flash, Qwen4-Exp).
+fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
+    if model_type == "glm5_next" {
+        glm5_next::import_glm5_next(cfg, import_decoder)
+    } else {
+        qwen4_exp::import_qwen4_exp(cfg, import_decoder)
     }
 }
 

@@ -64,10 +64,11 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
             };
             let Some(g) = &spec.global_attention else {
                 let per = layers * kv_heads * kv_width * b;
-                return (
-                    per,
-                    format!("{layers} layers × {kv_heads} kv heads × {kv_text} × {b} B"),
-                );
+                let text = format!("{layers} layers × {kv_heads} kv heads × {kv_text} × {b} B");
+                return match qsa_keys_per_token(spec, shards, b) {
+                    Some((keys, more)) => (per + keys, format!("{text} + {more}")),
+                    None => (per, text),
+                };
             };
             // Gemma 4: the sliding layers' heads, then the global layers' own.
             let windowed = shards.stage_attention(spec).1;
@@ -87,6 +88,19 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
             )
         }
     }
+}
+
+/// Qwen4-Exp's QSA indexer: a key of `head_dim` per token on each of a
+/// stage's indexed layers, and the three int64 position ids the first
+/// indexed layer keeps (`DynamicIndexedLayer`, measured).
+fn qsa_keys_per_token(spec: &ModelSpec, shards: &Shards, b: u128) -> Option<(u128, String)> {
+    let q = spec.qsa_indexer.as_ref().filter(|q| q.layers > 0)?;
+    let count = u128::from(q.layers).div_ceil(shards.pp.max(1));
+    let d = u128::from(q.head_dim);
+    Some((
+        count * d * b + 3 * 8,
+        format!("{count} × {d} indexer key × {b} B + 3 × 8 B position ids"),
+    ))
 }
 
 pub struct InferenceMemory {

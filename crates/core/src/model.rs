@@ -14,7 +14,9 @@ pub mod arch;
 mod layer_variants;
 mod params;
 
-pub use layer_variants::{CompressedAttention, GlobalAttention, KvSharing, PerLayerInput};
+pub use layer_variants::{
+    CompressedAttention, GlobalAttention, KvSharing, NgramEmbedding, PerLayerInput, QsaIndexer,
+};
 pub use params::{llava_projector_params, vision_params};
 
 /// Architecture family; decides biases, norms, MLP shape and block layout.
@@ -717,6 +719,12 @@ pub struct ModelSpec {
     /// Per-layer embeddings (Gemma 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_layer_input: Option<PerLayerInput>,
+    /// A QSA indexer on the attention layers (Qwen4-Exp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qsa_indexer: Option<QsaIndexer>,
+    /// N-gram per-layer embeddings (Qwen4-Exp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ngram_embedding: Option<NgramEmbedding>,
     /// How the VLM turns an image's width × height into tokens (Qwen-VL's
     /// dynamic resolution, tiles, ...); `None`: the tower's own square
     /// image, `(image_size / patch_size)²` tokens (LLaVA-1.5).
@@ -988,9 +996,15 @@ impl ModelSpec {
         let table = self.per_layer_input.as_ref().map_or(0, |p| {
             p.vocab as u128 * self.layers as u128 * p.width as u128
         });
+        // one layer's n-gram table: the mean of the layers' (their rows
+        // differ by a few primes in hundreds of millions)
+        let ngram = self.ngram_embedding.as_ref().map_or(0, |n| {
+            n.table_params().div_ceil(u128::from(n.layers.max(1)))
+        });
         (self.vocab as u128 * h)
             .max(h * self.intermediate as u128)
             .max(table)
+            .max(ngram)
     }
 
     /// Layers with a feed-forward block.
@@ -1051,6 +1065,15 @@ impl ModelSpec {
         self.validate_parts()?;
         if let Some(c) = &self.compressed_attention {
             c.validate(self.attention_layer_count(), MAX_POSITION, MAX_HEADS)?;
+        }
+        if let Some(q) = &self.qsa_indexer {
+            check_range("model.qsa_indexer.heads", q.heads, 2, MAX_HEADS)?;
+            check_range("model.qsa_indexer.head_dim", q.head_dim, 1, MAX_HEADS)?;
+            let attention = self.attention_layer_count();
+            check_range("model.qsa_indexer.layers", q.layers, 0, attention)?;
+        }
+        if let Some(n) = &self.ngram_embedding {
+            n.validate(self.layers, MAX_DIM)?;
         }
         layer_variants::validate(
             self.global_attention.as_ref(),

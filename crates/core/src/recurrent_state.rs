@@ -72,13 +72,26 @@ pub fn state_bytes_per_sequence(
     } else {
         String::new()
     };
-    Some((
-        bytes,
-        format!(
-            "{layers} {} layers × ({conv} conv × {b} B + {state} state × {state_b} B){split}",
-            r.kind.label()
-        ),
-    ))
+    let text = format!(
+        "{layers} {} layers × ({conv} conv × {b} B + {state} state × {state_b} B){split}",
+        r.kind.label()
+    );
+    // Qwen4-Exp's n-gram layers also keep their convolution's steps and
+    // the last token ids (not split: measured on one device only)
+    match &spec.ngram_embedding {
+        Some(n) => Some((
+            bytes + n.state_bytes(spec.hidden, dtype.bytes()),
+            format!(
+                "{text} + {} n-gram layers × ({} × {} × {} conv × {b} B + {} × 8 B ids)",
+                n.layers,
+                n.streams,
+                spec.hidden,
+                n.conv_kernel.saturating_sub(1) * n.ngram,
+                n.ngram.saturating_sub(1)
+            ),
+        )),
+        None => Some((bytes, text)),
+    }
 }
 
 impl RecurrentKind {

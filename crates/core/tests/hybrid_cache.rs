@@ -87,6 +87,7 @@ fn kv_and_state_bytes_equal_the_cache_objects_transformers_creates() {
                 "keys",
                 "values",
                 "indexer_keys",
+                "indexer_position_ids",
                 "compressed_kv",
                 "buffer_",
                 "overlap_",

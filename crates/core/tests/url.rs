@@ -7,8 +7,8 @@ use vramfit_core::gpu::gpus;
 use vramfit_core::image_tokens::ImageRule;
 use vramfit_core::model::{
     Arch, CompressedAttention, GlobalAttention, Indexer, KvSharing, Mla, MlpKind, ModelSpec, Moe,
-    NormKind, PerLayerInput, QkNorm, Recurrent, RecurrentKind, SlidingWindow, TowerBlock,
-    VideoFamily, VisionTower,
+    NgramEmbedding, NormKind, PerLayerInput, QkNorm, QsaIndexer, Recurrent, RecurrentKind,
+    SlidingWindow, TowerBlock, VideoFamily, VisionTower,
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -439,6 +439,8 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             kv_sharing: x.kv_sharing,
             per_layer_input: x.per_layer_input,
             compressed_attention: x.compressed_attention,
+            qsa_indexer: x.qsa_indexer,
+            ngram_embedding: x.ngram_embedding,
         }
     });
     prop_oneof![
@@ -463,6 +465,8 @@ struct HybridParts {
     kv_sharing: Option<KvSharing>,
     per_layer_input: Option<PerLayerInput>,
     compressed_attention: Option<CompressedAttention>,
+    qsa_indexer: Option<QsaIndexer>,
+    ngram_embedding: Option<NgramEmbedding>,
 }
 
 fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
@@ -497,8 +501,17 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
         proptest::option::of((0u64..40, 0u64..10, any::<bool>())),
         proptest::option::of((0u64..512, 0u64..300_000)),
         proptest::option::of((0u64..40, 1u64..300, 0u64..40, 1u64..300, 0u64..256)),
+        proptest::option::of((2u64..64, 1u64..512, 0u64..40)),
+        proptest::option::of((
+            1u64..10,
+            1u64..1 << 30,
+            1u64..256,
+            1u64..4096,
+            1u64..8,
+            2u64..6,
+        )),
     )
-        .prop_map(|(global, sharing, per_layer, compressed)| {
+        .prop_map(|(global, sharing, per_layer, compressed, qsa, ngram)| {
             (
                 global.map(|(head_dim, kv_heads, values_from_keys)| GlobalAttention {
                     head_dim,
@@ -522,6 +535,23 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
                         }
                     },
                 ),
+                qsa.map(|(heads, head_dim, layers)| QsaIndexer {
+                    heads,
+                    head_dim,
+                    layers,
+                }),
+                ngram.map(
+                    |(layers, rows, width, embed_dim, streams, ngram)| NgramEmbedding {
+                        layers,
+                        rows,
+                        width,
+                        embed_dim,
+                        streams,
+                        // a kernel unlike the streams, so a swap fails
+                        conv_kernel: streams + 1,
+                        ngram,
+                    },
+                ),
             )
         });
     (
@@ -536,8 +566,14 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
     )
         .prop_map(
             |(qk_norm, recurrent, attention_layers, mlp_layers, extra, flags, cross, variants)| {
-                let (global_attention, kv_sharing, per_layer_input, compressed_attention) =
-                    variants;
+                let (
+                    global_attention,
+                    kv_sharing,
+                    per_layer_input,
+                    compressed_attention,
+                    qsa_indexer,
+                    ngram_embedding,
+                ) = variants;
                 HybridParts {
                     qk_norm,
                     recurrent,
@@ -551,6 +587,8 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
                     kv_sharing,
                     per_layer_input,
                     compressed_attention,
+                    qsa_indexer,
+                    ngram_embedding,
                 }
             },
         )

@@ -52,7 +52,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
         | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2" | "cohere2_vision"
-        | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" => true,
+        | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -83,9 +83,10 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
     match model_type {
         // Qwen2VLImageProcessor: min_pixels 56·56, max_pixels 28·28·1280.
         // EXAONE 4.5 maps to Qwen2VLImageProcessor too.
+        // Qwen4-Exp maps to the same processors as Qwen3.5.
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe"
-        | "exaone4_5" | "lfm3_vl" => {
-            let qwen3 = model_type.starts_with("qwen3");
+        | "qwen4_exp" | "exaone4_5" | "lfm3_vl" => {
+            let qwen3 = model_type.starts_with("qwen3") || model_type == "qwen4_exp";
             // LFM3-VL's Qwen2VLImageProcessor takes its tower's patch (16).
             let patch = vision("patch_size", if qwen3 || model_type == "lfm3_vl" { 16 } else { 14 });
             let merge = vision("spatial_merge_size", 2);
@@ -207,7 +208,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -282,7 +282,12 @@ pub(super) fn complete(
         Arch::GraniteMoeHybrid if model_type == "bamba" => bamba(cfg, spec)?,
         Arch::GraniteMoeHybrid if model_type == "zamba2" => super::zamba2::zamba2(cfg, spec)?,
         Arch::GraniteMoeHybrid => granite_hybrid(cfg, spec)?,
-        Arch::Qwen3Next => qwen3_next(cfg, spec)?,
+        Arch::Qwen3Next => {
+            qwen3_next(cfg, spec)?;
+            if model_type == "qwen4_exp_text" {
+                super::qwen4_exp::complete_text(cfg, spec)?;
+            }
+        }
         Arch::Lfm2 => lfm2(cfg, model_type, spec)?,
         Arch::Minimax => minimax(cfg, spec)?,
         _ => {}

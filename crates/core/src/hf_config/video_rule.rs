@@ -35,9 +35,9 @@ pub fn video_rule_from_config(json: &str) -> Result<Option<VideoRule>> {
             size("spatial_merge_size", 2)?,
             size("temporal_patch_size", 2)?,
         )),
-        // Qwen3VLVideoProcessor (qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe)
-        // LFM3-VL maps to Qwen3VLVideoProcessor too.
-        "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" | "lfm3_vl" => {
+        // Qwen3VLVideoProcessor (qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe,
+        // qwen4_exp); LFM3-VL maps to it too.
+        "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" | "qwen4_exp" | "lfm3_vl" => {
             Some(VideoRule::qwen3(
                 size("patch_size", 16)?,
                 size("spatial_merge_size", 2)?,

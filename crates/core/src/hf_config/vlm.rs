@@ -463,7 +463,7 @@ pub(super) fn import_qwen3_5(
 /// `Qwen3_5VisionModel`, with `Qwen3VLVisionConfig`'s defaults (the same as
 /// `Qwen3_5VisionConfig`'s) and `deepstack` DeepStack mergers: the tower's
 /// shape, its count, and the mergers' in `projector_params`.
-fn qwen3_vision(v: &Cfg, deepstack: u128) -> Result<VisionTower> {
+pub(super) fn qwen3_vision(v: &Cfg, deepstack: u128) -> Result<VisionTower> {
     let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1152);
     let depth = v.int(&["depth"], 1, MAX_LAYERS)?.unwrap_or(27);
     let heads = v.int(&["num_heads"], 1, MAX_HEADS)?.unwrap_or(16);

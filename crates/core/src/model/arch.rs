@@ -348,6 +348,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "qwen3_5_moe_text",
             "qwen3_5",
             "qwen3_5_moe",
+            "qwen4_exp_text",
         ],
         &[],
     ),

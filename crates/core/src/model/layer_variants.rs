@@ -107,6 +107,92 @@ impl CompressedAttention {
     }
 }
 
+/// Qwen4-Exp's QSA indexer (`Qwen4ExpTextAttention.indexer`) on every
+/// attention layer: one `index_qk_proj` (hidden → heads·`head_dim`, its
+/// heads the query and the one key head) and a q and a k LayerNorm without
+/// bias of `head_dim`; it caches one key of `head_dim` per token
+/// (`DynamicIndexedLayer.indexer_keys`), and the first indexed layer the
+/// tokens' three int64 position ids (measured: `tests/data/cache/`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QsaIndexer {
+    /// `indexer_n_heads` + `indexer_kv_heads`.
+    pub heads: u64,
+    pub head_dim: u64,
+    /// Attention layers with an indexer.
+    pub layers: u64,
+}
+
+impl QsaIndexer {
+    /// Parameters of one indexer.
+    pub fn params_per_layer(&self, hidden: u64) -> u128 {
+        let d = u128::from(self.head_dim);
+        u128::from(hidden) * u128::from(self.heads) * d + 2 * d
+    }
+}
+
+/// Qwen4-Exp's n-gram per-layer embeddings (`ple_layer_ids`): on each
+/// listed layer a hashed n-gram table (`ngram_embedding`, `rows` in all
+/// layers together, each `width` = `embed_dim` / ((n − 1)·heads per
+/// n-gram) wide), `key_proj` (`embed_dim` → streams·hidden), `value_proj`
+/// (`embed_dim` → hidden), three norms of streams·hidden and a depthwise
+/// convolution of `conv_kernel` over the streams. Its cache keeps the
+/// convolution's last (`conv_kernel` − 1)·n steps and the last n − 1 token
+/// ids (int64) per sequence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NgramEmbedding {
+    pub layers: u64,
+    pub rows: u64,
+    pub width: u64,
+    pub embed_dim: u64,
+    pub streams: u64,
+    pub conv_kernel: u64,
+    /// `ngram_size`.
+    pub ngram: u64,
+}
+
+impl NgramEmbedding {
+    /// The tables' parameters (`rows` × `width`).
+    pub fn table_params(&self) -> u128 {
+        u128::from(self.rows) * u128::from(self.width)
+    }
+
+    /// Everything but the tables, all listed layers.
+    pub fn layer_params(&self, hidden: u64) -> u128 {
+        let (h, d, n) = (
+            u128::from(hidden),
+            u128::from(self.embed_dim),
+            u128::from(self.streams),
+        );
+        let per = d * n * h + d * h + 3 * n * h + n * h * u128::from(self.conv_kernel);
+        per * u128::from(self.layers)
+    }
+
+    /// Cache bytes per sequence, all listed layers: the convolution's
+    /// steps in the model dtype (`bytes`) and the int64 token ids.
+    pub fn state_bytes(&self, hidden: u64, bytes: u64) -> u128 {
+        let steps = u128::from(self.conv_kernel.saturating_sub(1)) * u128::from(self.ngram);
+        let conv = u128::from(self.streams) * u128::from(hidden) * steps * u128::from(bytes);
+        let ids = 8 * u128::from(self.ngram.saturating_sub(1));
+        (conv + ids) * u128::from(self.layers)
+    }
+
+    pub(super) fn validate(&self, layers: u64, max_dim: u64) -> Result<()> {
+        check_range("model.ngram_embedding.layers", self.layers, 1, layers)?;
+        check_range("model.ngram_embedding.rows", self.rows, 1, 1 << 40)?;
+        check_range("model.ngram_embedding.width", self.width, 1, max_dim)?;
+        check_range(
+            "model.ngram_embedding.embed_dim",
+            self.embed_dim,
+            1,
+            max_dim,
+        )?;
+        check_range("model.ngram_embedding.streams", self.streams, 1, 64)?;
+        check_range("model.ngram_embedding.conv_kernel", self.conv_kernel, 1, 64)?;
+        check_range("model.ngram_embedding.ngram", self.ngram, 2, 64)?;
+        Ok(())
+    }
+}
+
 /// Checks the three against the model's heads, layers and sliding layers.
 pub(super) fn validate(
     global: Option<&GlobalAttention>,

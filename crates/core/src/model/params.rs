@@ -192,7 +192,10 @@ impl<'a> Dims<'a> {
                 layer.v = h * self.kv * dv;
                 layer.o = heads * dv * h;
                 if s.qkv_bias {
-                    layer.biases += (heads + self.kv) * d + self.kv * dv;
+                    // Qwen3-Next's gate rows come out of q_proj, biased
+                    // alike (AFMoE's and Laguna's gates have no bias)
+                    let gate = u128::from(s.gated_attention && s.arch == Arch::Qwen3Next);
+                    layer.biases += (heads * (1 + gate) + self.kv) * d + self.kv * dv;
                 }
             }
         }
@@ -459,7 +462,8 @@ impl Dims<'_> {
 
 impl Dims<'_> {
     /// Gemma 4's additions: the KV-sharing layers' second MLP when it is
-    /// double-wide, and the per-layer embeddings: (per layer; the table; the
+    /// double-wide, and the per-layer embeddings; Qwen4-Exp's: the QSA
+    /// indexers and the n-gram layers: (per layer; the tables; the
     /// projection of the embeddings and its norm).
     fn variant_parts(
         &self,
@@ -472,8 +476,18 @@ impl Dims<'_> {
             // the sharing layers' MLP is twice as wide: one more dense MLP each
             layers.add_scaled(dense_block, dim(k.layers(), MAX_LAYERS).min(decoder_layers));
         }
+        let hidden = s.hidden.min(MAX_DIM);
+        if let Some(q) = &s.qsa_indexer {
+            let count = dim(q.layers, MAX_LAYERS).min(decoder_layers);
+            layers.q += count * q.params_per_layer(hidden);
+        }
+        // Qwen4-Exp's n-gram tables are embeddings, looked up
+        let ngram_tables = s.ngram_embedding.as_ref().map_or(0, |n| {
+            layers.mixer += n.layer_params(hidden);
+            n.table_params()
+        });
         let Some(p) = &s.per_layer_input else {
-            return (layers, 0, 0);
+            return (layers, ngram_tables, 0);
         };
         let width = dim(p.width, MAX_DIM);
         // per_layer_input_gate and per_layer_projection, post_per_layer_input_norm
@@ -482,7 +496,7 @@ impl Dims<'_> {
         // embed_tokens_per_layer; per_layer_model_projection and its norm
         let table = dim(p.vocab, MAX_DIM) * decoder_layers * width;
         let projection = self.h * decoder_layers * width + self.norm_width * width;
-        (layers, table, projection)
+        (layers, table + ngram_tables, projection)
     }
 }
 

@@ -9,9 +9,9 @@ use super::choice::Choice;
 use super::notice::Notice;
 use super::query::{bool_text, parse_bool, parse_u64_in, percent_encode, query_pairs};
 use crate::model::{
-    CompressedAttention, GlobalAttention, Indexer, KvSharing, Mla, ModelSpec, Moe, PerLayerInput,
-    Recurrent, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE,
-    MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
+    CompressedAttention, GlobalAttention, Indexer, KvSharing, Mla, ModelSpec, Moe, NgramEmbedding,
+    PerLayerInput, QsaIndexer, Recurrent, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS,
+    MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
 
 pub(super) const PREFIX: &str = "s.";
@@ -172,6 +172,21 @@ fn layer_variants(spec: &ModelSpec) -> Vec<(String, String)> {
     }
     if let Some(p) = &spec.per_layer_input {
         put("ple", list(&[Some(p.width), Some(p.vocab)]));
+    }
+    if let Some(q) = &spec.qsa_indexer {
+        put("qsa", list(&[q.heads, q.head_dim, q.layers].map(Some)));
+    }
+    if let Some(n) = &spec.ngram_embedding {
+        let fields = [
+            n.layers,
+            n.rows,
+            n.width,
+            n.embed_dim,
+            n.streams,
+            n.conv_kernel,
+            n.ngram,
+        ];
+        put("ngram", list(&fields.map(Some)));
     }
     if let Some(c) = &spec.compressed_attention {
         put(
@@ -512,7 +527,9 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
 /// 1 when values are keys), `kvsh` (sliding and global layers sharing
 /// keys and values, 1 for a double-wide MLP), `ple` (per-layer input width,
 /// table rows); DeepSeek-V4's `csa` (CSA layers, their rate, HCA layers,
-/// their rate, the indexer's key width).
+/// their rate, the indexer's key width); Qwen4-Exp's `qsa` (indexer heads,
+/// key width, indexed layers) and `ngram` (n-gram layers, table rows, row
+/// width, embedding width, streams, conv kernel, n).
 fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
     let flag = |n: Option<u64>| required(n, 1).map(|n| n == 1);
     match field {
@@ -547,6 +564,26 @@ fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), S
                 hca_layers: required(hca, MAX_LAYERS)?,
                 hca_rate: required(big_m, MAX_POSITION)?,
                 index_head_dim: required(index, MAX_HEADS)?,
+            });
+        }
+        "qsa" => {
+            let [heads, head_dim, layers] = numbers::<3>(v)?;
+            spec.qsa_indexer = Some(QsaIndexer {
+                heads: required(heads, MAX_HEADS)?,
+                head_dim: required(head_dim, MAX_HEADS)?,
+                layers: required(layers, MAX_LAYERS)?,
+            });
+        }
+        "ngram" => {
+            let [layers, rows, width, embed_dim, streams, kernel, ngram] = numbers::<7>(v)?;
+            spec.ngram_embedding = Some(NgramEmbedding {
+                layers: required(layers, MAX_LAYERS)?,
+                rows: required(rows, MAX_TOTAL_PARAMS)?,
+                width: required(width, MAX_DIM)?,
+                embed_dim: required(embed_dim, MAX_DIM)?,
+                streams: required(streams, 64)?,
+                conv_kernel: required(kernel, 64)?,
+                ngram: required(ngram, 64)?,
             });
         }
         _ => return Err("unknown custom-model field".to_owned()),

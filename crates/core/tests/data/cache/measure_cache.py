@@ -173,6 +173,24 @@ TINY = {
                              layer_types=["linear_attention", "indexed_attention", "indexed_attention",
                                           "linear_attention", "full_attention", "linear_attention"],
                              indexer_types=["full", "full", "shared", "full", "full", "full"]),
+    # Qwen4-Exp's text model: Gated DeltaNet layers, attention layers whose QSA indexer caches a key per token (the
+    # first of them also the tokens' three int64 position ids), n-gram layers (1 and 3) keeping their convolution's
+    # steps and the last token ids
+    "qwen4_exp_text": dict(num_hidden_layers=4, layer_types=["linear_attention", "indexed_attention"] * 2,
+                           linear_conv_kernel_dim=4, linear_key_head_dim=8, linear_value_head_dim=8,
+                           linear_num_key_heads=2, linear_num_value_heads=4, num_experts=4, num_experts_per_tok=2,
+                           moe_intermediate_size=32, shared_expert_intermediate_size=32, hc_count=3, hc_lowrank=8,
+                           indexer_n_heads=2, indexer_kv_heads=1, indexer_head_dim=24, indexer_budget=8,
+                           indexer_compress_ratio=2, ple_layer_ids=[1, 3], ple_embed_dim=48, ple_conv_kernel_size=3,
+                           ngram_size=3, heads_per_ngram=2, ngram_vocab_size_base=1000,
+                           make_ngram_vocab_size_divisible_by=64),
+    # its default pattern (attention on layer 4 of 4), no n-gram layers, another kernel and n
+    "qwen4_exp_text:plain": dict(num_hidden_layers=4, linear_conv_kernel_dim=3, linear_key_head_dim=8,
+                                 linear_value_head_dim=16, linear_num_key_heads=1, linear_num_value_heads=2,
+                                 num_experts=2, num_experts_per_tok=1, moe_intermediate_size=16,
+                                 shared_expert_intermediate_size=16, hc_count=2, hc_lowrank=4, indexer_n_heads=1,
+                                 indexer_kv_heads=1, indexer_head_dim=16, indexer_budget=4,
+                                 indexer_compress_ratio=4),
     # LFM3: conv layers, a full and a sliding attention layer (window 8), conv state of conv_L_cache tokens
     "lfm3": dict(num_hidden_layers=5, sliding_window=WINDOW, conv_L_cache=5,
                  layer_types=["conv", "full_attention", "conv", "sliding_attention", "conv"]),
@@ -232,7 +250,10 @@ RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_
             "max_window_layers", "mamba_expand", "linear_head_dim", "linear_num_heads", "kv_channels",
             "num_local_experts", "num_attention_heads_per_layer", "n_mamba_heads", "mamba_ngroups",
             "num_mem_blocks", "adapter_rank", "attention_head_dim", "compress_rates", "index_kpool",
-            "index_topk", "hc_mult", "mlp_layer_types")
+            "index_topk", "hc_mult", "mlp_layer_types", "num_experts", "shared_expert_intermediate_size",
+            "hc_count", "hc_lowrank", "indexer_n_heads", "indexer_kv_heads", "indexer_head_dim", "indexer_budget",
+            "indexer_compress_ratio", "ple_layer_ids", "ple_embed_dim", "ple_conv_kernel_size", "ngram_size",
+            "heads_per_ngram", "ngram_vocab_size_base", "make_ngram_vocab_size_divisible_by", "eos_token_id")
 
 
 def config_summary(cfg):
@@ -407,6 +428,9 @@ def predict_layer(rec, layer):
             return B * s * D * (w + T // m + 2 * (T % m)) + 8
         overlap = B * m * (D + Di) * (s + f32) if T >= m else 0  # the gate rows stay fp32
         return B * s * (D * w + (D + Di) * (T // m) + 4 * (D + Di) * (T % m)) + overlap + 8
+    if mt == "qwen4_exp_text" and kind == "indexed_attention":  # QSA keys; the first indexed layer's position ids
+        first = c["layer_types"].index("indexed_attention") == layer["index"]
+        return kv(T) + B * T * c["indexer_head_dim"] * s + (24 * B * T if first else 0)
     if kind == "indexed_attention":  # and DeepSeek Sparse Attention's indexer keys, where the layer indexes
         shared = (c.get("indexer_types") or [])[layer["index"]:layer["index"] + 1] == ["shared"]
         # GLM-5.3-Flash's pooled indexer: its key, the gate's scores and a flag (2·d + 1)
@@ -437,6 +461,15 @@ def predict_layer(rec, layer):
     if mt == "jamba":
         I, K, N = c["mamba_expand"] * c["hidden_size"], c["mamba_d_conv"], c["mamba_d_state"]
         return B * I * K * s + B * I * N * f32
+    if mt == "qwen4_exp_text":  # Qwen3.5's state; n-gram layers: their conv's steps and the last token ids
+        hk, dk, hv, dv = (c["linear_num_key_heads"], c["linear_key_head_dim"],
+                          c["linear_num_value_heads"], c["linear_value_head_dim"])
+        gdn = B * (2 * hk * dk + hv * dv) * c["linear_conv_kernel_dim"] * s + B * hv * dk * dv * f32
+        if layer["index"] + 1 not in c.get("ple_layer_ids", []):
+            return gdn
+        n = c["ngram_size"]
+        steps = (c["ple_conv_kernel_size"] - 1) * n
+        return gdn + B * c["hc_count"] * c["hidden_size"] * steps * s + B * (n - 1) * 8
     if mt in ("qwen3_next", "qwen3_5_text"):
         hk, dk, hv, dv = (c["linear_num_key_heads"], c["linear_key_head_dim"],
                           c["linear_num_value_heads"], c["linear_value_head_dim"])

@@ -62,7 +62,7 @@ VARIANTS["kimi_k25"] = [
          vision_config=dict(MOONVIT_SMALL, merge_kernel_size=[2, 1], num_hidden_layers=3),
          projection_hidden_size=48),
 ]
-WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next"}
+WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -214,4 +214,66 @@ VARIANTS["glm5_next"] = [
                                      num_hidden_layers=10, num_local_experts=5, head_dim=128,
                                      first_k_dense_replace=1, tie_word_embeddings=True),
          vision_config=GLM5_VISION),
+]
+
+# Qwen4-Exp: Qwen3.5-MoE's layers under low-rank hyper-connections (no norms), a QSA indexer on every attention
+# layer, n-gram per-layer embeddings (prime-sized tables). The class defaults cannot build (the indexer's keys
+# default to None), so the first config adds the five QSA keys to them.
+QSA = dict(indexer_n_heads=16, indexer_kv_heads=1, indexer_head_dim=256, indexer_budget=2048, indexer_compress_ratio=4)
+LIN = "linear_attention"
+VARIANTS["qwen4_exp"] = [
+    dict(text_config=dict(QSA)),
+    # n-gram layers (listed out of order) with a small prime base, attention biases, tied by the wrapper
+    dict(text_config=dict(vocab_size=1000, hidden_size=64, num_hidden_layers=6, num_attention_heads=4,
+                          num_key_value_heads=2, head_dim=32, attention_bias=True, linear_num_key_heads=2,
+                          linear_num_value_heads=4, linear_key_head_dim=16, linear_value_head_dim=24,
+                          linear_conv_kernel_dim=3, moe_intermediate_size=32, shared_expert_intermediate_size=48,
+                          num_experts=8, num_experts_per_tok=2, hc_count=3, hc_lowrank=16, tie_word_embeddings=True,
+                          layer_types=[LIN, "full_attention", LIN, LIN, "indexed_attention", LIN],
+                          ple_layer_ids=[6, 1, 3], ple_embed_dim=48, ple_conv_kernel_size=3, ngram_size=4,
+                          heads_per_ngram=2, ngram_vocab_size_base=1000, make_ngram_vocab_size_divisible_by=64,
+                          eos_token_id=[7, 8], indexer_n_heads=3, indexer_kv_heads=1, indexer_head_dim=40,
+                          indexer_budget=8, indexer_compress_ratio=2),
+         vision_config=dict(depth=2, hidden_size=32, intermediate_size=40, num_heads=4, patch_size=4,
+                            spatial_merge_size=3, temporal_patch_size=1, out_hidden_size=64,
+                            num_position_embeddings=49),
+         tie_word_embeddings=True),
+    # hand-written: attention every second layer by the interval kwarg, half-rotary heads, one channel
+    dict(_raw=True, text_config=dict(vocab_size=500, hidden_size=96, num_hidden_layers=5, num_attention_heads=6,
+                                     num_key_value_heads=3, head_dim=16, linear_num_key_heads=3,
+                                     linear_num_value_heads=6, linear_key_head_dim=8, linear_value_head_dim=8,
+                                     moe_intermediate_size=16, shared_expert_intermediate_size=8, num_experts=4,
+                                     num_experts_per_tok=4, hc_count=2, hc_lowrank=7, full_attention_interval=2,
+                                     rope_parameters=dict(rope_type="default", rope_theta=10000.0,
+                                                          partial_rotary_factor=0.5),
+                                     indexer_n_heads=2, indexer_kv_heads=1, indexer_head_dim=8, indexer_budget=4,
+                                     indexer_compress_ratio=4),
+         vision_config=dict(depth=1, hidden_size=48, intermediate_size=20, num_heads=2, in_channels=1, patch_size=2,
+                            spatial_merge_size=1, temporal_patch_size=3, out_hidden_size=96,
+                            num_position_embeddings=16)),
+    # two n-gram layers at the default base of 2·10⁷: 32 primes from there
+    dict(text_config=dict(vocab_size=300, hidden_size=32, num_hidden_layers=4, num_attention_heads=2,
+                          num_key_value_heads=1, head_dim=16, linear_num_key_heads=1, linear_num_value_heads=2,
+                          linear_key_head_dim=8, linear_value_head_dim=8, moe_intermediate_size=8,
+                          shared_expert_intermediate_size=8, num_experts=3, num_experts_per_tok=1, hc_count=4,
+                          hc_lowrank=5, ple_layer_ids=[2, 1], ple_embed_dim=32, eos_token_id=1, indexer_n_heads=1,
+                          indexer_kv_heads=1, indexer_head_dim=16, indexer_budget=4, indexer_compress_ratio=2),
+         vision_config=dict(depth=1, hidden_size=16, intermediate_size=16, num_heads=2, out_hidden_size=32)),
+    # the text config's tie is not the wrapper's
+    dict(text_config=dict(vocab_size=200, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                          num_key_value_heads=2, head_dim=8, linear_num_key_heads=1, linear_num_value_heads=1,
+                          linear_key_head_dim=4, linear_value_head_dim=4, moe_intermediate_size=4,
+                          shared_expert_intermediate_size=4, num_experts=2, num_experts_per_tok=1, hc_lowrank=3,
+                          tie_word_embeddings=True, layer_types=["indexed_attention", LIN], indexer_n_heads=5,
+                          indexer_kv_heads=1, indexer_head_dim=8, indexer_budget=6, indexer_compress_ratio=3),
+         vision_config=dict(depth=1, hidden_size=8, intermediate_size=8, num_heads=1, out_hidden_size=16),
+         tie_word_embeddings=False),
+]
+# its text model alone (Qwen4ExpForCausalLM): tied by the text config's own flag
+VARIANTS["qwen4_exp_text"] = [
+    dict(QSA, vocab_size=1000, hidden_size=64, num_hidden_layers=8, num_attention_heads=4, num_key_value_heads=2,
+         head_dim=32, linear_num_key_heads=2, linear_num_value_heads=4, linear_key_head_dim=16,
+         linear_value_head_dim=16, moe_intermediate_size=32, shared_expert_intermediate_size=32, num_experts=4,
+         num_experts_per_tok=2, hc_lowrank=8, indexer_head_dim=32, tie_word_embeddings=True,
+         ple_layer_ids=[3], ple_embed_dim=64, eos_token_id=2),
 ]
