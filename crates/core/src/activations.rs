@@ -16,6 +16,7 @@
 mod attention;
 mod compiled;
 mod cross_layer;
+mod hyper;
 mod layer;
 mod op_sac;
 mod recurrent;

@@ -15,7 +15,8 @@ mod layer_variants;
 mod params;
 
 pub use layer_variants::{
-    CompressedAttention, GlobalAttention, KvSharing, NgramEmbedding, PerLayerInput, QsaIndexer,
+    CompressedAttention, GlobalAttention, KvSharing, ManifoldHc, NgramEmbedding, PerLayerInput,
+    QsaIndexer,
 };
 pub use params::{llava_projector_params, vision_params};
 
@@ -722,6 +723,9 @@ pub struct ModelSpec {
     /// A QSA indexer on the attention layers (Qwen4-Exp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qsa_indexer: Option<QsaIndexer>,
+    /// Manifold-constrained hyper-connections (DeepSeek-V4, GLM-5.3-Flash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifold_hc: Option<ManifoldHc>,
     /// N-gram per-layer embeddings (Qwen4-Exp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ngram_embedding: Option<NgramEmbedding>,
@@ -1074,6 +1078,15 @@ impl ModelSpec {
         }
         if let Some(n) = &self.ngram_embedding {
             n.validate(self.layers, MAX_DIM)?;
+        }
+        if let Some(hc) = &self.manifold_hc {
+            check_range("model.manifold_hc.streams", hc.streams, 1, 64)?;
+            check_range(
+                "model.manifold_hc.sinkhorn_iters",
+                hc.sinkhorn_iters,
+                1,
+                1000,
+            )?;
         }
         layer_variants::validate(
             self.global_attention.as_ref(),

@@ -38,6 +38,7 @@ fn shape(row: &serde_json::Value) -> LayerShape {
         dropout: false,
         fp32_linear_inputs: false,
         cross_seq: n("vision_tokens"),
+        streams: 1,
     }
 }
 

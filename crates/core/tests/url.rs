@@ -6,9 +6,9 @@ use vramfit_core::catalog::models;
 use vramfit_core::gpu::gpus;
 use vramfit_core::image_tokens::ImageRule;
 use vramfit_core::model::{
-    Arch, CompressedAttention, GlobalAttention, Indexer, KvSharing, Mla, MlpKind, ModelSpec, Moe,
-    NgramEmbedding, NormKind, PerLayerInput, QkNorm, QsaIndexer, Recurrent, RecurrentKind,
-    SlidingWindow, TowerBlock, VideoFamily, VisionTower,
+    Arch, CompressedAttention, GlobalAttention, Indexer, KvSharing, ManifoldHc, Mla, MlpKind,
+    ModelSpec, Moe, NgramEmbedding, NormKind, PerLayerInput, QkNorm, QsaIndexer, Recurrent,
+    RecurrentKind, SlidingWindow, TowerBlock, VideoFamily, VisionTower,
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -325,6 +325,9 @@ fn tower_block(hidden: u64) -> TowerBlock {
     }
 }
 
+// Every ModelSpec field in the struct's order, as `scenario` does for its
+// fields: splitting it would only scatter them.
+#[allow(clippy::too_many_lines)]
 fn model_source() -> impl Strategy<Value = ModelSource> {
     let catalog =
         proptest::sample::select(models().iter().map(|m| m.id.clone()).collect::<Vec<_>>())
@@ -441,6 +444,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             compressed_attention: x.compressed_attention,
             qsa_indexer: x.qsa_indexer,
             ngram_embedding: x.ngram_embedding,
+            manifold_hc: generated_hc(layers),
         }
     });
     prop_oneof![
@@ -448,6 +452,16 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
         params,
         spec.prop_map(|s| ModelSource::Spec(Box::new(s)))
     ]
+}
+
+/// Hyper-connections on every third layer count, their streams and steps
+/// from it (unlike each other, so a swap fails).
+fn generated_hc(layers: u64) -> Option<ManifoldHc> {
+    layers.is_multiple_of(3).then_some(ManifoldHc {
+        streams: layers % 7 + 1,
+        sinkhorn_iters: layers % 11 + 8,
+        fn_fp32: layers.is_multiple_of(2),
+    })
 }
 
 /// The hybrid-model fields of a custom spec.

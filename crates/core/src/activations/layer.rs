@@ -51,6 +51,9 @@ pub fn block_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn, block: Block) -
     if l.fp32_linear_inputs {
         fp32_linear_inputs_term(&mut t, l, act);
     }
+    if let Some(hc) = &spec.manifold_hc {
+        super::hyper::manifold_terms(&mut t, l, hc);
+    }
     if l.dropout {
         t.push(
             "residual dropout masks",
@@ -343,10 +346,11 @@ pub fn layer_bytes(terms: &[Term], l: &LayerShape, ckpt: Checkpointing) -> u128 
         // A layer op SAC was not measured on keeps every eager term
         // (activations/op_sac.rs covers the others).
         Checkpointing::Off | Checkpointing::Op => full,
-        // Only the layer input (fp32 under autocast) is kept (cpu/README §2).
+        // Only the layer input (fp32 under autocast) is kept (cpu/README §2),
+        // all its streams in a hyper-connected model.
         Checkpointing::Full => {
             let residual = if l.autocast { 4 } else { l.act_bytes };
-            residual * l.batch * l.seq * l.hidden
+            residual * l.batch * l.seq * l.hidden * l.streams.max(1)
         }
         // Megatron selective recompute drops the attention core (scores,
         // probabilities, dropout) and keeps the rest.

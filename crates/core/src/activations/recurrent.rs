@@ -113,6 +113,9 @@ pub fn recurrent_layer_terms(
     if with_ffn {
         feed_forward_terms(&mut t, l, spec, act);
     }
+    if let Some(hc) = &spec.manifold_hc {
+        super::hyper::manifold_terms(&mut t, l, hc);
+    }
     t.0
 }
 

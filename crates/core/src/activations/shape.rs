@@ -30,6 +30,9 @@ pub struct LayerShape {
     /// Encoder tokens a decoder layer of an encoder-decoder model (T5)
     /// attends to; 0 for every other layer.
     pub cross_seq: u128,
+    /// Copies of the hidden state in the residual stream: 1, or a
+    /// hyper-connected model's streams (what a checkpointed layer keeps).
+    pub streams: u128,
 }
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -105,6 +105,8 @@ fn complete_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         dense_layers: dense_mlp_layers(cfg, layers, 3)?,
         router_bias: false,
     });
+    // `fn` follows the model's dtype (not among `_keep_in_fp32_modules_strict`)
+    spec.manifold_hc = Some(super::hyper::manifold_hc(cfg, false)?);
     let streams = cfg.req(&["hc_mult"], 1, 64)?;
     let mix = (2 + streams) * streams;
     let connection = mix

@@ -7,8 +7,8 @@
 use super::reader::{per_layer_strings, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{
-    CompressedAttention, ModelSpec, Moe, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
-    MAX_POSITION, MAX_TOTAL_PARAMS,
+    CompressedAttention, ManifoldHc, ModelSpec, Moe, SlidingWindow, MAX_DIM, MAX_EXPERTS,
+    MAX_HEADS, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
 
 /// HY-V4 (`HYV4ForCausalLM`, Tencent Hy4): GLM-MoE-DSA's MLA attention and
@@ -52,6 +52,16 @@ pub(super) fn hy_v4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         .model_extra_params
         .saturating_add(streams.saturating_mul(streams.saturating_mul(h)) + streams + 1);
     Ok(())
+}
+
+/// The manifold-constrained connections' streams (`hc_mult`) and Sinkhorn
+/// steps (`hc_sinkhorn_iters`), both classes' defaults 4 and 20.
+pub(super) fn manifold_hc(cfg: &Cfg, fn_fp32: bool) -> Result<ManifoldHc> {
+    Ok(ManifoldHc {
+        streams: cfg.int(&["hc_mult"], 1, 64)?.unwrap_or(4),
+        sinkhorn_iters: cfg.int(&["hc_sinkhorn_iters"], 1, 1000)?.unwrap_or(20),
+        fn_fp32,
+    })
 }
 
 /// HY-V4's default indexer layout when `indexer_types` is absent
@@ -123,6 +133,8 @@ pub(super) fn deepseek_v4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         index_head_dim: cfg.int(&["index_head_dim"], 1, MAX_HEADS)?.unwrap_or(128),
     });
     spec.params_override = Some(exact_deepseek_v4(cfg, spec)?);
+    // its connections' `fn` is among `_keep_in_fp32_modules_strict`
+    spec.manifold_hc = Some(manifold_hc(cfg, true)?);
     Ok(())
 }
 

@@ -303,7 +303,12 @@ mod tests {
     /// first primes from 2·10⁷ are the ones its tables use.
     #[test]
     fn primes_agree_with_trial_division() {
-        let trial = |n: u64| n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d));
+        let trial = |n: u64| {
+            n >= 2
+                && (2..)
+                    .take_while(|d| d * d <= n)
+                    .all(|d| !n.is_multiple_of(d))
+        };
         assert!((0..100_000).all(|n| is_prime(n) == trial(n)));
         let mut p = Primes::from(20_000_000);
         assert_eq!(

@@ -107,6 +107,24 @@ impl CompressedAttention {
     }
 }
 
+/// Manifold-constrained hyper-connections (DeepSeek-V4's and GLM-5.3-Flash's
+/// `HyperConnection`): the residual stream is `streams` copies of the
+/// hidden state; before each attention and MLP block a projection of the
+/// flattened, normalized streams gives the weights that collapse them
+/// (`pre`), expand the block's output (`post`) and mix them (`comb`, made
+/// doubly stochastic by `sinkhorn_iters` Sinkhorn-Knopp steps). Their
+/// parameters are counted by the importers; these fields give what
+/// training saves (`activations/hyper.rs`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifoldHc {
+    pub streams: u64,
+    pub sinkhorn_iters: u64,
+    /// The projection `fn` is kept in fp32 when the model loads in 16 bits
+    /// (DeepSeek-V4), or follows the model's dtype (GLM-5.3-Flash), when
+    /// `fn.float()` makes an fp32 copy each step.
+    pub fn_fp32: bool,
+}
+
 /// Qwen4-Exp's QSA indexer (`Qwen4ExpTextAttention.indexer`) on every
 /// attention layer: one `index_qk_proj` (hidden → heads·`head_dim`, its
 /// heads the query and the one key head) and a q and a k LayerNorm without

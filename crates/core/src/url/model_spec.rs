@@ -9,9 +9,10 @@ use super::choice::Choice;
 use super::notice::Notice;
 use super::query::{bool_text, parse_bool, parse_u64_in, percent_encode, query_pairs};
 use crate::model::{
-    CompressedAttention, GlobalAttention, Indexer, KvSharing, Mla, ModelSpec, Moe, NgramEmbedding,
-    PerLayerInput, QsaIndexer, Recurrent, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS,
-    MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
+    CompressedAttention, GlobalAttention, Indexer, KvSharing, ManifoldHc, Mla, ModelSpec, Moe,
+    NgramEmbedding, PerLayerInput, QsaIndexer, Recurrent, SlidingWindow, VisionTower, MAX_DIM,
+    MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION,
+    MAX_TOTAL_PARAMS,
 };
 
 pub(super) const PREFIX: &str = "s.";
@@ -172,6 +173,13 @@ fn layer_variants(spec: &ModelSpec) -> Vec<(String, String)> {
     }
     if let Some(p) = &spec.per_layer_input {
         put("ple", list(&[Some(p.width), Some(p.vocab)]));
+    }
+    if let Some(hc) = &spec.manifold_hc {
+        let fp32 = u64::from(hc.fn_fp32);
+        put(
+            "mhc",
+            list(&[hc.streams, hc.sinkhorn_iters, fp32].map(Some)),
+        );
     }
     if let Some(q) = &spec.qsa_indexer {
         put("qsa", list(&[q.heads, q.head_dim, q.layers].map(Some)));
@@ -527,7 +535,8 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
 /// 1 when values are keys), `kvsh` (sliding and global layers sharing
 /// keys and values, 1 for a double-wide MLP), `ple` (per-layer input width,
 /// table rows); DeepSeek-V4's `csa` (CSA layers, their rate, HCA layers,
-/// their rate, the indexer's key width); Qwen4-Exp's `qsa` (indexer heads,
+/// their rate, the indexer's key width) and `mhc` (hyper-connection
+/// streams, Sinkhorn steps, 1 for an fp32 projection); Qwen4-Exp's `qsa` (indexer heads,
 /// key width, indexed layers) and `ngram` (n-gram layers, table rows, row
 /// width, embedding width, streams, conv kernel, n).
 fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
@@ -564,6 +573,14 @@ fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), S
                 hca_layers: required(hca, MAX_LAYERS)?,
                 hca_rate: required(big_m, MAX_POSITION)?,
                 index_head_dim: required(index, MAX_HEADS)?,
+            });
+        }
+        "mhc" => {
+            let [streams, iters, fp32] = numbers::<3>(v)?;
+            spec.manifold_hc = Some(ManifoldHc {
+                streams: required(streams, 64)?,
+                sinkhorn_iters: required(iters, 1000)?,
+                fn_fp32: flag(fp32)?,
             });
         }
         "qsa" => {

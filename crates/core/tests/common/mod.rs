@@ -218,6 +218,7 @@ pub fn plain_layer_shape(
         dropout: false,
         fp32_linear_inputs: false,
         cross_seq: 0,
+        streams: 1,
     }
 }
 
