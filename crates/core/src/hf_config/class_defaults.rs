@@ -52,6 +52,18 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "apertus1p5_vision_tokenizer",
+        &[
+            ("base_channels", 256),
+            ("codebook_size", 131072),
+            ("embed_dim", 256),
+            ("in_channels", 3),
+            ("latent_channels", 256),
+            ("num_res_blocks", 4),
+            ("resolution", 256),
+        ],
+    ),
+    (
         "arcee",
         &[
             ("attention_bias", 0),
@@ -2292,6 +2304,23 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("sliding_window", 4096),
             ("tie_word_embeddings", 1),
             ("vocab_size", 256000),
+        ],
+    ),
+    (
+        "wavtokenizer_encoder",
+        &[
+            ("audio_channels", 1),
+            ("codebook_dim", 512),
+            ("codebook_size", 4096),
+            ("compress", 2),
+            ("hidden_size", 512),
+            ("kernel_size", 7),
+            ("last_kernel_size", 7),
+            ("num_filters", 32),
+            ("num_lstm_layers", 2),
+            ("num_residual_layers", 1),
+            ("residual_kernel_size", 3),
+            ("use_conv_shortcut", 1),
         ],
     ),
     (
