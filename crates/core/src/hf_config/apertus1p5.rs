@@ -187,7 +187,7 @@ impl Vqgan {
             in_channels: v.req(&["in_channels"], 1, 1024)?,
             base,
             multipliers,
-            blocks: v.req(&["num_res_blocks"], 1, 64)?,
+            blocks: v.req(&["num_res_blocks"], 0, 64)?,
             attn_resolutions,
             resolution: v.req(&["resolution"], 1, MAX_POSITION)?,
             latent: v.req(&["latent_channels"], 1, MAX_DIM)?,
@@ -198,9 +198,10 @@ impl Vqgan {
 
     /// `Apertus1p5VisionTokenizerModel`'s parameters (it has no buffers).
     /// Stage i (width c = base·m[i], after c' = base·m[i-1], base for the
-    /// first): `num_res_blocks` ResNet blocks (c' → c, then c → c), each
-    /// followed by attention when `resolution // 2^i` is in
-    /// `attn_resolutions`, and a stride-2 3×3 downsample but in the last.
+    /// first): `num_res_blocks` ResNet blocks (c' → c, then c → c; none
+    /// at 0, which transformers builds too), each followed by attention
+    /// when `resolution // 2^i` is in `attn_resolutions`, and a stride-2
+    /// 3×3 downsample but in the last.
     /// Then the middle (two blocks around attention), `norm_out`,
     /// `conv_out` to the latent, the 1×1 `quant_conv` and the codebook.
     fn params(&self) -> u128 {
@@ -210,7 +211,9 @@ impl Vqgan {
         let last = self.multipliers.len() - 1;
         for (i, m) in self.multipliers.iter().enumerate() {
             let c = base * u128::from(*m);
-            total += resnet(previous, c) + (blocks - 1) * resnet(c, c);
+            if blocks > 0 {
+                total += resnet(previous, c) + (blocks - 1) * resnet(c, c);
+            }
             if self.attn_resolutions.contains(&(self.resolution >> i)) {
                 total += blocks * attention(c);
             }
@@ -408,6 +411,13 @@ mod tests {
         let a3 = json!({"num_filters": 32, "upsampling_ratios": [8, 8], "num_residual_layers": 3,
             "compress": 2, "hidden_size": 256, "codebook_dim": 256, "codebook_size": 256});
         assert_eq!(audio(a3).ok(), Some(706_112));
+        // no ResNet blocks in the stages, no residual layers in the audio
+        let v4 = json!({"base_channels": 32, "channel_multiplier": [1, 2, 4], "num_res_blocks": 0,
+            "attn_resolutions": [256], "codebook_size": 1024, "embed_dim": 8, "latent_channels": 32});
+        assert_eq!(vision(v4), 750_344);
+        let a4 = json!({"num_filters": 8, "upsampling_ratios": [2], "num_residual_layers": 0,
+            "hidden_size": 32, "codebook_dim": 32, "codebook_size": 512});
+        assert_eq!(audio(a4).ok(), Some(8616));
     }
 
     #[test]
