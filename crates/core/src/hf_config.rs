@@ -4,6 +4,7 @@
 //! each `model_type`. Every error names the config field it comes from
 //! (`config.json: num_attention_heads`) and never panics, whatever the input.
 
+mod apertus1p5;
 mod class_defaults;
 mod classic;
 mod gemma3n;
@@ -163,13 +164,11 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             return shuffle::import_idefics3(cfg, model_type, text_or(Arch::Llama, "llama"))
         }
         "kimi_k25" => {
-            return kimi_k25::import_kimi_k25(cfg, |text| match text.string("model_type")? {
-                None => import_decoder(text, Arch::DeepseekV3, "deepseek_v3"),
-                Some(_) => import(text, text.defaults),
-            })
+            return kimi_k25::import_kimi_k25(cfg, text_or(Arch::DeepseekV3, "deepseek_v3"))
         }
         "idefics2" => return idefics2::import_idefics2(cfg, text_or(Arch::Mistral, "mistral")),
         "lfm2_vl" => return lfm2_vl::import_lfm2_vl(cfg, text_or(Arch::Lfm2, "lfm2")),
+        "apertus1p5" => return apertus1p5::import(cfg, text_or(Arch::Apertus, "apertus1p5_text")),
         "glm5_next" | "qwen4_exp" => return import_2026_wrapper(cfg, model_type),
         // Step-3.7-Flash: its text config (`step3p5`) is Qwen3-MoE's layers
         // completed by `step3p7::complete_step3p5`.

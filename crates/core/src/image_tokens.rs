@@ -38,6 +38,8 @@ pub use resize::{glm4v_resize, smart_resize};
 pub mod largest;
 mod llama4;
 pub use llama4::{cohere2_canvas, llama4_canvas};
+mod apertus1p5;
+pub use apertus1p5::CodeGrid;
 mod glm5_next;
 pub use glm5_next::AlignedCanvas;
 mod lfm2_vl;
@@ -185,6 +187,11 @@ pub enum ImageRule {
     /// or cut to `max_tokens` by a search over the content height; a
     /// token per `merge × merge` patches.
     Glm5Next(AlignedCanvas),
+    /// Apertus 1.5 (`apertus1p5`): Qwen-VL's `smart_resize` to whole
+    /// `factor` px squares within `min_pixels..max_pixels`, a discrete
+    /// code per square; the prompt adds a row break per row but the last,
+    /// three markers and a `rows*cols` text header.
+    Apertus1p5(CodeGrid),
     /// Step-3.7-Flash (`step3p7`): a `global`-px view, and crops of a
     /// window the aspect ratio picks (the short side, or `crop`) over the
     /// image snapped to whole windows (long side at most `max_side`), each
@@ -268,8 +275,8 @@ impl ImageRule {
         }
     }
 
-    /// A dynamic-resolution rule's pixel limits (min, max): Qwen-VL's and
-    /// GLM-4V's; `None` for the tiled and fixed rules.
+    /// A dynamic-resolution rule's pixel limits (min, max): Qwen-VL's,
+    /// GLM-4V's and Apertus 1.5's; `None` for the tiled and fixed rules.
     pub fn pixel_limits(&self) -> Option<(u64, u64)> {
         match *self {
             ImageRule::QwenVl {
@@ -281,7 +288,12 @@ impl ImageRule {
                 min_pixels,
                 max_pixels,
                 ..
-            } => Some((min_pixels, max_pixels)),
+            }
+            | ImageRule::Apertus1p5(CodeGrid {
+                min_pixels,
+                max_pixels,
+                ..
+            }) => Some((min_pixels, max_pixels)),
             _ => None,
         }
     }
@@ -290,8 +302,9 @@ impl ImageRule {
     /// rule only; any other is returned as it is).
     pub fn with_max_pixels(&self, max: u64) -> ImageRule {
         let mut rule = self.clone();
-        if let ImageRule::QwenVl { max_pixels, .. } | ImageRule::Glm4v { max_pixels, .. } =
-            &mut rule
+        if let ImageRule::QwenVl { max_pixels, .. }
+        | ImageRule::Glm4v { max_pixels, .. }
+        | ImageRule::Apertus1p5(CodeGrid { max_pixels, .. }) = &mut rule
         {
             *max_pixels = max;
         }
@@ -320,6 +333,7 @@ impl ImageRule {
             ImageRule::Step3p7 { .. } => "Step-3.7 global view and crops",
             ImageRule::Lfm2Vl(_) => "LFM2-VL tiles and thumbnail",
             ImageRule::Glm5Next(_) => "GLM-5.3 aligned canvas",
+            ImageRule::Apertus1p5(_) => "Apertus 1.5 code grid",
         }
     }
 
@@ -443,6 +457,7 @@ impl ImageRule {
                 check_range("image rule: tolerance_tenths", t.tolerance_tenths, 1, 1000)?;
             }
             ImageRule::Glm5Next(c) => c.validate()?,
+            ImageRule::Apertus1p5(g) => g.validate()?,
             ImageRule::Step3p7 {
                 global,
                 crop,
@@ -1040,6 +1055,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         ImageRule::Step3p7 { .. } => step3p7_tokens(rule, width, height),
         ImageRule::Lfm2Vl(ref t) => lfm2_vl::tokens(t, width, height),
         ImageRule::Glm5Next(ref c) => glm5_next::tokens(c, width, height),
+        ImageRule::Apertus1p5(ref g) => apertus1p5::tokens(g, width, height)?,
         ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
         ImageRule::LlavaNext {
             crop,

@@ -52,6 +52,18 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "apertus1p5_vision_tokenizer",
+        &[
+            ("base_channels", 256),
+            ("codebook_size", 131072),
+            ("embed_dim", 256),
+            ("in_channels", 3),
+            ("latent_channels", 256),
+            ("num_res_blocks", 4),
+            ("resolution", 256),
+        ],
+    ),
+    (
         "arcee",
         &[
             ("attention_bias", 0),
@@ -320,6 +332,7 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         &[
             ("attention_bias", 0),
             ("hc_mult", 4),
+            ("hc_sinkhorn_iters", 20),
             ("head_dim", 512),
             ("hidden_size", 4096),
             ("index_head_dim", 128),
@@ -817,6 +830,7 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         &[
             ("attention_bias", 0),
             ("hc_mult", 4),
+            ("hc_sinkhorn_iters", 20),
             ("head_dim", 0),
             ("hidden_size", 4096),
             ("index_head_dim", 128),
@@ -2338,6 +2352,23 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("sliding_window", 4096),
             ("tie_word_embeddings", 1),
             ("vocab_size", 256000),
+        ],
+    ),
+    (
+        "wavtokenizer_encoder",
+        &[
+            ("audio_channels", 1),
+            ("codebook_dim", 512),
+            ("codebook_size", 4096),
+            ("compress", 2),
+            ("hidden_size", 512),
+            ("kernel_size", 7),
+            ("last_kernel_size", 7),
+            ("num_filters", 32),
+            ("num_lstm_layers", 2),
+            ("num_residual_layers", 1),
+            ("residual_kernel_size", 3),
+            ("use_conv_shortcut", 1),
         ],
     ),
     (

@@ -52,7 +52,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
         | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2" | "cohere2_vision"
-        | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp" => true,
+        | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp" | "apertus1p5" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -120,6 +120,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         "step3p7" => Ok(step3p7(&cfg, &pre)),
         "lfm2_vl" => Ok(lfm2_vl(&cfg, &pre)),
         "glm5_next" => Ok(glm5_next(&cfg, &pre)),
+        "apertus1p5" => Ok(apertus1p5(&cfg, &pre)),
         "aya_vision" | "cohere2_vision" => aya_vision(&cfg, &pre),
         // PaliGemma: the image resized to the tower's square, one token per
         // patch (`text_config.num_image_tokens` = (image_size // patch_size)²;
@@ -208,7 +209,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }
@@ -481,6 +482,33 @@ fn glm5_next(cfg: &Value, pre: &Value) -> ImageRule {
         expand: processor("patch_expand_factor", d.expand),
         min_tokens: processor("min_image_tokens", d.min_tokens),
         max_tokens: processor("max_image_tokens", d.max_tokens),
+    })
+}
+
+/// `Apertus1p5ImageProcessor`: `size.min_pixels` / `size.max_pixels`
+/// (the only `size` keys its `resize` takes; 128² and 1400² px by
+/// default) and `spatial_factor`, from `preprocessor_config.json` or the
+/// `image_processor` section of `processor_config.json`. The factor falls
+/// back on the vision tokenizer's own (`2^(len(channel_multiplier) - 1)`),
+/// which the processor's must equal for the codes to fill the
+/// placeholders, else the class default 16.
+fn apertus1p5(cfg: &Value, pre: &Value) -> ImageRule {
+    let d = crate::image_tokens::CodeGrid::DEFAULT;
+    let processor = |path: &[&str], default: u64| {
+        let section: Vec<&str> = std::iter::once("image_processor")
+            .chain(path.iter().copied())
+            .collect();
+        number(pre, &[path, &section], default)
+    };
+    let stages = field(cfg, &["vision_config", "channel_multiplier"])
+        .and_then(Value::as_array)
+        .map(Vec::len)
+        .filter(|n| (1..=16).contains(n));
+    let tokenizer = stages.map_or(d.factor, |n| 1 << (n - 1));
+    ImageRule::Apertus1p5(crate::image_tokens::CodeGrid {
+        factor: processor(&["spatial_factor"], tokenizer),
+        min_pixels: processor(&["size", "min_pixels"], d.min_pixels),
+        max_pixels: processor(&["size", "max_pixels"], d.max_pixels),
     })
 }
 

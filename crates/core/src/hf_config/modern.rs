@@ -901,7 +901,7 @@ fn lfm2(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
 /// null or equal to the vocabulary, the usual one. Tied, the head is the
 /// embedding itself, all `vocab_size` rows (`_tied_weights_keys` replaces
 /// the pruned weight), so the width applies to an untied head only.
-fn output_vocab(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+pub(super) fn output_vocab(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     let vocab = spec.vocab;
     match cfg.int(&["output_vocab_size"], 1, vocab)? {
         Some(rows) if rows < vocab && !spec.tied_embeddings => {

@@ -400,6 +400,35 @@ impl<'a> Cfg<'a> {
         })
     }
 
+    /// The whole numbers of the list under `key` (a tuple saved as a
+    /// list: `channel_multiplier`), each in `min..=max`, or `None` when
+    /// absent; an entry out of range names its place.
+    pub(super) fn ints(&self, key: &str, min: u64, max: u64) -> Result<Option<Vec<u64>>> {
+        let Some(items) = self.array(key)? else {
+            return Ok(None);
+        };
+        let whole = |v: &Value| {
+            v.as_u64().or_else(|| {
+                v.as_f64()
+                    .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e18)
+                    .map(|f| f as u64)
+            })
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (i, v) in items.iter().enumerate() {
+            match whole(v).filter(|n| (min..=max).contains(n)) {
+                Some(n) => out.push(n),
+                None => {
+                    return Err(InputError::new(
+                        self.field(key),
+                        format!("entry {i} is {v}: allowed whole numbers from {min} to {max}"),
+                    ))
+                }
+            }
+        }
+        Ok(Some(out))
+    }
+
     pub(super) fn array(&self, key: &str) -> Result<Option<&'a Vec<Value>>> {
         match self.obj.get(key) {
             None | Some(Value::Null) => Ok(None),

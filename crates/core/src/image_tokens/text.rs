@@ -103,6 +103,7 @@ impl ImageRule {
                 "glm5_next",
                 &[c.patch, c.merge, c.expand, c.min_tokens, c.max_tokens],
             ),
+            ImageRule::Apertus1p5(g) => join("apertus1p5", &[g.factor, g.min_pixels, g.max_pixels]),
             ImageRule::Cohere2Vision {
                 tile,
                 patch,
@@ -293,6 +294,14 @@ impl ImageRule {
                     max_tokens: v[4],
                 })
             }
+            "apertus1p5" => {
+                let v = numbers(3)?;
+                ImageRule::Apertus1p5(super::CodeGrid {
+                    factor: v[0],
+                    min_pixels: v[1],
+                    max_pixels: v[2],
+                })
+            }
             "cohere2_vision" => {
                 let v = numbers(4)?;
                 ImageRule::Cohere2Vision {
@@ -306,7 +315,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next"
+                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5"
             ))
             }
         };

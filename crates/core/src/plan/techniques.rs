@@ -453,8 +453,8 @@ fn shorter_sequence(s: &mut Scenario, training: bool) -> bool {
     }
 }
 
-/// The image processor's own limit lowered: Qwen-VL's `max_pixels` to a
-/// quarter (at least its `min_pixels`), InternVL's and Aya Vision's
+/// The image processor's own limit lowered: Qwen-VL's (GLM-4V's, Apertus
+/// 1.5's) `max_pixels` to a quarter (at least its `min_pixels`), InternVL's and Aya Vision's
 /// `max_patches` tiles halved (at least their minimum). The scenario then carries the model with the
 /// changed rule, as a pasted config with that preprocessor would.
 fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
@@ -467,7 +467,7 @@ fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
         return false;
     };
     let lowered = match rule {
-        ImageRule::QwenVl { .. } | ImageRule::Glm4v { .. } => {
+        ImageRule::QwenVl { .. } | ImageRule::Glm4v { .. } | ImageRule::Apertus1p5(_) => {
             let (min, max) = rule.pixel_limits().unwrap_or_default();
             (max / 4 >= min).then(|| rule.with_max_pixels(max / 4))
         }

@@ -62,7 +62,7 @@ VARIANTS["kimi_k25"] = [
          vision_config=dict(MOONVIT_SMALL, merge_kernel_size=[2, 1], num_hidden_layers=3),
          projection_hidden_size=48),
 ]
-WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp"}
+WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -276,4 +276,47 @@ VARIANTS["qwen4_exp_text"] = [
          linear_value_head_dim=16, moe_intermediate_size=32, shared_expert_intermediate_size=32, num_experts=4,
          num_experts_per_tok=2, hc_lowrank=8, indexer_head_dim=32, tie_word_embeddings=True,
          ple_layer_ids=[3], ple_embed_dim=64, eos_token_id=2),
+# Apertus 1.5: the Apertus 1.5 text model, EMU3.5's VQGAN encoder with its IBQ codebook (a Linear) and WavTokenizer's
+# encoder (its codebook is buffers); the wrapper's offsets must tile the vocabulary (image codes end where audio begins)
+APERTUS_TEXT = dict(vocab_size=4096, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                    num_key_value_heads=2)
+APERTUS_VQ = dict(base_channels=64, channel_multiplier=[1, 2, 4], num_res_blocks=2, attn_resolutions=[64],
+                  resolution=256, codebook_size=1024, embed_dim=32, latent_channels=64)
+APERTUS_WAV = dict(num_filters=16, upsampling_ratios=[4, 2], num_residual_layers=2, compress=4, use_conv_shortcut=False,
+                   num_lstm_layers=1, hidden_size=128, codebook_dim=128, codebook_size=512)
+VARIANTS["apertus1p5"] = [
+    {},
+    # attention at 64 px of 256 (stage 2), no conv shortcut in the audio blocks
+    dict(text_config=APERTUS_TEXT, vision_config=APERTUS_VQ, audio_config=APERTUS_WAV, image_token_id=10,
+         audio_token_id=11, image_token_offset=1000, audio_token_offset=2024),
+    # a pruned head (1000 rows), attention in two stages, one input channel, time group norm
+    dict(text_config=dict(vocab_size=8192, hidden_size=128, intermediate_size=256, num_hidden_layers=1,
+                          num_attention_heads=4, output_vocab_size=1000),
+         vision_config=dict(base_channels=32, channel_multiplier=[1, 1, 2, 4], num_res_blocks=3,
+                            attn_resolutions=[128, 32], resolution=256, codebook_size=2048, embed_dim=16,
+                            latent_channels=96, in_channels=1),
+         audio_config=dict(num_filters=8, upsampling_ratios=[5, 3, 2], num_residual_layers=1, compress=2,
+                           norm_type="time_group_norm", kernel_size=5, last_kernel_size=3, residual_kernel_size=5,
+                           num_lstm_layers=3, hidden_size=64, codebook_dim=64, codebook_size=1024),
+         image_token_id=10, audio_token_id=11, image_token_offset=1000, audio_token_offset=3048),
+    # no stage with attention (16 of 512 px is none of 512..32), only the middle's
+    dict(text_config=dict(vocab_size=4096, hidden_size=64, intermediate_size=96, num_hidden_layers=3,
+                          num_attention_heads=2),
+         vision_config=dict(base_channels=32, channel_multiplier=[1, 2, 2, 4, 4], num_res_blocks=1,
+                            attn_resolutions=[16], resolution=512, codebook_size=512, embed_dim=64, latent_channels=64),
+         audio_config=dict(num_filters=32, upsampling_ratios=[8, 8], num_residual_layers=3, compress=2, hidden_size=256,
+                           codebook_dim=256, codebook_size=256),
+         image_token_id=10, audio_token_id=11, image_token_offset=500, audio_token_offset=1012),
+    # tied by the wrapper: the head is the whole embedding, output_vocab_size aside
+    dict(text_config=dict(APERTUS_TEXT, output_vocab_size=1000), vision_config=APERTUS_VQ, audio_config=APERTUS_WAV,
+         image_token_offset=1000, audio_token_offset=2024, tie_word_embeddings=True),
+    # hand-written: the text config without its type, its tie flag (not read) and a pruned head; a vision config
+    # of two stages that both attend; an audio config naming its type
+    dict(_raw=True, text_config=dict(vocab_size=3000, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                                     num_attention_heads=4, output_vocab_size=500, tie_word_embeddings=True),
+         vision_config=dict(base_channels=32, channel_multiplier=[2, 4], num_res_blocks=1, attn_resolutions=[256, 128],
+                            codebook_size=1000, embed_dim=8, latent_channels=32),
+         audio_config=dict(model_type="wavtokenizer_encoder", num_filters=4, upsampling_ratios=[3], num_residual_layers=2,
+                           compress=4, hidden_size=16, codebook_dim=16, codebook_size=200),
+         image_token_offset=1500, audio_token_offset=2500),
 ]

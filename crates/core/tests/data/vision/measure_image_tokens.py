@@ -724,6 +724,83 @@ def glm5_next_setup():
     return glm5_next
 
 
+# ---------------------------------------------------------------- 14. Apertus 1.5 (apertus1p5)
+# Apertus1p5ImageProcessor is torchvision-only: run with the shape-only stand-ins at its class defaults (16 px
+# squares, min_pixels 128^2, max_pixels 1400^2), at 64^2..512^2 px and at an 8 px factor. Apertus1p5Processor built
+# with a from-scratch word-level tokenizer holding its named special tokens (<|image|>, <|boi|>, <|eoi|>,
+# <|image_wrapper|>, <|eol|>, ...) whose pre-tokenizer splits digits one by one (nothing downloaded; the Hub
+# tokenizer is not available offline, so the "rows*cols" header counts one token per character here: the choice the
+# rule makes). Tower tokens: the vision tokenizer's codes (image_sizes / spatial_factor, rows x cols); language-model
+# tokens: every token the processor writes for one image (its prompt's input_ids less the one text token "x").
+# Cross-checked: get_number_of_image_patches and _get_num_multimodal_tokens (helper_*), and the prompt's
+# <|image|> and <|eol|> counts (placeholders, row_breaks) and header text. Images over 8000 x 8000 are a broadcast
+# zeros tensor (shape only). Extra sizes: tiny, halves of 16 (round half to even), around the budget, and aspect
+# ratios at and just over 200 (refused rows).
+AP = [dict(), dict(size={"min_pixels": 64 * 64, "max_pixels": 512 * 512}), dict(spatial_factor=8)]
+AP_EXTRA = [(1, 1), (2, 3), (3, 2), (7, 7), (8, 8), (9, 9), (15, 15), (16, 16), (17, 17), (23, 23), (24, 24), (25, 25),
+            (40, 40), (136, 136), (152, 152), (600, 424), (424, 600), (600, 440), (440, 600), (1400, 1400),
+            (1392, 1392), (1408, 1408), (1400, 1399), (1225, 1600), (1600, 1225), (980, 2000), (2000, 980),
+            (1396, 1404), (1, 200), (200, 1), (1, 201), (201, 1), (2, 400), (2, 401), (328, 65536), (65536, 328),
+            (65536, 327), (100, 20000), (100, 20001), (65536, 65536), (20000, 15000), (12000, 9000), (9999, 7777),
+            (100, 100), (127, 129), (128, 128), (64, 256), (256, 64), (50, 300), (300, 50), (10, 1000), (1000, 10),
+            (333, 777), (1001, 999), (4095, 17), (17, 3400), (3401, 17), (2024, 8), (8, 1592), (1400, 7)]
+
+
+def apertus1p5_setup():
+    import re
+    install_torchvision_standin()
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast, processing_utils
+    from transformers.models.apertus1p5.image_processing_apertus1p5 import Apertus1p5ImageProcessor
+    from transformers.models.apertus1p5.processing_apertus1p5 import Apertus1p5Processor
+    from transformers.models.wavtokenizer.feature_extraction_wavtokenizer import WavTokenizerFeatureExtractor
+
+    names = dict(image_token="<|image|>", audio_token="<|audio|>", boi_token="<|boi|>", eoi_token="<|eoi|>",
+                 image_wrapper_token="<|image_wrapper|>", eol_token="<|eol|>", boa_token="<|boa|>",
+                 eoa_token="<|eoa|>")
+    vocab = {"[UNK]": 0, "x": 1, "*": 2, **{str(d): 3 + d for d in range(10)},
+             **{s: 13 + i for i, s in enumerate(names.values())}}
+    words = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    words.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace(),
+                                                   pre_tokenizers.Digits(individual_digits=True)])
+    tok = PreTrainedTokenizerFast(tokenizer_object=words, unk_token="[UNK]", extra_special_tokens=names)
+    processing_utils.ProcessorMixin.check_argument_for_proper_class = lambda self, name, arg: None
+    procs = [(kw, Apertus1p5Processor(image_processor=Apertus1p5ImageProcessor(**kw),
+                                      feature_extractor=WavTokenizerFeatureExtractor(), tokenizer=tok)) for kw in AP]
+    bicubic = sys.modules["torchvision.transforms.v2.functional"].InterpolationMode.BICUBIC
+    unknown = tok.convert_tokens_to_ids("[UNK]")
+    header = re.compile(r"<\|boi\|>(.*?)<\|image_wrapper\|>")
+
+    def apertus1p5(w, h):
+        big = w * h > 8000 * 8000
+        pixels = (torch.zeros(3, 1, 1, dtype=torch.uint8).expand(3, h, w) if big
+                  else torch.zeros(3, h, w, dtype=torch.uint8))
+        for kw, proc in procs:
+            p = proc.image_processor
+            settings = {"size": {"min_pixels": 128 * 128, "max_pixels": 1400 * 1400}, "spatial_factor": 16, **kw}
+            try:
+                out = proc(text=["<|image|>x"], images=[pixels], do_rescale=False, do_normalize=False,
+                           do_convert_rgb=False, resample=bicubic, input_data_format="channels_first")
+            except ValueError as e:
+                emit("apertus1p5", "Apertus1p5ImageProcessor (shape-only pixel ops) + Apertus1p5Processor", settings,
+                     w, h, None, None, refused=str(e)[:120])
+                continue
+            rh, rw = (int(x) for x in out["image_sizes"][0])
+            f = p.spatial_factor
+            ids = [int(i) for i in out["input_ids"][0]]
+            assert unknown not in ids, ids[:20]
+            text = proc.replace_image_token(out, 0)
+            helper = p.get_number_of_image_patches(h, w, {})
+            mm = proc._get_num_multimodal_tokens(image_sizes=[(h, w)])
+            emit("apertus1p5", "Apertus1p5ImageProcessor (shape-only pixel ops) + Apertus1p5Processor", settings,
+                 w, h, (rh // f) * (rw // f), len(ids) - 1, grid=[rh // f, rw // f], resized=[rh, rw],
+                 placeholders=text.count("<|image|>"), row_breaks=text.count("<|eol|>"),
+                 header=header.match(text).group(1), helper_patches=helper,
+                 helper_matches=helper == (rh // f) * (rw // f), helper_tokens=int(mm.num_image_tokens[0]))
+
+    return apertus1p5
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -736,7 +813,7 @@ if __name__ == "__main__":
                      ("llava_onevision", llava_onevision),
                      ("idefics3/smolvlm", idefics), ("idefics2", idefics2), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
                      ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None), ("step3p7", None),
-                     ("lfm2_vl", None), ("glm5_next", None)]:
+                     ("lfm2_vl", None), ("glm5_next", None), ("apertus1p5", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -761,6 +838,10 @@ if __name__ == "__main__":
         if name == "glm5_next":
             SIZES.extend(G5_EXTRA)
             fn = glm5_next_setup()
+        if name == "apertus1p5":
+            extra = [s for s in AP_EXTRA if s not in SIZES]
+            SIZES.extend(extra)
+            fn = apertus1p5_setup()
         run_family(name, fn)
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
@@ -768,6 +849,8 @@ if __name__ == "__main__":
             del SIZES[len(SIZES) - len(LF_EXTRA):]
         if name == "glm5_next":
             del SIZES[len(SIZES) - len(G5_EXTRA):]
+        if name == "apertus1p5":
+            del SIZES[len(SIZES) - len(extra):]
         if name == "cohere2_vision":
             del SIZES[len(SIZES) - len(C2_EXTRA):]
         if name == "glm4v":  # its edge sizes are its own
