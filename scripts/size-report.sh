@@ -50,7 +50,11 @@ cd "$(dirname "$0")/.."
 # with Command A Vision's and Kimi K2.5's image rules; 400.8 KB with
 # Step-3.7's and LFM2-VL's rules, the sharded-training rules and Kimi Delta
 # Attention's terms, then 398.2 KB with the Chinese texts fetched when the
-# page opens in or switches to Chinese (zh.ftl, precached), printed below.
+# page opens in or switches to Chinese (zh.ftl, precached), printed below;
+# 402.2 KB with GLM-5.3-Flash's, Qwen4-Exp's and Apertus 1.5's fields and
+# rules and the hyper-connections' terms, then 390.8 KB, 2026-11-27, with
+# local storage read through the browser's JSON (src/storage.rs) instead of
+# gloo-storage, which had kept serde_json in the page (-11.4 KB).
 BUDGET_BYTES=400000
 
 if [ "${1:-}" != "--no-build" ]; then

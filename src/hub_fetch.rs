@@ -5,7 +5,7 @@
 //! to the same importer the fuzzer covers. Fetched configs are kept in local
 //! storage, so a model fetched once works offline.
 
-use gloo_storage::{LocalStorage, Storage};
+use crate::storage;
 use leptos::prelude::window;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -23,8 +23,7 @@ const CACHE_PREFIX: &str = "vramfit-hub-config:";
 
 /// The Hub address in use (the setting, else the public Hub).
 pub fn hub_base() -> String {
-    LocalStorage::get::<String>(BASE_KEY)
-        .ok()
+    storage::get(BASE_KEY)
         .and_then(|b| normalize_base(&b))
         .unwrap_or_else(|| DEFAULT_HUB.to_owned())
 }
@@ -32,19 +31,19 @@ pub fn hub_base() -> String {
 /// Keeps `text` as the Hub address when it is one; `false` otherwise.
 pub fn set_hub_base(text: &str) -> bool {
     match normalize_base(text) {
-        Some(base) => LocalStorage::set(BASE_KEY, base).is_ok(),
+        Some(base) => storage::set(BASE_KEY, &base),
         None => false,
     }
 }
 
 /// The config of `id` saved when it was last fetched.
 pub fn saved_config(id: &str) -> Option<String> {
-    LocalStorage::get::<String>(format!("{CACHE_PREFIX}{id}")).ok()
+    storage::get(&format!("{CACHE_PREFIX}{id}"))
 }
 
 fn save_config(id: &str, text: &str) {
     // Storage may be full or disabled: the fetch still counts.
-    let _ = LocalStorage::set(format!("{CACHE_PREFIX}{id}"), text);
+    storage::set(&format!("{CACHE_PREFIX}{id}"), text);
 }
 
 /// `GET url`, aborted after [`TIMEOUT_MS`]: the response, or why not.

@@ -19,6 +19,7 @@ pub mod link;
 pub mod pwa;
 pub mod remember;
 pub mod state;
+pub mod storage;
 
 use leptos::prelude::*;
 

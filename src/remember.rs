@@ -3,7 +3,7 @@
 //! opens it when the address carries none. A share link (any query) always
 //! wins: nothing stored overrides what a link says.
 
-use gloo_storage::{LocalStorage, Storage};
+use crate::storage;
 
 /// The local-storage key of the last setup.
 const KEY: &str = "vramfit:last-setup";
@@ -14,7 +14,7 @@ pub fn query_to_open(address_query: &str) -> String {
     if !address_query.trim_start_matches('?').is_empty() {
         return address_query.to_owned();
     }
-    LocalStorage::get::<String>(KEY).unwrap_or_default()
+    storage::get(KEY).unwrap_or_default()
 }
 
 /// Keeps `query` as the last setup. Storage may be full or disabled
@@ -22,7 +22,7 @@ pub fn query_to_open(address_query: &str) -> String {
 /// The view is left out: the site's address opens the calculator, whose
 /// page this is, and a remembered tool would load the other page first.
 pub fn remember(query: &str) {
-    let _ = LocalStorage::set(KEY, setup_only(query));
+    storage::set(KEY, &setup_only(query));
 }
 
 /// `query` without its `view=` parameter.

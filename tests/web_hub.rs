@@ -7,9 +7,9 @@
 //! offline from its saved copy.
 #![cfg(target_arch = "wasm32")]
 
-use gloo_storage::{LocalStorage, Storage};
 use vramfit_core::scenario::ModelSource;
 use vramfit_core::url::decode;
+use vramfit_web::storage;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -29,7 +29,7 @@ fn fake_hub() -> &'static str {
 /// Types `id` into the catalog search of a fresh page on the fake Hub and
 /// presses the fetch button; returns the page once the status settles.
 async fn fetch(id: &str, hub: &str, wait: i32) -> (web_sys::HtmlElement, impl Drop) {
-    LocalStorage::set("vramfit-hub-url", hub).expect("storage");
+    assert!(storage::set("vramfit-hub-url", hub), "storage");
     set_query("v=1");
     let (root, guard) = mount();
     settle().await;
@@ -123,7 +123,7 @@ async fn a_slow_hub_times_out_with_a_retry() {
 
 #[wasm_bindgen_test]
 async fn a_bad_hub_address_is_refused_by_name() {
-    LocalStorage::set("vramfit-hub-url", fake_hub()).expect("storage");
+    assert!(storage::set("vramfit-hub-url", fake_hub()), "storage");
     set_query("v=1");
     let (root, _guard) = mount();
     settle().await;
@@ -140,10 +140,5 @@ async fn a_bad_hub_address_is_refused_by_name() {
     settle().await;
     let panel = text_of(&root, "hub-panel");
     assert!(panel.contains("is not an http(s) address"), "{panel}");
-    assert_eq!(
-        LocalStorage::get::<String>("vramfit-hub-url")
-            .ok()
-            .as_deref(),
-        Some(fake_hub())
-    );
+    assert_eq!(storage::get("vramfit-hub-url").as_deref(), Some(fake_hub()));
 }

@@ -52,9 +52,6 @@ pub(super) fn manifold_terms(t: &mut Terms, l: &LayerShape, hc: &ManifoldHc) {
     t.push(
         "hyper-connections",
         2 * (l.tokens() * per_token + fn_copy),
-        format!(
-            "2 × (b·s·({per_element}·{n}·h + {weights} + {e}·h) + {fn_copy}) \
-             ({n} streams, {steps} Sinkhorn steps)"
-        ),
+        format!("2 × (b·s·({per_element}·{n}·h + {e}·h + {weights}) + {fn_copy})"),
     );
 }

@@ -144,10 +144,7 @@ fn attention_variants(spec: &ModelSpec) -> Vec<(String, String)> {
         put(
             "mlaidx",
             // the pool only when there is one: older links keep their text
-            list(
-                &[ix.head_dim, ix.heads, ix.layers, ix.pool].map(Some)
-                    [..3 + usize::from(ix.pool > 0)],
-            ),
+            whole(&[ix.head_dim, ix.heads, ix.layers, ix.pool][..3 + usize::from(ix.pool > 0)]),
         );
     }
     if let Some(w) = &spec.sliding_window {
@@ -176,13 +173,10 @@ fn layer_variants(spec: &ModelSpec) -> Vec<(String, String)> {
     }
     if let Some(hc) = &spec.manifold_hc {
         let fp32 = u64::from(hc.fn_fp32);
-        put(
-            "mhc",
-            list(&[hc.streams, hc.sinkhorn_iters, fp32].map(Some)),
-        );
+        put("mhc", whole(&[hc.streams, hc.sinkhorn_iters, fp32]));
     }
     if let Some(q) = &spec.qsa_indexer {
-        put("qsa", list(&[q.heads, q.head_dim, q.layers].map(Some)));
+        put("qsa", whole(&[q.heads, q.head_dim, q.layers]));
     }
     if let Some(n) = &spec.ngram_embedding {
         let fields = [
@@ -194,7 +188,7 @@ fn layer_variants(spec: &ModelSpec) -> Vec<(String, String)> {
             n.conv_kernel,
             n.ngram,
         ];
-        put("ngram", list(&fields.map(Some)));
+        put("ngram", whole(&fields));
     }
     if let Some(c) = &spec.compressed_attention {
         put(
@@ -336,6 +330,15 @@ fn parse_recurrent(v: &str) -> Result<Recurrent, String> {
         }
     }
     Ok(r)
+}
+
+/// [`list`] of numbers that are all present.
+fn whole(values: &[u64]) -> String {
+    values
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn list(values: &[Option<u64>]) -> String {
@@ -615,17 +618,23 @@ fn choice<T: Choice>(v: &str) -> Result<T, String> {
 /// Exactly `N` comma-separated whole numbers, `-` for an absent one.
 fn numbers<const N: usize>(v: &str) -> Result<[Option<u64>; N], String> {
     let mut out = [None; N];
-    let parts: Vec<&str> = v.split(',').collect();
-    if parts.len() != N {
-        return Err(format!("\"{v}\" should be {N} comma-separated numbers"));
+    numbers_into(v, &mut out)?;
+    Ok(out)
+}
+
+/// [`numbers`]' work, once for every count (the page's wasm is smaller).
+fn numbers_into(v: &str, out: &mut [Option<u64>]) -> Result<(), String> {
+    let n = out.len();
+    if v.split(',').count() != n {
+        return Err(format!("\"{v}\" should be {n} comma-separated numbers"));
     }
-    for (slot, part) in out.iter_mut().zip(parts) {
+    for (slot, part) in out.iter_mut().zip(v.split(',')) {
         *slot = match part.trim() {
             "-" => None,
             text => Some(parse_u64_in(text, ANY.0, ANY.1)?),
         };
     }
-    Ok(out)
+    Ok(())
 }
 
 fn required(value: Option<u64>, max: u64) -> Result<u64, String> {

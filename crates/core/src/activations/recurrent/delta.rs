@@ -323,20 +323,12 @@ pub(super) fn kda_fused(t: &mut Terms, d: Dims, r: &Recurrent) {
         kda_gates(d, heads, dk) + big_b * tk * cd,
         format!("{big_b}·t·{cd} conv input, t·{heads}·{dk} gate channels"),
     );
+    // q, k (l2-normalized) with their rstd and v; g and its cumsum (fp32);
+    // the intra-chunk Aqk and Akk
     t.push64(
-        "q, k (l2-normalized) and rstd, v",
-        3 * big_b * tk * heads * dk + 2 * 4 * tk * heads,
-        format!("3 × {big_b}·t·{heads}·{dk} + 2 × 4·t·{heads}"),
-    );
-    t.push64(
-        "g and its chunk cumsum (fp32)",
-        2 * ch,
-        format!("2 × 4·t·{heads}·{dk}"),
-    );
-    t.push64(
-        "intra-chunk Aqk, Akk",
-        2 * big_b * tk * heads * q,
-        format!("2 × {big_b}·t·{heads}·{q}"),
+        "chunk_kda: q, k, v, rstd, g, cumsum, Aqk, Akk",
+        3 * big_b * tk * heads * dk + 2 * 4 * tk * heads + 2 * ch + 2 * big_b * tk * heads * q,
+        format!("(3·{big_b} + 8)·t·{heads}·{dk} + 8·t·{heads} + 2·{big_b}·t·{heads}·{q}"),
     );
     kda_output_norm(t, d, heads, dk);
 }
