@@ -983,7 +983,8 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             max_pixels,
         } => {
             let factor = patch.max(1) * merge.max(1);
-            if width.max(height) / width.min(height) > 200 {
+            // `max / min > 200` in floats: 2005 × 10 is refused (200.5)
+            if width.max(height) > width.min(height).saturating_mul(200) {
                 return Err(InputError::new(
                     "image",
                     format!(

@@ -393,3 +393,26 @@ fn glm5_next_reads_its_processor_keys_and_travels_in_a_link() {
         assert!(tokens(&most, w, h).is_ok(), "{w}x{h}");
     }
 }
+
+/// Qwen2VLImageProcessor's `smart_resize` divides in floats: a 2000 × 10
+/// strip (ratio 200) is resized to 812 × 28, 116 patches and 29 tokens, but
+/// 2005 × 10 (200.5) is refused, as transformers 5.24 refuses it.
+#[test]
+fn qwen_vl_refuses_a_ratio_just_over_200() {
+    let rule = ImageRule::QwenVl {
+        patch: 14,
+        merge: 2,
+        min_pixels: 56 * 56,
+        max_pixels: 28 * 28 * 1280,
+    };
+    let strip = tokens(&rule, 2000, 10).expect("a ratio of 200 is allowed");
+    assert_eq!((strip.tower_tokens, strip.language_model_tokens), (116, 29));
+    for (w, h) in [(2005, 10), (10, 2005)] {
+        let err = tokens(&rule, w, h).expect_err("refused");
+        assert!(
+            err.message.contains("aspect ratio over 200"),
+            "{}",
+            err.message
+        );
+    }
+}
