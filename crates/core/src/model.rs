@@ -15,8 +15,8 @@ mod layer_variants;
 mod params;
 
 pub use layer_variants::{
-    CompressedAttention, GlobalAttention, KvSharing, ManifoldHc, NgramEmbedding, PerLayerInput,
-    QsaIndexer,
+    CompressedAttention, GlobalAttention, HyperConnections, HyperKind, KvSharing, NgramEmbedding,
+    PerLayerInput, QsaIndexer,
 };
 pub use params::{llava_projector_params, vision_params};
 
@@ -723,9 +723,9 @@ pub struct ModelSpec {
     /// A QSA indexer on the attention layers (Qwen4-Exp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qsa_indexer: Option<QsaIndexer>,
-    /// Manifold-constrained hyper-connections (DeepSeek-V4, GLM-5.3-Flash).
+    /// Hyper-connections (DeepSeek-V4, GLM-5.3-Flash, HY-V4, Qwen4-Exp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub manifold_hc: Option<ManifoldHc>,
+    pub hyper_connections: Option<HyperConnections>,
     /// N-gram per-layer embeddings (Qwen4-Exp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ngram_embedding: Option<NgramEmbedding>,
@@ -1079,14 +1079,22 @@ impl ModelSpec {
         if let Some(n) = &self.ngram_embedding {
             n.validate(self.layers, MAX_DIM)?;
         }
-        if let Some(hc) = &self.manifold_hc {
-            check_range("model.manifold_hc.streams", hc.streams, 1, 64)?;
-            check_range(
-                "model.manifold_hc.sinkhorn_iters",
-                hc.sinkhorn_iters,
-                1,
-                1000,
-            )?;
+        if let Some(hc) = &self.hyper_connections {
+            check_range("model.hyper_connections.streams", hc.streams, 1, 64)?;
+            match hc.kind {
+                HyperKind::Manifold { sinkhorn_iters, .. } => {
+                    check_range(
+                        "model.hyper_connections.sinkhorn_iters",
+                        sinkhorn_iters,
+                        1,
+                        1000,
+                    )?;
+                }
+                HyperKind::LowRank { rank } => {
+                    check_range("model.hyper_connections.rank", rank, 1, MAX_DIM)?;
+                }
+                HyperKind::Independent => {}
+            }
         }
         layer_variants::validate(
             self.global_attention.as_ref(),

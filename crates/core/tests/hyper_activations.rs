@@ -1,16 +1,17 @@
 //! The hyper-connections' saved tensors against what PyTorch saved on CPU
 //! (`data/hyper/hyper_saved.jsonl`, torch 2.15.0, transformers 5.24.0):
-//! per decoder layer of tiny DeepSeek-V4 and GLM-5.3-Flash models, with 2
+//! per decoder layer of tiny DeepSeek-V4, GLM-5.3-Flash, HY-V4 and
+//! Qwen4-Exp models (manifold, independent and low-rank gated), with 2
 //! and 4 streams, hidden 64 and 96, two batch shapes, fp32 and bf16, the
 //! connections trained and frozen, the bytes saved inside the two
-//! `HyperConnection` modules and by the layer's own expand-and-mix code
+//! connection modules and by the layer's own expand-and-mix code
 //! equal our term to the byte.
 
 mod common;
 
 use common::{data_dir, plain_layer_shape};
 use vramfit_core::activations::{act_fn, layer_bytes, layer_terms, LayerShape};
-use vramfit_core::model::{ManifoldHc, ModelSpec};
+use vramfit_core::model::{HyperConnections, HyperKind, ModelSpec};
 use vramfit_core::scenario::{Checkpointing, Framework};
 
 fn spec(row: &serde_json::Value) -> ModelSpec {
@@ -20,11 +21,19 @@ fn spec(row: &serde_json::Value) -> ModelSpec {
         heads: 2,
         kv_heads: 2,
         intermediate: 2 * get("hidden"),
-        manifold_hc: Some(ManifoldHc {
+        hyper_connections: Some(HyperConnections {
             streams: get("hc_mult"),
-            sinkhorn_iters: get("sinkhorn_iters"),
-            // DeepSeek-V4 keeps `fn` in fp32; GLM-5.3-Flash's follows the dtype
-            fn_fp32: row["family"] == "deepseek_v4",
+            kind: match row["family"].as_str() {
+                Some("hy_v4") => HyperKind::Independent,
+                Some("qwen4_exp") => HyperKind::LowRank {
+                    rank: get("hc_lowrank"),
+                },
+                family => HyperKind::Manifold {
+                    sinkhorn_iters: get("sinkhorn_iters"),
+                    // DeepSeek-V4 keeps `fn` in fp32; GLM-5.3-Flash's follows the dtype
+                    fn_fp32: family == Some("deepseek_v4"),
+                },
+            },
         }),
         ..ModelSpec::default()
     }
@@ -60,7 +69,7 @@ fn hyper_connections_save_what_pytorch_saved() {
             checked += 1;
         }
     }
-    assert!(checked >= 120, "{checked} layers");
+    assert!(checked >= 250, "{checked} layers");
 }
 
 /// A checkpointed layer keeps its whole input: all four streams.

@@ -6,9 +6,9 @@ use vramfit_core::catalog::models;
 use vramfit_core::gpu::gpus;
 use vramfit_core::image_tokens::ImageRule;
 use vramfit_core::model::{
-    Arch, CompressedAttention, GlobalAttention, Indexer, KvSharing, ManifoldHc, Mla, MlpKind,
-    ModelSpec, Moe, NgramEmbedding, NormKind, PerLayerInput, QkNorm, QsaIndexer, Recurrent,
-    RecurrentKind, SlidingWindow, TowerBlock, VideoFamily, VisionTower,
+    Arch, CompressedAttention, GlobalAttention, HyperConnections, HyperKind, Indexer, KvSharing,
+    Mla, MlpKind, ModelSpec, Moe, NgramEmbedding, NormKind, PerLayerInput, QkNorm, QsaIndexer,
+    Recurrent, RecurrentKind, SlidingWindow, TowerBlock, VideoFamily, VisionTower,
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -444,7 +444,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             compressed_attention: x.compressed_attention,
             qsa_indexer: x.qsa_indexer,
             ngram_embedding: x.ngram_embedding,
-            manifold_hc: generated_hc(layers),
+            hyper_connections: generated_hc(layers),
         }
     });
     prop_oneof![
@@ -456,11 +456,21 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
 
 /// Hyper-connections on every third layer count, their streams and steps
 /// from it (unlike each other, so a swap fails).
-fn generated_hc(layers: u64) -> Option<ManifoldHc> {
-    layers.is_multiple_of(3).then_some(ManifoldHc {
+fn generated_hc(layers: u64) -> Option<HyperConnections> {
+    let kind = match layers % 4 {
+        0 => HyperKind::Manifold {
+            sinkhorn_iters: layers % 11 + 8,
+            fn_fp32: layers.is_multiple_of(8),
+        },
+        1 => HyperKind::Independent,
+        2 => HyperKind::LowRank {
+            rank: layers % 13 + 20,
+        },
+        _ => return None,
+    };
+    Some(HyperConnections {
         streams: layers % 7 + 1,
-        sinkhorn_iters: layers % 11 + 8,
-        fn_fp32: layers.is_multiple_of(2),
+        kind,
     })
 }
 

@@ -51,8 +51,8 @@ pub fn block_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn, block: Block) -
     if l.fp32_linear_inputs {
         fp32_linear_inputs_term(&mut t, l, act);
     }
-    if let Some(hc) = &spec.manifold_hc {
-        super::hyper::manifold_terms(&mut t, l, hc);
+    if let Some(hc) = &spec.hyper_connections {
+        super::hyper::hyper_terms(&mut t, l, hc);
     }
     if l.dropout {
         t.push(

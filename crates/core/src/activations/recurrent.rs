@@ -113,8 +113,8 @@ pub fn recurrent_layer_terms(
     if with_ffn {
         feed_forward_terms(&mut t, l, spec, act);
     }
-    if let Some(hc) = &spec.manifold_hc {
-        super::hyper::manifold_terms(&mut t, l, hc);
+    if let Some(hc) = &spec.hyper_connections {
+        super::hyper::hyper_terms(&mut t, l, hc);
     }
     t.0
 }

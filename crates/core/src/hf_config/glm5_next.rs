@@ -106,7 +106,7 @@ fn complete_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         router_bias: false,
     });
     // `fn` follows the model's dtype (not among `_keep_in_fp32_modules_strict`)
-    spec.manifold_hc = Some(super::hyper::manifold_hc(cfg, false)?);
+    spec.hyper_connections = Some(super::hyper::manifold_hc(cfg, false)?);
     let streams = cfg.req(&["hc_mult"], 1, 64)?;
     let mix = (2 + streams) * streams;
     let connection = mix

@@ -7,8 +7,8 @@
 use super::reader::{per_layer_strings, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{
-    CompressedAttention, ManifoldHc, ModelSpec, Moe, SlidingWindow, MAX_DIM, MAX_EXPERTS,
-    MAX_HEADS, MAX_POSITION, MAX_TOTAL_PARAMS,
+    CompressedAttention, HyperConnections, HyperKind, ModelSpec, Moe, SlidingWindow, MAX_DIM,
+    MAX_EXPERTS, MAX_HEADS, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
 
 /// HY-V4 (`HYV4ForCausalLM`, Tencent Hy4): GLM-MoE-DSA's MLA attention and
@@ -37,6 +37,10 @@ pub(super) fn hy_v4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         moe.dense_layers = dense;
     }
     let streams = cfg.int(&["hc_mult"], 1, 64)?.unwrap_or(4);
+    spec.hyper_connections = Some(HyperConnections {
+        streams,
+        kind: HyperKind::Independent,
+    });
     let v = spec.mla.as_ref().map_or(0, |m| m.v_head_dim);
     let h = spec.hidden;
     let gate_and_sinks = h.saturating_mul(spec.heads.saturating_mul(v)) + spec.heads;
@@ -54,13 +58,15 @@ pub(super) fn hy_v4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     Ok(())
 }
 
-/// The manifold-constrained connections' streams (`hc_mult`) and Sinkhorn
-/// steps (`hc_sinkhorn_iters`), both classes' defaults 4 and 20.
-pub(super) fn manifold_hc(cfg: &Cfg, fn_fp32: bool) -> Result<ManifoldHc> {
-    Ok(ManifoldHc {
+/// The manifold-constrained connections: `hc_mult` streams (default 4) and
+/// `hc_sinkhorn_iters` Sinkhorn steps (default 20).
+pub(super) fn manifold_hc(cfg: &Cfg, fn_fp32: bool) -> Result<HyperConnections> {
+    Ok(HyperConnections {
         streams: cfg.int(&["hc_mult"], 1, 64)?.unwrap_or(4),
-        sinkhorn_iters: cfg.int(&["hc_sinkhorn_iters"], 1, 1000)?.unwrap_or(20),
-        fn_fp32,
+        kind: HyperKind::Manifold {
+            sinkhorn_iters: cfg.int(&["hc_sinkhorn_iters"], 1, 1000)?.unwrap_or(20),
+            fn_fp32,
+        },
     })
 }
 
@@ -134,7 +140,7 @@ pub(super) fn deepseek_v4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     });
     spec.params_override = Some(exact_deepseek_v4(cfg, spec)?);
     // its connections' `fn` is among `_keep_in_fp32_modules_strict`
-    spec.manifold_hc = Some(manifold_hc(cfg, true)?);
+    spec.hyper_connections = Some(manifold_hc(cfg, true)?);
     Ok(())
 }
 

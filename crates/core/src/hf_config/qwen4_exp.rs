@@ -14,7 +14,8 @@ use serde_json::Map;
 use super::reader::{per_layer_strings, Cfg, Defaults};
 use crate::error::{InputError, Result};
 use crate::model::{
-    Arch, ModelSpec, NgramEmbedding, QsaIndexer, MAX_DIM, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
+    Arch, HyperConnections, HyperKind, ModelSpec, NgramEmbedding, QsaIndexer, MAX_DIM, MAX_HEADS,
+    MAX_LAYERS, MAX_POSITION,
 };
 
 /// The wrapper: the text model (`qwen4_exp_text`, completed by
@@ -80,6 +81,10 @@ pub(super) fn complete_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         .layer_extra_params
         .saturating_add(2 * mixer.saturating_add(n * n * h));
     spec.model_extra_params = spec.model_extra_params.saturating_add(mixer);
+    spec.hyper_connections = Some(HyperConnections {
+        streams,
+        kind: HyperKind::LowRank { rank },
+    });
     spec.qsa_indexer = Some(qsa_indexer(cfg, spec)?);
     spec.ngram_embedding = ngram_embedding(cfg, spec, streams)?;
     Ok(())

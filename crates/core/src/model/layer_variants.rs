@@ -107,22 +107,34 @@ impl CompressedAttention {
     }
 }
 
-/// Manifold-constrained hyper-connections (DeepSeek-V4's and GLM-5.3-Flash's
-/// `HyperConnection`): the residual stream is `streams` copies of the
-/// hidden state; before each attention and MLP block a projection of the
-/// flattened, normalized streams gives the weights that collapse them
-/// (`pre`), expand the block's output (`post`) and mix them (`comb`, made
-/// doubly stochastic by `sinkhorn_iters` Sinkhorn-Knopp steps). Their
-/// parameters are counted by the importers; these fields give what
-/// training saves (`activations/hyper.rs`).
+/// Hyper-connections: the residual stream is `streams` copies of the
+/// hidden state, and before each attention and MLP block learned weights
+/// computed from the streams collapse them into the block's input, then
+/// spread its output back. Their parameters are counted by the importers;
+/// these fields give what training saves (`activations/hyper.rs`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ManifoldHc {
+pub struct HyperConnections {
     pub streams: u64,
-    pub sinkhorn_iters: u64,
-    /// The projection `fn` is kept in fp32 when the model loads in 16 bits
-    /// (DeepSeek-V4), or follows the model's dtype (GLM-5.3-Flash), when
-    /// `fn.float()` makes an fp32 copy each step.
-    pub fn_fp32: bool,
+    pub kind: HyperKind,
+}
+
+/// How the weights are made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HyperKind {
+    /// DeepSeek-V4's and GLM-5.3-Flash's manifold-constrained connections:
+    /// a projection of the flattened, normalized streams gives `pre`,
+    /// `post` and `comb`, the last made doubly stochastic by
+    /// `sinkhorn_iters` Sinkhorn-Knopp steps. Its projection `fn` is kept
+    /// in fp32 when the model loads in 16 bits (DeepSeek-V4), or follows
+    /// the model's dtype (GLM-5.3-Flash), when `fn.float()` copies it.
+    Manifold { sinkhorn_iters: u64, fn_fp32: bool },
+    /// HY-V4's independent connections: `pre` and `post` only, in fp32,
+    /// the streams added back unmixed.
+    Independent,
+    /// Qwen4-Exp's gated residual: a grouped RMSNorm of the streams, a
+    /// low-rank (`rank`) sigmoid gate per element, the mean over the
+    /// streams, and an injection weight per stream.
+    LowRank { rank: u64 },
 }
 
 /// Qwen4-Exp's QSA indexer (`Qwen4ExpTextAttention.indexer`) on every

@@ -180,7 +180,10 @@ fn layer_shape(r: &Resolved, act_dtype: u128) -> LayerShape {
         // is the same, its size differs between litgpt/bitsandbytes versions.
         fp32_linear_inputs: t.framework == Framework::Litgpt && bnb4,
         cross_seq: 0,
-        streams: spec.manifold_hc.as_ref().map_or(1, |hc| hc.streams as u128),
+        streams: spec
+            .hyper_connections
+            .as_ref()
+            .map_or(1, |hc| hc.streams as u128),
     }
 }
 

@@ -9,10 +9,10 @@ use super::choice::Choice;
 use super::notice::Notice;
 use super::query::{bool_text, parse_bool, parse_u64_in, percent_encode, query_pairs};
 use crate::model::{
-    CompressedAttention, GlobalAttention, Indexer, KvSharing, ManifoldHc, Mla, ModelSpec, Moe,
-    NgramEmbedding, PerLayerInput, QsaIndexer, Recurrent, SlidingWindow, VisionTower, MAX_DIM,
-    MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION,
-    MAX_TOTAL_PARAMS,
+    CompressedAttention, GlobalAttention, HyperConnections, HyperKind, Indexer, KvSharing, Mla,
+    ModelSpec, Moe, NgramEmbedding, PerLayerInput, QsaIndexer, Recurrent, SlidingWindow,
+    VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER,
+    MAX_POSITION, MAX_TOTAL_PARAMS,
 };
 
 pub(super) const PREFIX: &str = "s.";
@@ -171,9 +171,18 @@ fn layer_variants(spec: &ModelSpec) -> Vec<(String, String)> {
     if let Some(p) = &spec.per_layer_input {
         put("ple", list(&[Some(p.width), Some(p.vocab)]));
     }
-    if let Some(hc) = &spec.manifold_hc {
-        let fp32 = u64::from(hc.fn_fp32);
-        put("mhc", whole(&[hc.streams, hc.sinkhorn_iters, fp32]));
+    if let Some(hc) = &spec.hyper_connections {
+        // kind 0 manifold (Sinkhorn steps, 1 for an fp32 projection), 1
+        // independent, 2 low-rank (rank)
+        let (kind, a, b) = match hc.kind {
+            HyperKind::Manifold {
+                sinkhorn_iters,
+                fn_fp32,
+            } => (0, sinkhorn_iters, u64::from(fn_fp32)),
+            HyperKind::Independent => (1, 0, 0),
+            HyperKind::LowRank { rank } => (2, rank, 0),
+        };
+        put("hc", whole(&[kind, hc.streams, a, b]));
     }
     if let Some(q) = &spec.qsa_indexer {
         put("qsa", whole(&[q.heads, q.head_dim, q.layers]));
@@ -538,8 +547,8 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
 /// 1 when values are keys), `kvsh` (sliding and global layers sharing
 /// keys and values, 1 for a double-wide MLP), `ple` (per-layer input width,
 /// table rows); DeepSeek-V4's `csa` (CSA layers, their rate, HCA layers,
-/// their rate, the indexer's key width) and `mhc` (hyper-connection
-/// streams, Sinkhorn steps, 1 for an fp32 projection); Qwen4-Exp's `qsa` (indexer heads,
+/// their rate, the indexer's key width) and `hc` (hyper-connections: kind,
+/// streams and the kind's two numbers); Qwen4-Exp's `qsa` (indexer heads,
 /// key width, indexed layers) and `ngram` (n-gram layers, table rows, row
 /// width, embedding width, streams, conv kernel, n).
 fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
@@ -578,12 +587,19 @@ fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), S
                 index_head_dim: required(index, MAX_HEADS)?,
             });
         }
-        "mhc" => {
-            let [streams, iters, fp32] = numbers::<3>(v)?;
-            spec.manifold_hc = Some(ManifoldHc {
+        "hc" => {
+            let [kind, streams, a, b] = numbers::<4>(v)?;
+            let (a, b) = (required(a, MAX_DIM)?, required(b, 1)?);
+            spec.hyper_connections = Some(HyperConnections {
                 streams: required(streams, 64)?,
-                sinkhorn_iters: required(iters, 1000)?,
-                fn_fp32: flag(fp32)?,
+                kind: match required(kind, 2)? {
+                    0 => HyperKind::Manifold {
+                        sinkhorn_iters: a,
+                        fn_fp32: b == 1,
+                    },
+                    1 => HyperKind::Independent,
+                    _ => HyperKind::LowRank { rank: a },
+                },
             });
         }
         "qsa" => {

@@ -42,7 +42,26 @@ def deepseek_v4(n, h, frozen_hc):
     return cfg, AutoModelForCausalLM, ("attn_hc", "ffn_hc")
 
 
-FAMILIES = {"glm5_next": glm5_next, "deepseek_v4": deepseek_v4}
+def hy_v4(n, h, frozen_hc):
+    cfg = AutoConfig.for_model("hy_v4", vocab_size=64, pad_token_id=0, hidden_size=h, intermediate_size=2 * h, num_hidden_layers=2,
+                               num_attention_heads=2, kv_lora_rank=16, q_lora_rank=16, qk_nope_head_dim=8,
+                               qk_rope_head_dim=8, v_head_dim=8, n_routed_experts=2, num_experts_per_tok=1,
+                               moe_intermediate_size=16, index_topk=8, index_head_dim=8, index_n_heads=2, hc_mult=n,
+                               mlp_layer_types=["dense"] * 2)
+    return cfg, AutoModelForCausalLM, ("attn_hc", "ffn_hc")
+
+
+def qwen4_exp(n, h, frozen_hc):
+    cfg = AutoConfig.for_model("qwen4_exp_text", vocab_size=64, pad_token_id=0, hidden_size=h, num_hidden_layers=2,
+                               num_attention_heads=2, num_key_value_heads=1, head_dim=16,
+                               layer_types=["indexed_attention"] * 2, num_experts=2, num_experts_per_tok=1,
+                               moe_intermediate_size=16, shared_expert_intermediate_size=16, hc_count=n,
+                               hc_lowrank=8, indexer_n_heads=2, indexer_kv_heads=1, indexer_head_dim=16,
+                               indexer_budget=8, indexer_compress_ratio=2, eos_token_id=2)
+    return cfg, AutoModelForCausalLM, ("attn_hyper_connection", "mlp_hyper_connection")
+
+
+FAMILIES = {"glm5_next": glm5_next, "deepseek_v4": deepseek_v4, "hy_v4": hy_v4, "qwen4_exp": qwen4_exp}
 SETTINGS = [(n, h, b, s) for n in (2, 4) for h in (64, 96) for (b, s) in ((1, 16), (2, 24))]
 
 
@@ -87,7 +106,9 @@ def measure(family, n, h, b, s, dtype_name, frozen_hc):
         glue = sum(nb for st, nb in saved if st and st[-1] is layer)
         rows.append(dict(layer=i, hc_bytes=hc, glue_bytes=glue))
     return dict(family=family, hc_mult=n, hidden=h, batch=b, seq=s, dtype=dtype_name, frozen_hc=frozen_hc,
-                sinkhorn_iters=cfg.get_text_config().hc_sinkhorn_iters, layers=rows)
+                sinkhorn_iters=getattr(cfg.get_text_config(), "hc_sinkhorn_iters", 0),
+                hc_lowrank=getattr(cfg.get_text_config(), "hc_lowrank", 0),
+                hc_magnitude=getattr(cfg.get_text_config(), "hc_magnitude", 0), layers=rows)
 
 
 def main(families):
