@@ -712,7 +712,34 @@ fn prefill_bytes(r: &Resolved) -> (u128, String) {
         bytes += act * batch * heads * prompt * prompt;
         formula += " + b·a·p²·B (T5 position bias)";
     }
+    if let Some((scores, text)) = indexer_scores(r, batch, prompt) {
+        bytes += scores;
+        formula += &text;
+    }
     (bytes, formula)
+}
+
+/// DeepSeek Sparse Attention's indexer as transformers runs it
+/// (`DeepseekV32Indexer`, which GLM-MoE-DSA's and HY-V4's follow), one
+/// layer at a time: it scores every query against every key in fp32 per
+/// index head, (b, p, heads, p), and for more than one sequence the
+/// broadcast matmul first copies the keys out to (b, p, d, p). Its peak is
+/// the larger of that copy beside the scores, the scaled scores beside
+/// their ReLU, and the ReLU beside the head-weighted sum, its masked copy
+/// and the 1-byte mask (measured on CPU: `tests/data/indexer/`). GLM-5.3's
+/// pooled indexer scores pools instead, and is not counted.
+fn indexer_scores(r: &Resolved, batch: u128, prompt: u128) -> Option<(u128, String)> {
+    let ix = r.spec.mla.as_ref()?.indexer.as_ref()?;
+    if ix.layers == 0 || ix.pool > 0 || r.inference.engine != Engine::Transformers {
+        return None;
+    }
+    let (heads, d) = (u128::from(ix.heads), u128::from(ix.head_dim));
+    let copy = if batch > 1 { 4 * (d + heads) } else { 0 };
+    let per_pair = copy.max(8 * heads).max(4 * heads + 9);
+    Some((
+        per_pair * batch * prompt * prompt,
+        format!(" + {per_pair}·b·p² (sparse-attention indexer scores)"),
+    ))
 }
 
 /// The KV cache on this GPU and its formula (engines that grow it or

@@ -56,7 +56,11 @@ pub(super) fn hyper_terms(t: &mut Terms, l: &LayerShape, hc: &HyperConnections) 
                 + e * n * n
                 + e * h;
             let copy = u128::from(e < 4 && !l.autocast && !fn_fp32);
-            (half * 4 + trained * 4 + e, weights, copy * 4 * (2 + n) * n * nh)
+            (
+                half * 4 + trained * 4 + e,
+                weights,
+                copy * 4 * (2 + n) * n * nh,
+            )
         }
         HyperKind::Independent => {
             let weights = 4 + 4 * 2 * n + trained * 4 * 2 * n + 3 * 4 * n + 4 * n + 4 * h;
