@@ -103,6 +103,47 @@ fn qsa_keys_per_token(spec: &ModelSpec, shards: &Shards, b: u128) -> Option<(u12
     ))
 }
 
+/// vLLM's cache of a DeepSeek Sparse Attention model (DeepSeek-V3.2,
+/// GLM-MoE-DSA: FlashMLA's sparse backend): per MLA layer and token the
+/// latent and its rotary key in 16 bits (576 × 2 B), or in its
+/// `fp8_ds_mla` format when the cache is 8-bit (512 fp8 values, a fp32
+/// scale per 128 of them, the 64 rotary values in bf16: 656 B); and per
+/// indexed layer the indexer's key in fp8 with a fp32 scale per 128
+/// values (`DeepseekV32IndexerCache`: 128 + 4 = 132 B), whatever the
+/// cache's dtype. GLM-5.3's pooled indexer is laid out otherwise and not
+/// read here.
+pub fn vllm_sparse_mla_per_token(
+    spec: &ModelSpec,
+    kv: Dtype,
+    shards: &Shards,
+) -> Option<(u128, String)> {
+    let m = spec.mla.as_ref()?;
+    let ix = m
+        .indexer
+        .as_ref()
+        .filter(|ix| ix.layers > 0 && ix.pool == 0)?;
+    let layers = shards.stage_attention(spec).0;
+    let (r, dr, d) = (
+        u128::from(m.kv_lora_rank),
+        u128::from(m.qk_rope_head_dim),
+        u128::from(ix.head_dim),
+    );
+    let latent = if kv.bytes() == 1 {
+        r + r.div_ceil(128) * 4 + 2 * dr
+    } else {
+        (r + dr) * 2
+    };
+    let indexed = u128::from(ix.layers)
+        .min(u128::from(spec.attention_layer_count()))
+        .div_ceil(shards.pp.max(1))
+        .min(layers);
+    let key = d + d.div_ceil(128) * 4;
+    Some((
+        layers * latent + indexed * key,
+        format!("{layers} layers × {latent} B latent + {indexed} × {key} B fp8 indexer key"),
+    ))
+}
+
 pub struct InferenceMemory {
     pub lines: Vec<Line>,
     /// Host memory the engine holds (llama.cpp's CPU buffers).
@@ -193,6 +234,9 @@ pub fn inference_memory(r: &Resolved, engine: Option<&ServingEngine>) -> Inferen
     }
     match engine {
         Some(ServingEngine::Vllm(engine)) if inf.engine == Engine::Vllm => {
+            let (per_token, per_token_formula) =
+                vllm_sparse_mla_per_token(r.spec, kv_dtype, &r.shards)
+                    .unwrap_or((per_token, per_token_formula));
             return vllm_memory(
                 r,
                 lines,

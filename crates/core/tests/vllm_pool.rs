@@ -5,6 +5,8 @@
 //! as `GPU KV cache size`. The estimator rebuilds each from the model, the
 //! card and vLLM's rules, never from these figures.
 
+mod common;
+
 use vramfit_core::cases::{case_model, case_scenario, parse_cases, Case};
 use vramfit_core::estimate::estimate_with_model;
 use vramfit_core::report::Part;
@@ -307,4 +309,26 @@ fn a_model_without_attention_holds_states_only() {
         pool.max_concurrent_sequences,
         (pool.usable_bytes / state).min(pool.limits.max_num_seqs)
     );
+}
+
+/// DeepSeek-V3.2 in vLLM (FlashMLA's sparse backend): each of its 61
+/// layers caches the 576-wide latent in bf16 (1,152 B) or as `fp8_ds_mla`
+/// (512 fp8 values, four fp32 scales, 64 bf16 rotary values: 656 B), and
+/// its indexer key as 128 fp8 values and one fp32 scale (132 B) whatever
+/// the cache's dtype; transformers caches the indexer key in the model
+/// dtype instead.
+#[test]
+fn deepseek_v32_pages_hold_the_sparse_mla_formats() {
+    use vramfit_core::inference::{kv_bytes_per_token, vllm_sparse_mla_per_token};
+    use vramfit_core::precision::Dtype;
+    let spec = vramfit_core::hf_config::from_hf_config(&common::resolved_config(
+        "deepseek_v32",
+        &serde_json::json!({}),
+    ))
+    .expect("imports");
+    let shards = common::one_gpu(spec.layers);
+    let per_token = |kv| vllm_sparse_mla_per_token(&spec, kv, &shards).expect("sparse MLA").0;
+    assert_eq!(per_token(Dtype::Bf16), 61 * (1152 + 132));
+    assert_eq!(per_token(Dtype::Fp8), 61 * (656 + 132));
+    assert_eq!(kv_bytes_per_token(&spec, Dtype::Bf16, &shards).0, 61 * (1152 + 256));
 }
