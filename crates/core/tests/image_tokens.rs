@@ -367,7 +367,10 @@ fn glm5_next_reads_its_processor_keys_and_travels_in_a_link() {
         Some(r#"{"max_image_tokens":1000000000000}"#),
     )
     .unwrap_err();
-    assert_eq!(e.field, "image rule: max_tokens");
+    assert_eq!(
+        e.field,
+        "config.json / preprocessor_config.json: image processing (image rule: max_tokens)"
+    );
     // Sizes out of range are refused by name, never a panic; a 65536 px
     // strip either way is counted as the processor counts it.
     let rule = ImageRule::Glm5Next(defaults);

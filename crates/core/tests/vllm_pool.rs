@@ -327,8 +327,15 @@ fn deepseek_v32_pages_hold_the_sparse_mla_formats() {
     ))
     .expect("imports");
     let shards = common::one_gpu(spec.layers);
-    let per_token = |kv| vllm_sparse_mla_per_token(&spec, kv, &shards).expect("sparse MLA").0;
+    let per_token = |kv| {
+        vllm_sparse_mla_per_token(&spec, kv, &shards)
+            .expect("sparse MLA")
+            .0
+    };
     assert_eq!(per_token(Dtype::Bf16), 61 * (1152 + 132));
     assert_eq!(per_token(Dtype::Fp8), 61 * (656 + 132));
-    assert_eq!(kv_bytes_per_token(&spec, Dtype::Bf16, &shards).0, 61 * (1152 + 256));
+    assert_eq!(
+        kv_bytes_per_token(&spec, Dtype::Bf16, &shards).0,
+        61 * (1152 + 256)
+    );
 }

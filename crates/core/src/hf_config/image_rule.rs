@@ -63,7 +63,17 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
 /// the processor classes' defaults apply when it is absent).
 pub fn rule_from_configs(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
     let rule = read_rule(config, preprocessor)?;
-    rule.validate()?;
+    // The rule's numbers come from the image processor's keys of either
+    // file: the error says so, with the rule's own name for the value.
+    rule.validate().map_err(|e| {
+        crate::error::InputError::new(
+            format!(
+                "config.json / preprocessor_config.json: image processing ({})",
+                e.field
+            ),
+            e.message,
+        )
+    })?;
     Ok(rule)
 }
 

@@ -243,6 +243,21 @@ impl<'a> Cfg<'a> {
                         .then(|| keys.iter().find_map(|k| self.class_default(k)))
                         .flatten()
                 });
+            // A class default of 0 for a positive field means "none"
+            // (GLM-5.3's `head_dim`, which its class sets to the rotary
+            // width, 0). Any other default can fall outside what the
+            // config's other values allow (more shared layers than
+            // layers): refused by name.
+            if fallback == Some(0) && min > 0 {
+                return Ok(None);
+            }
+            if let Some(n) = fallback.filter(|n| *n < min || *n > max) {
+                let key = keys.first().copied().unwrap_or("?");
+                return Err(InputError::new(
+                    self.field(key),
+                    format!("is missing, and its default {n} is out of range here: allowed {min} to {max}"),
+                ));
+            }
             return Ok(fallback);
         };
         let number = match value {
