@@ -723,6 +723,11 @@ pub struct ModelSpec {
     /// A QSA indexer on the attention layers (Qwen4-Exp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qsa_indexer: Option<QsaIndexer>,
+    /// Parameters transformers keeps in fp32 when it loads the model in 16
+    /// bits (`_keep_in_fp32_modules_strict`: MoE routers, Apertus 1.5's
+    /// tokenizers, GLM-5.3-Flash's KDA gates and connection biases).
+    #[serde(default)]
+    pub fp32_params: u64,
     /// Hyper-connections (DeepSeek-V4, GLM-5.3-Flash, HY-V4, Qwen4-Exp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hyper_connections: Option<HyperConnections>,

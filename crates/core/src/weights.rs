@@ -31,13 +31,20 @@ pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> We
         // not 4-bit to fp32 (measured: Llama-3-8B dims start 1.99 GiB higher).
         plain_dtype = Dtype::Fp32;
     }
+    let (kept, kept_text) = kept_in_fp32(spec, sc, plain_dtype);
     if let Some(d) = format.plain_dtype() {
+        let (kept, kept_text) = kept_in_fp32(spec, sc, d);
         return WeightBytes {
-            total: total_params * d.bytes() as u128,
+            total: total_params * d.bytes() as u128 + kept,
             quantized_params: 0,
             plain_params: total_params,
             largest_quantized_linear: 0,
-            formula: format!("{} params × {} B ({})", counts.total, d.bytes(), d.name()),
+            formula: format!(
+                "{} params × {} B ({}){kept_text}",
+                counts.total,
+                d.bytes(),
+                d.name()
+            ),
         };
     }
     let layers = &counts.layers;
@@ -97,20 +104,38 @@ pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> We
             q_bytes = q_bytes * num / den;
         }
     }
-    let plain_bytes = plain * plain_dtype.bytes() as u128;
+    let plain_bytes = plain * plain_dtype.bytes() as u128 + kept;
     WeightBytes {
         total: q_bytes + plain_bytes,
         quantized_params: quantized,
         plain_params: plain,
         largest_quantized_linear: largest,
         formula: format!(
-            "{quantized} quantized params × {:.3} bits ({}: {why}) + {plain} params × {} B ({})",
+            "{quantized} quantized params × {:.3} bits ({}: {why}) + {plain} params × {} B ({}){kept_text}",
             millibits as f64 / 1024.0,
             format.name(),
             plain_dtype.bytes(),
             plain_dtype.name()
         ),
     }
+}
+
+/// The bytes beyond `dtype` of the parameters transformers keeps in fp32
+/// (`_keep_in_fp32_modules_strict`) when it loads the model in 16 bits:
+/// where transformers loads it (its inference, the Hugging Face stack's
+/// training), not vLLM's or the other engines' own loaders.
+fn kept_in_fp32(spec: &ModelSpec, sc: &Scenario, dtype: Dtype) -> (u128, String) {
+    let loader = match sc.task {
+        TaskKind::Inference => sc.inference.engine == Engine::Transformers,
+        TaskKind::Training => sc.training.framework.is_hugging_face(),
+    };
+    if spec.fp32_params == 0 || dtype.bytes() != 2 || !loader {
+        return (0, String::new());
+    }
+    (
+        u128::from(spec.fp32_params) * 2,
+        format!(" + {} params kept in fp32 × 2 B", spec.fp32_params),
+    )
 }
 
 /// A block's projections in build order (attention, then the MLP), with

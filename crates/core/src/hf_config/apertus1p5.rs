@@ -64,6 +64,8 @@ pub(super) fn import(
     let vocab = text.int(&["vocab_size"], 1, MAX_DIM)?.unwrap_or(spec.vocab);
     code_ranges(cfg, vqgan.codebook, wav.codebook, vocab)?;
     spec.vision = Some(counted(vqgan.shape(), vqgan.params() + wav.params(), 0)?);
+    // `_keep_in_fp32_modules_strict`: both tokenizers stay fp32
+    spec.fp32_params = spec.vision.as_ref().and_then(|v| v.params).unwrap_or(0);
     spec.name = "apertus1p5".to_string();
     Ok(spec)
 }

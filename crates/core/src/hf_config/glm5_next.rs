@@ -115,7 +115,25 @@ fn complete_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     spec.layer_extra_params = spec
         .layer_extra_params
         .saturating_add(connection.saturating_mul(2));
+    spec.fp32_params = kept_in_fp32(spec, mix);
     Ok(())
+}
+
+/// `_keep_in_fp32_modules_strict`: the routers (`mlp.gate.weight`), the KDA
+/// layers' `conv1d`, `dt_bias` and `A_log`, and both connections' `base`
+/// and `scale` in every layer.
+fn kept_in_fp32(spec: &ModelSpec, mix: u64) -> u64 {
+    let routers = spec.moe.as_ref().map_or(0, |m| {
+        spec.layers
+            .saturating_sub(m.dense_layers)
+            .saturating_mul(m.experts.saturating_mul(spec.hidden))
+    });
+    let kda = spec.recurrent.as_ref().map_or(0, |r| {
+        let per = (3 * r.inner).saturating_mul(r.conv_kernel) + r.inner + r.heads;
+        r.layers.saturating_mul(per)
+    });
+    let connections = spec.layers.saturating_mul(2 * (mix + 3));
+    routers.saturating_add(kda).saturating_add(connections)
 }
 
 /// `Glm5NextTextConfig.validate_architecture`'s refusals: as many key and

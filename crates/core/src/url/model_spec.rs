@@ -47,6 +47,7 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
             spec.cross_attention_layers,
             d.cross_attention_layers,
         ),
+        ("f32p", spec.fp32_params, d.fp32_params),
     ];
     for (key, value, default) in numbers {
         if value != default {
@@ -403,7 +404,7 @@ type PutNumber = fn(&mut ModelSpec, u64);
 
 /// The whole-number fields: key, allowed range, where the value goes (one
 /// table instead of a match arm each: the page's wasm is smaller).
-const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 22] = [
+const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 23] = [
     ("h", 0, MAX_DIM, |s, n| s.hidden = n),
     ("l", 0, MAX_LAYERS, |s, n| s.layers = n),
     ("heads", 0, MAX_HEADS, |s, n| s.heads = n),
@@ -434,6 +435,7 @@ const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 22] = [
     }),
     ("mxp", 0, MAX_TOTAL_PARAMS, |s, n| s.model_extra_params = n),
     ("xattl", 0, MAX_LAYERS, |s, n| s.cross_attention_layers = n),
+    ("f32p", 0, MAX_TOTAL_PARAMS, |s, n| s.fp32_params = n),
 ];
 
 /// A flag's setter.

@@ -1,0 +1,39 @@
+"""Parameters transformers keeps in fp32 when a model loads in bf16 (`_keep_in_fp32_modules_strict`): each
+config is built on the meta device with `from_config(dtype=torch.bfloat16)` and its fp32 parameters counted
+(`fp32_kept.csv`). Run: HF_HUB_OFFLINE=1 python measure_fp32_kept.py  (torch 2.15.0, transformers 5.24.0)."""
+import csv
+import json
+import os
+import sys
+
+import torch
+import transformers
+from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
+
+here = os.path.dirname(os.path.abspath(__file__))
+CONFIGS = ["variants_2026/glm5_next__1.json", "variants_2026/glm5_next__4.json",
+           "variants_2026/apertus1p5__1.json", "variants_2026/kimi_linear__1.json",
+           "variants_2026/kimi_linear__2.json", "variants_2026/longcat_flash__1.json",
+           "defaults_2025/deepseek_v32.json", "defaults_2025/glm4_moe.json", "deepseek-ai__DeepSeek-V3.json",
+           "zai-org__GLM-4.5-Air.json", "variants_2026/glm5_next__0.json", "variants_2026/apertus1p5__0.json"]
+WRAPPERS = {"glm5_next", "apertus1p5", "glm4v_moe"}
+rows = []
+for name in CONFIGS:
+    path = os.path.join(here, "..", "configs", name)
+    if not os.path.exists(path):
+        print("missing", name, file=sys.stderr)
+        continue
+    d = json.load(open(path))
+    mt = d["model_type"]
+    cfg = AutoConfig.for_model(**d)
+    auto = AutoModelForImageTextToText if mt in WRAPPERS else AutoModelForCausalLM
+    with torch.device("meta"):
+        model = auto.from_config(cfg, dtype=torch.bfloat16)
+    kept = sum(p.numel() for p in model.parameters() if p.dtype == torch.float32)
+    rows.append(dict(config=name, num_parameters=model.num_parameters(), fp32_parameters=kept))
+    print(name, kept, file=sys.stderr)
+with open(os.path.join(here, "fp32_kept.csv"), "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=["config", "num_parameters", "fp32_parameters"])
+    w.writeheader()
+    w.writerows(rows)
+print(f"torch {torch.__version__}, transformers {transformers.__version__}", file=sys.stderr)

@@ -1,0 +1,58 @@
+//! Parameters transformers keeps in fp32 when a model loads in 16 bits
+//! (`_keep_in_fp32_modules_strict`), counted on the meta device after
+//! `from_config(dtype=torch.bfloat16)` (`data/params/fp32_kept.csv`, torch
+//! 2.15.0, transformers 5.24.0): MoE routers, Kimi-Linear's `dt_bias`,
+//! GLM-5.3-Flash's KDA gates and connection biases, Apertus 1.5's
+//! tokenizers. The weights line of a transformers load charges them 4 B.
+
+mod common;
+
+use common::{config_text, csv_rows, get, get_u64};
+use vramfit_core::hf_config::from_hf_config;
+use vramfit_core::report::Part;
+use vramfit_core::scenario::{Engine, ModelSource, Scenario, TaskKind};
+
+#[test]
+fn the_fp32_parameters_are_the_ones_transformers_keeps() {
+    let rows = csv_rows("fp32_kept.csv");
+    assert!(rows.len() >= 10, "{} rows", rows.len());
+    for row in &rows {
+        let config = get(row, "config");
+        let spec = from_hf_config(&config_text(config)).unwrap_or_else(|e| panic!("{config}: {e}"));
+        assert_eq!(
+            (spec.total_params(), spec.fp32_params),
+            (
+                get_u64(row, "num_parameters"),
+                get_u64(row, "fp32_parameters")
+            ),
+            "{config}"
+        );
+    }
+}
+
+/// Apertus 1.5 in bf16 under transformers: 8,317,544,000 parameters at
+/// 2 B, of which its tokenizers' 226,457,088 at 4 B; vLLM loads its own way.
+#[test]
+fn a_transformers_load_charges_them_four_bytes() {
+    let spec = from_hf_config(&config_text("variants_2026/apertus1p5__0.json")).expect("imports");
+    let weights = |engine| {
+        let mut sc = Scenario {
+            model: ModelSource::Spec(Box::new(spec.clone())),
+            task: TaskKind::Inference,
+            ..Scenario::default()
+        };
+        sc.inference.engine = engine;
+        vramfit_core::estimate::estimate(&sc)
+            .expect("estimates")
+            .gpus[0]
+            .lines
+            .iter()
+            .filter(|l| l.part == Part::Weights)
+            .map(|l| l.bytes)
+            .sum::<u64>()
+    };
+    assert_eq!(
+        weights(Engine::Transformers),
+        8_317_544_000 * 2 + 226_457_088 * 2
+    );
+}
