@@ -39,7 +39,12 @@
 //!   its bytes from before in `before_allocator_refreeze`: only reserved
 //!   (and device used with it) may have moved. A row re-frozen again later
 //!   for a replaced engine rule keeps what the allocator's re-freeze left
-//!   in `after_allocator_refreeze`, which that check reads instead.
+//!   in `after_allocator_refreeze`, which that check reads instead;
+//! * the parameters a transformers load keeps in fp32: the reason holds
+//!   `2026-11-27: fp32-kept parameters measured` and names its file under
+//!   `tests/data/`; the row keeps its bytes from before in
+//!   `before_fp32_refreeze`, and every number moved by exactly two bytes
+//!   per kept parameter of its catalog model.
 //!
 //! The page and embed parameters (`u`, `view`, `lang`, `goal`, `prio`,
 //! `embed`, `show`) are the web page's: the core notices them as unknown,
@@ -231,8 +236,17 @@ fn only_replaced_engine_rules_refreeze() {
                 allocator_cache_only_moved(&row);
                 true
             };
+            let fp32 = why.contains(MEASURED_FP32) && {
+                let file = measured_file(&why[why.find(MEASURED_FP32).unwrap_or(0)..])
+                    .unwrap_or_else(|| {
+                        panic!("{}: names no tests/data/ file", text(&row, "title"))
+                    });
+                assert!(file.is_file(), "{} does not exist", file.display());
+                fp32_kept_only_moved(&row);
+                true
+            };
             assert!(
-                engine_rule || measured || measured_h100 || sharded || allocator,
+                engine_rule || measured || measured_h100 || sharded || allocator || fp32,
                 "{}: re-frozen without a replaced engine rule or a measured correction ({why})",
                 text(&row, "title")
             );
@@ -299,6 +313,33 @@ fn allocator_cache_only_moved(row: &Value) {
             b[2] - b[1],
             "{title}: device used moved beside reserved"
         );
+    }
+}
+
+/// How the fp32-kept parameters' correction reads (2026-11-27): what a
+/// transformers load keeps in fp32 (`_keep_in_fp32_modules_strict`),
+/// counted on the meta device (`tests/data/params/fp32_kept.csv`).
+const MEASURED_FP32: &str = "2026-11-27: fp32-kept parameters measured";
+
+/// A row re-frozen for the fp32-kept parameters keeps its bytes from
+/// before (`before_fp32_refreeze`); its model, a catalog entry, keeps
+/// parameters in fp32, and every number of every GPU moved by exactly
+/// their two more bytes each.
+fn fp32_kept_only_moved(row: &Value) {
+    let title = text(row, "title");
+    let kept = match decode(text(row, "link")).scenario.model {
+        ModelSource::Catalog(id) => find_model(&id).map_or(0, |m| m.spec.fp32_params),
+        _ => 0,
+    };
+    assert!(kept > 0, "{title}: its model keeps no parameters in fp32");
+    let before: Vec<[u64; 3]> = serde_json::from_value(row["before_fp32_refreeze"].clone())
+        .unwrap_or_else(|e| panic!("{title}: before_fp32_refreeze: {e}"));
+    let now: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    assert_eq!(before.len(), now.len(), "{title}: GPU count");
+    for (b, n) in before.iter().zip(&now) {
+        for (x, y) in b.iter().zip(n) {
+            assert_eq!(y - x, 2 * kept, "{title}: moved {b:?} -> {n:?}");
+        }
     }
 }
 
