@@ -15,8 +15,8 @@ mod layer_variants;
 mod params;
 
 pub use layer_variants::{
-    CompressedAttention, GlobalAttention, HyperConnections, HyperKind, KvSharing, NgramEmbedding,
-    PerLayerInput, QsaIndexer,
+    AttentionState, CompressedAttention, GlobalAttention, HyperConnections, HyperKind, KvSharing,
+    NgramEmbedding, PerLayerInput, QsaIndexer,
 };
 pub use params::{llava_projector_params, vision_params};
 
@@ -723,6 +723,9 @@ pub struct ModelSpec {
     /// A QSA indexer on the attention layers (Qwen4-Exp).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qsa_indexer: Option<QsaIndexer>,
+    /// A fixed state beside every attention layer's cache (ZAYA's CCA).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attention_state: Option<AttentionState>,
     /// Parameters transformers keeps in fp32 when it loads the model in 16
     /// bits (`_keep_in_fp32_modules_strict`: MoE routers, Apertus 1.5's
     /// tokenizers, GLM-5.3-Flash's KDA gates and connection biases).
@@ -1083,6 +1086,16 @@ impl ModelSpec {
         }
         if let Some(n) = &self.ngram_embedding {
             n.validate(self.layers, MAX_DIM)?;
+        }
+        if let Some(a) = &self.attention_state {
+            check_range(
+                "model.attention_state.conv_channels",
+                a.conv_channels,
+                0,
+                MAX_DIM,
+            )?;
+            check_range("model.attention_state.conv_steps", a.conv_steps, 0, 256)?;
+            check_range("model.attention_state.values", a.values, 0, MAX_DIM)?;
         }
         if let Some(hc) = &self.hyper_connections {
             check_range("model.hyper_connections.streams", hc.streams, 1, 64)?;

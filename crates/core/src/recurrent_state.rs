@@ -51,6 +51,32 @@ pub fn state_bytes_per_sequence(
     tp: u128,
     engine: Engine,
 ) -> Option<(u128, String)> {
+    let recurrent = recurrent_bytes(spec, dtype, tp, engine);
+    // ZAYA's CCA keeps a fixed state beside every attention layer's cache
+    let attention = spec.attention_state.as_ref().map(|a| {
+        let layers = u128::from(spec.attention_layer_count());
+        let b = u128::from(dtype.bytes());
+        (
+            layers * a.elements() * b,
+            format!(
+                "{layers} attention layers × ({} × {} conv + {} values) × {b} B",
+                a.conv_channels, a.conv_steps, a.values
+            ),
+        )
+    });
+    match (recurrent, attention) {
+        (Some((r, rt)), Some((a, at))) => Some((r + a, format!("{rt} + {at}"))),
+        (one, None) | (None, one) => one,
+    }
+}
+
+/// The recurrent layers' states.
+fn recurrent_bytes(
+    spec: &ModelSpec,
+    dtype: Dtype,
+    tp: u128,
+    engine: Engine,
+) -> Option<(u128, String)> {
     let r = spec.recurrent.as_ref().filter(|r| r.layers > 0)?;
     let (conv, state) = state_elements(r);
     let layers = u128::from(r.layers);

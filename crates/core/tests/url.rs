@@ -6,9 +6,10 @@ use vramfit_core::catalog::models;
 use vramfit_core::gpu::gpus;
 use vramfit_core::image_tokens::ImageRule;
 use vramfit_core::model::{
-    Arch, CompressedAttention, GlobalAttention, HyperConnections, HyperKind, Indexer, KvSharing,
-    Mla, MlpKind, ModelSpec, Moe, NgramEmbedding, NormKind, PerLayerInput, QkNorm, QsaIndexer,
-    Recurrent, RecurrentKind, SlidingWindow, TowerBlock, VideoFamily, VisionTower,
+    Arch, AttentionState, CompressedAttention, GlobalAttention, HyperConnections, HyperKind,
+    Indexer, KvSharing, Mla, MlpKind, ModelSpec, Moe, NgramEmbedding, NormKind, PerLayerInput,
+    QkNorm, QsaIndexer, Recurrent, RecurrentKind, SlidingWindow, TowerBlock, VideoFamily,
+    VisionTower,
 };
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -447,6 +448,11 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             hyper_connections: generated_hc(layers),
             // unlike every other number, so a swapped key fails
             fp32_params: layers * 7 + 3,
+            attention_state: layers.is_multiple_of(5).then_some(AttentionState {
+                conv_channels: hidden % 997 + 1,
+                conv_steps: layers % 6,
+                values: heads + 11,
+            }),
         }
     });
     prop_oneof![

@@ -11,8 +11,8 @@ use super::reader::{
 };
 use crate::error::{InputError, Result};
 use crate::model::{
-    GlobalAttention, ModelSpec, Moe, QkNorm, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM,
-    MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
+    AttentionState, GlobalAttention, ModelSpec, Moe, QkNorm, Recurrent, RecurrentKind,
+    SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
 };
 
 /// Families completed before the early return of `modern::complete`: their
@@ -144,8 +144,9 @@ fn longcat_flash(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
 /// plus `router_states_scale` (R) on every layer but the first; two
 /// residual-scaling modules (4·h each) per layer and an input scale and
 /// bias (2·h) complete it. `layer_types` "hybrid_sliding" layers slide.
-/// Not counted: CCA's fixed per-sequence state (the q|k convolution window
-/// and the delayed value, 5.25 KiB per layer at the defaults in bf16).
+/// Every layer also keeps CCA's fixed per-sequence state: the q|k
+/// convolutions' last (t0 − 1) + (t1 − 1) steps and the delayed value,
+/// ⌊kv·d/2⌋ wide (5.25 KiB per layer at the defaults in bf16).
 fn zaya(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     let h = spec.hidden;
     let layers = spec.layers;
@@ -171,6 +172,11 @@ fn zaya(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     let channels = q + kvd;
     let t0 = cfg.int(&["cca_time0"], 1, 64)?.unwrap_or(2);
     let t1 = cfg.int(&["cca_time1"], 1, 64)?.unwrap_or(2);
+    spec.attention_state = Some(AttentionState {
+        conv_channels: channels,
+        conv_steps: (t0 - 1) + (t1 - 1),
+        values: kvd / 2,
+    });
     let r = cfg.int(&["router_hidden_size"], 1, MAX_DIM)?.unwrap_or(256);
     let convs = channels * t0 + channels + channels * d * t1 + channels;
     let router = h * r + r + r + 2 * (r * r + r) + r * (experts + 1);

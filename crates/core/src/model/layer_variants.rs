@@ -137,6 +137,25 @@ pub enum HyperKind {
     LowRank { rank: u64 },
 }
 
+/// A fixed per-sequence state beside the keys and values of every
+/// attention layer (ZAYA's CCA: the last `conv_steps` steps of the q|k
+/// convolutions over `conv_channels`, and the previous token's delayed
+/// value, `values` wide), in the model's dtype (measured:
+/// `tests/data/cache/`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttentionState {
+    pub conv_channels: u64,
+    pub conv_steps: u64,
+    pub values: u64,
+}
+
+impl AttentionState {
+    /// Elements per attention layer and sequence.
+    pub fn elements(&self) -> u128 {
+        u128::from(self.conv_channels) * u128::from(self.conv_steps) + u128::from(self.values)
+    }
+}
+
 /// Qwen4-Exp's QSA indexer (`Qwen4ExpTextAttention.indexer`) on every
 /// attention layer: one `index_qk_proj` (hidden → heads·`head_dim`, its
 /// heads the query and the one key head) and a q and a k LayerNorm without

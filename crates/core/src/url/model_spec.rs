@@ -9,10 +9,10 @@ use super::choice::Choice;
 use super::notice::Notice;
 use super::query::{bool_text, parse_bool, parse_u64_in, percent_encode, query_pairs};
 use crate::model::{
-    CompressedAttention, GlobalAttention, HyperConnections, HyperKind, Indexer, KvSharing, Mla,
-    ModelSpec, Moe, NgramEmbedding, PerLayerInput, QsaIndexer, Recurrent, SlidingWindow,
-    VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_NORMS_PER_LAYER,
-    MAX_POSITION, MAX_TOTAL_PARAMS,
+    AttentionState, CompressedAttention, GlobalAttention, HyperConnections, HyperKind, Indexer,
+    KvSharing, Mla, ModelSpec, Moe, NgramEmbedding, PerLayerInput, QsaIndexer, Recurrent,
+    SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS,
+    MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
 
 pub(super) const PREFIX: &str = "s.";
@@ -184,6 +184,9 @@ fn layer_variants(spec: &ModelSpec) -> Vec<(String, String)> {
             HyperKind::LowRank { rank } => (2, rank, 0),
         };
         put("hc", whole(&[kind, hc.streams, a, b]));
+    }
+    if let Some(a) = &spec.attention_state {
+        put("ast", whole(&[a.conv_channels, a.conv_steps, a.values]));
     }
     if let Some(q) = &spec.qsa_indexer {
         put("qsa", whole(&[q.heads, q.head_dim, q.layers]));
@@ -550,7 +553,8 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
 /// keys and values, 1 for a double-wide MLP), `ple` (per-layer input width,
 /// table rows); DeepSeek-V4's `csa` (CSA layers, their rate, HCA layers,
 /// their rate, the indexer's key width) and `hc` (hyper-connections: kind,
-/// streams and the kind's two numbers); Qwen4-Exp's `qsa` (indexer heads,
+/// streams and the kind's two numbers); ZAYA's `ast` (its CCA state:
+/// conv channels, steps, values); Qwen4-Exp's `qsa` (indexer heads,
 /// key width, indexed layers) and `ngram` (n-gram layers, table rows, row
 /// width, embedding width, streams, conv kernel, n).
 fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
@@ -602,6 +606,14 @@ fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), S
                     1 => HyperKind::Independent,
                     _ => HyperKind::LowRank { rank: a },
                 },
+            });
+        }
+        "ast" => {
+            let [channels, steps, values] = numbers::<3>(v)?;
+            spec.attention_state = Some(AttentionState {
+                conv_channels: required(channels, MAX_DIM)?,
+                conv_steps: required(steps, 256)?,
+                values: required(values, MAX_DIM)?,
             });
         }
         "qsa" => {

@@ -191,6 +191,14 @@ TINY = {
                                  shared_expert_intermediate_size=16, hc_count=2, hc_lowrank=4, indexer_n_heads=1,
                                  indexer_kv_heads=1, indexer_head_dim=16, indexer_budget=4,
                                  indexer_compress_ratio=4),
+    # ZAYA: every layer CCA attention (full or sliding) with a fixed state beside its cache: the q|k
+    # convolutions' last (t0 - 1) + (t1 - 1) steps and the previous token's delayed value (kv·d // 2)
+    "zaya": dict(num_hidden_layers=4, num_attention_heads=6, num_key_value_heads=3, head_dim=10, num_experts=5,
+                 moe_intermediate_size=40, router_hidden_size=24, cca_time0=3, cca_time1=4, sliding_window=WINDOW,
+                 layer_types=["hybrid", "hybrid_sliding", "hybrid", "hybrid_sliding"]),
+    # its default kernels (2, 2: one step each)
+    "zaya:default": dict(num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                         num_experts=3, moe_intermediate_size=32, router_hidden_size=16),
     # LFM3: conv layers, a full and a sliding attention layer (window 8), conv state of conv_L_cache tokens
     "lfm3": dict(num_hidden_layers=5, sliding_window=WINDOW, conv_L_cache=5,
                  layer_types=["conv", "full_attention", "conv", "sliding_attention", "conv"]),
@@ -253,7 +261,8 @@ RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_
             "index_topk", "hc_mult", "mlp_layer_types", "num_experts", "shared_expert_intermediate_size",
             "hc_count", "hc_lowrank", "indexer_n_heads", "indexer_kv_heads", "indexer_head_dim", "indexer_budget",
             "indexer_compress_ratio", "ple_layer_ids", "ple_embed_dim", "ple_conv_kernel_size", "ngram_size",
-            "heads_per_ngram", "ngram_vocab_size_base", "make_ngram_vocab_size_divisible_by", "eos_token_id")
+            "heads_per_ngram", "ngram_vocab_size_base", "make_ngram_vocab_size_divisible_by", "eos_token_id",
+            "cca_time0", "cca_time1", "router_hidden_size", "moe_intermediate_size")
 
 
 def config_summary(cfg):
@@ -428,6 +437,12 @@ def predict_layer(rec, layer):
             return B * s * D * (w + T // m + 2 * (T % m)) + 8
         overlap = B * m * (D + Di) * (s + f32) if T >= m else 0  # the gate rows stay fp32
         return B * s * (D * w + (D + Di) * (T // m) + 4 * (D + Di) * (T % m)) + overlap + 8
+    if mt == "zaya":  # K, V (sliding layers: the window less one) and CCA's conv steps and delayed value
+        S = T if kind == "hybrid" else min(T, W - 1) if (W := c.get("sliding_window")) else T
+        steps = (c["cca_time0"] - 1) + (c["cca_time1"] - 1)
+        hd, nh, kvh = c["head_dim"], c["num_attention_heads"], c["num_key_value_heads"]
+        extra = 8 if kind == "hybrid_sliding" else 0  # the sliding layer's 0-d int64 window tensor
+        return 2 * B * kvh * S * hd * s + B * (nh + kvh) * hd * steps * s + B * (kvh * hd // 2) * s + extra
     if mt == "qwen4_exp_text" and kind == "indexed_attention":  # QSA keys; the first indexed layer's position ids
         first = c["layer_types"].index("indexed_attention") == layer["index"]
         return kv(T) + B * T * c["indexer_head_dim"] * s + (24 * B * T if first else 0)
