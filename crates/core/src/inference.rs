@@ -773,17 +773,27 @@ fn prefill_bytes(r: &Resolved) -> (u128, String) {
 /// and the 1-byte mask (measured on CPU: `tests/data/indexer/`). GLM-5.3's
 /// pooled indexer scores pools instead, and is not counted.
 fn indexer_scores(r: &Resolved, batch: u128, prompt: u128) -> Option<(u128, String)> {
-    let ix = r.spec.mla.as_ref()?.indexer.as_ref()?;
-    if ix.layers == 0 || ix.pool > 0 || r.inference.engine != Engine::Transformers {
+    if r.inference.engine != Engine::Transformers {
+        return None;
+    }
+    let (bytes, per_pair) = sparse_indexer_scores(r.spec, batch, prompt)?;
+    Some((
+        bytes,
+        format!(" + {per_pair}·b·p² (sparse-attention indexer scores)"),
+    ))
+}
+
+/// [`indexer_scores`]' bytes for `batch` sequences of `tokens` tokens,
+/// and the bytes per (query, key) pair; `None` without an unpooled indexer.
+pub fn sparse_indexer_scores(spec: &ModelSpec, batch: u128, tokens: u128) -> Option<(u128, u128)> {
+    let ix = spec.mla.as_ref()?.indexer.as_ref()?;
+    if ix.layers == 0 || ix.pool > 0 {
         return None;
     }
     let (heads, d) = (u128::from(ix.heads), u128::from(ix.head_dim));
     let copy = if batch > 1 { 4 * (d + heads) } else { 0 };
     let per_pair = copy.max(8 * heads).max(4 * heads + 9);
-    Some((
-        per_pair * batch * prompt * prompt,
-        format!(" + {per_pair}·b·p² (sparse-attention indexer scores)"),
-    ))
+    Some((per_pair * batch * tokens * tokens, per_pair))
 }
 
 /// The KV cache on this GPU and its formula (engines that grow it or

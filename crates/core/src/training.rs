@@ -61,8 +61,9 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
     let (loss_bytes, loss_formula) = loss::loss_bytes(r);
     let kept_loss = loss::compiled_loss_kept_to_backward_end(r);
     let (act_bytes, act_formula, recompute) = saved::activation_bytes(r, loss_bytes);
-    let (recompute_at_peak, act_formula) =
-        recompute_beyond_loss(recompute, loss_bytes, act_formula);
+    let (rebuilt_at_peak, act_formula) = recompute_beyond_loss(recompute, loss_bytes, act_formula);
+    let (indexer, act_formula) = indexer_beyond_loss(r, loss_bytes + rebuilt_at_peak, act_formula);
+    let recompute_at_peak = rebuilt_at_peak + indexer;
     lines.gpu.push(Line::new(
         Part::Activations,
         act_bytes + recompute_at_peak,
@@ -128,7 +129,7 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
         cpu_lines: lines.cpu,
         peak_allocated: peak,
         peak_phase: phase.name(),
-        rebuilt_off_peak: recompute - recompute_at_peak,
+        rebuilt_off_peak: recompute - rebuilt_at_peak,
     }
 }
 
@@ -153,6 +154,34 @@ fn recompute_beyond_loss(recompute: u128, loss: u128, formula: String) -> (u128,
     (
         recompute - loss,
         format!("{formula} (at the peak: the layer(s) rebuilt in backward, {recompute}, less the loss's {loss} freed before them)"),
+    )
+}
+
+/// DeepSeek Sparse Attention's indexer in a transformers forward: one
+/// layer at a time it holds its fp32 scores of every query against every
+/// key (`inference::sparse_indexer_scores`, measured on CPU), freed before
+/// the next layer; its output, top-k indices, keeps no graph. At the end
+/// of forward it stands beside everything saved, as the loss does after
+/// it: the peak holds the larger transient, so it counts for what it
+/// exceeds the loss (and a layer rebuilt in backward) by.
+fn indexer_beyond_loss(r: &Resolved, transient: u128, formula: String) -> (u128, String) {
+    let t = r.training;
+    if !t.framework.is_hugging_face() {
+        return (0, formula);
+    }
+    let Some((scores, _)) = crate::inference::sparse_indexer_scores(
+        r.spec,
+        u128::from(t.micro_batch),
+        u128::from(t.seq_len),
+    ) else {
+        return (0, formula);
+    };
+    if scores <= transient {
+        return (0, formula);
+    }
+    (
+        scores - transient,
+        format!("{formula} (at the peak: one layer's sparse-attention indexer scores, {scores}, beyond the loss's {transient})"),
     )
 }
 

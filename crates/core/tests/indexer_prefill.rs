@@ -78,3 +78,48 @@ fn the_indexer_scores_are_the_prefill_peak_measured() {
     }
     assert!(checked >= 6, "{checked} rows");
 }
+
+/// In training under the Hugging Face stack the indexer runs the same way
+/// in every layer's forward, its output (top-k indices) keeping no graph:
+/// at the end of forward its scores stand where the loss stands after
+/// them, so the peak takes the larger. A 4,096-token sample of a model
+/// with 64 index heads of 128: 8 · 64 · 4096² B of scores, beyond a loss
+/// over a 64-token vocabulary.
+#[test]
+fn in_training_the_indexer_scores_compete_with_the_loss() {
+    let config = serde_json::json!({"vocab_size": 64, "hidden_size": 256, "intermediate_size": 256,
+        "moe_intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "num_key_value_heads": 4, "n_routed_experts": 2, "num_experts_per_tok": 1, "q_lora_rank": 64,
+        "kv_lora_rank": 64, "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 32,
+        "index_n_heads": 64, "index_head_dim": 128, "index_topk": 64, "first_k_dense_replace": 1});
+    let spec = from_hf_config(&resolved_config("deepseek_v32", &config)).expect("imports");
+    let mut without = spec.clone();
+    if let Some(m) = without.mla.as_mut() {
+        m.indexer = None;
+    }
+    let line = |spec: &ModelSpec, part: Part| -> u64 {
+        let mut sc = Scenario {
+            model: ModelSource::Spec(Box::new(spec.clone())),
+            task: TaskKind::Training,
+            ..Scenario::default()
+        };
+        sc.training.micro_batch = 1;
+        sc.training.seq_len = 4096;
+        sc.training.checkpointing = vramfit_core::scenario::Checkpointing::Off;
+        vramfit_core::estimate::estimate(&sc)
+            .expect("estimates")
+            .gpus[0]
+            .lines
+            .iter()
+            .filter(|l| l.part == part)
+            .map(|l| l.bytes)
+            .sum()
+    };
+    let scores = 8 * 64 * 4096 * 4096;
+    let loss = line(&spec, Part::LogitsLoss);
+    assert!(loss < scores);
+    assert_eq!(
+        line(&spec, Part::Activations) - line(&without, Part::Activations),
+        scores - loss
+    );
+}
