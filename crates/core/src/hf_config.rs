@@ -123,11 +123,7 @@ fn fp32_routers(model_type: &str, spec: &ModelSpec) -> u64 {
     if !ROUTERS_IN_FP32.contains(&model_type) {
         return 0;
     }
-    let routers = spec.moe.as_ref().map_or(0, |m| {
-        spec.layers
-            .saturating_sub(m.dense_layers)
-            .saturating_mul(m.experts.saturating_mul(spec.hidden))
-    });
+    let routers = moe_layouts::moe_routers(spec);
     let dt_bias = match (&spec.recurrent, model_type) {
         (Some(r), "kimi_linear") => r.layers.saturating_mul(r.inner),
         _ => 0,

@@ -32,11 +32,7 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
             );
             let indexed = match &m.indexer {
                 Some(ix) if ix.layers > 0 => {
-                    // a stage holds its share of the indexed layers
-                    let count = (ix.layers as u128)
-                        .min(spec.attention_layer_count() as u128)
-                        .div_ceil(shards.pp.max(1))
-                        .min(layers);
+                    let count = indexed_on_stage(spec, ix.layers, shards);
                     let width = ix.cached_width();
                     let what = if ix.pool > 0 {
                         format!("(2 × {} + 1) indexer key, scores, flag", ix.head_dim)
@@ -90,12 +86,21 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
     }
 }
 
+/// A pipeline stage's share of the `indexed` attention layers (at most
+/// the attention layers it holds).
+fn indexed_on_stage(spec: &ModelSpec, indexed: u64, shards: &Shards) -> u128 {
+    u128::from(indexed)
+        .min(u128::from(spec.attention_layer_count()))
+        .div_ceil(shards.pp.max(1))
+        .min(shards.stage_attention(spec).0)
+}
+
 /// Qwen4-Exp's QSA indexer: a key of `head_dim` per token on each of a
 /// stage's indexed layers, and the three int64 position ids the first
 /// indexed layer keeps (`DynamicIndexedLayer`, measured).
 fn qsa_keys_per_token(spec: &ModelSpec, shards: &Shards, b: u128) -> Option<(u128, String)> {
     let q = spec.qsa_indexer.as_ref().filter(|q| q.layers > 0)?;
-    let count = u128::from(q.layers).div_ceil(shards.pp.max(1));
+    let count = indexed_on_stage(spec, q.layers, shards);
     let d = u128::from(q.head_dim);
     Some((
         count * d * b + 3 * 8,
@@ -133,10 +138,7 @@ pub fn vllm_sparse_mla_per_token(
     } else {
         (r + dr) * 2
     };
-    let indexed = u128::from(ix.layers)
-        .min(u128::from(spec.attention_layer_count()))
-        .div_ceil(shards.pp.max(1))
-        .min(layers);
+    let indexed = indexed_on_stage(spec, ix.layers, shards);
     let key = d + d.div_ceil(128) * 4;
     Some((
         layers * latent + indexed * key,

@@ -7,10 +7,10 @@
 
 mod common;
 
-use common::{config_text, csv_rows, get, get_u64};
+use common::{config_text, csv_rows, get, get_u64, part_bytes};
 use vramfit_core::hf_config::from_hf_config;
 use vramfit_core::report::Part;
-use vramfit_core::scenario::{Engine, ModelSource, Scenario, TaskKind};
+use vramfit_core::scenario::{Engine, Framework, ModelSource, Scenario, TaskKind};
 
 #[test]
 fn the_fp32_parameters_are_the_ones_transformers_keeps() {
@@ -31,28 +31,22 @@ fn the_fp32_parameters_are_the_ones_transformers_keeps() {
 }
 
 /// Apertus 1.5 in bf16 under transformers: 8,317,544,000 parameters at
-/// 2 B, of which its tokenizers' 226,457,088 at 4 B; vLLM loads its own way.
+/// 2 B, of which its tokenizers' 226,457,088 at 4 B; litgpt loads its own
+/// way, every parameter at 2 B.
 #[test]
 fn a_transformers_load_charges_them_four_bytes() {
     let spec = from_hf_config(&config_text("variants_2026/apertus1p5__0.json")).expect("imports");
-    let weights = |engine| {
-        let mut sc = Scenario {
-            model: ModelSource::Spec(Box::new(spec.clone())),
-            task: TaskKind::Inference,
-            ..Scenario::default()
-        };
-        sc.inference.engine = engine;
-        vramfit_core::estimate::estimate(&sc)
-            .expect("estimates")
-            .gpus[0]
-            .lines
-            .iter()
-            .filter(|l| l.part == Part::Weights)
-            .map(|l| l.bytes)
-            .sum::<u64>()
+    let mut sc = Scenario {
+        model: ModelSource::Spec(Box::new(spec)),
+        task: TaskKind::Inference,
+        ..Scenario::default()
     };
+    sc.inference.engine = Engine::Transformers;
     assert_eq!(
-        weights(Engine::Transformers),
+        part_bytes(&sc, Part::Weights),
         8_317_544_000 * 2 + 226_457_088 * 2
     );
+    sc.task = TaskKind::Training;
+    sc.training.framework = Framework::Litgpt;
+    assert_eq!(part_bytes(&sc, Part::Weights), 8_317_544_000 * 2);
 }

@@ -10,7 +10,7 @@
 
 use serde_json::Map;
 
-use super::moe_layouts::{dense_mlp_layers, kimi_delta};
+use super::moe_layouts::{dense_mlp_layers, kimi_delta, moe_routers};
 use super::reader::{per_layer_strings, Cfg, Defaults};
 use crate::error::{InputError, Result};
 use crate::model::{Arch, Indexer, ModelSpec, Moe, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_POSITION};
@@ -123,11 +123,7 @@ fn complete_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
 /// layers' `conv1d`, `dt_bias` and `A_log`, and both connections' `base`
 /// and `scale` in every layer.
 fn kept_in_fp32(spec: &ModelSpec, mix: u64) -> u64 {
-    let routers = spec.moe.as_ref().map_or(0, |m| {
-        spec.layers
-            .saturating_sub(m.dense_layers)
-            .saturating_mul(m.experts.saturating_mul(spec.hidden))
-    });
+    let routers = moe_routers(spec);
     let kda = spec.recurrent.as_ref().map_or(0, |r| {
         let per = (3 * r.inner).saturating_mul(r.conv_kernel) + r.inner + r.heads;
         r.layers.saturating_mul(per)

@@ -208,6 +208,15 @@ pub(super) fn dense_mlp_layers(cfg: &Cfg, layers: u64, default: u64) -> Result<u
     }
 }
 
+/// The router weights of every MoE layer (`gate.weight`: experts × hidden).
+pub(super) fn moe_routers(spec: &ModelSpec) -> u64 {
+    spec.moe.as_ref().map_or(0, |m| {
+        spec.layers
+            .saturating_sub(m.dense_layers)
+            .saturating_mul(m.experts.saturating_mul(spec.hidden))
+    })
+}
+
 /// The `"dense"` entries of an `mlp_layer_types` list, refusing any entry
 /// but `"dense"` and `"sparse"`.
 pub(super) fn dense_in(cfg: &Cfg, types: &[&str]) -> Result<u64> {
