@@ -54,7 +54,7 @@ cd "$(dirname "$0")/.."
 # 402.2 KB with GLM-5.3-Flash's, Qwen4-Exp's and Apertus 1.5's fields and
 # rules and the hyper-connections' terms, then 390.8 KB, 2026-11-27, with
 # local storage read through the browser's JSON (src/storage.rs) instead of
-# gloo-storage, which had kept serde_json in the page (-11.4 KB); 392.9 KB
+# gloo-storage, which had kept serde_json in the page (-11.4 KB); 392.8 KB
 # with the fp32-kept parameters, ZAYA's attention state and the indexer's
 # training transient.
 BUDGET_BYTES=400000
