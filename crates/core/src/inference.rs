@@ -181,6 +181,24 @@ pub fn kv_cache_bytes(
     batch * (full * tokens + sliding * tokens.min(window) + compressed)
 }
 
+/// What transformers' dynamic cache keeps alive right after a prefill of
+/// `tokens`: a sliding or chunked layer (`DynamicSlidingWindowLayer.update`,
+/// transformers 5.24) stores its last `window - 1` tokens as a slice of the
+/// `torch.cat` of the whole prompt's keys and values, a view, so the whole
+/// prompt's storage stays alive on every such layer until its first decode
+/// step replaces it (measured: a sliding layer's key storage after a
+/// 20-token prefill holds 20 tokens, after one more step 8 of window 8).
+pub fn prefill_views_bytes(
+    spec: &ModelSpec,
+    shards: &Shards,
+    (per_token, kv): (u128, Dtype),
+    batch: u128,
+    tokens: u128,
+) -> u128 {
+    let compressed = compressed_bytes_per_sequence(spec, shards, kv, tokens).map_or(0, |c| c.0);
+    batch * (per_token * tokens + compressed)
+}
+
 /// Bytes of a static cache (`cache_implementation="static"`) allocated for
 /// `max_len` tokens: full layers hold `max_len`, sliding and chunked layers
 /// their whole window (`StaticSlidingWindowLayer`), for every sequence.
@@ -879,8 +897,16 @@ fn generation_step(
         _ if inf.engine == Engine::Vllm || static_cache => kv,
         // DeepSeek-V4's cache keeps the prefill's projections alive
         Some(per_sequence) if inf.engine == Engine::Transformers => batch * per_sequence,
+        _ if inf.engine == Engine::Transformers => {
+            prefill_views_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), batch, prompt)
+        }
         _ => kv_cache_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), batch, prompt),
     };
+    let windows_as_views = inf.engine == Engine::Transformers
+        && retained.is_none()
+        && !static_cache
+        && r.spec.sliding_window.is_some()
+        && kv_prompt > kv_cache_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), batch, prompt);
     let prefill_peak = (kv_prompt + prefill + logits).saturating_sub(kv);
     // Before the prefill, with no cache yet, the vision tower runs over all
     // of the batch's images (transformers' `get_image_features`).
@@ -901,6 +927,8 @@ fn generation_step(
                 "prefill {prefill_formula} + fp32 logits b·V·4, less the cache not yet filled{}",
                 if retained.is_some() {
                     " (its windows and buffers still views of the prompt's projections)"
+                } else if windows_as_views {
+                    " (the sliding layers' windows still views of the whole prompt's keys and values)"
                 } else {
                     ""
                 }

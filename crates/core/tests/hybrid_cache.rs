@@ -12,7 +12,9 @@ mod common;
 
 use common::{data_dir, one_gpu, resolved_config};
 use vramfit_core::hf_config::from_hf_config;
-use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes, static_kv_cache_bytes};
+use vramfit_core::inference::{
+    kv_bytes_per_token, kv_cache_bytes, prefill_views_bytes, static_kv_cache_bytes,
+};
 use vramfit_core::precision::Dtype;
 use vramfit_core::recurrent_state::state_bytes_per_sequence;
 use vramfit_core::scenario::Engine;
@@ -119,24 +121,35 @@ fn kv_and_state_bytes_equal_the_cache_objects_transformers_creates() {
     assert!(checked >= 200, "{checked} measurements");
 }
 
-/// Right after a prefill into an empty cache, DeepSeek-V4's windows and
-/// open-entry buffers are views of the step's whole projections, which the
-/// cache keeps alive until the next step: the distinct storages behind its
-/// tensors (`retained_storage_bytes`) equal the prefill's retained bytes.
+/// Right after a prefill into an empty cache, what the cache keeps alive
+/// (the distinct storages behind its tensors, `retained_storage_bytes`) is
+/// more than its tensors' shapes say: a sliding or chunked layer's window
+/// is a slice of the prefill's whole keys and values, and DeepSeek-V4's
+/// windows and open-entry buffers views of the step's projections. Both
+/// equal the prefill's retained bytes, with the recurrent states beside
+/// them, on every measured family.
 #[test]
-fn deepseek_v4_prefill_keeps_its_projections_as_measured() {
+fn a_prefill_keeps_what_its_views_hold_as_measured() {
     let text = std::fs::read_to_string(data_dir().join("cache/hybrid_cache.jsonl"))
         .expect("cache measurements");
-    let mut checked = 0;
+    let (mut checked, mut windowed, mut compressed) = (0, 0, 0);
+    let mut failures = Vec::new();
     for row in text.lines() {
         let line: serde_json::Value = serde_json::from_str(row).expect("json line");
         let Some(want) = line["retained_storage_bytes"].as_u64() else {
             continue;
         };
-        if line["decode_steps"].as_u64() != Some(0) {
+        if line["decode_steps"].as_u64() != Some(0) || line["cache_impl"] != "dynamic" {
             continue;
         }
         let model_type = line["model_type"].as_str().unwrap_or_default();
+        // MiniMax keeps its lightning-attention state outside the cache
+        // layers the storage walk reads; Qwen4-Exp's text-only position
+        // ids are one row broadcast over three and the batch (8 B per
+        // token of storage where we count the 24 B its rows hold)
+        if matches!(model_type, "minimax" | "qwen4_exp_text") {
+            continue;
+        }
         let spec = from_hf_config(&resolved_config(model_type, &line["config"])).expect("imports");
         let dtype = match line["dtype"].as_str() {
             Some("bfloat16") => Dtype::Bf16,
@@ -144,15 +157,36 @@ fn deepseek_v4_prefill_keeps_its_projections_as_measured() {
         };
         let batch = u128::from(line["batch"].as_u64().expect("batch"));
         let prompt = u128::from(line["prompt_len"].as_u64().expect("prompt"));
-        let per_sequence = vramfit_core::compressed_kv::prefill_retained_per_sequence(
-            &spec,
-            &one_gpu(spec.layers),
-            dtype,
-            prompt,
-        )
-        .expect("compressed attention");
-        assert_eq!(batch * per_sequence, u128::from(want), "{row:.120}");
+        let shards = one_gpu(spec.layers);
+        let retained = match vramfit_core::compressed_kv::prefill_retained_per_sequence(
+            &spec, &shards, dtype, prompt,
+        ) {
+            Some(per_sequence) => {
+                compressed += 1;
+                batch * per_sequence
+            }
+            None => {
+                let (per_token, _) = kv_bytes_per_token(&spec, dtype, &shards);
+                let views = prefill_views_bytes(&spec, &shards, (per_token, dtype), batch, prompt);
+                if views > kv_cache_bytes(&spec, &shards, (per_token, dtype), batch, prompt) {
+                    windowed += 1;
+                }
+                views
+            }
+        };
+        let state = state_bytes_per_sequence(&spec, dtype, 1, Engine::Transformers)
+            .map_or(0, |(bytes, _)| bytes * batch);
+        if retained + state != u128::from(want) {
+            failures.push(format!(
+                "{model_type} {:?} b={batch} t={prompt}: {retained} + {state} vs {want}",
+                line["dtype"]
+            ));
+        }
         checked += 1;
     }
-    assert!(checked >= 6, "{checked} prefills");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        checked >= 200 && windowed >= 40 && compressed >= 6,
+        "{checked} prefills, {windowed} past a window, {compressed} compressed"
+    );
 }

@@ -50,6 +50,8 @@
 //! `embed`, `show`) are the web page's: the core notices them as unknown,
 //! and the web app's own test (`src/link.rs`) checks what the page reads.
 
+mod common;
+
 use serde_json::Value;
 use vramfit_core::catalog::find_model;
 use vramfit_core::model::Arch;
@@ -245,8 +247,17 @@ fn only_replaced_engine_rules_refreeze() {
                 fp32_kept_only_moved(&row);
                 true
             };
+            let views = why.contains(MEASURED_VIEWS) && {
+                let file = measured_file(&why[why.find(MEASURED_VIEWS).unwrap_or(0)..])
+                    .unwrap_or_else(|| {
+                        panic!("{}: names no tests/data/ file", text(&row, "title"))
+                    });
+                assert!(file.is_file(), "{} does not exist", file.display());
+                sliding_views_only_moved(&row);
+                true
+            };
             assert!(
-                engine_rule || measured || measured_h100 || sharded || allocator || fp32,
+                engine_rule || measured || measured_h100 || sharded || allocator || fp32 || views,
                 "{}: re-frozen without a replaced engine rule or a measured correction ({why})",
                 text(&row, "title")
             );
@@ -339,6 +350,44 @@ fn fp32_kept_only_moved(row: &Value) {
     for (b, n) in before.iter().zip(&now) {
         for (x, y) in b.iter().zip(n) {
             assert_eq!(y - x, 2 * kept, "{title}: moved {b:?} -> {n:?}");
+        }
+    }
+}
+
+/// How the sliding-window views' correction reads (2026-11-27): right
+/// after a prefill, transformers' sliding and chunked cache layers keep
+/// their window as a view of the whole prompt's keys and values, measured
+/// on CPU (`tests/data/cache/hybrid_cache.jsonl`, `retained_storage_bytes`).
+const MEASURED_VIEWS: &str = "2026-11-27: sliding-window cache views measured";
+
+/// A row re-frozen for the sliding-window views keeps its bytes from
+/// before (`before_views_refreeze`); it runs transformers' dynamic cache on
+/// a catalog model with sliding layers, and every number of every GPU moved
+/// by exactly the prompt's tokens beyond the window on those layers:
+/// batch × (prompt − (window − 1)) × their bf16 bytes per token.
+fn sliding_views_only_moved(row: &Value) {
+    let title = text(row, "title");
+    let scenario = decode(text(row, "link")).scenario;
+    let inference = &scenario.inference;
+    assert_eq!(inference.engine, Engine::Transformers, "{title}: engine");
+    let ModelSource::Catalog(id) = &scenario.model else {
+        panic!("{title}: not a catalog model");
+    };
+    let spec = &find_model(id).expect("catalog model").spec;
+    let window = u128::from(spec.sliding_window.as_ref().expect("sliding layers").window);
+    let shards = common::one_gpu(spec.layers);
+    let (per_token, _) = vramfit_core::inference::kv_bytes_per_token(spec, Dtype::Bf16, &shards);
+    let (_, sliding) = shards.kv_split(spec, per_token);
+    let beyond = u128::from(inference.prompt_len).saturating_sub(window - 1);
+    let moved = u128::from(inference.batch) * beyond * sliding;
+    assert!(moved > 0, "{title}: its prompt fits its window");
+    let before: Vec<[u64; 3]> = serde_json::from_value(row["before_views_refreeze"].clone())
+        .unwrap_or_else(|e| panic!("{title}: before_views_refreeze: {e}"));
+    let now: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    assert_eq!(before.len(), now.len(), "{title}: GPU count");
+    for (b, n) in before.iter().zip(&now) {
+        for (x, y) in b.iter().zip(n) {
+            assert_eq!(u128::from(y - x), moved, "{title}: moved {b:?} -> {n:?}");
         }
     }
 }
