@@ -24,6 +24,7 @@ mod llama4;
 mod mllama;
 mod modern;
 mod moe_layouts;
+mod moe_variants;
 mod pyjson;
 mod qwen4_exp;
 mod reader;
@@ -104,9 +105,10 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
 /// (`_keep_in_fp32_modules_strict` in transformers 5.24), and Kimi-Linear's
 /// `dt_bias` on its KDA layers.
 fn fp32_routers(model_type: &str, spec: &ModelSpec) -> u64 {
-    const ROUTERS_IN_FP32: [&str; 14] = [
+    const ROUTERS_IN_FP32: [&str; 15] = [
         "deepseek_v2",
         "deepseek_v3",
+        "axk1",
         "kimi_k2",
         "deepseek_v32",
         "dots1",
@@ -468,9 +470,14 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
     let moe_width_keys: &[&str] = &["moe_intermediate_size"];
     spec.moe = match arch {
         Arch::Mixtral | Arch::GptOss => Some(Moe {
-            experts: cfg.req(&["num_local_experts", "num_experts"], 1, MAX_EXPERTS)?,
+            // Aria's language model calls them `moe_num_experts`, `moe_topk`
+            experts: cfg.req(
+                &["num_local_experts", "num_experts", "moe_num_experts"],
+                1,
+                MAX_EXPERTS,
+            )?,
             experts_per_token: cfg.req(
-                &["num_experts_per_tok", "experts_per_token"],
+                &["num_experts_per_tok", "experts_per_token", "moe_topk"],
                 1,
                 MAX_EXPERTS,
             )?,

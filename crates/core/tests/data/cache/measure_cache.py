@@ -207,6 +207,12 @@ TINY = {
                    moe_intermediate_size=32, shared_expert_intermediate_size=32,
                    num_attention_heads_per_layer=[4, 2, 6, 4],
                    layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"]),
+    # A.X-K1: DeepSeek-V3's MLA (latent + rope key per token) with a dense first layer
+    "axk1": dict(num_hidden_layers=3, num_key_value_heads=4, q_lora_rank=32, kv_lora_rank=16, qk_rope_head_dim=16,
+                 qk_nope_head_dim=16, v_head_dim=16, n_routed_experts=4, num_experts_per_tok=2,
+                 moe_intermediate_size=32, n_group=1, topk_group=1),
+    # Aria's language model: Llama's keys and values under MoE layers with shared experts
+    "aria_text": dict(num_hidden_layers=2, moe_num_experts=4, moe_topk=2),
     # JetMoE: keys and values of num_key_value_heads × kv_channels, cached before the top-k repeat
     "jetmoe": dict(num_hidden_layers=3, kv_channels=16, num_local_experts=4, num_experts_per_tok=2),
     # Zamba2: Mamba-2 state in every layer; the hybrid layers' shared block caches K/V of 2·hidden / heads wide
@@ -344,7 +350,8 @@ def walk(cache, cfg):
 
 def retained_storage(cache):
     """Bytes of the distinct storages behind the cache's tensors (0-d counters left out): a view keeps its
-    whole base alive, which DeepSeek-V4's windows and buffers are after a multi-token step."""
+    whole base alive, which DeepSeek-V4's windows and buffers are after a multi-token step, and so is a sliding
+    layer's window (`DynamicSlidingWindowLayer.update` slices the torch.cat of the past and the step)."""
     seen, total = set(), 0
     for layer in getattr(cache, "layers", []):
         for val in vars(layer).values():
@@ -360,8 +367,9 @@ def retained_storage(cache):
 def record(mt, model, cfg, cache, dtype_name, batch, prompt_len, steps, impl="dynamic"):
     text = cfg.text_config if mt in WRAPPED else cfg
     layers = walk(cache, text)
-    # DeepSeek-V4's windows are views that keep whole projections alive (see retained_storage)
-    extra = {"retained_storage_bytes": retained_storage(cache)} if mt == "deepseek_v4" else {}
+    # windows are views that keep whole projections alive (see retained_storage): DeepSeek-V4's buffers, and
+    # every sliding or chunked layer's keys and values right after a prefill
+    extra = {"retained_storage_bytes": retained_storage(cache)}
     summary = {"text_config": config_summary(text)} if mt in WRAPPED else config_summary(cfg)
     return {**extra, "model_type": mt, "hf_class": type(model).__name__, "cache_class": type(cache).__name__,
             "cache_impl": impl if impl == "dynamic" else f"{impl}(max_cache_len={STATIC_MAX_LEN})",

@@ -276,6 +276,7 @@ VARIANTS["qwen4_exp_text"] = [
          linear_value_head_dim=16, moe_intermediate_size=32, shared_expert_intermediate_size=32, num_experts=4,
          num_experts_per_tok=2, hc_lowrank=8, indexer_head_dim=32, tie_word_embeddings=True,
          ple_layer_ids=[3], ple_embed_dim=64, eos_token_id=2),
+]
 # Apertus 1.5: the Apertus 1.5 text model, EMU3.5's VQGAN encoder with its IBQ codebook (a Linear) and WavTokenizer's
 # encoder (its codebook is buffers); the wrapper's offsets must tile the vocabulary (image codes end where audio begins)
 APERTUS_TEXT = dict(vocab_size=4096, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
@@ -319,4 +320,31 @@ VARIANTS["apertus1p5"] = [
          audio_config=dict(model_type="wavtokenizer_encoder", num_filters=4, upsampling_ratios=[3], num_residual_layers=2,
                            compress=4, hidden_size=16, codebook_dim=16, codebook_size=200),
          image_token_offset=1500, audio_token_offset=2500),
+]
+# A.X-K1: DeepSeek-V3's MLA and MoE with an RMSNorm after every MoE block; dense layers by mlp_layer_types,
+# else by the legacy first_k_dense_replace / moe_layer_freq its __post_init__ reads
+AXK1_SMALL = dict(vocab_size=1000, hidden_size=64, intermediate_size=128, moe_intermediate_size=32,
+                  num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=4, n_routed_experts=8,
+                  num_experts_per_tok=2, n_group=2, topk_group=1, kv_lora_rank=32, q_lora_rank=48,
+                  qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16)
+VARIANTS["axk1"] = [
+    {},
+    AXK1_SMALL,
+    dict(AXK1_SMALL, mlp_layer_types=["dense", "sparse", "dense", "sparse"], n_shared_experts=2,
+         attention_bias=True, tie_word_embeddings=True),
+    dict(AXK1_SMALL, num_hidden_layers=6, first_k_dense_replace=2, moe_layer_freq=2),
+    dict(AXK1_SMALL, first_k_dense_replace=0, n_shared_experts=0, v_head_dim=24),
+    # hand-written with the legacy keys (no mlp_layer_types): the importer derives the pattern
+    dict(AXK1_SMALL, _raw=True, model_type="axk1", num_hidden_layers=7, first_k_dense_replace=3, moe_layer_freq=2),
+]
+# Aria's language model: Llama attention, every layer MoE with bias-free experts of intermediate_size and
+# moe_num_shared_experts shared experts fused into one MLP (biased when mlp_bias)
+ARIA_SMALL = dict(vocab_size=1000, hidden_size=64, intermediate_size=48, num_hidden_layers=3, num_attention_heads=4,
+                  num_key_value_heads=2, moe_num_experts=4, moe_topk=2)
+VARIANTS["aria_text"] = [
+    {},
+    ARIA_SMALL,
+    dict(ARIA_SMALL, attention_bias=True, mlp_bias=True, moe_num_shared_experts=3, tie_word_embeddings=True),
+    dict(ARIA_SMALL, head_dim=24, moe_num_shared_experts=1, moe_num_experts=6, moe_topk=1),
+    dict(ARIA_SMALL, mlp_bias=True, moe_num_shared_experts=0),
 ]

@@ -1,0 +1,90 @@
+//! MoE families that change one thing in a layout another family defines:
+//! A.X-K1 (DeepSeek-V3 with a norm after each MoE block) and Aria's
+//! language model (Llama attention over Mixtral-style experts with
+//! always-on shared experts). Each counts as its transformers modeling file
+//! builds it (`tests/data/params/hf_variants_2026.csv`).
+
+use super::reader::{per_layer_strings, Cfg};
+use crate::error::{InputError, Result};
+use crate::model::{ModelSpec, MAX_DIM, MAX_LAYERS};
+
+/// The families of this module, after their rows' common fields.
+pub(super) fn complete(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
+    match model_type {
+        "axk1" => axk1(cfg, spec),
+        "aria_text" => aria_text(cfg, spec),
+        _ => Ok(()),
+    }
+}
+
+/// A.X-K1 (`AXK1Config(DeepseekV3Config)`, transformers 5.24):
+/// - its MoE blocks end in `post_mlp_layernorm`, one RMSNorm of hidden
+///   width per MoE layer (`AXK1MoE.__init__`);
+/// - dense layers come from `mlp_layer_types`, else from the legacy
+///   `first_k_dense_replace` (1) and `moe_layer_freq` (1), as its
+///   `__post_init__` derives them: sparse where `i >= first` and
+///   `i % freq == 0`;
+/// - `AXK1Attention` always builds the low-rank query (`q_a_proj`), so a
+///   null `q_lora_rank` cannot build.
+fn axk1(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let dense = match per_layer_strings(cfg, "mlp_layer_types", layers)? {
+        Some(types) => super::moe_layouts::dense_in(cfg, &types)?,
+        None => {
+            let first = cfg
+                .int(&["first_k_dense_replace"], 0, MAX_LAYERS)?
+                .unwrap_or(1);
+            let freq = cfg.int(&["moe_layer_freq"], 1, MAX_LAYERS)?.unwrap_or(1);
+            (0..layers).filter(|&i| i < first || i % freq != 0).count() as u64
+        }
+    };
+    let Some(moe) = spec.moe.as_mut() else {
+        return Err(InputError::new(
+            cfg.field("n_routed_experts"),
+            "is required: A.X-K1's sparse layers are DeepSeek-V3 MoE blocks (1 to 4096)",
+        ));
+    };
+    moe.dense_layers = dense;
+    let moe_layers = layers - dense;
+    spec.model_extra_params = spec
+        .model_extra_params
+        .saturating_add(moe_layers.saturating_mul(spec.hidden));
+    if spec.mla.as_ref().is_some_and(|m| m.q_lora_rank.is_none()) {
+        return Err(InputError::new(
+            cfg.field("q_lora_rank"),
+            format!(
+                "is required: A.X-K1's attention always projects the query through it (1 to {MAX_DIM})"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Aria's language model (`AriaTextConfig`, transformers 5.24):
+/// - Llama attention (`attention_bias` on q, k, v and o);
+/// - every layer is MoE: `moe_num_experts` SiLU-gated experts of
+///   `intermediate_size`, bias-free (`AriaExperts`), picked `moe_topk` at
+///   a time by a bias-free router;
+/// - `moe_num_shared_experts` always-on experts fused into one gated MLP
+///   of `intermediate_size × moe_num_shared_experts`, with biases when
+///   `mlp_bias` (`AriaSharedExpertsMLP`), and no shared-expert gate.
+fn aria_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let bias = cfg.flag("attention_bias", false)?;
+    spec.qkv_bias = bias;
+    spec.out_bias = bias;
+    // the routed experts never carry biases
+    spec.mlp_bias = Some(false);
+    let shared = cfg.int(&["moe_num_shared_experts"], 0, 64)?.unwrap_or(2);
+    let Some(moe) = spec.moe.as_mut() else {
+        return Ok(());
+    };
+    moe.shared_experts = shared;
+    moe.shared_intermediate = None;
+    if cfg.flag("mlp_bias", false)? {
+        // gate and up biases of the fused shared width, and down's bias
+        let width = shared.saturating_mul(moe.expert_intermediate);
+        let per_layer = width.saturating_mul(2).saturating_add(spec.hidden);
+        spec.layer_extra_params = spec.layer_extra_params.saturating_add(per_layer);
+    }
+    Ok(())
+}
