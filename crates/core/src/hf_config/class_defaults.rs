@@ -594,6 +594,27 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "flint",
+        &[
+            ("attention_bias", 0),
+            ("decoder_sparse_step", 1),
+            ("head_dim", 128),
+            ("hidden_size", 2048),
+            ("intermediate_size", 6144),
+            ("max_position_embeddings", 262144),
+            ("moe_intermediate_size", 512),
+            ("num_attention_heads", 32),
+            ("num_experts", 256),
+            ("num_experts_per_tok", 6),
+            ("num_hidden_layers", 49),
+            ("num_key_value_heads", 4),
+            ("shared_expert_intermediate_size", 1024),
+            ("sliding_window", 513),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 150144),
+        ],
+    ),
+    (
         "gemma",
         &[
             ("attention_bias", 0),

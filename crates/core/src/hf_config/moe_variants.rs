@@ -1,18 +1,20 @@
 //! MoE families that change one thing in a layout another family defines:
-//! A.X-K1 (DeepSeek-V3 with a norm after each MoE block) and Aria's
+//! A.X-K1 (DeepSeek-V3 with a norm after each MoE block), Aria's
 //! language model (Llama attention over Mixtral-style experts with
-//! always-on shared experts). Each counts as its transformers modeling file
+//! always-on shared experts) and Flint (Qwen2-MoE's layout with attention
+//! sinks, an ungated shared expert and its own window pattern). Each counts as its transformers modeling file
 //! builds it (`tests/data/params/hf_variants_2026.csv`).
 
 use super::reader::{per_layer_strings, Cfg};
 use crate::error::{InputError, Result};
-use crate::model::{ModelSpec, MAX_DIM, MAX_LAYERS};
+use crate::model::{ModelSpec, SlidingWindow, MAX_DIM, MAX_LAYERS, MAX_POSITION};
 
 /// The families of this module, after their rows' common fields.
 pub(super) fn complete(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
     match model_type {
         "axk1" => axk1(cfg, spec),
         "aria_text" => aria_text(cfg, spec),
+        "flint" => flint(cfg, spec),
         _ => Ok(()),
     }
 }
@@ -85,6 +87,46 @@ fn aria_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         let width = shared.saturating_mul(moe.expert_intermediate);
         let per_layer = width.saturating_mul(2).saturating_add(spec.hidden);
         spec.layer_extra_params = spec.layer_extra_params.saturating_add(per_layer);
+    }
+    Ok(())
+}
+
+/// Flint (`FlintConfig(Qwen2MoeConfig)`, transformers 5.24): Qwen3-MoE's
+/// attention (q/k norms per head) with one learned sink logit per head on
+/// every layer (`FlintAttention.sinks`), MoE by Qwen2-MoE's rule with
+/// `mlp_only_layers` defaulting to `[0, 1]`, and a shared expert of
+/// `shared_expert_intermediate_size` without a gate. Its `__post_init__`
+/// makes layer `i` attend fully when `i < 2`, `i % 4 == 1` or it is the
+/// last, the others slide over `sliding_window` (513), whatever
+/// `use_sliding_window` says (Flint drops that key). The sinks and routers
+/// stay fp32 on a 16-bit load (`_keep_in_fp32_modules_strict`).
+fn flint(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let heads = spec.heads;
+    spec.layer_extra_params = spec.layer_extra_params.saturating_add(heads);
+    spec.fp32_params = spec
+        .fp32_params
+        .saturating_add(layers.saturating_mul(heads));
+    if !cfg.obj.contains_key("mlp_only_layers") {
+        let step = cfg
+            .int(&["decoder_sparse_step"], 1, MAX_LAYERS)?
+            .unwrap_or(1);
+        let dense = (0..layers)
+            .filter(|&i| i < 2 || (i + 1) % step != 0)
+            .count() as u64;
+        if let Some(moe) = spec.moe.as_mut() {
+            moe.dense_layers = dense;
+        }
+    }
+    if !cfg.obj.contains_key("layer_types") {
+        let window = cfg.req(&["sliding_window"], 1, MAX_POSITION)?;
+        let sliding = (0..layers)
+            .filter(|&i| !(i < 2 || i % 4 == 1 || i + 1 == layers))
+            .count() as u64;
+        spec.sliding_window = (sliding > 0).then_some(SlidingWindow {
+            window,
+            layers: sliding,
+        });
     }
     Ok(())
 }

@@ -249,6 +249,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "kolibri1",
             "laguna",
             "zaya",
+            "flint",
         ],
         &["qwen3_moe"],
     ),

@@ -348,3 +348,26 @@ VARIANTS["aria_text"] = [
     dict(ARIA_SMALL, head_dim=24, moe_num_shared_experts=1, moe_num_experts=6, moe_topk=1),
     dict(ARIA_SMALL, mlp_bias=True, moe_num_shared_experts=0),
 ]
+# Flint: Qwen2-MoE's layout (mlp_only_layers [0, 1] by default) with Qwen3's q/k norms, a sink per head on every
+# layer, an ungated shared expert, and full attention on layers 0, 1, i % 4 == 1 and the last (the rest slide)
+VARIANTS["flint"] = [
+    {},
+    dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=4, num_attention_heads=4,
+         num_key_value_heads=2, head_dim=24, moe_intermediate_size=32, shared_expert_intermediate_size=48,
+         num_experts=8, num_experts_per_tok=2, attention_bias=True, tie_word_embeddings=False, sliding_window=8),
+    dict(vocab_size=1000, hidden_size=48, intermediate_size=80, num_hidden_layers=6, num_attention_heads=6,
+         num_key_value_heads=3, head_dim=10, moe_intermediate_size=16, shared_expert_intermediate_size=24,
+         num_experts=5, num_experts_per_tok=2, mlp_only_layers=[], decoder_sparse_step=2, tie_word_embeddings=True,
+         layer_types=["sliding_attention", "full_attention"] * 3, sliding_window=5),
+    dict(vocab_size=777, hidden_size=32, intermediate_size=40, num_hidden_layers=3, num_attention_heads=2,
+         num_key_value_heads=1, head_dim=16, moe_intermediate_size=8, shared_expert_intermediate_size=12,
+         num_experts=3, num_experts_per_tok=1, mlp_only_layers=[1], tie_word_embeddings=True),
+    dict(vocab_size=500, hidden_size=40, intermediate_size=64, num_hidden_layers=5, num_attention_heads=8,
+         num_key_value_heads=8, head_dim=8, moe_intermediate_size=12, shared_expert_intermediate_size=20,
+         num_experts=4, num_experts_per_tok=4, mlp_only_layers=[0, 4], attention_bias=True,
+         layer_types=["full_attention"] * 5),
+    # hand-written: no mlp_only_layers, no layer_types: the class's [0, 1] and its window pattern
+    dict(_raw=True, model_type="flint", vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=10,
+         num_attention_heads=4, num_key_value_heads=2, head_dim=16, moe_intermediate_size=32,
+         shared_expert_intermediate_size=32, num_experts=4, num_experts_per_tok=2, decoder_sparse_step=1),
+]
