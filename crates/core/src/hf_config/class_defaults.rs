@@ -244,6 +244,20 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "cohere_compass_text",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 8192),
+            ("intermediate_size", 22528),
+            ("max_position_embeddings", 8192),
+            ("num_attention_heads", 64),
+            ("num_hidden_layers", 40),
+            ("sliding_window", 4096),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 256000),
+        ],
+    ),
+    (
         "cwm",
         &[
             ("head_dim", 128),

@@ -249,6 +249,12 @@ pub(super) fn complete(
             if cfg.flag("use_qk_norm", false)? {
                 spec.qk_norm = Some(QkNorm::PerHead);
             }
+            // Cohere Compass (`CohereCompassTextConfig(Cohere2Config)`)
+            // fills a missing `layer_types` with full attention before
+            // Cohere-2's `sliding_window_pattern` branch could run
+            if model_type == "cohere_compass_text" && !cfg.obj.contains_key("layer_types") {
+                spec.sliding_window = None;
+            }
         }
         Arch::Smollm3 => attention_bias(cfg, spec, false)?,
         Arch::Apertus => {

@@ -324,7 +324,11 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
         &[],
     ),
     names(Arch::Olmo2, &["olmo2", "olmo3", "olmo_hybrid"], &[]),
-    names(Arch::Cohere, &["cohere", "cohere2", "cohere2_moe"], &[]),
+    names(
+        Arch::Cohere,
+        &["cohere", "cohere2", "cohere2_moe", "cohere_compass_text"],
+        &[],
+    ),
     names(Arch::Smollm3, &["smollm3"], &[]),
     names(Arch::Apertus, &["apertus", "apertus1p5_text"], &[]),
     names(Arch::Ernie45, &["ernie4_5"], &[]),

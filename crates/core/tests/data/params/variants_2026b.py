@@ -371,3 +371,22 @@ VARIANTS["flint"] = [
          num_attention_heads=4, num_key_value_heads=2, head_dim=16, moe_intermediate_size=32,
          shared_expert_intermediate_size=32, num_experts=4, num_experts_per_tok=2, decoder_sparse_step=1),
 ]
+# Cohere Compass's language model: Cohere-2's parallel block; layer_types default to full attention (Cohere-2's
+# sliding_window_pattern branch never runs) and rope_parameters must be nested by layer type to build
+COMPASS_ROPE = {"sliding_attention": {"rope_type": "default", "rope_theta": 50000.0}, "full_attention": None}
+VARIANTS["cohere_compass_text"] = [
+    dict(rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}),
+    dict(vocab_size=1000, hidden_size=64, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2,
+         intermediate_size=96, sliding_window=8, layer_types=["sliding_attention"] * 3 + ["full_attention"],
+         rope_parameters=COMPASS_ROPE),
+    dict(vocab_size=777, hidden_size=48, num_hidden_layers=3, num_attention_heads=6, intermediate_size=40,
+         attention_bias=True, tie_word_embeddings=False, sliding_window=4,
+         layer_types=["sliding_attention", "full_attention", "sliding_attention"],
+         rope_parameters={"sliding_attention": {"rope_theta": 1e4}, "full_attention": {"rope_theta": 1e6}}),
+    dict(vocab_size=500, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1,
+         head_dim=12, intermediate_size=64, rope_parameters={"full_attention": {"rope_theta": 1e4}}),
+    # hand-written: no layer_types (all full, sliding_window_pattern ignored)
+    dict(_raw=True, model_type="cohere_compass_text", vocab_size=1000, hidden_size=64, num_hidden_layers=4,
+         num_attention_heads=4, num_key_value_heads=2, intermediate_size=96, sliding_window=8,
+         sliding_window_pattern=2, rope_parameters={"full_attention": {"rope_theta": 1e4}}),
+]
