@@ -143,6 +143,25 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "beam",
+        &[
+            ("attention_bias", 0),
+            ("head_dim", 128),
+            ("hidden_size", 5120),
+            ("intermediate_size", 20480),
+            ("max_position_embeddings", 8192),
+            ("moe_intermediate_size", 2560),
+            ("num_attention_heads", 48),
+            ("num_experts", 256),
+            ("num_experts_per_tok", 8),
+            ("num_hidden_layers", 52),
+            ("num_key_value_heads", 8),
+            ("sliding_window", 512),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 151936),
+        ],
+    ),
+    (
         "bert",
         &[
             ("hidden_size", 768),

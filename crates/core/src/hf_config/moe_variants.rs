@@ -1,11 +1,13 @@
 //! MoE families that change one thing in a layout another family defines:
 //! A.X-K1 (DeepSeek-V3 with a norm after each MoE block), Aria's
 //! language model (Llama attention over Mixtral-style experts with
-//! always-on shared experts) and Flint (Qwen2-MoE's layout with attention
-//! sinks, an ungated shared expert and its own window pattern). Each counts as its transformers modeling file
+//! always-on shared experts), Flint (Qwen2-MoE's layout with attention
+//! sinks, an ungated shared expert and its own window pattern) and Beam
+//! (Qwen3-MoE's attention with an output gate, sandwich norms and
+//! DeepSeek-V3's grouped router). Each counts as its transformers modeling file
 //! builds it (`tests/data/params/hf_variants_2026.csv`).
 
-use super::reader::{per_layer_strings, Cfg};
+use super::reader::{per_layer_strings, sliding_in_pattern, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{ModelSpec, SlidingWindow, MAX_DIM, MAX_LAYERS, MAX_POSITION};
 
@@ -15,6 +17,7 @@ pub(super) fn complete(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Res
         "axk1" => axk1(cfg, spec),
         "aria_text" => aria_text(cfg, spec),
         "flint" => flint(cfg, spec),
+        "beam" => beam(cfg, spec),
         _ => Ok(()),
     }
 }
@@ -123,6 +126,36 @@ fn flint(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         let sliding = (0..layers)
             .filter(|&i| !(i < 2 || i % 4 == 1 || i + 1 == layers))
             .count() as u64;
+        spec.sliding_window = (sliding > 0).then_some(SlidingWindow {
+            window,
+            layers: sliding,
+        });
+    }
+    Ok(())
+}
+
+/// Beam (`BeamConfig(Qwen3MoeConfig)`, transformers 5.24): Qwen3-MoE's
+/// attention with an output gate (`gate_proj`: hidden → heads·d, never
+/// biased, and `gate_bias`, one per head), four norms per layer (before and
+/// after attention and the MLP), MoE layers by `mlp_layer_types` (the first
+/// three dense by default) without a shared expert, the router fp32 on a
+/// 16-bit load. Without `layer_types` every sixth layer and the last attend
+/// fully, the others slide (`(i + 1) % 6`, the last forced full).
+fn beam(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    spec.gated_attention = true;
+    spec.norms_per_layer = Some(4);
+    spec.layer_extra_params = spec.layer_extra_params.saturating_add(spec.heads);
+    let dense = super::moe_layouts::dense_mlp_layers(cfg, layers, 3)?;
+    if let Some(moe) = spec.moe.as_mut() {
+        moe.dense_layers = dense;
+        moe.shared_experts = 0;
+        moe.shared_intermediate = None;
+    }
+    if !cfg.obj.contains_key("layer_types") {
+        let window = cfg.req(&["sliding_window"], 1, MAX_POSITION)?;
+        let last_slides = !layers.is_multiple_of(6);
+        let sliding = sliding_in_pattern(layers, 6) - u64::from(last_slides);
         spec.sliding_window = (sliding > 0).then_some(SlidingWindow {
             window,
             layers: sliding,

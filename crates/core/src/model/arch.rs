@@ -250,6 +250,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "laguna",
             "zaya",
             "flint",
+            "beam",
         ],
         &["qwen3_moe"],
     ),

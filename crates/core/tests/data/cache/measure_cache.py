@@ -214,6 +214,9 @@ TINY = {
     # Flint: its default pattern (full on 0, 1, 5 and the last; the others slide over 8 tokens), sinks per head
     "flint": dict(num_hidden_layers=6, sliding_window=WINDOW, num_experts=4, num_experts_per_tok=2,
                   moe_intermediate_size=32, shared_expert_intermediate_size=32),
+    # Beam: its default pattern (every sixth layer and the last full), NoPE on the full layers
+    "beam": dict(num_hidden_layers=7, sliding_window=WINDOW, num_experts=4, num_experts_per_tok=2,
+                 moe_intermediate_size=32, n_group=2, topk_group=1),
     # Aria's language model: Llama's keys and values under MoE layers with shared experts
     "aria_text": dict(num_hidden_layers=2, moe_num_experts=4, moe_topk=2),
     # JetMoE: keys and values of num_key_value_heads × kv_channels, cached before the top-k repeat

@@ -390,3 +390,27 @@ VARIANTS["cohere_compass_text"] = [
          num_attention_heads=4, num_key_value_heads=2, intermediate_size=96, sliding_window=8,
          sliding_window_pattern=2, rope_parameters={"full_attention": {"rope_theta": 1e4}}),
 ]
+# Beam: Qwen3-MoE's attention with an output gate and a bias per head, sandwich norms, dense then MoE layers by
+# mlp_layer_types (three dense by default) without a shared expert; every sixth layer and the last attend fully
+VARIANTS["beam"] = [
+    {},
+    dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=4, num_attention_heads=4,
+         num_key_value_heads=2, head_dim=24, moe_intermediate_size=32, num_experts=8, num_experts_per_tok=2, n_group=2,
+         topk_group=1, attention_bias=True, tie_word_embeddings=False, sliding_window=8),
+    dict(vocab_size=1000, hidden_size=48, intermediate_size=80, num_hidden_layers=6, num_attention_heads=6,
+         num_key_value_heads=3, head_dim=10, moe_intermediate_size=16, num_experts=6, num_experts_per_tok=2, n_group=3,
+         topk_group=2, tie_word_embeddings=True,
+         mlp_layer_types=["sparse", "dense", "sparse", "dense", "sparse", "sparse"],
+         layer_types=["full_attention", "sliding_attention"] * 3, sliding_window=5),
+    dict(vocab_size=777, hidden_size=32, intermediate_size=40, num_hidden_layers=2, num_attention_heads=2,
+         num_key_value_heads=1, head_dim=16, moe_intermediate_size=8, num_experts=4, num_experts_per_tok=1, n_group=1,
+         topk_group=1, tie_word_embeddings=True),
+    dict(vocab_size=500, hidden_size=40, intermediate_size=64, num_hidden_layers=5, num_attention_heads=8,
+         num_key_value_heads=8, head_dim=8, moe_intermediate_size=12, num_experts=8, num_experts_per_tok=4, n_group=4,
+         topk_group=4, attention_bias=True, tie_word_embeddings=False, mlp_layer_types=["sparse"] * 5,
+         layer_types=["sliding_attention"] * 5, final_logit_softcapping=None),
+    # hand-written: no layer lists: 3 dense layers, every sixth and the last full
+    dict(_raw=True, model_type="beam", vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=9,
+         num_attention_heads=4, num_key_value_heads=2, head_dim=16, moe_intermediate_size=32, num_experts=4,
+         num_experts_per_tok=2, n_group=2, topk_group=1, sliding_window=8),
+]
