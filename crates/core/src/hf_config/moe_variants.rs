@@ -4,12 +4,16 @@
 //! always-on shared experts), Flint (Qwen2-MoE's layout with attention
 //! sinks, an ungated shared expert and its own window pattern) and Beam
 //! (Qwen3-MoE's attention with an output gate, sandwich norms and
-//! DeepSeek-V3's grouped router). Each counts as its transformers modeling file
+//! DeepSeek-V3's grouped router), and Lara-Mini (Flint's MoE block on
+//! every layer of a Qwen3.5-style Gated DeltaNet hybrid). Each counts as its transformers modeling file
 //! builds it (`tests/data/params/hf_variants_2026.csv`).
 
-use super::reader::{per_layer_strings, sliding_in_pattern, Cfg};
+use super::reader::{layer_types, per_layer_strings, sliding_in_pattern, Cfg};
 use crate::error::{InputError, Result};
-use crate::model::{ModelSpec, SlidingWindow, MAX_DIM, MAX_LAYERS, MAX_POSITION};
+use crate::model::{
+    ModelSpec, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM, MAX_HEADS, MAX_LAYERS,
+    MAX_POSITION,
+};
 
 /// The families of this module, after their rows' common fields.
 pub(super) fn complete(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
@@ -18,6 +22,7 @@ pub(super) fn complete(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Res
         "aria_text" => aria_text(cfg, spec),
         "flint" => flint(cfg, spec),
         "beam" => beam(cfg, spec),
+        "lara_mini" => lara_mini(cfg, spec),
         _ => Ok(()),
     }
 }
@@ -161,5 +166,49 @@ fn beam(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             layers: sliding,
         });
     }
+    Ok(())
+}
+
+/// Lara-Mini (`LaraMiniConfig`, transformers 5.24): Qwen3.5's Gated
+/// DeltaNet (`in_proj_qkv`, its own `in_proj_z`, a bias-free convolution)
+/// on `linear_attention` layers, Qwen3's attention with per-head q/k norms
+/// and no output gate on the others (sliding or full), and on every layer
+/// an MoE of routed experts plus an ungated shared expert (its config has
+/// no dense width, `mlp_only_layers` or sparse step). Without `layer_types`
+/// its `__post_init__` repeats [linear, sliding, linear, full, sliding].
+fn lara_mini(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let (linear, sliding) = match layer_types(cfg, layers)? {
+        Some(types) => (
+            types.count(&["linear_attention", "mamba"]),
+            types.count(&["sliding_attention"]),
+        ),
+        None => {
+            let in_period =
+                |kinds: &[u64]| (0..layers).filter(|i| kinds.contains(&(i % 5))).count();
+            (in_period(&[0, 2]) as u64, in_period(&[1, 4]) as u64)
+        }
+    };
+    let window = cfg.req(&["sliding_window"], 1, MAX_POSITION)?;
+    spec.sliding_window = (sliding > 0).then_some(SlidingWindow {
+        window,
+        layers: sliding,
+    });
+    if let Some(moe) = spec.moe.as_mut() {
+        moe.dense_layers = 0;
+    }
+    let value_heads = cfg.req(&["linear_num_value_heads"], 1, MAX_HEADS)?;
+    spec.recurrent = Some(Recurrent {
+        kind: RecurrentKind::GatedDeltaNet,
+        layers: linear,
+        inner: value_heads.saturating_mul(cfg.req(&["linear_value_head_dim"], 1, MAX_HEADS)?),
+        heads: value_heads,
+        groups: cfg.req(&["linear_num_key_heads"], 1, MAX_HEADS)?,
+        state: cfg.req(&["linear_key_head_dim"], 1, MAX_HEADS)?,
+        conv_kernel: cfg.int(&["linear_conv_kernel_dim"], 1, 64)?.unwrap_or(4),
+        gated_norm: true,
+        separate_z: true,
+        ..Recurrent::default()
+    });
     Ok(())
 }

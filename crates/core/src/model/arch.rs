@@ -251,6 +251,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "zaya",
             "flint",
             "beam",
+            "lara_mini",
         ],
         &["qwen3_moe"],
     ),

@@ -217,6 +217,11 @@ TINY = {
     # Beam: its default pattern (every sixth layer and the last full), NoPE on the full layers
     "beam": dict(num_hidden_layers=7, sliding_window=WINDOW, num_experts=4, num_experts_per_tok=2,
                  moe_intermediate_size=32, n_group=2, topk_group=1),
+    # Lara-Mini: its default period [linear, sliding, linear, full, sliding] (Gated DeltaNet conv of K steps and an
+    # fp32 state on the linear layers)
+    "lara_mini": dict(num_hidden_layers=5, sliding_window=WINDOW, linear_conv_kernel_dim=4, linear_key_head_dim=8,
+                      linear_value_head_dim=8, linear_num_key_heads=2, linear_num_value_heads=4, num_experts=4,
+                      num_experts_per_tok=2, moe_intermediate_size=32, shared_expert_intermediate_size=32),
     # Aria's language model: Llama's keys and values under MoE layers with shared experts
     "aria_text": dict(num_hidden_layers=2, moe_num_experts=4, moe_topk=2),
     # JetMoE: keys and values of num_key_value_heads × kv_channels, cached before the top-k repeat

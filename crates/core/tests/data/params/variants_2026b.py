@@ -414,3 +414,23 @@ VARIANTS["beam"] = [
          num_attention_heads=4, num_key_value_heads=2, head_dim=16, moe_intermediate_size=32, num_experts=4,
          num_experts_per_tok=2, n_group=2, topk_group=1, sliding_window=8),
 ]
+# Lara-Mini: Qwen3.5's Gated DeltaNet on linear layers, Qwen3 attention (sliding or full, no output gate), an MoE with
+# an ungated shared expert on every layer; layer_types repeat [linear, sliding, linear, full, sliding] by default
+LARA = dict(vocab_size=1000, hidden_size=64, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+            linear_key_head_dim=16, linear_value_head_dim=16, linear_num_key_heads=2, linear_num_value_heads=4,
+            moe_intermediate_size=32, shared_expert_intermediate_size=48, num_experts=8, num_experts_per_tok=2,
+            eos_token_id=1, sliding_window=8)
+VARIANTS["lara_mini"] = [
+    {},
+    dict(LARA, num_hidden_layers=5),
+    dict(LARA, num_hidden_layers=4, tie_word_embeddings=False, attention_bias=True,
+         layer_types=["full_attention", "linear_attention", "sliding_attention", "linear_attention"]),
+    dict(LARA, num_hidden_layers=3, layer_types=["linear_attention"] * 3, linear_num_key_heads=3,
+         linear_num_value_heads=3, linear_key_head_dim=12, linear_value_head_dim=20, linear_conv_kernel_dim=3,
+         num_experts=3, shared_expert_intermediate_size=8),
+    dict(LARA, num_hidden_layers=2, layer_types=["sliding_attention", "full_attention"], num_attention_heads=6,
+         num_key_value_heads=3, head_dim=10, num_experts=1, num_experts_per_tok=1, tie_word_embeddings=False),
+    # hand-written: the default pattern over 7 layers
+    dict(LARA, _raw=True, model_type="lara_mini", num_hidden_layers=7, hidden_size=48, head_dim=24,
+         num_attention_heads=2, num_key_value_heads=1, linear_num_key_heads=1, linear_conv_kernel_dim=2),
+]
