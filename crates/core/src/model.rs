@@ -309,6 +309,11 @@ pub struct Recurrent {
     /// (Qwen3-Next): the same parameters, a different tensor to save.
     #[serde(default)]
     pub separate_z: bool,
+    /// Kimi Delta Attention's forget and output gates are single full-rank
+    /// projections (hidden → heads·d, Ling-3's `f_proj` and `g_proj`)
+    /// instead of Kimi-Linear's low-rank pairs through one head's width.
+    #[serde(default)]
+    pub full_rank_gates: bool,
 }
 
 /// Vision encoder of a VLM (or a CLIP vision model on its own).

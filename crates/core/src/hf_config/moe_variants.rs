@@ -4,15 +4,17 @@
 //! always-on shared experts), Flint (Qwen2-MoE's layout with attention
 //! sinks, an ungated shared expert and its own window pattern) and Beam
 //! (Qwen3-MoE's attention with an output gate, sandwich norms and
-//! DeepSeek-V3's grouped router), and Lara-Mini (Flint's MoE block on
-//! every layer of a Qwen3.5-style Gated DeltaNet hybrid). Each counts as its transformers modeling file
-//! builds it (`tests/data/params/hf_variants_2026.csv`).
+//! DeepSeek-V3's grouped router), Lara-Mini (Flint's MoE block on every
+//! layer of a Qwen3.5-style Gated DeltaNet hybrid) and Ling-3
+//! (Kimi-Linear's hybrid with full-rank gates and gated MLA). Each counts
+//! as its transformers modeling file builds it
+//! (`tests/data/params/hf_variants_2026.csv`).
 
 use super::reader::{layer_types, per_layer_strings, sliding_in_pattern, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{
-    ModelSpec, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM, MAX_HEADS, MAX_LAYERS,
-    MAX_POSITION,
+    ModelSpec, Moe, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
+    MAX_LAYERS, MAX_POSITION,
 };
 
 /// The families of this module, after their rows' common fields.
@@ -23,6 +25,7 @@ pub(super) fn complete(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Res
         "flint" => flint(cfg, spec),
         "beam" => beam(cfg, spec),
         "lara_mini" => lara_mini(cfg, spec),
+        "bailing_hybrid" => bailing_hybrid(cfg, spec),
         _ => Ok(()),
     }
 }
@@ -210,5 +213,95 @@ fn lara_mini(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         separate_z: true,
         ..Recurrent::default()
     });
+    Ok(())
+}
+
+/// Ling-3 (`BailingHybridConfig`, transformers 5.24), DeepSeek-V3's config
+/// and layers around Kimi Delta Attention:
+/// - `full_attention` layers run DeepSeek-V3's MLA with a per-head output
+///   gate (`g_proj`: hidden → heads); any other layer type runs KDA with
+///   full-rank forget and output gates (`f_proj`, `g_proj`: hidden →
+///   heads·d). Without `layer_types`, layer `i` is MLA when
+///   `(i + 1) % layer_group_size == 0` (6);
+/// - KDA is `linear_num_heads` × `linear_head_dim` with a kernel of
+///   `linear_conv_kernel_dim`, which the config derives from the attention
+///   heads, `head_dim` (before it becomes the rope width) and
+///   `short_conv_kernel_size`;
+/// - dense layers by `mlp_layer_types`, else the first
+///   `first_k_dense_replace` (2); MoE experts under its own key names
+///   (`num_experts`, `num_experts_per_token`, `num_shared_experts`);
+/// - the head is never tied (`_tied_weights_keys` is empty);
+/// - KDA's convolution, `dt_bias` and `A_log` and the routers stay fp32 on
+///   a 16-bit load (`_keep_in_fp32_modules_strict`).
+fn bailing_hybrid(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    spec.tied_embeddings = false;
+    spec.kv_heads = spec.heads;
+    if let Some(n) = cfg.int(&["model_max_length"], 0, MAX_POSITION)? {
+        spec.max_position = n;
+    }
+    let kda = match layer_types(cfg, layers)? {
+        Some(types) => layers - types.count(&["full_attention"]),
+        None => {
+            let group = cfg.int(&["layer_group_size"], 1, MAX_LAYERS)?.unwrap_or(6);
+            (0..layers).filter(|i| (i + 1) % group != 0).count() as u64
+        }
+    };
+    // the linear keys are derived by `__post_init__`: their class defaults
+    // stand for the keys they come from, so only a written one is read
+    let written = |key: &str| cfg.obj.contains_key(key);
+    let heads = match written("linear_num_heads") {
+        true => cfg.req(&["linear_num_heads"], 1, MAX_HEADS)?,
+        false => spec.heads,
+    };
+    let head = match written("linear_head_dim") {
+        true => cfg.req(&["linear_head_dim"], 1, MAX_HEADS)?,
+        false => cfg.req(&["head_dim"], 1, MAX_HEADS)?,
+    };
+    let kernel = match written("linear_conv_kernel_dim") {
+        true => cfg.req(&["linear_conv_kernel_dim"], 1, 64)?,
+        false => cfg.int(&["short_conv_kernel_size"], 1, 64)?.unwrap_or(4),
+    };
+    let inner = heads.saturating_mul(head).min(MAX_DIM);
+    spec.recurrent = (kda > 0).then_some(Recurrent {
+        kind: RecurrentKind::KimiDelta,
+        layers: kda,
+        inner,
+        heads,
+        groups: heads,
+        state: head,
+        conv_kernel: kernel,
+        gated_norm: true,
+        full_rank_gates: true,
+        ..Recurrent::default()
+    });
+    // MLA's per-head output gate
+    let mla = layers - kda;
+    spec.model_extra_params = spec
+        .model_extra_params
+        .saturating_add(mla.saturating_mul(spec.hidden.saturating_mul(spec.heads)));
+    let first = cfg
+        .int(&["first_k_dense_replace"], 0, MAX_LAYERS)?
+        .unwrap_or(2);
+    let dense = super::moe_layouts::dense_mlp_layers(cfg, layers, first)?;
+    let experts = cfg.req(&["num_experts", "num_local_experts"], 1, MAX_EXPERTS)?;
+    spec.moe = Some(Moe {
+        experts,
+        experts_per_token: cfg.req(
+            &["num_experts_per_token", "num_experts_per_tok"],
+            1,
+            MAX_EXPERTS,
+        )?,
+        shared_experts: cfg
+            .int(&["num_shared_experts", "n_shared_experts"], 0, 64)?
+            .unwrap_or(1),
+        expert_intermediate: cfg.req(&["moe_intermediate_size"], 1, MAX_DIM)?,
+        shared_intermediate: None,
+        dense_layers: dense,
+        router_bias: false,
+    });
+    spec.fp32_params = spec.fp32_params.saturating_add(
+        kda.saturating_mul(inner.saturating_mul(3 * kernel + 1).saturating_add(heads)),
+    );
     Ok(())
 }

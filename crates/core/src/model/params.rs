@@ -374,7 +374,12 @@ impl<'a> Dims<'a> {
                 // q, k, v projections (h -> inner each), the low-rank forget
                 // and output gates (f_a, g_a: h -> head; f_b, g_b: head ->
                 // inner), b_proj (h -> heads), o_proj
-                layer.mixer = 3 * h * inner + 2 * (h * head + head * inner) + h * heads + inner * h;
+                let gates = if r.full_rank_gates {
+                    2 * h * inner
+                } else {
+                    2 * (h * head + head * inner)
+                };
+                layer.mixer = 3 * h * inner + gates + h * heads + inner * h;
                 // the conv over q, k and v (no bias), dt_bias per channel,
                 // A_log per head
                 layer.biases = 3 * inner * kernel + conv_bias * 3 * inner + inner + heads;

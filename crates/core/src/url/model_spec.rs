@@ -260,9 +260,9 @@ fn vision(spec: &ModelSpec) -> Vec<(String, String)> {
 }
 
 /// The flags of a recurrent mixer in `rec=`, after its numbers.
-const RECURRENT_FLAGS: [&str; 6] = ["pb", "cb", "gn", "dtbc", "s32", "sz"];
+const RECURRENT_FLAGS: [&str; 7] = ["pb", "cb", "gn", "dtbc", "s32", "sz", "fg"];
 
-fn recurrent_flags(r: &Recurrent) -> [bool; 6] {
+fn recurrent_flags(r: &Recurrent) -> [bool; 7] {
     [
         r.proj_bias,
         r.conv_bias,
@@ -270,6 +270,7 @@ fn recurrent_flags(r: &Recurrent) -> [bool; 6] {
         r.dt_bc_norms,
         r.state_fp32,
         r.separate_z,
+        r.full_rank_gates,
     ]
 }
 
@@ -326,6 +327,7 @@ fn parse_recurrent(v: &str) -> Result<Recurrent, String> {
             "dtbc" => r.dt_bc_norms = true,
             "s32" => r.state_fp32 = true,
             "sz" => r.separate_z = true,
+            "fg" => r.full_rank_gates = true,
             other if other.starts_with("ch") => {
                 r.chunk = required(
                     Some(other[2..].parse().map_err(|_| {

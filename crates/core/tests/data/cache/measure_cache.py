@@ -222,6 +222,12 @@ TINY = {
     "lara_mini": dict(num_hidden_layers=5, sliding_window=WINDOW, linear_conv_kernel_dim=4, linear_key_head_dim=8,
                       linear_value_head_dim=8, linear_num_key_heads=2, linear_num_value_heads=4, num_experts=4,
                       num_experts_per_tok=2, moe_intermediate_size=32, shared_expert_intermediate_size=32),
+    # Ling-3: KDA layers (conv over q, k, v in the model dtype; fp32 [heads, d, d] state) and gated MLA (latent and
+    # rope key) on every third layer
+    "bailing_hybrid": dict(num_hidden_layers=6, num_key_value_heads=4, layer_group_size=3, kv_lora_rank=24,
+                           q_lora_rank=32, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16,
+                           num_experts=4, num_experts_per_tok=2, n_group=2, topk_group=1, moe_intermediate_size=32,
+                           linear_head_dim=16, linear_num_heads=4, linear_conv_kernel_dim=4),
     # Aria's language model: Llama's keys and values under MoE layers with shared experts
     "aria_text": dict(num_hidden_layers=2, moe_num_experts=4, moe_topk=2),
     # JetMoE: keys and values of num_key_value_heads × kv_channels, cached before the top-k repeat

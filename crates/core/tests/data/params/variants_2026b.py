@@ -434,3 +434,27 @@ VARIANTS["lara_mini"] = [
     dict(LARA, _raw=True, model_type="lara_mini", num_hidden_layers=7, hidden_size=48, head_dim=24,
          num_attention_heads=2, num_key_value_heads=1, linear_num_key_heads=1, linear_conv_kernel_dim=2),
 ]
+# Ling-3 (bailing_hybrid): KDA with full-rank forget and output gates, MLA with a per-head output gate every
+# layer_group_size-th layer, DeepSeek-V3's experts after first_k_dense_replace dense layers; its head never tied
+LING = dict(vocab_size=1000, hidden_size=64, num_attention_heads=4, num_key_value_heads=4, head_dim=16,
+            intermediate_size=96, moe_intermediate_size=32, num_local_experts=8, n_group=2, topk_group=1,
+            num_experts_per_tok=2, kv_lora_rank=24, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16,
+            pad_token_id=0, eos_token_id=1)
+VARIANTS["bailing_hybrid"] = [
+    {},
+    dict(LING, num_hidden_layers=6, layer_group_size=3, first_k_dense_replace=1, q_lora_rank=32, attention_bias=True,
+         tie_word_embeddings=True),
+    dict(LING, num_hidden_layers=5, layer_types=["full_attention", "linear_attention", "full_attention",
+                                                 "linear_attention", "linear_attention"],
+         mlp_layer_types=["sparse", "dense", "sparse", "dense", "sparse"], n_shared_experts=2,
+         short_conv_kernel_size=3),
+    dict(LING, num_hidden_layers=3, layer_group_size=10, first_k_dense_replace=0, kda_safe_gate=False,
+         num_attention_heads=3, num_key_value_heads=3, head_dim=12, num_local_experts=6, n_group=3),
+    dict(LING, num_hidden_layers=4, layer_group_size=2, first_k_dense_replace=4, q_lora_rank=20, qk_rope_head_dim=4,
+         kv_lora_rank=8, v_head_dim=12, num_attention_heads=2, num_key_value_heads=1),
+    dict(LING, num_hidden_layers=2, layer_group_size=2, linear_head_dim=8, linear_num_heads=6,
+         linear_conv_kernel_dim=2),
+    # hand-written: no derived keys; KDA from head_dim (16), the heads and short_conv_kernel_size
+    dict(LING, _raw=True, model_type="bailing_hybrid", num_hidden_layers=7, layer_group_size=3,
+         short_conv_kernel_size=3, num_experts=8),
+]
