@@ -507,7 +507,7 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
         0u64..80,
         0u64..9000,
         0u64..130,
-        any::<[bool; 6]>(),
+        any::<[bool; 7]>(),
     )
         .prop_map(|(kind, layers, inner, heads, f)| Recurrent {
             kind,
@@ -524,6 +524,7 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
             dt_bc_norms: f[3],
             state_fp32: f[4],
             separate_z: f[5],
+            full_rank_gates: f[6],
             chunk: inner % 300,
         });
     // Gemma 4's layer variants: global heads, KV-sharing layers, per-layer

@@ -284,16 +284,17 @@ fn bailing_hybrid(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         .int(&["first_k_dense_replace"], 0, MAX_LAYERS)?
         .unwrap_or(2);
     let dense = super::moe_layouts::dense_mlp_layers(cfg, layers, first)?;
-    let experts = cfg.req(&["num_experts", "num_local_experts"], 1, MAX_EXPERTS)?;
+    let experts = cfg.req(&["num_local_experts", "num_experts"], 1, MAX_EXPERTS)?;
     spec.moe = Some(Moe {
         experts,
+        // the attribute names before the names it saves them under
         experts_per_token: cfg.req(
-            &["num_experts_per_token", "num_experts_per_tok"],
+            &["num_experts_per_tok", "num_experts_per_token"],
             1,
             MAX_EXPERTS,
         )?,
         shared_experts: cfg
-            .int(&["num_shared_experts", "n_shared_experts"], 0, 64)?
+            .int(&["n_shared_experts", "num_shared_experts"], 0, 64)?
             .unwrap_or(1),
         expert_intermediate: cfg.req(&["moe_intermediate_size"], 1, MAX_DIM)?,
         shared_intermediate: None,
