@@ -105,8 +105,9 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
 /// (`_keep_in_fp32_modules_strict` in transformers 5.24), and Kimi-Linear's
 /// `dt_bias` on its KDA layers.
 fn fp32_routers(model_type: &str, spec: &ModelSpec) -> u64 {
-    const ROUTERS_IN_FP32: [&str; 18] = [
+    const ROUTERS_IN_FP32: [&str; 19] = [
         "flint",
+        "axk2",
         "bailing_hybrid",
         "beam",
         "deepseek_v2",

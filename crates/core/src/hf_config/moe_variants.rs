@@ -1,5 +1,6 @@
 //! MoE families that change one thing in a layout another family defines:
-//! A.X-K1 (DeepSeek-V3 with a norm after each MoE block), Aria's
+//! A.X-K1 (DeepSeek-V3 with a norm after each MoE block), A.X-K2
+//! (DeepSeek-V3.2 with a gated query and gated norms), Aria's
 //! language model (Llama attention over Mixtral-style experts with
 //! always-on shared experts), Flint (Qwen2-MoE's layout with attention
 //! sinks, an ungated shared expert and its own window pattern) and Beam
@@ -13,14 +14,15 @@
 use super::reader::{layer_types, per_layer_strings, sliding_in_pattern, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{
-    ModelSpec, Moe, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
-    MAX_LAYERS, MAX_POSITION,
+    Indexer, ModelSpec, Moe, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM, MAX_EXPERTS,
+    MAX_HEADS, MAX_LAYERS, MAX_POSITION,
 };
 
 /// The families of this module, after their rows' common fields.
 pub(super) fn complete(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
     match model_type {
         "axk1" => axk1(cfg, spec),
+        "axk2" => axk2(cfg, spec),
         "aria_text" => aria_text(cfg, spec),
         "flint" => flint(cfg, spec),
         "beam" => beam(cfg, spec),
@@ -40,6 +42,19 @@ pub(super) fn complete(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Res
 /// - `AXK1Attention` always builds the low-rank query (`q_a_proj`), so a
 ///   null `q_lora_rank` cannot build.
 fn axk1(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let moe_layers = axk_moe_layers(cfg, spec)?;
+    spec.model_extra_params = spec
+        .model_extra_params
+        .saturating_add(moe_layers.saturating_mul(spec.hidden));
+    Ok(())
+}
+
+/// A.X-K1's and A.X-K2's shared rules: dense layers from `mlp_layer_types`,
+/// else from the legacy `first_k_dense_replace` (1) and `moe_layer_freq`
+/// (1) their `__post_init__` reads (sparse where `i >= first` and
+/// `i % freq == 0`); routed experts required; the low-rank query always
+/// built, so a null `q_lora_rank` cannot build. Returns the MoE layers.
+fn axk_moe_layers(cfg: &Cfg, spec: &mut ModelSpec) -> Result<u64> {
     let layers = spec.layers;
     let dense = match per_layer_strings(cfg, "mlp_layer_types", layers)? {
         Some(types) => super::moe_layouts::dense_in(cfg, &types)?,
@@ -54,22 +69,55 @@ fn axk1(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     let Some(moe) = spec.moe.as_mut() else {
         return Err(InputError::new(
             cfg.field("n_routed_experts"),
-            "is required: A.X-K1's sparse layers are DeepSeek-V3 MoE blocks (1 to 4096)",
+            "is required: the sparse layers are DeepSeek-V3 MoE blocks (1 to 4096)",
         ));
     };
     moe.dense_layers = dense;
-    let moe_layers = layers - dense;
-    spec.model_extra_params = spec
-        .model_extra_params
-        .saturating_add(moe_layers.saturating_mul(spec.hidden));
     if spec.mla.as_ref().is_some_and(|m| m.q_lora_rank.is_none()) {
         return Err(InputError::new(
             cfg.field("q_lora_rank"),
             format!(
-                "is required: A.X-K1's attention always projects the query through it (1 to {MAX_DIM})"
+                "is required: the attention always projects the query through it (1 to {MAX_DIM})"
             ),
         ));
     }
+    Ok(layers - dense)
+}
+
+/// A.X-K2 (`AXK2Config`, transformers 5.24): DeepSeek-V3.2's MLA with a
+/// lightning indexer on every layer, with A.X-K1's dense/sparse rules and:
+/// - no `q_b_proj`: `q_gate_proj` reads the low-rank query before and
+///   after its norm (2·q_lora_rank) and writes each head's query and a
+///   sigmoid output gate (heads·(nope + rope + v));
+/// - gated RMSNorms (`AXK2GatedRMSNorm`: a norm and a bias-free
+///   hidden → `gated_norm_rank` → hidden MLP) before every attention and
+///   after the attention of every MoE layer;
+/// - the routers fp32 on a 16-bit load. `layer_types` only picks the cache
+///   class: every layer is indexed.
+fn axk2(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let moe_layers = axk_moe_layers(cfg, spec)?;
+    let h = spec.hidden;
+    let heads = spec.heads;
+    let rank = cfg.req(&["gated_norm_rank"], 1, MAX_DIM)?;
+    let gated_norms = layers.saturating_add(moe_layers);
+    let mut extra = gated_norms.saturating_mul(2u64.saturating_mul(h).saturating_mul(rank));
+    if let Some(mla) = spec.mla.as_mut() {
+        let q_rank = mla.q_lora_rank.unwrap_or(0);
+        // q_gate_proj (2·q_rank → heads·(nope + rope + v)) instead of
+        // q_b_proj (q_rank → heads·(nope + rope)), which the MLA counts
+        let per_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim + 2 * mla.v_head_dim;
+        extra = extra.saturating_add(
+            layers.saturating_mul(q_rank.saturating_mul(heads).saturating_mul(per_head)),
+        );
+        mla.indexer = Some(Indexer {
+            head_dim: cfg.req(&["index_head_dim"], 1, MAX_HEADS)?,
+            heads: cfg.req(&["index_n_heads"], 1, MAX_HEADS)?,
+            layers,
+            pool: 0,
+        });
+    }
+    spec.model_extra_params = spec.model_extra_params.saturating_add(extra);
     Ok(())
 }
 

@@ -303,6 +303,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "deepseek_v4",
             "glm4_moe_lite",
             "axk1",
+            "axk2",
             "bailing_hybrid",
             "kimi_linear",
             "longcat_flash",

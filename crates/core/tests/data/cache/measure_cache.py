@@ -228,6 +228,10 @@ TINY = {
                            q_lora_rank=32, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16,
                            num_experts=4, num_experts_per_tok=2, n_group=2, topk_group=1, moe_intermediate_size=32,
                            linear_head_dim=16, linear_num_heads=4, linear_conv_kernel_dim=4),
+    # A.X-K2: MLA latent + rope key and the indexer's key on every layer
+    "axk2": dict(num_hidden_layers=3, num_key_value_heads=4, q_lora_rank=32, kv_lora_rank=16, qk_rope_head_dim=16,
+                 qk_nope_head_dim=16, v_head_dim=16, n_routed_experts=4, num_experts_per_tok=2,
+                 moe_intermediate_size=32, index_topk=4, index_head_dim=16, index_n_heads=2, gated_norm_rank=4),
     # Aria's language model: Llama's keys and values under MoE layers with shared experts
     "aria_text": dict(num_hidden_layers=2, moe_num_experts=4, moe_topk=2),
     # JetMoE: keys and values of num_key_value_heads × kv_channels, cached before the top-k repeat

@@ -19,7 +19,7 @@ CONFIGS = ["variants_2026/glm5_next__1.json", "variants_2026/glm5_next__4.json",
            "variants_2026/axk1__3.json", "variants_2026/aria_text__2.json",
            "variants_2026/flint__1.json", "variants_2026/flint__0.json",
            "variants_2026/beam__2.json", "variants_2026/bailing_hybrid__1.json",
-           "variants_2026/bailing_hybrid__0.json"]
+           "variants_2026/bailing_hybrid__0.json", "variants_2026/axk2__2.json"]
 WRAPPERS = {"glm5_next", "apertus1p5", "glm4v_moe"}
 rows = []
 for name in CONFIGS:

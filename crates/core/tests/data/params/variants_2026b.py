@@ -458,3 +458,24 @@ VARIANTS["bailing_hybrid"] = [
     dict(LING, _raw=True, model_type="bailing_hybrid", num_hidden_layers=7, layer_group_size=3,
          short_conv_kernel_size=3, num_experts=8),
 ]
+# A.X-K2: DeepSeek-V3.2's MLA and indexer on every layer, a gated query (q_gate_proj over the low-rank query before
+# and after its norm), gated RMSNorms before attention and after it on MoE layers
+AXK2 = dict(vocab_size=1000, hidden_size=64, intermediate_size=96, moe_intermediate_size=24, num_hidden_layers=4,
+            num_attention_heads=4, num_key_value_heads=4, n_routed_experts=8, num_experts_per_tok=2, kv_lora_rank=32,
+            q_lora_rank=48, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=24, index_topk=8, index_head_dim=16,
+            index_n_heads=4, gated_norm_rank=4, bos_token_id=1, eos_token_id=2)
+VARIANTS["axk2"] = [
+    {},
+    AXK2,
+    dict(AXK2, attention_bias=True, tie_word_embeddings=True, n_shared_experts=2, gated_norm_rank=8,
+         first_k_dense_replace=2, moe_layer_freq=2, num_hidden_layers=6),
+    dict(AXK2, hidden_size=48, num_hidden_layers=3, num_attention_heads=3, num_key_value_heads=1, q_lora_rank=20,
+         kv_lora_rank=12, qk_rope_head_dim=6, qk_nope_head_dim=10, v_head_dim=14, index_head_dim=12, index_n_heads=5,
+         n_routed_experts=6, n_group=3, topk_group=2, mlp_layer_types=["sparse", "dense", "sparse"]),
+    dict(AXK2, num_hidden_layers=2, mlp_layer_types=["dense", "dense"], n_shared_experts=3, gated_norm_rank=1,
+         intermediate_size=40, vocab_size=333, attention_bias=True),
+    dict(AXK2, num_hidden_layers=1, first_k_dense_replace=0, layer_types=["indexed_attention"],
+         moe_intermediate_size=7, n_routed_experts=3, num_experts_per_tok=1),
+    # hand-written with the legacy keys
+    dict(AXK2, _raw=True, model_type="axk2", num_hidden_layers=5, first_k_dense_replace=2, moe_layer_freq=2),
+]
