@@ -102,6 +102,9 @@ fn qsa_keys_per_token(spec: &ModelSpec, shards: &Shards, b: u128) -> Option<(u12
     let q = spec.qsa_indexer.as_ref().filter(|q| q.layers > 0)?;
     let count = indexed_on_stage(spec, q.layers, shards);
     let d = u128::from(q.head_dim);
+    if q.keys_only {
+        return Some((count * d * b, format!("{count} × {d} indexer key × {b} B")));
+    }
     Some((
         count * d * b + 3 * 8,
         format!("{count} × {d} indexer key × {b} B + 3 × 8 B position ids"),

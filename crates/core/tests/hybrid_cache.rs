@@ -90,6 +90,7 @@ fn kv_and_state_bytes_equal_the_cache_objects_transformers_creates() {
                 "values",
                 "indexer_keys",
                 "indexer_position_ids",
+                "idx_keys",
                 "compressed_kv",
                 "buffer_",
                 "overlap_",

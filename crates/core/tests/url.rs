@@ -501,6 +501,16 @@ struct HybridParts {
     ngram_embedding: Option<NgramEmbedding>,
 }
 
+/// A QSA indexer from its numbers; odd layer counts keep only the keys.
+fn qsa_indexer((heads, head_dim, layers): (u64, u64, u64)) -> QsaIndexer {
+    QsaIndexer {
+        heads,
+        head_dim,
+        layers,
+        keys_only: layers % 2 == 1,
+    }
+}
+
 fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
     let recurrent = (
         pick::<RecurrentKind>(),
@@ -568,11 +578,7 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
                         }
                     },
                 ),
-                qsa.map(|(heads, head_dim, layers)| QsaIndexer {
-                    heads,
-                    head_dim,
-                    layers,
-                }),
+                qsa.map(qsa_indexer),
                 ngram.map(
                     |(layers, rows, width, embed_dim, streams, ngram)| NgramEmbedding {
                         layers,

@@ -1835,6 +1835,27 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "minimax_m3_vl_text",
+        &[
+            ("dense_intermediate_size", 12288),
+            ("head_dim", 128),
+            ("hidden_size", 6144),
+            ("index_head_dim", 128),
+            ("index_n_heads", 4),
+            ("intermediate_size", 3072),
+            ("max_position_embeddings", 524288),
+            ("num_attention_heads", 64),
+            ("num_experts", 128),
+            ("num_experts_per_tok", 4),
+            ("num_hidden_layers", 60),
+            ("num_key_value_heads", 4),
+            ("num_local_experts", 128),
+            ("shared_intermediate_size", 3072),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 200064),
+        ],
+    ),
+    (
         "ministral",
         &[
             ("hidden_size", 4096),

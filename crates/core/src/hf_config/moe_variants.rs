@@ -7,15 +7,16 @@
 //! (Qwen3-MoE's attention with an output gate, sandwich norms and
 //! DeepSeek-V3's grouped router), Lara-Mini (Flint's MoE block on every
 //! layer of a Qwen3.5-style Gated DeltaNet hybrid) and Ling-3
-//! (Kimi-Linear's hybrid with full-rank gates and gated MLA). Each counts
+//! (Kimi-Linear's hybrid with full-rank gates and gated MLA) and MiniMax-M3
+//! (Mixtral's experts with a shared one and a block-sparse indexer). Each counts
 //! as its transformers modeling file builds it
 //! (`tests/data/params/hf_variants_2026.csv`).
 
 use super::reader::{layer_types, per_layer_strings, sliding_in_pattern, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{
-    Indexer, ModelSpec, Moe, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM, MAX_EXPERTS,
-    MAX_HEADS, MAX_LAYERS, MAX_POSITION,
+    Indexer, ModelSpec, Moe, QkNorm, QsaIndexer, Recurrent, RecurrentKind, SlidingWindow, MAX_DIM,
+    MAX_EXPERTS, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
 };
 
 /// The families of this module, after their rows' common fields.
@@ -28,6 +29,7 @@ pub(super) fn complete(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Res
         "beam" => beam(cfg, spec),
         "lara_mini" => lara_mini(cfg, spec),
         "bailing_hybrid" => bailing_hybrid(cfg, spec),
+        "minimax_m3_vl_text" => minimax_m3(cfg, spec),
         _ => Ok(()),
     }
 }
@@ -352,5 +354,69 @@ fn bailing_hybrid(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     spec.fp32_params = spec.fp32_params.saturating_add(
         kda.saturating_mul(inner.saturating_mul(3 * kernel + 1).saturating_add(heads)),
     );
+    Ok(())
+}
+
+/// MiniMax-M3's language model (`MiniMaxM3VLTextConfig`, transformers
+/// 5.24): GQA with per-head q/k norms; MoE layers of `num_local_experts`
+/// experts of `intermediate_size` with one shared expert of
+/// `shared_intermediate_size`, dense layers of `dense_intermediate_size`,
+/// by `mlp_layer_types` (all MoE by default); `minimax_m3_sparse` layers
+/// add a lightning indexer (`q_proj` hidden → `index_n_heads`·d, one key
+/// head `k_proj` hidden → d, q and k RMSNorms of d) whose key the cache
+/// keeps per token (`idx_keys`); the class default has none. The legacy
+/// keys its `__post_init__` maps are read too: `moe_layer_freq` (1 for
+/// MoE) and `sparse_attention_config`.
+fn minimax_m3(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    spec.qk_norm = Some(QkNorm::Head);
+    let legacy = cfg.object("sparse_attention_config")?;
+    let dense = match per_layer_strings(cfg, "mlp_layer_types", layers)? {
+        Some(types) => super::moe_layouts::dense_in(cfg, &types)?,
+        None => match cfg.array("moe_layer_freq")? {
+            Some(freq) => {
+                super::reader::one_per_layer(cfg, "moe_layer_freq", freq.len(), layers)?;
+                freq.iter().filter(|v| v.as_u64() == Some(0)).count() as u64
+            }
+            None => 0,
+        },
+    };
+    spec.intermediate = cfg.req(&["dense_intermediate_size"], 1, MAX_DIM)?;
+    let shared = cfg.req(&["shared_intermediate_size"], 0, MAX_DIM)?;
+    if let Some(moe) = spec.moe.as_mut() {
+        moe.dense_layers = dense;
+        moe.shared_experts = u64::from(shared > 0);
+        moe.shared_intermediate = (shared > 0).then_some(shared);
+    }
+    let sparse = match per_layer_strings(cfg, "layer_types", layers)? {
+        Some(types) => types.iter().filter(|t| **t == "minimax_m3_sparse").count() as u64,
+        None => match legacy
+            .as_ref()
+            .map(|l| l.array("sparse_attention_freq"))
+            .transpose()?
+        {
+            Some(Some(freq)) => freq.iter().filter(|v| v.as_u64() == Some(1)).count() as u64,
+            _ => 0,
+        },
+    };
+    // the legacy dict's values win over the flat keys where it has them
+    let from_legacy = |key: &'static str, flat: &'static str| -> Result<u64> {
+        let nested = match &legacy {
+            Some(l) => l.int(&[key], 1, MAX_HEADS)?,
+            None => None,
+        };
+        match nested {
+            Some(n) => Ok(n),
+            None => cfg.req(&[flat], 1, MAX_HEADS),
+        }
+    };
+    if sparse > 0 {
+        spec.qsa_indexer = Some(QsaIndexer {
+            heads: from_legacy("sparse_num_index_heads", "index_n_heads")?.saturating_add(1),
+            head_dim: from_legacy("sparse_index_dim", "index_head_dim")?,
+            layers: sparse.min(layers),
+            keys_only: true,
+        });
+    }
     Ok(())
 }

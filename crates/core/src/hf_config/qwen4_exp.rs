@@ -138,6 +138,7 @@ fn qsa_indexer(cfg: &Cfg, spec: &ModelSpec) -> Result<QsaIndexer> {
         heads: heads + kv,
         head_dim,
         layers: spec.attention_layer_count(),
+        keys_only: false,
     })
 }
 

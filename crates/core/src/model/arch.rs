@@ -233,6 +233,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "jetmoe",
             "dbrx",
             "aria_text",
+            "minimax_m3_vl_text",
         ],
         &["mixtral"],
     ),

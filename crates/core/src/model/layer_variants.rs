@@ -169,6 +169,11 @@ pub struct QsaIndexer {
     pub head_dim: u64,
     /// Attention layers with an indexer.
     pub layers: u64,
+    /// The cache keeps only the indexer's keys (MiniMax-M3's lightning
+    /// indexer: `MiniMaxM3VLSparseCacheLayer.idx_keys`), not also
+    /// Qwen4-Exp's position ids.
+    #[serde(default)]
+    pub keys_only: bool,
 }
 
 impl QsaIndexer {

@@ -189,7 +189,11 @@ fn layer_variants(spec: &ModelSpec) -> Vec<(String, String)> {
         put("ast", whole(&[a.conv_channels, a.conv_steps, a.values]));
     }
     if let Some(q) = &spec.qsa_indexer {
-        put("qsa", whole(&[q.heads, q.head_dim, q.layers]));
+        let keys_only = if q.keys_only { ",k" } else { "" };
+        put(
+            "qsa",
+            format!("{}{keys_only}", whole(&[q.heads, q.head_dim, q.layers])),
+        );
     }
     if let Some(n) = &spec.ngram_embedding {
         let fields = [
@@ -618,12 +622,18 @@ fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), S
                 values: required(values, MAX_DIM)?,
             });
         }
+        // `,k` after the numbers: only the keys are cached (MiniMax-M3)
         "qsa" => {
-            let [heads, head_dim, layers] = numbers::<3>(v)?;
+            let (numbers_text, keys_only) = match v.strip_suffix(",k") {
+                Some(rest) => (rest, true),
+                None => (v, false),
+            };
+            let [heads, head_dim, layers] = numbers::<3>(numbers_text)?;
             spec.qsa_indexer = Some(QsaIndexer {
                 heads: required(heads, MAX_HEADS)?,
                 head_dim: required(head_dim, MAX_HEADS)?,
                 layers: required(layers, MAX_LAYERS)?,
+                keys_only,
             });
         }
         "ngram" => {

@@ -232,6 +232,12 @@ TINY = {
     "axk2": dict(num_hidden_layers=3, num_key_value_heads=4, q_lora_rank=32, kv_lora_rank=16, qk_rope_head_dim=16,
                  qk_nope_head_dim=16, v_head_dim=16, n_routed_experts=4, num_experts_per_tok=2,
                  moe_intermediate_size=32, index_topk=4, index_head_dim=16, index_n_heads=2, gated_norm_rank=4),
+    # MiniMax-M3's language model: full layers and lightning-indexed ones (their key per token beside K and V)
+    "minimax_m3_vl_text": dict(num_hidden_layers=3, dense_intermediate_size=64, shared_intermediate_size=16,
+                               intermediate_size=16, num_local_experts=4, num_experts_per_tok=2, index_n_heads=2,
+                               index_head_dim=12, index_block_size=4, index_topk_blocks=2, index_local_blocks=1,
+                               layer_types=["full_attention", "minimax_m3_sparse", "minimax_m3_sparse"],
+                               mlp_layer_types=["dense", "sparse", "sparse"]),
     # Aria's language model: Llama's keys and values under MoE layers with shared experts
     "aria_text": dict(num_hidden_layers=2, moe_num_experts=4, moe_topk=2),
     # JetMoE: keys and values of num_key_value_heads × kv_channels, cached before the top-k repeat

@@ -479,3 +479,32 @@ VARIANTS["axk2"] = [
     # hand-written with the legacy keys
     dict(AXK2, _raw=True, model_type="axk2", num_hidden_layers=5, first_k_dense_replace=2, moe_layer_freq=2),
 ]
+# MiniMax-M3's language model: GQA with per-head q/k norms, MoE layers with a shared expert and dense layers of their
+# own width by mlp_layer_types, a lightning indexer (one key head) on minimax_m3_sparse layers
+MM3_S, MM3_F = "minimax_m3_sparse", "full_attention"
+VARIANTS["minimax_m3_vl_text"] = [
+    {},
+    dict(vocab_size=1000, hidden_size=64, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2, head_dim=16,
+         intermediate_size=32, dense_intermediate_size=96, shared_intermediate_size=24, num_local_experts=4,
+         num_experts_per_tok=2, index_n_heads=2, index_head_dim=16, index_block_size=4, index_topk_blocks=2,
+         index_local_blocks=1, layer_types=[MM3_F, MM3_S, MM3_S, MM3_F], mlp_layer_types=["dense", "sparse", "sparse", "dense"]),
+    dict(vocab_size=777, hidden_size=48, num_hidden_layers=3, num_attention_heads=6, num_key_value_heads=3, head_dim=12,
+         intermediate_size=20, dense_intermediate_size=40, shared_intermediate_size=8, num_local_experts=5,
+         num_experts_per_tok=3, index_n_heads=3, index_head_dim=8, layer_types=[MM3_S] * 3,
+         mlp_layer_types=["sparse"] * 3, tie_word_embeddings=True),
+    dict(vocab_size=500, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4, head_dim=24,
+         intermediate_size=16, dense_intermediate_size=64, shared_intermediate_size=16, num_local_experts=2,
+         num_experts_per_tok=1, index_n_heads=4, index_head_dim=32, layer_types=[MM3_F, MM3_F],
+         mlp_layer_types=["dense", "dense"]),
+    dict(vocab_size=300, hidden_size=40, num_hidden_layers=5, num_attention_heads=4, num_key_value_heads=1, head_dim=10,
+         intermediate_size=12, dense_intermediate_size=50, shared_intermediate_size=6, num_local_experts=8,
+         num_experts_per_tok=2, index_n_heads=1, index_head_dim=6, layer_types=[MM3_S, MM3_F, MM3_S, MM3_F, MM3_S],
+         mlp_layer_types=["sparse", "dense", "dense", "sparse", "sparse"]),
+    # hand-written in the checkpoint's legacy keys: moe_layer_freq and sparse_attention_config
+    dict(_raw=True, model_type="minimax_m3_vl_text", vocab_size=256, hidden_size=32, num_hidden_layers=3,
+         num_attention_heads=4, num_key_value_heads=2, head_dim=8, intermediate_size=8, dense_intermediate_size=24,
+         shared_intermediate_size=8, num_local_experts=3, num_experts_per_tok=2, moe_layer_freq=[0, 1, 1],
+         sparse_attention_config={"sparse_attention_freq": [0, 1, 1], "sparse_num_index_heads": 2,
+                                  "sparse_index_dim": 12, "sparse_block_size": 16, "sparse_topk_blocks": 4,
+                                  "sparse_local_block": 2}),
+]
