@@ -179,7 +179,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
                 Some(_) => import(text, text.defaults),
             })
         }
-        "glm4v" | "glm4v_moe" | "glm46v" | "glm_ocr" => {
+        "glm4v" | "glm4v_moe" | "glm46v" | "glmga" | "glm_ocr" => {
             return glm4v::import_glm4v(cfg, model_type, import_decoder)
         }
         "qwen3_vl" => {

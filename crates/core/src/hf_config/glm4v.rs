@@ -1,4 +1,5 @@
-//! GLM-4.1V (`glm4v`), GLM-4.5V (`glm4v_moe`) and GLM-4.6V (`glm46v`):
+//! GLM-4.1V (`glm4v`), GLM-4.5V (`glm4v_moe`) and GLM-4.6V (`glm46v`, and
+//! GLM-GA, `glmga`, which transformers builds as GLM-4.6V):
 //! a GLM-4 or GLM-4.5 decoder (`text_config`) and the GLM vision tower
 //! with its merger, as `modeling_glm4v.py` builds them; GLM-OCR
 //! (`glm_ocr`) with its variant of the tower (`modeling_glm_ocr.py`)
@@ -56,7 +57,9 @@ pub(super) fn import_glm4v(
     };
     // GLM-4.1V's and GLM-4.5V's configs raise the wrapper's flag when the
     // text config ties (a pre-v5 save); GLM-4.6V reads its own flag only.
-    let text_tied = model_type != "glm46v" && text.flag("tie_word_embeddings", false)?;
+    // GLM-GA (`GlmgaConfig(Glm46VConfig)`) builds GLM-4.6V's model.
+    let text_tied =
+        !matches!(model_type, "glm46v" | "glmga") && text.flag("tie_word_embeddings", false)?;
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)? || text_tied;
     let mut vision = cfg.required_object("vision_config", model_type)?;
     vision.defaults = Defaults::Class("glm4v_vision");

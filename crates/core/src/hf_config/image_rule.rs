@@ -51,8 +51,9 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "mistral3" | "llava_next"
         | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
-        | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2" | "cohere2_vision"
-        | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp" | "apertus1p5" => true,
+        | "glmga" | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2"
+        | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
+        | "apertus1p5" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -117,7 +118,13 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         // pixel limits, 112·112 to 28·28·15000 by default; patch, merge and
         // temporal patch from the processor, else the tower.
         // GLM-OCR's checkpoint names Glm46VImageProcessor.
-        "glm4v" | "glm4v_moe" | "glm46v" | "glm_ocr" => Ok(ImageRule::Glm4v {
+        // GLM-GA's processor (`GlmgaImageProcessor(Glm46VImageProcessor)`)
+        // aligns to patch × merge × `patch_expand_factor` (1 by default).
+        "glmga" if number(&pre, &[&["patch_expand_factor"]], 1) != 1 => Err(InputError::new(
+            "preprocessor_config.json: patch_expand_factor",
+            "GLM-GA's image rule is modelled at its default 1 only: remove the key or set it to 1",
+        )),
+        "glm4v" | "glm4v_moe" | "glm46v" | "glmga" | "glm_ocr" => Ok(ImageRule::Glm4v {
             patch: number(&pre, &[&["patch_size"]], vision("patch_size", 14)),
             merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
             temporal: number(&pre, &[&["temporal_patch_size"]], vision("temporal_patch_size", 2)),
@@ -219,7 +226,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -62,7 +62,8 @@ VARIANTS["kimi_k25"] = [
          vision_config=dict(MOONVIT_SMALL, merge_kernel_size=[2, 1], num_hidden_layers=3),
          projection_hidden_size=48),
 ]
-WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5"}
+WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
+            "glmga"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -507,4 +508,18 @@ VARIANTS["minimax_m3_vl_text"] = [
          sparse_attention_config={"sparse_attention_freq": [0, 1, 1], "sparse_num_index_heads": 2,
                                   "sparse_index_dim": 12, "sparse_block_size": 16, "sparse_topk_blocks": 4,
                                   "sparse_local_block": 2}),
+]
+# GLM-GA: GLM-4.6V's model under its own config class (its processor aligns to patch x merge x patch_expand_factor)
+GLMGA_VIS = dict(depth=2, hidden_size=64, num_heads=4, intermediate_size=96, out_hidden_size=48, patch_size=14,
+                 image_size=112, spatial_merge_size=2, temporal_patch_size=2)
+VARIANTS["glmga"] = [
+    {},
+    dict(vision_config=dict(model_type="glm4v_moe_vision", **GLMGA_VIS),
+         text_config=dict(model_type="glm4v_text", vocab_size=1000, hidden_size=48, intermediate_size=96,
+                          num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)),
+    dict(vision_config=dict(model_type="glm4v_moe_vision", **GLMGA_VIS),
+         text_config=dict(model_type="glm4v_moe_text", vocab_size=1000, hidden_size=48, intermediate_size=96,
+                          moe_intermediate_size=32, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+                          n_routed_experts=4, n_shared_experts=1, num_experts_per_tok=2, first_k_dense_replace=1),
+         tie_word_embeddings=True),
 ]

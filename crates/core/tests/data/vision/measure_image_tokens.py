@@ -118,13 +118,15 @@ def qwen(w, h):
 
 
 # ---------------------------------------------------------------- 1b. GLM-4.1V / 4.5V / 4.6V
-from transformers import Glm4vImageProcessorPil, Glm46VImageProcessorPil
+from transformers import Glm4vImageProcessorPil, Glm46VImageProcessorPil, GlmgaImageProcessorPil
 
 GLM = [
     ("class defaults (size 112*112 to 28*28*15000 pixels)", Glm4vImageProcessorPil, {}),
     ("GLM-4.1V / GLM-4.6V preprocessor_config (longest_edge 9633792)", Glm4vImageProcessorPil,
      dict(size={"shortest_edge": 12544, "longest_edge": 9633792})),
     ("Glm46VImageProcessor class defaults", Glm46VImageProcessorPil, {}),
+    # GLM-GA's processor: GLM-4.6V's with the alignment times patch_expand_factor (1 by default)
+    ("GlmgaImageProcessor class defaults", GlmgaImageProcessorPil, {}),
 ]
 glm_procs = [(note, cls(**kw)) for note, cls, kw in GLM]
 # sides under patch * merge (scaled up first) and aspect ratios near 200 after that upscale
