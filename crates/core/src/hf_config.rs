@@ -21,6 +21,7 @@ pub use video_rule::video_rule_from_config;
 mod lfm2_vl;
 mod lfm3;
 mod llama4;
+mod looped;
 mod mllama;
 mod modern;
 mod moe_layouts;

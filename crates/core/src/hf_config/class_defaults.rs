@@ -498,6 +498,26 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "dory",
+        &[
+            ("attention_bias", 0),
+            ("head_dim", 256),
+            ("hidden_size", 2560),
+            ("intermediate_size", 7168),
+            ("max_position_embeddings", 8192),
+            ("mlp_bias", 0),
+            ("n_input_layers", 16),
+            ("n_output_layers", 16),
+            ("n_recurrent_loops", 2),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 72),
+            ("num_key_value_heads", 4),
+            ("sliding_window", 1024),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 131072),
+        ],
+    ),
+    (
         "dots1",
         &[
             ("attention_bias", 0),

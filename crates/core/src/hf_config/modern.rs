@@ -195,6 +195,7 @@ pub(super) fn complete(
     variant_layers(cfg, model_type, spec)?;
     moe_layouts::complete_borrowed(cfg, model_type, spec)?;
     super::moe_variants::complete(cfg, model_type, spec)?;
+    super::looped::complete(cfg, model_type, spec)?;
     if model_type == "step3p5" {
         super::step3p7::complete_step3p5(cfg, spec)?;
     }

@@ -211,6 +211,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "bitnet",
             "mpt",
             "nanochat",
+            "dory",
         ],
         &["llama"],
     ),

@@ -238,6 +238,9 @@ TINY = {
                                index_head_dim=12, index_block_size=4, index_topk_blocks=2, index_local_blocks=1,
                                layer_types=["full_attention", "minimax_m3_sparse", "minimax_m3_sparse"],
                                mlp_layer_types=["dense", "sparse", "sparse"]),
+    # Dory: the recurrent section (layers 1-2) runs three times, a cache layer per run (per_loop)
+    "dory": dict(num_hidden_layers=4, n_input_layers=1, n_output_layers=1, n_recurrent_loops=3, sliding_window=WINDOW,
+                 layer_types=["sliding_attention", "sliding_attention", "full_attention", "sliding_attention"]),
     # Aria's language model: Llama's keys and values under MoE layers with shared experts
     "aria_text": dict(num_hidden_layers=2, moe_num_experts=4, moe_topk=2),
     # JetMoE: keys and values of num_key_value_heads × kv_channels, cached before the top-k repeat
@@ -275,7 +278,7 @@ def tiny_config(key):
     return AutoConfig.for_model(mt, **kw)
 
 
-RELEVANT = ("num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+RELEVANT = ("n_input_layers", "n_recurrent_layers", "n_output_layers", "n_recurrent_loops", "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
             "layer_types", "layers_block_type", "sliding_window", "attention_chunk_size",
             "linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
             "linear_num_key_heads", "linear_num_value_heads", "state_size", "conv_kernel", "expand",

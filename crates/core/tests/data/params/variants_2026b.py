@@ -523,3 +523,24 @@ VARIANTS["glmga"] = [
                           n_routed_experts=4, n_shared_experts=1, num_experts_per_tok=2, first_k_dense_replace=1),
          tie_word_embeddings=True),
 ]
+# Dory: gated, nGPT-normalised Llama-like layers, the recurrent section run n_recurrent_loops times (weights shared)
+VARIANTS["dory"] = [
+    {},
+    dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=6, num_attention_heads=4,
+         num_key_value_heads=2, head_dim=16, n_input_layers=2, n_output_layers=2),
+    dict(vocab_size=777, hidden_size=48, intermediate_size=80, num_hidden_layers=5, num_attention_heads=6,
+         num_key_value_heads=3, head_dim=12, attention_bias=True, mlp_bias=True, tie_word_embeddings=True,
+         n_input_layers=1, n_output_layers=1, n_recurrent_loops=3),
+    dict(vocab_size=500, hidden_size=32, intermediate_size=64, num_hidden_layers=3, num_attention_heads=2,
+         num_key_value_heads=1, head_dim=24, attention_bias=True, n_input_layers=0, n_output_layers=0,
+         n_recurrent_loops=1),
+    dict(vocab_size=640, hidden_size=40, intermediate_size=72, num_hidden_layers=4, num_attention_heads=5,
+         num_key_value_heads=5, head_dim=8, mlp_bias=True, n_input_layers=1, n_recurrent_layers=2, n_output_layers=1,
+         sliding_window=8, layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"]),
+    # hand-written in the released layout: attention and mlp blocks listed apart, the counts doubled
+    dict(_raw=True, model_type="dory", vocab_size=300, hidden_size=32, intermediate_size=48, num_hidden_layers=8,
+         num_attention_heads=4, num_key_value_heads=2, head_dim=8, n_input_layers=2, n_recurrent_layers=4,
+         n_output_layers=2, sliding_window=8,
+         layer_types=["sliding_attention", "mlp", "full_attention", "mlp", "sliding_attention", "mlp",
+                      "full_attention", "mlp"]),
+]
