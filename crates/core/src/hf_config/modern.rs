@@ -194,8 +194,7 @@ pub(super) fn complete(
     }
     variant_layers(cfg, model_type, spec)?;
     moe_layouts::complete_borrowed(cfg, model_type, spec)?;
-    super::moe_variants::complete(cfg, model_type, spec)?;
-    super::looped::complete(cfg, model_type, spec)?;
+    complete_2026(cfg, model_type, spec)?;
     if model_type == "step3p5" {
         super::step3p7::complete_step3p5(cfg, spec)?;
     }
@@ -305,6 +304,13 @@ pub(super) fn complete(
     }
     moe_layouts::complete_moe(cfg, model_type, spec)?;
     Ok(())
+}
+
+/// The families added in the 2026-11-27 (fourth) session, each in the
+/// module of its kind.
+fn complete_2026(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
+    super::moe_variants::complete(cfg, model_type, spec)?;
+    super::looped::complete(cfg, model_type, spec)
 }
 
 /// OLMo-Hybrid (`OlmoHybridConfig`): OLMo-3's attention layers and Gated
