@@ -263,7 +263,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
                 })
             }
             Some(text) => import_decoder(&text, Arch::Gemma3, "gemma3_text"),
-            None if model_type == "gemma4_text" => import_gemma4_text(cfg),
+            None if matches!(model_type, "gemma4_text" | "gemma4_unified_text") => {
+                import_gemma4_text(cfg)
+            }
             None if model_type == "gemma3n_text" => import_gemma3n_text(cfg),
             None => import_decoder(cfg, Arch::Gemma3, model_type),
         },
@@ -319,10 +321,17 @@ fn import_gemma3n_text(cfg: &Cfg) -> Result<ModelSpec> {
     })
 }
 
-/// Gemma 4's language model: Gemma 3's layers and what `gemma4` adds.
+/// Gemma 4's language model: Gemma 3's layers and what `gemma4` adds (or
+/// Gemma 4 Unified's, without per-layer embeddings and experts).
 fn import_gemma4_text(cfg: &Cfg) -> Result<ModelSpec> {
-    let mut spec = import_decoder(cfg, Arch::Gemma3, "gemma4_text")?;
-    gemma4::text_layers(cfg, &mut spec)?;
+    let unified = cfg.string("model_type")? == Some("gemma4_unified_text");
+    let name = if unified {
+        "gemma4_unified_text"
+    } else {
+        "gemma4_text"
+    };
+    let mut spec = import_decoder(cfg, Arch::Gemma3, name)?;
+    gemma4::text_layers(cfg, &mut spec, unified)?;
     Ok(spec)
 }
 

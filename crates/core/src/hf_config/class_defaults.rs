@@ -859,6 +859,25 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "gemma4_unified_text",
+        &[
+            ("attention_bias", 0),
+            ("attention_k_eq_v", 0),
+            ("head_dim", 256),
+            ("hidden_size", 2304),
+            ("intermediate_size", 9216),
+            ("max_position_embeddings", 262144),
+            ("num_attention_heads", 8),
+            ("num_hidden_layers", 30),
+            ("num_key_value_heads", 4),
+            ("num_kv_shared_layers", 0),
+            ("sliding_window", 1024),
+            ("tie_word_embeddings", 1),
+            ("use_double_wide_mlp", 0),
+            ("vocab_size", 262144),
+        ],
+    ),
+    (
         "gemma4_vision",
         &[
             ("attention_bias", 0),

@@ -101,7 +101,10 @@ fn global_heads(cfg: &Cfg, spec: &ModelSpec, sliding: &[bool]) -> Result<(u64, u
 }
 
 /// Completes a `gemma4_text` decoder already holding the common fields.
-pub(super) fn text_layers(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+/// `gemma4_unified_text` (`Gemma4UnifiedTextConfig`) builds the same
+/// layers without per-layer embeddings or the MoE block (its class drops
+/// their keys; any left in a config are ignored): `unified`.
+pub(super) fn text_layers(cfg: &Cfg, spec: &mut ModelSpec, unified: bool) -> Result<()> {
     let h = spec.hidden;
     let mut sliding = shared_text(cfg, spec, GLOBAL_EVERY)?;
     // the last layer always attends globally (`__post_init__` forces it)
@@ -130,6 +133,9 @@ pub(super) fn text_layers(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         });
     }
     spec.kv_sharing = kv_sharing(cfg, &sliding, cfg.flag("use_double_wide_mlp", false)?)?;
+    if unified {
+        return Ok(());
+    }
     spec.per_layer_input = per_layer_input(cfg)?;
     if cfg.flag("enable_moe_block", false)? {
         let experts = cfg.req(&["num_experts"], 1, MAX_EXPERTS)?;

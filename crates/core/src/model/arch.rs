@@ -268,6 +268,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "gemma3n_text",
             "gemma4",
             "gemma4_text",
+            "gemma4_unified_text",
         ],
         &[],
     ),

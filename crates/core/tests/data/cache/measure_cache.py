@@ -241,6 +241,11 @@ TINY = {
     # Dory: the recurrent section (layers 1-2) runs three times, a cache layer per run (per_loop)
     "dory": dict(num_hidden_layers=4, n_input_layers=1, n_output_layers=1, n_recurrent_loops=3, sliding_window=WINDOW,
                  layer_types=["sliding_attention", "sliding_attention", "full_attention", "sliding_attention"]),
+    # Gemma 4 Unified's language model: Gemma 4's sliding, global and KV-sharing layers without per-layer inputs
+    "gemma4_unified_text": dict(num_hidden_layers=6, sliding_window=WINDOW, global_head_dim=32, attention_k_eq_v=True,
+                                num_global_key_value_heads=1, num_kv_shared_layers=2,
+                                layer_types=["sliding_attention"] * 2 + ["full_attention"]
+                                + ["sliding_attention"] * 2 + ["full_attention"]),
     # Aria's language model: Llama's keys and values under MoE layers with shared experts
     "aria_text": dict(num_hidden_layers=2, moe_num_experts=4, moe_topk=2),
     # JetMoE: keys and values of num_key_value_heads × kv_channels, cached before the top-k repeat

@@ -544,3 +544,23 @@ VARIANTS["dory"] = [
          layer_types=["sliding_attention", "mlp", "full_attention", "mlp", "sliding_attention", "mlp",
                       "full_attention", "mlp"]),
 ]
+# Gemma 4 Unified's language model: Gemma 4's text layers without per-layer embeddings or the MoE block (their keys
+# are ignored), window 1024 by default
+G4U = dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=8, num_attention_heads=4,
+           num_key_value_heads=2, head_dim=16)
+VARIANTS["gemma4_unified_text"] = [
+    {},
+    dict(G4U, layer_types=["sliding_attention", "full_attention"] * 4, global_head_dim=32, attention_k_eq_v=True,
+         num_global_key_value_heads=1, attention_bias=True, tie_word_embeddings=False),
+    dict(G4U, num_kv_shared_layers=2, use_double_wide_mlp=True, global_head_dim=24),
+    dict(G4U, num_global_key_value_heads=3, num_key_value_heads=1, global_head_dim=8),
+    dict(G4U, per_layer_config={"03": {"head_dim": 24, "num_key_value_heads": 1},
+                                "07": {"head_dim": 24, "num_key_value_heads": 1}}, global_head_dim=999,
+         layer_types=["sliding_attention"] * 3 + ["full_attention"] + ["sliding_attention"] * 4),
+    dict(G4U, hidden_size_per_layer_input=16, vocab_size_per_layer_input=500, enable_moe_block=True, num_experts=4,
+         top_k_experts=2, moe_intermediate_size=32, use_bidirectional_attention="all",
+         layer_types=["full_attention"] + ["sliding_attention"] * 7),
+    dict(G4U, num_hidden_layers=10, attention_k_eq_v=True, num_global_key_value_heads=4, global_head_dim=32,
+         num_kv_shared_layers=4, use_double_wide_mlp=True, tie_word_embeddings=False,
+         layer_types=["sliding_attention", "sliding_attention", "full_attention"] * 3 + ["full_attention"]),
+]
