@@ -22,6 +22,7 @@ mod lfm2_vl;
 mod lfm3;
 mod llama4;
 mod looped;
+mod minimax_m3_vl;
 mod mllama;
 mod modern;
 mod moe_layouts;
@@ -212,6 +213,12 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         "lfm2_vl" => return lfm2_vl::import_lfm2_vl(cfg, text_or(Arch::Lfm2, "lfm2")),
         "apertus1p5" => return apertus1p5::import(cfg, text_or(Arch::Apertus, "apertus1p5_text")),
         "glm5_next" | "qwen4_exp" => return import_2026_wrapper(cfg, model_type),
+        "minimax_m3_vl" => {
+            return minimax_m3_vl::import_minimax_m3_vl(
+                cfg,
+                text_or(Arch::Mixtral, "minimax_m3_vl_text"),
+            )
+        }
         // Step-3.7-Flash: its text config (`step3p5`) is Qwen3-MoE's layers
         // completed by `step3p7::complete_step3p5`.
         "step3p7" => {

@@ -155,6 +155,12 @@ fn processor_rule(line: &Value) -> ImageRule {
             let config = include_str!("data/configs/variants_2026/gemma4__1.json");
             rule_from_configs(config, Some(&s.to_string())).expect("gemma4 rule")
         }
+        // Through the importer: a bare MiniMax-M3 VL config with the row's
+        // processor settings as its preprocessor_config.json.
+        "minimax_m3_vl" => {
+            rule_from_configs(r#"{"model_type":"minimax_m3_vl"}"#, Some(&s.to_string()))
+                .expect("minimax_m3_vl rule")
+        }
         // Through the importer: a bare GLM-5.3-Flash config with the row's
         // processor settings as its preprocessor_config.json.
         "glm5_next" => rule_from_configs(r#"{"model_type":"glm5_next"}"#, Some(&s.to_string()))

@@ -53,7 +53,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
         | "glmga" | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2"
         | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
-        | "apertus1p5" => true,
+        | "apertus1p5" | "minimax_m3_vl" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -130,6 +130,15 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             temporal: number(&pre, &[&["temporal_patch_size"]], vision("temporal_patch_size", 2)),
             min_pixels: number(&pre, &[&["size", "shortest_edge"]], 112 * 112),
             max_pixels: number(&pre, &[&["size", "longest_edge"]], 28 * 28 * 15_000),
+        }),
+        // MiniMaxM3VLImageProcessor: Qwen2-VL's smart resize at its own
+        // pixel limits (`size`: 56² to 672² px by default) and its tower's
+        // patch and merge.
+        "minimax_m3_vl" => Ok(ImageRule::QwenVl {
+            patch: number(&pre, &[&["patch_size"]], vision("patch_size", 14)),
+            merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
+            min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], 56 * 56),
+            max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 672 * 672),
         }),
         "internvl" | "internvl_chat" => internvl(&cfg, &pre),
         "idefics2" => Ok(idefics2(&cfg, &pre)),
@@ -226,7 +235,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -63,7 +63,7 @@ VARIANTS["kimi_k25"] = [
          projection_hidden_size=48),
 ]
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
-            "glmga"}
+            "glmga", "minimax_m3_vl"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -563,4 +563,25 @@ VARIANTS["gemma4_unified_text"] = [
     dict(G4U, num_hidden_layers=10, attention_k_eq_v=True, num_global_key_value_heads=4, global_head_dim=32,
          num_kv_shared_layers=4, use_double_wide_mlp=True, tie_word_embeddings=False,
          layer_types=["sliding_attention", "sliding_attention", "full_attention"] * 3 + ["full_attention"]),
+]
+# MiniMax-M3 VL: the MiniMax-M3 text model, a CLIP-like ViT (bias-free Conv3d patches, no position table) and a
+# projector that widens every patch to the text width before merging merge² of them; either tie flag ties the head
+MM3_TXT = dict(vocab_size=1000, hidden_size=64, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+               head_dim=16, intermediate_size=24, dense_intermediate_size=96, shared_intermediate_size=16,
+               num_local_experts=4, num_experts_per_tok=2, index_n_heads=2, index_head_dim=8,
+               layer_types=[MM3_F, MM3_S, MM3_F], mlp_layer_types=["dense", "sparse", "sparse"])
+VARIANTS["minimax_m3_vl"] = [
+    {},
+    dict(projector_hidden_size=48, text_config={**MM3_TXT, "tie_word_embeddings": True},
+         vision_config=dict(hidden_size=32, intermediate_size=80, num_hidden_layers=2, num_attention_heads=4)),
+    dict(projector_hidden_size=20, tie_word_embeddings=True, text_config=dict(MM3_TXT, vocab_size=777, hidden_size=48),
+         vision_config=dict(hidden_size=24, intermediate_size=40, num_hidden_layers=3, num_attention_heads=2,
+                            patch_size=7, temporal_patch_size=1, spatial_merge_size=3, num_channels=1)),
+    dict(projector_hidden_size=100, text_config=dict(MM3_TXT, num_hidden_layers=2, layer_types=[MM3_S, MM3_S],
+                                                     mlp_layer_types=["sparse", "dense"]),
+         vision_config=dict(hidden_size=40, intermediate_size=64, num_hidden_layers=5, num_attention_heads=5,
+                            patch_size=16, temporal_patch_size=3, spatial_merge_size=1, image_size=64)),
+    dict(projector_hidden_size=8, text_config=dict(MM3_TXT, hidden_size=24, head_dim=6),
+         vision_config=dict(hidden_size=12, intermediate_size=100, num_hidden_layers=12, num_attention_heads=3,
+                            patch_size=2, temporal_patch_size=2, spatial_merge_size=2, num_channels=4)),
 ]

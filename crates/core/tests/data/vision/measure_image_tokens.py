@@ -803,6 +803,41 @@ def apertus1p5_setup():
     return apertus1p5
 
 
+# ---------------------------------------------------------------- 15. MiniMax-M3 VL (minimax_m3_vl)
+# MiniMaxM3VLImageProcessor (torchvision backend only: the shape-only stand-in) at its class defaults (56² to 672²
+# pixels) and at a checkpoint-style 28·28·1280 limit; the language model's image tokens are the grid over merge².
+MM3 = [{}, dict(size={"shortest_edge": 3136, "longest_edge": 1003520})]
+MM3_EXTRA = [(70, 70), (126, 98), (14, 2800), (1, 200), (200, 1), (4032, 3024)]
+
+
+def minimax_m3_vl_setup():
+    install_torchvision_standin()
+    from transformers.models.minimax_m3_vl.image_processing_minimax_m3_vl import MiniMaxM3VLImageProcessor
+
+    procs = [MiniMaxM3VLImageProcessor(**kw) for kw in MM3]
+    bicubic = sys.modules["torchvision.transforms.v2.functional"].InterpolationMode.BICUBIC
+
+    def minimax_m3_vl(w, h):
+        big = w * h > 8000 * 8000
+        pixels = torch.zeros(3, 1, 1, dtype=torch.uint8).expand(3, h, w) if big else torch.zeros(3, h, w, dtype=torch.uint8)
+        for p in procs:
+            settings = {"size": dict(p.size), "patch_size": p.patch_size, "merge_size": p.merge_size,
+                        "temporal_patch_size": p.temporal_patch_size}
+            try:
+                out = p(images=[pixels], do_rescale=False, do_normalize=False, do_convert_rgb=False,
+                        resample=bicubic, input_data_format="channels_first", return_tensors="pt")
+            except ValueError as e:  # the processor refuses the size: so must we
+                emit("minimax_m3_vl", "MiniMaxM3VLImageProcessor (shape-only pixel ops)", settings, w, h, None, None,
+                     refused=str(e)[:120])
+                continue
+            tt, gh, gw = t(out["image_grid_thw"][0])
+            m = p.merge_size
+            emit("minimax_m3_vl", "MiniMaxM3VLImageProcessor (shape-only pixel ops)", settings, w, h, tt * gh * gw,
+                 tt * gh * gw // (m * m), grid=[tt, gh, gw], resized=[gh * p.patch_size, gw * p.patch_size])
+
+    return minimax_m3_vl
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -815,7 +850,8 @@ if __name__ == "__main__":
                      ("llava_onevision", llava_onevision),
                      ("idefics3/smolvlm", idefics), ("idefics2", idefics2), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
                      ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None), ("step3p7", None),
-                     ("lfm2_vl", None), ("glm5_next", None), ("apertus1p5", None)]:
+                     ("lfm2_vl", None), ("glm5_next", None), ("apertus1p5", None),
+                     ("minimax_m3_vl", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -844,7 +880,12 @@ if __name__ == "__main__":
             extra = [s for s in AP_EXTRA if s not in SIZES]
             SIZES.extend(extra)
             fn = apertus1p5_setup()
+        if name == "minimax_m3_vl":
+            SIZES.extend(MM3_EXTRA)
+            fn = minimax_m3_vl_setup()
         run_family(name, fn)
+        if name == "minimax_m3_vl":
+            del SIZES[len(SIZES) - len(MM3_EXTRA):]
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "lfm2_vl":
