@@ -212,13 +212,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         "idefics2" => return idefics2::import_idefics2(cfg, text_or(Arch::Mistral, "mistral")),
         "lfm2_vl" => return lfm2_vl::import_lfm2_vl(cfg, text_or(Arch::Lfm2, "lfm2")),
         "apertus1p5" => return apertus1p5::import(cfg, text_or(Arch::Apertus, "apertus1p5_text")),
-        "glm5_next" | "qwen4_exp" => return import_2026_wrapper(cfg, model_type),
-        "minimax_m3_vl" => {
-            return minimax_m3_vl::import_minimax_m3_vl(
-                cfg,
-                text_or(Arch::Mixtral, "minimax_m3_vl_text"),
-            )
-        }
+        "glm5_next" | "qwen4_exp" | "minimax_m3_vl" => return import_2026_wrapper(cfg, model_type),
         // Step-3.7-Flash: its text config (`step3p5`) is Qwen3-MoE's layers
         // completed by `step3p7::complete_step3p5`.
         "step3p7" => {
@@ -300,12 +294,15 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The wrappers whose text model the common importer reads as a named
-/// family and their module completes (GLM-5.3-Flash, Qwen4-Exp).
+/// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
+/// MiniMax-M3 VL).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
-    if model_type == "glm5_next" {
-        glm5_next::import_glm5_next(cfg, import_decoder)
-    } else {
-        qwen4_exp::import_qwen4_exp(cfg, import_decoder)
+    match model_type {
+        "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
+        "minimax_m3_vl" => {
+            minimax_m3_vl::import_minimax_m3_vl(cfg, text_or(Arch::Mixtral, "minimax_m3_vl_text"))
+        }
+        _ => qwen4_exp::import_qwen4_exp(cfg, import_decoder),
     }
 }
 
