@@ -7,6 +7,7 @@
 mod apertus1p5;
 mod class_defaults;
 mod classic;
+mod fp32_kept;
 mod gemma3n;
 mod gemma4;
 mod glm4v;
@@ -96,47 +97,12 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
         }
     }
     if let Some(t) = model_type {
-        spec.fp32_params = spec.fp32_params.saturating_add(fp32_routers(t, &spec));
+        spec.fp32_params = spec
+            .fp32_params
+            .saturating_add(fp32_kept::kept_params(t, &spec));
     }
     spec.validate().map_err(|e| cfg.rename_error(e))?;
     Ok(spec)
-}
-
-/// The MoE routers (`gate.weight`, experts × hidden on every MoE layer)
-/// of the families whose modeling file keeps them in fp32
-/// (`_keep_in_fp32_modules_strict` in transformers 5.24), and Kimi-Linear's
-/// `dt_bias` on its KDA layers.
-fn fp32_routers(model_type: &str, spec: &ModelSpec) -> u64 {
-    const ROUTERS_IN_FP32: [&str; 19] = [
-        "flint",
-        "axk2",
-        "bailing_hybrid",
-        "beam",
-        "deepseek_v2",
-        "deepseek_v3",
-        "axk1",
-        "kimi_k2",
-        "deepseek_v32",
-        "dots1",
-        "ernie4_5_moe",
-        "exaone_moe",
-        "glm4_moe",
-        "glm4_moe_lite",
-        "glm4v_moe",
-        "glm_moe_dsa",
-        "kimi_linear",
-        "mimo_v2_flash",
-        "solar_open",
-    ];
-    if !ROUTERS_IN_FP32.contains(&model_type) {
-        return 0;
-    }
-    let routers = moe_layouts::moe_routers(spec);
-    let dt_bias = match (&spec.recurrent, model_type) {
-        (Some(r), "kimi_linear") => r.layers.saturating_mul(r.inner),
-        _ => 0,
-    };
-    routers.saturating_add(dt_bias)
 }
 
 /// The `quant_method` of a config's `quantization_config` (`gptq`, `awq`,
