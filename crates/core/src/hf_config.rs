@@ -19,6 +19,7 @@ mod kimi_k25;
 pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
+mod hy_v4_vl;
 mod lfm2_vl;
 mod lfm3;
 mod llama4;
@@ -178,7 +179,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         "idefics2" => return idefics2::import_idefics2(cfg, text_or(Arch::Mistral, "mistral")),
         "lfm2_vl" => return lfm2_vl::import_lfm2_vl(cfg, text_or(Arch::Lfm2, "lfm2")),
         "apertus1p5" => return apertus1p5::import(cfg, text_or(Arch::Apertus, "apertus1p5_text")),
-        "glm5_next" | "qwen4_exp" | "minimax_m3_vl" => return import_2026_wrapper(cfg, model_type),
+        "glm5_next" | "qwen4_exp" | "minimax_m3_vl" | "hy_v4_vl" => {
+            return import_2026_wrapper(cfg, model_type)
+        }
         // Step-3.7-Flash: its text config (`step3p5`) is Qwen3-MoE's layers
         // completed by `step3p7::complete_step3p5`.
         "step3p7" => {
@@ -261,13 +264,17 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 
 /// The wrappers whose text model the common importer reads as a named
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
-/// MiniMax-M3 VL).
+/// MiniMax-M3 VL, HY-V4-VL).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
         "minimax_m3_vl" => {
             minimax_m3_vl::import_minimax_m3_vl(cfg, text_or(Arch::Mixtral, "minimax_m3_vl_text"))
         }
+        // its text config class is fixed: a model_type inside is not read
+        "hy_v4_vl" => hy_v4_vl::import_hy_v4_vl(cfg, |text| {
+            import_decoder(text, Arch::DeepseekV3, "hy_v4_vl_text")
+        }),
         _ => qwen4_exp::import_qwen4_exp(cfg, import_decoder),
     }
 }

@@ -60,6 +60,15 @@ pub enum ImageRule {
         min_pixels: u64,
         max_pixels: u64,
     },
+    /// Qwen-VL's resize whose merger appends a newline token after every
+    /// row of merged cells (HY-V4-VL's `image_newline`): the language model
+    /// receives `(gh/merge)·(gw/merge + 1)` tokens.
+    QwenVlRows {
+        patch: u64,
+        merge: u64,
+        min_pixels: u64,
+        max_pixels: u64,
+    },
     /// GLM-4V (GLM-4.1V, 4.5V, 4.6V): Qwen-VL's resize with the area of
     /// `temporal` frames against the pixel limits (`size.shortest_edge`,
     /// `size.longest_edge`) and short sides scaled up to `patch · merge`.
@@ -284,6 +293,11 @@ impl ImageRule {
                 max_pixels,
                 ..
             }
+            | ImageRule::QwenVlRows {
+                min_pixels,
+                max_pixels,
+                ..
+            }
             | ImageRule::Glm4v {
                 min_pixels,
                 max_pixels,
@@ -303,6 +317,7 @@ impl ImageRule {
     pub fn with_max_pixels(&self, max: u64) -> ImageRule {
         let mut rule = self.clone();
         if let ImageRule::QwenVl { max_pixels, .. }
+        | ImageRule::QwenVlRows { max_pixels, .. }
         | ImageRule::Glm4v { max_pixels, .. }
         | ImageRule::Apertus1p5(CodeGrid { max_pixels, .. }) = &mut rule
         {
@@ -315,6 +330,7 @@ impl ImageRule {
     pub fn family(&self) -> &'static str {
         match self {
             ImageRule::QwenVl { .. } => "Qwen-VL dynamic resolution",
+            ImageRule::QwenVlRows { .. } => "Qwen-VL dynamic resolution with row newlines",
             ImageRule::Glm4v { .. } => "GLM-4V dynamic resolution",
             ImageRule::Gemma4 { .. } => "Gemma 4 aspect-ratio cells",
             ImageRule::InternVl { .. } => "InternVL aspect-ratio tiles",
@@ -350,6 +366,12 @@ impl ImageRule {
             |name: &str, v: u64| check_range(&format!("image rule: {name}"), v, 1, MAX_TOKENS);
         match self {
             ImageRule::QwenVl {
+                patch,
+                merge,
+                min_pixels,
+                max_pixels,
+            }
+            | ImageRule::QwenVlRows {
                 patch,
                 merge,
                 min_pixels,
@@ -995,6 +1017,25 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             let (h, w) = smart_resize(height, width, factor, min_pixels, max_pixels);
             let patches = (h / patch.max(1)) * (w / patch.max(1));
             (patches, patches / (merge.max(1) * merge.max(1)), None)
+        }
+        ImageRule::QwenVlRows {
+            patch,
+            merge,
+            min_pixels,
+            max_pixels,
+        } => {
+            let qwen = ImageRule::QwenVl {
+                patch,
+                merge,
+                min_pixels,
+                max_pixels,
+            };
+            let cells = tokens(&qwen, width, height)?;
+            // the resized grid's merged rows, one newline each
+            let factor = patch.max(1) * merge.max(1);
+            let (h, _) = smart_resize(height, width, factor, min_pixels, max_pixels);
+            let rows = h / factor;
+            (cells.tower_tokens, cells.language_model_tokens + rows, None)
         }
         ImageRule::Glm4v {
             patch,

@@ -10,7 +10,7 @@ use crate::model::ModelSpec;
 /// The families whose MoE routers (`gate.weight`, experts × hidden on every
 /// MoE layer) stay fp32; a wrapper named by its own `model_type` when its
 /// text model is one of them.
-const ROUTERS_IN_FP32: [&str; 26] = [
+const ROUTERS_IN_FP32: [&str; 28] = [
     "flint",
     "axk2",
     "bailing_hybrid",
@@ -32,6 +32,8 @@ const ROUTERS_IN_FP32: [&str; 26] = [
     "glm_moe_dsa",
     "hy_v3",
     "hy_v4",
+    "hy_v4_vl_text",
+    "hy_v4_vl",
     "kimi_linear",
     "mimo_v2_flash",
     "sarvam_mla",
@@ -57,7 +59,7 @@ pub(super) fn kept_params(model_type: &str, spec: &ModelSpec) -> u64 {
         ("olmo_hybrid", Some(r)) => r.layers.saturating_mul(r.heads),
         // AFMoE's learned router bias (`expert_bias`), one per expert
         ("afmoe", _) => moe_layers.saturating_mul(spec.moe.as_ref().map_or(0, |m| m.experts)),
-        ("hy_v4", _) => hy_v4_extra(spec),
+        ("hy_v4" | "hy_v4_vl_text" | "hy_v4_vl", _) => hy_v4_extra(spec),
         _ => 0,
     };
     routers.saturating_add(extra)

@@ -53,7 +53,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
         | "glmga" | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2"
         | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
-        | "apertus1p5" | "minimax_m3_vl" => true,
+        | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -139,6 +139,14 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
             min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], 56 * 56),
             max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 672 * 672),
+        }),
+        // HYV4VLImageProcessor: Qwen-VL's resize at patch × merge (16 × 2),
+        // `size` 512² to 2048² px, a newline token after each merged row.
+        "hy_v4_vl" => Ok(ImageRule::QwenVlRows {
+            patch: number(&pre, &[&["patch_size"]], vision("patch_size", 16)),
+            merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
+            min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], 512 * 512),
+            max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 2048 * 2048),
         }),
         "internvl" | "internvl_chat" => internvl(&cfg, &pre),
         "idefics2" => Ok(idefics2(&cfg, &pre)),
@@ -235,7 +243,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -173,22 +173,7 @@ pub(super) fn complete(
     model_type: &str,
     spec: &mut ModelSpec,
 ) -> Result<()> {
-    // GLM-MoE-DSA builds DeepSeek-V3.2's layers and indexer
-    // (`GlmMoeDsaIndexer(DeepseekV32Indexer)`).
-    if matches!(model_type, "deepseek_v32" | "glm_moe_dsa" | "hy_v4") {
-        let layers = indexed_layers(cfg, model_type, spec.layers)?;
-        if let Some(mla) = spec.mla.as_mut() {
-            mla.indexer = Some(Indexer {
-                head_dim: cfg.int(&["index_head_dim"], 1, MAX_HEADS)?.unwrap_or(128),
-                heads: cfg.int(&["index_n_heads"], 1, MAX_HEADS)?.unwrap_or(64),
-                layers,
-                pool: 0,
-            });
-        }
-    }
-    if model_type == "hy_v4" {
-        super::hyper::hy_v4(cfg, spec)?;
-    }
+    dsa_families(cfg, model_type, spec)?;
     if model_type == "deepseek_v4" {
         super::hyper::deepseek_v4(cfg, spec)?;
     }
@@ -303,6 +288,29 @@ pub(super) fn complete(
         dots1(cfg, spec)?;
     }
     moe_layouts::complete_moe(cfg, model_type, spec)?;
+    Ok(())
+}
+
+/// DeepSeek Sparse Attention's indexer on the families that build
+/// DeepSeek-V3.2's layers: GLM-MoE-DSA (`GlmMoeDsaIndexer(DeepseekV32Indexer)`)
+/// and HY-V4, whose VL model's language model is HY-V4's
+/// (`HYV4VLTextConfig(HYV4Config)`), with its own additions.
+fn dsa_families(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
+    let hy_v4 = matches!(model_type, "hy_v4" | "hy_v4_vl_text");
+    if hy_v4 || matches!(model_type, "deepseek_v32" | "glm_moe_dsa") {
+        let layers = indexed_layers(cfg, model_type, spec.layers)?;
+        if let Some(mla) = spec.mla.as_mut() {
+            mla.indexer = Some(Indexer {
+                head_dim: cfg.int(&["index_head_dim"], 1, MAX_HEADS)?.unwrap_or(128),
+                heads: cfg.int(&["index_n_heads"], 1, MAX_HEADS)?.unwrap_or(64),
+                layers,
+                pool: 0,
+            });
+        }
+    }
+    if hy_v4 {
+        super::hyper::hy_v4(cfg, spec)?;
+    }
     Ok(())
 }
 
@@ -965,7 +973,7 @@ fn indexed_layers(cfg: &Cfg, model_type: &str, layers: u64) -> Result<u64> {
     if model_type == "deepseek_v32" {
         return Ok(layers);
     }
-    if model_type == "hy_v4" && !cfg.obj.contains_key("indexer_types") {
+    if matches!(model_type, "hy_v4" | "hy_v4_vl_text") && !cfg.obj.contains_key("indexer_types") {
         return Ok(super::hyper::hy_v4_full_indexers(layers));
     }
     Ok(full_indexers(cfg, layers)?.iter().filter(|f| **f).count() as u64)

@@ -303,6 +303,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "sarvam_mla",
             "glm_moe_dsa",
             "hy_v4",
+            "hy_v4_vl_text",
             "deepseek_v4",
             "glm4_moe_lite",
             "axk1",

@@ -467,7 +467,10 @@ fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
         return false;
     };
     let lowered = match rule {
-        ImageRule::QwenVl { .. } | ImageRule::Glm4v { .. } | ImageRule::Apertus1p5(_) => {
+        ImageRule::QwenVl { .. }
+        | ImageRule::QwenVlRows { .. }
+        | ImageRule::Glm4v { .. }
+        | ImageRule::Apertus1p5(_) => {
             let (min, max) = rule.pixel_limits().unwrap_or_default();
             (max / 4 >= min).then(|| rule.with_max_pixels(max / 4))
         }

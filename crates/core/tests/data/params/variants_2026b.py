@@ -63,7 +63,7 @@ VARIANTS["kimi_k25"] = [
          projection_hidden_size=48),
 ]
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
-            "glmga", "minimax_m3_vl"}
+            "glmga", "minimax_m3_vl", "hy_v4_vl"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -584,4 +584,34 @@ VARIANTS["minimax_m3_vl"] = [
     dict(projector_hidden_size=8, text_config=dict(MM3_TXT, hidden_size=24, head_dim=6),
          vision_config=dict(hidden_size=12, intermediate_size=100, num_hidden_layers=12, num_attention_heads=3,
                             patch_size=2, temporal_patch_size=2, spatial_merge_size=2, num_channels=4)),
+]
+# HY-V4-VL: HY-V4's language model under larger defaults (MRoPE: mrope_section must sum to half the rope width), a ViT
+# with a learned position grid and its merger (m x m conv, 1 x 1 conv, a newline per merged row) inside the tower
+
+
+def HY_MROPE(dr):
+    return {"rope_type": "default", "rope_theta": 1e4,
+            "mrope_section": [dr // 2 - 2 * (dr // 2 // 3), dr // 2 // 3, dr // 2 // 3]}
+
+
+HY_T = dict(vocab_size=400, pad_token_id=0, bos_token_id=1, eos_token_id=2, hidden_size=48, intermediate_size=80,
+            moe_intermediate_size=16, num_hidden_layers=6, num_attention_heads=4, n_routed_experts=4,
+            num_experts_per_tok=2, q_lora_rank=24, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=12,
+            v_head_dim=10, index_n_heads=2, index_head_dim=16, index_topk=4, rope_parameters=HY_MROPE(12))
+HY_V = dict(hidden_size=32, intermediate_size=40, num_hidden_layers=2, num_attention_heads=2, patch_size=8,
+            max_image_size=64, out_hidden_size=48)
+VARIANTS["hy_v4_vl"] = [
+    {},
+    dict(text_config=HY_T, vision_config=HY_V),
+    dict(tie_word_embeddings=True, text_config=dict(HY_T, num_hidden_layers=5, attention_bias=True, hc_mult=3,
+                                                    n_shared_experts=2,
+                                                    mlp_layer_types=["sparse", "dense", "sparse", "sparse", "dense"],
+                                                    indexer_types=["full", "shared", "full", "full", "shared"]),
+         vision_config=dict(HY_V, spatial_merge_size=3, num_channels=1, attention_heads=4)),
+    dict(text_config=dict(HY_T, num_hidden_layers=9, num_local_experts=5, num_key_value_heads=1,
+                          tie_word_embeddings=True),
+         vision_config=dict(HY_V, max_image_size=100, patch_size=10, head_dim=24)),
+    dict(text_config=dict(HY_T, num_hidden_layers=3, hc_mult=1, qk_rope_head_dim=16, rope_parameters=HY_MROPE(16),
+                          q_lora_rank=40, index_head_dim=20),
+         vision_config=dict(HY_V, num_hidden_layers=1, out_hidden_size=30)),
 ]

@@ -838,6 +838,35 @@ def minimax_m3_vl_setup():
     return minimax_m3_vl
 
 
+# ---------------------------------------------------------------- 16. HY-V4-VL (hy_v4_vl)
+# HYV4VLImageProcessorPil at its class defaults (512² to 2048² pixels, patch 16, merge 2) and a smaller limit; the
+# language model's tokens are what HYV4VLProcessor writes per image (`_num_frame_tokens`: a newline per merged row).
+HY = [{}, dict(size={"shortest_edge": 256 * 256, "longest_edge": 1024 * 1024})]
+
+
+def hy_v4_vl_setup():
+    from transformers.models.hy_v4_vl.image_processing_pil_hy_v4_vl import HYV4VLImageProcessorPil
+    from transformers.models.hy_v4_vl.processing_hy_v4_vl import HYV4VLProcessor
+
+    procs = [HYV4VLImageProcessorPil(**kw) for kw in HY]
+    frame_tokens = HYV4VLProcessor._num_frame_tokens
+
+    def hy_v4_vl(w, h):
+        for p in procs:
+            settings = {"size": dict(p.size), "patch_size": p.patch_size, "merge_size": p.merge_size}
+            try:
+                out = p(images=[img(w, h)], return_tensors="pt")
+            except ValueError as e:  # the processor refuses the size: so must we
+                emit("hy_v4_vl", "HYV4VLImageProcessorPil", settings, w, h, None, None, refused=str(e)[:120])
+                continue
+            tt, gh, gw = t(out["image_grid_thw"][0])
+            lm = int(frame_tokens(gh, gw, p.merge_size))
+            emit("hy_v4_vl", "HYV4VLImageProcessorPil + HYV4VLProcessor", settings, w, h, tt * gh * gw, lm,
+                 grid=[tt, gh, gw], resized=[gh * p.patch_size, gw * p.patch_size])
+
+    return hy_v4_vl
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -851,7 +880,7 @@ if __name__ == "__main__":
                      ("idefics3/smolvlm", idefics), ("idefics2", idefics2), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
                      ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None), ("step3p7", None),
                      ("lfm2_vl", None), ("glm5_next", None), ("apertus1p5", None),
-                     ("minimax_m3_vl", None)]:
+                     ("minimax_m3_vl", None), ("hy_v4_vl", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -883,6 +912,8 @@ if __name__ == "__main__":
         if name == "minimax_m3_vl":
             SIZES.extend(MM3_EXTRA)
             fn = minimax_m3_vl_setup()
+        if name == "hy_v4_vl":
+            fn = hy_v4_vl_setup()
         run_family(name, fn)
         if name == "minimax_m3_vl":
             del SIZES[len(SIZES) - len(MM3_EXTRA):]
