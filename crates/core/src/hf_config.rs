@@ -179,9 +179,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         "idefics2" => return idefics2::import_idefics2(cfg, text_or(Arch::Mistral, "mistral")),
         "lfm2_vl" => return lfm2_vl::import_lfm2_vl(cfg, text_or(Arch::Lfm2, "lfm2")),
         "apertus1p5" => return apertus1p5::import(cfg, text_or(Arch::Apertus, "apertus1p5_text")),
-        "glm5_next" | "qwen4_exp" | "minimax_m3_vl" | "hy_v4_vl" => {
-            return import_2026_wrapper(cfg, model_type)
-        }
+        t if WRAPPERS_2026.contains(&t) => return import_2026_wrapper(cfg, model_type),
         // Step-3.7-Flash: its text config (`step3p5`) is Qwen3-MoE's layers
         // completed by `step3p7::complete_step3p5`.
         "step3p7" => {
@@ -261,6 +259,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         }
     }
 }
+
+/// The `model_type`s of [`import_2026_wrapper`].
+const WRAPPERS_2026: [&str; 4] = ["glm5_next", "qwen4_exp", "minimax_m3_vl", "hy_v4_vl"];
 
 /// The wrappers whose text model the common importer reads as a named
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
