@@ -1003,6 +1003,12 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             merge,
             min_pixels,
             max_pixels,
+        }
+        | ImageRule::QwenVlRows {
+            patch,
+            merge,
+            min_pixels,
+            max_pixels,
         } => {
             let factor = patch.max(1) * merge.max(1);
             // `max / min > 200` in floats: 2005 × 10 is refused (200.5)
@@ -1016,26 +1022,16 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             }
             let (h, w) = smart_resize(height, width, factor, min_pixels, max_pixels);
             let patches = (h / patch.max(1)) * (w / patch.max(1));
-            (patches, patches / (merge.max(1) * merge.max(1)), None)
-        }
-        ImageRule::QwenVlRows {
-            patch,
-            merge,
-            min_pixels,
-            max_pixels,
-        } => {
-            let qwen = ImageRule::QwenVl {
-                patch,
-                merge,
-                min_pixels,
-                max_pixels,
+            // HY-V4-VL's newline after each row of merged cells
+            let rows = match rule {
+                ImageRule::QwenVlRows { .. } => h / factor,
+                _ => 0,
             };
-            let cells = tokens(&qwen, width, height)?;
-            // the resized grid's merged rows, one newline each
-            let factor = patch.max(1) * merge.max(1);
-            let (h, _) = smart_resize(height, width, factor, min_pixels, max_pixels);
-            let rows = h / factor;
-            (cells.tower_tokens, cells.language_model_tokens + rows, None)
+            (
+                patches,
+                patches / (merge.max(1) * merge.max(1)) + rows,
+                None,
+            )
         }
         ImageRule::Glm4v {
             patch,
