@@ -991,6 +991,48 @@ fn kimi_k25_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Opti
     (grid, grid / (merge * merge).max(1), None)
 }
 
+/// Qwen-VL's rule (and HY-V4-VL's with a newline after each row of merged
+/// cells): (tower tokens, language-model tokens, no tiles).
+fn qwen_vl(rule: &ImageRule, width: u64, height: u64) -> Result<(u64, u64, Option<u64>)> {
+    let (ImageRule::QwenVl {
+        patch,
+        merge,
+        min_pixels,
+        max_pixels,
+    }
+    | ImageRule::QwenVlRows {
+        patch,
+        merge,
+        min_pixels,
+        max_pixels,
+    }) = *rule
+    else {
+        return Ok((0, 0, None));
+    };
+    let factor = patch.max(1) * merge.max(1);
+    // `max / min > 200` in floats: 2005 × 10 is refused (200.5)
+    if width.max(height) > width.min(height).saturating_mul(200) {
+        return Err(InputError::new(
+            "image",
+            format!(
+                "{width} × {height} has an aspect ratio over 200: Qwen-VL's processor refuses it"
+            ),
+        ));
+    }
+    let (h, w) = smart_resize(height, width, factor, min_pixels, max_pixels);
+    let patches = (h / patch.max(1)) * (w / patch.max(1));
+    // HY-V4-VL's newline after each row of merged cells
+    let rows = match rule {
+        ImageRule::QwenVlRows { .. } => h / factor,
+        _ => 0,
+    };
+    Ok((
+        patches,
+        patches / (merge.max(1) * merge.max(1)) + rows,
+        None,
+    ))
+}
+
 /// The tokens of one `width × height` image under `rule`.
 pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
     rule.validate()?;
@@ -998,41 +1040,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         check_range(field, side, 1, MAX_IMAGE_SIZE)?;
     }
     let (tower, lm, tiles) = match *rule {
-        ImageRule::QwenVl {
-            patch,
-            merge,
-            min_pixels,
-            max_pixels,
-        }
-        | ImageRule::QwenVlRows {
-            patch,
-            merge,
-            min_pixels,
-            max_pixels,
-        } => {
-            let factor = patch.max(1) * merge.max(1);
-            // `max / min > 200` in floats: 2005 × 10 is refused (200.5)
-            if width.max(height) > width.min(height).saturating_mul(200) {
-                return Err(InputError::new(
-                    "image",
-                    format!(
-                        "{width} × {height} has an aspect ratio over 200: Qwen-VL's processor refuses it"
-                    ),
-                ));
-            }
-            let (h, w) = smart_resize(height, width, factor, min_pixels, max_pixels);
-            let patches = (h / patch.max(1)) * (w / patch.max(1));
-            // HY-V4-VL's newline after each row of merged cells
-            let rows = match rule {
-                ImageRule::QwenVlRows { .. } => h / factor,
-                _ => 0,
-            };
-            (
-                patches,
-                patches / (merge.max(1) * merge.max(1)) + rows,
-                None,
-            )
-        }
+        ImageRule::QwenVl { .. } | ImageRule::QwenVlRows { .. } => qwen_vl(rule, width, height)?,
         ImageRule::Glm4v {
             patch,
             merge,
