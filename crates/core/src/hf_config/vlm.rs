@@ -355,13 +355,16 @@ pub(super) fn import_mistral3(
             format!("\"{other}\" is not supported: only pixtral towers"),
         ));
     }
-    // PixtralVisionConfig's defaults as Mistral3Config sets them.
+    // A given vision_config takes PixtralVisionConfig's class defaults for
+    // what it leaves out (patch 16 of 1024 px; Mistral3Config's own 14 of
+    // 1540 apply only when the whole dict is absent, which this importer
+    // requires).
     let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1024);
     let layers = v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(24);
     let heads = v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(16);
     let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4096);
-    let image = v.int(&["image_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(1540);
-    let patch = v.int(&["patch_size"], 1, image)?.unwrap_or(14);
+    let image = v.int(&["image_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(1024);
+    let patch = v.int(&["patch_size"], 1, image)?.unwrap_or(16);
     let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);
     let merge = cfg.int(&["spatial_merge_size"], 1, 64)?.unwrap_or(2);
     let (dw, mw, text_w) = (d as u128, m as u128, spec.hidden as u128);

@@ -111,7 +111,14 @@ VARIANTS = {
                       vision_config=dict(model_type="pixtral", hidden_size=64, intermediate_size=128,
                                          num_hidden_layers=2, num_attention_heads=4, head_dim=16,
                                          image_size=224, patch_size=16),
-                      image_token_index=10)],
+                      image_token_index=10),
+                 # hand-written: a partial vision_config takes PixtralVisionConfig's class defaults (patch 16 of 1024 px,
+                 # not Mistral3Config's 14 of 1540), here in 3 channels over a small Mistral
+                 dict(_raw=True, model_type="mistral3",
+                      text_config=dict(model_type="mistral", vocab_size=1000, hidden_size=64, intermediate_size=96,
+                                       num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2),
+                      vision_config=dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                         num_attention_heads=4))],
     # GLM-4.1V / 4.5V / 4.6V: GLM vision tower and merger over a GLM-4 or GLM-4.5 decoder
     "glm4v": [{}, dict(vision_config=dict(depth=3, hidden_size=80, num_heads=5, intermediate_size=72,
                                           out_hidden_size=56, patch_size=8, image_size=96, spatial_merge_size=3,
