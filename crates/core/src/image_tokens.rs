@@ -802,14 +802,14 @@ fn gemma4_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option
 
 /// Pixtral: the image shrunk to `longest_edge`, a token per `patch·merge`
 /// square and a break token per row.
-fn pixtral_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+fn pixtral_tokens(rule: &ImageRule, width: u64, height: u64) -> Result<(u64, u64, Option<u64>)> {
     let ImageRule::Pixtral {
         patch,
         merge,
         longest_edge,
     } = *rule
     else {
-        return (0, 0, None);
+        return Ok((0, 0, None));
     };
     let (mut w, mut h) = (width, height);
     let ratio = (h as f64 / longest_edge as f64).max(w as f64 / longest_edge as f64);
@@ -817,10 +817,20 @@ fn pixtral_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Optio
         h = (h as f64 / ratio).floor() as u64;
         w = (w as f64 / ratio).floor() as u64;
     }
+    // a side floored to 0 px leaves no patch row: the processor's resize
+    // to a zero-sized image fails
+    if h == 0 || w == 0 {
+        return Err(InputError::new(
+            "image",
+            format!(
+                "{width} × {height} scales to a side of 0 px under longest_edge {longest_edge}: Pixtral's processor refuses it"
+            ),
+        ));
+    }
     let step = (patch * merge).max(1);
-    let rows = h.max(1).div_ceil(step);
-    let cols = w.max(1).div_ceil(step);
-    (rows * cols * merge * merge, rows * cols + rows, None)
+    let rows = h.div_ceil(step);
+    let cols = w.div_ceil(step);
+    Ok((rows * cols * merge * merge, rows * cols + rows, None))
 }
 
 /// Idefics2 (`Idefics2ImageProcessor`): each image, with its four quarters
@@ -1083,7 +1093,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             let images = 1 + gemma3_crops(long, short, min_crop, max_crops, min_ratio_tenths);
             (images * tower, images * tokens, Some(images))
         }
-        ImageRule::Pixtral { .. } => pixtral_tokens(rule, width, height),
+        ImageRule::Pixtral { .. } => pixtral_tokens(rule, width, height)?,
         ImageRule::Idefics3 {
             longest_edge,
             tile,

@@ -371,9 +371,18 @@ PIX = [
 pix_procs = [(n, kw, ps, m, PixtralImageProcessorPil(**kw)) for n, kw, ps, m in PIX]
 
 
+PIX_EXTRA = [(1, 5000), (5000, 1), (2, 5000), (3, 2000)]  # sides that floor to 0 px: the processor refuses them
+
+
 def pixtral(w, h):
     for note, kw, ps, m, p in pix_procs:
-        out = p(images=[img(w, h)], return_tensors="pt")
+        try:
+            out = p(images=[img(w, h)], return_tensors="pt")
+        except (ValueError, RuntimeError, ZeroDivisionError) as e:  # the processor refuses the size: so must we
+            emit("pixtral", "PixtralImageProcessor(Pil)", {**kw, "vision_patch_size": ps, "spatial_merge_size": m,
+                                                           "note": note}, w, h, None, None,
+                 refused=f"{type(e).__name__}: {str(e)[:100]}")
+            continue
         rh, rw = [int(x) for x in t(out["image_sizes"][0])]
         step = ps * m
         r, c = rh // step, rw // step
@@ -909,6 +918,8 @@ if __name__ == "__main__":
             extra = [s for s in AP_EXTRA if s not in SIZES]
             SIZES.extend(extra)
             fn = apertus1p5_setup()
+        if name == "pixtral":
+            SIZES.extend(PIX_EXTRA)
         if name == "minimax_m3_vl":
             SIZES.extend(MM3_EXTRA)
             fn = minimax_m3_vl_setup()
@@ -917,6 +928,8 @@ if __name__ == "__main__":
         run_family(name, fn)
         if name == "minimax_m3_vl":
             del SIZES[len(SIZES) - len(MM3_EXTRA):]
+        if name == "pixtral":
+            del SIZES[len(SIZES) - len(PIX_EXTRA):]
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "lfm2_vl":
