@@ -15,6 +15,7 @@ mod glm5_next;
 mod hyper;
 mod idefics2;
 mod image_rule;
+mod indexer_types;
 mod kimi_k25;
 pub use image_rule::rule_from_configs;
 mod video_rule;
@@ -25,10 +26,12 @@ mod lfm3;
 mod llama4;
 mod looped;
 mod minimax_m3_vl;
+mod mistral_large4;
 mod mllama;
 mod modern;
 mod moe_layouts;
 mod moe_variants;
+mod pixtral;
 mod pyjson;
 mod qwen4_exp;
 mod reader;
@@ -139,7 +142,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
                 import_decoder(text, Arch::Qwen2, model_type)
             })
         }
-        "mistral3" => return vlm::import_mistral3(cfg, |text| import(text, text.defaults)),
+        "mistral3" => return pixtral::import_mistral3(cfg, |text| import(text, text.defaults)),
         "gemma4" => return gemma4::import_gemma4(cfg, import_gemma4_text),
         "gemma3n" => return gemma3n::import_gemma3n(cfg, import_gemma3n_text),
         "lfm3_vl" => {
@@ -261,11 +264,17 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 4] = ["glm5_next", "qwen4_exp", "minimax_m3_vl", "hy_v4_vl"];
+const WRAPPERS_2026: [&str; 5] = [
+    "glm5_next",
+    "qwen4_exp",
+    "minimax_m3_vl",
+    "hy_v4_vl",
+    "mistral_large4",
+];
 
 /// The wrappers whose text model the common importer reads as a named
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
-/// MiniMax-M3 VL, HY-V4-VL).
+/// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -275,6 +284,9 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         // its text config class is fixed: a model_type inside is not read
         "hy_v4_vl" => hy_v4_vl::import_hy_v4_vl(cfg, |text| {
             import_decoder(text, Arch::DeepseekV3, "hy_v4_vl_text")
+        }),
+        "mistral_large4" => mistral_large4::import_mistral_large4(cfg, |text| {
+            import_decoder(text, Arch::DeepseekV3, "mistral_large4_text")
         }),
         _ => qwen4_exp::import_qwen4_exp(cfg, import_decoder),
     }
@@ -539,6 +551,7 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
             qk_rope_head_dim: cfg.req(&["qk_rope_head_dim"], 0, MAX_HEADS)?,
             v_head_dim: cfg.req(&["v_head_dim"], 1, MAX_HEADS)?,
             indexer: None,
+            nope_layers: 0,
         });
     }
     Ok(())

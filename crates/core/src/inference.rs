@@ -25,11 +25,21 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
         // MLA caches one compressed latent and the shared RoPE key per
         // token, and DeepSeek-V3.2's indexer its own key.
         Some(m) => {
-            let latent = layers * (m.kv_lora_rank + m.qk_rope_head_dim) as u128 * b;
+            // NoPE layers (Mistral Large 4) cache no rope key
+            let nope = indexed_on_stage(spec, m.nope_layers, shards);
+            let latent = (layers * m.kv_lora_rank as u128
+                + (layers - nope.min(layers)) * m.qk_rope_head_dim as u128)
+                * b;
             let mut text = format!(
                 "{layers} layers × ({} latent + {} rope) × {b} B",
                 m.kv_lora_rank, m.qk_rope_head_dim
             );
+            if nope > 0 {
+                text.push_str(&format!(
+                    " − {nope} NoPE layers × {} rope × {b} B",
+                    m.qk_rope_head_dim
+                ));
+            }
             let indexed = match &m.indexer {
                 Some(ix) if ix.layers > 0 => {
                     let count = indexed_on_stage(spec, ix.layers, shards);

@@ -168,6 +168,10 @@ pub struct Mla {
     /// GLM-MoE-DSA), on the layers that run their own.
     #[serde(default)]
     pub indexer: Option<Indexer>,
+    /// Cached layers without rotary positions (Mistral Large 4's NoPE
+    /// layers): they cache the latent only, no rope key.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub nope_layers: u64,
 }
 
 /// The lightning indexer of DeepSeek Sparse Attention: per indexed layer,
@@ -1211,6 +1215,7 @@ impl ModelSpec {
                 check_range("model.mla.q_lora_rank", q, 1, MAX_DIM)?;
             }
             check_range("model.mla.kv_lora_rank", mla.kv_lora_rank, 1, MAX_DIM)?;
+            check_range("model.mla.nope_layers", mla.nope_layers, 0, self.layers)?;
             if let Some(ix) = &mla.indexer {
                 check_range("model.mla.indexer.head_dim", ix.head_dim, 1, MAX_HEADS)?;
                 check_range("model.mla.indexer.heads", ix.heads, 1, MAX_HEADS)?;

@@ -309,6 +309,8 @@ fn generated_mla(q: Option<u64>, kv: u64, layers: u64) -> Mla {
             // GLM-5.3-Flash's pooled indexer on some ranks
             pool: if kv.is_multiple_of(4) { 16 } else { 0 },
         }),
+        // Mistral Large 4's NoPE layers on some ranks
+        nope_layers: if kv.is_multiple_of(3) { layers / 4 } else { 0 },
     }
 }
 

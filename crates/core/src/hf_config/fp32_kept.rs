@@ -10,7 +10,7 @@ use crate::model::ModelSpec;
 /// The families whose MoE routers (`gate.weight`, experts × hidden on every
 /// MoE layer) stay fp32; a wrapper named by its own `model_type` when its
 /// text model is one of them.
-const ROUTERS_IN_FP32: [&str; 28] = [
+const ROUTERS_IN_FP32: [&str; 30] = [
     "flint",
     "axk2",
     "bailing_hybrid",
@@ -36,6 +36,8 @@ const ROUTERS_IN_FP32: [&str; 28] = [
     "hy_v4_vl",
     "kimi_linear",
     "mimo_v2_flash",
+    "mistral_large4_text",
+    "mistral_large4",
     "sarvam_mla",
     "sarvam_moe",
     "solar_open",
@@ -60,6 +62,11 @@ pub(super) fn kept_params(model_type: &str, spec: &ModelSpec) -> u64 {
         // AFMoE's learned router bias (`expert_bias`), one per expert
         ("afmoe", _) => moe_layers.saturating_mul(spec.moe.as_ref().map_or(0, |m| m.experts)),
         ("hy_v4" | "hy_v4_vl_text" | "hy_v4_vl", _) => hy_v4_extra(spec),
+        // Mistral Large 4's rotary `alpha` (rope / 2, LeRoPE)
+        ("mistral_large4_text" | "mistral_large4", _) => spec
+            .mla
+            .as_ref()
+            .map_or(0, |m| m.qk_rope_head_dim.div_ceil(2)),
         _ => 0,
     };
     routers.saturating_add(extra)

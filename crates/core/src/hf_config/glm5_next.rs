@@ -76,7 +76,7 @@ fn complete_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             .collect::<Result<_>>()?,
         None => (0..layers).map(|i| i % 4 != 3).collect(),
     };
-    let full = super::modern::full_indexers(cfg, layers)?;
+    let full = super::indexer_types::full_indexers(cfg, layers)?;
     let indexed = linear
         .iter()
         .zip(&full)

@@ -53,7 +53,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
         | "glmga" | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2"
         | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
-        | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" => true,
+        | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -210,8 +210,14 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         }),
         // Pixtral-12B is a LLaVA wrapper around a Pixtral tower; Mistral
         // Small 3.1 merges 2 × 2 patches.
-        "mistral3" => Ok(ImageRule::Pixtral {
-            patch: vision("patch_size", 14),
+        // A given vision_config leaves out what PixtralVisionConfig's class
+        // defaults fill (patch 16); without one, the wrapper's own (14).
+        "mistral3" | "mistral_large4" => Ok(ImageRule::Pixtral {
+            patch: if cfg.get("vision_config").is_some_and(Value::is_object) {
+                vision("patch_size", 16)
+            } else {
+                14
+            },
             merge: number(&cfg, &[&["spatial_merge_size"]], 2),
             longest_edge: number(&pre, &[&["size", "longest_edge"]], 1540),
         }),
@@ -243,7 +249,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -318,6 +318,9 @@ fn dsa_families(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()>
 /// module of its kind.
 fn complete_2026(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
     super::moe_variants::complete(cfg, model_type, spec)?;
+    if model_type == "mistral_large4_text" {
+        super::mistral_large4::complete_text(cfg, spec)?;
+    }
     super::looped::complete(cfg, model_type, spec)
 }
 
@@ -967,7 +970,7 @@ fn minimax(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
 }
 
 /// The layers that run their own indexer: GLM-MoE-DSA's `indexer_types`
-/// ([`full_indexers`]); DeepSeek-V3.2 indexes every layer, HY-V4 by its
+/// (`indexer_types::full_indexers`); DeepSeek-V3.2 indexes every layer, HY-V4 by its
 /// own default.
 fn indexed_layers(cfg: &Cfg, model_type: &str, layers: u64) -> Result<u64> {
     if model_type == "deepseek_v32" {
@@ -976,68 +979,8 @@ fn indexed_layers(cfg: &Cfg, model_type: &str, layers: u64) -> Result<u64> {
     if matches!(model_type, "hy_v4" | "hy_v4_vl_text") && !cfg.obj.contains_key("indexer_types") {
         return Ok(super::hyper::hy_v4_full_indexers(layers));
     }
-    Ok(full_indexers(cfg, layers)?.iter().filter(|f| **f).count() as u64)
-}
-
-/// Per layer, whether it runs its own indexer: `indexer_types` (`"full"`;
-/// `"shared"` layers reuse the previous top-k), which GLM-MoE-DSA's and
-/// GLM-5.3-Flash's configs derive only when it is absent, from `index_topk_pattern`
-/// ("F"/"S" per layer, or a list of the two names) or from
-/// `index_topk_freq` and `index_skip_topk_offset` (defaults 1 and 2: layer
-/// i is full when max(i - offset + 1, 0) % freq == 0).
-pub(super) fn full_indexers(cfg: &Cfg, layers: u64) -> Result<Vec<bool>> {
-    let per_layer = |key: &str, listed: usize| -> Result<()> {
-        if listed as u64 == layers {
-            return Ok(());
-        }
-        Err(InputError::new(
-            cfg.field(key),
-            format!("needs one entry per layer ({layers}), not {listed}"),
-        ))
-    };
-    let pattern = cfg.obj.get("index_topk_pattern").and_then(|v| v.as_str());
-    if let (Some(pattern), None) = (pattern, cfg.array("indexer_types")?) {
-        per_layer("index_topk_pattern", pattern.chars().count())?;
-        return pattern
-            .chars()
-            .map(|c| match c {
-                'F' => Ok(true),
-                'S' => Ok(false),
-                _ => Err(InputError::new(
-                    cfg.field("index_topk_pattern"),
-                    format!("needs one \"F\" or \"S\" per layer ({layers}), not '{c}'"),
-                )),
-            })
-            .collect();
-    }
-    let (key, types) = match cfg.array("indexer_types")? {
-        Some(types) => ("indexer_types", types),
-        None => match cfg.array("index_topk_pattern")? {
-            Some(types) => ("index_topk_pattern", types),
-            None => {
-                let freq = cfg
-                    .int(&["index_topk_freq"], 0, MAX_LAYERS)?
-                    .unwrap_or(1)
-                    .max(1);
-                let offset = cfg
-                    .int(&["index_skip_topk_offset"], 0, MAX_LAYERS)?
-                    .unwrap_or(2);
-                return Ok((0..layers)
-                    .map(|i| (i + 1).saturating_sub(offset) % freq == 0)
-                    .collect());
-            }
-        },
-    };
-    per_layer(key, types.len())?;
-    types
+    Ok(super::indexer_types::full_indexers(cfg, layers)?
         .iter()
-        .map(|t| match t.as_str() {
-            Some("full") => Ok(true),
-            Some("shared") => Ok(false),
-            _ => Err(InputError::new(
-                cfg.field(key),
-                "entries must be \"full\" or \"shared\"",
-            )),
-        })
-        .collect()
+        .filter(|f| **f)
+        .count() as u64)
 }

@@ -333,73 +333,6 @@ pub(super) fn siglip_encoder(
     tower
 }
 
-/// Mistral 3 (`mistral3`, Mistral Small 3.1: `Mistral3ForConditionalGeneration`):
-/// the Mistral language model from `text_config`, a Pixtral tower and
-/// `Mistral3MultiModalProjector` (which holds the 2 × 2 patch merger).
-pub(super) fn import_mistral3(
-    cfg: &Cfg,
-    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
-) -> Result<ModelSpec> {
-    let mut text = cfg.required_object("text_config", "mistral3")?;
-    if text.string("model_type")?.unwrap_or("mistral") == "mistral" {
-        text.defaults = Defaults::Mistral;
-    }
-    let mut spec = import_text(&text)?;
-    // `Mistral3Config.tie_word_embeddings` defaults to True in transformers 5
-    // and the outer flag alone decides (text_config's False is ignored).
-    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
-    let v = cfg.required_object("vision_config", "mistral3")?;
-    if let Some(other) = v.string("model_type")?.filter(|t| *t != "pixtral") {
-        return Err(InputError::new(
-            v.field("model_type"),
-            format!("\"{other}\" is not supported: only pixtral towers"),
-        ));
-    }
-    // A given vision_config takes PixtralVisionConfig's class defaults for
-    // what it leaves out (patch 16 of 1024 px; Mistral3Config's own 14 of
-    // 1540 apply only when the whole dict is absent, which this importer
-    // requires).
-    let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1024);
-    let layers = v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(24);
-    let heads = v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(16);
-    let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4096);
-    let image = v.int(&["image_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(1024);
-    let patch = v.int(&["patch_size"], 1, image)?.unwrap_or(16);
-    let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);
-    let merge = cfg.int(&["spatial_merge_size"], 1, 64)?.unwrap_or(2);
-    let (dw, mw, text_w) = (d as u128, m as u128, spec.hidden as u128);
-    // PixtralVisionModel: patch_conv = Conv2d(channels, d, patch, stride=patch,
-    // bias=False); ln_pre = PixtralRMSNorm(d); the rotary embedding has no weights.
-    let embeddings = channels as u128 * (patch as u128).pow(2) * dw + dw;
-    // PixtralAttentionLayer: attention_norm, ffn_norm = PixtralRMSNorm(d);
-    // PixtralAttention: q, k, v, o_proj = Linear(d, d, bias=False);
-    // PixtralMLP: gate_proj, up_proj = Linear(d, m), down_proj = Linear(m, d), no biases.
-    let block = 2 * dw + 4 * dw * dw + 3 * dw * mw;
-    let tower = embeddings + layers as u128 * block;
-    // Mistral3MultiModalProjector: norm = Mistral3RMSNorm(d); patch_merger.merging_layer
-    // = Linear(d·merge², d, bias=False); linear_1 = Linear(d·feature layers, text
-    // hidden), linear_2 = Linear(text hidden, text hidden), biased only when
-    // `multimodal_projector_bias` (default False).
-    let feature_layers = match cfg.obj.get("vision_feature_layer") {
-        Some(serde_json::Value::Array(list)) if !list.is_empty() => list.len() as u128,
-        _ => 1,
-    };
-    let bias = u128::from(cfg.flag("multimodal_projector_bias", false)?);
-    let projector = dw
-        + dw * (merge as u128).pow(2) * dw
-        + (dw * feature_layers * text_w + bias * text_w)
-        + (text_w * text_w + bias * text_w);
-    spec.name = "mistral3".to_string();
-    let shape = VisionTower {
-        block: crate::model::TowerBlock::Pixtral,
-        gated_layers: 0,
-        unhooked: false,
-        ..tower_shape(d, layers, heads, m, image, patch)
-    };
-    spec.vision = Some(counted(shape, tower, projector)?);
-    Ok(spec)
-}
-
 /// Qwen3-VL (`qwen3_vl`, `Qwen3VLForConditionalGeneration`): the Qwen3
 /// decoder from `text_config` (imported by `import_text`) and
 /// `Qwen3VLVisionModel`, whose merger and DeepStack mergers are kept in
@@ -562,8 +495,10 @@ mod tests {
             let text = fixture(cols[0]);
             let value: serde_json::Value = serde_json::from_str(text).expect("json");
             let cfg = Cfg::new(value.as_object().expect("object"), "");
-            let spec = import_mistral3(&cfg, |t| super::super::import(t, t.defaults))
-                .unwrap_or_else(|e| panic!("{}: {e}", cols[0]));
+            let spec = super::super::pixtral::import_mistral3(&cfg, |t| {
+                super::super::import(t, t.defaults)
+            })
+            .unwrap_or_else(|e| panic!("{}: {e}", cols[0]));
             let counts = spec.param_counts();
             let n = |i: usize| cols[i].parse::<u64>().expect("number");
             assert_eq!(

@@ -304,6 +304,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "glm_moe_dsa",
             "hy_v4",
             "hy_v4_vl_text",
+            "mistral_large4_text",
             "deepseek_v4",
             "glm4_moe_lite",
             "axk1",

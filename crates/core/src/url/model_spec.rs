@@ -141,6 +141,9 @@ fn attention_variants(spec: &ModelSpec) -> Vec<(String, String)> {
             ]),
         );
     }
+    if let Some(nope) = spec.mla.as_ref().map(|m| m.nope_layers).filter(|n| *n > 0) {
+        put("mlanope", nope.to_string());
+    }
     if let Some(ix) = spec.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
         put(
             "mlaidx",
@@ -506,9 +509,19 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 qk_rope_head_dim: required(rope, MAX_DIM)?,
                 v_head_dim: required(v_dim, MAX_DIM)?,
                 indexer: spec.mla.as_ref().and_then(|m| m.indexer.clone()),
+                nope_layers: spec.mla.as_ref().map_or(0, |m| m.nope_layers),
             });
         }
         "mlaidx" => set_indexer(spec, v)?,
+        // Mistral Large 4's cached layers without a rope key, after `mla`
+        "mlanope" => {
+            let [nope] = numbers::<1>(v)?;
+            let nope = required(nope, MAX_LAYERS)?;
+            match spec.mla.as_mut() {
+                Some(m) => m.nope_layers = nope,
+                None => return Err("mlanope needs mla before it".to_string()),
+            }
+        }
         "sw" => {
             let [window, layers] = numbers::<2>(v)?;
             spec.sliding_window = Some(SlidingWindow {

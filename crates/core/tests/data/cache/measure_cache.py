@@ -246,6 +246,13 @@ TINY = {
                                 num_global_key_value_heads=1, num_kv_shared_layers=2,
                                 layer_types=["sliding_attention"] * 2 + ["full_attention"]
                                 + ["sliding_attention"] * 2 + ["full_attention"]),
+    # Mistral Large 4 (through its VLM wrapper: no CausalLM class): a NoPE layer (latent only, no rope key), a layer
+    # reusing layer 0's latent (no cache of its own), the indexer's key on its "full" layers
+    "mistral_large4": dict(num_hidden_layers=5, num_key_value_heads=4, kv_lora_rank=16, qk_rope_head_dim=16,
+                           qk_nope_head_dim=8, v_head_dim=16, n_routed_experts=4, num_experts_per_tok=2,
+                           moe_intermediate_size=32, index_head_dim=16, index_n_heads=2, index_topk=4,
+                           no_rope_layers=[1, 1, 0, 1, 1], kv_source_layers=[0, 0, 2, 3, 4],
+                           index_topk_pattern="FFSFF"),
     # Aria's language model: Llama's keys and values under MoE layers with shared experts
     "aria_text": dict(num_hidden_layers=2, moe_num_experts=4, moe_topk=2),
     # JetMoE: keys and values of num_key_value_heads × kv_channels, cached before the top-k repeat
@@ -263,15 +270,18 @@ DROP_COMMON = {  # config fields a family does not take
     "mamba2": {"num_attention_heads", "num_key_value_heads", "max_position_embeddings"},
     "deepseek_v4": {"num_key_value_heads"},
     "glm5_next": {"head_dim"},
+    "mistral_large4": {"head_dim"},
 }
 # wrappers without a CausalLM class: built with a tiny tower, their text config recorded as `text_config`
 WRAPPED = {"glm5_next": dict(depth=1, hidden_size=32, num_heads=4, intermediate_size=32, out_hidden_size=64,
-                             projection_intermediate_size=32)}
+                             projection_intermediate_size=32),
+           "mistral_large4": dict(hidden_size=32, intermediate_size=48, num_hidden_layers=1, num_attention_heads=2,
+                                  patch_size=14, image_size=112)}
 
 
 # families whose fp32-kept modules change the cache: DeepSeek-V4's fp32 position bias makes its overlap gate fp32
 # (GLM-5.3-Flash keeps its KDA convolutions, gates and connections fp32, as from_pretrained loads it)
-KEEPS_FP32 = {"deepseek_v4", "glm5_next"}
+KEEPS_FP32 = {"deepseek_v4", "glm5_next", "mistral_large4"}
 
 
 def tiny_config(key):
@@ -283,7 +293,7 @@ def tiny_config(key):
     return AutoConfig.for_model(mt, **kw)
 
 
-RELEVANT = ("n_input_layers", "n_recurrent_layers", "n_output_layers", "n_recurrent_loops", "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+RELEVANT = ("no_rope_layers", "kv_source_layers", "n_input_layers", "n_recurrent_layers", "n_output_layers", "n_recurrent_loops", "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
             "layer_types", "layers_block_type", "sliding_window", "attention_chunk_size",
             "linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
             "linear_num_key_heads", "linear_num_value_heads", "state_size", "conv_kernel", "expand",

@@ -63,7 +63,7 @@ VARIANTS["kimi_k25"] = [
          projection_hidden_size=48),
 ]
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
-            "glmga", "minimax_m3_vl", "hy_v4_vl"}
+            "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -614,4 +614,30 @@ VARIANTS["hy_v4_vl"] = [
     dict(text_config=dict(HY_T, num_hidden_layers=3, hc_mult=1, qk_rope_head_dim=16, rope_parameters=HY_MROPE(16),
                           q_lora_rank=40, index_head_dim=20),
          vision_config=dict(HY_V, num_hidden_layers=1, out_hidden_size=30)),
+]
+# Mistral Large 4: Pixtral and Mistral 3's projector over DeepSeek-V3.2's MLA and MoE with a full-rank query, NoPE
+# layers caching the latent only, layers reusing an earlier layer's latent, per-head query scaling, an indexer over the
+# hidden state, a softmax router and the rotary's learned alpha
+ML4_T = dict(vocab_size=500, hidden_size=64, intermediate_size=96, moe_intermediate_size=24, num_hidden_layers=4,
+             num_attention_heads=4, num_key_value_heads=4, n_routed_experts=4, num_experts_per_tok=2, kv_lora_rank=32,
+             qk_rope_head_dim=16, v_head_dim=24, qk_nope_head_dim=8, index_head_dim=32, index_n_heads=2, index_topk=8)
+ML4_V = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=2, patch_size=14,
+             image_size=112, hidden_act="silu")
+VARIANTS["mistral_large4"] = [
+    {},
+    dict(text_config=ML4_T, vision_config=ML4_V),
+    dict(tie_word_embeddings=True, multimodal_projector_bias=True, vision_feature_layer=[-1, -2], spatial_merge_size=3,
+         text_config=dict(ML4_T, num_hidden_layers=6, attention_bias=True, no_rope_layers=[1, 1, 0, 1, 0, 1],
+                          kv_source_layers=[0, 0, 2, 3, 2, 5], index_topk_pattern="FFFSSF"),
+         vision_config=dict(ML4_V, num_channels=1)),
+    dict(text_config=dict(ML4_T, num_hidden_layers=7, index_topk_freq=3, index_skip_topk_offset=1,
+                          first_k_dense_replace=2, n_shared_experts=2, num_experts=6, no_rope_layer_interval=2,
+                          tie_word_embeddings=True),
+         vision_config=dict(hidden_size=24, intermediate_size=40, num_hidden_layers=3, num_attention_heads=3)),
+    dict(text_config=dict(ML4_T, num_hidden_layers=5, num_local_experts=3,
+                          mlp_layer_types=["sparse", "dense", "sparse", "dense", "sparse"],
+                          no_rope_layers=[0, 0, 1, 1, 0], indexer_types=["full", "shared", "shared", "full", "shared"],
+                          qk_rope_head_dim=12, rope_parameters={"rope_type": "default", "rope_theta": 1e4}),
+         vision_config=dict(ML4_V, patch_size=8, image_size=64)),
+    dict(text_config=dict(ML4_T, num_hidden_layers=2)),
 ]
