@@ -2,11 +2,12 @@
 //! (`_keep_in_fp32_modules_strict`), counted on the meta device after
 //! `from_config(dtype=torch.bfloat16)` (`data/params/fp32_kept.csv`, torch
 //! 2.15.0, transformers 5.24.0) on every config of the families added
-//! since 2026 but DeepSeek-V4's (300 and more): MoE routers, Kimi-Linear's
-//! `dt_bias`, OLMo-Hybrid's `A_log`, AFMoE's expert bias, HY-V4's sinks,
-//! indexers, connections and untied head, GLM-5.3-Flash's KDA gates and
-//! connection biases, Apertus 1.5's tokenizers. The weights line of a
-//! transformers load charges them 4 B.
+//! since 2026 that transformers builds here (300 and more): MoE routers,
+//! Kimi-Linear's `dt_bias`, OLMo-Hybrid's `A_log`, AFMoE's expert bias,
+//! HY-V4's sinks, indexers, connections and untied head, DeepSeek-V4's
+//! sinks, norms, position biases and connections, GLM-5.3-Flash's KDA
+//! gates and connection biases, Apertus 1.5's tokenizers. The weights line
+//! of a transformers load charges them 4 B.
 
 mod common;
 

@@ -138,7 +138,9 @@ pub(super) fn deepseek_v4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         hca_rate: rate("heavily_compressed_attention", "compress_rate_hca", 128)?,
         index_head_dim: cfg.int(&["index_head_dim"], 1, MAX_HEADS)?.unwrap_or(128),
     });
-    spec.params_override = Some(exact_deepseek_v4(cfg, spec)?);
+    let (total, fp32) = exact_deepseek_v4(cfg, spec)?;
+    spec.params_override = Some(total);
+    spec.fp32_params = spec.fp32_params.saturating_add(fp32);
     // its connections' `fn` is among `_keep_in_fp32_modules_strict`
     spec.hyper_connections = Some(manifold_hc(cfg, true)?);
     Ok(())
@@ -203,7 +205,10 @@ fn compressed_layers(cfg: &Cfg, layers: u64) -> Result<(u64, u64)> {
 
 /// The parameters `DeepseekV4ForCausalLM` instantiates (transformers 5.24,
 /// `hf_variants_2026.csv`), with n = `hc_mult` streams.
-fn exact_deepseek_v4(cfg: &Cfg, spec: &ModelSpec) -> Result<u64> {
+/// (the exact total, the parameters its modeling file keeps fp32 on a
+/// 16-bit load: `_keep_in_fp32_modules_strict`'s sinks, norms, position
+/// biases, hyper-connections and `hc_head`).
+fn exact_deepseek_v4(cfg: &Cfg, spec: &ModelSpec) -> Result<(u64, u64)> {
     let w = u128::from;
     let c = spec.compressed_attention.as_ref();
     let (h, layers, heads) = (w(spec.hidden), w(spec.layers), w(spec.heads));
@@ -281,5 +286,16 @@ fn exact_deepseek_v4(cfg: &Cfg, spec: &ModelSpec) -> Result<u64> {
             format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
         ));
     }
-    Ok(total as u64)
+    // fp32: per layer the sinks, q_a's and the K=V projection's norms, the
+    // two layer norms and both connections; per compressed layer its
+    // compressor's position bias and norm (and CSA's indexer's); the final
+    // norm and hc_head (measured: `tests/data/params/fp32_kept.csv`)
+    let fp32 = layers * (heads + q_rank + d + 2 * h + connections)
+        + csa * (m * 2 * d + d + m * 2 * di + di)
+        + hca * (big_m * d + d)
+        + h
+        + n * n * h
+        + n
+        + 1;
+    Ok((total as u64, fp32.min(total) as u64))
 }

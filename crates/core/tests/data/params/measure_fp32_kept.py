@@ -20,12 +20,10 @@ CONFIGS = ["variants_2026/glm5_next__1.json", "variants_2026/glm5_next__4.json",
            "variants_2026/flint__1.json", "variants_2026/flint__0.json",
            "variants_2026/beam__2.json", "variants_2026/bailing_hybrid__1.json",
            "variants_2026/bailing_hybrid__0.json", "variants_2026/axk2__2.json"]
-# and every config of the families added since 2026 (hf_variants_2026.csv), but DeepSeek-V4's, whose fp32 norms,
-# compressors and connections are not counted yet, and configs transformers cannot build offline here (timm, the
-# classes whose defaults no longer validate)
-NOT_COUNTED = ("variants_2026/deepseek_v4__",)
+# and every config of the families added since 2026 (hf_variants_2026.csv), but the ones transformers cannot build
+# offline here (timm, classes whose saved defaults no longer validate)
 for r in csv.DictReader(open(os.path.join(here, "hf_variants_2026.csv"))):
-    if r["config"] not in CONFIGS and not r["config"].startswith(NOT_COUNTED):
+    if r["config"] not in CONFIGS:
         CONFIGS.append(r["config"])
 WRAPPERS = {"glm5_next", "apertus1p5", "glm4v_moe"}
 HF_CLASS = {r["config"]: r["hf_class"] for r in csv.DictReader(open(os.path.join(here, "hf_variants_2026.csv")))}
