@@ -5,6 +5,7 @@
 //! (`config.json: num_attention_heads`) and never panics, whatever the input.
 
 mod apertus1p5;
+mod aria;
 mod class_defaults;
 mod classic;
 mod fp32_kept;
@@ -85,7 +86,14 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
     let model_type = cfg.string("model_type")?;
     let rule_family = model_type.is_some_and(|t| image_rule::applies(t, spec.vision.is_some()));
     if rule_family {
-        spec.image_rule = Some(image_rule::rule_from_configs(json, preprocessor)?);
+        spec.image_rule = match image_rule::rule_from_configs(json, preprocessor) {
+            Ok(rule) => Some(rule),
+            // An Aria projector with no queries for its crops' patch count
+            // cannot read any image (transformers' KeyError at the first
+            // one), as its class defaults' 32 px patches; its model loads.
+            Err(e) if e.field.ends_with("projector_patch_to_query_dict") => None,
+            Err(e) => return Err(e),
+        };
         spec.video = video_rule::video_rule_from_config(json)?.map(|rule| match rule {
             crate::video_tokens::VideoRule::Qwen2 { temporal, .. } => {
                 crate::model::VideoFamily::Qwen2 { temporal }
@@ -264,7 +272,8 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 5] = [
+const WRAPPERS_2026: [&str; 6] = [
+    "aria",
     "glm5_next",
     "qwen4_exp",
     "minimax_m3_vl",
@@ -274,7 +283,7 @@ const WRAPPERS_2026: [&str; 5] = [
 
 /// The wrappers whose text model the common importer reads as a named
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
-/// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4).
+/// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -285,6 +294,7 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "hy_v4_vl" => hy_v4_vl::import_hy_v4_vl(cfg, |text| {
             import_decoder(text, Arch::DeepseekV3, "hy_v4_vl_text")
         }),
+        "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
         "mistral_large4" => mistral_large4::import_mistral_large4(cfg, |text| {
             import_decoder(text, Arch::DeepseekV3, "mistral_large4_text")
         }),

@@ -163,6 +163,18 @@ pub enum ImageRule {
         /// `image_grid_pinpoints`, as (height, width).
         pinpoints: Vec<(u64, u64)>,
     },
+    /// Aria: the image (or, with `split`, each `crop`-px tile of the best
+    /// of `resolutions` it is fitted into) resized into a `crop` square;
+    /// the tower reads `(crop/patch)²` patches per crop and the projector
+    /// hands on `queries` per crop.
+    Aria {
+        crop: u64,
+        patch: u64,
+        queries: u64,
+        split: bool,
+        /// `split_resolutions`, as (height, width).
+        resolutions: Vec<(u64, u64)>,
+    },
     /// Llama 4: the best canvas of at most `max_tiles` square tiles, a
     /// global tile beside them when there is more than one; the tower reads
     /// `(tile/patch)² + 1` tokens per tile, the pixel shuffle hands on
@@ -342,6 +354,7 @@ impl ImageRule {
             ImageRule::Idefics3 { .. } => "Idefics3 image splitting",
             ImageRule::Idefics2 { .. } => "Idefics2 resize",
             ImageRule::LlavaNext { .. } => "LLaVA-NeXT any-resolution",
+            ImageRule::Aria { .. } => "Aria crops and queries",
             ImageRule::LlavaOneVision { .. } => "LLaVA-OneVision any-resolution",
             ImageRule::Llama4 { .. } => "Llama 4 tiles",
             ImageRule::Cohere2Vision { .. } => "Command A Vision tiles",
@@ -512,6 +525,18 @@ impl ImageRule {
                 side("crop", *crop)?;
                 side("patch", *patch)?;
                 anyres::validate_pinpoints(pinpoints)?;
+            }
+            ImageRule::Aria {
+                crop,
+                patch,
+                queries,
+                resolutions,
+                ..
+            } => {
+                side("crop", *crop)?;
+                side("patch", *patch)?;
+                count("queries", *queries)?;
+                anyres::validate_pinpoints(resolutions)?;
             }
             ImageRule::LlavaOneVision {
                 crop,
@@ -1001,6 +1026,30 @@ fn kimi_k25_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Opti
     (grid, grid / (merge * merge).max(1), None)
 }
 
+/// Aria (`AriaImageProcessor`, `AriaProjector`): one crop, or with
+/// `split` the tiles of the best split resolution (no global view); every
+/// crop costs the tower `(crop/patch)²` patches, padding included, and the
+/// language model `queries` tokens.
+fn aria_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+    let ImageRule::Aria {
+        crop,
+        patch,
+        queries,
+        split,
+        ref resolutions,
+    } = *rule
+    else {
+        return (0, 0, None);
+    };
+    let crop = crop.max(1);
+    let crops = match anyres::best_resolution(width, height, resolutions) {
+        Some((h, w)) if split => h.div_ceil(crop) * w.div_ceil(crop),
+        _ => 1,
+    };
+    let side = crop / patch.max(1);
+    (crops * side * side, crops * queries, Some(crops))
+}
+
 /// Qwen-VL's rule (and HY-V4-VL's with a newline after each row of merged
 /// cells): (tower tokens, language-model tokens, no tiles).
 fn qwen_vl(rule: &ImageRule, width: u64, height: u64) -> Result<(u64, u64, Option<u64>)> {
@@ -1094,6 +1143,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             (images * tower, images * tokens, Some(images))
         }
         ImageRule::Pixtral { .. } => pixtral_tokens(rule, width, height)?,
+        ImageRule::Aria { .. } => aria_tokens(rule, width, height),
         ImageRule::Idefics3 {
             longest_edge,
             tile,

@@ -155,6 +155,13 @@ fn processor_rule(line: &Value) -> ImageRule {
             let config = include_str!("data/configs/variants_2026/gemma4__1.json");
             rule_from_configs(config, Some(&s.to_string())).expect("gemma4 rule")
         }
+        // Through the importer: an Aria config with its checkpoints' 14 px
+        // patches and the row's processor settings as its preprocessor.
+        "aria" => rule_from_configs(
+            r#"{"model_type":"aria","vision_config":{"patch_size":14,"image_size":980}}"#,
+            Some(&s.to_string()),
+        )
+        .expect("aria rule"),
         // Through the importer: a bare HY-V4-VL config with the row's
         // processor settings as its preprocessor_config.json.
         "hy_v4_vl" => rule_from_configs(r#"{"model_type":"hy_v4_vl"}"#, Some(&s.to_string()))

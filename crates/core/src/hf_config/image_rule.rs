@@ -53,7 +53,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
         | "glmga" | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2"
         | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
-        | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" => true,
+        | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" | "aria" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -148,6 +148,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], 512 * 512),
             max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 2048 * 2048),
         }),
+        "aria" => aria(&cfg, &pre),
         "internvl" | "internvl_chat" => internvl(&cfg, &pre),
         "idefics2" => Ok(idefics2(&cfg, &pre)),
         "kimi_k25" => Ok(kimi_k25(&cfg, &pre)),
@@ -249,7 +250,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }
@@ -583,4 +584,73 @@ fn kimi_k25(cfg: &Value, pre: &Value) -> ImageRule {
         max_patches: number(pre, &[&["max_patches"]], 16_384),
         max_side: number(pre, &[&["size", "max_height"]], 512),
     }
+}
+
+/// `AriaImageProcessor` and `AriaProjector`: crops of `max_image_size`
+/// (980; 490 or 980 only), one per image unless `split_image`, then the
+/// tiles of the best of `split_resolutions` (490 × (a, b) by default); the
+/// queries per crop are what `projector_patch_to_query_dict` gives the
+/// crop's `(max_image_size / patch)²` patches (the projector's KeyError
+/// otherwise).
+fn aria(cfg: &Value, pre: &Value) -> Result<ImageRule> {
+    let crop = number(pre, &[&["max_image_size"]], 980);
+    if crop != 490 && crop != 980 {
+        return Err(InputError::new(
+            "preprocessor_config.json: max_image_size",
+            format!("{crop} is not one Aria's processor takes: 490 or 980"),
+        ));
+    }
+    let patch = number(cfg, &[&["vision_config", "patch_size"]], 32).max(1);
+    let patches = (crop / patch).pow(2);
+    let queries = super::aria::patch_to_query(cfg)?
+        .into_iter()
+        .find(|(p, _)| *p == patches)
+        .map(|(_, q)| q)
+        .ok_or_else(|| {
+            InputError::new(
+                "config.json: projector_patch_to_query_dict",
+                format!("has no entry for a {crop} px crop's {patches} patches of {patch} px: the projector refuses it"),
+            )
+        })?;
+    let split = pre
+        .get("split_image")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let resolutions = match pre.get("split_resolutions").and_then(Value::as_array) {
+        Some(list) => list
+            .iter()
+            .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
+            .collect(),
+        None => [
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (1, 5),
+            (1, 6),
+            (1, 7),
+            (1, 8),
+            (2, 4),
+            (2, 3),
+            (2, 2),
+            (2, 1),
+            (3, 1),
+            (3, 2),
+            (4, 1),
+            (4, 2),
+            (5, 1),
+            (6, 1),
+            (7, 1),
+            (8, 1),
+        ]
+        .iter()
+        .map(|&(a, b)| (490 * a, 490 * b))
+        .collect(),
+    };
+    Ok(ImageRule::Aria {
+        crop,
+        patch,
+        queries,
+        split,
+        resolutions,
+    })
 }

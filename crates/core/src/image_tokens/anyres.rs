@@ -82,6 +82,27 @@ pub fn validate_pinpoints(pinpoints: &[(u64, u64)]) -> Result<()> {
 /// reads (the grid's plus the base image). With `max_patches` (OneVision's
 /// `anyres_max_N`), a grid over 1.1 × N tiles' worth of features is shrunk
 /// by that ratio.
+/// `select_best_resolution` (`image_processing_utils`): of the candidate
+/// (height, width) canvases, the one that keeps the most of the image's
+/// pixels once it is fitted in, then the one that wastes the least, then
+/// the first; `None` without candidates.
+pub fn best_resolution(width: u64, height: u64, candidates: &[(u64, u64)]) -> Option<(u64, u64)> {
+    let (w, h) = (width as f64, height as f64);
+    let mut best = None;
+    let (mut best_eff, mut best_waste) = (0u64, u64::MAX);
+    for &(ph, pw) in candidates {
+        let scale = (pw as f64 / w).min(ph as f64 / h);
+        let eff = ((w * scale) as u64 * (h * scale) as u64).min(width * height);
+        let waste = (ph * pw).saturating_sub(eff);
+        if best.is_none() || eff > best_eff || (eff == best_eff && waste < best_waste) {
+            best = Some((ph, pw));
+            best_eff = eff;
+            best_waste = waste;
+        }
+    }
+    best
+}
+
 pub fn grid_features(
     width: u64,
     height: u64,
@@ -91,19 +112,7 @@ pub fn grid_features(
     max_patches: Option<u64>,
 ) -> (u64, u64) {
     let (w, h) = (width as f64, height as f64);
-    // `select_best_resolution`: the most effective pixels, then the least waste.
-    let mut best = (crop, crop);
-    let (mut best_eff, mut best_waste) = (0u64, u64::MAX);
-    for &(ph, pw) in pinpoints {
-        let scale = (pw as f64 / w).min(ph as f64 / h);
-        let eff = ((w * scale) as u64 * (h * scale) as u64).min(width * height);
-        let waste = (ph * pw).saturating_sub(eff);
-        if eff > best_eff || (eff == best_eff && waste < best_waste) {
-            best = (ph, pw);
-            best_eff = eff;
-            best_waste = waste;
-        }
-    }
+    let best = best_resolution(width, height, pinpoints).unwrap_or((crop, crop));
     let side = crop / patch.max(1);
     let (grid_h, grid_w) = (best.0 / crop.max(1), best.1 / crop.max(1));
     let (mut cur_h, mut cur_w) = (side * grid_h, side * grid_w);

@@ -156,6 +156,16 @@ impl ImageRule {
                 patch,
                 pinpoints,
             } => anyres::with_pinpoints(join("llava_next", &[*crop, *patch]), pinpoints),
+            ImageRule::Aria {
+                crop,
+                patch,
+                queries,
+                split,
+                resolutions,
+            } => anyres::with_pinpoints(
+                join("aria", &[*crop, *patch, *queries, u64::from(*split)]),
+                resolutions,
+            ),
             ImageRule::LlavaOneVision {
                 crop,
                 patch,
@@ -327,9 +337,23 @@ impl ImageRule {
                 }
             }
             "llava_next" | "llava_onevision" => anyres_rule(key, &items, number)?,
+            // crop, patch, queries, split (0/1), then the split resolutions HxW
+            "aria" => {
+                if items.len() < 4 {
+                    return Err("aria takes crop, patch, queries, split and resolutions HxW".into());
+                }
+                let v: Vec<u64> = items[..4].iter().map(|s| number(s)).collect::<std::result::Result<_, _>>()?;
+                ImageRule::Aria {
+                    crop: v[0],
+                    patch: v[1],
+                    queries: v[2],
+                    split: v[3] == 1,
+                    resolutions: anyres::read_pinpoints(&items[4..], number)?,
+                }
+            }
             other => {
                 return Err(format!(
-                "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
+                "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, aria, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
                      gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5"
             ))
             }

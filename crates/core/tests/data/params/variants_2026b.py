@@ -63,7 +63,7 @@ VARIANTS["kimi_k25"] = [
          projection_hidden_size=48),
 ]
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
-            "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4"}
+            "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -640,4 +640,30 @@ VARIANTS["mistral_large4"] = [
                           qk_rope_head_dim=12, rope_parameters={"rope_type": "default", "rope_theta": 1e4}),
          vision_config=dict(ML4_V, patch_size=8, image_size=64)),
     dict(text_config=dict(ML4_T, num_hidden_layers=2)),
+]
+# Aria: Aria's language model, Idefics3's SigLIP-shaped tower (post-layernorm built, unused) and AriaProjector (learned
+# queries cross-attending to a crop's patches, then an MLP); the head tied by the wrapper's flag only
+VARIANTS["aria"] = [
+    {},
+    dict(tie_word_embeddings=True, projector_patch_to_query_dict={16: 5, 64: 9},
+         text_config=dict(vocab_size=500, hidden_size=48, intermediate_size=40, num_hidden_layers=3,
+                          num_attention_heads=4, num_key_value_heads=2, head_dim=16, attention_bias=True,
+                          mlp_bias=True, moe_num_experts=4, moe_topk=2, moe_num_shared_experts=3),
+         vision_config=dict(hidden_size=32, intermediate_size=40, num_hidden_layers=2, num_attention_heads=4,
+                            image_size=56, patch_size=14)),
+    dict(projector_patch_to_query_dict={"1225": 7, "4900": 3},
+         text_config=dict(vocab_size=300, hidden_size=32, intermediate_size=24, num_hidden_layers=2,
+                          num_attention_heads=4, moe_num_experts=3, moe_topk=1, moe_num_shared_experts=0,
+                          tie_word_embeddings=True),
+         vision_config=dict(hidden_size=24, intermediate_size=30, num_hidden_layers=1, num_attention_heads=3,
+                            num_channels=1, image_size=50, patch_size=14)),
+    dict(text_config=dict(vocab_size=256, hidden_size=40, intermediate_size=16, num_hidden_layers=2,
+                          num_attention_heads=5, num_key_value_heads=1, moe_num_experts=6, moe_topk=2),
+         vision_config=dict(hidden_size=24, intermediate_size=36, num_hidden_layers=2, num_attention_heads=2,
+                            image_size=980, patch_size=14)),
+    dict(projector_patch_to_query_dict={1225: 128, 4900: 256}, max_value_projector_patch_to_query_dict=300,
+         text_config=dict(vocab_size=64, hidden_size=12, intermediate_size=6, num_hidden_layers=2,
+                          num_attention_heads=3, num_key_value_heads=1, moe_num_experts=5, moe_topk=3),
+         vision_config=dict(hidden_size=20, intermediate_size=28, num_hidden_layers=3, num_attention_heads=5,
+                            image_size=490, patch_size=14)),
 ]

@@ -876,6 +876,30 @@ def hy_v4_vl_setup():
     return hy_v4_vl
 
 
+# ---------------------------------------------------------------- 17. Aria (aria)
+# AriaImageProcessorPil at 980 and 490 px crops, with and without split_image; the tower runs (crop/14)² patches per
+# crop and AriaProcessor writes size_conversion[crop] image tokens per crop ({490: 128, 980: 256}).
+ARIA = [dict(max_image_size=980, split_image=False), dict(max_image_size=980, split_image=True),
+        dict(max_image_size=490, split_image=False), dict(max_image_size=490, split_image=True)]
+
+
+def aria_setup():
+    from transformers.models.aria.image_processing_pil_aria import AriaImageProcessorPil
+
+    procs = [(kw, AriaImageProcessorPil(**kw)) for kw in ARIA]
+    queries = {490: 128, 980: 256}
+
+    def aria(w, h):
+        for kw, p in procs:
+            out = p(images=[img(w, h)], return_tensors="pt")
+            crops = int(out["pixel_values"].shape[0])
+            mis = kw["max_image_size"]
+            emit("aria", "AriaImageProcessorPil + AriaProcessor", dict(kw), w, h, crops * (mis // 14) ** 2,
+                 crops * queries[mis], crops=crops)
+
+    return aria
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -889,7 +913,7 @@ if __name__ == "__main__":
                      ("idefics3/smolvlm", idefics), ("idefics2", idefics2), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
                      ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None), ("step3p7", None),
                      ("lfm2_vl", None), ("glm5_next", None), ("apertus1p5", None),
-                     ("minimax_m3_vl", None), ("hy_v4_vl", None)]:
+                     ("minimax_m3_vl", None), ("hy_v4_vl", None), ("aria", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -925,6 +949,8 @@ if __name__ == "__main__":
             fn = minimax_m3_vl_setup()
         if name == "hy_v4_vl":
             fn = hy_v4_vl_setup()
+        if name == "aria":
+            fn = aria_setup()
         run_family(name, fn)
         if name == "minimax_m3_vl":
             del SIZES[len(SIZES) - len(MM3_EXTRA):]
