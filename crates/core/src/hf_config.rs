@@ -17,6 +17,7 @@ mod hyper;
 mod idefics2;
 mod image_rule;
 mod indexer_types;
+mod json_path;
 mod kimi_k25;
 pub use image_rule::rule_from_configs;
 mod video_rule;

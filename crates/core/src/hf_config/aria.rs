@@ -9,6 +9,7 @@ use serde_json::Map;
 use super::reader::Cfg;
 use super::vlm::{counted, siglip_shape};
 use crate::error::{InputError, Result};
+use crate::image_tokens::ImageRule;
 use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
 
 /// The wrapper: its text model, the tower and the projector; the head tied
@@ -94,4 +95,76 @@ fn max_queries(cfg: &Cfg) -> Result<u64> {
         .map(|(_, q)| *q)
         .max()
         .unwrap_or(256))
+}
+
+/// `AriaImageProcessor` and `AriaProjector`: crops of `max_image_size`
+/// (980; 490 or 980 only), one per image unless `split_image`, then the
+/// tiles of the best of `split_resolutions` (490 × (a, b) by default); the
+/// queries per crop are what `projector_patch_to_query_dict` gives the
+/// crop's `(max_image_size / patch)²` patches (the projector's KeyError
+/// otherwise).
+pub(super) fn image_rule(cfg: &serde_json::Value, pre: &serde_json::Value) -> Result<ImageRule> {
+    let crop = super::json_path::number(pre, &[&["max_image_size"]], 980);
+    if crop != 490 && crop != 980 {
+        return Err(InputError::new(
+            "preprocessor_config.json: max_image_size",
+            format!("{crop} is not one Aria's processor takes: 490 or 980"),
+        ));
+    }
+    let patch = super::json_path::number(cfg, &[&["vision_config", "patch_size"]], 32).max(1);
+    let patches = (crop / patch).pow(2);
+    let queries = patch_to_query(cfg)?
+        .into_iter()
+        .find(|(p, _)| *p == patches)
+        .map(|(_, q)| q)
+        .ok_or_else(|| {
+            InputError::new(
+                "config.json: projector_patch_to_query_dict",
+                format!("has no entry for a {crop} px crop's {patches} patches of {patch} px: the projector refuses it"),
+            )
+        })?;
+    let split = pre
+        .get("split_image")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
+    let resolutions = match pre
+        .get("split_resolutions")
+        .and_then(serde_json::Value::as_array)
+    {
+        Some(list) => list
+            .iter()
+            .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
+            .collect(),
+        None => [
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (1, 5),
+            (1, 6),
+            (1, 7),
+            (1, 8),
+            (2, 4),
+            (2, 3),
+            (2, 2),
+            (2, 1),
+            (3, 1),
+            (3, 2),
+            (4, 1),
+            (4, 2),
+            (5, 1),
+            (6, 1),
+            (7, 1),
+            (8, 1),
+        ]
+        .iter()
+        .map(|&(a, b)| (490 * a, 490 * b))
+        .collect(),
+    };
+    Ok(ImageRule::Aria {
+        crop,
+        patch,
+        queries,
+        split,
+        resolutions,
+    })
 }

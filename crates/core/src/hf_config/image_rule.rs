@@ -3,20 +3,10 @@
 
 use serde_json::Value;
 
+use super::json_path::{field, number};
 use crate::error::{InputError, Result};
 use crate::image_tokens::anyres;
 use crate::image_tokens::{ImageRule, LLAVA_NEXT_PINPOINTS};
-
-fn field<'a>(obj: &'a Value, path: &[&str]) -> Option<&'a Value> {
-    path.iter().try_fold(obj, |v, k| v.get(*k))
-}
-
-fn number(obj: &Value, paths: &[&[&str]], default: u64) -> u64 {
-    paths
-        .iter()
-        .find_map(|p| field(obj, p).and_then(Value::as_u64))
-        .unwrap_or(default)
-}
 
 /// A `vision_config` side saved as `n` or as a square `[n, n]` (InternVL's
 /// pairs), `default` when absent.
@@ -148,7 +138,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], 512 * 512),
             max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 2048 * 2048),
         }),
-        "aria" => aria(&cfg, &pre),
+        "aria" => super::aria::image_rule(&cfg, &pre),
         "internvl" | "internvl_chat" => internvl(&cfg, &pre),
         "idefics2" => Ok(idefics2(&cfg, &pre)),
         "kimi_k25" => Ok(kimi_k25(&cfg, &pre)),
@@ -584,73 +574,4 @@ fn kimi_k25(cfg: &Value, pre: &Value) -> ImageRule {
         max_patches: number(pre, &[&["max_patches"]], 16_384),
         max_side: number(pre, &[&["size", "max_height"]], 512),
     }
-}
-
-/// `AriaImageProcessor` and `AriaProjector`: crops of `max_image_size`
-/// (980; 490 or 980 only), one per image unless `split_image`, then the
-/// tiles of the best of `split_resolutions` (490 × (a, b) by default); the
-/// queries per crop are what `projector_patch_to_query_dict` gives the
-/// crop's `(max_image_size / patch)²` patches (the projector's KeyError
-/// otherwise).
-fn aria(cfg: &Value, pre: &Value) -> Result<ImageRule> {
-    let crop = number(pre, &[&["max_image_size"]], 980);
-    if crop != 490 && crop != 980 {
-        return Err(InputError::new(
-            "preprocessor_config.json: max_image_size",
-            format!("{crop} is not one Aria's processor takes: 490 or 980"),
-        ));
-    }
-    let patch = number(cfg, &[&["vision_config", "patch_size"]], 32).max(1);
-    let patches = (crop / patch).pow(2);
-    let queries = super::aria::patch_to_query(cfg)?
-        .into_iter()
-        .find(|(p, _)| *p == patches)
-        .map(|(_, q)| q)
-        .ok_or_else(|| {
-            InputError::new(
-                "config.json: projector_patch_to_query_dict",
-                format!("has no entry for a {crop} px crop's {patches} patches of {patch} px: the projector refuses it"),
-            )
-        })?;
-    let split = pre
-        .get("split_image")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let resolutions = match pre.get("split_resolutions").and_then(Value::as_array) {
-        Some(list) => list
-            .iter()
-            .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
-            .collect(),
-        None => [
-            (1, 2),
-            (1, 3),
-            (1, 4),
-            (1, 5),
-            (1, 6),
-            (1, 7),
-            (1, 8),
-            (2, 4),
-            (2, 3),
-            (2, 2),
-            (2, 1),
-            (3, 1),
-            (3, 2),
-            (4, 1),
-            (4, 2),
-            (5, 1),
-            (6, 1),
-            (7, 1),
-            (8, 1),
-        ]
-        .iter()
-        .map(|&(a, b)| (490 * a, 490 * b))
-        .collect(),
-    };
-    Ok(ImageRule::Aria {
-        crop,
-        patch,
-        queries,
-        split,
-        resolutions,
-    })
 }
