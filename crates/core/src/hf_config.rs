@@ -273,8 +273,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 6] = [
+const WRAPPERS_2026: [&str; 7] = [
     "aria",
+    "cohere_compass",
     "glm5_next",
     "qwen4_exp",
     "minimax_m3_vl",
@@ -284,7 +285,7 @@ const WRAPPERS_2026: [&str; 6] = [
 
 /// The wrappers whose text model the common importer reads as a named
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
-/// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria).
+/// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -296,6 +297,10 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
             import_decoder(text, Arch::DeepseekV3, "hy_v4_vl_text")
         }),
         "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
+        // Cohere Compass: Qwen3-VL's config and tower over its own text class
+        "cohere_compass" => vlm::import_qwen3_vl(cfg, model_type, |text| {
+            import_decoder(text, Arch::Cohere, "cohere_compass_text")
+        }),
         "mistral_large4" => mistral_large4::import_mistral_large4(cfg, |text| {
             import_decoder(text, Arch::DeepseekV3, "mistral_large4_text")
         }),

@@ -162,6 +162,12 @@ fn processor_rule(line: &Value) -> ImageRule {
             Some(&s.to_string()),
         )
         .expect("aria rule"),
+        // Through the importer: a bare Cohere Compass config with the row's
+        // processor settings as its preprocessor_config.json.
+        "cohere_compass" => {
+            rule_from_configs(r#"{"model_type":"cohere_compass"}"#, Some(&s.to_string()))
+                .expect("cohere_compass rule")
+        }
         // Through the importer: a bare HY-V4-VL config with the row's
         // processor settings as its preprocessor_config.json.
         "hy_v4_vl" => rule_from_configs(r#"{"model_type":"hy_v4_vl"}"#, Some(&s.to_string()))

@@ -63,7 +63,7 @@ VARIANTS["kimi_k25"] = [
          projection_hidden_size=48),
 ]
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
-            "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria"}
+            "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -666,4 +666,18 @@ VARIANTS["aria"] = [
                           num_attention_heads=3, num_key_value_heads=1, moe_num_experts=5, moe_topk=3),
          vision_config=dict(hidden_size=20, intermediate_size=28, num_hidden_layers=3, num_attention_heads=5,
                             image_size=490, patch_size=14)),
+]
+# Cohere Compass: Qwen3-VL's config and tower (DeepStack mergers) over Cohere Compass's text model (its rope_parameters
+# nested by layer type to build); the head tied by the wrapper's flag only
+CC_TEXT = dict(vocab_size=1000, hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+               intermediate_size=96, rope_parameters={"full_attention": {"rope_theta": 1e4}})
+CC_VIS = dict(depth=2, hidden_size=32, intermediate_size=48, num_heads=4, out_hidden_size=64, patch_size=14,
+              num_position_embeddings=64, deepstack_visual_indexes=[0])
+VARIANTS["cohere_compass"] = [
+    dict(text_config=dict(rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 10000.0}})),
+    dict(text_config=CC_TEXT, vision_config=CC_VIS),
+    dict(tie_word_embeddings=True, text_config=CC_TEXT,
+         vision_config=dict(CC_VIS, spatial_merge_size=1, deepstack_visual_indexes=[])),
+    dict(text_config=dict(CC_TEXT, tie_word_embeddings=False),
+         vision_config=dict(CC_VIS, spatial_merge_size=3, deepstack_visual_indexes=[0, 1], num_heads=2)),
 ]

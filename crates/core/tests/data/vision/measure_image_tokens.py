@@ -900,6 +900,33 @@ def aria_setup():
     return aria
 
 
+# ---------------------------------------------------------------- 18. Cohere Compass (cohere_compass)
+# CohereCompassImageProcessorPil (Qwen2-VL's processor) at its class defaults and at a Qwen3-VL-style 16 px patch.
+CC = [{}, dict(patch_size=16, size={"shortest_edge": 65536, "longest_edge": 16777216})]
+
+
+def cohere_compass_setup():
+    from transformers.models.cohere_compass.image_processing_pil_cohere_compass import CohereCompassImageProcessorPil
+
+    procs = [CohereCompassImageProcessorPil(**kw) for kw in CC]
+
+    def cohere_compass(w, h):
+        for p in procs:
+            settings = {"size": dict(p.size), "patch_size": p.patch_size, "merge_size": p.merge_size}
+            try:
+                out = p(images=[img(w, h)], return_tensors="pt")
+            except ValueError as e:  # the processor refuses the size: so must we
+                emit("cohere_compass", "CohereCompassImageProcessorPil", settings, w, h, None, None,
+                     refused=str(e)[:120])
+                continue
+            tt, gh, gw = t(out["image_grid_thw"][0])
+            m = p.merge_size
+            emit("cohere_compass", "CohereCompassImageProcessorPil", settings, w, h, tt * gh * gw,
+                 tt * gh * gw // (m * m), grid=[tt, gh, gw], resized=[gh * p.patch_size, gw * p.patch_size])
+
+    return cohere_compass
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -913,7 +940,8 @@ if __name__ == "__main__":
                      ("idefics3/smolvlm", idefics), ("idefics2", idefics2), ("gemma3", gemma3), ("pixtral", pixtral), ("mllama", mllama),
                      ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None), ("step3p7", None),
                      ("lfm2_vl", None), ("glm5_next", None), ("apertus1p5", None),
-                     ("minimax_m3_vl", None), ("hy_v4_vl", None), ("aria", None)]:
+                     ("minimax_m3_vl", None), ("hy_v4_vl", None), ("aria", None),
+                     ("cohere_compass", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -951,6 +979,8 @@ if __name__ == "__main__":
             fn = hy_v4_vl_setup()
         if name == "aria":
             fn = aria_setup()
+        if name == "cohere_compass":
+            fn = cohere_compass_setup()
         run_family(name, fn)
         if name == "minimax_m3_vl":
             del SIZES[len(SIZES) - len(MM3_EXTRA):]
