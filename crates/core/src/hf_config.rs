@@ -33,6 +33,7 @@ mod mllama;
 mod modern;
 mod moe_layouts;
 mod moe_variants;
+mod paddleocr_vl;
 mod pixtral;
 mod pyjson;
 mod qwen4_exp;
@@ -273,8 +274,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 7] = [
+const WRAPPERS_2026: [&str; 8] = [
     "aria",
+    "paddleocr_vl",
     "cohere_compass",
     "glm5_next",
     "qwen4_exp",
@@ -285,7 +287,8 @@ const WRAPPERS_2026: [&str; 7] = [
 
 /// The wrappers whose text model the common importer reads as a named
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
-/// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass).
+/// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass,
+/// PaddleOCR-VL).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -297,6 +300,12 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
             import_decoder(text, Arch::DeepseekV3, "hy_v4_vl_text")
         }),
         "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
+        // its text class is fixed (ERNIE-4.5's with M-RoPE)
+        "paddleocr_vl" => paddleocr_vl::import_paddleocr_vl(cfg, |text| {
+            let mut text = Cfg::new(text.obj, &text.prefix);
+            text.defaults = Defaults::Class("paddleocr_vl_text");
+            import_decoder(&text, Arch::Ernie45, "ernie4_5")
+        }),
         // Cohere Compass: Qwen3-VL's config and tower over its own text class
         "cohere_compass" => vlm::import_qwen3_vl(cfg, model_type, |text| {
             import_decoder(text, Arch::Cohere, "cohere_compass_text")

@@ -69,6 +69,15 @@ pub enum ImageRule {
         min_pixels: u64,
         max_pixels: u64,
     },
+    /// PaddleOCR-VL's resize: Qwen-VL's after a short side under
+    /// `patch · merge` is scaled up to it (the other rounded by the same
+    /// factor, the height first), as `PaddleOCRVLImageProcessor` does.
+    PaddleOcr {
+        patch: u64,
+        merge: u64,
+        min_pixels: u64,
+        max_pixels: u64,
+    },
     /// GLM-4V (GLM-4.1V, 4.5V, 4.6V): Qwen-VL's resize with the area of
     /// `temporal` frames against the pixel limits (`size.shortest_edge`,
     /// `size.longest_edge`) and short sides scaled up to `patch · merge`.
@@ -310,6 +319,11 @@ impl ImageRule {
                 max_pixels,
                 ..
             }
+            | ImageRule::PaddleOcr {
+                min_pixels,
+                max_pixels,
+                ..
+            }
             | ImageRule::Glm4v {
                 min_pixels,
                 max_pixels,
@@ -330,6 +344,7 @@ impl ImageRule {
         let mut rule = self.clone();
         if let ImageRule::QwenVl { max_pixels, .. }
         | ImageRule::QwenVlRows { max_pixels, .. }
+        | ImageRule::PaddleOcr { max_pixels, .. }
         | ImageRule::Glm4v { max_pixels, .. }
         | ImageRule::Apertus1p5(CodeGrid { max_pixels, .. }) = &mut rule
         {
@@ -343,6 +358,7 @@ impl ImageRule {
         match self {
             ImageRule::QwenVl { .. } => "Qwen-VL dynamic resolution",
             ImageRule::QwenVlRows { .. } => "Qwen-VL dynamic resolution with row newlines",
+            ImageRule::PaddleOcr { .. } => "PaddleOCR-VL dynamic resolution",
             ImageRule::Glm4v { .. } => "GLM-4V dynamic resolution",
             ImageRule::Gemma4 { .. } => "Gemma 4 aspect-ratio cells",
             ImageRule::InternVl { .. } => "InternVL aspect-ratio tiles",
@@ -385,6 +401,12 @@ impl ImageRule {
                 max_pixels,
             }
             | ImageRule::QwenVlRows {
+                patch,
+                merge,
+                min_pixels,
+                max_pixels,
+            }
+            | ImageRule::PaddleOcr {
                 patch,
                 merge,
                 min_pixels,
@@ -1064,11 +1086,21 @@ fn qwen_vl(rule: &ImageRule, width: u64, height: u64) -> Result<(u64, u64, Optio
         merge,
         min_pixels,
         max_pixels,
+    }
+    | ImageRule::PaddleOcr {
+        patch,
+        merge,
+        min_pixels,
+        max_pixels,
     }) = *rule
     else {
         return Ok((0, 0, None));
     };
     let factor = patch.max(1) * merge.max(1);
+    let (width, height) = match rule {
+        ImageRule::PaddleOcr { .. } => paddle_upscale(width, height, factor),
+        _ => (width, height),
+    };
     // `max / min > 200` in floats: 2005 × 10 is refused (200.5)
     if width.max(height) > width.min(height).saturating_mul(200) {
         return Err(InputError::new(
@@ -1092,6 +1124,26 @@ fn qwen_vl(rule: &ImageRule, width: u64, height: u64) -> Result<(u64, u64, Optio
     ))
 }
 
+/// PaddleOCR-VL's first step: a height under `factor` becomes `factor`,
+/// the width scaled by Python's `round` (half to even); then the same for
+/// a width still under it. Returns (width, height).
+fn paddle_upscale(width: u64, height: u64, factor: u64) -> (u64, u64) {
+    let f = factor as f64;
+    let (mut w, mut h) = (width as f64, height as f64);
+    if h < f {
+        w = resize::round_half_even(w * f / h);
+        h = f;
+    }
+    if w < f {
+        h = resize::round_half_even(h * f / w);
+        w = f;
+    }
+    (
+        w.min(MAX_IMAGE_SIZE as f64 * f) as u64,
+        h.min(MAX_IMAGE_SIZE as f64 * f) as u64,
+    )
+}
+
 /// The tokens of one `width × height` image under `rule`.
 pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> {
     rule.validate()?;
@@ -1099,7 +1151,9 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         check_range(field, side, 1, MAX_IMAGE_SIZE)?;
     }
     let (tower, lm, tiles) = match *rule {
-        ImageRule::QwenVl { .. } | ImageRule::QwenVlRows { .. } => qwen_vl(rule, width, height)?,
+        ImageRule::QwenVl { .. } | ImageRule::QwenVlRows { .. } | ImageRule::PaddleOcr { .. } => {
+            qwen_vl(rule, width, height)?
+        }
         ImageRule::Glm4v {
             patch,
             merge,

@@ -162,6 +162,12 @@ fn processor_rule(line: &Value) -> ImageRule {
             Some(&s.to_string()),
         )
         .expect("aria rule"),
+        // Through the importer: a bare PaddleOCR-VL config with the row's
+        // processor settings as its preprocessor_config.json.
+        "paddleocr_vl" => {
+            rule_from_configs(r#"{"model_type":"paddleocr_vl"}"#, Some(&s.to_string()))
+                .expect("paddleocr_vl rule")
+        }
         // Through the importer: a bare Cohere Compass config with the row's
         // processor settings as its preprocessor_config.json.
         "cohere_compass" => {

@@ -2207,6 +2207,21 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "paddleocr_vl_text",
+        &[
+            ("head_dim", 128),
+            ("hidden_size", 1024),
+            ("intermediate_size", 3072),
+            ("max_position_embeddings", 131072),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 18),
+            ("num_key_value_heads", 2),
+            ("tie_word_embeddings", 1),
+            ("use_bias", 0),
+            ("vocab_size", 103424),
+        ],
+    ),
+    (
         "phi",
         &[
             ("hidden_size", 2048),

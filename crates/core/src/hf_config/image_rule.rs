@@ -44,7 +44,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "glmga" | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2"
         | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
         | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" | "aria"
-        | "cohere_compass" => true,
+        | "cohere_compass" | "paddleocr_vl" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -140,6 +140,14 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 2048 * 2048),
         }),
         "aria" => super::aria::image_rule(&cfg, &pre),
+        // PaddleOCRVLImageProcessor: 14 px patches, merge 2, 384² to
+        // 1536² px (`size` or `min_pixels` / `max_pixels`)
+        "paddleocr_vl" => Ok(ImageRule::PaddleOcr {
+            patch: number(&pre, &[&["patch_size"]], vision("patch_size", 14)),
+            merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
+            min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], 384 * 384),
+            max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 1536 * 1536),
+        }),
         // Cohere Compass: Qwen2-VL's processor at its own class defaults
         // (14 px patches whatever the tower's, merge 2, 56² px to 28²·1280).
         "cohere_compass" => Ok(ImageRule::QwenVl {
@@ -249,7 +257,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -25,6 +25,12 @@ impl ImageRule {
                 min_pixels,
                 max_pixels,
             } => join("qwen_vl_rows", &[*patch, *merge, *min_pixels, *max_pixels]),
+            ImageRule::PaddleOcr {
+                patch,
+                merge,
+                min_pixels,
+                max_pixels,
+            } => join("paddle_ocr", &[*patch, *merge, *min_pixels, *max_pixels]),
             ImageRule::Glm4v {
                 patch,
                 merge,
@@ -208,6 +214,15 @@ impl ImageRule {
                     max_pixels: v[3],
                 }
             }
+            "paddle_ocr" => {
+                let v = numbers(4)?;
+                ImageRule::PaddleOcr {
+                    patch: v[0],
+                    merge: v[1],
+                    min_pixels: v[2],
+                    max_pixels: v[3],
+                }
+            }
             "qwen_vl_rows" => {
                 let v = numbers(4)?;
                 ImageRule::QwenVlRows {
@@ -353,7 +368,7 @@ impl ImageRule {
             }
             other => {
                 return Err(format!(
-                "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, aria, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
+                "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, paddle_ocr, aria, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
                      gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5"
             ))
             }

@@ -469,6 +469,7 @@ fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
     let lowered = match rule {
         ImageRule::QwenVl { .. }
         | ImageRule::QwenVlRows { .. }
+        | ImageRule::PaddleOcr { .. }
         | ImageRule::Glm4v { .. }
         | ImageRule::Apertus1p5(_) => {
             let (min, max) = rule.pixel_limits().unwrap_or_default();

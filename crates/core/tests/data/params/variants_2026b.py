@@ -63,7 +63,7 @@ VARIANTS["kimi_k25"] = [
          projection_hidden_size=48),
 ]
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
-            "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass"}
+            "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -680,4 +680,24 @@ VARIANTS["cohere_compass"] = [
          vision_config=dict(CC_VIS, spatial_merge_size=1, deepstack_visual_indexes=[])),
     dict(text_config=dict(CC_TEXT, tie_word_embeddings=False),
          vision_config=dict(CC_VIS, spatial_merge_size=3, deepstack_visual_indexes=[0, 1], num_heads=2)),
+]
+# PaddleOCR-VL: ERNIE-4.5's language model with M-RoPE, a SigLIP tower at each image's resolution (post-layernorm, no
+# head) and a norm / merge / two-linear projector; tied unless both tie flags are false; the Hub's config is flat
+PD_T = dict(vocab_size=500, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, head_dim=16, rope_parameters={"rope_type": "default", "rope_theta": 5e5,
+                                                                  "mrope_section": [2, 3, 3]})
+PD_V = dict(hidden_size=32, intermediate_size=80, num_hidden_layers=2, num_attention_heads=4, image_size=56,
+            patch_size=14)
+VARIANTS["paddleocr_vl"] = [
+    {},
+    dict(text_config=PD_T, vision_config=PD_V),
+    dict(tie_word_embeddings=False, text_config=dict(PD_T, tie_word_embeddings=False, use_bias=True),
+         vision_config=dict(PD_V, spatial_merge_size=3, patch_size=7, image_size=70, num_channels=1)),
+    dict(tie_word_embeddings=False, text_config=dict(PD_T, vocab_size=321, num_hidden_layers=3),
+         vision_config=dict(PD_V, hidden_size=24, num_attention_heads=2, num_hidden_layers=3, spatial_merge_size=1,
+                            image_size=33, patch_size=4)),
+    # hand-written flat, as the Hub's: the text keys at the top, a false top-level flag (the text's true wins)
+    dict(_raw=True, model_type="paddleocr_vl", tie_word_embeddings=False, vocab_size=777, hidden_size=40,
+         intermediate_size=64, num_hidden_layers=2, num_attention_heads=5, num_key_value_heads=1, head_dim=8,
+         use_bias=True, vision_config=dict(PD_V, model_type="paddleocr_vl_vision")),
 ]

@@ -927,6 +927,34 @@ def cohere_compass_setup():
     return cohere_compass
 
 
+# ---------------------------------------------------------------- 19. PaddleOCR-VL (paddleocr_vl)
+# PaddleOCRVLImageProcessorPil (a short side under 28 px scaled up first, then Qwen-VL's resize) at its class defaults
+# (384² to 1536² pixels) and at smaller limits.
+PD = [{}, dict(size={"shortest_edge": 56 * 56, "longest_edge": 28 * 28 * 1280})]
+PD_EXTRA = [(1, 200), (200, 1), (4000, 20), (3, 600), (406, 406), (434, 406), (2, 5)]
+
+
+def paddleocr_vl_setup():
+    from transformers.models.paddleocr_vl.image_processing_pil_paddleocr_vl import PaddleOCRVLImageProcessorPil
+
+    procs = [PaddleOCRVLImageProcessorPil(**kw) for kw in PD]
+
+    def paddleocr_vl(w, h):
+        for p in procs:
+            settings = {"size": dict(p.size), "patch_size": p.patch_size, "merge_size": p.merge_size}
+            try:
+                out = p(images=[img(w, h)], return_tensors="pt")
+            except ValueError as e:  # the processor refuses the size: so must we
+                emit("paddleocr_vl", "PaddleOCRVLImageProcessorPil", settings, w, h, None, None, refused=str(e)[:120])
+                continue
+            tt, gh, gw = t(out["image_grid_thw"][0])
+            m = p.merge_size
+            emit("paddleocr_vl", "PaddleOCRVLImageProcessorPil", settings, w, h, tt * gh * gw,
+                 tt * gh * gw // (m * m), grid=[tt, gh, gw], resized=[gh * p.patch_size, gw * p.patch_size])
+
+    return paddleocr_vl
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -941,7 +969,7 @@ if __name__ == "__main__":
                      ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None), ("step3p7", None),
                      ("lfm2_vl", None), ("glm5_next", None), ("apertus1p5", None),
                      ("minimax_m3_vl", None), ("hy_v4_vl", None), ("aria", None),
-                     ("cohere_compass", None)]:
+                     ("cohere_compass", None), ("paddleocr_vl", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -981,11 +1009,16 @@ if __name__ == "__main__":
             fn = aria_setup()
         if name == "cohere_compass":
             fn = cohere_compass_setup()
+        if name == "paddleocr_vl":
+            SIZES.extend(PD_EXTRA)
+            fn = paddleocr_vl_setup()
         run_family(name, fn)
         if name == "minimax_m3_vl":
             del SIZES[len(SIZES) - len(MM3_EXTRA):]
         if name == "pixtral":
             del SIZES[len(SIZES) - len(PIX_EXTRA):]
+        if name == "paddleocr_vl":
+            del SIZES[len(SIZES) - len(PD_EXTRA):]
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "lfm2_vl":
