@@ -8,6 +8,7 @@ mod apertus1p5;
 mod aria;
 mod class_defaults;
 mod classic;
+mod cosmos3_edge;
 mod fp32_kept;
 mod gemma3n;
 mod gemma4;
@@ -274,8 +275,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 8] = [
+const WRAPPERS_2026: [&str; 9] = [
     "aria",
+    "cosmos3_edge",
     "paddleocr_vl",
     "cohere_compass",
     "glm5_next",
@@ -288,7 +290,7 @@ const WRAPPERS_2026: [&str; 8] = [
 /// The wrappers whose text model the common importer reads as a named
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
 /// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass,
-/// PaddleOCR-VL).
+/// PaddleOCR-VL, Cosmos3-Edge).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -300,6 +302,10 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
             import_decoder(text, Arch::DeepseekV3, "hy_v4_vl_text")
         }),
         "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
+        // its text class is fixed: Llama with Arcee's relu² MLP
+        "cosmos3_edge" => cosmos3_edge::import_cosmos3_edge(cfg, |text| {
+            import_decoder(text, Arch::Llama, "arcee")
+        }),
         // its text class is fixed (ERNIE-4.5's with M-RoPE)
         "paddleocr_vl" => paddleocr_vl::import_paddleocr_vl(cfg, |text| {
             let mut text = Cfg::new(text.obj, &text.prefix);

@@ -162,6 +162,12 @@ fn processor_rule(line: &Value) -> ImageRule {
             Some(&s.to_string()),
         )
         .expect("aria rule"),
+        // Through the importer: a bare Cosmos3-Edge config with the row's
+        // processor settings as its preprocessor_config.json.
+        "cosmos3_edge" => {
+            rule_from_configs(r#"{"model_type":"cosmos3_edge"}"#, Some(&s.to_string()))
+                .expect("cosmos3_edge rule")
+        }
         // Through the importer: a bare PaddleOCR-VL config with the row's
         // processor settings as its preprocessor_config.json.
         "paddleocr_vl" => {

@@ -340,6 +340,22 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "cosmos3_edge_text",
+        &[
+            ("attention_bias", 0),
+            ("head_dim", 128),
+            ("hidden_size", 2048),
+            ("intermediate_size", 9216),
+            ("max_position_embeddings", 131072),
+            ("mlp_bias", 0),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 28),
+            ("num_key_value_heads", 8),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 131072),
+        ],
+    ),
+    (
         "cwm",
         &[
             ("head_dim", 128),

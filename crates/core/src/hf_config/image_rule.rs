@@ -44,7 +44,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "glmga" | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2"
         | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
         | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" | "aria"
-        | "cohere_compass" | "paddleocr_vl" => true,
+        | "cohere_compass" | "paddleocr_vl" | "cosmos3_edge" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -140,6 +140,17 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 2048 * 2048),
         }),
         "aria" => super::aria::image_rule(&cfg, &pre),
+        // Cosmos3EdgeImageProcessor: GLM-4V's resize (a side under 32 px
+        // scaled up first) at 16 px patches, merge 2, one temporal frame,
+        // `size` 65,536 to 16,777,216 px (its `min_pixels` / `max_pixels`
+        // are not read)
+        "cosmos3_edge" => Ok(ImageRule::Glm4v {
+            patch: number(&pre, &[&["patch_size"]], vision("patch_size", 16)),
+            merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
+            temporal: number(&pre, &[&["temporal_patch_size"]], 1),
+            min_pixels: number(&pre, &[&["size", "shortest_edge"]], 65_536),
+            max_pixels: number(&pre, &[&["size", "longest_edge"]], 16_777_216),
+        }),
         // PaddleOCRVLImageProcessor: 14 px patches, merge 2, 384² to
         // 1536² px (`size` or `min_pixels` / `max_pixels`)
         "paddleocr_vl" => Ok(ImageRule::PaddleOcr {
@@ -257,7 +268,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -63,7 +63,8 @@ VARIANTS["kimi_k25"] = [
          projection_hidden_size=48),
 ]
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
-            "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl"}
+            "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl",
+            "cosmos3_edge"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -700,4 +701,35 @@ VARIANTS["paddleocr_vl"] = [
     dict(_raw=True, model_type="paddleocr_vl", tie_word_embeddings=False, vocab_size=777, hidden_size=40,
          intermediate_size=64, num_hidden_layers=2, num_attention_heads=5, num_key_value_heads=1, head_dim=8,
          use_bias=True, vision_config=dict(PD_V, model_type="paddleocr_vl_vision")),
+]
+# Cosmos3-Edge: a Llama decoder with Arcee's relu² MLP and interleaved M-RoPE (mrope_section sums to half the head),
+# a SigLIP2 tower (linear patch embedding, resized position table, post-layernorm), a norm-then-merge projector; the
+# head never tied
+
+
+def C3_MROPE(hd):
+    half = hd // 2
+    return {"rope_type": "default", "rope_theta": 1e8,
+            "mrope_section": [half - 2 * (half * 10 // 32), half * 10 // 32, half * 10 // 32]}
+
+
+VARIANTS["cosmos3_edge"] = [
+    {},
+    dict(projector_hidden_size=48, tie_word_embeddings=True,
+         text_config=dict(vocab_size=500, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+                          num_key_value_heads=2, head_dim=16, rope_parameters=C3_MROPE(16), tie_word_embeddings=True),
+         vision_config=dict(hidden_size=32, intermediate_size=80, num_hidden_layers=2, num_attention_heads=4,
+                            patch_size=4, num_patches=16)),
+    dict(projector_hidden_size=20,
+         text_config=dict(vocab_size=300, hidden_size=48, intermediate_size=40, num_hidden_layers=3, num_attention_heads=4,
+                          num_key_value_heads=1, head_dim=24, rope_parameters=C3_MROPE(24), attention_bias=True,
+                          mlp_bias=True),
+         vision_config=dict(hidden_size=24, intermediate_size=40, num_hidden_layers=3, num_attention_heads=2,
+                            patch_size=7, num_patches=9, spatial_merge_size=3, num_channels=1)),
+    dict(projector_hidden_size=8,
+         text_config=dict(vocab_size=100, hidden_size=24, intermediate_size=100, num_hidden_layers=6,
+                          num_attention_heads=2, num_key_value_heads=2, head_dim=12, rope_parameters=C3_MROPE(12),
+                          mlp_bias=True),
+         vision_config=dict(hidden_size=12, intermediate_size=100, num_hidden_layers=7, num_attention_heads=3,
+                            patch_size=2, num_patches=4, spatial_merge_size=4, num_channels=4)),
 ]

@@ -955,6 +955,35 @@ def paddleocr_vl_setup():
     return paddleocr_vl
 
 
+# ---------------------------------------------------------------- 20. Cosmos3-Edge (cosmos3_edge)
+# Cosmos3EdgeImageProcessorPil (GLM-4V's resize, a side under 32 px scaled up first) at its class defaults (65,536 to
+# 16,777,216 pixels, patch 16, merge 2, one temporal frame) and at smaller limits.
+C3 = [{}, dict(size={"shortest_edge": 4096, "longest_edge": 1048576})]
+C3_EXTRA = [(1, 200), (200, 1), (1280, 720), (3, 600), (6400, 32)]
+
+
+def cosmos3_edge_setup():
+    from transformers.models.cosmos3_edge.image_processing_pil_cosmos3_edge import Cosmos3EdgeImageProcessorPil
+
+    procs = [Cosmos3EdgeImageProcessorPil(**kw) for kw in C3]
+
+    def cosmos3_edge(w, h):
+        for p in procs:
+            settings = {"size": dict(p.size), "patch_size": p.patch_size, "merge_size": p.merge_size,
+                        "temporal_patch_size": p.temporal_patch_size}
+            try:
+                out = p(images=[img(w, h)], return_tensors="pt")
+            except ValueError as e:  # the processor refuses the size: so must we
+                emit("cosmos3_edge", "Cosmos3EdgeImageProcessorPil", settings, w, h, None, None, refused=str(e)[:120])
+                continue
+            tt, gh, gw = t(out["image_grid_thw"][0])
+            m = p.merge_size
+            emit("cosmos3_edge", "Cosmos3EdgeImageProcessorPil", settings, w, h, tt * gh * gw,
+                 tt * gh * gw // (m * m), grid=[tt, gh, gw], resized=[gh * p.patch_size, gw * p.patch_size])
+
+    return cosmos3_edge
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -969,7 +998,8 @@ if __name__ == "__main__":
                      ("llama4", None), ("cohere2_vision", None), ("kimi_k25", None), ("step3p7", None),
                      ("lfm2_vl", None), ("glm5_next", None), ("apertus1p5", None),
                      ("minimax_m3_vl", None), ("hy_v4_vl", None), ("aria", None),
-                     ("cohere_compass", None), ("paddleocr_vl", None)]:
+                     ("cohere_compass", None), ("paddleocr_vl", None),
+                     ("cosmos3_edge", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -1012,6 +1042,9 @@ if __name__ == "__main__":
         if name == "paddleocr_vl":
             SIZES.extend(PD_EXTRA)
             fn = paddleocr_vl_setup()
+        if name == "cosmos3_edge":
+            SIZES.extend(C3_EXTRA)
+            fn = cosmos3_edge_setup()
         run_family(name, fn)
         if name == "minimax_m3_vl":
             del SIZES[len(SIZES) - len(MM3_EXTRA):]
@@ -1019,6 +1052,8 @@ if __name__ == "__main__":
             del SIZES[len(SIZES) - len(PIX_EXTRA):]
         if name == "paddleocr_vl":
             del SIZES[len(SIZES) - len(PD_EXTRA):]
+        if name == "cosmos3_edge":
+            del SIZES[len(SIZES) - len(C3_EXTRA):]
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "lfm2_vl":
