@@ -7,7 +7,7 @@
 use serde_json::Map;
 
 use super::reader::Cfg;
-use super::vlm::{counted, siglip_shape};
+use super::vlm::{counted, siglip_params, siglip_shape};
 use crate::error::{InputError, Result};
 use crate::image_tokens::ImageRule;
 use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
@@ -41,15 +41,9 @@ pub(super) fn import_aria(
     let patch = v.int(&["patch_size"], 1, image)?.unwrap_or(32);
     let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);
     let queries = max_queries(cfg)?;
-    let (dw, mw, h) = (u128::from(d), u128::from(m), u128::from(spec.hidden));
-    let side = u128::from(image / patch);
-    // patch conv with bias, the position table, per layer biased q/k/v/out,
-    // fc1, fc2 and two LayerNorms, then post_layernorm
-    let tower = u128::from(channels) * u128::from(patch).pow(2) * dw
-        + dw
-        + side * side * dw
-        + u128::from(layers) * (4 * (dw * dw + dw) + 2 * dw * mw + mw + dw + 4 * dw)
-        + 2 * dw;
+    let (dw, h) = (u128::from(d), u128::from(spec.hidden));
+    // Idefics3's SigLIP encoder without a head (its post-layernorm built)
+    let tower = siglip_params(d, layers, m, image, patch, channels, false);
     // the query table; bias-free q/k/v, nn.MultiheadAttention's biased
     // in/out projections, a biased linear and two LayerNorms; a LayerNorm
     // and the bias-free MLP (vision → text → text)

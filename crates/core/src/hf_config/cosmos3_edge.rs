@@ -10,7 +10,7 @@
 use serde_json::Map;
 
 use super::reader::Cfg;
-use super::vlm::{counted, siglip_shape};
+use super::vlm::{counted, siglip_encoder, siglip_shape};
 use crate::error::Result;
 use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_LAYERS};
 
@@ -38,19 +38,10 @@ pub(super) fn import_cosmos3_edge(
     let width = cfg
         .int(&["projector_hidden_size"], 1, MAX_DIM)?
         .unwrap_or(11520);
-    let (dw, mw, h, p) = (
-        u128::from(d),
-        u128::from(m),
-        u128::from(spec.hidden),
-        u128::from(width),
-    );
-    // patch_embedding: Linear(C·p² → d) with bias; the position table; per
-    // layer biased q/k/v/out, fc1, fc2 and two LayerNorms; post_layernorm
-    let tower = u128::from(channels) * u128::from(patch).pow(2) * dw
-        + dw
-        + u128::from(positions) * dw
-        + u128::from(layers) * (4 * (dw * dw + dw) + 2 * dw * mw + mw + dw + 4 * dw)
-        + 2 * dw;
+    let (dw, h, p) = (u128::from(d), u128::from(spec.hidden), u128::from(width));
+    // SigLIP2's encoder (a linear patch embedding, `num_patches` position
+    // rows) without a head
+    let tower = siglip_encoder(d, layers, m, patch, channels, u128::from(positions), false);
     // a LayerNorm over each unmerged patch, fc1 (merge²·d → P), fc2 (P → text)
     let projector = 2 * dw + (u128::from(merge).pow(2) * dw * p + p) + (p * h + h);
     // the side of the position grid, for the estimate's default image

@@ -10,7 +10,7 @@
 use serde_json::Map;
 
 use super::reader::Cfg;
-use super::vlm::{counted, siglip_shape};
+use super::vlm::{counted, siglip_params, siglip_shape};
 use crate::error::Result;
 use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
 
@@ -44,15 +44,9 @@ pub(super) fn import_paddleocr_vl(
     let patch = v.int(&["patch_size"], 1, image)?.unwrap_or(14);
     let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);
     let merge = v.int(&["spatial_merge_size"], 1, 64)?.unwrap_or(2);
-    let (dw, mw, h) = (u128::from(d), u128::from(m), u128::from(spec.hidden));
-    let side = u128::from(image / patch);
-    // patch conv with bias, the position table, per layer biased q/k/v/out,
-    // fc1, fc2 and two LayerNorms, then post_layernorm
-    let tower = u128::from(channels) * u128::from(patch).pow(2) * dw
-        + dw
-        + side * side * dw
-        + u128::from(layers) * (4 * (dw * dw + dw) + 2 * dw * mw + mw + dw + 4 * dw)
-        + 2 * dw;
+    let (dw, h) = (u128::from(d), u128::from(spec.hidden));
+    // SigLIP's encoder without its pooling head (the rotary has no weights)
+    let tower = siglip_params(d, layers, m, image, patch, channels, false);
     // pre_norm (LayerNorm of the tower width), then linear_1 (D → D) and
     // linear_2 (D → text), both biased, D = tower width × merge²
     let merged = dw * u128::from(merge).pow(2);
