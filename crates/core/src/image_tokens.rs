@@ -1097,20 +1097,27 @@ fn qwen_vl(rule: &ImageRule, width: u64, height: u64) -> Result<(u64, u64, Optio
         return Ok((0, 0, None));
     };
     let factor = patch.max(1) * merge.max(1);
-    let (width, height) = match rule {
+    let (w_in, h_in) = match rule {
         ImageRule::PaddleOcr { .. } => paddle_upscale(width, height, factor),
         _ => (width, height),
     };
-    // `max / min > 200` in floats: 2005 × 10 is refused (200.5)
-    if width.max(height) > width.min(height).saturating_mul(200) {
+    // `max / min > 200` in floats: 2005 × 10 is refused (200.5);
+    // PaddleOCR-VL checks after its short side is scaled up
+    if w_in.max(h_in) > w_in.min(h_in).saturating_mul(200) {
+        let upscaled = if (w_in, h_in) == (width, height) {
+            String::new()
+        } else {
+            format!(" (scaled to {w_in} × {h_in} first)")
+        };
         return Err(InputError::new(
             "image",
             format!(
-                "{width} × {height} has an aspect ratio over 200: Qwen-VL's processor refuses it"
+                "{width} × {height}{upscaled} has an aspect ratio over 200: the {} processor refuses it",
+                rule.family()
             ),
         ));
     }
-    let (h, w) = smart_resize(height, width, factor, min_pixels, max_pixels);
+    let (h, w) = smart_resize(h_in, w_in, factor, min_pixels, max_pixels);
     let patches = (h / patch.max(1)) * (w / patch.max(1));
     // HY-V4-VL's newline after each row of merged cells
     let rows = match rule {
