@@ -56,7 +56,7 @@ cd "$(dirname "$0")/.."
 # local storage read through the browser's JSON (src/storage.rs) instead of
 # gloo-storage, which had kept serde_json in the page (-11.4 KB); 392.8 KB
 # with the fp32-kept parameters, ZAYA's attention state and the indexer's
-# training transient; 395.2 KB with HY-V4-VL's, Aria's and PaddleOCR-VL's
+# training transient; 395.3 KB with HY-V4-VL's, Aria's and PaddleOCR-VL's
 # image rules, MLA's NoPE layers and the prefill's sliding-window views.
 BUDGET_BYTES=400000
 
