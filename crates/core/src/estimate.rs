@@ -129,6 +129,11 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     let task = task_memory(&r, engine.as_ref());
     let mut notes: Vec<Note> = image_note.into_iter().collect();
     notes.extend(scenario_notes(&r));
+    notes.extend(crate::attention_run::fallback_note(
+        sc.attention,
+        r.attention,
+        spec,
+    ));
     notes.extend(task.serving.as_ref().and_then(|p| serving_note(p, spec)));
     notes.extend(vllm_encoder_note(&task, spec));
     notes.extend(

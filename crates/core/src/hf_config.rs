@@ -115,9 +115,27 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
         spec.fp32_params = spec
             .fp32_params
             .saturating_add(fp32_kept::kept_params(t, &spec));
+        spec.hf_kernels = hf_kernels(&cfg, t)?;
     }
     spec.validate().map_err(|e| cfg.rename_error(e))?;
     Ok(spec)
+}
+
+/// The attention kernels transformers offers the config's language model:
+/// the wrapper's class where it has no SDPA (HY-V4-VL), else the class of
+/// its `text_config`'s `model_type` (PaliGemma 2 over Gemma-2 runs its
+/// text eager, its SigLIP tower with SDPA).
+fn hf_kernels(cfg: &Cfg, model_type: &str) -> Result<crate::model::kernels::HfKernels> {
+    use crate::model::kernels::{for_model_type, HfKernels};
+    let own = for_model_type(model_type);
+    if own != HfKernels::All {
+        return Ok(own);
+    }
+    let text_type = match cfg.object("text_config")? {
+        Some(text) => text.string("model_type")?.map(for_model_type),
+        None => None,
+    };
+    Ok(text_type.unwrap_or(HfKernels::All))
 }
 
 /// The `quant_method` of a config's `quantization_config` (`gptq`, `awq`,

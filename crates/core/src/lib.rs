@@ -7,6 +7,7 @@
 // unwrap, expect or panic outside tests (clippy.toml allows them in tests).
 #![warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod attention_run;
 pub mod catalog;
 pub mod decimal;
 pub mod doctor;

@@ -11,6 +11,7 @@ use crate::error::{check_range, InputError, Result};
 use crate::scenario::choice::Choice;
 
 pub mod arch;
+pub mod kernels;
 mod layer_variants;
 mod params;
 
@@ -726,6 +727,10 @@ pub struct ModelSpec {
     /// Compressed attention beside a window on every layer (DeepSeek-V4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compressed_attention: Option<CompressedAttention>,
+    /// The attention kernels transformers offers the language model
+    /// (`model/kernels.rs`): without SDPA its default runs eager.
+    #[serde(default, skip_serializing_if = "kernels::HfKernels::is_all")]
+    pub hf_kernels: kernels::HfKernels,
     /// Per-layer embeddings (Gemma 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_layer_input: Option<PerLayerInput>,
@@ -960,6 +965,17 @@ impl ModelSpec {
         match self.max_position {
             0 => crate::scenario::limits::MAX_TOKENS,
             n => n.min(crate::scenario::limits::MAX_TOKENS),
+        }
+    }
+    /// The kernels transformers offers this model: its family's, and eager
+    /// only for compressed attention, whatever the spec says
+    /// (`DeepseekV4PreTrainedModel`: no kernel for its 512-wide heads with
+    /// sinks; links written before `hf_kernels` existed say nothing).
+    pub fn transformers_kernels(&self) -> kernels::HfKernels {
+        if self.compressed_attention.is_some() {
+            kernels::HfKernels::EagerOnly
+        } else {
+            self.hf_kernels
         }
     }
 

@@ -90,16 +90,7 @@ impl<'a> Resolved<'a> {
             training: &sc.training,
             inference: &sc.inference,
             parallel: &sc.parallel,
-            // DeepSeek-V4's attention runs eager only in transformers
-            // (`DeepseekV4PreTrainedModel`: no SDPA, flash or flex kernel
-            // for its 512-wide heads with sinks)
-            attention: if spec.compressed_attention.is_some()
-                && (training || sc.inference.engine == crate::scenario::Engine::Transformers)
-            {
-                crate::scenario::Attention::Eager
-            } else {
-                sc.attention
-            },
+            attention: crate::attention_run::attention_run(sc, spec),
             precision: sc.training_precision,
             chosen_format: sc.weights,
             format: sc.effective_weights(),

@@ -44,7 +44,13 @@
 //!   `2026-11-27: fp32-kept parameters measured` and names its file under
 //!   `tests/data/`; the row keeps its bytes from before in
 //!   `before_fp32_refreeze`, and every number moved by exactly two bytes
-//!   per kept parameter of its catalog model.
+//!   per kept parameter of its catalog model;
+//! * transformers' eager fallback for classes without SDPA: the reason
+//!   holds `2026-11-28: default attention measured` and names its file
+//!   under `tests/data/`; the row keeps its bytes from before in
+//!   `before_kernels_refreeze`, which its catalog model with all kernels
+//!   must still estimate (a row re-frozen so keeps what an earlier
+//!   re-freeze left in `after_views_refreeze`).
 //!
 //! The page and embed parameters (`u`, `view`, `lang`, `goal`, `prio`,
 //! `embed`, `show`) are the web page's: the core notices them as unknown,
@@ -54,6 +60,7 @@ mod common;
 
 use serde_json::Value;
 use vramfit_core::catalog::find_model;
+use vramfit_core::model::kernels::HfKernels;
 use vramfit_core::model::Arch;
 use vramfit_core::precision::{Dtype, TrainingPrecision, WeightFormat};
 use vramfit_core::scenario::{
@@ -256,8 +263,24 @@ fn only_replaced_engine_rules_refreeze() {
                 sliding_views_only_moved(&row);
                 true
             };
+            let kernels = why.contains(MEASURED_KERNELS) && {
+                let file = measured_file(&why[why.find(MEASURED_KERNELS).unwrap_or(0)..])
+                    .unwrap_or_else(|| {
+                        panic!("{}: names no tests/data/ file", text(&row, "title"))
+                    });
+                assert!(file.is_file(), "{} does not exist", file.display());
+                eager_fallback_only_moved(&row);
+                true
+            };
             assert!(
-                engine_rule || measured || measured_h100 || sharded || allocator || fp32 || views,
+                engine_rule
+                    || measured
+                    || measured_h100
+                    || sharded
+                    || allocator
+                    || fp32
+                    || views
+                    || kernels,
                 "{}: re-frozen without a replaced engine rule or a measured correction ({why})",
                 text(&row, "title")
             );
@@ -345,7 +368,13 @@ fn fp32_kept_only_moved(row: &Value) {
     assert!(kept > 0, "{title}: its model keeps no parameters in fp32");
     let before: Vec<[u64; 3]> = serde_json::from_value(row["before_fp32_refreeze"].clone())
         .unwrap_or_else(|e| panic!("{title}: before_fp32_refreeze: {e}"));
-    let now: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    // A later re-freeze (the eager fallback) keeps what this one left in
+    // `after_views_refreeze`.
+    let after = row
+        .get("after_views_refreeze")
+        .unwrap_or(&row["gpus"])
+        .clone();
+    let now: Vec<[u64; 3]> = serde_json::from_value(after).expect("gpus triples");
     assert_eq!(before.len(), now.len(), "{title}: GPU count");
     for (b, n) in before.iter().zip(&now) {
         for (x, y) in b.iter().zip(n) {
@@ -383,13 +412,59 @@ fn sliding_views_only_moved(row: &Value) {
     assert!(moved > 0, "{title}: its prompt fits its window");
     let before: Vec<[u64; 3]> = serde_json::from_value(row["before_views_refreeze"].clone())
         .unwrap_or_else(|e| panic!("{title}: before_views_refreeze: {e}"));
-    let now: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    // A later re-freeze (the eager fallback) keeps what this one left in
+    // `after_views_refreeze`.
+    let after = row
+        .get("after_views_refreeze")
+        .unwrap_or(&row["gpus"])
+        .clone();
+    let now: Vec<[u64; 3]> = serde_json::from_value(after).expect("gpus triples");
     assert_eq!(before.len(), now.len(), "{title}: GPU count");
     for (b, n) in before.iter().zip(&now) {
         for (x, y) in b.iter().zip(n) {
             assert_eq!(u128::from(y - x), moved, "{title}: moved {b:?} -> {n:?}");
         }
     }
+}
+
+/// How the re-freeze for transformers' eager fallback reads (2026-11-28):
+/// a class without SDPA (Gemma-2, gpt-oss) runs its default attention
+/// eager, read from every class's flags and the attention `from_config`
+/// builds (`tests/data/attention/`).
+const MEASURED_KERNELS: &str = "2026-11-28: default attention measured";
+
+/// The row's bytes moved by the fallback alone: with its model's kernels
+/// set back to all three, today's estimate is the row's bytes from before
+/// (`before_kernels_refreeze`), and the model is one transformers runs
+/// eager by default.
+fn eager_fallback_only_moved(row: &Value) {
+    let title = text(row, "title");
+    let mut scenario = decode(text(row, "link")).scenario;
+    let ModelSource::Catalog(id) = &scenario.model else {
+        panic!("{title}: not a catalog model");
+    };
+    let mut spec = find_model(id).expect("catalog model").spec.clone();
+    assert_ne!(spec.hf_kernels, HfKernels::All, "{title}: has SDPA");
+    spec.hf_kernels = HfKernels::All;
+    scenario.model = ModelSource::Spec(Box::new(spec));
+    let e = vramfit_core::estimate(&scenario).expect("estimates");
+    let all_kernels: Vec<[u64; 3]> = e
+        .gpus
+        .iter()
+        .map(|g| {
+            [
+                g.peak_allocated_bytes,
+                g.peak_reserved_bytes,
+                g.device_used_bytes,
+            ]
+        })
+        .collect();
+    let before: Vec<[u64; 3]> = serde_json::from_value(row["before_kernels_refreeze"].clone())
+        .unwrap_or_else(|e| panic!("{title}: before_kernels_refreeze: {e}"));
+    assert!(
+        close(&all_kernels.concat(), &before.concat()),
+        "{title}: {all_kernels:?} with SDPA, froze {before:?} before"
+    );
 }
 
 /// How the H100-measured correction's reason reads (2026-11-26): the

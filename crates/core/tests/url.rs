@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use vramfit_core::catalog::models;
 use vramfit_core::gpu::gpus;
 use vramfit_core::image_tokens::ImageRule;
+use vramfit_core::model::kernels::HfKernels;
 use vramfit_core::model::{
     Arch, AttentionState, CompressedAttention, GlobalAttention, HyperConnections, HyperKind,
     Indexer, KvSharing, Mla, MlpKind, ModelSpec, Moe, NgramEmbedding, NormKind, PerLayerInput,
@@ -445,6 +446,12 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             kv_sharing: x.kv_sharing,
             per_layer_input: x.per_layer_input,
             compressed_attention: x.compressed_attention,
+            // every kernel set round-trips (`s.hfk`)
+            hf_kernels: match layers % 3 {
+                0 => HfKernels::All,
+                1 => HfKernels::FlashOrEager,
+                _ => HfKernels::EagerOnly,
+            },
             qsa_indexer: x.qsa_indexer,
             ngram_embedding: x.ngram_embedding,
             hyper_connections: generated_hc(layers),

@@ -398,21 +398,24 @@ fn half_precision(s: &mut Scenario, training: bool, ctx: &Context) -> bool {
 }
 
 /// FlashAttention where the GPU runs it (Ampere on), SDPA otherwise; a
-/// change only from eager attention.
+/// change only from eager attention to a kernel the model runs.
 fn flash_attention(s: &mut Scenario, ctx: &Context) -> bool {
-    let flash_capable = ctx.gpu.is_none_or(|g| {
-        matches!(
-            g.generation,
-            Generation::Ampere | Generation::Ada | Generation::Hopper | Generation::Blackwell
-        )
+    // The FA3/FA4 builds the families with sinks load run on Hopper on.
+    let hopper_only = ctx.spec.transformers_kernels().flash_needs_hopper();
+    let flash_capable = ctx.gpu.is_none_or(|g| match g.generation {
+        Generation::Hopper | Generation::Blackwell => true,
+        Generation::Ampere | Generation::Ada => !hopper_only,
+        _ => false,
     });
-    let eager = s.attention == Attention::Eager;
+    // What runs, not what was asked: transformers runs Gemma-2's default
+    // SDPA eager (`model/kernels.rs`), and runs nothing but eager for some.
+    let eager = crate::attention_run::attention_run(s, ctx.spec) == Attention::Eager;
     s.attention = if flash_capable {
         Attention::Flash
     } else {
         Attention::Sdpa
     };
-    eager
+    eager && crate::attention_run::attention_run(s, ctx.spec) != Attention::Eager
 }
 
 /// An optimizer with smaller states in place of Adam's.

@@ -6,6 +6,7 @@
 //! `infer`), where the link favours brevity; [`Choice::parse`] accepts the
 //! serde name too.
 
+use crate::model::kernels::HfKernels;
 use crate::model::{Arch, MlpKind, NormKind, QkNorm, RecurrentKind};
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::choice::choice;
@@ -31,6 +32,13 @@ impl Choice for TaskKind {
         ]
     }
 }
+// The serde names (`model::kernels`); `all` is never written.
+choice!(HfKernels {
+    All => "all",
+    FlashOrEager => "flash_or_eager",
+    HopperFlashOrEager => "hopper_flash_or_eager",
+    EagerOnly => "eager_only",
+});
 choice!(QuantKernel {
     Auto => "auto",
     None => "none",

@@ -111,6 +111,9 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
     if let Some(q) = spec.qk_norm {
         put("qkn", q.key().to_owned());
     }
+    if spec.hf_kernels != d.hf_kernels {
+        put("hfk", spec.hf_kernels.key().to_owned());
+    }
     if let Some(m) = &spec.moe {
         if m.router_bias {
             put("moerb", bool_text(true));
@@ -479,6 +482,7 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
         "arch" => spec.arch = choice(v)?,
         "name" => spec.name = v.to_owned(),
         "qkn" => spec.qk_norm = Some(choice(v)?),
+        "hfk" => spec.hf_kernels = choice(v)?,
         "rec" => spec.recurrent = Some(parse_recurrent(v)?),
         // Read after `moe` (keys are written in that order).
         "moerb" => {

@@ -1,0 +1,111 @@
+//! The attention kernels transformers lets a family run.
+//!
+//! Every transformers model class says which kernels its attention can
+//! dispatch to (`_supports_sdpa`, `_supports_flash_attn` on its
+//! `PreTrainedModel`). `PreTrainedModel.get_correct_attn_implementation`
+//! starts from SDPA when the user asks for nothing and falls back to eager
+//! where the class has no SDPA; asking for a kernel the class lacks raises.
+//! Gemma-2 (logit softcapping), gpt-oss and the families with attention
+//! sinks have FlashAttention but no SDPA, so their default is eager, which
+//! materializes every layer's b·a·s² score matrix. Measured:
+//! `tests/data/attention/` (each family's class flags, and the attention a
+//! `from_config` with no choice builds).
+
+use serde::{Deserialize, Serialize};
+
+/// The attention kernels the family's transformers class offers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HfKernels {
+    /// SDPA, FlashAttention and eager (most families).
+    #[default]
+    All,
+    /// FlashAttention and eager, no SDPA: the default runs eager.
+    FlashOrEager,
+    /// As `FlashOrEager`, but the only flash kernels the class loads
+    /// (`_compatible_flash_implementations`: vLLM's FA3 build, FA4) run on
+    /// Hopper and newer: gpt-oss and the other families with attention
+    /// sinks.
+    HopperFlashOrEager,
+    /// Eager only (Bloom's ALiBi, MPT, DeepSeek-V4, HY-V4, Inkling2).
+    EagerOnly,
+}
+
+impl HfKernels {
+    pub fn is_all(&self) -> bool {
+        *self == HfKernels::All
+    }
+
+    /// From a model class's `_supports_sdpa` and `_supports_flash_attn`,
+    /// and whether its flash kernels need Hopper (FA3 and FA4 builds only).
+    pub fn from_flags(sdpa: bool, flash: bool, hopper_flash: bool) -> HfKernels {
+        match (sdpa, flash, hopper_flash) {
+            (true, _, _) => HfKernels::All,
+            (false, true, false) => HfKernels::FlashOrEager,
+            (false, true, true) => HfKernels::HopperFlashOrEager,
+            (false, false, _) => HfKernels::EagerOnly,
+        }
+    }
+
+    /// Whether FlashAttention needs a Hopper or newer GPU.
+    pub fn flash_needs_hopper(self) -> bool {
+        self == HfKernels::HopperFlashOrEager
+    }
+}
+
+/// The kernels transformers offers the language model of a `model_type`
+/// (its causal-LM class, else its image-text-to-text class), where they
+/// are not all three: `tests/data/attention/attention_kernels.jsonl`, read
+/// from transformers 5.24's classes, lists every family; a test keeps this
+/// table equal to it for the families the importer reads.
+pub const WITHOUT_SDPA: [(&str, HfKernels); 41] = [
+    ("big_bird", HfKernels::EagerOnly),
+    ("bigbird_pegasus", HfKernels::EagerOnly),
+    ("blip", HfKernels::EagerOnly),
+    ("bloom", HfKernels::EagerOnly),
+    ("cpmant", HfKernels::EagerOnly),
+    ("deepseek_v4", HfKernels::EagerOnly),
+    ("falcon_mamba", HfKernels::EagerOnly),
+    ("flint", HfKernels::HopperFlashOrEager),
+    ("gemma2", HfKernels::FlashOrEager),
+    ("git", HfKernels::EagerOnly),
+    ("got_ocr2", HfKernels::EagerOnly),
+    ("gpt_neo", HfKernels::FlashOrEager),
+    ("gpt_neox_japanese", HfKernels::EagerOnly),
+    ("gpt_oss", HfKernels::HopperFlashOrEager),
+    ("granite_swa", HfKernels::HopperFlashOrEager),
+    ("granitemoe_swa", HfKernels::HopperFlashOrEager),
+    ("hy_v4", HfKernels::EagerOnly),
+    ("hy_v4_vl", HfKernels::EagerOnly),
+    ("inkling2", HfKernels::EagerOnly),
+    ("inkling2_loop", HfKernels::EagerOnly),
+    ("inkling2_loop_text", HfKernels::EagerOnly),
+    ("inkling2_text", HfKernels::EagerOnly),
+    ("mamba", HfKernels::EagerOnly),
+    ("mamba2", HfKernels::EagerOnly),
+    ("megatron-bert", HfKernels::EagerOnly),
+    ("mimo_v2_flash", HfKernels::HopperFlashOrEager),
+    ("mpt", HfKernels::EagerOnly),
+    ("mvp", HfKernels::EagerOnly),
+    ("openai-gpt", HfKernels::EagerOnly),
+    ("pp_chart2table", HfKernels::EagerOnly),
+    ("prophetnet", HfKernels::EagerOnly),
+    ("reformer", HfKernels::EagerOnly),
+    ("rembert", HfKernels::EagerOnly),
+    ("roformer", HfKernels::EagerOnly),
+    ("rwkv", HfKernels::EagerOnly),
+    ("trocr", HfKernels::EagerOnly),
+    ("vaultgemma", HfKernels::FlashOrEager),
+    ("xglm", HfKernels::EagerOnly),
+    ("xlm", HfKernels::EagerOnly),
+    ("xlnet", HfKernels::EagerOnly),
+    ("xlstm", HfKernels::EagerOnly),
+];
+
+/// The kernels of a `model_type`'s language model.
+pub fn for_model_type(model_type: &str) -> HfKernels {
+    WITHOUT_SDPA
+        .iter()
+        .find(|(t, _)| *t == model_type)
+        .map_or(HfKernels::All, |(_, k)| *k)
+}

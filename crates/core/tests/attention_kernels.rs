@@ -1,0 +1,260 @@
+//! The attention transformers runs by default, measured (transformers
+//! 5.24.0, torch 2.15.0): each family's class flags
+//! (`data/attention/attention_kernels.jsonl`) and the attention
+//! `from_config` builds with no choice, for every config the importer's
+//! tests keep, one per `model_type` (`data/attention/default_attention.csv`).
+//! Gemma-2, gpt-oss and the families with attention sinks have no SDPA, so
+//! their default runs eager and stores every layer's score matrix.
+
+mod common;
+
+use common::{csv_rows_in, get, import, json_lines, part_bytes};
+use vramfit_core::attention_run::runs;
+use vramfit_core::catalog::models;
+use vramfit_core::estimate;
+use vramfit_core::model::kernels::{HfKernels, WITHOUT_SDPA};
+use vramfit_core::model::ModelSpec;
+use vramfit_core::plan::{fix_plans, PlanOptions, TechniqueId};
+use vramfit_core::report::Part;
+use vramfit_core::scenario::{
+    Attention, Engine, Framework, Method, ModelSource, Scenario, TaskKind,
+};
+
+#[test]
+fn the_table_is_the_classes_own_flags() {
+    let mut measured: Vec<(String, HfKernels)> = json_lines("attention/attention_kernels.jsonl")
+        .into_iter()
+        .filter(|(v, _)| v.get("model_type").is_some())
+        .filter(|(v, _)| v["sdpa"] == false)
+        .map(|(v, _)| {
+            let flash = v["flash"].as_bool().expect("flash flag");
+            // FA3 (vLLM's build) and FA4 are Hopper's and Blackwell's
+            let hopper = v["flash_kernels"].as_array().is_some_and(|ks| {
+                ks.iter()
+                    .filter_map(|k| k.as_str())
+                    .all(|k| !k.contains("flash_attention_2") && !k.contains("flash-attn2"))
+            });
+            (
+                v["model_type"].as_str().expect("model_type").to_string(),
+                HfKernels::from_flags(false, flash, hopper),
+            )
+        })
+        .collect();
+    measured.sort_by(|a, b| a.0.cmp(&b.0));
+    let table: Vec<(String, HfKernels)> = WITHOUT_SDPA
+        .iter()
+        .map(|(t, k)| ((*t).to_string(), *k))
+        .collect();
+    assert_eq!(table, measured);
+}
+
+#[test]
+fn every_imported_config_runs_what_transformers_builds_by_default() {
+    let rows = csv_rows_in("attention", "default_attention.csv");
+    assert!(rows.len() >= 150, "{} rows", rows.len());
+    let mut eager = 0;
+    for row in &rows {
+        let config = get(row, "config");
+        let spec = import(config);
+        let kernels = spec.transformers_kernels();
+        let measured = match get(row, "default_attention") {
+            "sdpa" => Attention::Sdpa,
+            "eager" => Attention::Eager,
+            other => panic!("{config}: attention {other}"),
+        };
+        assert_eq!(runs(kernels, Attention::Sdpa), measured, "{config}");
+        if measured == Attention::Eager {
+            eager += 1;
+            let flash = get(row, "flash") == "True";
+            assert_eq!(
+                matches!(
+                    kernels,
+                    HfKernels::FlashOrEager | HfKernels::HopperFlashOrEager
+                ),
+                flash,
+                "{config}"
+            );
+        }
+    }
+    assert!(eager >= 12, "{eager} eager families");
+}
+
+/// The catalog's entries say what their own config imports to.
+#[test]
+fn catalog_models_carry_their_kernels() {
+    let mut without_sdpa = 0;
+    for m in models() {
+        let file = format!("{}.json", m.id.replace('/', "__"));
+        let path = common::data_dir().join("configs").join(&file);
+        if !path.exists() {
+            continue;
+        }
+        let imported = import(&file).hf_kernels;
+        assert_eq!(m.spec.hf_kernels, imported, "{}", m.id);
+        without_sdpa += usize::from(imported != HfKernels::All);
+    }
+    assert!(without_sdpa >= 6, "{without_sdpa}");
+}
+
+fn gemma2_9b_training(seq: u64) -> Scenario {
+    let mut sc = Scenario {
+        model: ModelSource::Catalog("google/gemma-2-9b".into()),
+        task: TaskKind::Training,
+        ..Scenario::default()
+    };
+    sc.training.method = Method::Lora;
+    sc.training.micro_batch = 1;
+    sc.training.seq_len = seq;
+    sc
+}
+
+fn activations(sc: &Scenario, framework: Framework, attention: Attention) -> u64 {
+    let mut s = sc.clone();
+    s.training.framework = framework;
+    s.attention = attention;
+    part_bytes(&s, Part::Activations)
+}
+
+/// Under transformers the default (SDPA) runs eager for Gemma-2: the
+/// activations are eager's, grow with s² where SDPA's grow with s, and the
+/// estimate says why. litgpt runs its own attention, left as chosen.
+#[test]
+fn gemma2_under_transformers_trains_eager_by_default() {
+    let short = gemma2_9b_training(1024);
+    let long = gemma2_9b_training(4096);
+    for sc in [&short, &long] {
+        let default = activations(sc, Framework::Transformers, Attention::Sdpa);
+        assert_eq!(
+            default,
+            activations(sc, Framework::Transformers, Attention::Eager)
+        );
+        assert!(default > activations(sc, Framework::Transformers, Attention::Flash));
+        assert_eq!(
+            activations(sc, Framework::Litgpt, Attention::Sdpa),
+            activations(sc, Framework::Litgpt, Attention::Flash)
+        );
+    }
+    // 4× the tokens: SDPA's activations grow 4×, eager's score matrices 16×.
+    let grow = |a: Attention| {
+        activations(&long, Framework::Transformers, a) as f64
+            / activations(&short, Framework::Transformers, a) as f64
+    };
+    assert!(grow(Attention::Sdpa) > 6.0, "{}", grow(Attention::Sdpa));
+    assert!(grow(Attention::Flash) < 4.5, "{}", grow(Attention::Flash));
+    let notes = estimate(&long).expect("estimates").notes;
+    assert!(notes.iter().any(|n| n.code == "eager_attention_default"));
+    let mut flash = long.clone();
+    flash.attention = Attention::Flash;
+    let notes = estimate(&flash).expect("estimates").notes;
+    assert!(notes.iter().all(|n| !n.code.starts_with("eager_attention")));
+}
+
+/// Serving with transformers runs the same fallback; vLLM has its own
+/// kernels. A model with no attention layer (Mamba) gets no note.
+#[test]
+fn the_fallback_follows_the_engine() {
+    let mut sc = Scenario {
+        model: ModelSource::Catalog("google/gemma-2-9b".into()),
+        ..Scenario::default()
+    };
+    sc.inference.prompt_len = 8192;
+    sc.inference.engine = Engine::Transformers;
+    let peak = |s: &Scenario| {
+        estimate(s)
+            .expect("estimates")
+            .headline_gpu()
+            .peak_allocated_bytes
+    };
+    let default = peak(&sc);
+    sc.attention = Attention::Eager;
+    assert_eq!(peak(&sc), default);
+    sc.attention = Attention::Flash;
+    assert!(peak(&sc) < default);
+    sc.inference.engine = Engine::Vllm;
+    sc.attention = Attention::Sdpa;
+    assert!(estimate(&sc)
+        .expect("estimates")
+        .notes
+        .iter()
+        .all(|n| !n.code.starts_with("eager_attention")));
+    let mamba = Scenario {
+        model: ModelSource::Catalog("state-spaces/mamba-130m-hf".into()),
+        ..Scenario::default()
+    };
+    assert!(estimate(&mamba)
+        .expect("estimates")
+        .notes
+        .iter()
+        .all(|n| !n.code.starts_with("eager_attention")));
+}
+
+/// A plan for a Gemma-2 job that its eager scores push out of memory
+/// offers FlashAttention where the card runs it, and not where it cannot
+/// (a T4 has SDPA only, which transformers does not offer Gemma-2).
+#[test]
+fn plans_offer_flash_attention_only_where_it_changes_the_kernel() {
+    // LoRA at 4096 tokens on 80 GB: eager's scores take it to about
+    // 171 GB, FlashAttention's activations to about 77 GB.
+    let mut sc = gemma2_9b_training(4096);
+    sc.gpu.name = Some("a100-sxm4-80gb".into());
+    let report = fix_plans(&sc, &PlanOptions::default()).expect("plans");
+    assert!(!report.fits);
+    let uses_flash = |r: &vramfit_core::plan::PlanReport| {
+        r.plans.iter().any(|p| {
+            p.changes
+                .iter()
+                .any(|c| c.id == TechniqueId::FlashAttention)
+        })
+    };
+    assert!(report.plans[0].changes.len() == 1 && uses_flash(&report));
+    sc.gpu.name = Some("t4".into());
+    sc.training.seq_len = 2048;
+    let report = fix_plans(&sc, &PlanOptions::default()).expect("plans");
+    assert!(!uses_flash(&report));
+}
+
+/// A share link keeps the kernels (`s.hfk`), so a Hub model's link
+/// estimates the same with no network.
+#[test]
+fn a_custom_model_link_keeps_the_kernels() {
+    let spec: ModelSpec = import("google__gemma-2-9b.json");
+    let sc = Scenario {
+        model: ModelSource::Spec(Box::new(spec)),
+        task: TaskKind::Training,
+        ..Scenario::default()
+    };
+    let link = vramfit_core::url::encode(&sc);
+    assert!(link.contains("s.hfk=flash_or_eager"), "{link}");
+    let decoded = vramfit_core::url::decode(&link);
+    assert!(decoded.notices.is_empty(), "{:?}", decoded.notices);
+    let back = decoded.scenario;
+    assert_eq!(
+        part_bytes(&back, Part::Activations),
+        part_bytes(&sc, Part::Activations)
+    );
+}
+
+/// gpt-oss's flash kernels (vLLM's FA3 build, FA4) need Hopper: serving it
+/// with transformers at a long prompt, a plan offers FlashAttention on an
+/// H100 and not on an A100 of the same memory.
+#[test]
+fn gpt_oss_gets_flash_attention_on_hopper_only() {
+    let mut sc = Scenario {
+        model: ModelSource::Catalog("openai/gpt-oss-20b".into()),
+        ..Scenario::default()
+    };
+    sc.inference.engine = Engine::Transformers;
+    sc.inference.prompt_len = 16_384;
+    let offers_flash = |gpu: &str| {
+        let mut s = sc.clone();
+        s.gpu.name = Some(gpu.into());
+        let report = fix_plans(&s, &PlanOptions::default()).expect("plans");
+        assert!(!report.fits, "{gpu}: {}", report.device_used_bytes);
+        report
+            .plans
+            .iter()
+            .any(|p| p.changes.iter().any(|c| c.id == TechniqueId::FlashAttention))
+    };
+    assert!(offers_flash("h100-sxm5-80gb"));
+    assert!(!offers_flash("a100-sxm4-80gb"));
+}
