@@ -769,7 +769,8 @@ fn working_bytes(r: &Resolved, sequences: u128, tokens: u128) -> u128 {
 
 /// Prefill working set of one layer: hidden states and MLP intermediates of
 /// the whole prompt, plus the score matrix where eager attention builds it
-/// (fp32 softmax + 16-bit copy: 6 B per score, as in training).
+/// (its bytes per score at the layer's worst moment,
+/// [`crate::activations::eager_prefill_score_bytes`]).
 fn prefill_bytes(r: &Resolved) -> (u128, String) {
     let inf = r.inference;
     let batch = inf.batch as u128;
@@ -779,9 +780,12 @@ fn prefill_bytes(r: &Resolved) -> (u128, String) {
     let mut bytes = layer_working_bytes(r, prompt);
     let mut formula = format!("b·p·(4·h + 3·i)·{act} B");
     if r.attention == Attention::Eager {
-        // Scores of one layer (fp32 softmax + 16-bit copy) and the 4-D mask.
-        bytes += 6 * batch * heads * prompt * prompt + act * batch * prompt * prompt;
-        formula += " + 6·b·a·p² (eager scores) + b·p²·2 (mask)";
+        // One layer's scores at their worst moment, and the model's 4-D
+        // mask in the activation dtype (b·p² of them, measured beside).
+        let scores = r.serving_dtype().bytes() as u128;
+        let per_score = crate::activations::eager_prefill_score_bytes(r.spec.arch, scores);
+        bytes += per_score * batch * heads * prompt * prompt + scores * batch * prompt * prompt;
+        formula += &format!(" + {per_score}·b·a·p² (eager scores) + b·p²·{scores} (mask)");
     }
     if r.spec.arch == Arch::T5 {
         // The encoder's relative-position bias, (b, heads, p, p), lives

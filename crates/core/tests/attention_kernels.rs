@@ -250,11 +250,58 @@ fn gpt_oss_gets_flash_attention_on_hopper_only() {
         s.gpu.name = Some(gpu.into());
         let report = fix_plans(&s, &PlanOptions::default()).expect("plans");
         assert!(!report.fits, "{gpu}: {}", report.device_used_bytes);
-        report
-            .plans
-            .iter()
-            .any(|p| p.changes.iter().any(|c| c.id == TechniqueId::FlashAttention))
+        report.plans.iter().any(|p| {
+            p.changes
+                .iter()
+                .any(|c| c.id == TechniqueId::FlashAttention)
+        })
     };
     assert!(offers_flash("h100-sxm5-80gb"));
     assert!(!offers_flash("a100-sxm4-80gb"));
+}
+
+/// What one eager layer holds at its worst moment in a prefill, per score,
+/// equals what each family's layer was measured to add (16-bit and fp32,
+/// 2 and 4 heads, batch 1 and 2), and the mask is one value per b·p² in
+/// the activation dtype. Not modelled: Flint's path (12 B, its
+/// architecture is Qwen3-MoE's, whose eager path is Llama's), MiMo-V2-
+/// Flash's (2·B, under GLM-4-MoE's) and MPT's boolean mask (1 B, under
+/// Llama's), each estimated as its architecture's.
+#[test]
+fn an_eager_prefill_holds_what_each_family_was_measured_to_hold() {
+    use vramfit_core::activations::eager_prefill_score_bytes;
+    use vramfit_core::model::Arch;
+    let mut checked = 0;
+    for (row, _) in json_lines("attention/eager_prefill.jsonl") {
+        let Some(family) = row.get("family").and_then(|f| f.as_str()) else {
+            continue;
+        };
+        let arch = match family {
+            "llama" | "granite_swa" => Arch::Llama,
+            "qwen2" => Arch::Qwen2,
+            "gemma2" | "vaultgemma" => Arch::Gemma2,
+            "opt" => Arch::Opt,
+            "gpt2" => Arch::Gpt2,
+            "gpt_neox" => Arch::GptNeox,
+            "bloom" => Arch::Bloom,
+            "gpt_oss" => Arch::GptOss,
+            "flint" | "mimo_v2_flash" | "mpt" => continue,
+            other => panic!("family {other}"),
+        };
+        let act: u128 = if row["dtype"] == "float32" { 4 } else { 2 };
+        let measured = row["bytes_per_score"].as_f64().expect("bytes per score");
+        assert_eq!(
+            eager_prefill_score_bytes(arch, act) as f64,
+            measured,
+            "{family} {}",
+            row["dtype"]
+        );
+        assert_eq!(
+            row["mask_bytes_per_b_p2"].as_f64(),
+            Some(act as f64),
+            "{family}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 80, "{checked} rows");
 }

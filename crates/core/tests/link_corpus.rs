@@ -50,7 +50,11 @@
 //!   under `tests/data/`; the row keeps its bytes from before in
 //!   `before_kernels_refreeze`, which its catalog model with all kernels
 //!   must still estimate (a row re-frozen so keeps what an earlier
-//!   re-freeze left in `after_views_refreeze`).
+//!   re-freeze left in `after_views_refreeze`);
+//! * the eager prefill's bytes per score measured per family: the reason
+//!   holds `2026-11-28: eager prefill measured` and names its file under
+//!   `tests/data/`; only transformers serving rows that run eager may
+//!   carry it, their bytes from before in `before_eager_refreeze`.
 //!
 //! The page and embed parameters (`u`, `view`, `lang`, `goal`, `prio`,
 //! `embed`, `show`) are the web page's: the core notices them as unknown,
@@ -272,8 +276,18 @@ fn only_replaced_engine_rules_refreeze() {
                 eager_fallback_only_moved(&row);
                 true
             };
+            let eager = why.contains(MEASURED_EAGER) && {
+                let file = measured_file(&why[why.find(MEASURED_EAGER).unwrap_or(0)..])
+                    .unwrap_or_else(|| {
+                        panic!("{}: names no tests/data/ file", text(&row, "title"))
+                    });
+                assert!(file.is_file(), "{} does not exist", file.display());
+                eager_prefill_only_moved(&row);
+                true
+            };
             assert!(
-                engine_rule
+                eager
+                    || engine_rule
                     || measured
                     || measured_h100
                     || sharded
@@ -465,6 +479,54 @@ fn eager_fallback_only_moved(row: &Value) {
         close(&all_kernels.concat(), &before.concat()),
         "{title}: {all_kernels:?} with SDPA, froze {before:?} before"
     );
+}
+
+/// How the re-freeze for the eager prefill's measured bytes reads
+/// (2026-11-28): what one eager layer holds at its worst moment in a
+/// prefill, measured per family (`tests/data/attention/eager_prefill.jsonl`),
+/// where 6 B per score stood before.
+const MEASURED_EAGER: &str = "2026-11-28: eager prefill measured";
+
+/// The row serves with transformers under eager attention (chosen or
+/// fallen back to), and its allocated peak moved up by a whole number of
+/// the extra bytes per score times b·a (its bytes from before in
+/// `before_eager_refreeze`).
+fn eager_prefill_only_moved(row: &Value) {
+    let title = text(row, "title");
+    let scenario = decode(text(row, "link")).scenario;
+    assert_eq!(scenario.task, TaskKind::Inference, "{title}: task");
+    assert_eq!(
+        scenario.inference.engine,
+        Engine::Transformers,
+        "{title}: engine"
+    );
+    let spec = &match &scenario.model {
+        ModelSource::Catalog(id) => find_model(id).expect("catalog model").spec.clone(),
+        ModelSource::Spec(spec) => (**spec).clone(),
+        ModelSource::Params(_) => panic!("{title}: a bare parameter count"),
+    };
+    assert_eq!(
+        vramfit_core::attention_run::attention_run(&scenario, spec),
+        Attention::Eager,
+        "{title}: runs eager"
+    );
+    let extra = u64::try_from(vramfit_core::activations::eager_prefill_score_bytes(
+        spec.arch, 2,
+    ))
+    .expect("small")
+        - 6;
+    let heads = spec.heads.div_ceil(scenario.parallel.tp.max(1));
+    let step = extra * scenario.inference.batch * heads;
+    let before: Vec<[u64; 3]> = serde_json::from_value(row["before_eager_refreeze"].clone())
+        .unwrap_or_else(|e| panic!("{title}: before_eager_refreeze: {e}"));
+    let now: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    for (b, n) in before.iter().zip(&now) {
+        let moved = n[0] - b[0];
+        assert!(
+            moved > 0 && moved % step == 0,
+            "{title}: allocated moved {moved}, not a multiple of {step}"
+        );
+    }
 }
 
 /// How the H100-measured correction's reason reads (2026-11-26): the

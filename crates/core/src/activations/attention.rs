@@ -224,3 +224,27 @@ fn softmax_score_bytes(arch: Arch, act_bytes: u128, autocast: bool) -> u128 {
         _ => 4,
     }
 }
+
+/// Bytes per attention score one eager layer holds at its worst moment in
+/// a prefill under `torch.no_grad()`, by how each transformers
+/// implementation writes its softmax (measured: the peak each layer adds
+/// at three prompt lengths, `tests/data/attention/eager_prefill.jsonl`):
+/// * Llama and its copies (Gemma-2's softcap, OPT's clamp and GPT-NeoX
+///   too): `softmax(scores, dtype=float32)` upcasts a 16-bit input before
+///   its fp32 output, beside the 16-bit scores: B + 4 + 4 = 10 B in 16
+///   bits; in fp32 the input and the output, 8 B.
+/// * GPT-2's softmax runs in the input dtype: scores and probabilities,
+///   2·B.
+/// * Bloom's `baddbmm` scores with ALiBi and its fp32 softmax: 12 B in
+///   either dtype.
+/// * gpt-oss cats the sink logits and subtracts their maximum before a
+///   softmax in the input dtype: 3·B.
+pub fn eager_prefill_score_bytes(arch: Arch, act_bytes: u128) -> u128 {
+    match arch {
+        Arch::Gpt2 => 2 * act_bytes,
+        Arch::Bloom => 12,
+        Arch::GptOss => 3 * act_bytes,
+        _ if act_bytes < 4 => act_bytes + 8,
+        _ => 2 * act_bytes,
+    }
+}
