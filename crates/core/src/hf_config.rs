@@ -9,6 +9,7 @@ mod aria;
 mod class_defaults;
 mod classic;
 mod cosmos3_edge;
+mod ernie4_5_vl;
 mod fp32_kept;
 mod gemma3n;
 mod gemma4;
@@ -293,8 +294,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 9] = [
+const WRAPPERS_2026: [&str; 10] = [
     "aria",
+    "ernie4_5_vl_moe",
     "cosmos3_edge",
     "paddleocr_vl",
     "cohere_compass",
@@ -320,6 +322,10 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
             import_decoder(text, Arch::DeepseekV3, "hy_v4_vl_text")
         }),
         "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
+        // its text class is fixed: ERNIE-4.5's decoder, two expert groups
+        "ernie4_5_vl_moe" => ernie4_5_vl::import_ernie4_5_vl(cfg, |text| {
+            import_decoder(text, Arch::Ernie45, "ernie4_5")
+        }),
         // its text class is fixed: Llama with Arcee's relu² MLP
         "cosmos3_edge" => cosmos3_edge::import_cosmos3_edge(cfg, |text| {
             import_decoder(text, Arch::Llama, "arcee")

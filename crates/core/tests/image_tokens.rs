@@ -164,6 +164,12 @@ fn processor_rule(line: &Value) -> ImageRule {
         .expect("aria rule"),
         // Through the importer: a bare Cosmos3-Edge config with the row's
         // processor settings as its preprocessor_config.json.
+        // Through the importer: the class-default wrapper, the row's
+        // processor settings as its preprocessor_config.json.
+        "ernie4_5_vl_moe" => {
+            let config = include_str!("data/configs/variants_2026/ernie4_5_vl_moe__0.json");
+            rule_from_configs(config, Some(&s.to_string())).expect("ernie4_5_vl_moe rule")
+        }
         "cosmos3_edge" => {
             rule_from_configs(r#"{"model_type":"cosmos3_edge"}"#, Some(&s.to_string()))
                 .expect("cosmos3_edge rule")

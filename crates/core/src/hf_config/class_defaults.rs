@@ -589,6 +589,25 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "ernie4_5_vl_moe_text",
+        &[
+            ("hidden_size", 2560),
+            ("intermediate_size", 12288),
+            ("max_position_embeddings", 131072),
+            ("moe_k", 6),
+            ("moe_num_experts", 64),
+            ("moe_num_shared_experts", 2),
+            ("num_attention_heads", 20),
+            ("num_experts", 64),
+            ("num_experts_per_tok", 6),
+            ("num_hidden_layers", 28),
+            ("num_key_value_heads", 4),
+            ("tie_word_embeddings", 1),
+            ("use_bias", 0),
+            ("vocab_size", 103424),
+        ],
+    ),
+    (
         "exaone",
         &[
             ("attention_bias", 0),

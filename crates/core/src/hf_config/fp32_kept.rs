@@ -10,8 +10,9 @@ use crate::model::ModelSpec;
 /// The families whose MoE routers (`gate.weight`, experts × hidden on every
 /// MoE layer) stay fp32; a wrapper named by its own `model_type` when its
 /// text model is one of them.
-const ROUTERS_IN_FP32: [&str; 30] = [
+const ROUTERS_IN_FP32: [&str; 31] = [
     "flint",
+    "ernie4_5_vl_moe",
     "axk2",
     "bailing_hybrid",
     "beam",
@@ -62,6 +63,12 @@ pub(super) fn kept_params(model_type: &str, spec: &ModelSpec) -> u64 {
         // AFMoE's learned router bias (`expert_bias`), one per expert
         ("afmoe", _) => moe_layers.saturating_mul(spec.moe.as_ref().map_or(0, |m| m.experts)),
         ("hy_v4" | "hy_v4_vl_text" | "hy_v4_vl", _) => hy_v4_extra(spec),
+        // ERNIE-4.5-VL's second (vision) router beside the text one, and
+        // both routers' `e_score_correction_bias` (experts each): its
+        // strict list is `gate.weight`, `e_score_correction_bias`
+        ("ernie4_5_vl_moe", _) => super::moe_layouts::moe_routers(spec).saturating_add(
+            moe_layers.saturating_mul(2 * spec.moe.as_ref().map_or(0, |m| m.experts)),
+        ),
         // Mistral Large 4's rotary `alpha` (rope / 2, LeRoPE)
         ("mistral_large4_text" | "mistral_large4", _) => spec
             .mla

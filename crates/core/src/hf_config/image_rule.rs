@@ -44,7 +44,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "glmga" | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2"
         | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
         | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" | "aria"
-        | "cohere_compass" | "paddleocr_vl" | "cosmos3_edge" => true,
+        | "cohere_compass" | "paddleocr_vl" | "cosmos3_edge" | "ernie4_5_vl_moe" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -125,6 +125,14 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         // MiniMaxM3VLImageProcessor: Qwen2-VL's smart resize at its own
         // pixel limits (`size`: 56² to 672² px by default) and its tower's
         // patch and merge.
+        // Ernie4_5_VLMoeImageProcessor: Qwen2-VL's resize; its limits are
+        // `size` alone (top-level min/max_pixels are not read)
+        "ernie4_5_vl_moe" => Ok(ImageRule::QwenVl {
+            patch: number(&pre, &[&["patch_size"]], vision("patch_size", 14)),
+            merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
+            min_pixels: number(&pre, &[&["size", "shortest_edge"]], 56 * 56),
+            max_pixels: number(&pre, &[&["size", "longest_edge"]], 28 * 28 * 6177),
+        }),
         "minimax_m3_vl" => Ok(ImageRule::QwenVl {
             patch: number(&pre, &[&["patch_size"]], vision("patch_size", 14)),
             merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
@@ -268,7 +276,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -64,7 +64,7 @@ VARIANTS["kimi_k25"] = [
 ]
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
             "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl",
-            "cosmos3_edge"}
+            "cosmos3_edge", "ernie4_5_vl_moe"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -732,4 +732,42 @@ VARIANTS["cosmos3_edge"] = [
                           mlp_bias=True),
          vision_config=dict(hidden_size=12, intermediate_size=100, num_hidden_layers=7, num_attention_heads=3,
                             patch_size=2, num_patches=4, spatial_merge_size=4, num_channels=4)),
+]
+
+
+# ERNIE-4.5-VL: two expert groups per sparse layer (text, and narrower vision experts, each with its own
+# router and correction bias) beside one shared MLP; Qwen2-VL's ViT blocks behind a linear patch embedding
+# and a final LayerNorm; a spatial and temporal resampler. M-RoPE needs mrope_section [a, a, b] with
+# 2a + b = head_dim / 2.
+def ERNIE_ROPE(head_dim):
+    q = head_dim // 2
+    return {"rope_type": "default", "rope_theta": 5e5, "mrope_section": [q // 4, q // 4, q - 2 * (q // 4)]}
+
+
+ERNIE_VL_TEXT = dict(vocab_size=500, hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
+                     num_key_value_heads=2, moe_num_experts=4, moe_k=2, moe_intermediate_size=[24, 8],
+                     rope_parameters=ERNIE_ROPE(16))
+VARIANTS["ernie4_5_vl_moe"] = [
+    {},
+    dict(text_config=ERNIE_VL_TEXT, vision_config=dict(depth=2, hidden_size=32, num_heads=4, intermediate_size=48)),
+    # untied by the wrapper (the text config's flag is not read), biases, wider heads, three shared experts,
+    # a dense layer between sparse ones; the vision keys by their aliases, one channel, 7 px patches, merge 3
+    dict(tie_word_embeddings=False,
+         text_config=dict(ERNIE_VL_TEXT, use_bias=True, head_dim=32, rope_parameters=ERNIE_ROPE(32),
+                          moe_num_shared_experts=3, mlp_layer_types=["sparse", "dense", "sparse"],
+                          tie_word_embeddings=True),
+         vision_config=dict(num_hidden_layers=3, hidden_size=24, num_attention_heads=2, intermediate_size=40,
+                            patch_size=7, spatial_merge_size=3, in_channels=1, temporal_merge_size=2)),
+    # `num_experts` alias, no shared expert, vision experts wider than the text ones, merge 1, three frames
+    dict(text_config=dict(ERNIE_VL_TEXT, num_experts=6, moe_num_shared_experts=0, num_hidden_layers=4,
+                          moe_intermediate_size=[16, 32], tie_word_embeddings=False),
+         vision_config=dict(depth=1, hidden_size=40, num_heads=5, intermediate_size=64, patch_size=16,
+                            spatial_merge_size=1, temporal_merge_size=3)),
+    # every layer dense, untied, merge 4, four channels
+    dict(tie_word_embeddings=False, text_config=dict(ERNIE_VL_TEXT, vocab_size=321, mlp_layer_types=["dense"] * 3),
+         vision_config=dict(depth=4, hidden_size=16, num_heads=2, intermediate_size=16, patch_size=4,
+                            spatial_merge_size=4, in_channels=4)),
+    # saved as a diff against the class defaults: the absent keys are the classes' own
+    dict(text_config=dict(ERNIE_VL_TEXT, num_hidden_layers=2),
+         vision_config=dict(depth=1, hidden_size=32, num_heads=4, intermediate_size=48), _diff=True),
 ]

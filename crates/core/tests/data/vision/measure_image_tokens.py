@@ -984,6 +984,36 @@ def cosmos3_edge_setup():
     return cosmos3_edge
 
 
+# ---------------------------------------------------------------- ERNIE-4.5-VL (ernie4_5_vl_moe)
+# Ernie4_5_VLMoeImageProcessorPil: Qwen2-VL's resize with its `size` limits alone (56² to 28²·6177 pixels at
+# its defaults, and a checkpoint-style 28²·1280), 14 px patches merged 2 × 2; one frame per image.
+EV = [{}, dict(size={"shortest_edge": 3136, "longest_edge": 28 * 28 * 1280})]
+EV_EXTRA = [(70, 70), (126, 98), (14, 2800), (2800, 14), (1, 200), (200, 1), (1, 300), (2576, 1876), (10000, 8000)]
+
+
+def ernie4_5_vl_moe_setup():
+    from transformers.models.ernie4_5_vl_moe.image_processing_pil_ernie4_5_vl_moe import (
+        Ernie4_5_VLMoeImageProcessorPil)
+
+    procs = [Ernie4_5_VLMoeImageProcessorPil(**kw) for kw in EV]
+
+    def ernie4_5_vl_moe(w, h):
+        for p in procs:
+            settings = {"size": dict(p.size), "patch_size": p.patch_size, "merge_size": p.merge_size}
+            try:
+                out = p(images=[img(w, h)], return_tensors="pt")
+            except ValueError as e:  # the processor refuses the size: so must we
+                emit("ernie4_5_vl_moe", "Ernie4_5_VLMoeImageProcessorPil", settings, w, h, None, None,
+                     refused=str(e)[:120])
+                continue
+            tt, gh, gw = t(out["image_grid_thw"][0])
+            m = p.merge_size
+            emit("ernie4_5_vl_moe", "Ernie4_5_VLMoeImageProcessorPil", settings, w, h, tt * gh * gw,
+                 tt * gh * gw // (m * m), grid=[tt, gh, gw], resized=[gh * p.patch_size, gw * p.patch_size])
+
+    return ernie4_5_vl_moe
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -999,7 +1029,7 @@ if __name__ == "__main__":
                      ("lfm2_vl", None), ("glm5_next", None), ("apertus1p5", None),
                      ("minimax_m3_vl", None), ("hy_v4_vl", None), ("aria", None),
                      ("cohere_compass", None), ("paddleocr_vl", None),
-                     ("cosmos3_edge", None)]:
+                     ("cosmos3_edge", None), ("ernie4_5_vl_moe", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -1045,6 +1075,9 @@ if __name__ == "__main__":
         if name == "cosmos3_edge":
             SIZES.extend(C3_EXTRA)
             fn = cosmos3_edge_setup()
+        if name == "ernie4_5_vl_moe":
+            SIZES.extend(EV_EXTRA)
+            fn = ernie4_5_vl_moe_setup()
         run_family(name, fn)
         if name == "minimax_m3_vl":
             del SIZES[len(SIZES) - len(MM3_EXTRA):]
@@ -1054,6 +1087,8 @@ if __name__ == "__main__":
             del SIZES[len(SIZES) - len(PD_EXTRA):]
         if name == "cosmos3_edge":
             del SIZES[len(SIZES) - len(C3_EXTRA):]
+        if name == "ernie4_5_vl_moe":
+            del SIZES[len(SIZES) - len(EV_EXTRA):]
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "lfm2_vl":
