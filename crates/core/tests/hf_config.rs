@@ -590,3 +590,21 @@ fn deepseek_v4_reads_its_compressed_layers_from_each_source_the_config_takes() {
     assert_eq!(e.field, "config.json: o_groups");
     assert!(e.message.contains("must divide"), "{e}");
 }
+
+/// DiffLlama's attention refuses an odd key-value head count and any
+/// attention dropout (`DiffLlamaAttention.__init__`); so does the importer,
+/// by field.
+#[test]
+fn diffllama_refuses_what_its_attention_refuses() {
+    let odd = from_hf_config(
+        r#"{"model_type":"diffllama","num_attention_heads":6,"num_key_value_heads":3}"#,
+    )
+    .expect_err("odd KV heads");
+    assert_eq!(odd.field, "config.json: num_key_value_heads");
+    let dropout = from_hf_config(r#"{"model_type":"diffllama","attention_dropout":0.1}"#)
+        .expect_err("dropout");
+    assert_eq!(dropout.field, "config.json: attention_dropout");
+    // 16 layers of 4 λ vectors of 64 (2048 / 32 heads) beside Llama's
+    let spec = from_hf_config(r#"{"model_type":"diffllama"}"#).expect("imports");
+    assert_eq!(spec.layer_extra_params, 256);
+}

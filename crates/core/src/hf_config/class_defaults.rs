@@ -514,6 +514,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "diffllama",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 2048),
+            ("intermediate_size", 8192),
+            ("max_position_embeddings", 2048),
+            ("num_attention_heads", 32),
+            ("num_hidden_layers", 16),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 32000),
+        ],
+    ),
+    (
         "dory",
         &[
             ("attention_bias", 0),

@@ -150,6 +150,29 @@ fn variant_layers(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<(
     if model_type == "bitnet" {
         spec.layer_extra_params += spec.hidden + spec.intermediate;
     }
+    // DiffLlama: Llama's projections and four learned λ vectors per layer
+    // (`lambda_q1`, `lambda_k1`, `lambda_q2`, `lambda_k2`, one head wide);
+    // its group norm has no weights. Its attention splits the value heads
+    // in two, so `DiffLlamaAttention` refuses an odd key-value head count.
+    if model_type == "diffllama" {
+        if spec.kv_heads % 2 != 0 {
+            return Err(crate::error::InputError::new(
+                cfg.field("num_key_value_heads"),
+                format!(
+                    "is {}: DiffLlama needs an even count (its differential attention splits the value heads in two)",
+                    spec.kv_heads
+                ),
+            ));
+        }
+        if cfg.float("attention_dropout", 0.0, 1.0)?.unwrap_or(0.0) > 0.0 {
+            return Err(crate::error::InputError::new(
+                cfg.field("attention_dropout"),
+                "must be 0 for DiffLlama: its differential attention defines no dropout",
+            ));
+        }
+        let head = spec.head_dim.unwrap_or(spec.hidden / spec.heads.max(1));
+        spec.layer_extra_params += 4 * head;
+    }
     // nanochat: Arcee's relu² MLP (`fc1`, `fc2`) under RMSNorms without
     // weights (the layers', the final one and one over the embeddings);
     // its q and k norms after RoPE have none either.

@@ -212,6 +212,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "mpt",
             "nanochat",
             "dory",
+            "diffllama",
         ],
         &["llama"],
     ),

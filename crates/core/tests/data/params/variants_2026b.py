@@ -771,3 +771,15 @@ VARIANTS["ernie4_5_vl_moe"] = [
     dict(text_config=dict(ERNIE_VL_TEXT, num_hidden_layers=2),
          vision_config=dict(depth=1, hidden_size=32, num_heads=4, intermediate_size=48), _diff=True),
 ]
+
+# DiffLlama: Llama's projections and four lambda vectors per layer (a head wide each); an even KV head count
+VARIANTS["diffllama"] = [
+    {},
+    dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+         num_key_value_heads=2),
+    # biases on q, k, v and o; a head wider than hidden / heads; tied
+    dict(vocab_size=777, hidden_size=48, intermediate_size=80, num_hidden_layers=3, num_attention_heads=6,
+         num_key_value_heads=6, head_dim=16, attention_bias=True, tie_word_embeddings=True),
+    dict(vocab_size=500, hidden_size=32, intermediate_size=40, num_hidden_layers=1, num_attention_heads=8,
+         num_key_value_heads=4, head_dim=6, _diff=True),
+]
