@@ -155,7 +155,7 @@ fn variant_layers(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<(
     // its group norm has no weights. Its attention splits the value heads
     // in two, so `DiffLlamaAttention` refuses an odd key-value head count.
     if model_type == "diffllama" {
-        if spec.kv_heads % 2 != 0 {
+        if !spec.kv_heads.is_multiple_of(2) {
             return Err(crate::error::InputError::new(
                 cfg.field("num_key_value_heads"),
                 format!(
