@@ -425,6 +425,7 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
         Arch::Bloom => {
             spec.intermediate = four_h;
         }
+        Arch::GptNeo => classic::gpt_neo(cfg, &mut spec, four_h)?,
         Arch::Falcon => classic::falcon(cfg, &mut spec)?,
         Arch::Opt => {
             spec.intermediate = cfg.req(&["ffn_dim"], 1, MAX_DIM)?;

@@ -745,7 +745,13 @@ fn rotary_dim(spec: &ModelSpec) -> u64 {
     match spec.arch {
         Arch::Phi => spec.head_dim() * 2 / 5,
         Arch::Stablelm | Arch::GptNeox => spec.head_dim() / 4,
-        Arch::Gpt2 | Arch::Opt | Arch::Bert | Arch::Bloom | Arch::GptBigcode | Arch::T5 => 0,
+        Arch::Gpt2
+        | Arch::GptNeo
+        | Arch::Opt
+        | Arch::Bert
+        | Arch::Bloom
+        | Arch::GptBigcode
+        | Arch::T5 => 0,
         _ => match &spec.mla {
             Some(m) => m.qk_rope_head_dim,
             None => spec.head_dim(),

@@ -106,6 +106,9 @@ pub enum Arch {
     Lfm2,
     /// Lightning attention and softmax attention, MoE.
     Minimax,
+    /// GPT-Neo: GPT-2's layout with unbiased q, k and v and its scores in
+    /// fp32; its local layers mask a window of the full cache.
+    GptNeo,
     /// Anything else described by raw fields.
     Custom,
 }

@@ -608,3 +608,33 @@ fn diffllama_refuses_what_its_attention_refuses() {
     let spec = from_hf_config(r#"{"model_type":"diffllama"}"#).expect("imports");
     assert_eq!(spec.layer_extra_params, 256);
 }
+
+/// GPT-Neo's `attention_types` must name every layer (its config class
+/// refuses a mismatch), and its local layers keep the whole cache: the
+/// class-default model caches 2 · 2048 · 2 B per token on all 24 layers.
+#[test]
+fn gpt_neo_names_every_layer_and_caches_them_all() {
+    let e = from_hf_config(
+        r#"{"model_type":"gpt_neo","num_layers":4,"attention_types":[[["global","local"],1]]}"#,
+    )
+    .expect_err("two of four layers");
+    assert_eq!(e.field, "config.json: attention_types");
+    let e = from_hf_config(
+        r#"{"model_type":"gpt_neo","num_layers":2,"attention_types":[[["global","sparse"],1]]}"#,
+    )
+    .expect_err("an unknown kind");
+    assert_eq!(e.field, "config.json: attention_types");
+    let spec = from_hf_config(r#"{"model_type":"gpt_neo"}"#).expect("imports");
+    assert!(spec.sliding_window.is_none());
+    let shards = vramfit_core::parallel::Shards::new(
+        &vramfit_core::scenario::Parallel::default(),
+        spec.layers,
+        false,
+    );
+    let (per_token, _) = vramfit_core::inference::kv_bytes_per_token(
+        &spec,
+        vramfit_core::precision::Dtype::Bf16,
+        &shards,
+    );
+    assert_eq!(per_token, 24 * 2 * 2048 * 2);
+}

@@ -239,9 +239,12 @@ fn softmax_score_bytes(arch: Arch, act_bytes: u128, autocast: bool) -> u128 {
 ///   either dtype.
 /// * gpt-oss cats the sink logits and subtracts their maximum before a
 ///   softmax in the input dtype: 3·B.
+/// * GPT-Neo upcasts q and k before their product: fp32 scores and an
+///   fp32 softmax, 8 B in either dtype.
 pub fn eager_prefill_score_bytes(arch: Arch, act_bytes: u128) -> u128 {
     match arch {
         Arch::Gpt2 => 2 * act_bytes,
+        Arch::GptNeo => 8,
         Arch::Bloom => 12,
         Arch::GptOss => 3 * act_bytes,
         _ if act_bytes < 4 => act_bytes + 8,

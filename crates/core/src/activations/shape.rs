@@ -97,7 +97,8 @@ pub fn act_fn(spec: &ModelSpec, framework: Framework) -> ActFn {
     match (spec.mlp, spec.arch) {
         (MlpKind::Gated, _) => ActFn::Gated,
         (MlpKind::Plain, _) if framework == Framework::Litgpt => ActFn::Fused,
-        (MlpKind::Plain, Arch::Gpt2 | Arch::Phi) => ActFn::PythonGelu,
+        // GPT-Neo's `gelu_new` is GPT-2's Python GELU
+        (MlpKind::Plain, Arch::Gpt2 | Arch::GptNeo | Arch::Phi) => ActFn::PythonGelu,
         (MlpKind::Plain, Arch::Opt | Arch::T5) => ActFn::Relu,
         (MlpKind::Plain, _) => ActFn::Fused,
     }

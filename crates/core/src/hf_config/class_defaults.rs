@@ -1215,6 +1215,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "gpt_neo",
+        &[
+            ("hidden_size", 2048),
+            ("max_position_embeddings", 2048),
+            ("num_attention_heads", 16),
+            ("num_heads", 16),
+            ("num_hidden_layers", 24),
+            ("num_layers", 24),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 50257),
+        ],
+    ),
+    (
         "gpt_neox",
         &[
             ("attention_bias", 1),

@@ -25,6 +25,53 @@ pub(super) fn gptj(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     Ok(())
 }
 
+/// GPT-Neo (`GPTNeoConfig`): an MLP of `intermediate_size` (4 × hidden
+/// when null), and `attention_types` (`[[["global", "local"], 12]]` by
+/// default), each pattern repeated, which must name every layer: the
+/// config class refuses a mismatch. Its local layers mask a window
+/// (`window_size`) over a cache that keeps every token
+/// (`DynamicCache(config=...)` finds no `layer_types`), so the window
+/// changes no byte.
+pub(super) fn gpt_neo(cfg: &Cfg, spec: &mut ModelSpec, four_h: u64) -> Result<()> {
+    spec.intermediate = cfg
+        .int(&["intermediate_size"], 1, MAX_DIM)?
+        .unwrap_or(four_h);
+    let Some(types) = cfg.array("attention_types")? else {
+        return Ok(());
+    };
+    let mut layers: u64 = 0;
+    for item in types {
+        let pattern = item.get(0).and_then(|p| p.as_array());
+        let repeat = item.get(1).and_then(serde_json::Value::as_u64);
+        let (Some(pattern), Some(repeat)) = (pattern, repeat) else {
+            return Err(InputError::new(
+                cfg.field("attention_types"),
+                "entries are [[kinds...], repeat], as [[\"global\", \"local\"], 12]",
+            ));
+        };
+        if let Some(bad) = pattern
+            .iter()
+            .find(|k| !matches!(k.as_str(), Some("global" | "local")))
+        {
+            return Err(InputError::new(
+                cfg.field("attention_types"),
+                format!("{bad} is not an attention kind: allowed \"global\", \"local\""),
+            ));
+        }
+        layers = layers.saturating_add((pattern.len() as u64).saturating_mul(repeat));
+    }
+    if layers != spec.layers {
+        return Err(InputError::new(
+            cfg.field("attention_types"),
+            format!(
+                "names {layers} layers but num_layers is {}: GPT-Neo's config refuses the mismatch",
+                spec.layers
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Falcon (`FalconConfig`): one KV head under `multi_query` (the
 /// default), `num_kv_heads` under `new_decoder_architecture` (Falcon-40B,
 /// 180B) with `num_ln_in_parallel_attn` norms (2), an MLP of

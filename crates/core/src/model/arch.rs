@@ -69,7 +69,7 @@ impl ArchRow {
 }
 
 /// Every architecture, in the order menus list them.
-pub const ARCHS: [ArchRow; 50] = [
+pub const ARCHS: [ArchRow; 51] = [
     // InternLM2 (remote code, InternVL's language model): Llama's layout
     // with q, k, v fused into one `wqkv` of the same size.
     row(Arch::Llama, "llama"),
@@ -162,6 +162,12 @@ pub const ARCHS: [ArchRow; 50] = [
     row(Arch::Qwen3Next, "qwen3_next"),
     row(Arch::Lfm2, "lfm2").tied(),
     row(Arch::Minimax, "minimax"),
+    // GPT-Neo: no q/k/v biases, a biased output projection and MLP
+    // (`GPTNeoSelfAttention`, `GPTNeoMLP`), LayerNorms, tied.
+    row(Arch::GptNeo, "gpt_neo")
+        .plain_layer_norm()
+        .biases(false, true)
+        .tied(),
     row(Arch::Custom, "custom"),
 ];
 
@@ -371,6 +377,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
     ),
     names(Arch::Lfm2, &["lfm2", "lfm2_moe", "lfm3"], &[]),
     names(Arch::Minimax, &["minimax"], &[]),
+    names(Arch::GptNeo, &["gpt_neo"], &[]),
     names(Arch::Custom, &[], &[]),
 ];
 

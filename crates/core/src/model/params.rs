@@ -591,7 +591,9 @@ impl WideCounts {
         let token_width = spec.embed_proj_dim.map_or(h, |p| dim(p, MAX_DIM));
         let vocab = dim(spec.vocab, MAX_DIM);
         let position_rows = match spec.arch {
-            Arch::Gpt2 | Arch::GptBigcode | Arch::Bert => dim(spec.max_position, MAX_POSITION),
+            Arch::Gpt2 | Arch::GptNeo | Arch::GptBigcode | Arch::Bert => {
+                dim(spec.max_position, MAX_POSITION)
+            }
             Arch::Opt => dim(spec.max_position, MAX_POSITION) + OPT_POSITION_OFFSET,
             _ => 0,
         };

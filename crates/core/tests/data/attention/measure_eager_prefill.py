@@ -8,7 +8,7 @@ in the prompt, peak = alpha * b * a * p^2 + (terms linear in p); alpha is the by
 score the eager path holds at once. The 4-D mask the model builds for eager attention is read
 from the layer's `attention_mask` argument (bytes per b * p^2).
 
-Run (CPU; measured with torch 2.15.0, transformers 5.24.0):
+Run (CPU; measured with torch 2.15.0, transformers 5.24.0; name families to measure only those):
     HF_HUB_OFFLINE=1 python measure_eager_prefill.py > eager_prefill.jsonl
 """
 import json
@@ -67,6 +67,7 @@ FAMILIES = {
     "opt": dict(ffn_dim=64, word_embed_proj_dim=64),
     "gpt2": dict(),
     "gpt_neox": dict(),
+    "gpt_neo": dict(),
 }
 
 
@@ -78,6 +79,8 @@ def model_of(family, heads, dtype):
         kw = dict(vocab_size=128, d_model=64, n_layers=1, n_heads=heads, expansion_ratio=1)
     elif family == "gpt2":
         kw = dict(vocab_size=128, n_embd=64, n_layer=1, n_head=heads)
+    elif family == "gpt_neo":
+        kw = dict(vocab_size=128, hidden_size=64, num_layers=1, num_heads=heads, attention_types=[[["global"], 1]])
     else:
         kw["num_attention_heads"] = heads
     cfg = AutoConfig.for_model(family, **kw)
@@ -128,7 +131,10 @@ SEQS = (256, 384, 512)
 
 def main():
     rows = []
+    only = set(sys.argv[1:])
     for family in FAMILIES:
+        if only and family not in only:
+            continue
         try:
             measure(family, 2, 1, 8, torch.float32)
         except Exception as e:  # noqa: BLE001 (a family that cannot build here is left out, and said so)

@@ -783,3 +783,15 @@ VARIANTS["diffllama"] = [
     dict(vocab_size=500, hidden_size=32, intermediate_size=40, num_hidden_layers=1, num_attention_heads=8,
          num_key_value_heads=4, head_dim=6, _diff=True),
 ]
+# GPT-Neo: GPT-2's layout with unbiased q, k, v; global and local layers named by `attention_types`
+VARIANTS["gpt_neo"] = [
+    {},
+    dict(vocab_size=1000, hidden_size=64, num_layers=4, num_heads=4, attention_types=[[["global", "local"], 2]],
+         max_position_embeddings=128),
+    # an explicit MLP width, untied, local layers only
+    dict(vocab_size=777, hidden_size=48, num_layers=3, num_heads=6, intermediate_size=80,
+         attention_types=[[["local"], 3]], tie_word_embeddings=False, window_size=16, max_position_embeddings=64),
+    # two patterns, saved as a diff against the class defaults
+    dict(vocab_size=500, hidden_size=32, num_layers=5, num_heads=2,
+         attention_types=[[["global"], 1], [["local", "global"], 2]], _diff=True),
+]
