@@ -221,6 +221,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             })
         }
         "internvl" => return shuffle::import_internvl(cfg, text_or(Arch::Qwen2, "qwen2")),
+        "qianfan_ocr" => return shuffle::import_qianfan_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
         "internvl_chat" => {
             return shuffle::import_internvl_chat(cfg, |text| import(text, text.defaults))
         }

@@ -166,6 +166,12 @@ fn processor_rule(line: &Value) -> ImageRule {
         // processor settings as its preprocessor_config.json.
         // Through the importer: the class-default wrapper, the row's
         // processor settings as its preprocessor_config.json.
+        // Through the importer: the class-default wrapper (448 px tiles of
+        // its tower), the row's tile limits as its preprocessor_config.json.
+        "qianfan_ocr" => {
+            let config = include_str!("data/configs/variants_2026/qianfan_ocr__0.json");
+            rule_from_configs(config, Some(&s.to_string())).expect("qianfan_ocr rule")
+        }
         "ernie4_5_vl_moe" => {
             let config = include_str!("data/configs/variants_2026/ernie4_5_vl_moe__0.json");
             rule_from_configs(config, Some(&s.to_string())).expect("ernie4_5_vl_moe rule")

@@ -187,11 +187,36 @@ pub(super) fn import_internvl_chat(
     Ok(spec)
 }
 
+/// Qianfan-OCR (`qianfan_ocr`, `QianfanOCRForConditionalGeneration`):
+/// InternVL's modules and image processor (`QianfanOCRConfig` subclasses
+/// `InternVLConfig`, weight for weight), with other class defaults: a Qwen3
+/// language model (`Qwen3Config`'s defaults when `text_config` is absent),
+/// an untied head (its `tie_word_embeddings`, False, alone decides) and
+/// biased q, k, v in the tower (`QianfanOCRVisionConfig.attention_bias`).
+pub(super) fn import_qianfan_ocr(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let empty = serde_json::Map::new();
+    let mut text = cfg.object_or_empty("text_config", &empty)?;
+    if text.string("model_type")?.is_none() {
+        text.defaults = Defaults::Class("qwen3");
+    }
+    let mut spec = import_text(&text)?;
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)?;
+    let v = cfg.object_or_empty("vision_config", &empty)?;
+    intern_vit(cfg, &v, &mut spec, VitFormat::Qianfan)?;
+    spec.name = "qianfan_ocr".to_string();
+    Ok(spec)
+}
+
 /// Where an InternViT config comes from: its switches have other names.
 #[derive(Clone, Copy, PartialEq)]
 enum VitFormat {
     /// transformers' `InternVLVisionConfig`.
     Transformers,
+    /// `QianfanOCRVisionConfig`: the same keys, q/k/v biased by default.
+    Qianfan,
     /// OpenGVLab's `InternVisionConfig` (remote code).
     RemoteCode,
 }
@@ -220,9 +245,9 @@ fn intern_vit(cfg: &Cfg, v: &Cfg, spec: &mut ModelSpec, format: VitFormat) -> Re
             ))
         }
     };
-    let hf = format == VitFormat::Transformers;
+    let hf = format != VitFormat::RemoteCode;
     let qkv_bias = if hf {
-        v.flag("attention_bias", false)?
+        v.flag("attention_bias", format == VitFormat::Qianfan)?
     } else {
         // InternVisionConfig: qkv_bias = False unless set.
         v.flag("qkv_bias", false)?

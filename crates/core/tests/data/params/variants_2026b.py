@@ -64,7 +64,7 @@ VARIANTS["kimi_k25"] = [
 ]
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
             "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl",
-            "cosmos3_edge", "ernie4_5_vl_moe"}
+            "cosmos3_edge", "ernie4_5_vl_moe", "qianfan_ocr"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -794,4 +794,25 @@ VARIANTS["gpt_neo"] = [
     # two patterns, saved as a diff against the class defaults
     dict(vocab_size=500, hidden_size=32, num_layers=5, num_heads=2,
          attention_types=[[["global"], 1], [["local", "global"], 2]], _diff=True),
+]
+
+# Qianfan-OCR: InternVL's modules under its own defaults (Qwen3 text, untied, biased tower q/k/v); RMSNorm and
+# q/k-norm towers, a quarter-ratio shuffle, non-square images, a Qwen2 text model, both tie flags
+VARIANTS["qianfan_ocr"] = [
+    # defaults
+    {},
+    # v1_small_ln
+    {'vision_config': {'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'intermediate_size': 64, 'image_size': 56, 'patch_size': 14}, 'text_config': {'vocab_size': 1000, 'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'head_dim': 16}},
+    # v2_rms_qknorm_nobias_tie
+    {'vision_config': {'hidden_size': 48, 'num_hidden_layers': 3, 'num_attention_heads': 6, 'intermediate_size': 96, 'image_size': 64, 'patch_size': 16, 'norm_type': 'rms_norm', 'use_qk_norm': True, 'attention_bias': False}, 'text_config': {'vocab_size': 1000, 'hidden_size': 96, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'head_dim': 24}, 'tie_word_embeddings': True},
+    # v3_ds025_nomeanpool_mask
+    {'vision_config': {'hidden_size': 40, 'num_hidden_layers': 1, 'num_attention_heads': 5, 'intermediate_size': 80, 'image_size': 112, 'patch_size': 7, 'use_mean_pooling': False, 'use_mask_token': True}, 'text_config': {'vocab_size': 1000, 'hidden_size': 80, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 5, 'num_key_value_heads': 5, 'head_dim': 16, 'attention_bias': True}, 'downsample_ratio': 0.25},
+    # (the non-square variant builds for counting only: the forward needs a square patch grid, and the
+    # importer refuses it as it refuses InternVL's)
+    # v5_text_tie_only
+    {'vision_config': {'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 2, 'intermediate_size': 48, 'image_size': 28, 'patch_size': 14}, 'text_config': {'vocab_size': 1000, 'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'head_dim': 16, 'tie_word_embeddings': True}, 'tie_word_embeddings': False},
+    # v6_top_tie_text_untied
+    {'vision_config': {'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 2, 'intermediate_size': 48, 'image_size': 28, 'patch_size': 14, 'use_qk_norm': True}, 'text_config': {'vocab_size': 1000, 'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'head_dim': 16, 'tie_word_embeddings': False}, 'tie_word_embeddings': True},
+    # v7_qwen2_text
+    {'vision_config': {'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'intermediate_size': 64, 'image_size': 56, 'patch_size': 14}, 'text_config': {'model_type': 'qwen2', 'vocab_size': 1000, 'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'num_key_value_heads': 2}},
 ]

@@ -1014,6 +1014,28 @@ def ernie4_5_vl_moe_setup():
     return ernie4_5_vl_moe
 
 
+# ---------------------------------------------------------------- Qianfan-OCR (qianfan_ocr)
+# GotOcr2ImageProcessorPil with crop_to_patches (QianfanOCRProcessor turns it on) at the tower's 448 px tiles
+# (its class default of 384 cannot run the default 448 px tower) with 1..12 tiles, and with at most 6; 1025
+# tower tokens and 256 language-model tokens per tile (<img> and </img> beside them in the prompt).
+QF = [dict(crop_to_patches=True, size={"height": 448, "width": 448}, min_patches=1, max_patches=12),
+      dict(crop_to_patches=True, size={"height": 448, "width": 448}, min_patches=1, max_patches=6)]
+QF_EXTRA = [(896, 896), (600, 2000), (1344, 448), (1, 300), (5000, 20), (2480, 3508)]
+
+
+def qianfan_ocr_setup():
+    procs = [(kw, GotOcr2ImageProcessorPil(**kw)) for kw in QF]
+
+    def qianfan_ocr(w, h):
+        for kw, p in procs:
+            out = p(images=[img(w, h)], return_tensors="pt")
+            n = int(t(out["num_patches"])[0])
+            emit("qianfan_ocr", "GotOcr2ImageProcessorPil as used by QianfanOCRProcessor", kw, w, h, n * 1025,
+                 n * 256, tiles=n, lm_tokens_with_img_start_end=n * 256 + 2)
+
+    return qianfan_ocr
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -1029,7 +1051,8 @@ if __name__ == "__main__":
                      ("lfm2_vl", None), ("glm5_next", None), ("apertus1p5", None),
                      ("minimax_m3_vl", None), ("hy_v4_vl", None), ("aria", None),
                      ("cohere_compass", None), ("paddleocr_vl", None),
-                     ("cosmos3_edge", None), ("ernie4_5_vl_moe", None)]:
+                     ("cosmos3_edge", None), ("ernie4_5_vl_moe", None),
+                     ("qianfan_ocr", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -1075,6 +1098,9 @@ if __name__ == "__main__":
         if name == "cosmos3_edge":
             SIZES.extend(C3_EXTRA)
             fn = cosmos3_edge_setup()
+        if name == "qianfan_ocr":
+            SIZES.extend(QF_EXTRA)
+            fn = qianfan_ocr_setup()
         if name == "ernie4_5_vl_moe":
             SIZES.extend(EV_EXTRA)
             fn = ernie4_5_vl_moe_setup()
@@ -1089,6 +1115,8 @@ if __name__ == "__main__":
             del SIZES[len(SIZES) - len(C3_EXTRA):]
         if name == "ernie4_5_vl_moe":
             del SIZES[len(SIZES) - len(EV_EXTRA):]
+        if name == "qianfan_ocr":
+            del SIZES[len(SIZES) - len(QF_EXTRA):]
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "lfm2_vl":
