@@ -21,6 +21,7 @@ mod image_rule;
 mod indexer_types;
 mod json_path;
 mod kimi_k25;
+mod llava_variants;
 pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
@@ -221,7 +222,6 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             })
         }
         "internvl" => return shuffle::import_internvl(cfg, text_or(Arch::Qwen2, "qwen2")),
-        "qianfan_ocr" => return shuffle::import_qianfan_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
         "internvl_chat" => {
             return shuffle::import_internvl_chat(cfg, |text| import(text, text.defaults))
         }
@@ -295,8 +295,11 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 10] = [
+const WRAPPERS_2026: [&str; 13] = [
     "aria",
+    "qianfan_ocr",
+    "vipllava",
+    "video_llava",
     "ernie4_5_vl_moe",
     "cosmos3_edge",
     "paddleocr_vl",
@@ -311,7 +314,8 @@ const WRAPPERS_2026: [&str; 10] = [
 /// The wrappers whose text model the common importer reads as a named
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
 /// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass,
-/// PaddleOCR-VL, Cosmos3-Edge).
+/// PaddleOCR-VL, Cosmos3-Edge, ERNIE-4.5-VL, Qianfan-OCR, VipLLaVA,
+/// Video-LLaVA).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -323,6 +327,9 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
             import_decoder(text, Arch::DeepseekV3, "hy_v4_vl_text")
         }),
         "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
+        "qianfan_ocr" => shuffle::import_qianfan_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
+        "vipllava" => llava_variants::import_vipllava(cfg, text_or(Arch::Llama, "llama")),
+        "video_llava" => llava_variants::import_video_llava(cfg, text_or(Arch::Llama, "llama")),
         // its text class is fixed: ERNIE-4.5's decoder, two expert groups
         "ernie4_5_vl_moe" => ernie4_5_vl::import_ernie4_5_vl(cfg, |text| {
             import_decoder(text, Arch::Ernie45, "ernie4_5")

@@ -19,7 +19,7 @@ pub(super) fn vision_tower(cfg: &Cfg, with_projection: bool) -> Result<VisionTow
         "gelu" | "gelu_pytorch_tanh" | "gelu_new" => crate::model::TowerBlock::Siglip,
         _ => crate::model::TowerBlock::Other,
     };
-    Ok(VisionTower {
+    let mut tower = VisionTower {
         block,
         gated_layers: 0,
         unhooked: false,
@@ -37,7 +37,23 @@ pub(super) fn vision_tower(cfg: &Cfg, with_projection: bool) -> Result<VisionTow
         } else {
             0
         },
-    })
+    };
+    // The shape counts a three-channel patch embedding (Conv2d(3, d, p, p),
+    // no bias): another `num_channels` moves it by p²·d per channel.
+    let channels = cfg.int(&["num_channels"], 1, 64)?.unwrap_or(3);
+    if channels != 3 {
+        let per_channel = tower
+            .patch_size
+            .saturating_pow(2)
+            .saturating_mul(tower.hidden);
+        let three = crate::model::vision_params(&tower);
+        tower.params = Some(if channels > 3 {
+            three.saturating_add((channels - 3).saturating_mul(per_channel))
+        } else {
+            three.saturating_sub((3 - channels).saturating_mul(per_channel))
+        });
+    }
+    Ok(tower)
 }
 
 /// A spec whose transformer fields mirror the tower, for the estimator's

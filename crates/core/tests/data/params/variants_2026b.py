@@ -64,7 +64,8 @@ VARIANTS["kimi_k25"] = [
 ]
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
             "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl",
-            "cosmos3_edge", "ernie4_5_vl_moe", "qianfan_ocr"}
+            "cosmos3_edge", "ernie4_5_vl_moe", "qianfan_ocr",
+            "vipllava", "video_llava"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -815,4 +816,34 @@ VARIANTS["qianfan_ocr"] = [
     {'vision_config': {'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 2, 'intermediate_size': 48, 'image_size': 28, 'patch_size': 14, 'use_qk_norm': True}, 'text_config': {'vocab_size': 1000, 'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'head_dim': 16, 'tie_word_embeddings': False}, 'tie_word_embeddings': True},
     # v7_qwen2_text
     {'vision_config': {'hidden_size': 32, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'intermediate_size': 64, 'image_size': 56, 'patch_size': 14}, 'text_config': {'model_type': 'qwen2', 'vocab_size': 1000, 'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'num_key_value_heads': 2}},
+]
+
+# VipLLaVA and Video-LLaVA: a CLIP tower (two of them for Video-LLaVA) and a Llama text model; VipLLaVA's projector
+# norms the features of several tower layers. A partial vision_config takes CLIPVisionConfig's own defaults.
+LV_TEXT = dict(vocab_size=1000, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4)
+LV_VISION = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=4, num_attention_heads=2, patch_size=14,
+                 image_size=56)
+VARIANTS["vipllava"] = [
+    {},
+    {"vision_feature_layers": [-2, -3, 1], "text_config": dict(LV_TEXT), "vision_config": dict(LV_VISION)},
+    {"vision_feature_layer": -1, "text_config": dict(LV_TEXT, num_key_value_heads=2, head_dim=8, attention_bias=True,
+                                                     mlp_bias=True),
+     "vision_config": dict(LV_VISION, hidden_size=48, num_hidden_layers=3, image_size=64, patch_size=16, num_channels=1)},
+    {"vision_feature_layers": [-2, -5, -8, -11, 6], "tie_word_embeddings": True, "text_config": dict(LV_TEXT, hidden_size=96),
+     "vision_config": dict(LV_VISION, num_hidden_layers=12)},
+    {"vision_feature_layers": [0, 1], "tie_word_embeddings": False, "text_config": dict(LV_TEXT, tie_word_embeddings=True),
+     "vision_config": dict(LV_VISION, intermediate_size=40)},
+    {"vision_config": {"num_hidden_layers": 2}, "text_config": dict(LV_TEXT)},
+]
+VARIANTS["video_llava"] = [
+    {},
+    {"text_config": dict(LV_TEXT), "vision_config": dict(LV_VISION)},
+    {"vision_feature_layer": [-2, -3, 1], "multimodal_projector_bias": False,
+     "text_config": dict(LV_TEXT, num_key_value_heads=2, head_dim=8, attention_bias=True),
+     "vision_config": dict(LV_VISION, hidden_size=48, num_hidden_layers=3, image_size=64, patch_size=16, num_channels=1)},
+    {"vision_feature_layer": -1, "vision_feature_select_strategy": "full", "tie_word_embeddings": True,
+     "text_config": dict(LV_TEXT, hidden_size=96, mlp_bias=True), "vision_config": dict(LV_VISION, num_hidden_layers=6)},
+    {"vision_feature_layer": [0, 1], "tie_word_embeddings": False, "text_config": dict(LV_TEXT, tie_word_embeddings=True),
+     "vision_config": dict(LV_VISION, intermediate_size=40)},
+    {"vision_config": {"num_hidden_layers": 2}, "text_config": dict(LV_TEXT)},
 ]
