@@ -295,8 +295,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 13] = [
+const WRAPPERS_2026: [&str; 14] = [
     "aria",
+    "lighton_ocr",
     "qianfan_ocr",
     "vipllava",
     "video_llava",
@@ -315,7 +316,7 @@ const WRAPPERS_2026: [&str; 13] = [
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
 /// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass,
 /// PaddleOCR-VL, Cosmos3-Edge, ERNIE-4.5-VL, Qianfan-OCR, VipLLaVA,
-/// Video-LLaVA).
+/// Video-LLaVA, LightOnOCR).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -328,6 +329,7 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         }),
         "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
         "qianfan_ocr" => shuffle::import_qianfan_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
+        "lighton_ocr" => pixtral::import_lighton_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
         "vipllava" => llava_variants::import_vipllava(cfg, text_or(Arch::Llama, "llama")),
         "video_llava" => llava_variants::import_video_llava(cfg, text_or(Arch::Llama, "llama")),
         // its text class is fixed: ERNIE-4.5's decoder, two expert groups

@@ -32,6 +32,7 @@ use crate::scenario::limits::{MAX_IMAGE_SIZE, MAX_IMAGE_TILES, MAX_TOKENS};
 
 pub(crate) mod anyres;
 pub use anyres::LLAVA_NEXT_PINPOINTS;
+mod pixtral;
 mod resize;
 pub(crate) use resize::round_half_even;
 pub use resize::{glm4v_resize, smart_resize};
@@ -141,6 +142,14 @@ pub enum ImageRule {
     /// Pixtral / Mistral 3: the long side limited to `longest_edge`, one
     /// token per `patch·merge` square, a break token per row.
     Pixtral {
+        patch: u64,
+        merge: u64,
+        longest_edge: u64,
+    },
+    /// LightOnOCR: Pixtral's resize to `longest_edge` with sides padded to
+    /// `patch`, the patch merger's `merge × merge` cells one token each, with
+    /// no row breaks and no end token (`LightOnOcrProcessor`).
+    LightOnOcr {
         patch: u64,
         merge: u64,
         longest_edge: u64,
@@ -367,6 +376,7 @@ impl ImageRule {
             ImageRule::Mllama { .. } => "Llama 3.2 Vision tiles",
             ImageRule::Gemma3PanScan { .. } => "Gemma 3 pan-and-scan",
             ImageRule::Pixtral { .. } => "Pixtral patches with row breaks",
+            ImageRule::LightOnOcr { .. } => "LightOnOCR merged patches",
             ImageRule::Idefics3 { .. } => "Idefics3 image splitting",
             ImageRule::Idefics2 { .. } => "Idefics2 resize",
             ImageRule::LlavaNext { .. } => "LLaVA-NeXT any-resolution",
@@ -454,6 +464,11 @@ impl ImageRule {
             }
             ImageRule::Gemma3PanScan { .. } | ImageRule::Gemma4 { .. } => self.validate_gemma()?,
             ImageRule::Pixtral {
+                patch,
+                merge,
+                longest_edge,
+            }
+            | ImageRule::LightOnOcr {
                 patch,
                 merge,
                 longest_edge,
@@ -847,39 +862,6 @@ fn gemma4_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option
     (pool * pool * soft_tokens, rows * cols + 2, None)
 }
 
-/// Pixtral: the image shrunk to `longest_edge`, a token per `patch·merge`
-/// square and a break token per row.
-fn pixtral_tokens(rule: &ImageRule, width: u64, height: u64) -> Result<(u64, u64, Option<u64>)> {
-    let ImageRule::Pixtral {
-        patch,
-        merge,
-        longest_edge,
-    } = *rule
-    else {
-        return Ok((0, 0, None));
-    };
-    let (mut w, mut h) = (width, height);
-    let ratio = (h as f64 / longest_edge as f64).max(w as f64 / longest_edge as f64);
-    if ratio > 1.0 {
-        h = (h as f64 / ratio).floor() as u64;
-        w = (w as f64 / ratio).floor() as u64;
-    }
-    // a side floored to 0 px leaves no patch row: the processor's resize
-    // to a zero-sized image fails
-    if h == 0 || w == 0 {
-        return Err(InputError::new(
-            "image",
-            format!(
-                "{width} × {height} scales to a side of 0 px under longest_edge {longest_edge}: Pixtral's processor refuses it"
-            ),
-        ));
-    }
-    let step = (patch * merge).max(1);
-    let rows = h.div_ceil(step);
-    let cols = w.div_ceil(step);
-    Ok((rows * cols * merge * merge, rows * cols + rows, None))
-}
-
 /// Idefics2 (`Idefics2ImageProcessor`): each image, with its four quarters
 /// first when splitting, resized by `get_resize_output_image_size` (the
 /// long side down to `longest_edge`, the other by the aspect ratio,
@@ -1203,7 +1185,16 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             let images = 1 + gemma3_crops(long, short, min_crop, max_crops, min_ratio_tenths);
             (images * tower, images * tokens, Some(images))
         }
-        ImageRule::Pixtral { .. } => pixtral_tokens(rule, width, height)?,
+        ImageRule::Pixtral {
+            patch,
+            merge,
+            longest_edge,
+        } => pixtral::pixtral_tokens((patch, merge, longest_edge), width, height)?,
+        ImageRule::LightOnOcr {
+            patch,
+            merge,
+            longest_edge,
+        } => pixtral::lighton_ocr_tokens((patch, merge, longest_edge), width, height)?,
         ImageRule::Aria { .. } => aria_tokens(rule, width, height),
         ImageRule::Idefics3 {
             longest_edge,

@@ -168,6 +168,12 @@ fn processor_rule(line: &Value) -> ImageRule {
         // processor settings as its preprocessor_config.json.
         // Through the importer: the class-default wrapper (448 px tiles of
         // its tower), the row's tile limits as its preprocessor_config.json.
+        // Through the importer: LightOnOCR-1B's class-default wrapper, the
+        // row's processor settings as its preprocessor_config.json.
+        "lighton_ocr" => {
+            let config = include_str!("data/configs/variants_2026/lighton_ocr__0.json");
+            rule_from_configs(config, Some(&s.to_string())).expect("lighton_ocr rule")
+        }
         "qianfan_ocr" => {
             let config = include_str!("data/configs/variants_2026/qianfan_ocr__0.json");
             rule_from_configs(config, Some(&s.to_string())).expect("qianfan_ocr rule")

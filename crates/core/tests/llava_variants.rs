@@ -50,3 +50,18 @@ fn another_tower_family_is_refused_by_field() {
     .expect_err("a SigLIP tower");
     assert!(e.field.ends_with("vision_config.model_type"), "{}", e.field);
 }
+
+/// LightOnOCR without sub-configs is LightOnOCR-1B (its class's init
+/// arguments): 1,005,647,872 parameters, tied; its processor writes one
+/// token per merged 28 px cell and no break tokens: a 1920 × 1080 page
+/// under its 1540 px limit is 1,705 tokens, a 14 px thumbnail is refused
+/// (the model's patch merger has no 2 × 2 cell to fold).
+#[test]
+fn lighton_ocr_is_its_one_billion_model_by_default() {
+    let spec = from_hf_config(r#"{"model_type":"lighton_ocr"}"#).expect("imports");
+    assert_eq!(spec.param_counts().total, 1_005_647_872);
+    let rule = spec.image_rule.as_ref().expect("an image rule");
+    let page = vramfit_core::image_tokens::tokens(rule, 1920, 1080).expect("tokens");
+    assert_eq!(page.language_model_tokens, 1_705);
+    assert!(vramfit_core::image_tokens::tokens(rule, 14, 14).is_err());
+}

@@ -219,6 +219,14 @@ fn image_rule() -> impl Strategy<Value = ImageRule> {
                 max_pixels: max,
             }
         ),
+        // LightOnOCR's merged patches (`lighton_ocr:…`) round-trip too
+        (n(64), n(8), n(4096)).prop_map(|(patch, merge, longest_edge)| {
+            ImageRule::LightOnOcr {
+                patch,
+                merge,
+                longest_edge,
+            }
+        }),
         (n(1024), n(32), n(12), n(4096)).prop_map(|(tile, patch, max, tokens)| {
             ImageRule::InternVl {
                 tile,

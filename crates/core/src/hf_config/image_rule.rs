@@ -45,7 +45,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
         | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" | "aria"
         | "cohere_compass" | "paddleocr_vl" | "cosmos3_edge" | "ernie4_5_vl_moe"
-        | "qianfan_ocr" => true,
+        | "qianfan_ocr" | "lighton_ocr" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
         _ => false,
     }
@@ -251,6 +251,25 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             merge: number(&cfg, &[&["spatial_merge_size"]], 2),
             longest_edge: number(&pre, &[&["size", "longest_edge"]], 1540),
         }),
+        // LightOnOCR: Pixtral's image processor at its preprocessor's patch
+        // and longest edge (without one, the tower's own: LightOnOCR-1B's
+        // checkpoint ships 14 px and 1540), merged by the wrapper's
+        // `spatial_merge_size`
+        "lighton_ocr" => {
+            // a given vision_config takes PixtralVisionConfig's class
+            // defaults (16 px of 1024); without one, LightOnOCR-1B's
+            let given = cfg.get("vision_config").is_some_and(Value::is_object);
+            let (patch, image) = if given { (16, 1024) } else { (14, 1540) };
+            Ok(ImageRule::LightOnOcr {
+                patch: number(
+                    &pre,
+                    &[&["patch_size", "height"], &["patch_size"]],
+                    vision("patch_size", patch),
+                ),
+                merge: number(&cfg, &[&["spatial_merge_size"]], 2),
+                longest_edge: number(&pre, &[&["size", "longest_edge"]], vision("image_size", image)),
+            })
+        }
         "llava" | "pixtral"
             if model_type == "pixtral"
                 || field(&cfg, &["vision_config", "model_type"]).and_then(Value::as_str)
@@ -279,7 +298,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, lighton_ocr, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

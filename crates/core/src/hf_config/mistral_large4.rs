@@ -168,7 +168,13 @@ pub(super) fn import_mistral_large4(
         Some(v) => (v, super::pixtral::PIXTRAL_CLASS),
         None => (cfg.object_or_empty("vision_config", &empty)?, wrapper_tower),
     };
-    let tower = super::pixtral::pixtral_tower(cfg, &v, spec.hidden, defaults)?;
+    let tower = super::pixtral::pixtral_tower(
+        cfg,
+        &v,
+        spec.hidden,
+        defaults,
+        super::pixtral::PixtralProjector::Mistral3,
+    )?;
     let vision = u128::from(tower.params.unwrap_or(0)) + u128::from(tower.projector_params);
     spec.vision = Some(tower);
     spec.params_override = Some(super::vlm::narrow(body + head + vision, "config.json")?);

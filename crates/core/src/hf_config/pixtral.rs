@@ -13,6 +13,20 @@ pub(super) type PixtralDefaults = (u64, u64, u64, u64, u64, u64);
 /// `PixtralVisionConfig`'s class defaults.
 pub(super) const PIXTRAL_CLASS: PixtralDefaults = (1024, 24, 16, 4096, 1024, 16);
 
+/// `LightOnOcrConfig`'s vision init arguments (LightOnOCR-1B's tower), which
+/// apply only when `vision_config` is absent.
+const LIGHTON_OCR_TOWER: PixtralDefaults = (1024, 24, 16, 4096, 1540, 14);
+
+/// Which projector sits on the Pixtral tower.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum PixtralProjector {
+    /// `Mistral3MultiModalProjector`: its feature layers and optional biases.
+    Mistral3,
+    /// `LightOnOcrVisionProjector`: one feature layer, no biases whatever
+    /// the config says (`multimodal_projector_bias` is not read).
+    LightOnOcr,
+}
+
 /// `PixtralVisionModel` (`v`) and Mistral 3's projector (read from the
 /// wrapper `cfg`) over a language model `text_hidden` wide.
 pub(super) fn pixtral_tower(
@@ -20,6 +34,7 @@ pub(super) fn pixtral_tower(
     v: &Cfg,
     text_hidden: u64,
     defaults: PixtralDefaults,
+    kind: PixtralProjector,
 ) -> Result<VisionTower> {
     if let Some(other) = v.string("model_type")?.filter(|t| *t != "pixtral") {
         return Err(InputError::new(
@@ -54,10 +69,16 @@ pub(super) fn pixtral_tower(
     // hidden), linear_2 = Linear(text hidden, text hidden), biased only when
     // `multimodal_projector_bias` (default False).
     let feature_layers = match cfg.obj.get("vision_feature_layer") {
-        Some(serde_json::Value::Array(list)) if !list.is_empty() => list.len() as u128,
+        Some(serde_json::Value::Array(list))
+            if !list.is_empty() && kind == PixtralProjector::Mistral3 =>
+        {
+            list.len() as u128
+        }
         _ => 1,
     };
-    let bias = u128::from(cfg.flag("multimodal_projector_bias", false)?);
+    let bias = u128::from(
+        kind == PixtralProjector::Mistral3 && cfg.flag("multimodal_projector_bias", false)?,
+    );
     let projector = dw
         + dw * (merge as u128).pow(2) * dw
         + (dw * feature_layers * text_w + bias * text_w)
@@ -91,7 +112,59 @@ pub(super) fn import_mistral3(
     // what it leaves out (patch 16 of 1024 px; Mistral3Config's own 14 of
     // 1540 apply only when the whole dict is absent, which this importer
     // requires).
-    spec.vision = Some(pixtral_tower(cfg, &v, spec.hidden, PIXTRAL_CLASS)?);
+    spec.vision = Some(pixtral_tower(
+        cfg,
+        &v,
+        spec.hidden,
+        PIXTRAL_CLASS,
+        PixtralProjector::Mistral3,
+    )?);
     spec.name = "mistral3".to_string();
+    Ok(spec)
+}
+
+/// LightOnOCR (`lighton_ocr`, `LightOnOcrForConditionalGeneration`): a
+/// Pixtral tower, Mistral 3's projector without biases and a Qwen3
+/// language model; tied by the wrapper's `tie_word_embeddings` alone
+/// (default True). An absent sub-config is LightOnOCR-1B's (the class's
+/// init arguments); a given one takes its class's own defaults.
+pub(super) fn import_lighton_ocr(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    // Qwen3 at LightOnOCR-1B's size (`sub_configs_defaults` init_kwargs)
+    let one_b = serde_json::json!({
+        "model_type": "qwen3", "vocab_size": 151936, "hidden_size": 1024,
+        "intermediate_size": 3072, "num_hidden_layers": 28, "num_attention_heads": 16,
+        "num_key_value_heads": 8, "head_dim": 128, "max_position_embeddings": 40960,
+    });
+    let serde_json::Value::Object(one_b) = one_b else {
+        return Err(InputError::new(
+            "text_config",
+            "internal: LightOnOCR-1B's defaults",
+        ));
+    };
+    let mut text = match cfg.object("text_config")? {
+        Some(text) => text,
+        None => Cfg::new(&one_b, "text_config."),
+    };
+    if text.string("model_type")?.is_none() {
+        text.defaults = Defaults::Class("qwen3");
+    }
+    let mut spec = import_text(&text)?;
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
+    let empty = serde_json::Map::new();
+    let (v, defaults) = match cfg.object("vision_config")? {
+        Some(v) => (v, PIXTRAL_CLASS),
+        None => (Cfg::new(&empty, "vision_config."), LIGHTON_OCR_TOWER),
+    };
+    spec.vision = Some(pixtral_tower(
+        cfg,
+        &v,
+        spec.hidden,
+        defaults,
+        PixtralProjector::LightOnOcr,
+    )?);
+    spec.name = "lighton_ocr".to_string();
     Ok(spec)
 }

@@ -78,6 +78,11 @@ impl ImageRule {
                 merge,
                 longest_edge,
             } => join("pixtral", &[*patch, *merge, *longest_edge]),
+            ImageRule::LightOnOcr {
+                patch,
+                merge,
+                longest_edge,
+            } => join("lighton_ocr", &[*patch, *merge, *longest_edge]),
             ImageRule::Idefics3 {
                 longest_edge,
                 tile,
@@ -280,6 +285,14 @@ impl ImageRule {
                     longest_edge: v[2],
                 }
             }
+            "lighton_ocr" => {
+                let v = numbers(3)?;
+                ImageRule::LightOnOcr {
+                    patch: v[0],
+                    merge: v[1],
+                    longest_edge: v[2],
+                }
+            }
             "idefics3" => {
                 let v = numbers(4)?;
                 ImageRule::Idefics3 {
@@ -369,7 +382,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, paddle_ocr, aria, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5"
+                     gemma3_pan_scan, pixtral, lighton_ocr, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5"
             ))
             }
         };

@@ -65,7 +65,7 @@ VARIANTS["kimi_k25"] = [
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
             "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl",
             "cosmos3_edge", "ernie4_5_vl_moe", "qianfan_ocr",
-            "vipllava", "video_llava"}
+            "vipllava", "video_llava", "lighton_ocr"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -846,4 +846,27 @@ VARIANTS["video_llava"] = [
     {"vision_feature_layer": [0, 1], "tie_word_embeddings": False, "text_config": dict(LV_TEXT, tie_word_embeddings=True),
      "vision_config": dict(LV_VISION, intermediate_size=40)},
     {"vision_config": {"num_hidden_layers": 2}, "text_config": dict(LV_TEXT)},
+]
+
+# LightOnOCR: a Pixtral tower, Mistral 3's projector without biases (the config's bias flag is not read) and Qwen3;
+# absent sub-configs are LightOnOCR-1B's, partial ones take their classes' defaults; only the wrapper ties
+VARIANTS["lighton_ocr"] = [
+    # class_defaults: 1,005,647,872 parameters
+    {},
+    # tiny_merge2_tied: 525,024 parameters
+    {'vision_config': {'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'patch_size': 14, 'image_size': 224}, 'text_config': {'vocab_size': 1000, 'hidden_size': 96, 'intermediate_size': 192, 'num_hidden_layers': 3, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'head_dim': 32}, 'spatial_merge_size': 2},
+    # merge3_untied_wrapper_text_tie_true: 514,576 parameters
+    {'vision_config': {'hidden_size': 48, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 3, 'patch_size': 16, 'image_size': 224}, 'text_config': {'vocab_size': 1000, 'hidden_size': 80, 'intermediate_size': 192, 'num_hidden_layers': 3, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'head_dim': 32, 'tie_word_embeddings': True}, 'spatial_merge_size': 3, 'tie_word_embeddings': False},
+    # merge1_tied_wrapper_text_tie_false_attn_bias: 715,072 parameters
+    {'vision_config': {'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 3, 'num_attention_heads': 4, 'patch_size': 8, 'image_size': 224}, 'text_config': {'vocab_size': 1000, 'hidden_size': 96, 'intermediate_size': 192, 'num_hidden_layers': 5, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'head_dim': 32, 'tie_word_embeddings': False, 'attention_bias': True}, 'spatial_merge_size': 1, 'tie_word_embeddings': True},
+    # partial_vision_hidden128_only: 39,886,688 parameters
+    {'vision_config': {'hidden_size': 128}, 'text_config': {'vocab_size': 1000, 'hidden_size': 96, 'intermediate_size': 192, 'num_hidden_layers': 3, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'head_dim': 32}},
+    # partial_text_hidden256_only_untied: 753,317,248 parameters
+    {'vision_config': {'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'patch_size': 14, 'image_size': 224}, 'text_config': {'hidden_size': 256}, 'tie_word_embeddings': False},
+    # projector_bias_true_act_relu_merge4_1ch: 696,704 parameters
+    {'vision_config': {'hidden_size': 32, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 2, 'patch_size': 14, 'image_size': 224, 'num_channels': 1}, 'text_config': {'vocab_size': 1000, 'hidden_size': 128, 'intermediate_size': 256, 'num_hidden_layers': 3, 'num_attention_heads': 4, 'num_key_value_heads': None, 'head_dim': 32}, 'spatial_merge_size': 4, 'multimodal_projector_bias': True, 'projector_hidden_act': 'relu'},
+    # vision_only_given_text_from_init_kwargs: 597,300,352 parameters
+    {'vision_config': {'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'patch_size': 14, 'image_size': 224}},
+    # defaults_untied: 1,161,230,336 parameters
+    {'tie_word_embeddings': False},
 ]

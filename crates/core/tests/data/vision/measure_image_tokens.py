@@ -1036,6 +1036,39 @@ def qianfan_ocr_setup():
     return qianfan_ocr
 
 
+# ---------------------------------------------------------------- LightOnOCR (lighton_ocr)
+# PixtralImageProcessorPil at LightOnOCR-1B's preprocessor settings (14 px, longest edge 1540) and at a 1024 px
+# limit; LightOnOcrProcessor (patch 14, spatial_merge_size 2) writes (H'//28)·(W'//28) image tokens and nothing
+# else (replace_image_token), the tower reads (H'/14)·(W'/14) patches. A grid under two patches a side makes
+# the model's patch merger raise, so those rows are marked refused.
+LO = [dict(patch_size={"height": 14, "width": 14}, size={"longest_edge": 1540}),
+      dict(patch_size={"height": 14, "width": 14}, size={"longest_edge": 1024})]
+LO_EXTRA = [(14, 14), (27, 1540), (28, 28), (100000, 50), (1540, 1540), (3000, 2000)]
+
+
+def lighton_ocr_setup():
+    procs = [(kw, PixtralImageProcessorPil(**kw)) for kw in LO]
+
+    def lighton_ocr(w, h):
+        for kw, p in procs:
+            try:
+                out = p(images=[img(w, h)], return_tensors="pt")
+            except (ValueError, RuntimeError, ZeroDivisionError) as e:  # the processor refuses the size
+                emit("lighton_ocr", "PixtralImageProcessorPil as used by LightOnOcrProcessor", kw, w, h, None, None,
+                     refused=f"{type(e).__name__}: {str(e)[:100]}")
+                continue
+            rh, rw = [int(x) for x in t(out["image_sizes"][0])]
+            rows, cols = rh // 14, rw // 14
+            if rows < 2 or cols < 2:  # LightOnOcrPatchMerger's unfold has no 2 x 2 cell to fold
+                emit("lighton_ocr", "PixtralImageProcessorPil as used by LightOnOcrProcessor", kw, w, h, None, None,
+                     refused=f"patch grid {rows} x {cols}: the model's patch merger raises", resized=[rh, rw])
+                continue
+            emit("lighton_ocr", "PixtralImageProcessorPil as used by LightOnOcrProcessor", kw, w, h, rows * cols,
+                 (rh // 28) * (rw // 28), resized=[rh, rw])
+
+    return lighton_ocr
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -1052,7 +1085,7 @@ if __name__ == "__main__":
                      ("minimax_m3_vl", None), ("hy_v4_vl", None), ("aria", None),
                      ("cohere_compass", None), ("paddleocr_vl", None),
                      ("cosmos3_edge", None), ("ernie4_5_vl_moe", None),
-                     ("qianfan_ocr", None)]:
+                     ("qianfan_ocr", None), ("lighton_ocr", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -1101,6 +1134,9 @@ if __name__ == "__main__":
         if name == "qianfan_ocr":
             SIZES.extend(QF_EXTRA)
             fn = qianfan_ocr_setup()
+        if name == "lighton_ocr":
+            SIZES.extend(LO_EXTRA)
+            fn = lighton_ocr_setup()
         if name == "ernie4_5_vl_moe":
             SIZES.extend(EV_EXTRA)
             fn = ernie4_5_vl_moe_setup()
@@ -1117,6 +1153,8 @@ if __name__ == "__main__":
             del SIZES[len(SIZES) - len(EV_EXTRA):]
         if name == "qianfan_ocr":
             del SIZES[len(SIZES) - len(QF_EXTRA):]
+        if name == "lighton_ocr":
+            del SIZES[len(SIZES) - len(LO_EXTRA):]
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "lfm2_vl":
