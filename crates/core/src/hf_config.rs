@@ -295,8 +295,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 14] = [
+const WRAPPERS_2026: [&str; 15] = [
     "aria",
+    "shieldgemma2",
     "lighton_ocr",
     "qianfan_ocr",
     "vipllava",
@@ -316,7 +317,7 @@ const WRAPPERS_2026: [&str; 14] = [
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
 /// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass,
 /// PaddleOCR-VL, Cosmos3-Edge, ERNIE-4.5-VL, Qianfan-OCR, VipLLaVA,
-/// Video-LLaVA, LightOnOCR).
+/// Video-LLaVA, LightOnOCR, ShieldGemma 2).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -330,6 +331,21 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
         "qianfan_ocr" => shuffle::import_qianfan_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
         "lighton_ocr" => pixtral::import_lighton_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
+        // ShieldGemma 2: Gemma 3's model whole (`ShieldGemma2ForImageClassification`
+        // wraps `Gemma3ForConditionalGeneration` and reads two of its
+        // logits); its config ties when either flag does, the wrapper's
+        // defaulting to False, the text config's to True (`__post_init__`)
+        "shieldgemma2" => {
+            let text = cfg.required_object("text_config", model_type)?;
+            let tied = cfg.flag("tie_word_embeddings", false)?
+                || text.flag("tie_word_embeddings", true)?;
+            let mut spec = vlm::import_gemma3(cfg, text, |t| {
+                import_decoder(t, Arch::Gemma3, "gemma3_text")
+            })?;
+            spec.tied_embeddings = tied;
+            spec.name = model_type.to_string();
+            Ok(spec)
+        }
         "vipllava" => llava_variants::import_vipllava(cfg, text_or(Arch::Llama, "llama")),
         "video_llava" => llava_variants::import_video_llava(cfg, text_or(Arch::Llama, "llama")),
         // its text class is fixed: ERNIE-4.5's decoder, two expert groups

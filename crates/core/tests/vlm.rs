@@ -1242,3 +1242,24 @@ fn a_wrapper_without_text_config_takes_the_text_class_defaults() {
     assert_eq!(bare.param_counts().total, 2_812_857_088);
     assert_eq!(bare.param_counts().total, saved.param_counts().total);
 }
+
+/// ShieldGemma 2 is Gemma 3's whole model under an image classifier
+/// (4,300,079,472 parameters at gemma-3-4b's sizes, measured), tied when
+/// either flag is, and its processor turns pan-and-scan off whatever the
+/// preprocessor says: one 896 px square, 256 tokens, per image.
+#[test]
+fn shieldgemma2_is_gemma3_with_pan_and_scan_off() {
+    let config = config_text("variants_2026/shieldgemma2__1.json");
+    let spec = from_hf_configs(
+        &config,
+        Some(r#"{"do_pan_and_scan": true, "size": {"height": 896, "width": 896}}"#),
+    )
+    .expect("imports");
+    assert_eq!(spec.param_counts().total, 4_300_079_472);
+    let rule = spec.image_rule.as_ref().expect("an image rule");
+    let photo = tokens(rule, 4032, 3024).expect("tokens");
+    assert_eq!(
+        (photo.tower_tokens, photo.language_model_tokens),
+        (4096, 256)
+    );
+}

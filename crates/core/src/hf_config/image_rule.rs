@@ -46,7 +46,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" | "aria"
         | "cohere_compass" | "paddleocr_vl" | "cosmos3_edge" | "ernie4_5_vl_moe"
         | "qianfan_ocr" | "lighton_ocr" => true,
-        "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" => has_tower,
+        "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
 }
@@ -195,6 +195,15 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             Ok(ImageRule::Fixed {
                 tower: tokens,
                 language_model: tokens,
+            })
+        }
+        // ShieldGemma 2's processor turns pan-and-scan off whatever its
+        // preprocessor says: Gemma 3's one square per image
+        "shieldgemma2" => {
+            let side = vision("image_size", 896) / vision("patch_size", 14).max(1);
+            Ok(ImageRule::Fixed {
+                tower: side.saturating_mul(side),
+                language_model: number(&cfg, &[&["mm_tokens_per_image"]], 256),
             })
         }
         "gemma3" => {

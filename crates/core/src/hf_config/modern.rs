@@ -200,6 +200,14 @@ pub(super) fn complete(
     if model_type == "deepseek_v4" {
         super::hyper::deepseek_v4(cfg, spec)?;
     }
+    // Gemma, Gemma-2 (and VaultGemma) and Gemma-3: `attention_bias` on q,
+    // k, v and o (`Gemma3Attention`), an MLP never biased
+    if matches!(arch, Arch::Gemma | Arch::Gemma2 | Arch::Gemma3) {
+        let bias = cfg.flag("attention_bias", false)?;
+        spec.qkv_bias = bias;
+        spec.out_bias = bias;
+        spec.mlp_bias = Some(false);
+    }
     variant_layers(cfg, model_type, spec)?;
     moe_layouts::complete_borrowed(cfg, model_type, spec)?;
     complete_2026(cfg, model_type, spec)?;

@@ -104,6 +104,7 @@ impl Defaults {
             (Defaults::Gemma3Text, "head_dim") => Some(256),
             (Defaults::Gemma3Text, "vocab_size") => Some(262_208),
             (Defaults::Gemma3Text, "max_position_embeddings") => Some(131_072),
+            (Defaults::Gemma3Text | Defaults::Gemma2, "sliding_window") => Some(4096),
             (Defaults::SiglipVision, "hidden_size") => Some(768),
             (Defaults::SiglipVision, "intermediate_size") => Some(3072),
             (Defaults::SiglipVision, "num_hidden_layers" | "num_attention_heads") => Some(12),

@@ -247,9 +247,10 @@ pub(super) fn import_gemma3(
     let mut text = text;
     text.defaults = Defaults::Gemma3Text;
     let mut spec = import_text(&text)?;
-    // `Gemma3Config.tie_word_embeddings` defaults to True.
-    spec.tied_embeddings =
-        cfg.flag("tie_word_embeddings", true)? && text.flag("tie_word_embeddings", true)?;
+    // `Gemma3Config.tie_word_embeddings` defaults to True and alone decides
+    // (`_tied_weights_keys` read against the wrapper's config: a text
+    // config's False is not consulted; measured on the meta device).
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
     let mut v = cfg.required_object("vision_config", "gemma3")?;
     v.defaults = Defaults::SiglipVision;
     if let Some(other) = v

@@ -13,7 +13,7 @@ nothing is downloaded:
 """
 import csv, json, os, sys, warnings
 import torch, transformers
-from transformers import AutoModelForCausalLM, AutoModelForImageTextToText, CONFIG_MAPPING
+from transformers import AutoModelForImageClassification, AutoModelForCausalLM, AutoModelForImageTextToText, CONFIG_MAPPING
 
 warnings.filterwarnings("ignore")
 SMALL = dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2,
@@ -549,6 +549,7 @@ for t, extra in RAW_2.items():
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import variants_2026b  # noqa: E402  (the third session's families)
 VARIANTS.update(variants_2026b.VARIANTS)
+CLASSIFIERS = {"shieldgemma2"}
 WRAPPERS = variants_2026b.WRAPPERS | {"lfm3_vl", "glm_ocr", "exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
@@ -578,6 +579,8 @@ for t, variants in VARIANTS.items():
             # DbrxAttention reads attn_config.rope_theta, which DbrxAttentionConfig (5.24) lacks; no parameter
             cfg.attn_config.rope_theta = 500000.0
         auto = AutoModelForImageTextToText if t in WRAPPERS else AutoModelForCausalLM
+        if t in CLASSIFIERS:  # ShieldGemma 2 is an image classifier around Gemma 3's whole model
+            auto = AutoModelForImageClassification
         with torch.device("meta"):
             model = auto.from_config(cfg)
         # what the config class derived: sliding layers (`layer_types`) and dense MLP layers

@@ -870,3 +870,32 @@ VARIANTS["lighton_ocr"] = [
     # defaults_untied: 1,161,230,336 parameters
     {'tie_word_embeddings': False},
 ]
+
+# ShieldGemma 2: Gemma 3's whole model under an image classifier; tied when either flag is (the wrapper's
+# defaulting to False, the text config's to True)
+VARIANTS["shieldgemma2"] = [
+    # defaults
+    {},
+    # v1_gemma3_4b_like
+    {'mm_tokens_per_image': 256, 'text_config': {'hidden_size': 2560, 'intermediate_size': 10240, 'num_hidden_layers': 34, 'num_attention_heads': 8, 'num_key_value_heads': 4, 'head_dim': 256, 'vocab_size': 262208, 'sliding_window': 1024}, 'vision_config': {'hidden_size': 1152, 'intermediate_size': 4304, 'num_hidden_layers': 27, 'num_attention_heads': 16, 'image_size': 896, 'patch_size': 14, 'vision_use_head': False}},
+    # v2_tiny_texttie_false_toptie_false
+    {'tie_word_embeddings': False, 'mm_tokens_per_image': 4, 'text_config': {'vocab_size': 300, 'hidden_size': 32, 'intermediate_size': 24, 'num_hidden_layers': 3, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'head_dim': 8, 'tie_word_embeddings': False}, 'vision_config': {'hidden_size': 16, 'intermediate_size': 20, 'num_hidden_layers': 2, 'num_attention_heads': 2, 'image_size': 32, 'patch_size': 8, 'vision_use_head': False}},
+    # v3_tiny_toptie_false_texttie_default
+    {'tie_word_embeddings': False, 'mm_tokens_per_image': 16, 'text_config': {'vocab_size': 256, 'hidden_size': 40, 'intermediate_size': 16, 'num_hidden_layers': 2, 'num_attention_heads': 5, 'num_key_value_heads': 1, 'head_dim': 12, 'attention_bias': True}, 'vision_config': {'hidden_size': 24, 'intermediate_size': 30, 'num_hidden_layers': 1, 'num_attention_heads': 3, 'num_channels': 1, 'image_size': 64, 'patch_size': 8}},
+    # v4_tiny_head_bias
+    {'mm_tokens_per_image': 9, 'text_config': {'vocab_size': 128, 'hidden_size': 64, 'intermediate_size': 96, 'num_hidden_layers': 7, 'num_attention_heads': 8, 'num_key_value_heads': 8, 'head_dim': 16, 'attention_bias': True, 'tie_word_embeddings': False}, 'vision_config': {'hidden_size': 40, 'intermediate_size': 16, 'num_hidden_layers': 2, 'num_attention_heads': 5, 'image_size': 48, 'patch_size': 16, 'vision_use_head': True}},
+    # v5_tiny_toptie_true_texttie_false
+    {'tie_word_embeddings': True, 'mm_tokens_per_image': 1, 'text_config': {'vocab_size': 100, 'hidden_size': 16, 'intermediate_size': 8, 'num_hidden_layers': 1, 'num_attention_heads': 2, 'num_key_value_heads': 1, 'head_dim': 8, 'tie_word_embeddings': False}, 'vision_config': {'hidden_size': 8, 'intermediate_size': 8, 'num_hidden_layers': 1, 'num_attention_heads': 1, 'image_size': 16, 'patch_size': 16, 'vision_use_head': False}},
+]
+# Gemma 3: the wrapper's tie flag alone decides (a text config's False is not read)
+VARIANTS["gemma3"] = [
+    dict(text_config=dict(vocab_size=300, hidden_size=32, intermediate_size=24, num_hidden_layers=2, num_attention_heads=4,
+                          num_key_value_heads=2, head_dim=8, tie_word_embeddings=False),
+         vision_config=dict(hidden_size=16, intermediate_size=20, num_hidden_layers=1, num_attention_heads=2,
+                            image_size=32, patch_size=8, vision_use_head=False), mm_tokens_per_image=4, _raw=True),
+]
+# Gemma-2 saved as a diff: its window (4096) and attention biases from the class
+VARIANTS["gemma2"] = [
+    dict(vocab_size=300, hidden_size=32, intermediate_size=24, num_hidden_layers=4, num_attention_heads=4,
+         num_key_value_heads=2, head_dim=8, attention_bias=True, _diff=True),
+]
