@@ -15,6 +15,7 @@ mod gemma3n;
 mod gemma4;
 mod glm4v;
 mod glm5_next;
+mod granite_docling;
 mod hyper;
 mod idefics2;
 mod image_rule;
@@ -295,8 +296,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 15] = [
+const WRAPPERS_2026: [&str; 16] = [
     "aria",
+    "granite_docling",
     "shieldgemma2",
     "lighton_ocr",
     "qianfan_ocr",
@@ -317,7 +319,7 @@ const WRAPPERS_2026: [&str; 15] = [
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
 /// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass,
 /// PaddleOCR-VL, Cosmos3-Edge, ERNIE-4.5-VL, Qianfan-OCR, VipLLaVA,
-/// Video-LLaVA, LightOnOCR, ShieldGemma 2).
+/// Video-LLaVA, LightOnOCR, ShieldGemma 2, Granite-Docling).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -331,6 +333,10 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
         "qianfan_ocr" => shuffle::import_qianfan_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
         "lighton_ocr" => pixtral::import_lighton_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
+        // its text class is fixed: Granite's decoder
+        "granite_docling" => granite_docling::import_granite_docling(cfg, |text| {
+            import_decoder(text, Arch::Llama, "granite")
+        }),
         // ShieldGemma 2: Gemma 3's model whole (`ShieldGemma2ForImageClassification`
         // wraps `Gemma3ForConditionalGeneration` and reads two of its
         // logits); its config ties when either flag does, the wrapper's

@@ -121,6 +121,19 @@ pub enum ImageRule {
         max_tiles: u64,
         tokens_per_tile: u64,
     },
+    /// Granite-Docling: InternVL's aspect-ratio tiles (`tile` px, up to
+    /// `max_tiles`, each side at most 16: the tokenizer's `<row_i_col_j>`
+    /// tags stop there) plus a thumbnail, `(tile/patch)²` patches a tile
+    /// and no class token; `tokens_per_tile` image tokens each (64 on the
+    /// coarse route, 256 on the fine one). The processor's markers around
+    /// them are not counted.
+    GraniteDocling {
+        tile: u64,
+        patch: u64,
+        min_tiles: u64,
+        max_tiles: u64,
+        tokens_per_tile: u64,
+    },
     /// A fixed square per image (Gemma 3: 4096 patches, 256 tokens).
     Fixed { tower: u64, language_model: u64 },
     /// Llama 3.2 Vision: tiles through cross-attention, one token in the text.
@@ -267,28 +280,46 @@ pub enum ImageRule {
 }
 
 impl ImageRule {
-    /// The aspect-ratio tile rule of InternVL (`aya: false`) or Aya Vision,
-    /// from `[tile, patch, min_tiles, max_tiles, tokens_per_tile]`.
+    /// The aspect-ratio tile rule of `family` (its link key: `intern_vl`,
+    /// `aya_vision`, `granite_docling`) from `[tile, patch, min_tiles,
+    /// max_tiles, tokens_per_tile]`; `None` for another key.
     pub fn tiled(
-        aya: bool,
+        family: &str,
         [tile, patch, min_tiles, max_tiles, tokens_per_tile]: [u64; 5],
-    ) -> Self {
-        if aya {
-            ImageRule::AyaVision {
+    ) -> Option<Self> {
+        Some(match family {
+            "aya_vision" => ImageRule::AyaVision {
                 tile,
                 patch,
                 min_tiles,
                 max_tiles,
                 tokens_per_tile,
-            }
-        } else {
-            ImageRule::InternVl {
+            },
+            "granite_docling" => ImageRule::GraniteDocling {
                 tile,
                 patch,
                 min_tiles,
                 max_tiles,
                 tokens_per_tile,
-            }
+            },
+            "intern_vl" => ImageRule::InternVl {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            },
+            _ => return None,
+        })
+    }
+
+    /// The link key of a tile rule (see [`tiled`](Self::tiled)).
+    pub fn tiled_key(&self) -> Option<&'static str> {
+        match self {
+            ImageRule::InternVl { .. } => Some("intern_vl"),
+            ImageRule::AyaVision { .. } => Some("aya_vision"),
+            ImageRule::GraniteDocling { .. } => Some("granite_docling"),
+            _ => None,
         }
     }
 
@@ -297,6 +328,13 @@ impl ImageRule {
     pub fn tile_fields(&self) -> Option<[u64; 5]> {
         match *self {
             ImageRule::InternVl {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            }
+            | ImageRule::GraniteDocling {
                 tile,
                 patch,
                 min_tiles,
@@ -372,6 +410,7 @@ impl ImageRule {
             ImageRule::Gemma4 { .. } => "Gemma 4 aspect-ratio cells",
             ImageRule::InternVl { .. } => "InternVL aspect-ratio tiles",
             ImageRule::AyaVision { .. } => "Aya Vision aspect-ratio tiles",
+            ImageRule::GraniteDocling { .. } => "Granite-Docling aspect-ratio tiles",
             ImageRule::Fixed { .. } => "fixed tokens per image",
             ImageRule::Mllama { .. } => "Llama 3.2 Vision tiles",
             ImageRule::Gemma3PanScan { .. } => "Gemma 3 pan-and-scan",
@@ -437,7 +476,9 @@ impl ImageRule {
                 check_range("image rule: max_pixels", *max_pixels, 1, MAX_PIXELS)?;
                 check_range("image rule: min_pixels", *min_pixels, 1, *max_pixels)?;
             }
-            ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
+            ImageRule::InternVl { .. }
+            | ImageRule::AyaVision { .. }
+            | ImageRule::GraniteDocling { .. } => {
                 let [tile, patch, min_tiles, max_tiles, tokens_per_tile] =
                     self.tile_fields().unwrap_or_default();
                 side("tile", tile)?;
@@ -733,11 +774,22 @@ pub fn internvl_grid(
     min_tiles: u64,
     max_tiles: u64,
 ) -> (u64, u64) {
+    tile_grid(width, height, tile, (min_tiles, max_tiles), max_tiles)
+}
+
+/// [`internvl_grid`] with at most `max_side` tiles along either side.
+fn tile_grid(
+    width: u64,
+    height: u64,
+    tile: u64,
+    (min_tiles, max_tiles): (u64, u64),
+    max_side: u64,
+) -> (u64, u64) {
     // `get_all_supported_aspect_ratios`: columns, then rows, in order; a
     // stable sort by tile count (the order decides ties below).
     let mut grids: Vec<(u64, u64)> = Vec::new();
-    for cols in 1..=max_tiles {
-        for rows in 1..=max_tiles {
+    for cols in 1..=max_side {
+        for rows in 1..=max_side {
             if (min_tiles..=max_tiles).contains(&(cols * rows)) {
                 grids.push((cols, rows));
             }
@@ -802,16 +854,23 @@ fn tiled_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<
     let Some([tile, patch, min_tiles, max_tiles, tokens_per_tile]) = rule.tile_fields() else {
         return (0, 0, None);
     };
-    let (cols, rows) = internvl_grid(width, height, tile, min_tiles, max_tiles);
+    // Granite-Docling's processor caps each side at 16 tiles
+    // (`get_all_supported_aspect_ratios` of `image_processing_granite_docling.py`)
+    let max_side = if matches!(rule, ImageRule::GraniteDocling { .. }) {
+        max_tiles.min(16)
+    } else {
+        max_tiles
+    };
+    let (cols, rows) = tile_grid(width, height, tile, (min_tiles, max_tiles), max_side);
     let mut n = cols * rows;
     if n > 1 {
         n += 1; // the thumbnail
     }
     let side = tile / patch.max(1);
-    if matches!(rule, ImageRule::AyaVision { .. }) {
-        (n * side * side, n * tokens_per_tile + n + 2, Some(n))
-    } else {
-        (n * (side * side + 1), n * tokens_per_tile, Some(n))
+    match rule {
+        ImageRule::AyaVision { .. } => (n * side * side, n * tokens_per_tile + n + 2, Some(n)),
+        ImageRule::GraniteDocling { .. } => (n * side * side, n * tokens_per_tile, Some(n)),
+        _ => (n * (side * side + 1), n * tokens_per_tile, Some(n)),
     }
 }
 
@@ -1156,9 +1215,9 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             (patches, patches / (merge.max(1) * merge.max(1)), None)
         }
         ImageRule::Gemma4 { .. } => gemma4_tokens(rule, width, height),
-        ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
-            tiled_tokens(rule, width, height)
-        }
+        ImageRule::InternVl { .. }
+        | ImageRule::AyaVision { .. }
+        | ImageRule::GraniteDocling { .. } => tiled_tokens(rule, width, height),
         ImageRule::Fixed {
             tower,
             language_model,

@@ -170,6 +170,12 @@ fn processor_rule(line: &Value) -> ImageRule {
         // its tower), the row's tile limits as its preprocessor_config.json.
         // Through the importer: LightOnOCR-1B's class-default wrapper, the
         // row's processor settings as its preprocessor_config.json.
+        // Through the importer: the class-default wrapper, the row's
+        // processor settings as its preprocessor_config.json.
+        "granite_docling" => {
+            let config = include_str!("data/configs/variants_2026/granite_docling__0.json");
+            rule_from_configs(config, Some(&s.to_string())).expect("granite_docling rule")
+        }
         "lighton_ocr" => {
             let config = include_str!("data/configs/variants_2026/lighton_ocr__0.json");
             rule_from_configs(config, Some(&s.to_string())).expect("lighton_ocr rule")

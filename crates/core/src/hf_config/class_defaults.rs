@@ -1290,6 +1290,21 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "granite_docling_text",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 1024),
+            ("intermediate_size", 2048),
+            ("max_position_embeddings", 32768),
+            ("mlp_bias", 0),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 28),
+            ("num_key_value_heads", 4),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 133800),
+        ],
+    ),
+    (
         "granite_swa",
         &[
             ("attention_bias", 0),

@@ -45,7 +45,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
         | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" | "aria"
         | "cohere_compass" | "paddleocr_vl" | "cosmos3_edge" | "ernie4_5_vl_moe"
-        | "qianfan_ocr" | "lighton_ocr" => true,
+        | "qianfan_ocr" | "lighton_ocr" | "granite_docling" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -291,6 +291,28 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             })
         }
         "idefics3" | "smolvlm" => Ok(idefics3(&cfg, &pre)),
+        // GraniteDoclingImageProcessor: InternVL's tiles of `size` (the
+        // tower's square), 1 to 32 and at most 16 a side; the coarse route's
+        // (tile/patch)² / scale² tokens each, four times that when the
+        // preprocessor turns `fine_route` on
+        "granite_docling" => {
+            let patch = vision("patch_size", 16);
+            let tile = number(&pre, &[&["size", "height"]], vision("image_size", 512));
+            let scale = vision("scale_factor", 4);
+            let scale = if pre.get("fine_route").and_then(Value::as_bool) == Some(true) {
+                (scale / 2).max(1)
+            } else {
+                scale
+            };
+            let side = tile / patch.max(1);
+            Ok(ImageRule::GraniteDocling {
+                tile,
+                patch,
+                min_tiles: number(&pre, &[&["min_patches"]], 1),
+                max_tiles: number(&pre, &[&["max_patches"]], 32),
+                tokens_per_tile: (side / scale.max(1)).saturating_mul(side / scale.max(1)),
+            })
+        }
         "llava_next" | "llava_next_video" => Ok(ImageRule::LlavaNext {
             crop: vision("image_size", 336),
             patch: vision("patch_size", 14),
@@ -307,7 +329,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, lighton_ocr, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, lighton_ocr, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -42,6 +42,9 @@ fn candidates(rule: &ImageRule) -> Vec<(u64, u64)> {
         | ImageRule::AyaVision {
             tile, max_tiles, ..
         }
+        | ImageRule::GraniteDocling {
+            tile, max_tiles, ..
+        }
         | ImageRule::Mllama {
             tile, max_tiles, ..
         }

@@ -46,14 +46,12 @@ impl ImageRule {
                 pool,
                 soft_tokens,
             } => join("gemma4", &[*patch, *pool, *soft_tokens]),
-            ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
-                let key = if matches!(self, ImageRule::AyaVision { .. }) {
-                    "aya_vision"
-                } else {
-                    "intern_vl"
-                };
-                join(key, &self.tile_fields().unwrap_or_default())
-            }
+            ImageRule::InternVl { .. }
+            | ImageRule::AyaVision { .. }
+            | ImageRule::GraniteDocling { .. } => join(
+                self.tiled_key().unwrap_or("intern_vl"),
+                &self.tile_fields().unwrap_or_default(),
+            ),
             ImageRule::Fixed {
                 tower,
                 language_model,
@@ -248,9 +246,10 @@ impl ImageRule {
                 }
             }
             "gemma4" => gemma4_rule(&numbers(3)?),
-            "intern_vl" | "aya_vision" => {
+            "intern_vl" | "aya_vision" | "granite_docling" => {
                 let v = numbers(5)?;
-                ImageRule::tiled(key == "aya_vision", [v[0], v[1], v[2], v[3], v[4]])
+                ImageRule::tiled(key, [v[0], v[1], v[2], v[3], v[4]])
+                    .ok_or_else(|| format!("\"{key}\" is not a tile rule"))?
             }
             "fixed" => {
                 let v = numbers(2)?;
@@ -381,7 +380,7 @@ impl ImageRule {
             }
             other => {
                 return Err(format!(
-                "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, paddle_ocr, aria, glm4v, gemma4, intern_vl, aya_vision, fixed, mllama, \
+                "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, paddle_ocr, aria, glm4v, gemma4, intern_vl, aya_vision, granite_docling, fixed, mllama, \
                      gemma3_pan_scan, pixtral, lighton_ocr, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5"
             ))
             }

@@ -478,13 +478,19 @@ fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
             let (min, max) = rule.pixel_limits().unwrap_or_default();
             (max / 4 >= min).then(|| rule.with_max_pixels(max / 4))
         }
-        ImageRule::InternVl { .. } | ImageRule::AyaVision { .. } => {
+        ImageRule::InternVl { .. }
+        | ImageRule::AyaVision { .. }
+        | ImageRule::GraniteDocling { .. } => {
             let [tile, patch, min_tiles, max_tiles, per_tile] =
                 rule.tile_fields().unwrap_or_default();
-            (max_tiles / 2 >= min_tiles).then(|| {
-                let aya = matches!(rule, ImageRule::AyaVision { .. });
-                ImageRule::tiled(aya, [tile, patch, min_tiles, max_tiles / 2, per_tile])
-            })
+            (max_tiles / 2 >= min_tiles)
+                .then(|| {
+                    ImageRule::tiled(
+                        rule.tiled_key().unwrap_or("intern_vl"),
+                        [tile, patch, min_tiles, max_tiles / 2, per_tile],
+                    )
+                })
+                .flatten()
         }
         _ => None,
     };

@@ -65,7 +65,8 @@ VARIANTS["kimi_k25"] = [
 WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm5_next", "qwen4_exp", "apertus1p5",
             "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl",
             "cosmos3_edge", "ernie4_5_vl_moe", "qianfan_ocr",
-            "vipllava", "video_llava", "lighton_ocr"}
+            "vipllava", "video_llava", "lighton_ocr",
+            "granite_docling"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -898,4 +899,21 @@ VARIANTS["gemma3"] = [
 VARIANTS["gemma2"] = [
     dict(vocab_size=300, hidden_size=32, intermediate_size=24, num_hidden_layers=4, num_attention_heads=4,
          num_key_value_heads=2, head_dim=8, attention_bias=True, _diff=True),
+]
+
+# Granite-Docling: Idefics3's tower, a connector with coarse and fine pixel-shuffle routes and DeepStack mergers, an
+# optional density router, Granite's text model; only the wrapper ties
+VARIANTS["granite_docling"] = [
+    # defaults
+    {},
+    # v1_tiny_untied_bias
+    {'tie_word_embeddings': False, 'text_config': {'pad_token_id': 0, 'vocab_size': 500, 'hidden_size': 48, 'intermediate_size': 40, 'num_hidden_layers': 3, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'attention_bias': True, 'mlp_bias': True}, 'vision_config': {'hidden_size': 32, 'intermediate_size': 40, 'num_hidden_layers': 4, 'num_attention_heads': 4, 'image_size': 64, 'patch_size': 8, 'out_hidden_size': 48, 'scale_factor': 4, 'deepstack_visual_indexes': [1, 2]}},
+    # v2_nofine_texttie_false
+    {'density_router_hidden_size': None, 'text_config': {'pad_token_id': 0, 'vocab_size': 300, 'hidden_size': 32, 'intermediate_size': 24, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'num_key_value_heads': None, 'tie_word_embeddings': False}, 'vision_config': {'hidden_size': 24, 'intermediate_size': 30, 'num_hidden_layers': 3, 'num_attention_heads': 3, 'num_channels': 1, 'image_size': 48, 'patch_size': 6, 'out_hidden_size': 32, 'scale_factor': 2, 'deepstack_visual_indexes': [0], 'use_fine_route': False}},
+    # v3_router_s2
+    {'density_router_hidden_size': 20, 'text_config': {'pad_token_id': 0, 'vocab_size': 256, 'hidden_size': 40, 'intermediate_size': 16, 'num_hidden_layers': 2, 'num_attention_heads': 5, 'num_key_value_heads': 1}, 'vision_config': {'hidden_size': 16, 'intermediate_size': 20, 'num_hidden_layers': 2, 'num_attention_heads': 2, 'image_size': 32, 'patch_size': 4, 'out_hidden_size': 40, 'scale_factor': 2, 'deepstack_visual_indexes': [0, 1], 'use_fine_route': True}},
+    # v4_no_deepstack_top_untied
+    {'tie_word_embeddings': False, 'density_router_hidden_size': 7, 'text_config': {'pad_token_id': 0, 'vocab_size': 128, 'hidden_size': 64, 'intermediate_size': 96, 'num_hidden_layers': 1, 'num_attention_heads': 8, 'num_key_value_heads': 8, 'tie_word_embeddings': True}, 'vision_config': {'hidden_size': 40, 'intermediate_size': 16, 'num_hidden_layers': 2, 'num_attention_heads': 5, 'image_size': 96, 'patch_size': 12, 'out_hidden_size': 64, 'scale_factor': 8, 'deepstack_visual_indexes': []}},
+    # v5_500m_2b_like_nofine
+    {'vision_config': {'use_fine_route': False}},
 ]

@@ -1069,6 +1069,33 @@ def lighton_ocr_setup():
     return lighton_ocr
 
 
+# ---------------------------------------------------------------- Granite-Docling (granite_docling)
+# GraniteDoclingImageProcessorPil at its class defaults (512 px tiles, 1..32, sides capped at 16), with the fine
+# route on, and with at most 8 tiles; the tower reads (512/16)² patches a tile (no class token); the coarse
+# route hands on 64 image tokens a tile, the fine one 256 (the processor's markers around them not counted).
+GD = [{}, dict(fine_route=True), dict(max_patches=8)]
+GD_EXTRA = [(1, 300), (300, 1), (100, 1700), (256, 8192), (1190, 17), (33, 77), (2480, 3508), (1024, 512)]
+
+
+def granite_docling_setup():
+    from transformers.models.granite_docling.image_processing_pil_granite_docling import (
+        GraniteDoclingImageProcessorPil)
+
+    procs = [(kw, GraniteDoclingImageProcessorPil(**kw)) for kw in GD]
+
+    def granite_docling(w, h):
+        for kw, p in procs:
+            out = p(img(w, h))
+            tiles = int(out["pixel_attention_mask"].sum())
+            per_tile = 256 if p.fine_route else 64
+            settings = {"size": dict(p.size), "min_patches": p.min_patches, "max_patches": p.max_patches,
+                        "fine_route": bool(p.fine_route)}
+            emit("granite_docling", "GraniteDoclingImageProcessorPil", settings, w, h, tiles * 1024,
+                 tiles * per_tile, tiles=tiles, grid=[int(out["rows"][0][0]), int(out["cols"][0][0])])
+
+    return granite_docling
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -1085,7 +1112,8 @@ if __name__ == "__main__":
                      ("minimax_m3_vl", None), ("hy_v4_vl", None), ("aria", None),
                      ("cohere_compass", None), ("paddleocr_vl", None),
                      ("cosmos3_edge", None), ("ernie4_5_vl_moe", None),
-                     ("qianfan_ocr", None), ("lighton_ocr", None)]:
+                     ("qianfan_ocr", None), ("lighton_ocr", None),
+                     ("granite_docling", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -1137,6 +1165,9 @@ if __name__ == "__main__":
         if name == "lighton_ocr":
             SIZES.extend(LO_EXTRA)
             fn = lighton_ocr_setup()
+        if name == "granite_docling":
+            SIZES.extend(GD_EXTRA)
+            fn = granite_docling_setup()
         if name == "ernie4_5_vl_moe":
             SIZES.extend(EV_EXTRA)
             fn = ernie4_5_vl_moe_setup()
@@ -1155,6 +1186,8 @@ if __name__ == "__main__":
             del SIZES[len(SIZES) - len(QF_EXTRA):]
         if name == "lighton_ocr":
             del SIZES[len(SIZES) - len(LO_EXTRA):]
+        if name == "granite_docling":
+            del SIZES[len(SIZES) - len(GD_EXTRA):]
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "lfm2_vl":
