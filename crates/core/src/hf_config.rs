@@ -26,6 +26,7 @@ mod llava_variants;
 pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
+mod hunyuan_vl;
 mod hy_v4_vl;
 mod lfm2_vl;
 mod lfm3;
@@ -296,8 +297,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 16] = [
+const WRAPPERS_2026: [&str; 17] = [
     "aria",
+    "hunyuan_vl",
     "granite_docling",
     "shieldgemma2",
     "lighton_ocr",
@@ -319,7 +321,7 @@ const WRAPPERS_2026: [&str; 16] = [
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
 /// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass,
 /// PaddleOCR-VL, Cosmos3-Edge, ERNIE-4.5-VL, Qianfan-OCR, VipLLaVA,
-/// Video-LLaVA, LightOnOCR, ShieldGemma 2, Granite-Docling).
+/// Video-LLaVA, LightOnOCR, ShieldGemma 2, Granite-Docling, HunYuan-VL).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -333,6 +335,10 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
         "qianfan_ocr" => shuffle::import_qianfan_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
         "lighton_ocr" => pixtral::import_lighton_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
+        // its text class is fixed: HunYuan's dense decoder
+        "hunyuan_vl" => hunyuan_vl::import_hunyuan_vl(cfg, |text| {
+            import_decoder(text, Arch::Hunyuan, "hunyuan_v1_dense")
+        }),
         // its text class is fixed: Granite's decoder
         "granite_docling" => granite_docling::import_granite_docling(cfg, |text| {
             import_decoder(text, Arch::Llama, "granite")

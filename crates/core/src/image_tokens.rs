@@ -70,6 +70,15 @@ pub enum ImageRule {
         min_pixels: u64,
         max_pixels: u64,
     },
+    /// HunYuan-VL: Qwen-VL's resize with a newline per merged row, as
+    /// `QwenVlRows`, and the learned begin and end embeddings inside the
+    /// image's span (`cat_extra_token`): `(gh/merge)·(gw/merge + 1) + 2`.
+    HunyuanVl {
+        patch: u64,
+        merge: u64,
+        min_pixels: u64,
+        max_pixels: u64,
+    },
     /// PaddleOCR-VL's resize: Qwen-VL's after a short side under
     /// `patch · merge` is scaled up to it (the other rounded by the same
     /// factor, the height first), as `PaddleOCRVLImageProcessor` does.
@@ -366,6 +375,11 @@ impl ImageRule {
                 max_pixels,
                 ..
             }
+            | ImageRule::HunyuanVl {
+                min_pixels,
+                max_pixels,
+                ..
+            }
             | ImageRule::PaddleOcr {
                 min_pixels,
                 max_pixels,
@@ -391,6 +405,7 @@ impl ImageRule {
         let mut rule = self.clone();
         if let ImageRule::QwenVl { max_pixels, .. }
         | ImageRule::QwenVlRows { max_pixels, .. }
+        | ImageRule::HunyuanVl { max_pixels, .. }
         | ImageRule::PaddleOcr { max_pixels, .. }
         | ImageRule::Glm4v { max_pixels, .. }
         | ImageRule::Apertus1p5(CodeGrid { max_pixels, .. }) = &mut rule
@@ -405,6 +420,7 @@ impl ImageRule {
         match self {
             ImageRule::QwenVl { .. } => "Qwen-VL dynamic resolution",
             ImageRule::QwenVlRows { .. } => "Qwen-VL dynamic resolution with row newlines",
+            ImageRule::HunyuanVl { .. } => "HunYuan-VL dynamic resolution",
             ImageRule::PaddleOcr { .. } => "PaddleOCR-VL dynamic resolution",
             ImageRule::Glm4v { .. } => "GLM-4V dynamic resolution",
             ImageRule::Gemma4 { .. } => "Gemma 4 aspect-ratio cells",
@@ -450,6 +466,12 @@ impl ImageRule {
                 max_pixels,
             }
             | ImageRule::QwenVlRows {
+                patch,
+                merge,
+                min_pixels,
+                max_pixels,
+            }
+            | ImageRule::HunyuanVl {
                 patch,
                 merge,
                 min_pixels,
@@ -1128,6 +1150,12 @@ fn qwen_vl(rule: &ImageRule, width: u64, height: u64) -> Result<(u64, u64, Optio
         min_pixels,
         max_pixels,
     }
+    | ImageRule::HunyuanVl {
+        patch,
+        merge,
+        min_pixels,
+        max_pixels,
+    }
     | ImageRule::PaddleOcr {
         patch,
         merge,
@@ -1160,9 +1188,11 @@ fn qwen_vl(rule: &ImageRule, width: u64, height: u64) -> Result<(u64, u64, Optio
     }
     let (h, w) = smart_resize(h_in, w_in, factor, min_pixels, max_pixels);
     let patches = (h / patch.max(1)) * (w / patch.max(1));
-    // HY-V4-VL's newline after each row of merged cells
+    // HY-V4-VL's and HunYuan-VL's newline after each row of merged cells,
+    // and HunYuan-VL's begin and end embeddings
     let rows = match rule {
         ImageRule::QwenVlRows { .. } => h / factor,
+        ImageRule::HunyuanVl { .. } => h / factor + 2,
         _ => 0,
     };
     Ok((
@@ -1199,9 +1229,10 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         check_range(field, side, 1, MAX_IMAGE_SIZE)?;
     }
     let (tower, lm, tiles) = match *rule {
-        ImageRule::QwenVl { .. } | ImageRule::QwenVlRows { .. } | ImageRule::PaddleOcr { .. } => {
-            qwen_vl(rule, width, height)?
-        }
+        ImageRule::QwenVl { .. }
+        | ImageRule::QwenVlRows { .. }
+        | ImageRule::HunyuanVl { .. }
+        | ImageRule::PaddleOcr { .. } => qwen_vl(rule, width, height)?,
         ImageRule::Glm4v {
             patch,
             merge,

@@ -172,6 +172,12 @@ fn processor_rule(line: &Value) -> ImageRule {
         // row's processor settings as its preprocessor_config.json.
         // Through the importer: the class-default wrapper, the row's
         // processor settings as its preprocessor_config.json.
+        // Through the importer: the class-default wrapper (head_dim 128),
+        // the row's processor settings as its preprocessor_config.json.
+        "hunyuan_vl" => {
+            let config = include_str!("data/configs/variants_2026/hunyuan_vl__0.json");
+            rule_from_configs(config, Some(&s.to_string())).expect("hunyuan_vl rule")
+        }
         "granite_docling" => {
             let config = include_str!("data/configs/variants_2026/granite_docling__0.json");
             rule_from_configs(config, Some(&s.to_string())).expect("granite_docling rule")

@@ -1263,3 +1263,23 @@ fn shieldgemma2_is_gemma3_with_pan_and_scan_off() {
         (4096, 256)
     );
 }
+
+/// HunYuan-VL (HunyuanOCR) at its class defaults with head_dim 128
+/// (8,139,351,536 parameters, measured; its own head_dim of None cannot
+/// build, and the importer says so by field); a 1080p frame is 2,076
+/// tokens and its transpose 2,102 (a newline per merged row).
+#[test]
+fn hunyuan_vl_writes_a_newline_per_row() {
+    let spec = from_hf_config(&config_text("variants_2026/hunyuan_vl__0.json")).expect("imports");
+    assert_eq!(spec.param_counts().total, 8_139_351_536);
+    let rule = spec.image_rule.as_ref().expect("an image rule");
+    let wide = tokens(rule, 1920, 1080).expect("tokens");
+    let tall = tokens(rule, 1080, 1920).expect("tokens");
+    assert_eq!(
+        (wide.language_model_tokens, tall.language_model_tokens),
+        (2_076, 2_102)
+    );
+    let e =
+        from_hf_config(r#"{"model_type":"hunyuan_vl","text_config":{}}"#).expect_err("no head_dim");
+    assert!(e.field.ends_with("head_dim"), "{}", e.field);
+}

@@ -1439,6 +1439,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "hunyuan_vl_text",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 4096),
+            ("intermediate_size", 11008),
+            ("max_position_embeddings", 2048),
+            ("num_attention_heads", 32),
+            ("num_hidden_layers", 32),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 290943),
+        ],
+    ),
+    (
         "hy_v3",
         &[
             ("attention_bias", 0),

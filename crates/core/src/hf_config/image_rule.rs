@@ -45,7 +45,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
         | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" | "aria"
         | "cohere_compass" | "paddleocr_vl" | "cosmos3_edge" | "ernie4_5_vl_moe"
-        | "qianfan_ocr" | "lighton_ocr" | "granite_docling" => true,
+        | "qianfan_ocr" | "lighton_ocr" | "granite_docling" | "hunyuan_vl" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -133,6 +133,14 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
             min_pixels: number(&pre, &[&["size", "shortest_edge"]], 56 * 56),
             max_pixels: number(&pre, &[&["size", "longest_edge"]], 28 * 28 * 6177),
+        }),
+        // HunYuanVLImageProcessor: Qwen2-VL's resize at 16 px patches
+        // merged 2 × 2, 512² to 2048² px
+        "hunyuan_vl" => Ok(ImageRule::HunyuanVl {
+            patch: number(&pre, &[&["patch_size"]], vision("patch_size", 16)),
+            merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
+            min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], 512 * 512),
+            max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 2048 * 2048),
         }),
         "minimax_m3_vl" => Ok(ImageRule::QwenVl {
             patch: number(&pre, &[&["patch_size"]], vision("patch_size", 14)),
@@ -329,7 +337,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, lighton_ocr, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, lighton_ocr, hunyuan_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -25,6 +25,12 @@ impl ImageRule {
                 min_pixels,
                 max_pixels,
             } => join("qwen_vl_rows", &[*patch, *merge, *min_pixels, *max_pixels]),
+            ImageRule::HunyuanVl {
+                patch,
+                merge,
+                min_pixels,
+                max_pixels,
+            } => join("hunyuan_vl", &[*patch, *merge, *min_pixels, *max_pixels]),
             ImageRule::PaddleOcr {
                 patch,
                 merge,
@@ -235,6 +241,15 @@ impl ImageRule {
                     max_pixels: v[3],
                 }
             }
+            "hunyuan_vl" => {
+                let v = numbers(4)?;
+                ImageRule::HunyuanVl {
+                    patch: v[0],
+                    merge: v[1],
+                    min_pixels: v[2],
+                    max_pixels: v[3],
+                }
+            }
             "glm4v" => {
                 let v = numbers(5)?;
                 ImageRule::Glm4v {
@@ -380,7 +395,7 @@ impl ImageRule {
             }
             other => {
                 return Err(format!(
-                "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, paddle_ocr, aria, glm4v, gemma4, intern_vl, aya_vision, granite_docling, fixed, mllama, \
+                "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, hunyuan_vl, paddle_ocr, aria, glm4v, gemma4, intern_vl, aya_vision, granite_docling, fixed, mllama, \
                      gemma3_pan_scan, pixtral, lighton_ocr, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5"
             ))
             }

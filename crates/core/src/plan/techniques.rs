@@ -472,6 +472,7 @@ fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
     let lowered = match rule {
         ImageRule::QwenVl { .. }
         | ImageRule::QwenVlRows { .. }
+        | ImageRule::HunyuanVl { .. }
         | ImageRule::PaddleOcr { .. }
         | ImageRule::Glm4v { .. }
         | ImageRule::Apertus1p5(_) => {

@@ -66,7 +66,7 @@ WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm
             "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl",
             "cosmos3_edge", "ernie4_5_vl_moe", "qianfan_ocr",
             "vipllava", "video_llava", "lighton_ocr",
-            "granite_docling"}
+            "granite_docling", "hunyuan_vl"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -916,4 +916,24 @@ VARIANTS["granite_docling"] = [
     {'tie_word_embeddings': False, 'density_router_hidden_size': 7, 'text_config': {'pad_token_id': 0, 'vocab_size': 128, 'hidden_size': 64, 'intermediate_size': 96, 'num_hidden_layers': 1, 'num_attention_heads': 8, 'num_key_value_heads': 8, 'tie_word_embeddings': True}, 'vision_config': {'hidden_size': 40, 'intermediate_size': 16, 'num_hidden_layers': 2, 'num_attention_heads': 5, 'image_size': 96, 'patch_size': 12, 'out_hidden_size': 64, 'scale_factor': 8, 'deepstack_visual_indexes': []}},
     # v5_500m_2b_like_nofine
     {'vision_config': {'use_fine_route': False}},
+]
+
+# HunYuan-VL (HunyuanOCR): HunYuan's dense decoder and a ViT whose merger folds, widens and frames the patches;
+# tied when either flag is; the class's own head_dim (None) cannot build, so every variant names one; the flat
+# variant's text keys sit at the top, as the config class moves them
+VARIANTS["hunyuan_vl"] = [
+    # defaults_head_dim128
+    {'text_config': {'head_dim': 128}},
+    # tiny_bias_gqa_hd
+    {'text_config': {'vocab_size': 1000, 'hidden_size': 64, 'intermediate_size': 160, 'num_hidden_layers': 2, 'num_attention_heads': 8, 'num_key_value_heads': 2, 'head_dim': 24, 'attention_bias': True}, 'vision_config': {'hidden_size': 32, 'intermediate_size': 80, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'patch_size': 16, 'spatial_merge_size': 2, 'max_image_size': 256}},
+    # untied_merge3_patch8
+    {'tie_word_embeddings': False, 'text_config': {'vocab_size': 777, 'hidden_size': 48, 'intermediate_size': 100, 'num_hidden_layers': 3, 'num_attention_heads': 6, 'num_key_value_heads': 3, 'head_dim': 8, 'tie_word_embeddings': False}, 'vision_config': {'hidden_size': 40, 'intermediate_size': 72, 'num_hidden_layers': 3, 'num_attention_heads': 5, 'patch_size': 8, 'spatial_merge_size': 3, 'max_image_size': 96}},
+    # (a tower of 24 wide with 5 heads builds, its attention 20 wide; the importer refuses heads that do not
+    # divide the width, so that variant is left out)
+    # partial_subconfigs
+    {'text_config': {'num_hidden_layers': 1, 'head_dim': 128}, 'vision_config': {'num_hidden_layers': 1}},
+    # flat_text_keys_top_tie_false
+    {'vocab_size': 300, 'hidden_size': 32, 'intermediate_size': 64, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'num_key_value_heads': 1, 'head_dim': 8, 'attention_bias': True, 'tie_word_embeddings': False, 'vision_config': {'hidden_size': 16, 'intermediate_size': 24, 'num_hidden_layers': 2, 'num_attention_heads': 2, 'max_image_size': 64, 'text_hidden_size': 999}, '_raw': True},
+    # tied_both_true_deep_vision
+    {'tie_word_embeddings': True, 'text_config': {'vocab_size': 2048, 'hidden_size': 128, 'intermediate_size': 256, 'num_hidden_layers': 4, 'num_attention_heads': 4, 'num_key_value_heads': 4, 'head_dim': 32, 'tie_word_embeddings': True}, 'vision_config': {'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 6, 'num_attention_heads': 8, 'patch_size': 16, 'spatial_merge_size': 2, 'max_image_size': 512}},
 ]

@@ -1096,6 +1096,35 @@ def granite_docling_setup():
     return granite_docling
 
 
+# ---------------------------------------------------------------- HunYuan-VL (hunyuan_vl)
+# HunYuanVLImageProcessorPil: Qwen2-VL's resize at 16 px patches merged 2 x 2, 512² to 2048² px (its class
+# defaults) and a 1024² px limit; the tower reads gh·gw patches; the merger hands on (gh/2)·(gw/2 + 1) tokens
+# (a newline per merged row) plus its begin and end embeddings.
+HV = [{}, dict(size={"shortest_edge": 512 * 512, "longest_edge": 1024 * 1024})]
+HV_EXTRA = [(70, 70), (126, 98), (1, 200), (200, 1), (1, 300), (1000, 5), (5, 1000), (3000, 200)]
+
+
+def hunyuan_vl_setup():
+    from transformers.models.hunyuan_vl.image_processing_pil_hunyuan_vl import HunYuanVLImageProcessorPil
+
+    procs = [HunYuanVLImageProcessorPil(**kw) for kw in HV]
+
+    def hunyuan_vl(w, h):
+        for p in procs:
+            settings = {"size": dict(p.size), "patch_size": p.patch_size, "merge_size": p.merge_size}
+            try:
+                out = p(images=[img(w, h)], return_tensors="pt")
+            except ValueError as e:  # the processor refuses the size: so must we
+                emit("hunyuan_vl", "HunYuanVLImageProcessorPil", settings, w, h, None, None, refused=str(e)[:120])
+                continue
+            tt, gh, gw = t(out["image_grid_thw"][0])
+            m = p.merge_size
+            emit("hunyuan_vl", "HunYuanVLImageProcessorPil", settings, w, h, tt * gh * gw,
+                 (gh // m) * (gw // m + 1) + 2, grid=[tt, gh, gw], resized=[gh * p.patch_size, gw * p.patch_size])
+
+    return hunyuan_vl
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -1113,7 +1142,7 @@ if __name__ == "__main__":
                      ("cohere_compass", None), ("paddleocr_vl", None),
                      ("cosmos3_edge", None), ("ernie4_5_vl_moe", None),
                      ("qianfan_ocr", None), ("lighton_ocr", None),
-                     ("granite_docling", None)]:
+                     ("granite_docling", None), ("hunyuan_vl", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -1165,6 +1194,9 @@ if __name__ == "__main__":
         if name == "lighton_ocr":
             SIZES.extend(LO_EXTRA)
             fn = lighton_ocr_setup()
+        if name == "hunyuan_vl":
+            SIZES.extend(HV_EXTRA)
+            fn = hunyuan_vl_setup()
         if name == "granite_docling":
             SIZES.extend(GD_EXTRA)
             fn = granite_docling_setup()
@@ -1188,6 +1220,8 @@ if __name__ == "__main__":
             del SIZES[len(SIZES) - len(LO_EXTRA):]
         if name == "granite_docling":
             del SIZES[len(SIZES) - len(GD_EXTRA):]
+        if name == "hunyuan_vl":
+            del SIZES[len(SIZES) - len(HV_EXTRA):]
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "lfm2_vl":
