@@ -32,6 +32,7 @@ mod lfm2_vl;
 mod lfm3;
 mod llama4;
 mod looped;
+mod minicpm_v;
 mod minimax_m3_vl;
 mod mistral_large4;
 mod mllama;
@@ -297,8 +298,10 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 17] = [
+const WRAPPERS_2026: [&str; 19] = [
     "aria",
+    "minicpmv4_6",
+    "minicpmv4_7",
     "hunyuan_vl",
     "granite_docling",
     "shieldgemma2",
@@ -321,7 +324,8 @@ const WRAPPERS_2026: [&str; 17] = [
 /// family and their module completes (GLM-5.3-Flash, Qwen4-Exp,
 /// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass,
 /// PaddleOCR-VL, Cosmos3-Edge, ERNIE-4.5-VL, Qianfan-OCR, VipLLaVA,
-/// Video-LLaVA, LightOnOCR, ShieldGemma 2, Granite-Docling, HunYuan-VL).
+/// Video-LLaVA, LightOnOCR, ShieldGemma 2, Granite-Docling, HunYuan-VL,
+/// MiniCPM-V 4.6 and 4.7).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -335,6 +339,9 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
         "qianfan_ocr" => shuffle::import_qianfan_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
         "lighton_ocr" => pixtral::import_lighton_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
+        "minicpmv4_6" | "minicpmv4_7" => {
+            minicpm_v::import_minicpm_v(cfg, text_or(Arch::Qwen3Next, "qwen3_5_text"))
+        }
         // its text class is fixed: HunYuan's dense decoder
         "hunyuan_vl" => hunyuan_vl::import_hunyuan_vl(cfg, |text| {
             import_decoder(text, Arch::Hunyuan, "hunyuan_v1_dense")

@@ -32,6 +32,7 @@ use crate::scenario::limits::{MAX_IMAGE_SIZE, MAX_IMAGE_TILES, MAX_TOKENS};
 
 pub(crate) mod anyres;
 pub use anyres::LLAVA_NEXT_PINPOINTS;
+mod minicpm_v;
 mod pixtral;
 mod resize;
 pub(crate) use resize::round_half_even;
@@ -142,6 +143,16 @@ pub enum ImageRule {
         min_tiles: u64,
         max_tiles: u64,
         tokens_per_tile: u64,
+    },
+    /// MiniCPM-V 4.6 / 4.7: a thumbnail of about `scale`² px and, for a
+    /// larger image, up to `max_slices` slices of about that area; sides
+    /// in multiples of `patch · merge`, a token per `merge × merge`
+    /// patches (`merge` 4 in the "16x" mode, 2 in "4x").
+    MiniCpmV {
+        patch: u64,
+        merge: u64,
+        scale: u64,
+        max_slices: u64,
     },
     /// A fixed square per image (Gemma 3: 4096 patches, 256 tokens).
     Fixed { tower: u64, language_model: u64 },
@@ -427,6 +438,7 @@ impl ImageRule {
             ImageRule::InternVl { .. } => "InternVL aspect-ratio tiles",
             ImageRule::AyaVision { .. } => "Aya Vision aspect-ratio tiles",
             ImageRule::GraniteDocling { .. } => "Granite-Docling aspect-ratio tiles",
+            ImageRule::MiniCpmV { .. } => "MiniCPM-V slices",
             ImageRule::Fixed { .. } => "fixed tokens per image",
             ImageRule::Mllama { .. } => "Llama 3.2 Vision tiles",
             ImageRule::Gemma3PanScan { .. } => "Gemma 3 pan-and-scan",
@@ -526,6 +538,17 @@ impl ImageRule {
                 tiles("max_tiles", *max_tiles)?;
             }
             ImageRule::Gemma3PanScan { .. } | ImageRule::Gemma4 { .. } => self.validate_gemma()?,
+            ImageRule::MiniCpmV {
+                patch,
+                merge,
+                scale,
+                max_slices,
+            } => {
+                side("patch", *patch)?;
+                tiles("merge", *merge)?;
+                side("scale_resolution", *scale)?;
+                tiles("max_slice_nums", *max_slices)?;
+            }
             ImageRule::Pixtral {
                 patch,
                 merge,
@@ -1285,6 +1308,12 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             merge,
             longest_edge,
         } => pixtral::lighton_ocr_tokens((patch, merge, longest_edge), width, height)?,
+        ImageRule::MiniCpmV {
+            patch,
+            merge,
+            scale,
+            max_slices,
+        } => minicpm_v::tokens((patch, merge, scale, max_slices), width, height),
         ImageRule::Aria { .. } => aria_tokens(rule, width, height),
         ImageRule::Idefics3 {
             longest_edge,

@@ -174,6 +174,12 @@ fn processor_rule(line: &Value) -> ImageRule {
         // processor settings as its preprocessor_config.json.
         // Through the importer: the class-default wrapper (head_dim 128),
         // the row's processor settings as its preprocessor_config.json.
+        // Through the importer: the class-default wrapper, the row's
+        // processor settings as its preprocessor_config.json.
+        "minicpmv4_6" => {
+            let config = include_str!("data/configs/variants_2026/minicpmv4_6__0.json");
+            rule_from_configs(config, Some(&s.to_string())).expect("minicpmv4_6 rule")
+        }
         "hunyuan_vl" => {
             let config = include_str!("data/configs/variants_2026/hunyuan_vl__0.json");
             rule_from_configs(config, Some(&s.to_string())).expect("hunyuan_vl rule")

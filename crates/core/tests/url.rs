@@ -219,6 +219,15 @@ fn image_rule() -> impl Strategy<Value = ImageRule> {
                 max_pixels: max,
             }
         ),
+        // MiniCPM-V's slices (`minicpm_v:…`) round-trip too
+        (n(64), n(4), n(4096), n(16)).prop_map(|(patch, merge, scale, max_slices)| {
+            ImageRule::MiniCpmV {
+                patch,
+                merge,
+                scale,
+                max_slices,
+            }
+        }),
         // LightOnOCR's merged patches (`lighton_ocr:…`) round-trip too
         (n(64), n(8), n(4096)).prop_map(|(patch, merge, longest_edge)| {
             ImageRule::LightOnOcr {

@@ -1283,3 +1283,30 @@ fn hunyuan_vl_writes_a_newline_per_row() {
         from_hf_config(r#"{"model_type":"hunyuan_vl","text_config":{}}"#).expect_err("no head_dim");
     assert!(e.field.ends_with("head_dim"), "{}", e.field);
 }
+
+/// MiniCPM-V 4.6 and 4.7 build the same modules (9,111,202,816
+/// parameters at their class defaults, measured, untied by default); a
+/// 640 × 480 photo is a thumbnail and two slices, 203 tokens (63 + 70 +
+/// 70, one per 4 × 4 patches), and 4x mode keeps four times as many.
+#[test]
+fn minicpm_v_slices_an_image() {
+    for model_type in ["minicpmv4_6", "minicpmv4_7"] {
+        let spec = from_hf_config(&format!(r#"{{"model_type":"{model_type}"}}"#)).expect("imports");
+        assert_eq!(spec.param_counts().total, 9_111_202_816, "{model_type}");
+        let rule = spec.image_rule.as_ref().expect("an image rule");
+        let photo = tokens(rule, 640, 480).expect("tokens");
+        assert_eq!((photo.tiles, photo.language_model_tokens), (Some(3), 203));
+    }
+    let four = from_hf_configs(
+        r#"{"model_type":"minicpmv4_6"}"#,
+        Some(r#"{"downsample_mode":"4x"}"#),
+    )
+    .expect("imports");
+    let rule = four.image_rule.as_ref().expect("an image rule");
+    assert_eq!(
+        tokens(rule, 640, 480)
+            .expect("tokens")
+            .language_model_tokens,
+        772
+    );
+}

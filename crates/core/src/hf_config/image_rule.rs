@@ -45,7 +45,8 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
         | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" | "aria"
         | "cohere_compass" | "paddleocr_vl" | "cosmos3_edge" | "ernie4_5_vl_moe"
-        | "qianfan_ocr" | "lighton_ocr" | "granite_docling" | "hunyuan_vl" => true,
+        | "qianfan_ocr" | "lighton_ocr" | "granite_docling" | "hunyuan_vl" | "minicpmv4_6"
+        | "minicpmv4_7" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -134,6 +135,25 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             min_pixels: number(&pre, &[&["size", "shortest_edge"]], 56 * 56),
             max_pixels: number(&pre, &[&["size", "longest_edge"]], 28 * 28 * 6177),
         }),
+        // MiniCPMV4_6ImageProcessor (4.7's too): slices of `scale_resolution`
+        // (448) px, at most `max_slice_nums` (9; one without `slice_mode`),
+        // 14 px patches, "16x" merging 4 × 4 of them (the window merger and
+        // the MLP merger), "4x" 2 × 2
+        "minicpmv4_6" | "minicpmv4_7" => {
+            let four = pre.get("downsample_mode").and_then(Value::as_str) == Some("4x")
+                || cfg.get("downsample_mode").and_then(Value::as_str) == Some("4x");
+            let sliced = pre.get("slice_mode").and_then(Value::as_bool) != Some(false);
+            Ok(ImageRule::MiniCpmV {
+                patch: number(&pre, &[&["patch_size"]], 14),
+                merge: if four { 2 } else { 4 },
+                scale: number(&pre, &[&["scale_resolution"]], 448),
+                max_slices: if sliced {
+                    number(&pre, &[&["max_slice_nums"]], 9)
+                } else {
+                    1
+                },
+            })
+        }
         // HunYuanVLImageProcessor: Qwen2-VL's resize at 16 px patches
         // merged 2 × 2, 512² to 2048² px
         "hunyuan_vl" => Ok(ImageRule::HunyuanVl {
@@ -337,7 +357,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, lighton_ocr, hunyuan_vl, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, lighton_ocr, hunyuan_vl, minicpmv4_6, minicpmv4_7, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -87,6 +87,12 @@ impl ImageRule {
                 merge,
                 longest_edge,
             } => join("lighton_ocr", &[*patch, *merge, *longest_edge]),
+            ImageRule::MiniCpmV {
+                patch,
+                merge,
+                scale,
+                max_slices,
+            } => join("minicpm_v", &[*patch, *merge, *scale, *max_slices]),
             ImageRule::Idefics3 {
                 longest_edge,
                 tile,
@@ -299,6 +305,15 @@ impl ImageRule {
                     longest_edge: v[2],
                 }
             }
+            "minicpm_v" => {
+                let v = numbers(4)?;
+                ImageRule::MiniCpmV {
+                    patch: v[0],
+                    merge: v[1],
+                    scale: v[2],
+                    max_slices: v[3],
+                }
+            }
             "lighton_ocr" => {
                 let v = numbers(3)?;
                 ImageRule::LightOnOcr {
@@ -396,7 +411,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, hunyuan_vl, paddle_ocr, aria, glm4v, gemma4, intern_vl, aya_vision, granite_docling, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, lighton_ocr, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5"
+                     gemma3_pan_scan, pixtral, lighton_ocr, minicpm_v, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5"
             ))
             }
         };

@@ -66,7 +66,7 @@ WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm
             "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl",
             "cosmos3_edge", "ernie4_5_vl_moe", "qianfan_ocr",
             "vipllava", "video_llava", "lighton_ocr",
-            "granite_docling", "hunyuan_vl"}
+            "granite_docling", "hunyuan_vl", "minicpmv4_6", "minicpmv4_7"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -937,3 +937,30 @@ VARIANTS["hunyuan_vl"] = [
     # tied_both_true_deep_vision
     {'tie_word_embeddings': True, 'text_config': {'vocab_size': 2048, 'hidden_size': 128, 'intermediate_size': 256, 'num_hidden_layers': 4, 'num_attention_heads': 4, 'num_key_value_heads': 4, 'head_dim': 32, 'tie_word_embeddings': True}, 'vision_config': {'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 6, 'num_attention_heads': 8, 'patch_size': 16, 'spatial_merge_size': 2, 'max_image_size': 512}},
 ]
+
+# MiniCPM-V 4.6 and 4.7 (the same modules): a NaViT tower with a window merger inside, an MLP merger, Qwen3.5's
+# hybrid text model; only the wrapper ties. The last variant is a SigLIP-400M tower over a small Qwen3.5 (guessed,
+# not a checkpoint's config)
+MINICPM_V = [
+    # defaults
+    {},
+    # tiny_tied
+    {'tie_word_embeddings': True, 'text_config': {'vocab_size': 1000, 'hidden_size': 64, 'intermediate_size': 128, 'num_hidden_layers': 4, 'num_attention_heads': 4, 'num_key_value_heads': 2, 'head_dim': 16, 'linear_num_key_heads': 2, 'linear_num_value_heads': 4, 'linear_key_head_dim': 16, 'linear_value_head_dim': 16}, 'vision_config': {'hidden_size': 32, 'intermediate_size': 64, 'num_hidden_layers': 2, 'num_attention_heads': 2, 'image_size': 56, 'patch_size': 14}, 'insert_layer_id': 0},
+    # merger3_bias_interval2
+    {'merger_times': 3, 'text_config': {'vocab_size': 5003, 'hidden_size': 96, 'intermediate_size': 200, 'num_hidden_layers': 6, 'num_attention_heads': 6, 'num_key_value_heads': 3, 'head_dim': 32, 'attention_bias': True, 'full_attention_interval': 2, 'linear_conv_kernel_dim': 3, 'linear_num_key_heads': 3, 'linear_num_value_heads': 6, 'linear_key_head_dim': 24, 'linear_value_head_dim': 20}, 'vision_config': {'hidden_size': 48, 'intermediate_size': 100, 'num_hidden_layers': 3, 'num_attention_heads': 4, 'image_size': 70, 'patch_size': 14, 'num_channels': 1}, 'insert_layer_id': 1},
+    # window3_layer_types
+    {'vision_config': {'hidden_size': 40, 'intermediate_size': 72, 'num_hidden_layers': 4, 'num_attention_heads': 5, 'image_size': 448, 'patch_size': 14, 'window_kernel_size': [3, 3]}, 'text_config': {'vocab_size': 777, 'hidden_size': 80, 'intermediate_size': 160, 'num_hidden_layers': 5, 'num_attention_heads': 2, 'num_key_value_heads': 1, 'head_dim': 40, 'layer_types': ['full_attention', 'linear_attention', 'full_attention', 'full_attention', 'linear_attention'], 'linear_num_key_heads': 1, 'linear_num_value_heads': 2, 'linear_key_head_dim': 8, 'linear_value_head_dim': 12}},
+    # all_linear_merger2_tied
+    {'tie_word_embeddings': True, 'merger_times': 2, 'vision_config': {'hidden_size': 64, 'intermediate_size': 256, 'num_hidden_layers': 2, 'num_attention_heads': 4, 'image_size': 980, 'patch_size': 14}, 'text_config': {'vocab_size': 4096, 'hidden_size': 128, 'intermediate_size': 384, 'num_hidden_layers': 3, 'num_attention_heads': 4, 'num_key_value_heads': 4, 'head_dim': 32, 'layer_types': ['linear_attention', 'linear_attention', 'linear_attention']}},
+    # all_full_untied_p16
+    {'vision_config': {'hidden_size': 72, 'intermediate_size': 144, 'num_hidden_layers': 3, 'num_attention_heads': 6, 'image_size': 224, 'patch_size': 16}, 'text_config': {'vocab_size': 3000, 'hidden_size': 48, 'intermediate_size': 96, 'num_hidden_layers': 3, 'num_attention_heads': 3, 'num_key_value_heads': 1, 'head_dim': 64, 'layer_types': ['full_attention', 'full_attention', 'full_attention'], 'tie_word_embeddings': True}},
+    # siglip400m_like_qwen35_08b_like
+    {'vision_config': {'hidden_size': 1152, 'intermediate_size': 4304, 'num_hidden_layers': 27, 'num_attention_heads': 16, 'image_size': 980, 'patch_size': 14}, 'text_config': {'vocab_size': 248320, 'hidden_size': 1024, 'intermediate_size': 3584, 'num_hidden_layers': 24, 'num_attention_heads': 8, 'num_key_value_heads': 2, 'head_dim': 256, 'linear_num_key_heads': 16, 'linear_num_value_heads': 16, 'linear_key_head_dim': 128, 'linear_value_head_dim': 128}, 'tie_word_embeddings': True},
+    # without slices or MLP times: a one-layer text model of another family (Qwen3)
+    dict(text_config=dict(model_type="qwen3", vocab_size=500, hidden_size=64, intermediate_size=96, num_hidden_layers=1,
+                          num_attention_heads=4, num_key_value_heads=2, head_dim=16),
+         vision_config=dict(hidden_size=32, intermediate_size=48, num_hidden_layers=1, num_attention_heads=2,
+                            image_size=56, patch_size=14)),
+]
+VARIANTS["minicpmv4_6"] = MINICPM_V
+VARIANTS["minicpmv4_7"] = MINICPM_V[:4]

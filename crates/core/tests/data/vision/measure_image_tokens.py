@@ -1125,6 +1125,35 @@ def hunyuan_vl_setup():
     return hunyuan_vl
 
 
+# ---------------------------------------------------------------- MiniCPM-V 4.6 / 4.7 (minicpmv4_6)
+# MiniCPMV4_6ImageProcessorPil (4.7 maps to the same class): its class defaults (448 px slices, at most 9, 14 px
+# patches, "16x"), the "4x" mode, at most 4 slices, and slicing off; the tower reads every crop's patches
+# (`target_sizes`), the language model one token per 4 x 4 of them ("16x") or 2 x 2 ("4x").
+MC = [{}, dict(downsample_mode="4x"), dict(max_slice_nums=4), dict(slice_mode=False)]
+MC_EXTRA = [(449, 449), (447, 447), (55, 55), (1000, 10), (28, 1000), (500, 2000), (1366, 768), (900, 1600)]
+
+
+def minicpmv4_6_setup():
+    from transformers.models.minicpmv4_6.image_processing_pil_minicpmv4_6 import MiniCPMV4_6ImageProcessorPil
+
+    procs = [(kw, MiniCPMV4_6ImageProcessorPil(**kw)) for kw in MC]
+
+    def minicpmv4_6(w, h):
+        if w * h > 6000 * 6000:  # the PIL pipeline holds the whole image; the rule is size-free
+            return
+        for kw, p in procs:
+            out = p(images=[img(w, h)])
+            sizes = [[int(a), int(b)] for a, b in out["target_sizes"]]
+            m = 2 if p.downsample_mode == "4x" else 4
+            settings = {"patch_size": p.patch_size, "scale_resolution": p.scale_resolution,
+                        "max_slice_nums": p.max_slice_nums, "slice_mode": p.slice_mode,
+                        "downsample_mode": p.downsample_mode}
+            emit("minicpmv4_6", "MiniCPMV4_6ImageProcessorPil", settings, w, h, sum(a * b for a, b in sizes),
+                 sum(a * b // (m * m) for a, b in sizes), tiles=len(sizes), crops=sizes)
+
+    return minicpmv4_6
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -1142,7 +1171,8 @@ if __name__ == "__main__":
                      ("cohere_compass", None), ("paddleocr_vl", None),
                      ("cosmos3_edge", None), ("ernie4_5_vl_moe", None),
                      ("qianfan_ocr", None), ("lighton_ocr", None),
-                     ("granite_docling", None), ("hunyuan_vl", None)]:
+                     ("granite_docling", None), ("hunyuan_vl", None),
+                     ("minicpmv4_6", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -1194,6 +1224,9 @@ if __name__ == "__main__":
         if name == "lighton_ocr":
             SIZES.extend(LO_EXTRA)
             fn = lighton_ocr_setup()
+        if name == "minicpmv4_6":
+            SIZES.extend(MC_EXTRA)
+            fn = minicpmv4_6_setup()
         if name == "hunyuan_vl":
             SIZES.extend(HV_EXTRA)
             fn = hunyuan_vl_setup()
@@ -1222,6 +1255,8 @@ if __name__ == "__main__":
             del SIZES[len(SIZES) - len(GD_EXTRA):]
         if name == "hunyuan_vl":
             del SIZES[len(SIZES) - len(HV_EXTRA):]
+        if name == "minicpmv4_6":
+            del SIZES[len(SIZES) - len(MC_EXTRA):]
         if name == "step3p7":
             del SIZES[len(SIZES) - len(P7_EXTRA):]
         if name == "lfm2_vl":
