@@ -249,52 +249,27 @@ fn only_replaced_engine_rules_refreeze() {
                 allocator_cache_only_moved(&row);
                 true
             };
-            let fp32 = why.contains(MEASURED_FP32) && {
-                let file = measured_file(&why[why.find(MEASURED_FP32).unwrap_or(0)..])
-                    .unwrap_or_else(|| {
+            // each measured correction names its file and moved the row's
+            // bytes by its own mechanism alone
+            let checks: [(&str, fn(&Value)); 4] = [
+                (MEASURED_FP32, fp32_kept_only_moved),
+                (MEASURED_VIEWS, sliding_views_only_moved),
+                (MEASURED_KERNELS, eager_fallback_only_moved),
+                (MEASURED_EAGER, eager_prefill_only_moved),
+            ];
+            let mut corrected = false;
+            for (marker, only_moved) in checks {
+                if let Some(at) = why.find(marker) {
+                    let file = measured_file(&why[at..]).unwrap_or_else(|| {
                         panic!("{}: names no tests/data/ file", text(&row, "title"))
                     });
-                assert!(file.is_file(), "{} does not exist", file.display());
-                fp32_kept_only_moved(&row);
-                true
-            };
-            let views = why.contains(MEASURED_VIEWS) && {
-                let file = measured_file(&why[why.find(MEASURED_VIEWS).unwrap_or(0)..])
-                    .unwrap_or_else(|| {
-                        panic!("{}: names no tests/data/ file", text(&row, "title"))
-                    });
-                assert!(file.is_file(), "{} does not exist", file.display());
-                sliding_views_only_moved(&row);
-                true
-            };
-            let kernels = why.contains(MEASURED_KERNELS) && {
-                let file = measured_file(&why[why.find(MEASURED_KERNELS).unwrap_or(0)..])
-                    .unwrap_or_else(|| {
-                        panic!("{}: names no tests/data/ file", text(&row, "title"))
-                    });
-                assert!(file.is_file(), "{} does not exist", file.display());
-                eager_fallback_only_moved(&row);
-                true
-            };
-            let eager = why.contains(MEASURED_EAGER) && {
-                let file = measured_file(&why[why.find(MEASURED_EAGER).unwrap_or(0)..])
-                    .unwrap_or_else(|| {
-                        panic!("{}: names no tests/data/ file", text(&row, "title"))
-                    });
-                assert!(file.is_file(), "{} does not exist", file.display());
-                eager_prefill_only_moved(&row);
-                true
-            };
+                    assert!(file.is_file(), "{} does not exist", file.display());
+                    only_moved(&row);
+                    corrected = true;
+                }
+            }
             assert!(
-                eager
-                    || engine_rule
-                    || measured
-                    || measured_h100
-                    || sharded
-                    || allocator
-                    || fp32
-                    || views
-                    || kernels,
+                corrected || engine_rule || measured || measured_h100 || sharded || allocator,
                 "{}: re-frozen without a replaced engine rule or a measured correction ({why})",
                 text(&row, "title")
             );

@@ -12,38 +12,18 @@ Run (CPU; measured with torch 2.15.0, transformers 5.24.0; name families to meas
     HF_HUB_OFFLINE=1 python measure_eager_prefill.py > eager_prefill.jsonl
 """
 import json
+import os
 import sys
-import weakref
 
 import torch
 import transformers
-from torch.utils._python_dispatch import TorchDispatchMode
 from transformers import AutoConfig, AutoModelForCausalLM
 
 
-class LiveBytes(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.live = 0
-        self.peak = 0
-        self.seen = set()
-
-    def _free(self, key, nbytes):
-        self.seen.discard(key)
-        self.live -= nbytes
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for t in out if isinstance(out, (tuple, list)) else [out]:
-            if isinstance(t, torch.Tensor):
-                st = t.untyped_storage()
-                key = st.data_ptr()
-                if key and key not in self.seen:
-                    self.seen.add(key)
-                    self.live += st.nbytes()
-                    weakref.finalize(st, self._free, key, st.nbytes())
-        self.peak = max(self.peak, self.live)
-        return out
+# The live-storage counter of the indexer measurements (../indexer/measure_indexer_peak.py): every storage an op
+# creates counts until it is freed; `peak` is the most at once.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "indexer"))
+from measure_indexer_peak import LiveBytes  # noqa: E402
 
 
 COMMON = dict(vocab_size=128, hidden_size=64, intermediate_size=64, num_hidden_layers=1)
