@@ -251,7 +251,7 @@ fn only_replaced_engine_rules_refreeze() {
             };
             // each measured correction names its file and moved the row's
             // bytes by its own mechanism alone
-            let checks: [(&str, fn(&Value)); 4] = [
+            let checks: [(&str, OnlyMoved); 4] = [
                 (MEASURED_FP32, fp32_kept_only_moved),
                 (MEASURED_VIEWS, sliding_views_only_moved),
                 (MEASURED_KERNELS, eager_fallback_only_moved),
@@ -415,6 +415,9 @@ fn sliding_views_only_moved(row: &Value) {
         }
     }
 }
+
+/// A check that a re-frozen row's bytes moved by one mechanism alone.
+type OnlyMoved = fn(&Value);
 
 /// How the re-freeze for transformers' eager fallback reads (2026-11-28):
 /// a class without SDPA (Gemma-2, gpt-oss) runs its default attention
