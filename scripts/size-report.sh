@@ -57,7 +57,9 @@ cd "$(dirname "$0")/.."
 # gloo-storage, which had kept serde_json in the page (-11.4 KB); 392.8 KB
 # with the fp32-kept parameters, ZAYA's attention state and the indexer's
 # training transient; 395.3 KB with HY-V4-VL's, Aria's and PaddleOCR-VL's
-# image rules, MLA's NoPE layers and the prefill's sliding-window views.
+# image rules, MLA's NoPE layers and the prefill's sliding-window views;
+# 398.0 KB, 2026-11-28, with LightOnOCR's, Granite-Docling's, HunYuan-VL's
+# and MiniCPM-V's image rules and transformers' eager fallback and notes.
 BUDGET_BYTES=400000
 
 if [ "${1:-}" != "--no-build" ]; then
