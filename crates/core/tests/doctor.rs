@@ -346,3 +346,18 @@ fn tensorflow_allocator_warning_is_not_a_failure() {
     // 2 × 1024 floats
     assert_eq!(report.requested_bytes, Some(8192));
 }
+
+/// transformers refusing a FlashAttention or SDPA kernel the model's class
+/// lacks (`_flash_attn_can_dispatch`'s message, as Gemma 3's wrapper raises
+/// it) is named as such, not as an out-of-memory error, with the eager
+/// fallback's cost in the explanation.
+#[test]
+fn a_missing_attention_kernel_is_not_out_of_memory() {
+    let text = "Traceback (most recent call last):\n  File \"train.py\", line 12, in <module>\n\
+                ValueError: Gemma3ForConditionalGeneration does not support Flash Attention 2 yet. \
+                Please request to add support where the model is hosted, on its model hub page";
+    let report = parse_oom(text).expect("reads");
+    assert!(!report.out_of_memory);
+    assert_eq!(codes(&report), vec!["attention_kernel_missing"]);
+    assert!(message(&report, "attention_kernel_missing").contains("score matrix"));
+}

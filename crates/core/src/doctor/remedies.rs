@@ -48,6 +48,21 @@ pub fn not_out_of_memory(kind: ErrorKind) -> Option<Diagnosis> {
              （找到该 rank 自己的第一条报错，可能正是 OOM）、卡在数据加载，或走了不同的代码路径。只有当某步本就很慢\
              （如保存检查点）时才应调大超时。",
         ),
+        ErrorKind::AttentionKernelMissing => (
+            "attention_kernel_missing",
+            "Not an out-of-memory error: transformers refused the attention implementation asked for, \
+             because this model's class has no such kernel (`_supports_sdpa` or `_supports_flash_attn` \
+             is False: Gemma-2, gpt-oss and other models with attention sinks have no SDPA). Leave \
+             `attn_implementation` out and transformers runs eager attention, which stores every \
+             layer's full score matrix: budget for it, or ask for a kernel the class has \
+             (FlashAttention for Gemma-2; for gpt-oss, `kernels-community/vllm-flash-attn3` on Hopper \
+             or `flash_attention_4`).",
+            "这不是显存不足：transformers 拒绝了所请求的注意力实现，因为该模型类没有对应内核\
+             （`_supports_sdpa` 或 `_supports_flash_attn` 为 False：Gemma-2、gpt-oss 等带 attention sink \
+             的模型没有 SDPA）。不指定 `attn_implementation` 时 transformers 会用 eager 注意力，存下每层完整的\
+             注意力分数矩阵，请为此预留显存；或改用该模型类支持的内核（Gemma-2 用 FlashAttention；gpt-oss 在 \
+             Hopper 上用 `kernels-community/vllm-flash-attn3` 或 `flash_attention_4`）。",
+        ),
         ErrorKind::AllocatorWarning => (
             "allocator_warning",
             "Not a failure: TensorFlow's allocator could not get the memory it wanted for a faster \

@@ -69,6 +69,9 @@ pub enum ErrorKind {
     NcclTimeout,
     /// TensorFlow's allocator warns it wanted more memory; the run goes on.
     AllocatorWarning,
+    /// transformers refused the attention kernel asked for: the model's
+    /// class has none (`_supports_sdpa`, `_supports_flash_attn` False).
+    AttentionKernelMissing,
 }
 
 impl ErrorKind {
@@ -231,6 +234,18 @@ pub const SIGNATURES: &[Signature] = &[
     other("illegal memory access", F::Pytorch, K::IllegalMemoryAccess),
     other("collective operation timeout", F::Nccl, K::NcclTimeout),
     other("not a failure", F::Tensorflow, K::AllocatorWarning),
+    // transformers' `_sdpa_can_dispatch`, `_flex_attn_can_dispatch` and
+    // `_flash_attn_can_dispatch` (modeling_utils.py)
+    other(
+        "does not support an attention implementation through",
+        F::Pytorch,
+        K::AttentionKernelMissing,
+    ),
+    other(
+        "does not support flash attention",
+        F::Pytorch,
+        K::AttentionKernelMissing,
+    ),
 ];
 
 /// Words near a generic CUDA phrase that name the stack which printed it.
