@@ -624,6 +624,10 @@ fn gpt_neo_names_every_layer_and_caches_them_all() {
     )
     .expect_err("an unknown kind");
     assert_eq!(e.field, "config.json: attention_types");
+    // without attention_types, the class's default names 24 layers
+    let e = from_hf_config(r#"{"model_type":"gpt_neo","num_layers":3}"#)
+        .expect_err("the default pattern's 24 layers");
+    assert_eq!(e.field, "config.json: attention_types");
     let spec = from_hf_config(r#"{"model_type":"gpt_neo"}"#).expect("imports");
     assert!(spec.sliding_window.is_none());
     let shards = vramfit_core::parallel::Shards::new(

@@ -37,6 +37,16 @@ pub(super) fn gpt_neo(cfg: &Cfg, spec: &mut ModelSpec, four_h: u64) -> Result<()
         .int(&["intermediate_size"], 1, MAX_DIM)?
         .unwrap_or(four_h);
     let Some(types) = cfg.array("attention_types")? else {
+        // the class's default, [[["global", "local"], 12]], names 24 layers
+        if spec.layers != 24 {
+            return Err(InputError::new(
+                cfg.field("attention_types"),
+                format!(
+                    "is absent, so GPT-Neo's default pattern names 24 layers, but num_layers is {}: the config class refuses it; list the layers' kinds",
+                    spec.layers
+                ),
+            ));
+        }
         return Ok(());
     };
     let mut layers: u64 = 0;
