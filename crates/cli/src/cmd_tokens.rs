@@ -14,7 +14,7 @@ use crate::output::fail;
 
 #[derive(ClapArgs)]
 pub struct Args {
-    /// The VLM's config.json (qwen2_vl, qwen2_5_vl, qwen3_vl, internvl, gemma3, mllama).
+    /// The VLM's config.json: any model_type whose image rule the importer reads (Qwen-VL, InternVL, Gemma 3, Llama 3.2 Vision, LLaVA-NeXT, ERNIE-4.5-VL, MiniCPM-V, ...).
     #[arg(long)]
     pub config: String,
     /// Its preprocessor_config.json (pixel limits, tile counts); the

@@ -1161,30 +1161,13 @@ fn aria_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u
 /// Qwen-VL's rule (and HY-V4-VL's with a newline after each row of merged
 /// cells): (tower tokens, language-model tokens, no tiles).
 fn qwen_vl(rule: &ImageRule, width: u64, height: u64) -> Result<(u64, u64, Option<u64>)> {
-    let (ImageRule::QwenVl {
-        patch,
-        merge,
-        min_pixels,
-        max_pixels,
-    }
-    | ImageRule::QwenVlRows {
-        patch,
-        merge,
-        min_pixels,
-        max_pixels,
-    }
-    | ImageRule::HunyuanVl {
-        patch,
-        merge,
-        min_pixels,
-        max_pixels,
-    }
-    | ImageRule::PaddleOcr {
-        patch,
-        merge,
-        min_pixels,
-        max_pixels,
-    }) = *rule
+    let Some((min_pixels, max_pixels)) = rule.pixel_limits() else {
+        return Ok((0, 0, None));
+    };
+    let (ImageRule::QwenVl { patch, merge, .. }
+    | ImageRule::QwenVlRows { patch, merge, .. }
+    | ImageRule::HunyuanVl { patch, merge, .. }
+    | ImageRule::PaddleOcr { patch, merge, .. }) = *rule
     else {
         return Ok((0, 0, None));
     };

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::reader::{Cfg, Defaults};
+use super::reader::Cfg;
 use super::vlm::{counted, siglip_shape};
 use crate::error::Result;
 use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
@@ -21,10 +21,7 @@ pub(super) fn import_minicpm_v(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     let empty = Map::new();
-    let mut text = cfg.object_or_empty("text_config", &empty)?;
-    if text.string("model_type")?.is_none() {
-        text.defaults = Defaults::Class("qwen3_5_text");
-    }
+    let text = cfg.text_config_or_class(&empty, "qwen3_5_text")?;
     let mut spec = import_text(&text)?;
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)?;
     let v = cfg.object_or_empty("vision_config", &empty)?;

@@ -198,10 +198,7 @@ pub(super) fn import_qianfan_ocr(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     let empty = serde_json::Map::new();
-    let mut text = cfg.object_or_empty("text_config", &empty)?;
-    if text.string("model_type")?.is_none() {
-        text.defaults = Defaults::Class("qwen3");
-    }
+    let text = cfg.text_config_or_class(&empty, "qwen3")?;
     let mut spec = import_text(&text)?;
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)?;
     let v = cfg.object_or_empty("vision_config", &empty)?;
