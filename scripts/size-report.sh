@@ -58,7 +58,7 @@ cd "$(dirname "$0")/.."
 # with the fp32-kept parameters, ZAYA's attention state and the indexer's
 # training transient; 395.3 KB with HY-V4-VL's, Aria's and PaddleOCR-VL's
 # image rules, MLA's NoPE layers and the prefill's sliding-window views;
-# 398.0 KB, 2026-11-28, with LightOnOCR's, Granite-Docling's, HunYuan-VL's
+# 398.1 KB, 2026-11-28, with LightOnOCR's, Granite-Docling's, HunYuan-VL's
 # and MiniCPM-V's image rules and transformers' eager fallback and notes.
 BUDGET_BYTES=400000
 
