@@ -170,6 +170,7 @@ field-max-num-seqs-0-default = 最大并发序列数（0 = vLLM 默认）
 field-max-num-batched-tokens-0-default = 每步 token 上限（0 = vLLM 默认）
 field-shared-prefix-tokens = 共享提示前缀（token 数）
 field-gpu-layers-ngl-0-all = GPU 层数（-ngl，0 = 全部）
+field-output-layer-last = 输出层最后上 GPU（2025 年 12 月前的 llama.cpp、Ollama）
 field-experts-on-cpu-n-cpu-moe = 放在 CPU 的专家层数（--n-cpu-moe）
 field-ubatch-ub = 每步 token 数（-ub）
 field-kv-cache-type-ctk-ctv = KV 缓存类型（-ctk/-ctv）

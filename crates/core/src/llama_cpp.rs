@@ -60,6 +60,7 @@ pub fn flags_of(r: &Resolved) -> Flags {
         type_k: cache_ggml_type(inf.cache_type),
         type_v: cache_ggml_type(inf.cache_type),
         gpus: r.shards.gpus.max(1) as u64,
+        output_first: !inf.output_layer_last,
     }
 }
 

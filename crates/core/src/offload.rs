@@ -24,8 +24,9 @@ pub enum Placement {
     /// Every layer on the GPU, the routed experts of the first N layers in
     /// host memory: attention and the KV cache stay on the GPU.
     ExpertsOnCpu,
-    /// The last N layers on the GPU, the first ones (and the output layer)
-    /// on the CPU.
+    /// The output layer and the last layers on the GPU (today's `-ngl`
+    /// order; before PR #18148 the output layer stayed on the CPU), the
+    /// first ones on the CPU.
     LayersOnCpu,
     /// Not even the compute buffer of one layer fits: CPU only.
     CpuOnly,
@@ -34,7 +35,8 @@ pub enum Placement {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OffloadPlan {
     pub placement: Placement,
-    /// `-ngl` (the model's layers + 1 puts the output layer on the GPU too).
+    /// `-ngl`: how many of the layers and the output layer go to the GPU
+    /// (the model's layers + 1: all).
     pub gpu_layers: u64,
     pub layers: u64,
     /// `--n-cpu-moe`.
@@ -208,11 +210,14 @@ pub fn plan_offload(sc: &Scenario, spec: &ModelSpec) -> Result<OffloadPlan> {
         let t = crate::url::Choice::key(inf.cache_type);
         flags += &format!(" -ctk {t} -ctv {t}");
     }
-    // Ollama places whole layers only (no per-expert override).
-    let ollama_layers = if placement == Placement::ExpertsOnCpu {
-        largest(0, n, |g| fits(sc, spec, g, 0))?.unwrap_or(0)
-    } else {
+    // Ollama places whole layers only (no per-expert override), in the
+    // order of the llama.cpp it vendored: the output layer last.
+    let ollama_layers = if placement == Placement::AllOnGpu {
         ngl
+    } else {
+        let mut ollama_sc = sc.clone();
+        ollama_sc.inference.output_layer_last = true;
+        largest(0, n, |g| fits(&ollama_sc, spec, g, 0))?.unwrap_or(0)
     };
     // The card's whole memory, as Ollama reads it (not the usable share).
     let vram = sc
@@ -254,7 +259,7 @@ pub fn plan_offload(sc: &Scenario, spec: &ModelSpec) -> Result<OffloadPlan> {
         gib(predicted),
         gib(file)
     );
-    let (trade_off, trade_off_zh) = trade_off(placement, ngl, ncmoe, n);
+    let (trade_off, trade_off_zh) = trade_off(placement, ngl, ncmoe, n, inf.output_layer_last);
     let g = e.headline_gpu();
     Ok(OffloadPlan {
         placement,
@@ -277,7 +282,7 @@ pub fn plan_offload(sc: &Scenario, spec: &ModelSpec) -> Result<OffloadPlan> {
     })
 }
 
-fn trade_off(p: Placement, ngl: u64, ncmoe: u64, n: u64) -> (String, String) {
+fn trade_off(p: Placement, ngl: u64, ncmoe: u64, n: u64, output_last: bool) -> (String, String) {
     match p {
         Placement::AllOnGpu => (
             "Everything runs on the GPU: full speed.".into(),
@@ -287,11 +292,19 @@ fn trade_off(p: Placement, ngl: u64, ncmoe: u64, n: u64) -> (String, String) {
             format!("Attention, the KV cache and the shared weights stay on the GPU; the routed experts of the first {ncmoe} of {n} layers are read from host RAM for every token, so generation slows with the share of expert bytes on the CPU while prompt processing stays on the GPU."),
             format!("注意力、KV cache 和共享权重留在 GPU；前 {ncmoe}/{n} 层的路由专家放在内存中，每个 token 都要从内存读取，生成速度随放在 CPU 上的专家比例下降，提示词处理仍在 GPU 上。"),
         ),
-        Placement::LayersOnCpu => {
-            let cpu = (n + 1).saturating_sub(ngl);
+        Placement::LayersOnCpu if output_last => {
+            let cpu = n.saturating_sub(ngl);
             (
-                format!("The last {} of {n} layers run on the GPU; the first {cpu} (and the output layer) run on the CPU, and every token waits for them: generation runs at roughly CPU memory-bandwidth speed for that share.", ngl.min(n)),
-                format!("后 {}/{n} 层在 GPU 上运行；前 {cpu} 层（及输出层）在 CPU 上运行，每个 token 都要等它们：这部分的速度取决于内存带宽。", ngl.min(n)),
+                format!("The last {} of {n} layers run on the GPU; the first {cpu} and the output layer run on the CPU, and every token waits for them: generation runs at roughly CPU memory-bandwidth speed for that share.", ngl.min(n)),
+                format!("后 {}/{n} 层在 GPU 上运行；前 {cpu} 层及输出层在 CPU 上运行，每个 token 都要等它们：这部分的速度取决于内存带宽。", ngl.min(n)),
+            )
+        }
+        Placement::LayersOnCpu => {
+            let gpu = ngl.saturating_sub(1).min(n);
+            let cpu = n - gpu;
+            (
+                format!("The output layer and the last {gpu} of {n} layers run on the GPU (-ngl counts the output layer and moves it first); the first {cpu} run on the CPU, and every token waits for them: generation runs at roughly CPU memory-bandwidth speed for that share."),
+                format!("输出层和后 {gpu}/{n} 层在 GPU 上运行（-ngl 把输出层计入并最先放上 GPU）；前 {cpu} 层在 CPU 上运行，每个 token 都要等它们：这部分的速度取决于内存带宽。"),
             )
         }
         Placement::CpuOnly => (

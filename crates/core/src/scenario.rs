@@ -374,6 +374,12 @@ pub struct Inference {
     /// llama.cpp `-ngl`: layers on the GPUs; more than the model's layers
     /// also offloads the output layer (`None`: all of them, `-ngl 999`).
     pub gpu_layers: Option<u64>,
+    /// The layer order of llama.cpp builds before PR #18148 (December 2025)
+    /// and of Ollama's vendored runner: `-ngl N` counts the last N repeating
+    /// layers and the output layer goes to the GPU last. Off: today's
+    /// llama.cpp, which moves the output layer first.
+    #[serde(default)]
+    pub output_layer_last: bool,
     /// llama.cpp `--n-cpu-moe`: the routed experts of the first N layers
     /// stay in host memory.
     pub cpu_moe_layers: u64,
@@ -442,6 +448,7 @@ impl Default for Inference {
             max_num_batched_tokens: None,
             shared_prefix_tokens: 0,
             gpu_layers: None,
+            output_layer_last: false,
             cpu_moe_layers: 0,
             flash_attn: true,
             cache_type: CacheType::F16,

@@ -28,6 +28,8 @@ fn flags(n_gpu_layers: u64, n_ctx: u64, n_ubatch: u64) -> Flags {
         type_k: GgmlType::F16,
         type_v: GgmlType::F16,
         gpus: 1,
+        // The logs here predate PR #18148 (their layer order).
+        output_first: false,
     }
 }
 

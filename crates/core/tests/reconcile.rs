@@ -176,6 +176,56 @@ fn a_llama_cpp_load_log_is_read_and_compared_buffer_by_buffer() {
     }
 }
 
+/// Logs of today's build (measured on an H200, `data/llama_cpp/measured`):
+/// `-ngl 8` of 16 is read as 7 layers and the output layer (the order of
+/// builds since PR #18148), and every buffer compares within 2 %; the 2025
+/// log beside them keeps its own order (19 repeating layers on the GPU).
+#[test]
+fn todays_partial_offload_log_moves_the_output_layer_first() {
+    for (text, compute) in [
+        (
+            include_str!("data/llama_cpp/measured/llama32_1b_ngl8_fa_on_c4096.log"),
+            0.02,
+        ),
+        (
+            include_str!("data/llama_cpp/measured/llama32_1b_ngl8_fa_off_c32768.log"),
+            0.01,
+        ),
+    ] {
+        let log = read_runtime_log(text).expect("a llama.cpp log");
+        assert_eq!(log.scenario.inference.gpu_layers, Some(8));
+        assert!(!log.scenario.inference.output_layer_last);
+        let spec = &vramfit_core::catalog::find_model("meta-llama/Llama-3.2-1B")
+            .expect("catalog model")
+            .spec;
+        let r = reconcile(&log, Some(spec)).expect("compares");
+        for (figure, within) in [
+            (Figure::ModelBufferGpu, 1e-4),
+            (Figure::ModelBufferHost, 1e-4),
+            (Figure::KvBufferGpu, 0.0),
+            (Figure::ComputeBufferGpu, compute),
+        ] {
+            let row = r
+                .rows
+                .iter()
+                .find(|row| row.figure == figure)
+                .unwrap_or_else(|| panic!("{figure:?} compared"));
+            assert!(
+                row.difference.abs() <= within + 1e-9,
+                "{figure:?}: ours {} vs printed {} ({:+.3} %)",
+                row.ours,
+                row.runtime,
+                100.0 * row.difference
+            );
+        }
+    }
+    let old = read_runtime_log(include_str!(
+        "data/llama_cpp/logs/02_deepseek-r1-qwen3-8b-q8-partial19-ctx131k-rtx3060ti.txt"
+    ))
+    .expect("a llama.cpp log");
+    assert!(old.scenario.inference.output_layer_last);
+}
+
 #[test]
 fn the_partial_offload_log_implies_its_flags() {
     let log = read_runtime_log(include_str!(

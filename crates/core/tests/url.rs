@@ -710,7 +710,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         pick::<Engine>(),
         fraction(1, 101),
         0u64..8,
-        any::<[bool; 2]>(),
+        any::<[bool; 3]>(),
         (
             proptest::option::of(1u64..4096),
             proptest::option::of(1u64..1 << 20),
@@ -850,6 +850,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 static_cache: caches[0],
                 cache_len: None,
                 tuple_cache: caches[1],
+                output_layer_last: caches[2],
                 mem_fraction_static,
                 chunked_prefill_size,
                 quant_kernel,

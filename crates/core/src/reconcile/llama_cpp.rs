@@ -55,6 +55,13 @@ struct Settings {
     offloaded: Option<u64>,
     /// M of `offloaded N/M layers`: the repeating layers plus the output.
     offloadable: Option<u64>,
+    /// `offloading output layer to GPU`: printed whenever the output layer
+    /// moves, which builds since PR #18148 do first.
+    output_layer_moved: bool,
+    /// Compute buffers printed by `sched_reserve`, as the 2026 build
+    /// measured in `tests/data/llama_cpp/measured` does (earlier builds
+    /// print them from `llama_context` or `llama_new_context_with_model`).
+    sched_reserve: bool,
     flash_attn_auto: bool,
     n_ctx: Option<u64>,
     n_ubatch: Option<u64>,
@@ -233,6 +240,12 @@ impl Settings {
                 self.file_type = file_type(lower[eq + 1..].trim());
             }
         }
+        if lower.contains("offloading output layer") {
+            self.output_layer_moved = true;
+        }
+        if lower.contains("sched_reserve") {
+            self.sched_reserve = true;
+        }
         if let Some(at) = lower.find("offloaded ") {
             if let Some((n, _, end)) = read_number(lower.as_bytes(), at + "offloaded ".len()) {
                 self.offloaded = Some(n as u64);
@@ -299,6 +312,20 @@ impl Settings {
             sc.weights = WeightFormat::GgufQ4KM;
         }
         inf.gpu_layers = self.offloaded;
+        // A partial offload without the output layer is a build from before
+        // PR #18148 (December 2025), whose -ngl counted repeating layers; so
+        // is, for its buffers, one printing them outside `sched_reserve`.
+        let partial_without_output = match (self.offloaded, self.offloadable) {
+            (Some(n), Some(m)) => n > 0 && n < m && !self.output_layer_moved,
+            _ => false,
+        };
+        if partial_without_output || !self.sched_reserve {
+            inf.output_layer_last = true;
+            assumed.push(
+                "a build before December 2025 (PR #18148): the output layer moves last, one input stream in host memory"
+                    .to_owned(),
+            );
+        }
         if self.offloaded.is_none() {
             assumed.push("offloaded layers not printed: all".to_owned());
         }

@@ -429,6 +429,9 @@ fn scenario(row: &Row, log: &mut RuntimeLog) -> Scenario {
         "flash attention off and an f16 KV cache (OLLAMA_FLASH_ATTENTION, OLLAMA_KV_CACHE_TYPE unset)"
             .to_owned(),
     );
+    // Ollama's layer split is its own (`num_gpu` layers, the output layer
+    // last, as the llama.cpp it vendored before PR #18148).
+    inf.output_layer_last = true;
     // The layers on the GPU follow from the share once the model is known
     // (`reconcile`); all or none here.
     inf.gpu_layers = match row.gpu_share {

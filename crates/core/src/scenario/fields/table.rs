@@ -505,6 +505,10 @@ pub static FIELDS: &[Field] = &[
         "llama.cpp -ngl: layers on the GPU, more than the model's also offloads the output (auto: all)",
         llama_cpp, optional_count!(0, MAX_COUNT, inference.gpu_layers))
         .labelled("field-gpu-layers-ngl-0-all"),
+    row("olast", "inference.output_layer_last", "output-layer-last",
+        "llama.cpp before PR #18148 (Dec 2025) and Ollama's runner: -ngl counts repeating layers, the output layer goes to the GPU last",
+        llama_cpp, flag!(inference.output_layer_last))
+        .labelled("field-output-layer-last"),
     row("ncmoe", "inference.cpu_moe_layers", "n-cpu-moe",
         "llama.cpp --n-cpu-moe: the routed experts of the first N layers stay in host memory",
         llama_cpp, count!(0, MAX_COUNT, inference.cpu_moe_layers))
