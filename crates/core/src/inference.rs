@@ -580,15 +580,26 @@ fn llama_cpp_memory(r: &Resolved, l: &crate::llama_cpp::Loaded) -> InferenceMemo
         b.swa_cells,
         f.type_k.name()
     );
+    let layers_on_cpu = b.gpu_layers < n_layer;
+    let attention =
+        match (f.flash_attn, layers_on_cpu) {
+            (true, false) => String::new(),
+            (true, true) => "one layer's K,V copied in, ".to_owned(),
+            (false, on_cpu) => {
+                format!(
+            "scores n_head × n_kv × ub × 4 B + mask + query and attention output + stream{}, ",
+            if on_cpu { " + one layer's K,V copied in" } else { "" }
+        )
+            }
+        };
     let compute = format!(
-        "graph reserved for -ub {} tokens: {}logits n_vocab × ub × 4 B{}",
+        "graph reserved for -ub {} tokens: max({attention}logits n_vocab × ub × 4 B{}) + stream n_embd × ub × 4 B",
         f.n_ubatch,
-        if f.flash_attn {
-            String::new()
+        if b.output_on_gpu {
+            ""
         } else {
-            "max(scores n_head × n_kv × ub × 4 B + mask, ".to_owned()
-        },
-        if f.flash_attn { "" } else { ")" }
+            " + the output weight copied in"
+        }
     );
     let lines = vec![
         Line::new(
