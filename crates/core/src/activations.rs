@@ -24,7 +24,7 @@ mod shape;
 mod tower;
 mod tower_forward;
 
-pub use attention::eager_prefill_score_bytes;
+pub use attention::{eager_prefill_bytes, eager_prefill_score_bytes};
 pub use compiled::compiled_layer_terms;
 pub use cross_layer::{cross_attention_stacks, cross_layer_terms};
 pub use layer::{block_terms, layer_bytes, layer_terms, Block};

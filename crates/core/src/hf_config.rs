@@ -121,6 +121,7 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
             .fp32_params
             .saturating_add(fp32_kept::kept_params(t, &spec));
         spec.hf_kernels = hf_kernels(&cfg, t)?;
+        spec.eager_path = eager_path(&cfg, t)?;
     }
     spec.validate().map_err(|e| cfg.rename_error(e))?;
     Ok(spec)
@@ -141,6 +142,20 @@ fn hf_kernels(cfg: &Cfg, model_type: &str) -> Result<crate::model::kernels::HfKe
         None => None,
     };
     Ok(text_type.unwrap_or(HfKernels::All))
+}
+
+/// The eager path of the config's language model: its own `model_type`'s,
+/// else its `text_config`'s.
+fn eager_path(cfg: &Cfg, model_type: &str) -> Result<crate::model::kernels::EagerPath> {
+    use crate::model::kernels::eager_path_for;
+    let own = eager_path_for(model_type);
+    if !own.is_architecture() {
+        return Ok(own);
+    }
+    Ok(match cfg.object("text_config")? {
+        Some(text) => text.string("model_type")?.map_or(own, eager_path_for),
+        None => own,
+    })
 }
 
 /// The `quant_method` of a config's `quantization_config` (`gptq`, `awq`,

@@ -787,7 +787,7 @@ fn working_bytes(r: &Resolved, sequences: u128, tokens: u128) -> u128 {
 /// Prefill working set of one layer: hidden states and MLP intermediates of
 /// the whole prompt, plus the score matrix where eager attention builds it
 /// (its bytes per score at the layer's worst moment,
-/// [`crate::activations::eager_prefill_score_bytes`]).
+/// [`crate::activations::eager_prefill_bytes`]).
 fn prefill_bytes(r: &Resolved) -> (u128, String) {
     let inf = r.inference;
     let batch = inf.batch as u128;
@@ -800,9 +800,9 @@ fn prefill_bytes(r: &Resolved) -> (u128, String) {
         // One layer's scores at their worst moment, and the model's 4-D
         // mask in the activation dtype (b·p² of them, measured beside).
         let scores = r.serving_dtype().bytes() as u128;
-        let per_score = crate::activations::eager_prefill_score_bytes(r.spec.arch, scores);
-        bytes += per_score * batch * heads * prompt * prompt + scores * batch * prompt * prompt;
-        formula += &format!(" + {per_score}·b·a·p² (eager scores) + b·p²·{scores} (mask)");
+        let (per_score, mask) = crate::activations::eager_prefill_bytes(r.spec, scores);
+        bytes += per_score * batch * heads * prompt * prompt + mask * batch * prompt * prompt;
+        formula += &format!(" + {per_score}·b·a·p² (eager scores) + b·p²·{mask} (mask)");
     }
     if r.spec.arch == Arch::T5 {
         // The encoder's relative-position bias, (b, heads, p, p), lives

@@ -734,6 +734,10 @@ pub struct ModelSpec {
     /// (`model/kernels.rs`): without SDPA its default runs eager.
     #[serde(default, skip_serializing_if = "kernels::HfKernels::is_all")]
     pub hf_kernels: kernels::HfKernels,
+    /// How the family's eager attention holds its scores where it is not
+    /// its architecture's (Flint, MiMo-V2-Flash, Granite-SWA, MPT).
+    #[serde(default, skip_serializing_if = "kernels::EagerPath::is_architecture")]
+    pub eager_path: kernels::EagerPath,
     /// Per-layer embeddings (Gemma 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_layer_input: Option<PerLayerInput>,

@@ -262,22 +262,22 @@ fn gpt_oss_gets_flash_attention_on_hopper_only() {
 
 /// What one eager layer holds at its worst moment in a prefill, per score,
 /// equals what each family's layer was measured to add (16-bit and fp32,
-/// 2 and 4 heads, batch 1 and 2), and the mask is one value per b·p² in
-/// the activation dtype. Not modelled: Flint's path (12 B, its
-/// architecture is Qwen3-MoE's, whose eager path is Llama's), MiMo-V2-
-/// Flash's (2·B, under GLM-4-MoE's) and MPT's boolean mask (1 B, under
-/// Llama's), each estimated as its architecture's.
+/// 2 and 4 heads, batch 1 and 2), and so does the mask per b·p²: the
+/// architecture's rule, or the family's own path where it has one
+/// (Flint's fp32 scores and sinks, MiMo-V2-Flash's input-dtype softmax,
+/// MPT's boolean mask), as the importer reads it from each `model_type`.
 #[test]
 fn an_eager_prefill_holds_what_each_family_was_measured_to_hold() {
-    use vramfit_core::activations::eager_prefill_score_bytes;
-    use vramfit_core::model::Arch;
+    use vramfit_core::activations::eager_prefill_bytes;
+    use vramfit_core::model::kernels::eager_path_for;
+    use vramfit_core::model::{Arch, ModelSpec};
     let mut checked = 0;
     for (row, _) in json_lines("attention/eager_prefill.jsonl") {
         let Some(family) = row.get("family").and_then(|f| f.as_str()) else {
             continue;
         };
         let arch = match family {
-            "llama" | "granite_swa" => Arch::Llama,
+            "llama" | "granite_swa" | "mpt" => Arch::Llama,
             "qwen2" => Arch::Qwen2,
             "gemma2" | "vaultgemma" => Arch::Gemma2,
             "opt" => Arch::Opt,
@@ -286,23 +286,54 @@ fn an_eager_prefill_holds_what_each_family_was_measured_to_hold() {
             "bloom" => Arch::Bloom,
             "gpt_oss" => Arch::GptOss,
             "gpt_neo" => Arch::GptNeo,
-            "flint" | "mimo_v2_flash" | "mpt" => continue,
+            "flint" => Arch::Qwen3Moe,
+            "mimo_v2_flash" => Arch::Glm4Moe,
             other => panic!("family {other}"),
         };
+        let spec = ModelSpec {
+            arch,
+            eager_path: eager_path_for(family),
+            ..ModelSpec::default()
+        };
         let act: u128 = if row["dtype"] == "float32" { 4 } else { 2 };
+        let (per_score, mask) = eager_prefill_bytes(&spec, act);
         let measured = row["bytes_per_score"].as_f64().expect("bytes per score");
-        assert_eq!(
-            eager_prefill_score_bytes(arch, act) as f64,
-            measured,
-            "{family} {}",
-            row["dtype"]
-        );
+        assert_eq!(per_score as f64, measured, "{family} {}", row["dtype"]);
         assert_eq!(
             row["mask_bytes_per_b_p2"].as_f64(),
-            Some(act as f64),
+            Some(mask as f64),
             "{family}"
         );
         checked += 1;
     }
-    assert!(checked >= 88, "{checked} rows");
+    assert!(checked >= 112, "{checked} rows");
+}
+
+/// The importer gives each family with its own eager path that path, from
+/// its configs (class defaults and varied ones), and a wrapper its text
+/// model's.
+#[test]
+fn the_importer_reads_each_familys_eager_path() {
+    use vramfit_core::hf_config::from_hf_config;
+    use vramfit_core::model::kernels::{eager_path_for, EagerPath, EAGER_PATHS};
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/configs/variants_2026"
+    );
+    for (model_type, path) in EAGER_PATHS {
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).expect("configs") {
+            let file = entry.expect("entry").path();
+            let name = file.file_name().unwrap().to_string_lossy().to_string();
+            if !name.starts_with(&format!("{model_type}__")) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("config");
+            let spec = from_hf_config(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(spec.eager_path, path, "{name}");
+            seen += 1;
+        }
+        assert!(seen >= 1, "no config of {model_type}");
+    }
+    assert_eq!(eager_path_for("llama"), EagerPath::Architecture);
 }

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use vramfit_core::catalog::models;
 use vramfit_core::gpu::gpus;
 use vramfit_core::image_tokens::ImageRule;
-use vramfit_core::model::kernels::HfKernels;
+use vramfit_core::model::kernels::{EagerPath, HfKernels};
 use vramfit_core::model::{
     Arch, AttentionState, CompressedAttention, GlobalAttention, HyperConnections, HyperKind,
     Indexer, KvSharing, Mla, MlpKind, ModelSpec, Moe, NgramEmbedding, NormKind, PerLayerInput,
@@ -468,6 +468,14 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 0 => HfKernels::All,
                 1 => HfKernels::FlashOrEager,
                 _ => HfKernels::EagerOnly,
+            },
+            // every eager path round-trips (`s.eap`)
+            eager_path: match heads % 5 {
+                0 => EagerPath::Architecture,
+                1 => EagerPath::Fp32Sinks,
+                2 => EagerPath::InputDtypeSinks,
+                3 => EagerPath::SavedFp32Sinks,
+                _ => EagerPath::BoolMask,
             },
             qsa_indexer: x.qsa_indexer,
             ngram_embedding: x.ngram_embedding,

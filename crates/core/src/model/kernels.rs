@@ -109,3 +109,52 @@ pub fn for_model_type(model_type: &str) -> HfKernels {
         .find(|(t, _)| *t == model_type)
         .map_or(HfKernels::All, |(_, k)| *k)
 }
+
+/// How a family's own eager attention holds its scores, where that differs
+/// from its architecture's rule (`activations/attention.rs`). Measured on
+/// CPU with transformers 5.24 (`tests/data/attention/eager_prefill.jsonl`,
+/// `eager_saved.jsonl`) and read from each family's `eager_attention_forward`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EagerPath {
+    /// The architecture's rule.
+    #[default]
+    Architecture,
+    /// Flint: the scores are computed in fp32 from upcast q and k, the
+    /// per-head sink is concatenated, and the softmax runs in fp32: 12 B
+    /// per score at a prefill's worst moment in any dtype; what training
+    /// saves is Llama's.
+    Fp32Sinks,
+    /// MiMo-V2-Flash: scores, sinks and softmax in the input dtype, as
+    /// gpt-oss: 2·B per score in a prefill, B saved for backward.
+    InputDtypeSinks,
+    /// Granite-SWA: training saves 8 B per score in 16-bit and fp32 alike
+    /// (its sink concatenation keeps an fp32 copy beside the softmax); a
+    /// prefill holds Llama's.
+    SavedFp32Sinks,
+    /// MPT: a boolean 4-D mask (1 B per b·p²) instead of one in the
+    /// activation dtype; its scores as Llama's.
+    BoolMask,
+}
+
+impl EagerPath {
+    pub fn is_architecture(&self) -> bool {
+        *self == EagerPath::Architecture
+    }
+}
+
+/// The eager paths that differ from their architecture's, by `model_type`.
+pub const EAGER_PATHS: [(&str, EagerPath); 4] = [
+    ("flint", EagerPath::Fp32Sinks),
+    ("granite_swa", EagerPath::SavedFp32Sinks),
+    ("mimo_v2_flash", EagerPath::InputDtypeSinks),
+    ("mpt", EagerPath::BoolMask),
+];
+
+/// The eager path of a `model_type`'s attention.
+pub fn eager_path_for(model_type: &str) -> EagerPath {
+    EAGER_PATHS
+        .iter()
+        .find(|(t, _)| *t == model_type)
+        .map_or(EagerPath::Architecture, |(_, p)| *p)
+}

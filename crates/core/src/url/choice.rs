@@ -6,7 +6,7 @@
 //! `infer`), where the link favours brevity; [`Choice::parse`] accepts the
 //! serde name too.
 
-use crate::model::kernels::HfKernels;
+use crate::model::kernels::{EagerPath, HfKernels};
 use crate::model::{Arch, MlpKind, NormKind, QkNorm, RecurrentKind};
 use crate::precision::{Dtype, TrainingPrecision, WeightFormat};
 use crate::scenario::choice::choice;
@@ -38,6 +38,13 @@ choice!(HfKernels {
     FlashOrEager => "flash_or_eager",
     HopperFlashOrEager => "hopper_flash_or_eager",
     EagerOnly => "eager_only",
+});
+choice!(EagerPath {
+    Architecture => "architecture",
+    Fp32Sinks => "fp32_sinks",
+    InputDtypeSinks => "input_dtype_sinks",
+    SavedFp32Sinks => "saved_fp32_sinks",
+    BoolMask => "bool_mask",
 });
 choice!(QuantKernel {
     Auto => "auto",

@@ -114,6 +114,9 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
     if spec.hf_kernels != d.hf_kernels {
         put("hfk", spec.hf_kernels.key().to_owned());
     }
+    if spec.eager_path != d.eager_path {
+        put("eap", spec.eager_path.key().to_owned());
+    }
     if let Some(m) = &spec.moe {
         if m.router_bias {
             put("moerb", bool_text(true));
@@ -483,6 +486,7 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
         "name" => spec.name = v.to_owned(),
         "qkn" => spec.qk_norm = Some(choice(v)?),
         "hfk" => spec.hf_kernels = choice(v)?,
+        "eap" => spec.eager_path = choice(v)?,
         "rec" => spec.recurrent = Some(parse_recurrent(v)?),
         // Read after `moe` (keys are written in that order).
         "moerb" => {
