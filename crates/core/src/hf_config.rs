@@ -102,15 +102,16 @@ pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSp
             Err(e) if e.field.ends_with("projector_patch_to_query_dict") => None,
             Err(e) => return Err(e),
         };
-        spec.video = video_rule::video_rule_from_config(json)?.map(|rule| match rule {
-            crate::video_tokens::VideoRule::Qwen2 { temporal, .. } => {
-                crate::model::VideoFamily::Qwen2 { temporal }
-            }
-            crate::video_tokens::VideoRule::Qwen3 { temporal, .. } => {
-                crate::model::VideoFamily::Qwen3 { temporal }
-            }
-        });
     }
+    spec.video = video_rule::video_rule_from_config(json)?.map(|rule| match rule {
+        crate::video_tokens::VideoRule::Qwen2 { temporal, .. } => {
+            crate::model::VideoFamily::Qwen2 { temporal }
+        }
+        crate::video_tokens::VideoRule::Qwen3 { temporal, .. } => {
+            crate::model::VideoFamily::Qwen3 { temporal }
+        }
+        crate::video_tokens::VideoRule::Frames { .. } => crate::model::VideoFamily::Frames,
+    });
     if let Some(name) = cfg.string("_name_or_path")? {
         if !name.is_empty() {
             spec.name = name.to_string();

@@ -783,22 +783,31 @@ pub enum VideoFamily {
     Qwen2 { temporal: u64 },
     /// `Qwen3VLVideoProcessor` (qwen3_vl, qwen3_5 and their MoE twins).
     Qwen3 { temporal: u64 },
+    /// `VideoLlavaVideoProcessor`: each frame a tower pass at the tower's
+    /// own square (written `frames:1`).
+    Frames,
 }
 
 impl VideoFamily {
     /// The token rule, with the patch and merge of the model's Qwen-VL
-    /// image rule; `None` without one.
-    pub fn rule(
-        self,
-        image: Option<&crate::image_tokens::ImageRule>,
-    ) -> Option<crate::video_tokens::VideoRule> {
+    /// image rule, or the square of its vision tower for frames; `None`
+    /// without one.
+    pub fn rule(self, spec: &ModelSpec) -> Option<crate::video_tokens::VideoRule> {
         use crate::video_tokens::VideoRule;
-        let Some(crate::image_tokens::ImageRule::QwenVl { patch, merge, .. }) = image else {
+        if self == VideoFamily::Frames {
+            let tower = spec.vision.as_ref()?;
+            let side = tower.image_size / tower.patch_size.max(1);
+            return (side > 0).then_some(VideoRule::Frames { side });
+        }
+        let Some(crate::image_tokens::ImageRule::QwenVl { patch, merge, .. }) =
+            spec.image_rule.as_ref()
+        else {
             return None;
         };
         Some(match self {
             VideoFamily::Qwen2 { temporal } => VideoRule::qwen2(*patch, *merge, temporal),
             VideoFamily::Qwen3 { temporal } => VideoRule::qwen3(*patch, *merge, temporal),
+            VideoFamily::Frames => return None,
         })
     }
 
@@ -807,6 +816,7 @@ impl VideoFamily {
         match self {
             VideoFamily::Qwen2 { temporal } => format!("qwen2:{temporal}"),
             VideoFamily::Qwen3 { temporal } => format!("qwen3:{temporal}"),
+            VideoFamily::Frames => "frames:1".to_owned(),
         }
     }
 
@@ -835,7 +845,11 @@ impl TryFrom<String> for VideoFamily {
         match family {
             "qwen2" => Ok(VideoFamily::Qwen2 { temporal }),
             "qwen3" => Ok(VideoFamily::Qwen3 { temporal }),
-            other => Err(format!("\"{other}\" is not a video family: qwen2 or qwen3")),
+            "frames" if temporal == 1 => Ok(VideoFamily::Frames),
+            "frames" => Err(format!("frames:{temporal}: frames are one each (frames:1)")),
+            other => Err(format!(
+                "\"{other}\" is not a video family: qwen2, qwen3 or frames"
+            )),
         }
     }
 }

@@ -44,6 +44,11 @@ pub enum VideoRule {
         min_frames: u64,
         max_frames: u64,
     },
+    /// Video-LLaVA (`VideoLlavaVideoProcessor`): every frame given, each
+    /// resized and cropped to the tower's square (`side` patches a side),
+    /// one tower pass per frame, and all its `side² + 1` outputs (the class
+    /// token too, whatever the select strategy) written into the text.
+    Frames { side: u64 },
 }
 
 impl VideoRule {
@@ -93,8 +98,12 @@ pub struct VideoTokens {
     pub grid_t: u64,
     pub grid_h: u64,
     pub grid_w: u64,
-    /// Patches the vision tower reads: `grid_t × grid_h × grid_w`.
+    /// Patches the vision tower reads: `grid_t × grid_h × grid_w` (with a
+    /// class token per frame for Video-LLaVA).
     pub tower_tokens: u64,
+    /// Tokens of one tower pass (a temporal patch's grid, or a frame with
+    /// its class token): attention runs within each.
+    pub frame_tokens: u64,
     /// Video tokens in the text: the tower's patches over `merge²`
     /// (Qwen3-VL also writes a timestamp per temporal patch, text tokens
     /// its tokenizer decides, not counted here).
@@ -117,6 +126,10 @@ pub fn video_tokens(rule: &VideoRule, video: &Video) -> Result<VideoTokens> {
         }
     }
     let (w, h) = (video.width, video.height);
+    // Every frame is cropped to the tower's square: any aspect ratio goes.
+    if let VideoRule::Frames { side } = *rule {
+        return Ok(frame_tokens(video, side));
+    }
     if w.max(h) > 200 * w.min(h) {
         return Err(InputError::new(
             "video width",
@@ -160,6 +173,7 @@ pub fn video_tokens(rule: &VideoRule, video: &Video) -> Result<VideoTokens> {
             let (rh, rw) = clip_resize(n, h, w, temporal, patch * merge, min_pixels, max_pixels);
             (n, (rh / patch, rw / patch), merge, temporal)
         }
+        VideoRule::Frames { side } => return Ok(frame_tokens(video, side)),
     };
     let grid_t = frames_used.div_ceil(temporal);
     let (grid_h, grid_w) = grid;
@@ -173,8 +187,28 @@ pub fn video_tokens(rule: &VideoRule, video: &Video) -> Result<VideoTokens> {
         grid_h,
         grid_w,
         tower_tokens: tower,
+        frame_tokens: grid_h * grid_w,
         language_model_tokens: tower / (merge * merge),
     })
+}
+
+/// Video-LLaVA's frames: one tower pass of `side² + 1` tokens each, all of
+/// them in the text.
+fn frame_tokens(video: &Video, side: u64) -> VideoTokens {
+    let frame = side.saturating_mul(side).saturating_add(1);
+    let tower = video.frames.saturating_mul(frame);
+    VideoTokens {
+        width: video.width,
+        height: video.height,
+        frames: video.frames,
+        frames_used: video.frames,
+        grid_t: video.frames,
+        grid_h: side,
+        grid_w: side,
+        tower_tokens: tower,
+        frame_tokens: frame,
+        language_model_tokens: tower,
+    }
 }
 
 /// Qwen3-VL's `smart_resize` for a clip: sides to multiples of `factor`,

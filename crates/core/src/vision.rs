@@ -56,7 +56,7 @@ pub fn sample_images(sc: &Scenario, spec: &ModelSpec) -> Result<Option<SampleIma
     if sc.video_frames.is_some() && (spec.video.is_none() || spec.vision.is_none()) {
         return Err(InputError::new(
             "video_frames",
-            "video is modelled for the Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5 families only; this model takes none here",
+            "video is modelled for the Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5 and Video-LLaVA families only; this model takes none here",
         ));
     }
     let Some(tower) = &spec.vision else {
@@ -148,11 +148,11 @@ fn video_tokens(
     };
     let rule = spec
         .video
-        .and_then(|family| family.rule(spec.image_rule.as_ref()))
+        .and_then(|family| family.rule(spec))
         .ok_or_else(|| {
             InputError::new(
                 "video_frames",
-                "video is modelled for the Qwen2-VL, Qwen2.5-VL, Qwen3-VL and Qwen3.5 families only; this model takes none here",
+                "video is modelled for the Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5 and Video-LLaVA families only; this model takes none here",
             )
         })?;
     let video = crate::video_tokens::Video {

@@ -303,9 +303,10 @@ fn image_rule() -> impl Strategy<Value = ImageRule> {
 
 /// A video family, or none: each round-trips (`s.vid`) beside any image rule.
 fn video_family(layers: u64) -> Option<VideoFamily> {
-    match layers % 3 {
+    match layers % 4 {
         0 => None,
         1 => Some(VideoFamily::Qwen2 { temporal: 2 }),
+        2 => Some(VideoFamily::Frames),
         _ => Some(VideoFamily::Qwen3 {
             temporal: 1 + layers % 4,
         }),

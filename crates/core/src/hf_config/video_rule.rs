@@ -44,6 +44,15 @@ pub fn video_rule_from_config(json: &str) -> Result<Option<VideoRule>> {
                 size("temporal_patch_size", 2)?,
             ))
         }
+        // VideoLlavaVideoProcessor: frames cropped to the tower's square.
+        // VideoLlavaConfig's own tower is CLIP-L/14 at 224 px; a
+        // `vision_config` it is given fills its gaps from CLIPVisionConfig
+        // (224 px, 32 px patches).
+        "video_llava" => {
+            let patch_default = if vision.is_null() { 14 } else { 32 };
+            let side = size("image_size", 224)? / size("patch_size", patch_default)?;
+            (side > 0).then_some(VideoRule::Frames { side })
+        }
         _ => None,
     })
 }

@@ -109,7 +109,7 @@ impl SampleImages {
                 ));
             }
             if let Some(video) = &self.video {
-                let frame = (video.grid_h * video.grid_w).max(1) as u128;
+                let frame = video.frame_tokens.max(1) as u128;
                 passes.push((self.samples as u128 * video.grid_t as u128, frame));
             }
         } else {
