@@ -1,0 +1,123 @@
+"""GPU memory of video inference: Qwen2.5-VL-3B with transformers' own Qwen2VLVideoProcessor
+on synthetic clips, and Video-LLaVA-7B (its class defaults: CLIP-L/14 at 224 px for images
+and a second one for video frames, Vicuna-7B, with the checkpoint's 32,064-token vocabulary) with frames of its tower's square. Random bf16
+weights built on the GPU, SDPA attention, nothing downloaded; helpers shared with
+measure_vlm_gpu.py. One JSON line per run to $OUT/video_gpu.jsonl.
+
+Each run: model.generate greedy, batch 1, one video, exactly `new` new tokens, DynamicCache;
+a warm-up generate, then empty_cache and reset_peak_memory_stats; peak_allocated and
+peak_reserved of the measured generate.
+
+    python3 measure_video_gpu.py          # on the GPU machine
+    python3 measure_video_gpu.py --tiny   # CPU smoke run
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+import transformers
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import measure_vlm_gpu as base  # noqa: E402
+
+VIDEO_LLAVA = os.path.join(HERE, "..", "configs", "variants_2026", "video_llava__0.json")
+
+
+def emit(row):
+    row["versions"] = (f"torch {torch.__version__}, transformers {transformers.__version__}, "
+                       f"python {sys.version.split()[0]}")
+    if torch.cuda.is_available():
+        row["gpu"] = torch.cuda.get_device_name(0)
+    with open(os.path.join(os.environ.get("OUT", "."), "video_gpu.jsonl"), "a") as f:
+        f.write(json.dumps(row) + "\n")
+    print(json.dumps(row), flush=True)
+
+
+def measured_generate(model, kwargs, new, dev):
+    kw = dict(max_new_tokens=new, min_new_tokens=new, do_sample=False, use_cache=True, pad_token_id=0)
+    with torch.no_grad():
+        model.generate(**kwargs, **kw)  # warm-up
+        base.reset(dev)
+        start = base.allocated(dev)
+        out = model.generate(**kwargs, **kw)
+    p = base.peaks(dev)
+    return dict(allocated_start=start, new_tokens=out.shape[1] - kwargs["input_ids"].shape[1],
+                prompt_len=kwargs["input_ids"].shape[1], **p)
+
+
+def qwen_video(model, cfg, w, h, frames, text, new, dev):
+    proc = transformers.models.qwen2_vl.video_processing_qwen2_vl.Qwen2VLVideoProcessor()
+    clip = np.random.default_rng(0).integers(0, 256, (frames, h, w, 3), dtype=np.uint8)
+    out = proc(videos=[clip], return_tensors="pt")
+    grid = out["video_grid_thw"]
+    tower = int(grid[0].prod())
+    lm = tower // 4
+    vocab = cfg.get_text_config().vocab_size
+    gen = torch.Generator().manual_seed(0)
+    ids = torch.cat([torch.randint(1000, 150000, (4,), generator=gen), torch.tensor([cfg.vision_start_token_id]),
+                     torch.full((lm,), cfg.video_token_id), torch.tensor([cfg.vision_end_token_id]),
+                     torch.randint(1000, min(150000, vocab - 1), (text - 6,), generator=gen)]).unsqueeze(0).to(dev)
+    kwargs = dict(input_ids=ids, attention_mask=torch.ones_like(ids),
+                  pixel_values_videos=out["pixel_values_videos"].to(dev, torch.bfloat16),
+                  video_grid_thw=grid.to(dev))
+    if base.takes_types(model):
+        kwargs["mm_token_type_ids"] = (ids == cfg.video_token_id).long() * 2
+    row = measured_generate(model, kwargs, new, dev)
+    return dict(row, width=w, height=h, frames=frames, grid_thw=[int(x) for x in grid[0]],
+                tower_tokens=tower, video_tokens=lm)
+
+
+def llava_video(model, cfg, frames, text, new, dev, side_px):
+    n = (side_px // cfg.vision_config.patch_size) ** 2 + 1
+    px = torch.randn(1, frames, 3, side_px, side_px, device=dev, dtype=torch.bfloat16)
+    gen = torch.Generator().manual_seed(0)
+    ids = torch.cat([torch.randint(1000, 30000, (4,), generator=gen), torch.full((frames * n,), cfg.video_token_index),
+                     torch.randint(1000, 30000, (text - 4,), generator=gen)]).unsqueeze(0).to(dev)
+    kwargs = dict(input_ids=ids, attention_mask=torch.ones_like(ids), pixel_values_videos=px)
+    row = measured_generate(model, kwargs, new, dev)
+    return dict(row, frames=frames, video_tokens=frames * n)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tiny", action="store_true")
+    a = ap.parse_args()
+    dev = "cpu" if a.tiny else "cuda"
+    torch.manual_seed(0)
+    model, cfg, weights, params = base.build("qwen2.5-vl-3b", dev, a.tiny)
+    for w, h, frames in ((640, 360, 16), (1280, 720, 32), (1920, 1080, 8)):
+        if a.tiny:
+            w, h, frames = w // 8, h // 8, 4
+        row = qwen_video(model, cfg, w, h, frames, 64, 32, dev)
+        emit(dict(model="qwen2.5-vl-3b", task="inference", weights_bytes=weights, params=params, **row))
+    del model
+    base.reset(dev)
+    with open(VIDEO_LLAVA) as f:
+        d = json.load(f)
+    # The class defaults' vocabulary (32,000) has no row for the video token
+    # (32,001); the released checkpoint's (LanguageBind/Video-LLaVA-7B-hf) has 32,064.
+    d["text_config"]["vocab_size"] = 32064
+    if a.tiny:
+        d["vision_config"].update(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                  num_attention_heads=2, image_size=56)
+        d["text_config"].update(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                                num_attention_heads=4, num_key_value_heads=4)
+    cfg = transformers.CONFIG_MAPPING[d["model_type"]].from_dict(d)
+    before = base.allocated(dev)
+    with torch.device(dev):
+        model = transformers.AutoModelForImageTextToText.from_config(cfg, dtype=torch.bfloat16,
+                                                                     attn_implementation="sdpa")
+    weights = base.allocated(dev) - before
+    params = sum(p.numel() for p in model.parameters())
+    model.eval()
+    for frames in (8, 16):
+        row = llava_video(model, cfg, frames, 64, 32, dev, cfg.vision_config.image_size)
+        emit(dict(model="video-llava-7b", task="inference", weights_bytes=weights, params=params, **row))
+
+
+if __name__ == "__main__":
+    main()
