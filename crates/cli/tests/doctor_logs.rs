@@ -272,7 +272,7 @@ fn doctor_reconciles_ollama_ps_and_nvidia_smi() {
     );
     for row in [
         "size (ollama ps)",
-        "share on the GPU (ollama ps)",
+        "share on the GPU",
         "memory used (nvidia-smi)",
     ] {
         assert!(

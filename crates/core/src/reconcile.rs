@@ -10,6 +10,7 @@
 //! pasted with a log adds its figures to the log's.
 
 pub mod llama_cpp;
+pub mod llama_cpp_breakdown;
 pub mod nvidia_smi;
 pub mod ollama;
 pub mod reading;
@@ -106,8 +107,17 @@ pub fn reconcile(log: &RuntimeLog, model: Option<&ModelSpec>) -> Result<Reconcil
         }
     };
     let mut log = log.clone();
+    if let Some(n) = context_for_kv(&log, spec) {
+        log.scenario.inference.prompt_len = n;
+        log.assumed.retain(|a| !a.starts_with("n_ctx not printed"));
+        log.assumed.push(format!(
+            "-c {n}: n_ctx not printed, the context whose KV cache is the printed one"
+        ));
+    }
     if let Some(n) = layers_for_share(&log, spec) {
         log.scenario.inference.gpu_layers = Some(n);
+        log.assumed
+            .retain(|a| !a.starts_with("offloaded layers not printed"));
         log.assumed.push(format!(
             "-ngl {n}: the layers on the GPU whose share is nearest the printed one"
         ));
@@ -129,6 +139,37 @@ pub fn reconcile(log: &RuntimeLog, model: Option<&ModelSpec>) -> Result<Reconcil
         estimate,
         rows,
     })
+}
+
+/// llama.cpp without its `n_ctx` line: the context (in llama.cpp's cells of
+/// 256) whose KV cache, on the GPUs and in host memory, is the one printed.
+fn context_for_kv(log: &RuntimeLog, spec: &ModelSpec) -> Option<u64> {
+    if !log.context_from_kv {
+        return None;
+    }
+    let printed = log.reading(Figure::KvBufferGpu).map_or(0.0, |r| r.value)
+        + log.reading(Figure::KvBufferHost).map_or(0.0, |r| r.value);
+    if printed <= 0.0 {
+        return None;
+    }
+    const CELLS: u64 = 256;
+    let mut sc = log.scenario.clone();
+    sc.inference.prompt_len = CELLS;
+    sc.inference.new_tokens = 0;
+    let e = estimate_with_model(&sc, spec).ok()?;
+    let kv = |lines: &[crate::report::Line]| -> f64 {
+        lines
+            .iter()
+            .filter(|l| l.part == Part::KvCache)
+            .map(|l| l.bytes as f64)
+            .sum()
+    };
+    let per_cell = (kv(&e.headline_gpu().lines) + kv(&e.cpu_lines)) / CELLS as f64;
+    if per_cell <= 0.0 {
+        return None;
+    }
+    let blocks = (printed / per_cell / CELLS as f64).round().max(1.0);
+    Some((blocks as u64).saturating_mul(CELLS))
 }
 
 /// `ollama ps` split between CPU and GPU: the layer count (llama.cpp's

@@ -622,3 +622,45 @@ fn an_sglang_log_is_read_and_its_pool_is_every_layers_kv() {
     // Printed as two sizes to 0.01 GiB each.
     assert!((ours - pool).abs() <= 0.01, "{ours} vs {pool}");
 }
+
+/// Today's llama.cpp at its default verbosity prints no buffer lines, only
+/// the memory breakdown table at exit. Read alone (with the model given),
+/// it sets up its scenario: `-c` from the KV cache it holds (448 + 576 MiB
+/// is 32,768 cells of Llama-3.2-1B), `-ngl` from the share on the GPU (8:
+/// the output layer and 7 layers), and every buffer then compares within
+/// the table's whole MiB.
+#[test]
+fn the_memory_breakdown_table_alone_is_read_and_compared() {
+    let log = read_runtime_log(include_str!(
+        "data/llama_cpp/measured/breakdown_only_llama32_1b_ngl8_c32768.txt"
+    ))
+    .expect("a llama.cpp table");
+    assert_eq!(log.engine, "llama.cpp");
+    let spec = &vramfit_core::catalog::find_model("meta-llama/Llama-3.2-1B")
+        .expect("catalog model")
+        .spec;
+    let r = reconcile(&log, Some(spec)).expect("compares");
+    let inf = &r.log.scenario.inference;
+    assert_eq!(inf.prompt_len, 32_768, "{:?}", r.log.assumed);
+    assert_eq!(inf.gpu_layers, Some(8), "{:?}", r.log.assumed);
+    for figure in [
+        Figure::ModelBufferGpu,
+        Figure::ModelBufferHost,
+        Figure::KvBufferGpu,
+        Figure::KvBufferHost,
+        Figure::ComputeBufferGpu,
+    ] {
+        let row = r
+            .rows
+            .iter()
+            .find(|row| row.figure == figure)
+            .unwrap_or_else(|| panic!("{figure:?} compared"));
+        assert!(
+            (row.ours - row.runtime).abs() <= 1.01 * (1u64 << 20) as f64,
+            "{figure:?}: ours {} vs printed {}",
+            row.ours,
+            row.runtime
+        );
+    }
+    assert!(r.rows.iter().any(|row| row.figure == Figure::DeviceUsed));
+}

@@ -276,7 +276,10 @@ fn video_inference_lands_near_what_the_h200_measured() {
         let spec = from_hf_configs(&config, None).expect("imports");
         let frames = n(&row, "frames");
         let video_tokens = n(&row, "video_tokens");
-        let rule = spec.video.and_then(|v| v.rule(&spec)).expect("a video rule");
+        let rule = spec
+            .video
+            .and_then(|v| v.rule(&spec))
+            .expect("a video rule");
         let (w, h) = size.unwrap_or((224, 224));
         let video = vramfit_core::video_tokens::Video {
             width: w,

@@ -8,6 +8,7 @@ use crate::doctor::size::{read_number, size_at, GbMeaning};
 use crate::precision::WeightFormat;
 use crate::scenario::{CacheType, Engine, ModelSource, Scenario, TaskKind};
 
+use super::llama_cpp_breakdown::Breakdown;
 use super::reading::{Figure, Reading, RuntimeLog};
 
 /// Longest line read (a pasted log may carry long lines).
@@ -74,11 +75,15 @@ struct Settings {
 /// Reads a llama.cpp load log; `None` when no line carries a buffer size.
 pub fn read(text: &str) -> Option<RuntimeLog> {
     let mut buffers: [Devices; 4] = Default::default();
+    let mut table = Breakdown::default();
     let mut s = Settings::default();
     for raw in text.lines() {
         let line = cut(raw.trim(), MAX_LINE);
         // Comment lines (a pasted header, a shell prompt's note) are not the log.
         if line.starts_with('#') {
+            continue;
+        }
+        if line.contains("breakdown") && table.read_line(line) {
             continue;
         }
         let lower = line.to_ascii_lowercase();
@@ -94,7 +99,8 @@ pub fn read(text: &str) -> Option<RuntimeLog> {
         }
         s.read(line, &lower);
     }
-    if buffers.iter().all(|d| d.lines.is_empty()) {
+    let no_buffer_lines = buffers.iter().all(|d| d.lines.is_empty());
+    if no_buffer_lines && table.is_empty() {
         return None;
     }
     let mut log = RuntimeLog {
@@ -126,9 +132,70 @@ pub fn read(text: &str) -> Option<RuntimeLog> {
     push(Figure::ComputeBufferGpu, compute.busiest(), compute);
     let host_buffers = host(compute).map(|c| c + output.host);
     push(Figure::HostBuffers, host_buffers, compute);
-    log.scenario = s.scenario(model.gpu.len().max(1) as u64, &mut log.assumed);
+    if no_buffer_lines {
+        breakdown_buffers(&table, &mut log.readings);
+    }
+    breakdown_process(&table, &mut log.readings);
+    // The table comes with the builds that print `sched_reserve` (late 2025 on).
+    s.sched_reserve |= !table.is_empty();
+    let gpus = model.gpu.len().max(table.gpus.len()).max(1) as u64;
+    log.scenario = s.scenario(gpus, &mut log.assumed);
+    log.context_from_kv = s.n_ctx.is_none();
     log.model_layers = s.offloadable.map(|m| m.saturating_sub(1));
     Some(log)
+}
+
+/// A log whose only memory lines are the breakdown table: its buffers per
+/// device (whole MiB) and, where no `offloaded N/M` line says the split,
+/// the share of them on the GPUs, from which the layer count is found.
+fn breakdown_buffers(table: &Breakdown, readings: &mut Vec<Reading>) {
+    let lines = table.lines.join("\n");
+    let mut push = |figure: Figure, value: f64| {
+        readings.push(Reading {
+            figure,
+            value,
+            // Whole MiB, rounded down.
+            rounding: (1u64 << 20) as f64,
+            line: lines.clone(),
+        });
+    };
+    if let Some(gpu) = table.busiest() {
+        push(Figure::ModelBufferGpu, gpu.model);
+        push(Figure::KvBufferGpu, gpu.context);
+        push(Figure::ComputeBufferGpu, gpu.compute);
+    }
+    if let Some(host) = &table.host {
+        push(Figure::ModelBufferHost, host.model);
+        if host.context > 0.0 {
+            push(Figure::KvBufferHost, host.context);
+        }
+        push(Figure::HostBuffers, host.compute);
+    }
+    let on_gpus: f64 = table
+        .gpus
+        .iter()
+        .map(|g| g.model + g.context + g.compute)
+        .sum();
+    let on_host = table
+        .host
+        .as_ref()
+        .map_or(0.0, |h| h.model + h.context + h.compute);
+    if on_gpus > 0.0 && on_host > 0.0 {
+        push(Figure::GpuShare, on_gpus / (on_gpus + on_host));
+    }
+}
+
+/// The busiest GPU's whole process as the table counts it: its buffers and
+/// what it holds beside them, the figure nvidia-smi would show for it.
+fn breakdown_process(table: &Breakdown, readings: &mut Vec<Reading>) {
+    if let Some(gpu) = table.busiest() {
+        readings.push(Reading {
+            figure: Figure::DeviceUsed,
+            value: gpu.process(),
+            rounding: 2.0 * (1u64 << 20) as f64,
+            line: table.lines.join("\n"),
+        });
+    }
 }
 
 fn cut(line: &str, max: usize) -> &str {

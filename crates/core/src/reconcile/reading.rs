@@ -111,7 +111,7 @@ impl Figure {
             Figure::ComputeBufferGpu => "compute buffer (GPU)",
             Figure::HostBuffers => "compute + output buffers (host)",
             Figure::OllamaSize => "size (ollama ps)",
-            Figure::GpuShare => "share on the GPU (ollama ps)",
+            Figure::GpuShare => "share on the GPU",
             Figure::DeviceUsed => "memory used (nvidia-smi)",
             Figure::ProcessMemory => "process memory (nvidia-smi)",
         }
@@ -175,6 +175,10 @@ pub struct RuntimeLog {
     /// `ollama ps` whose SIZE is not a size, a GPU without its memory line).
     #[serde(default)]
     pub unread: Vec<String>,
+    /// llama.cpp: `n_ctx` was not printed, so the context is the one whose
+    /// KV cache the log's buffers hold, once the model is known.
+    #[serde(default)]
+    pub context_from_kv: bool,
 }
 
 impl RuntimeLog {
