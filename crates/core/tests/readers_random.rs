@@ -9,7 +9,7 @@ use vramfit_core::doctor::{parse_oom, picture, BEFORE_WINDOW, MESSAGE_WINDOW};
 use vramfit_core::logs::{analyze_log, parse_log_with, GpuPick};
 
 /// Pieces of real messages and logs, recombined at random.
-const WORDS: [&str; 56] = [
+const WORDS: [&str; 62] = [
     "CUDA out of memory. ",
     "Tried to allocate ",
     "2.50 GiB",
@@ -66,6 +66,12 @@ const WORDS: [&str; 56] = [
     "CUDA_Host compute buffer size = ",
     " MiB",
     "offloaded ",
+    "common_memory_breakdown_print: |   - CUDA0 (RTX 4090) | ",
+    "|   - Host | ",
+    " = ",
+    " + (",
+    ") + ",
+    " -",
 ];
 
 fn pieces() -> impl Strategy<Value = String> {

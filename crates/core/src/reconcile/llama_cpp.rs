@@ -83,7 +83,7 @@ pub fn read(text: &str) -> Option<RuntimeLog> {
         if line.starts_with('#') {
             continue;
         }
-        if line.contains("breakdown") && table.read_line(line) {
+        if table.read_line(line) {
             continue;
         }
         let lower = line.to_ascii_lowercase();

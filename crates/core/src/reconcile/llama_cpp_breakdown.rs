@@ -88,6 +88,18 @@ impl Breakdown {
             },
             _ => return false,
         };
+        // Buffers are never negative; what is unaccounted can print so (a
+        // driver that reports more free memory than the process left).
+        if [parsed.model, parsed.context, parsed.compute]
+            .iter()
+            .any(|v| !v.is_finite() || *v < 0.0)
+        {
+            return false;
+        }
+        let parsed = DeviceRow {
+            unaccounted: parsed.unaccounted.map(|u| u.max(0.0)),
+            ..parsed
+        };
         if parsed.unaccounted.is_some() {
             self.gpus.push(parsed);
         } else if name.eq_ignore_ascii_case("host") || name.starts_with("Host") {
