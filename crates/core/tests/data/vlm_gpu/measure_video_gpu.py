@@ -71,6 +71,68 @@ def qwen_video(model, cfg, w, h, frames, text, new, dev):
                 tower_tokens=tower, video_tokens=lm)
 
 
+def qwen_video_train(model, cfg, w, h, frames, text, method, gc, dev):
+    """Two training steps on one clip, as measure_vlm_gpu.py's `train`: the tower
+    frozen, LoRA r16 on the language model's seven linears or a full fine-tune in
+    pure bf16, AdamW; the video's positions masked out of the loss; step 2's peak."""
+    from peft import LoraConfig, get_peft_model
+    proc = transformers.models.qwen2_vl.video_processing_qwen2_vl.Qwen2VLVideoProcessor()
+    clip = np.random.default_rng(0).integers(0, 256, (frames, h, w, 3), dtype=np.uint8)
+    out = proc(videos=[clip], return_tensors="pt")
+    grid = out["video_grid_thw"]
+    tower = int(grid[0].prod())
+    lm = tower // 4
+    vocab = cfg.get_text_config().vocab_size
+    gen = torch.Generator().manual_seed(0)
+    ids = torch.cat([torch.randint(1000, 150000, (4,), generator=gen), torch.tensor([cfg.vision_start_token_id]),
+                     torch.full((lm,), cfg.video_token_id), torch.tensor([cfg.vision_end_token_id]),
+                     torch.randint(1000, min(150000, vocab - 1), (text - 6,), generator=gen)]).unsqueeze(0).to(dev)
+    labels = ids.clone()
+    labels[ids == cfg.video_token_id] = -100
+    batch = dict(input_ids=ids, attention_mask=torch.ones_like(ids), labels=labels,
+                 pixel_values_videos=out["pixel_values_videos"].to(dev, torch.bfloat16),
+                 video_grid_thw=grid.to(dev))
+    if base.takes_types(model):
+        batch["mm_token_type_ids"] = (ids == cfg.video_token_id).long() * 2
+    model.train()
+    model.config.use_cache = False
+    model.requires_grad_(True)
+    base.visual(model).requires_grad_(False)
+    if gc:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    net = model
+    if method == "lora":
+        lcfg = LoraConfig(r=16, lora_alpha=32, lora_dropout=0.0, bias="none",
+                          target_modules=rf".*language_model.*\.({'|'.join(base.LORA_TARGETS)})")
+        net = get_peft_model(model, lcfg)
+    params = [p for p in net.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=1e-5)
+
+    def step():
+        net(**batch).loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    base.reset(dev)
+    step()
+    base.reset(dev)
+    start = base.allocated(dev)
+    step()
+    p = base.peaks(dev)
+    row = dict(task="training", method=method, vision="frozen", checkpointing=gc, width=w, height=h,
+               frames=frames, seq_len=ids.shape[1], trainable_params=sum(p.numel() for p in params),
+               allocated_start=start, grid_thw=[int(x) for x in grid[0]], tower_tokens=tower,
+               video_tokens=lm, **p)
+    opt = batch = None
+    if method == "lora":
+        net.unload()
+    if gc:
+        model.gradient_checkpointing_disable()
+    model.zero_grad(set_to_none=True)
+    model.eval()
+    return row
+
+
 def llava_video(model, cfg, frames, text, new, dev, side_px):
     n = (side_px // cfg.vision_config.patch_size) ** 2 + 1
     px = torch.randn(1, frames, 3, side_px, side_px, device=dev, dtype=torch.bfloat16)
@@ -85,10 +147,17 @@ def llava_video(model, cfg, frames, text, new, dev, side_px):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tiny", action="store_true")
+    ap.add_argument("--train", action="store_true", help="the training runs only")
     a = ap.parse_args()
     dev = "cpu" if a.tiny else "cuda"
     torch.manual_seed(0)
     model, cfg, weights, params = base.build("qwen2.5-vl-3b", dev, a.tiny)
+    if a.train:
+        w, h, frames = (80, 45, 4) if a.tiny else (640, 360, 16)
+        for method, gc in (("lora", True), ("full", False)):
+            row = qwen_video_train(model, cfg, w, h, frames, 256, method, gc, dev)
+            emit(dict(model="qwen2.5-vl-3b", weights_bytes=weights, params=params, **row))
+        return
     for w, h, frames in ((640, 360, 16), (1280, 720, 32), (1920, 1080, 8)):
         if a.tiny:
             w, h, frames = w // 8, h // 8, 4
