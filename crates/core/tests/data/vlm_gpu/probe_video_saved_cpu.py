@@ -1,5 +1,8 @@
-import sys, json, torch, numpy as np, transformers
-sys.path.insert(0, '/work/main/crates/core/tests/data/vlm_gpu')
+"""CPU probe: bytes a full fine-tune step of a tiny Qwen2.5-VL saves for backward (saved-tensor
+hooks, each storage once, parameters excluded) with an image and with a video of similar
+token counts. HF_HUB_OFFLINE=1 python3 probe_video_saved_cpu.py"""
+import os, sys, json, torch, numpy as np, transformers
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure_vlm_gpu as base
 torch.manual_seed(0)
 model, cfg, _, _ = base.build("qwen2.5-vl-3b", "cpu", True)
