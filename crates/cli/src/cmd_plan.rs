@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
+use vramfit_core::llama_cpp_fit::{llama_cpp_default_fit, DefaultFit};
 use vramfit_core::offload::{plan_offload, OffloadPlan, Placement};
 use vramfit_core::plan::{fix_plans, Plan, PlanOptions, PlanReport};
 use vramfit_core::scenario::{Engine, TaskKind};
@@ -36,11 +37,21 @@ pub fn run(args: Args) -> ExitCode {
     };
     // llama.cpp: where each layer goes comes first, as flags to paste.
     if sc.task == TaskKind::Inference && sc.inference.engine == Engine::LlamaCpp {
-        match vramfit_core::estimate::resolve_model(&sc.model)
-            .and_then(|spec| plan_offload(&sc, &spec))
-        {
-            Ok(p) if args.json => {
-                return match serde_json::to_string_pretty(&p) {
+        let planned = vramfit_core::estimate::resolve_model(&sc.model).and_then(|spec| {
+            let plan = plan_offload(&sc, &spec)?;
+            // What llama.cpp picks itself with no -ngl/-c (its --fit).
+            Ok((plan, llama_cpp_default_fit(&sc, &spec).ok()))
+        });
+        match planned {
+            Ok((p, default_fit)) if args.json => {
+                let mut v = serde_json::to_value(&p).unwrap_or(serde_json::Value::Null);
+                if let (Some(map), Some(fit)) = (v.as_object_mut(), &default_fit) {
+                    map.insert(
+                        "llama_cpp_default_fit".to_owned(),
+                        serde_json::to_value(fit).unwrap_or(serde_json::Value::Null),
+                    );
+                }
+                return match serde_json::to_string_pretty(&v) {
                     Ok(s) => {
                         println!("{s}");
                         ExitCode::SUCCESS
@@ -48,7 +59,7 @@ pub fn run(args: Args) -> ExitCode {
                     Err(e) => fail(e),
                 };
             }
-            Ok(p) => print_offload(&p),
+            Ok((p, default_fit)) => print_offload(&p, default_fit.as_ref()),
             Err(e) => return fail(e),
         }
     }
@@ -144,7 +155,7 @@ fn print_report(r: &PlanReport, base: &str) {
 }
 
 /// The llama.cpp placement: flags, Ollama options, memory on each side.
-fn print_offload(p: &OffloadPlan) {
+fn print_offload(p: &OffloadPlan, default_fit: Option<&DefaultFit>) {
     let what = match p.placement {
         Placement::AllOnGpu => "everything on the GPU",
         Placement::ExpertsOnCpu => "all layers on the GPU, some experts in host memory",
@@ -153,6 +164,22 @@ fn print_offload(p: &OffloadPlan) {
     };
     println!("llama.cpp placement: {what}");
     println!("  llama.cpp: {}", p.llama_cpp_flags);
+    if let Some(f) = default_fit {
+        let ngl = match (f.n_gpu_layers > f.layers, f.n_cpu_moe) {
+            (true, 0) => "all layers".to_owned(),
+            (true, k) => format!("all layers, the experts of the first {k} in host memory"),
+            (false, _) => format!("-ngl {}", f.n_gpu_layers),
+        };
+        println!(
+            "  with no -ngl/-c, llama.cpp's --fit (on by default, 1 GiB left free) picks -c {} and {ngl}{}",
+            f.n_ctx,
+            if f.leaves_margin {
+                ""
+            } else {
+                " and still does not leave its margin"
+            }
+        );
+    }
     println!("  Ollama:    {}", p.ollama_options);
     println!(
         "  GPU {} of {} · host RAM {}",

@@ -38,6 +38,7 @@ pub mod estimate;
 pub mod inference;
 pub mod job_config;
 pub mod llama_cpp;
+pub mod llama_cpp_fit;
 pub mod offload;
 pub mod overhead;
 pub mod parallel;
