@@ -40,6 +40,7 @@ mod modern;
 mod moe_layouts;
 mod moe_variants;
 mod paddleocr_vl;
+mod perception_lm;
 mod pixtral;
 mod pyjson;
 mod qwen4_exp;
@@ -314,8 +315,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 19] = [
+const WRAPPERS_2026: [&str; 20] = [
     "aria",
+    "perception_lm",
     "minicpmv4_6",
     "minicpmv4_7",
     "hunyuan_vl",
@@ -341,7 +343,7 @@ const WRAPPERS_2026: [&str; 19] = [
 /// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass,
 /// PaddleOCR-VL, Cosmos3-Edge, ERNIE-4.5-VL, Qianfan-OCR, VipLLaVA,
 /// Video-LLaVA, LightOnOCR, ShieldGemma 2, Granite-Docling, HunYuan-VL,
-/// MiniCPM-V 4.6 and 4.7).
+/// MiniCPM-V 4.6 and 4.7, PerceptionLM).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -382,6 +384,7 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
             Ok(spec)
         }
         "vipllava" => llava_variants::import_vipllava(cfg, text_or(Arch::Llama, "llama")),
+        "perception_lm" => perception_lm::import_perception_lm(cfg, text_or(Arch::Llama, "llama")),
         "video_llava" => llava_variants::import_video_llava(cfg, text_or(Arch::Llama, "llama")),
         // its text class is fixed: ERNIE-4.5's decoder, two expert groups
         "ernie4_5_vl_moe" => ernie4_5_vl::import_ernie4_5_vl(cfg, |text| {

@@ -46,6 +46,8 @@ mod glm5_next;
 pub use glm5_next::AlignedCanvas;
 mod lfm2_vl;
 pub use lfm2_vl::Tiling;
+mod perception_lm;
+pub use perception_lm::PlmTiles;
 pub mod text;
 
 /// Every size a rule holds is at most this many pixels, so products of a
@@ -264,6 +266,11 @@ pub enum ImageRule {
     /// code per square; the prompt adds a row break per row but the last,
     /// three markers and a `rows*cols` text header.
     Apertus1p5(CodeGrid),
+    /// PerceptionLM (`perception_lm`): a thumbnail tile plus the image on
+    /// the canvas of at most `max_num_tiles` tiles that holds it largest
+    /// (or the closest ratio), each tile a tower pass pooled to
+    /// `(tile / patch / pool)²` tokens.
+    PerceptionLm(PlmTiles),
     /// Step-3.7-Flash (`step3p7`): a `global`-px view, and crops of a
     /// window the aspect ratio picks (the short side, or `crop`) over the
     /// image snapped to whole windows (long side at most `max_side`), each
@@ -456,6 +463,7 @@ impl ImageRule {
             ImageRule::Lfm2Vl(_) => "LFM2-VL tiles and thumbnail",
             ImageRule::Glm5Next(_) => "GLM-5.3 aligned canvas",
             ImageRule::Apertus1p5(_) => "Apertus 1.5 code grid",
+            ImageRule::PerceptionLm(_) => "PerceptionLM tiles",
         }
     }
 
@@ -616,6 +624,7 @@ impl ImageRule {
             }
             ImageRule::Glm5Next(c) => c.validate()?,
             ImageRule::Apertus1p5(g) => g.validate()?,
+            ImageRule::PerceptionLm(t) => t.validate()?,
             ImageRule::Step3p7 {
                 global,
                 crop,
@@ -1316,6 +1325,7 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         ImageRule::Lfm2Vl(ref t) => lfm2_vl::tokens(t, width, height),
         ImageRule::Glm5Next(ref c) => glm5_next::tokens(c, width, height),
         ImageRule::Apertus1p5(ref g) => apertus1p5::tokens(g, width, height)?,
+        ImageRule::PerceptionLm(ref t) => perception_lm::tokens(t, width, height),
         ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
         ImageRule::LlavaNext {
             crop,

@@ -188,6 +188,12 @@ fn processor_rule(line: &Value) -> ImageRule {
             let config = include_str!("data/configs/variants_2026/granite_docling__0.json");
             rule_from_configs(config, Some(&s.to_string())).expect("granite_docling rule")
         }
+        // PLM-1B's shape: the PE-L tower (14 px patches and a class token),
+        // pooled by 2
+        "perception_lm" => {
+            let config = include_str!("data/configs/variants_2026/perception_lm__0.json");
+            rule_from_configs(config, Some(&s.to_string())).expect("perception_lm rule")
+        }
         "lighton_ocr" => {
             let config = include_str!("data/configs/variants_2026/lighton_ocr__0.json");
             rule_from_configs(config, Some(&s.to_string())).expect("lighton_ocr rule")

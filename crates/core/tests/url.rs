@@ -298,6 +298,16 @@ fn image_rule() -> impl Strategy<Value = ImageRule> {
                 patch,
                 pinpoints
             }),
+        (n(1024), n(4), n(64), any::<[bool; 2]>()).prop_map(|(tile, pool, max_tiles, flags)| {
+            ImageRule::PerceptionLm(vramfit_core::image_tokens::PlmTiles {
+                tile: tile.max(64),
+                patch: 14,
+                pool,
+                max_tiles,
+                thumb_and_tiles: flags[0],
+                class_token: flags[1],
+            })
+        }),
     ]
 }
 

@@ -46,7 +46,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" | "aria"
         | "cohere_compass" | "paddleocr_vl" | "cosmos3_edge" | "ernie4_5_vl_moe"
         | "qianfan_ocr" | "lighton_ocr" | "granite_docling" | "hunyuan_vl" | "minicpmv4_6"
-        | "minicpmv4_7" => true,
+        | "minicpmv4_7" | "perception_lm" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -213,6 +213,15 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         "lfm2_vl" => Ok(lfm2_vl(&cfg, &pre)),
         "glm5_next" => Ok(glm5_next(&cfg, &pre)),
         "apertus1p5" => Ok(apertus1p5(&cfg, &pre)),
+        // PerceptionLMImageProcessor's tiles over the PE tower's patches
+        "perception_lm" => {
+            let empty = serde_json::Map::new();
+            let config = super::reader::Cfg::new(cfg.as_object().unwrap_or(&empty), "");
+            let processor = super::reader::Cfg::new(pre.as_object().unwrap_or(&empty), "");
+            Ok(ImageRule::PerceptionLm(super::perception_lm::image_rule(
+                &config, &processor,
+            )?))
+        }
         "aya_vision" | "cohere2_vision" => aya_vision(&cfg, &pre),
         // PaliGemma: the image resized to the tower's square, one token per
         // patch (`text_config.num_image_tokens` = (image_size // patch_size)²;
@@ -357,7 +366,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, lighton_ocr, hunyuan_vl, minicpmv4_6, minicpmv4_7, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, lighton_ocr, hunyuan_vl, minicpmv4_6, minicpmv4_7, perception_lm, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -60,6 +60,9 @@ fn candidates(rule: &ImageRule) -> Vec<(u64, u64)> {
             max_crops,
             ..
         } => grid(*min_crop, *max_crops),
+        // Any image a canvas holds is enlarged onto the largest one: a tile
+        // takes the most tiles.
+        ImageRule::PerceptionLm(t) => vec![(1, 1), (t.tile, t.tile)],
         ImageRule::LlavaNext { pinpoints, .. } | ImageRule::LlavaOneVision { pinpoints, .. } => {
             pinpoints.iter().map(|&(h, w)| (w, h)).collect()
         }

@@ -131,6 +131,17 @@ impl ImageRule {
                 &[c.patch, c.merge, c.expand, c.min_tokens, c.max_tokens],
             ),
             ImageRule::Apertus1p5(g) => join("apertus1p5", &[g.factor, g.min_pixels, g.max_pixels]),
+            ImageRule::PerceptionLm(t) => join(
+                "perception_lm",
+                &[
+                    t.tile,
+                    t.patch,
+                    t.pool,
+                    t.max_tiles,
+                    u64::from(t.thumb_and_tiles),
+                    u64::from(t.class_token),
+                ],
+            ),
             ImageRule::Cohere2Vision {
                 tile,
                 patch,
@@ -384,6 +395,18 @@ impl ImageRule {
                     max_pixels: v[2],
                 })
             }
+            // tile, patch, pool, max tiles, thumb+tile (0/1), class token (0/1)
+            "perception_lm" => {
+                let v = numbers(6)?;
+                ImageRule::PerceptionLm(super::PlmTiles {
+                    tile: v[0],
+                    patch: v[1],
+                    pool: v[2],
+                    max_tiles: v[3],
+                    thumb_and_tiles: v[4] == 1,
+                    class_token: v[5] == 1,
+                })
+            }
             "cohere2_vision" => {
                 let v = numbers(4)?;
                 ImageRule::Cohere2Vision {
@@ -411,7 +434,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, hunyuan_vl, paddle_ocr, aria, glm4v, gemma4, intern_vl, aya_vision, granite_docling, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, lighton_ocr, minicpm_v, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5"
+                     gemma3_pan_scan, pixtral, lighton_ocr, minicpm_v, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, perception_lm"
             ))
             }
         };

@@ -493,6 +493,12 @@ fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
                 })
                 .flatten()
         }
+        ImageRule::PerceptionLm(t) => {
+            (t.max_tiles >= 2).then_some(ImageRule::PerceptionLm(crate::image_tokens::PlmTiles {
+                max_tiles: t.max_tiles / 2,
+                ..*t
+            }))
+        }
         _ => None,
     };
     let Some(lowered) = lowered else {

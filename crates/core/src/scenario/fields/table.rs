@@ -506,7 +506,7 @@ pub static FIELDS: &[Field] = &[
         llama_cpp, optional_count!(0, MAX_COUNT, inference.gpu_layers))
         .labelled("field-gpu-layers-ngl-0-all"),
     row("olast", "inference.output_layer_last", "output-layer-last",
-        "llama.cpp before PR #18148 (Dec 2025) and Ollama's runner: -ngl counts repeating layers, the output layer goes to the GPU last",
+        "llama.cpp before Dec 2025 and Ollama: -ngl counts repeating layers, the output layer last",
         llama_cpp, flag!(inference.output_layer_last))
         .labelled("field-output-layer-last"),
     row("ncmoe", "inference.cpu_moe_layers", "n-cpu-moe",

@@ -1096,6 +1096,34 @@ def granite_docling_setup():
     return granite_docling
 
 
+# ---------------------------------------------------------------- PerceptionLM (perception_lm)
+# PerceptionLMImageProcessor at its class defaults (thumb+tile, 448 px tiles, at most 36), with an instance
+# max_num_tiles of 4, and in single-tile mode; the processor writes (448 // 14 // 2)² = 256 tokens a tile
+# (patch 14 and pooling 2, the released processors'); the PE-L tower reads 32² patches and its class token.
+PL = [{}, dict(max_num_tiles=4), dict(vision_input_type="vanilla")]
+PL_EXTRA = [(1, 1), (1, 300), (300, 1), (5000, 20), (20, 5000), (7000, 1000), (1000, 7000), (13440, 448),
+            (12000, 800), (447, 449), (449, 448), (2688, 2688), (2689, 2689), (16129, 448), (60, 20)]
+
+
+def perception_lm_setup():
+    from transformers.models.perception_lm.image_processing_perception_lm import PerceptionLMImageProcessor
+
+    procs = [(kw, PerceptionLMImageProcessor(**kw)) for kw in PL]
+
+    def perception_lm(w, h):
+        if w * h > 16200 * 16200:
+            return
+        for kw, p in procs:
+            out = p(images=[img(w, h)], return_tensors="pt")
+            tiles = int(out["pixel_values"].shape[1])
+            settings = {"tile_size": p.tile_size, "max_num_tiles": p.max_num_tiles,
+                        "vision_input_type": p.vision_input_type}
+            emit("perception_lm", "PerceptionLMImageProcessor", settings, w, h, tiles * (32 * 32 + 1),
+                 tiles * 256, tiles=tiles)
+
+    return perception_lm
+
+
 # ---------------------------------------------------------------- HunYuan-VL (hunyuan_vl)
 # HunYuanVLImageProcessorPil: Qwen2-VL's resize at 16 px patches merged 2 x 2, 512² to 2048² px (its class
 # defaults) and a 1024² px limit; the tower reads gh·gw patches; the merger hands on (gh/2)·(gw/2 + 1) tokens
@@ -1172,7 +1200,7 @@ if __name__ == "__main__":
                      ("cosmos3_edge", None), ("ernie4_5_vl_moe", None),
                      ("qianfan_ocr", None), ("lighton_ocr", None),
                      ("granite_docling", None), ("hunyuan_vl", None),
-                     ("minicpmv4_6", None)]:
+                     ("minicpmv4_6", None), ("perception_lm", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -1233,6 +1261,9 @@ if __name__ == "__main__":
         if name == "granite_docling":
             SIZES.extend(GD_EXTRA)
             fn = granite_docling_setup()
+        if name == "perception_lm":
+            SIZES.extend(PL_EXTRA)
+            fn = perception_lm_setup()
         if name == "ernie4_5_vl_moe":
             SIZES.extend(EV_EXTRA)
             fn = ernie4_5_vl_moe_setup()
@@ -1253,6 +1284,8 @@ if __name__ == "__main__":
             del SIZES[len(SIZES) - len(LO_EXTRA):]
         if name == "granite_docling":
             del SIZES[len(SIZES) - len(GD_EXTRA):]
+        if name == "perception_lm":
+            del SIZES[len(SIZES) - len(PL_EXTRA):]
         if name == "hunyuan_vl":
             del SIZES[len(SIZES) - len(HV_EXTRA):]
         if name == "minicpmv4_6":
