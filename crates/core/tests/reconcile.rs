@@ -150,29 +150,36 @@ fn a_llama_cpp_load_log_is_read_and_compared_buffer_by_buffer() {
             vramfit_core::scenario::Engine::LlamaCpp
         );
         let r = reconcile(&log, Some(&spec(model))).expect("compares");
-        for (figure, within) in [
+        let figures = [
             Figure::ModelBufferGpu,
             Figure::ModelBufferHost,
             Figure::KvBufferGpu,
             Figure::ComputeBufferGpu,
             Figure::HostBuffers,
-        ]
-        .into_iter()
-        .zip(tolerances)
-        {
-            let row = r
-                .rows
-                .iter()
-                .find(|row| row.figure == figure)
-                .unwrap_or_else(|| panic!("{model}: {figure:?} compared"));
-            assert!(
-                row.difference.abs() <= within + 1e-9,
-                "{model} {figure:?}: ours {} vs printed {} ({:+.3} %)",
-                row.ours,
-                row.runtime,
-                100.0 * row.difference
-            );
-        }
+        ];
+        assert_within(&r, model, figures.into_iter().zip(tolerances));
+    }
+}
+
+/// Every figure compared, each within its share of the printed value.
+fn assert_within(
+    r: &vramfit_core::reconcile::Reconciliation,
+    what: &str,
+    figures: impl IntoIterator<Item = (Figure, f64)>,
+) {
+    for (figure, within) in figures {
+        let row = r
+            .rows
+            .iter()
+            .find(|row| row.figure == figure)
+            .unwrap_or_else(|| panic!("{what}: {figure:?} compared"));
+        assert!(
+            row.difference.abs() <= within + 1e-9,
+            "{what} {figure:?}: ours {} vs printed {} ({:+.3} %)",
+            row.ours,
+            row.runtime,
+            100.0 * row.difference
+        );
     }
 }
 
@@ -199,25 +206,16 @@ fn todays_partial_offload_log_moves_the_output_layer_first() {
             .expect("catalog model")
             .spec;
         let r = reconcile(&log, Some(spec)).expect("compares");
-        for (figure, within) in [
-            (Figure::ModelBufferGpu, 1e-4),
-            (Figure::ModelBufferHost, 1e-4),
-            (Figure::KvBufferGpu, 0.0),
-            (Figure::ComputeBufferGpu, compute),
-        ] {
-            let row = r
-                .rows
-                .iter()
-                .find(|row| row.figure == figure)
-                .unwrap_or_else(|| panic!("{figure:?} compared"));
-            assert!(
-                row.difference.abs() <= within + 1e-9,
-                "{figure:?}: ours {} vs printed {} ({:+.3} %)",
-                row.ours,
-                row.runtime,
-                100.0 * row.difference
-            );
-        }
+        assert_within(
+            &r,
+            "Llama-3.2-1B -ngl 8",
+            [
+                (Figure::ModelBufferGpu, 1e-4),
+                (Figure::ModelBufferHost, 1e-4),
+                (Figure::KvBufferGpu, 0.0),
+                (Figure::ComputeBufferGpu, compute),
+            ],
+        );
     }
     let old = read_runtime_log(include_str!(
         "data/llama_cpp/logs/02_deepseek-r1-qwen3-8b-q8-partial19-ctx131k-rtx3060ti.txt"

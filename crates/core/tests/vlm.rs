@@ -1310,3 +1310,26 @@ fn minicpm_v_slices_an_image() {
         772
     );
 }
+
+/// PerceptionLM's class defaults (a resnet50 timm wrapper without
+/// `model_args`) do not build in transformers and are refused here by
+/// field; so are a tower that is not a Perception Encoder and a
+/// `model_args` without the `embed_dim` its projector reads.
+#[test]
+fn perception_lm_refuses_what_transformers_cannot_build() {
+    use vramfit_core::hf_config::from_hf_config;
+    let e = from_hf_config(r#"{"model_type": "perception_lm"}"#).unwrap_err();
+    assert!(e.field.ends_with("vision_config"), "{e}");
+    let mut d: serde_json::Value =
+        serde_json::from_str(&config_text("variants_2026/perception_lm__0.json")).expect("JSON");
+    d["vision_config"]["architecture"] = "vit_base_patch16_224".into();
+    let e = from_hf_config(&d.to_string()).unwrap_err();
+    assert!(e.field.ends_with("architecture"), "{e}");
+    d["vision_config"]["architecture"] = "vit_pe_core_large_patch14_336".into();
+    d["vision_config"]["model_args"]
+        .as_object_mut()
+        .expect("model_args")
+        .remove("embed_dim");
+    let e = from_hf_config(&d.to_string()).unwrap_err();
+    assert!(e.field.ends_with("embed_dim"), "{e}");
+}

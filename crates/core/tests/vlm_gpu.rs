@@ -84,28 +84,35 @@ fn scenario(run: &Run) -> Scenario {
         sc.inference.prompt_len = n(row, "text_tokens");
         sc.inference.new_tokens = n(row, "new_tokens");
     } else {
-        sc.task = TaskKind::Training;
-        sc.training_precision = TrainingPrecision::Pure16;
-        sc.training.framework = Framework::Transformers;
+        training(&mut sc, row);
         sc.training.micro_batch = count(row, "batch");
         sc.training.images_per_sample = count(row, "images");
         sc.training.seq_len = n(row, "text_tokens");
-        sc.training.freeze_vision = row["vision"] == "frozen";
-        sc.training.checkpointing = if row["checkpointing"] == true {
-            Checkpointing::Full
-        } else {
-            Checkpointing::Off
-        };
-        if row["method"] == "lora" {
-            sc.training.method = Method::Lora;
-            sc.training.lora.rank = 16;
-            sc.training.lora.targets = [&LoraTarget::ATTENTION[..], &LoraTarget::MLP[..]].concat();
-            sc.training.lora.dropout = 0.0;
-        } else {
-            sc.training.method = Method::Full;
-        }
     }
     sc
+}
+
+/// A measured training run's recipe: pure bf16 under transformers, the
+/// tower frozen or not, checkpointing, full or LoRA r16 on the seven
+/// linears without dropout.
+fn training(sc: &mut Scenario, row: &Value) {
+    sc.task = TaskKind::Training;
+    sc.training_precision = TrainingPrecision::Pure16;
+    sc.training.framework = Framework::Transformers;
+    sc.training.freeze_vision = row["vision"] == "frozen";
+    sc.training.checkpointing = if row["checkpointing"] == true {
+        Checkpointing::Full
+    } else {
+        Checkpointing::Off
+    };
+    if row["method"] == "lora" {
+        sc.training.method = Method::Lora;
+        sc.training.lora.rank = 16;
+        sc.training.lora.targets = [&LoraTarget::ATTENTION[..], &LoraTarget::MLP[..]].concat();
+        sc.training.lora.dropout = 0.0;
+    } else {
+        sc.training.method = Method::Full;
+    }
 }
 
 #[test]
@@ -309,27 +316,10 @@ fn video_inference_lands_near_what_the_h200_measured() {
             sc.image_height = Some(h);
         }
         if row["task"] == "training" {
-            sc.task = TaskKind::Training;
-            sc.training_precision = TrainingPrecision::Pure16;
-            sc.training.framework = Framework::Transformers;
+            training(&mut sc, &row);
             sc.training.micro_batch = 1;
             sc.training.images_per_sample = 0;
             sc.training.seq_len = n(&row, "seq_len") - video_tokens;
-            sc.training.freeze_vision = true;
-            sc.training.checkpointing = if row["checkpointing"] == true {
-                Checkpointing::Full
-            } else {
-                Checkpointing::Off
-            };
-            if row["method"] == "lora" {
-                sc.training.method = Method::Lora;
-                sc.training.lora.rank = 16;
-                sc.training.lora.targets =
-                    [&LoraTarget::ATTENTION[..], &LoraTarget::MLP[..]].concat();
-                sc.training.lora.dropout = 0.0;
-            } else {
-                sc.training.method = Method::Full;
-            }
         } else {
             sc.inference.prompt_len = n(&row, "prompt_len") - video_tokens;
             sc.inference.new_tokens = n(&row, "new_tokens");

@@ -123,6 +123,16 @@ fn opt_flag(cfg: &Cfg, key: &str) -> Result<Option<bool>> {
     }
 }
 
+/// `vision_config`, which the class defaults lack a usable one of.
+fn vision_config<'a>(cfg: &Cfg<'a>) -> Result<Cfg<'a>> {
+    cfg.object("vision_config")?.ok_or_else(|| {
+        InputError::new(
+            cfg.field("vision_config"),
+            "is required: the class defaults' resnet50 wrapper has no model_args and does not build",
+        )
+    })
+}
+
 /// The tower of `vision_config` (a `timm_wrapper` over a PE architecture).
 pub(super) fn pe_tower(v: &Cfg) -> Result<PeTower> {
     let kind = v.string("model_type")?.unwrap_or("timm_wrapper");
@@ -248,12 +258,7 @@ pub(super) fn import_perception_lm(
     let mut spec = import_text(&text)?;
     let text_tied = text.flag("tie_word_embeddings", false)?;
     spec.tied_embeddings = opt_flag(cfg, "tie_word_embeddings")?.unwrap_or(text_tied);
-    let Some(v) = cfg.object("vision_config")? else {
-        return Err(InputError::new(
-            cfg.field("vision_config"),
-            "is required: the class defaults' resnet50 wrapper has no model_args and does not build",
-        ));
-    };
+    let v = vision_config(cfg)?;
     let tower = pe_tower(&v)?;
     let (d, t) = (u128::from(tower.dim), u128::from(spec.hidden));
     let projector = d * t + t + t * t + t;
@@ -277,12 +282,7 @@ pub(super) fn import_perception_lm(
 /// `max_num_tiles` 36, `thumb+tile`; its preprocessor_config.json's when
 /// given), the tower's patch and class token, and the projector's pooling.
 pub(super) fn image_rule(cfg: &Cfg, pre: &Cfg) -> Result<PlmTiles> {
-    let Some(v) = cfg.object("vision_config")? else {
-        return Err(InputError::new(
-            cfg.field("vision_config"),
-            "is required: the class defaults' resnet50 wrapper has no model_args and does not build",
-        ));
-    };
+    let v = vision_config(cfg)?;
     let tower = pe_tower(&v)?;
     let pool = cfg.int(&["projector_pooling_ratio"], 1, 64)?.unwrap_or(1);
     let rule = PlmTiles {

@@ -12,6 +12,13 @@ use crate::scenario::limits::MAX_IMAGE_TILES;
 /// appear (tile counts from the largest down, factors ascending), as the
 /// processor's dict of lists flattens.
 fn grids(max_tiles: u64) -> Vec<(u64, u64)> {
+    ratio_groups(max_tiles).into_iter().flatten().collect()
+}
+
+/// The grids of [`grids`] grouped by ratio, in the order a ratio first
+/// appears (PerceptionLM's processor keeps the groups to find the closest
+/// ratio).
+pub(super) fn ratio_groups(max_tiles: u64) -> Vec<Vec<(u64, u64)>> {
     let mut groups: Vec<(f64, Vec<(u64, u64)>)> = Vec::new();
     for chunk in (1..=max_tiles).rev() {
         for rows in (1..=chunk).filter(|f| chunk.is_multiple_of(*f)) {
@@ -23,7 +30,7 @@ fn grids(max_tiles: u64) -> Vec<(u64, u64)> {
             }
         }
     }
-    groups.into_iter().flat_map(|(_, list)| list).collect()
+    groups.into_iter().map(|(_, list)| list).collect()
 }
 
 /// The (rows, cols) of `tile`-px tiles Llama 4's processor cuts a

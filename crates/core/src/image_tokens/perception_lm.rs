@@ -59,36 +59,6 @@ pub(super) fn tokens(rule: &PlmTiles, width: u64, height: u64) -> (u64, u64, Opt
     (tower, tiles.saturating_mul(pooled * pooled), Some(tiles))
 }
 
-/// Columns and rows of tiles.
-type Grid = (u64, u64);
-
-/// `_find_supported_aspect_ratios`: for n = max..1 tiles, each factor pair
-/// (x, n / x) with x ascending, grouped by ratio in the order a ratio first
-/// appears; flattened in that order.
-fn arrangements(max_tiles: u64) -> Vec<Vec<Grid>> {
-    let mut groups: Vec<(Grid, Vec<Grid>)> = Vec::new();
-    for n in (1..=max_tiles).rev() {
-        for x in (1..=n).filter(|x| n % x == 0) {
-            let y = n / x;
-            let g = gcd(x, y);
-            let key = (x / g, y / g);
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, list)) => list.push((x, y)),
-                None => groups.push((key, vec![(x, y)])),
-            }
-        }
-    }
-    groups.into_iter().map(|(_, list)| list).collect()
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 /// `_get_image_height_width`: the image's size scaled into a canvas,
 /// aspect kept, the short side floored (Python floats).
 fn scaled(w: f64, h: f64, cw: f64, ch: f64) -> (f64, f64) {
@@ -108,7 +78,8 @@ fn canvas(width: u64, height: u64, tile: u64, max_tiles: u64) -> (u64, u64) {
     if max_tiles <= 1 {
         return (1, 1);
     }
-    let groups = arrangements(max_tiles);
+    // `_find_supported_aspect_ratios`, Llama 4's own (x, n / x) pairs
+    let groups = super::llama4::ratio_groups(max_tiles);
     let (w, h) = (width as f64, height as f64);
     let scale = w / h;
     let mut best: Option<((u64, u64), (f64, f64))> = None;
@@ -167,23 +138,10 @@ mod tests {
     };
 
     #[test]
-    fn five_tiles_arrange_as_the_processors_docstring_lists() {
-        let flat: Vec<(u64, u64)> = arrangements(5).into_iter().flatten().collect();
-        assert_eq!(
-            flat,
-            vec![
-                (1, 5),
-                (5, 1),
-                (1, 4),
-                (2, 2),
-                (1, 1),
-                (4, 1),
-                (1, 3),
-                (3, 1),
-                (1, 2),
-                (2, 1)
-            ]
-        );
+    fn five_tiles_group_as_the_processors_docstring_lists() {
+        let groups = crate::image_tokens::llama4::ratio_groups(5);
+        assert_eq!(groups[3], vec![(2, 2), (1, 1)]);
+        assert_eq!(groups.len(), 9);
     }
 
     #[test]

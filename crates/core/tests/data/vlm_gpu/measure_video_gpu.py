@@ -49,7 +49,9 @@ def measured_generate(model, kwargs, new, dev):
                 prompt_len=kwargs["input_ids"].shape[1], **p)
 
 
-def qwen_video(model, cfg, w, h, frames, text, new, dev):
+def qwen_clip(model, cfg, w, h, frames, text, dev):
+    """One synthetic clip through Qwen2VLVideoProcessor and a prompt of `text` tokens around
+    its placeholders: (model inputs, grid, tower tokens, video tokens)."""
     proc = transformers.models.qwen2_vl.video_processing_qwen2_vl.Qwen2VLVideoProcessor()
     clip = np.random.default_rng(0).integers(0, 256, (frames, h, w, 3), dtype=np.uint8)
     out = proc(videos=[clip], return_tensors="pt")
@@ -66,6 +68,11 @@ def qwen_video(model, cfg, w, h, frames, text, new, dev):
                   video_grid_thw=grid.to(dev))
     if base.takes_types(model):
         kwargs["mm_token_type_ids"] = (ids == cfg.video_token_id).long() * 2
+    return kwargs, grid, tower, lm
+
+
+def qwen_video(model, cfg, w, h, frames, text, new, dev):
+    kwargs, grid, tower, lm = qwen_clip(model, cfg, w, h, frames, text, dev)
     row = measured_generate(model, kwargs, new, dev)
     return dict(row, width=w, height=h, frames=frames, grid_thw=[int(x) for x in grid[0]],
                 tower_tokens=tower, video_tokens=lm)
@@ -76,24 +83,11 @@ def qwen_video_train(model, cfg, w, h, frames, text, method, gc, dev):
     frozen, LoRA r16 on the language model's seven linears or a full fine-tune in
     pure bf16, AdamW; the video's positions masked out of the loss; step 2's peak."""
     from peft import LoraConfig, get_peft_model
-    proc = transformers.models.qwen2_vl.video_processing_qwen2_vl.Qwen2VLVideoProcessor()
-    clip = np.random.default_rng(0).integers(0, 256, (frames, h, w, 3), dtype=np.uint8)
-    out = proc(videos=[clip], return_tensors="pt")
-    grid = out["video_grid_thw"]
-    tower = int(grid[0].prod())
-    lm = tower // 4
-    vocab = cfg.get_text_config().vocab_size
-    gen = torch.Generator().manual_seed(0)
-    ids = torch.cat([torch.randint(1000, 150000, (4,), generator=gen), torch.tensor([cfg.vision_start_token_id]),
-                     torch.full((lm,), cfg.video_token_id), torch.tensor([cfg.vision_end_token_id]),
-                     torch.randint(1000, min(150000, vocab - 1), (text - 6,), generator=gen)]).unsqueeze(0).to(dev)
+    batch, grid, tower, lm = qwen_clip(model, cfg, w, h, frames, text, dev)
+    ids = batch["input_ids"]
     labels = ids.clone()
     labels[ids == cfg.video_token_id] = -100
-    batch = dict(input_ids=ids, attention_mask=torch.ones_like(ids), labels=labels,
-                 pixel_values_videos=out["pixel_values_videos"].to(dev, torch.bfloat16),
-                 video_grid_thw=grid.to(dev))
-    if base.takes_types(model):
-        batch["mm_token_type_ids"] = (ids == cfg.video_token_id).long() * 2
+    batch["labels"] = labels
     model.train()
     model.config.use_cache = False
     model.requires_grad_(True)
