@@ -59,7 +59,10 @@ cd "$(dirname "$0")/.."
 # training transient; 395.3 KB with HY-V4-VL's, Aria's and PaddleOCR-VL's
 # image rules, MLA's NoPE layers and the prefill's sliding-window views;
 # 398.1 KB, 2026-11-28, with LightOnOCR's, Granite-Docling's, HunYuan-VL's
-# and MiniCPM-V's image rules and transformers' eager fallback and notes.
+# and MiniCPM-V's image rules and transformers' eager fallback and notes;
+# 399.8 KB, 2026-11-28, with llama.cpp's measured buffers and layer order,
+# each family's eager path, Video-LLaVA's frames and PerceptionLM's tiles
+# (its canvas search shared with Llama 4's; two formula strings shortened).
 BUDGET_BYTES=400000
 
 if [ "${1:-}" != "--no-build" ]; then
