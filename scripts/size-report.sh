@@ -60,7 +60,7 @@ cd "$(dirname "$0")/.."
 # image rules, MLA's NoPE layers and the prefill's sliding-window views;
 # 398.1 KB, 2026-11-28, with LightOnOCR's, Granite-Docling's, HunYuan-VL's
 # and MiniCPM-V's image rules and transformers' eager fallback and notes;
-# 399.8 KB, 2026-11-28, with llama.cpp's measured buffers and layer order,
+# 399.7 KB, 2026-11-28, with llama.cpp's measured buffers and layer order,
 # each family's eager path, Video-LLaVA's frames and PerceptionLM's tiles
 # (its canvas search shared with Llama 4's; two formula strings shortened).
 BUDGET_BYTES=400000
