@@ -52,7 +52,7 @@ mod towers;
 mod vlm;
 mod zamba2;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{InputError, Result};
 use crate::model::{
@@ -315,8 +315,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 20] = [
+const WRAPPERS_2026: [&str; 21] = [
     "aria",
+    "gemma4_unified",
     "perception_lm",
     "minicpmv4_6",
     "minicpmv4_7",
@@ -385,6 +386,7 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         }
         "vipllava" => llava_variants::import_vipllava(cfg, text_or(Arch::Llama, "llama")),
         "perception_lm" => perception_lm::import_perception_lm(cfg, text_or(Arch::Llama, "llama")),
+        "gemma4_unified" => import_gemma4_unified(cfg),
         "video_llava" => llava_variants::import_video_llava(cfg, text_or(Arch::Llama, "llama")),
         // its text class is fixed: ERNIE-4.5's decoder, two expert groups
         "ernie4_5_vl_moe" => ernie4_5_vl::import_ernie4_5_vl(cfg, |text| {
@@ -441,6 +443,50 @@ fn import_gemma4_text(cfg: &Cfg) -> Result<ModelSpec> {
     };
     let mut spec = import_decoder(cfg, Arch::Gemma3, name)?;
     gemma4::text_layers(cfg, &mut spec, unified)?;
+    Ok(spec)
+}
+
+/// Gemma 4 Unified's wrapper (`Gemma4UnifiedForConditionalGeneration`):
+/// its language model (`gemma4_unified_text`, the class's defaults where
+/// `text_config` is silent), tied by the wrapper's flag alone (default
+/// True), and the audio embedder when `audio_config` is given: a scale-free
+/// RMSNorm and `audio_embed_dim` × hidden, no tower. Its image embedder
+/// (one token per merged patch, no tower) is not modelled and refused.
+fn import_gemma4_unified(cfg: &Cfg) -> Result<ModelSpec> {
+    if cfg.obj.get("vision_config").is_some_and(|v| !v.is_null()) {
+        return Err(InputError::new(
+            cfg.field("vision_config"),
+            "Gemma 4 Unified's image embedder and its image tokens are not modelled yet: without vision_config its language model is",
+        ));
+    }
+    let mut text = match cfg.obj.get("text_config") {
+        Some(Value::Object(map)) => map.clone(),
+        None | Some(Value::Null) => Map::new(),
+        Some(other) => {
+            return Err(InputError::new(
+                cfg.field("text_config"),
+                format!("expected an object, got {other}"),
+            ))
+        }
+    };
+    text.insert("model_type".into(), "gemma4_unified_text".into());
+    let mut spec = import_gemma4_text(&Cfg::new(&text, "text_config."))?;
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
+    if let Some(audio) = cfg.object("audio_config")? {
+        // Gemma4UnifiedAudioConfig's audio_embed_dim (640), which its
+        // `audio_samples_per_token` and `hidden_size` alias
+        let width = audio
+            .int(
+                &["audio_embed_dim", "audio_samples_per_token", "hidden_size"],
+                1,
+                MAX_DIM,
+            )?
+            .unwrap_or(640);
+        spec.model_extra_params = spec
+            .model_extra_params
+            .saturating_add(width.saturating_mul(spec.hidden));
+    }
+    spec.name = "gemma4_unified".to_string();
     Ok(spec)
 }
 

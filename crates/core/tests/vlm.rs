@@ -1333,3 +1333,16 @@ fn perception_lm_refuses_what_transformers_cannot_build() {
     let e = from_hf_config(&d.to_string()).unwrap_err();
     assert!(e.field.ends_with("embed_dim"), "{e}");
 }
+
+/// Gemma 4 Unified's wrapper imports without an image embedder; with one
+/// (its merged patches, no tower, not modelled yet) it is refused by field.
+#[test]
+fn gemma4_unified_refuses_its_image_embedder_by_field() {
+    let mut d: serde_json::Value =
+        serde_json::from_str(&config_text("variants_2026/gemma4_unified__3.json")).expect("JSON");
+    let spec = from_hf_config(&d.to_string()).expect("the language model and audio embedder");
+    assert_eq!(spec.total_params(), 889_600);
+    d["vision_config"] = serde_json::json!({"patch_size": 16});
+    let e = from_hf_config(&d.to_string()).unwrap_err();
+    assert!(e.field.ends_with("vision_config"), "{e}");
+}

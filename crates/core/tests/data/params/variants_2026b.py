@@ -66,7 +66,7 @@ WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm
             "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl",
             "cosmos3_edge", "ernie4_5_vl_moe", "qianfan_ocr",
             "vipllava", "video_llava", "lighton_ocr",
-            "granite_docling", "hunyuan_vl", "minicpmv4_6", "minicpmv4_7"}
+            "granite_docling", "hunyuan_vl", "minicpmv4_6", "minicpmv4_7", "gemma4_unified"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -566,6 +566,16 @@ VARIANTS["gemma4_unified_text"] = [
     dict(G4U, num_hidden_layers=10, attention_k_eq_v=True, num_global_key_value_heads=4, global_head_dim=32,
          num_kv_shared_layers=4, use_double_wide_mlp=True, tie_word_embeddings=False,
          layer_types=["sliding_attention", "sliding_attention", "full_attention"] * 3 + ["full_attention"]),
+]
+# Gemma 4 Unified's wrapper without an image embedder: the language model alone (the class defaults), tied by the
+# wrapper's flag whatever the text config's, and the audio embedder (a norm and audio_embed_dim × H, no tower)
+VARIANTS["gemma4_unified"] = [
+    {},
+    dict(tie_word_embeddings=False, text_config=dict(G4U, tie_word_embeddings=True)),
+    dict(text_config=dict(G4U, tie_word_embeddings=False, num_kv_shared_layers=2)),
+    dict(text_config=dict(G4U, attention_k_eq_v=True, num_global_key_value_heads=1),
+         audio_config=dict(audio_samples_per_token=160)),
+    dict(text_config=dict(G4U), audio_config={}),
 ]
 # MiniMax-M3 VL: the MiniMax-M3 text model, a CLIP-like ViT (bias-free Conv3d patches, no position table) and a
 # projector that widens every patch to the text width before merging merge² of them; either tie flag ties the head
