@@ -62,7 +62,7 @@ cd "$(dirname "$0")/.."
 # and MiniCPM-V's image rules and transformers' eager fallback and notes;
 # 399.7 KB, 2026-11-28, with llama.cpp's measured buffers and layer order,
 # each family's eager path, Video-LLaVA's frames and PerceptionLM's tiles
-# (its canvas search shared with Llama 4's; two formula strings shortened).
+# (its canvas search shared with Llama 4's; a field note and a family name shortened).
 BUDGET_BYTES=400000
 
 if [ "${1:-}" != "--no-build" ]; then

@@ -12,7 +12,7 @@ use serde_json::Map;
 use super::reader::Cfg;
 use super::vlm::{counted, siglip_encoder, siglip_shape};
 use crate::error::Result;
-use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_LAYERS};
+use crate::model::{ModelSpec, MAX_DIM};
 
 /// The wrapper: its text model, the tower and the projector; the head
 /// always its own (`_tied_weights_keys` is empty).
@@ -27,10 +27,7 @@ pub(super) fn import_cosmos3_edge(
     let empty_vision = Map::new();
     let v = cfg.object_or_empty("vision_config", &empty_vision)?;
     // Cosmos3EdgeVisionConfig's defaults (SigLIP2's so400m sizes)
-    let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1152);
-    let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4304);
-    let layers = v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(27);
-    let heads = v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(16);
+    let (d, m, layers, heads) = super::vlm::so400m_dims(&v)?;
     let patch = v.int(&["patch_size"], 1, 4096)?.unwrap_or(16);
     let positions = v.int(&["num_patches"], 1, MAX_DIM)?.unwrap_or(256);
     let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);

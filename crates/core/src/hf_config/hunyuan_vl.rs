@@ -10,7 +10,7 @@ use serde_json::Map;
 use super::reader::{Cfg, Defaults};
 use super::vlm::{counted, siglip_shape};
 use crate::error::{InputError, Result};
-use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
+use crate::model::{ModelSpec, MAX_DIM, MAX_IMAGE_SIZE};
 
 /// The wrapper: the text model from `text_config` (or, without one, the
 /// text keys at the top, as the config class moves them), tied when
@@ -42,10 +42,7 @@ pub(super) fn import_hunyuan_vl(
     let empty = Map::new();
     let v = cfg.object_or_empty("vision_config", &empty)?;
     // HunYuanVLVisionConfig's defaults
-    let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1152);
-    let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4304);
-    let layers = v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(27);
-    let heads = v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(16);
+    let (d, m, layers, heads) = super::vlm::so400m_dims(&v)?;
     let patch = v.int(&["patch_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(16);
     let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);
     let merge = v.int(&["spatial_merge_size"], 1, 64)?.unwrap_or(2);

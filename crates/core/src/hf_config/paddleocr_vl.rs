@@ -12,7 +12,7 @@ use serde_json::Map;
 use super::reader::Cfg;
 use super::vlm::{counted, siglip_params, siglip_shape};
 use crate::error::Result;
-use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
+use crate::model::{ModelSpec, MAX_IMAGE_SIZE};
 
 /// The wrapper: its text model (`text_config`, or the text keys at the top
 /// of a flat config, as the Hub's is and as the config class moves them),
@@ -36,10 +36,7 @@ pub(super) fn import_paddleocr_vl(
     let empty = Map::new();
     let v = cfg.object_or_empty("vision_config", &empty)?;
     // PaddleOCRVisionConfig's defaults (SigLIP-so400m's sizes)
-    let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1152);
-    let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4304);
-    let layers = v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(27);
-    let heads = v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(16);
+    let (d, m, layers, heads) = super::vlm::so400m_dims(&v)?;
     let image = v.int(&["image_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(384);
     let patch = v.int(&["patch_size"], 1, image)?.unwrap_or(14);
     let channels = v.int(&["num_channels"], 1, 64)?.unwrap_or(3);

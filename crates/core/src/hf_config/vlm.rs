@@ -128,6 +128,19 @@ pub(super) fn siglip_shape(
 }
 
 /// A shaped tower with its counted parameters, the tower's and the
+/// The encoder sizes of a SigLIP-so400m-shaped `vision_config` (width 1152,
+/// MLP 4304, 27 layers, 16 heads: the class defaults of HunYuan-VL's,
+/// PaddleOCR-VL's and Cosmos3-Edge's towers), its own where it gives them:
+/// (width, MLP width, layers, heads).
+pub(super) fn so400m_dims(v: &Cfg) -> Result<(u64, u64, u64, u64)> {
+    Ok((
+        v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1152),
+        v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(4304),
+        v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(27),
+        v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(16),
+    ))
+}
+
 /// projector's, each within the parameter limit.
 pub(super) fn counted(mut shape: VisionTower, tower: u128, projector: u128) -> Result<VisionTower> {
     shape.params = Some(narrow(tower, "vision_config")?);
