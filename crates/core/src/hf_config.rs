@@ -9,6 +9,7 @@ mod aria;
 mod class_defaults;
 mod classic;
 mod cosmos3_edge;
+mod encoders;
 mod ernie4_5_vl;
 mod fp32_kept;
 mod gemma3n;
@@ -492,7 +493,13 @@ fn import_gemma4_unified(cfg: &Cfg) -> Result<ModelSpec> {
 
 /// Decoder-only language models and BERT-style encoders.
 fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> {
-    let hidden = cfg.req(HIDDEN, 1, MAX_DIM)?;
+    // DistilBERT's config names the width `dim` (`hidden_size` is its alias).
+    let hidden_keys: &[&str] = if model_type == "distilbert" {
+        &["dim", "hidden_size"]
+    } else {
+        HIDDEN
+    };
+    let hidden = cfg.req(hidden_keys, 1, MAX_DIM)?;
     let layers = match cfg.int(LAYERS, 1, MAX_LAYERS)? {
         // Nemotron-H's config derives the count from its block list.
         None if arch == Arch::NemotronH => modern::nemotron_blocks(cfg)?.len() as u64,
@@ -551,33 +558,7 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
             let removed = cfg.flag("_remove_final_layer_norm", false)?;
             spec.final_norm = Some(pre_norm && !removed);
         }
-        Arch::Bert | Arch::DebertaV2 => {
-            spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
-            spec.tied_embeddings = true;
-            let default_types = if arch == Arch::Bert { 2 } else { 0 };
-            spec.type_vocab = cfg
-                .int(&["type_vocab_size"], 0, MAX_DIM)?
-                .unwrap_or(default_types);
-            if arch == Arch::DebertaV2 {
-                let buckets = cfg.int(&["position_buckets"], 0, MAX_DIM)?.unwrap_or(0);
-                // Without buckets the table spans max_relative_positions, itself
-                // max_position_embeddings when unset (-1).
-                spec.relative_attention_buckets = Some(if buckets > 0 {
-                    buckets
-                } else {
-                    spec.max_position.max(1)
-                });
-                spec.conv_kernel = cfg.int(&["conv_kernel_size"], 0, 64)?.unwrap_or(0);
-            }
-            if cfg.has_architecture("ForSequenceClassification")? {
-                let labels = match cfg.object("id2label")? {
-                    Some(map) => map.obj.len() as u64,
-                    // PretrainedConfig's default num_labels
-                    None => cfg.int(&["num_labels"], 1, MAX_DIM)?.unwrap_or(2),
-                };
-                spec.classifier_labels = labels;
-            }
-        }
+        Arch::Bert | Arch::DebertaV2 => encoders::complete(cfg, arch, model_type, &mut spec)?,
         Arch::Phi if model_type == "gptj" => classic::gptj(cfg, &mut spec)?,
         Arch::Phi => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;

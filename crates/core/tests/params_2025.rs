@@ -69,6 +69,14 @@ fn families_added_in_2026_count_as_transformers_builds_them() {
     assert!(rows >= 20, "{rows} rows");
 }
 
+/// RoBERTa and the other encoders on BERT's layers, bare or with a
+/// classification head (`measure_encoders.py`).
+#[test]
+fn encoders_count_as_transformers_builds_them() {
+    let rows = check_table("hf_encoders.csv");
+    assert!(rows >= 35, "{rows} rows");
+}
+
 #[test]
 fn published_configs_count_as_transformers_builds_them() {
     check_table("hf_measured_2025.csv");

@@ -263,6 +263,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("vocab_size", 250880),
         ],
     ),
+    (
+        "camembert",
+        &[
+            ("hidden_size", 768),
+            ("intermediate_size", 3072),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 12),
+            ("tie_word_embeddings", 1),
+            ("type_vocab_size", 2),
+            ("vocab_size", 30522),
+        ],
+    ),
     ("clip", &[("projection_dim", 512)]),
     (
         "clip_vision_model",
@@ -369,6 +382,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("sliding_window", 8192),
             ("tie_word_embeddings", 0),
             ("vocab_size", 128256),
+        ],
+    ),
+    (
+        "data2vec-text",
+        &[
+            ("hidden_size", 768),
+            ("intermediate_size", 3072),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 12),
+            ("tie_word_embeddings", 1),
+            ("type_vocab_size", 2),
+            ("vocab_size", 30522),
         ],
     ),
     (
@@ -527,6 +553,18 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "distilbert",
+        &[
+            ("hidden_dim", 3072),
+            ("hidden_size", 768),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 6),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 30522),
+        ],
+    ),
+    (
         "dory",
         &[
             ("attention_bias", 0),
@@ -562,6 +600,35 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("sliding_window", 4096),
             ("tie_word_embeddings", 0),
             ("vocab_size", 152064),
+        ],
+    ),
+    (
+        "electra",
+        &[
+            ("embedding_size", 128),
+            ("hidden_size", 256),
+            ("intermediate_size", 1024),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 4),
+            ("num_hidden_layers", 12),
+            ("tie_word_embeddings", 1),
+            ("type_vocab_size", 2),
+            ("vocab_size", 30522),
+        ],
+    ),
+    (
+        "ernie",
+        &[
+            ("hidden_size", 768),
+            ("intermediate_size", 3072),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 12),
+            ("task_type_vocab_size", 3),
+            ("tie_word_embeddings", 1),
+            ("type_vocab_size", 2),
+            ("use_task_id", 0),
+            ("vocab_size", 30522),
         ],
     ),
     (
@@ -1728,6 +1795,20 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "layoutlm",
+        &[
+            ("hidden_size", 768),
+            ("intermediate_size", 3072),
+            ("max_2d_position_embeddings", 1024),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 12),
+            ("tie_word_embeddings", 1),
+            ("type_vocab_size", 2),
+            ("vocab_size", 30522),
+        ],
+    ),
+    (
         "lfm2",
         &[
             ("block_auto_adjust_ff_dim", 1),
@@ -1893,6 +1974,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("use_bias", 0),
             ("use_conv_bias", 1),
             ("vocab_size", 32768),
+        ],
+    ),
+    (
+        "megatron-bert",
+        &[
+            ("hidden_size", 1024),
+            ("intermediate_size", 4096),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 24),
+            ("tie_word_embeddings", 1),
+            ("type_vocab_size", 2),
+            ("vocab_size", 29056),
         ],
     ),
     (
@@ -2121,6 +2215,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("num_local_experts", 8),
             ("tie_word_embeddings", 0),
             ("vocab_size", 32000),
+        ],
+    ),
+    (
+        "mpnet",
+        &[
+            ("hidden_size", 768),
+            ("intermediate_size", 3072),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 12),
+            ("relative_attention_num_buckets", 32),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 30527),
         ],
     ),
     (
@@ -2561,6 +2668,32 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "roberta",
+        &[
+            ("hidden_size", 768),
+            ("intermediate_size", 3072),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 12),
+            ("tie_word_embeddings", 1),
+            ("type_vocab_size", 2),
+            ("vocab_size", 50265),
+        ],
+    ),
+    (
+        "roberta-prelayernorm",
+        &[
+            ("hidden_size", 768),
+            ("intermediate_size", 3072),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 12),
+            ("tie_word_embeddings", 1),
+            ("type_vocab_size", 2),
+            ("vocab_size", 50265),
+        ],
+    ),
+    (
         "sarvam_mla",
         &[
             ("attention_bias", 0),
@@ -2772,6 +2905,32 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("num_residual_layers", 1),
             ("residual_kernel_size", 3),
             ("use_conv_shortcut", 1),
+        ],
+    ),
+    (
+        "xlm-roberta",
+        &[
+            ("hidden_size", 768),
+            ("intermediate_size", 3072),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 12),
+            ("tie_word_embeddings", 1),
+            ("type_vocab_size", 2),
+            ("vocab_size", 30522),
+        ],
+    ),
+    (
+        "xlm-roberta-xl",
+        &[
+            ("hidden_size", 2560),
+            ("intermediate_size", 10240),
+            ("max_position_embeddings", 514),
+            ("num_attention_heads", 32),
+            ("num_hidden_layers", 36),
+            ("tie_word_embeddings", 1),
+            ("type_vocab_size", 1),
+            ("vocab_size", 250880),
         ],
     ),
     (

@@ -291,7 +291,26 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
     ),
     names(Arch::Bloom, &["bloom"], &["bloom"]),
     names(Arch::GptBigcode, &["gpt_bigcode"], &["gpt_bigcode"]),
-    names(Arch::Bert, &["bert"], &["bert", "deberta_v2"]),
+    // BERT's layers under other embeddings and heads (`hf_config/encoders.rs`).
+    names(
+        Arch::Bert,
+        &[
+            "bert",
+            "roberta",
+            "xlm-roberta",
+            "camembert",
+            "data2vec-text",
+            "ernie",
+            "roberta-prelayernorm",
+            "xlm-roberta-xl",
+            "megatron-bert",
+            "distilbert",
+            "electra",
+            "mpnet",
+            "layoutlm",
+        ],
+        &["bert", "deberta_v2"],
+    ),
     names(Arch::DebertaV2, &["deberta-v2"], &[]),
     names(Arch::T5, &["t5", "mt5"], &["t5"]),
     names(

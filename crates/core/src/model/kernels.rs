@@ -54,19 +54,27 @@ impl HfKernels {
 }
 
 /// The kernels transformers offers the language model of a `model_type`
-/// (its causal-LM class, else its image-text-to-text class), where they
+/// (its causal-LM class, else its image-text-to-text class, else an
+/// encoder's sequence-classification class), where they
 /// are not all three: `tests/data/attention/attention_kernels.jsonl`, read
 /// from transformers 5.24's classes, lists every family; a test keeps this
 /// table equal to it for the families the importer reads.
-pub const WITHOUT_SDPA: [(&str, HfKernels); 41] = [
+pub const WITHOUT_SDPA: [(&str, HfKernels); 62] = [
     ("big_bird", HfKernels::EagerOnly),
     ("bigbird_pegasus", HfKernels::EagerOnly),
     ("blip", HfKernels::EagerOnly),
     ("bloom", HfKernels::EagerOnly),
+    ("canine", HfKernels::EagerOnly),
+    ("convbert", HfKernels::EagerOnly),
     ("cpmant", HfKernels::EagerOnly),
+    ("deberta", HfKernels::EagerOnly),
+    ("deberta-v2", HfKernels::EagerOnly),
     ("deepseek_v4", HfKernels::EagerOnly),
     ("falcon_mamba", HfKernels::EagerOnly),
+    ("flaubert", HfKernels::EagerOnly),
     ("flint", HfKernels::HopperFlashOrEager),
+    ("fnet", HfKernels::EagerOnly),
+    ("funnel", HfKernels::EagerOnly),
     ("gemma2", HfKernels::FlashOrEager),
     ("git", HfKernels::EagerOnly),
     ("got_ocr2", HfKernels::EagerOnly),
@@ -77,29 +85,43 @@ pub const WITHOUT_SDPA: [(&str, HfKernels); 41] = [
     ("granitemoe_swa", HfKernels::HopperFlashOrEager),
     ("hy_v4", HfKernels::EagerOnly),
     ("hy_v4_vl", HfKernels::EagerOnly),
+    ("ibert", HfKernels::EagerOnly),
     ("inkling2", HfKernels::EagerOnly),
     ("inkling2_loop", HfKernels::EagerOnly),
     ("inkling2_loop_text", HfKernels::EagerOnly),
     ("inkling2_text", HfKernels::EagerOnly),
+    ("layoutlmv2", HfKernels::EagerOnly),
+    ("lilt", HfKernels::EagerOnly),
+    ("longformer", HfKernels::EagerOnly),
+    ("luke", HfKernels::EagerOnly),
     ("mamba", HfKernels::EagerOnly),
     ("mamba2", HfKernels::EagerOnly),
+    ("markuplm", HfKernels::EagerOnly),
     ("megatron-bert", HfKernels::EagerOnly),
     ("mimo_v2_flash", HfKernels::HopperFlashOrEager),
+    ("mpnet", HfKernels::EagerOnly),
     ("mpt", HfKernels::EagerOnly),
+    ("mra", HfKernels::EagerOnly),
     ("mvp", HfKernels::EagerOnly),
+    ("nystromformer", HfKernels::EagerOnly),
     ("openai-gpt", HfKernels::EagerOnly),
+    ("perceiver", HfKernels::EagerOnly),
     ("pp_chart2table", HfKernels::EagerOnly),
     ("prophetnet", HfKernels::EagerOnly),
     ("reformer", HfKernels::EagerOnly),
     ("rembert", HfKernels::EagerOnly),
     ("roformer", HfKernels::EagerOnly),
     ("rwkv", HfKernels::EagerOnly),
+    ("squeezebert", HfKernels::EagerOnly),
+    ("t5gemma", HfKernels::FlashOrEager),
+    ("tapas", HfKernels::EagerOnly),
     ("trocr", HfKernels::EagerOnly),
     ("vaultgemma", HfKernels::FlashOrEager),
     ("xglm", HfKernels::EagerOnly),
     ("xlm", HfKernels::EagerOnly),
     ("xlnet", HfKernels::EagerOnly),
     ("xlstm", HfKernels::EagerOnly),
+    ("yoso", HfKernels::EagerOnly),
 ];
 
 /// The kernels of a `model_type`'s language model.

@@ -1,7 +1,8 @@
 """Which attention kernels transformers lets each model family run.
 
 For every `model_type` in transformers' CONFIG_MAPPING with a causal-LM or
-image-text-to-text class, this reads the class flags `_supports_sdpa` and
+image-text-to-text class (an encoder: its sequence-classification
+class), this reads the class flags `_supports_sdpa` and
 `_supports_flash_attn` of the class that builds the language model, and
 `_compatible_flash_implementations`, the only flash kernels such a class
 loads (vLLM's FA3 build and FA4 for the families with attention sinks:
@@ -26,6 +27,8 @@ from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
 MAPPINGS = [
     modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
     modeling_auto.MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,
+    # encoders (DistilBERT, MPNet, DeBERTa) have neither: their classifier
+    modeling_auto.MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES,
 ]
 
 
