@@ -1,5 +1,6 @@
 //! `vramfit doctor [FILE|-] [--json]`: reads a pasted error (any stack the
-//! core knows: PyTorch, JAX/XLA, TensorFlow, vLLM, SGLang, llama.cpp, NCCL, cuBLAS,
+//! core knows: PyTorch, JAX/XLA, TensorFlow, vLLM, SGLang, TGI, llama.cpp, Ollama, MLX,
+//! NCCL, cuBLAS,
 //! the OS) and says what it means; a runtime's own figures (a vLLM or
 //! llama.cpp start-up log, `ollama ps`, nvidia-smi) are put beside vramfit's
 //! instead (`reconcile_view`).

@@ -13,6 +13,7 @@ mod diagnose;
 mod labels;
 mod remedies;
 mod report;
+mod servers;
 pub mod size;
 mod stacks;
 mod tensor;
@@ -27,8 +28,9 @@ use stacks::{Found, Signature};
 
 /// The sentence returned when a paste holds nothing the doctor can read.
 pub const NOT_FOUND: &str = "no out-of-memory message found: paste the full error as your stack \
-     printed it (PyTorch, JAX/XLA, TensorFlow, vLLM, SGLang, llama.cpp, NCCL, cuBLAS, a killed \
-     DataLoader worker or the kernel's OOM killer) or a torch.cuda.memory_summary() table";
+     printed it (PyTorch, JAX/XLA, TensorFlow, vLLM, SGLang, TGI, llama.cpp, Ollama, MLX, NCCL, \
+     cuBLAS, a killed DataLoader worker or the kernel's OOM killer) or a torch.cuda.memory_summary() \
+     table";
 
 /// How far past the signature the numbers of one message reach. The longest
 /// PyTorch message (modern, with a few "Process N has" lines and the
@@ -224,9 +226,9 @@ fn own_process_in_a_container(report: &mut OomReport, processes: &[u64]) {
 }
 
 /// The device index: `GPU 0` (PyTorch), `on device 1` (llama.cpp),
-/// `device:GPU:0` (TensorFlow), `Allocation on device 0`.
+/// `device:GPU:0` (TensorFlow), `Allocation on device 0`, `(NPU 3;` (Ascend).
 fn gpu_index(window: &str) -> Option<u32> {
-    ["device:gpu:", "gpu ", "on device ", "cuda:"]
+    ["device:gpu:", "gpu ", "on device ", "cuda:", "(npu "]
         .iter()
         .filter_map(|prefix| {
             let at = window.find(prefix)? + prefix.len();
@@ -339,6 +341,11 @@ fn derive(report: &mut OomReport) {
                 (Some(total), Some(reserved), Some(free)) => total
                     .checked_sub(reserved)
                     .and_then(|rest| rest.checked_sub(free)),
+                // a server's start-up check (vLLM): the card's total and
+                // free, nothing of its own yet
+                (Some(total), None, Some(free)) if report.allocated_bytes.is_none() => {
+                    total.checked_sub(free)
+                }
                 _ => None,
             },
         };

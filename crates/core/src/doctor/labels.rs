@@ -118,6 +118,13 @@ const CUES: &[Cue] = &[
     after("is free", R::Free),
     after("free", R::Free),
     before("available kv cache memory (", R::Free),
+    // vLLM V1: `Free memory on device cuda:0 (19.77/22.05 GiB) on startup is
+    // less than desired GPU memory utilization (0.9, 19.84 GiB)`
+    before("free memory on device", R::Free),
+    before("memory utilization (", R::Requested),
+    // Ollama: `model requires more system memory (47.3 GiB) than is available (31.2 GiB)`
+    before("system memory (", R::Needed),
+    before("than is available (", R::Free),
     before("mps allocated:", R::Allocated),
     after("already allocated", R::Allocated),
     after("allocated by pytorch", R::Allocated),
@@ -165,6 +172,8 @@ struct Token {
     /// The value as printed, for bare counts.
     value: f64,
     ambiguous_unit: bool,
+    /// The `Y` of `X/Y GiB`: the whole that `X` is part of.
+    of_whole: bool,
 }
 
 /// Everything the labels gave, first reading of each role kept.
@@ -255,7 +264,9 @@ pub fn read(window: &str, gb: GbMeaning) -> Labels {
         let after_text = text
             .get(token.end..next_size_start.min(token.end + REACH))
             .unwrap_or_default();
-        if let Some(cue) = nearest_cue(before_text, after_text, token.size.is_some()) {
+        if let (true, Some(size)) = (token.of_whole, token.size) {
+            labels.set(R::Total, size, token.value);
+        } else if let Some(cue) = nearest_cue(before_text, after_text, token.size.is_some()) {
             let size = match (token.size, cue.reads) {
                 (Some(size), Reads::Size) => Some(size),
                 (None, Reads::Bytes | Reads::Count) => Some(to_size(token.value, 0, 1.0)),
@@ -353,13 +364,27 @@ fn tokens(text: &[u8], gb: GbMeaning) -> Vec<Token> {
             i += 1;
             continue;
         };
-        let (size, end, ambiguous) = unit_after(text, after_number, value, decimals, gb);
+        let (mut size, mut end, mut ambiguous) =
+            unit_after(text, after_number, value, decimals, gb);
+        // `19.77/22.05 GiB`: the part takes the whole's unit
+        if size.is_none() && text.get(after_number) == Some(&b'/') {
+            if let Some((_, _, whole_end)) = read_number(text, after_number + 1) {
+                (size, _, ambiguous) = unit_after(text, whole_end, value, decimals, gb);
+                end = after_number;
+            }
+        }
+        let of_whole = i > 0
+            && text.get(i - 1) == Some(&b'/')
+            && tokens
+                .last()
+                .is_some_and(|t| t.end + 1 == i && t.size.is_some());
         let token = Token {
             start: i,
             end,
             size,
             value,
             ambiguous_unit: ambiguous,
+            of_whole,
         };
         i = end.max(i + 1);
         if let Some((exact, exact_end)) = token.size.and_then(|_| exact_after(text, end)) {

@@ -3,6 +3,7 @@
 //! not, named with what they usually mean.
 
 use super::report::{Diagnosis, OomReport};
+use super::servers;
 use super::size::human_bytes as hb;
 use super::stacks::{ErrorKind, Framework, Memory, Wrapper};
 
@@ -63,6 +64,16 @@ pub fn not_out_of_memory(kind: ErrorKind) -> Option<Diagnosis> {
              注意力分数矩阵，请为此预留显存；或改用该模型类支持的内核（Gemma-2 用 FlashAttention；gpt-oss 在 \
              Hopper 上用 `kernels-community/vllm-flash-attn3` 或 `flash_attention_4`）。",
         ),
+        ErrorKind::SharedMemory => (
+            "shared_memory",
+            "Not GPU memory: a Triton kernel asks for more on-chip shared memory per block than this \
+             GPU has (99 KiB on RTX 30 and 40, 64 KiB on RTX 20 and T4, 227 KiB on H100). A smaller \
+             batch does not help: use a build tuned for this card (fewer num_stages, smaller blocks), \
+             a newer release of the library, or its path without Triton.",
+            "这不是显存：某个 Triton 核函数每个 block 需要的片上共享内存超过了这块 GPU 的上限（RTX 30/40 为 \
+             99 KiB，RTX 20 与 T4 为 64 KiB，H100 为 227 KiB）。减小 batch 没有用：请使用针对此卡调优的版本\
+             （更少的 num_stages、更小的 block）、更新该库，或改用不依赖 Triton 的实现。",
+        ),
         ErrorKind::AllocatorWarning => (
             "allocator_warning",
             "Not a failure: TensorFlow's allocator could not get the memory it wanted for a faster \
@@ -78,19 +89,30 @@ pub fn not_out_of_memory(kind: ErrorKind) -> Option<Diagnosis> {
 /// The stack's own remedies for an out-of-memory error, most specific first.
 pub fn for_stack(r: &OomReport) -> Vec<Diagnosis> {
     let mut found = Vec::new();
-    if r.memory == Memory::Host {
+    if r.framework == Framework::Ollama {
+        found.push(servers::ollama(r));
+    } else if r.memory == Memory::Host {
         found.extend(host(r));
     } else {
         found.extend(match r.framework {
             Framework::Pytorch if r.memory == Memory::Unified => Some(mps(r)),
+            _ if r.memory == Memory::Unified => Some(servers::metal()),
+            Framework::Vllm if r.signature.is_some_and(|s| s.contains("on startup")) => {
+                servers::vllm_startup(r)
+            }
             Framework::Vllm => Some(vllm(r)),
+            Framework::Tgi => Some(servers::tgi()),
             Framework::Sglang => Some(sglang()),
             Framework::LlamaCpp => Some(llama_cpp()),
             Framework::Jax => Some(jax(r)),
             Framework::Tensorflow => Some(tensorflow()),
             Framework::Nccl => Some(nccl()),
             Framework::Cublas => Some(cublas()),
-            Framework::Pytorch | Framework::Os => None,
+            Framework::Pytorch
+            | Framework::Os
+            | Framework::Ollama
+            | Framework::Mlx
+            | Framework::Triton => None,
         });
     }
     found.extend(r.wrapper.map(wrapper));

@@ -21,6 +21,12 @@ pub enum Framework {
     LlamaCpp,
     Nccl,
     Cublas,
+    /// Ollama's own scheduler, before llama.cpp loads anything.
+    Ollama,
+    Mlx,
+    /// Hugging Face's text-generation-inference.
+    Tgi,
+    Triton,
     /// The operating system: the kernel's OOM killer, a killed process, or a
     /// host allocator (`DefaultCPUAllocator`, NumPy).
     Os,
@@ -37,6 +43,10 @@ impl Framework {
             Framework::LlamaCpp => "llama.cpp",
             Framework::Nccl => "NCCL",
             Framework::Cublas => "cuBLAS / cuDNN",
+            Framework::Ollama => "Ollama",
+            Framework::Mlx => "MLX",
+            Framework::Tgi => "TGI",
+            Framework::Triton => "Triton",
             Framework::Os => "OS",
         }
     }
@@ -72,6 +82,8 @@ pub enum ErrorKind {
     /// transformers refused the attention kernel asked for: the model's
     /// class has none (`_supports_sdpa`, `_supports_flash_attn` False).
     AttentionKernelMissing,
+    /// A kernel wants more on-chip shared memory per block than the GPU has.
+    SharedMemory,
 }
 
 impl ErrorKind {
@@ -137,12 +149,15 @@ use Memory as M;
 /// vLLM `worker.py` / `v1/core/kv_cache_utils.py`; SGLang `model_runner.py`;
 /// llama.cpp `ggml-cuda.cu`,
 /// `llama-kv-cache.cpp`; NCCL `alloc.h`; cuBLAS status names; Linux
-/// `mm/oom_kill.c`. Real messages of each are in tests/data/oom/corpus.
+/// `mm/oom_kill.c`; Ollama, TGI, Metal and Triton where their
+/// rows say. Real messages of each are in tests/data/oom/corpus.
 pub const SIGNATURES: &[Signature] = &[
     // PyTorch
     oom("cuda out of memory", F::Pytorch, M::Gpu),
     oom("hip out of memory", F::Pytorch, M::Gpu),
     oom("xpu out of memory", F::Pytorch, M::Gpu),
+    // torch_npu (Ascend)
+    oom("npu out of memory", F::Pytorch, M::Gpu),
     oom("mps backend out of memory", F::Pytorch, M::Unified),
     oom("would exceed allowed memory", F::Pytorch, M::Gpu),
     oom("cudaerrormemoryallocation", F::Pytorch, M::Gpu),
@@ -186,6 +201,27 @@ pub const SIGNATURES: &[Signature] = &[
         M::Gpu,
     ),
     oom("larger than the available kv cache memory", F::Vllm, M::Gpu),
+    // V1's start-up check (`vllm/v1/worker`): free memory below
+    // gpu_memory_utilization × total
+    oom(
+        "on startup is less than desired gpu memory utilization",
+        F::Vllm,
+        M::Gpu,
+    ),
+    // Ollama's scheduler (`llm/server.go`): RAM for what stays on the CPU
+    oom("model requires more system memory", F::Ollama, M::Host),
+    // TGI's warm-up (`server/text_generation_server/models/flash_causal_lm.py`)
+    oom("not enough memory to handle", F::Tgi, M::Gpu),
+    // Metal's command-buffer status on Apple silicon (llama.cpp's
+    // `ggml-metal`, MLX): unified memory whoever printed it
+    Signature {
+        generic: true,
+        ..oom(
+            "kiogpucommandbuffercallbackerroroutofmemory",
+            F::LlamaCpp,
+            M::Unified,
+        )
+    },
     // SGLang: its KV pool came out empty (`model_runner.py`
     // `profile_max_num_token`; 0.5.5 line 1628).
     oom(
@@ -246,10 +282,15 @@ pub const SIGNATURES: &[Signature] = &[
         F::Pytorch,
         K::AttentionKernelMissing,
     ),
+    // Triton's launcher (`compiler.py`, `_init_handles`)
+    other("out of resource: shared memory", F::Triton, K::SharedMemory),
 ];
 
 /// Words near a generic CUDA phrase that name the stack which printed it.
-const STACK_HINTS: [(&str, Framework); 8] = [
+const STACK_HINTS: [(&str, Framework); 10] = [
+    // MLX's own prefix on Metal errors
+    ("[metal]", F::Mlx),
+    ("mlx", F::Mlx),
     ("ggml", F::LlamaCpp),
     ("llama_", F::LlamaCpp),
     ("xla", F::Jax),

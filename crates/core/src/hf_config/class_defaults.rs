@@ -2218,6 +2218,22 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "modernbert",
+        &[
+            ("attention_bias", 0),
+            ("classifier_bias", 0),
+            ("hidden_size", 768),
+            ("intermediate_size", 1152),
+            ("max_position_embeddings", 8192),
+            ("mlp_bias", 0),
+            ("norm_bias", 0),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 22),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 50368),
+        ],
+    ),
+    (
         "mpnet",
         &[
             ("hidden_size", 768),

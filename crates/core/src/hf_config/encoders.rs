@@ -1,5 +1,5 @@
 //! Encoders on BERT's layers (post- or pre-LayerNorm blocks of biased
-//! q/k/v/o and a biased GELU MLP) and DeBERTa-v2. A config is counted as
+//! q/k/v/o and a biased GELU MLP), ModernBERT and DeBERTa-v2. A config is counted as
 //! the class transformers builds for it: `AutoModel` (the bare encoder), or
 //! the sequence-classification class where `architectures` names one, whose
 //! head (BERT's pooler and classifier, or RoBERTa's, ELECTRA's, MPNet's and
@@ -9,7 +9,7 @@
 
 use super::reader::Cfg;
 use crate::error::Result;
-use crate::model::{Arch, ModelSpec, MAX_DIM, MAX_POSITION, MAX_TOTAL_PARAMS};
+use crate::model::{Arch, MlpKind, ModelSpec, MAX_DIM, MAX_POSITION, MAX_TOTAL_PARAMS};
 
 /// The key of the MLP width: DistilBERT's config names it `hidden_dim`.
 pub(super) fn intermediate_key(model_type: &str) -> &'static str {
@@ -30,14 +30,14 @@ pub(super) fn complete(
 ) -> Result<()> {
     spec.intermediate = cfg.req(&[intermediate_key(model_type)], 1, MAX_DIM)?;
     spec.tied_embeddings = true;
-    // DistilBERT and MPNet embed no token types (their configs have no
-    // `type_vocab_size`); BERT's class defaults to 2, DeBERTa-v2's to 0.
+    // DistilBERT, MPNet and ModernBERT embed no token types (their configs
+    // have no `type_vocab_size`); BERT's class defaults to 2, DeBERTa-v2's to 0.
     let default_types = match (arch, model_type) {
         (Arch::DebertaV2, _) | (_, "distilbert" | "mpnet") => 0,
         _ => 2,
     };
     spec.type_vocab = match model_type {
-        "distilbert" | "mpnet" => 0,
+        "distilbert" | "mpnet" | "modernbert" => 0,
         _ => cfg
             .int(&["type_vocab_size"], 0, MAX_DIM)?
             .unwrap_or(default_types),
@@ -85,6 +85,9 @@ pub(super) fn complete(
         }
         _ => 0,
     };
+    if model_type == "modernbert" {
+        return modernbert(cfg, spec, classifier);
+    }
     // The bare DistilBERT and ELECTRA encoders have no pooler, and ELECTRA
     // embeds at `embedding_size` and projects up (`embeddings_project`, with
     // a bias) where it differs from the hidden size: their exact total.
@@ -122,4 +125,40 @@ fn exact_total(cfg: &Cfg, model_type: &str, spec: &ModelSpec, classifier: bool) 
     };
     let total = embeddings + l * layer + head;
     Ok(total.min(wide(MAX_TOTAL_PARAMS)) as u64)
+}
+
+/// ModernBERT (`ModernBertConfig`): rotary positions (no table), a GeGLU
+/// MLP (`Wi`: hidden → 2·intermediate), LayerNorms whose bias is
+/// `norm_bias`, none before layer 0's attention (`nn.Identity`), a final
+/// norm; the classifier's head is a dense layer (`classifier_bias`) and a
+/// norm before the labels. Its total is exact; the estimator reads its
+/// layers as BERT's with a gated MLP.
+fn modernbert(cfg: &Cfg, spec: &mut ModelSpec, classifier: bool) -> Result<()> {
+    spec.mlp = MlpKind::Gated;
+    let attention_bias = cfg.flag("attention_bias", false)?;
+    spec.qkv_bias = attention_bias;
+    spec.out_bias = attention_bias;
+    let mlp_bias = cfg.flag("mlp_bias", false)?;
+    spec.mlp_bias = Some(mlp_bias);
+    let norm_bias = cfg.flag("norm_bias", false)?;
+    let wide = |x: u64| x as u128;
+    let (h, i, l, v) = (
+        wide(spec.hidden),
+        wide(spec.intermediate),
+        wide(spec.layers),
+        wide(spec.vocab),
+    );
+    let bias = |on: bool| u128::from(on);
+    let norm = h * (1 + bias(norm_bias));
+    let attention = 4 * h * h + 4 * h * bias(attention_bias);
+    let mlp = 3 * h * i + (2 * i + h) * bias(mlp_bias);
+    let layers = l * (norm + attention + norm + mlp) - norm.min(l * norm);
+    let mut total = v * h + norm + layers + norm;
+    if classifier {
+        let labels = wide(spec.classifier_labels);
+        let dense = h * h + h * bias(cfg.flag("classifier_bias", false)?);
+        total += dense + norm + labels * h + labels;
+    }
+    spec.params_override = Some(total.min(wide(MAX_TOTAL_PARAMS)) as u64);
+    Ok(())
 }

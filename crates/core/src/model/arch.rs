@@ -308,6 +308,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "electra",
             "mpnet",
             "layoutlm",
+            "modernbert",
         ],
         &["bert", "deberta_v2"],
     ),

@@ -1,6 +1,6 @@
 """Parameter counts of the BERT-layer encoder families the importer reads
 (RoBERTa and its relatives, DistilBERT, ELECTRA, MPNet, LayoutLM, ERNIE,
-Megatron-BERT), on each config class's defaults and on varied small configs
+Megatron-BERT) and ModernBERT, on each config class's defaults and on varied small configs
 that flip the keys the importer reads.
 
 For every (model_type, overrides, head) below: build
@@ -43,6 +43,10 @@ VARIANTS = {
     "mpnet": [({}, None), ({}, SEQ), (dict(SMALL, relative_attention_num_buckets=16), None)],
     "layoutlm": [({}, None), (dict(SMALL, max_2d_position_embeddings=200), SEQ)],
     "bert": [(SMALL, None), (dict(SMALL, type_vocab_size=4, num_labels=6), SEQ)],
+    "modernbert": [({}, None), ({}, SEQ),
+                   (dict(SMALL, norm_bias=True, mlp_bias=True, attention_bias=True, classifier_bias=True), SEQ),
+                   (dict(SMALL, num_hidden_layers=4, norm_bias=True), None),
+                   (dict(SMALL, mlp_bias=True, num_labels=5), SEQ)],
 }
 
 rows = []
