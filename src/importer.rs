@@ -16,6 +16,7 @@ mod protocol;
 
 use vramfit_core::inventory::MachineGpus;
 use vramfit_core::model::ModelSpec;
+use vramfit_core::scenario::checkpoint::CheckpointWeights;
 
 /// The worker's script, relative to each page (the calculator's, the tools
 /// page's): the site has one importer, beside the calculator.
@@ -31,8 +32,9 @@ pub fn use_worker_at(script: &'static str) {
     WORKER_SCRIPT.with(|s| s.set(script));
 }
 
-/// The model a `config.json` describes, or what is wrong with it.
-pub async fn import_config(json: &str) -> Result<ModelSpec, String> {
+/// The model a `config.json` describes and the format a quantized
+/// checkpoint stores its weights in, or what is wrong with it.
+pub async fn import_config(json: &str) -> Result<(ModelSpec, Option<CheckpointWeights>), String> {
     let answer = ask(protocol::CONFIG, json).await?;
     protocol::read_model(protocol::result(&answer)?).ok_or_else(unavailable)
 }
@@ -273,7 +275,7 @@ mod tests {
     fn every_test_config_comes_back_as_the_importer_built_it() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/tests/data");
         let mut folders = vec![root];
-        let mut models = 0;
+        let (mut models, mut quantized) = (0, 0);
         while let Some(folder) = folders.pop() {
             for entry in std::fs::read_dir(&folder).expect("test data").flatten() {
                 let path = entry.path();
@@ -288,16 +290,22 @@ mod tests {
                 let direct = vramfit_core::hf_config::from_hf_config(&text);
                 let through = result(&answer(CONFIG, &text))
                     .map(|r| read_model(r).expect("the model reads back"));
+                let checkpoint = vramfit_core::hf_config::checkpoint_weights(&text)
+                    .ok()
+                    .flatten();
                 match direct {
                     Ok(spec) => {
-                        assert_eq!(through.as_ref(), Ok(&spec), "{}", path.display());
+                        assert_eq!(through, Ok((spec, checkpoint)), "{}", path.display());
                         models += 1;
+                        quantized += usize::from(checkpoint.is_some());
                     }
                     Err(error) => assert_eq!(through, Err(error.to_string()), "{}", path.display()),
                 }
             }
         }
         assert!(models > 100, "only {models} configs imported");
+        // and the quantized checkpoints' formats with them
+        assert!(quantized >= 3, "only {quantized} quantized configs");
     }
 
     #[test]

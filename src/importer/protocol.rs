@@ -8,9 +8,11 @@ use vramfit_core::inventory::{Card, Inventory, MachineGpus};
 use vramfit_core::model::ModelSpec;
 use vramfit_core::plan::techniques::{TechniqueId, Text};
 use vramfit_core::plan::{fix_plans, Plan, PlanChange, PlanCost, PlanOptions, PlanReport};
+use vramfit_core::scenario::checkpoint::CheckpointWeights;
 use vramfit_core::url::{decode, encode};
 
-/// A Hugging Face `config.json`: answers the model it describes.
+/// A Hugging Face `config.json`: answers the model it describes and, on a
+/// second line, the format a quantized checkpoint stores its weights in.
 pub const CONFIG: &str = "config";
 /// The output of `vramfit gpus --json`: answers the machine's card and count.
 pub const GPUS: &str = "gpus";
@@ -28,7 +30,14 @@ pub fn answer(kind: &str, text: &str) -> String {
         // As link text, which the page reads anyway: it carries no JSON
         // reader of a model.
         CONFIG => vramfit_core::hf_config::from_hf_config(text)
-            .map(|spec| vramfit_core::url::encode_spec(&spec))
+            .map(|spec| {
+                let mut model = vramfit_core::url::encode_spec(&spec);
+                if let Ok(Some(q)) = vramfit_core::hf_config::checkpoint_weights(text) {
+                    model.push('\n');
+                    model.push_str(&q.to_line());
+                }
+                model
+            })
             .map_err(|e| e.to_string()),
         GPUS => Inventory::parse(text)
             .and_then(|inventory| inventory.machine_gpus())
@@ -58,9 +67,12 @@ pub fn result(answer: &str) -> Result<&str, String> {
 }
 
 /// The model of a `config` answer's result (`None` only if the page and
-/// the worker were built from different sources).
-pub fn read_model(result: &str) -> Option<ModelSpec> {
-    vramfit_core::url::decode_spec(result)
+/// the worker were built from different sources) and its checkpoint's
+/// weight format, if quantized.
+pub fn read_model(result: &str) -> Option<(ModelSpec, Option<CheckpointWeights>)> {
+    let (model, weights) = result.split_once('\n').unwrap_or((result, ""));
+    let spec = vramfit_core::url::decode_spec(model)?;
+    Some((spec, CheckpointWeights::from_line(weights)))
 }
 
 /// The report of a `plans` answer's result.

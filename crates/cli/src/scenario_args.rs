@@ -214,6 +214,7 @@ impl ScenarioArgs {
             Some(sc) => sc,
             None => self.base()?,
         };
+        let mut checkpoint = None;
         if let Some(path) = &s.config {
             let preprocessor = match &s.preprocessor {
                 Some(p) => Some(read(p)?),
@@ -222,9 +223,10 @@ impl ScenarioArgs {
                     .transpose()?,
                 None => None,
             };
-            let spec =
-                vramfit_core::hf_config::from_hf_configs(&read(path)?, preprocessor.as_deref())?;
+            let config = read(path)?;
+            let spec = vramfit_core::hf_config::from_hf_configs(&config, preprocessor.as_deref())?;
             sc.model = ModelSource::Spec(Box::new(spec));
+            checkpoint = vramfit_core::hf_config::checkpoint_weights(&config)?;
         }
         if let Some(m) = &s.model {
             sc.model = model_source(m)?;
@@ -253,6 +255,19 @@ impl ScenarioArgs {
         }
         for (field, text) in &self.fields {
             set(&mut sc, field, &format!("--{}", field.flag), text)?;
+        }
+        // A quantized checkpoint loads as it is stored, unless --weights
+        // says otherwise; --group-size and --double-quant still win.
+        if let Some(q) = checkpoint.filter(|_| !self.has("w")) {
+            let (group, double) = (sc.group_size, sc.double_quant);
+            if q.apply(&mut sc) {
+                if self.has("gs") {
+                    sc.group_size = group;
+                }
+                if self.has("dq") {
+                    sc.double_quant = double;
+                }
+            }
         }
         Ok(sc)
     }

@@ -108,6 +108,39 @@ fn estimate_reads_a_scenario_file_and_a_config() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A quantized checkpoint's config loads as it is stored (gpt-oss: MXFP4
+/// experts), unless --weights says otherwise.
+#[test]
+fn a_quantized_config_loads_in_its_own_format() {
+    let config = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/tests/data/configs/openai__gpt-oss-20b.json"
+    );
+    let weights = |extra: &[&str]| {
+        let mut args = vec!["estimate", "--config", config, "--json"];
+        args.extend_from_slice(extra);
+        let o = vramfit(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let line = v["gpus"][0]["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["part"] == "weights")
+            .unwrap()
+            .clone();
+        (
+            line["bytes"].as_u64().unwrap(),
+            v["params"].as_u64().unwrap(),
+        )
+    };
+    let (mxfp4, params) = weights(&[]);
+    let (bf16, _) = weights(&["--weights", "bf16"]);
+    assert_eq!(bf16, 2 * params, "16-bit when asked");
+    // the experts (most of the parameters) at 4.25 bits, the rest in 16 bits
+    assert!(mxfp4 * 3 < bf16, "{mxfp4} vs {bf16}");
+}
+
 #[test]
 fn bad_input_names_the_field_and_exits_2() {
     let o = vramfit(&["estimate", "--task", "training", "--micro-batch", "0"]);

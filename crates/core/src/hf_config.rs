@@ -6,6 +6,7 @@
 
 mod apertus1p5;
 mod aria;
+mod checkpoint_quant;
 mod class_defaults;
 mod classic;
 mod cosmos3_edge;
@@ -60,6 +61,7 @@ use crate::model::{
     Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
     MAX_LAYERS, MAX_POSITION,
 };
+pub use checkpoint_quant::checkpoint_weights;
 use reader::{Cfg, Defaults, HEADS, HIDDEN, KV_HEADS, LAYERS, POSITIONS, VOCAB};
 use towers::{import_clip, import_llava, import_llava_next};
 

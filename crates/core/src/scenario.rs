@@ -6,6 +6,7 @@
 //! applies), `limits` holds every numeric limit, `rules` what makes a
 //! scenario valid.
 
+pub mod checkpoint;
 pub mod choice;
 pub mod fields;
 pub mod limits;

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{config_text, csv_rows, get, get_u64, import};
-use vramfit_core::hf_config::{from_hf_config, quantization_method};
+use vramfit_core::hf_config::{checkpoint_weights, from_hf_config, quantization_method};
 use vramfit_core::model::{Arch, MlpKind, NormKind};
 
 /// T5 v1.1 / mT5 checkpoints keep a separate `lm_head`; transformers 5.x ties it
@@ -128,6 +128,79 @@ fn quantization_method_is_reported() {
     assert_eq!(q("openai__gpt-oss-20b.json").as_deref(), Some("mxfp4"));
     assert_eq!(q("deepseek-ai__DeepSeek-V3.json").as_deref(), Some("fp8"));
     assert_eq!(q("meta-llama__Llama-2-7b-hf.json"), None);
+}
+
+/// A quantized checkpoint's `quantization_config` names the format its
+/// weights load in: the faces start from it instead of 16-bit weights.
+#[test]
+fn checkpoint_weight_formats_are_read() {
+    use vramfit_core::precision::WeightFormat as W;
+    let read = |json: &str| checkpoint_weights(json).expect(json);
+    let q = |f: &str| read(&config_text(f)).map(|c| (c.weights, c.group_size, c.double_quant));
+    assert_eq!(q("openai__gpt-oss-20b.json"), Some((W::Mxfp4, None, false)));
+    assert_eq!(
+        q("moonshotai__Kimi-K2-Instruct.json"),
+        Some((W::Fp8, None, false))
+    );
+    assert_eq!(
+        q("RedHatAI__Llama-3.3-70B-Instruct-fp8-dynamic.json"),
+        Some((W::Fp8, None, false))
+    );
+    assert_eq!(q("meta-llama__Llama-2-7b-hf.json"), None);
+    // quantization_config blocks as the Hub's quantized checkpoints carry them
+    let with = |q: &str| {
+        read(&format!(
+            r#"{{"model_type":"llama","quantization_config":{q}}}"#
+        ))
+        .map(|c| (c.weights, c.group_size, c.double_quant))
+    };
+    // Qwen2.5-*-Instruct-AWQ
+    assert_eq!(
+        with(
+            r#"{"bits":4,"group_size":128,"modules_to_not_convert":null,"quant_method":"awq","version":"gemm","zero_point":true}"#
+        ),
+        Some((W::Awq4, Some(128), false))
+    );
+    // GPTQ with act-order and one scale per column
+    assert_eq!(
+        with(
+            r#"{"bits":4,"group_size":-1,"damp_percent":0.1,"desc_act":true,"quant_method":"gptq"}"#
+        ),
+        Some((
+            W::Gptq4,
+            Some(vramfit_core::scenario::limits::MAX_GROUP_SIZE),
+            false
+        ))
+    );
+    assert_eq!(
+        with(r#"{"bits":8,"group_size":128,"quant_method":"gptq"}"#),
+        Some((W::Int8, None, false))
+    );
+    // unsloth's *-bnb-4bit
+    assert_eq!(
+        with(
+            r#"{"_load_in_4bit":true,"_load_in_8bit":false,"bnb_4bit_compute_dtype":"bfloat16","bnb_4bit_quant_type":"nf4","bnb_4bit_use_double_quant":true,"load_in_4bit":true,"quant_method":"bitsandbytes"}"#
+        ),
+        Some((W::Nf4, None, true))
+    );
+    assert_eq!(
+        with(r#"{"load_in_8bit":true,"quant_method":"bitsandbytes"}"#),
+        Some((W::Int8, None, false))
+    );
+    // llm-compressor's W4A16
+    assert_eq!(
+        with(
+            r#"{"quant_method":"compressed-tensors","config_groups":{"group_0":{"targets":["Linear"],"weights":{"num_bits":4,"type":"int","group_size":128,"strategy":"group"}}}}"#
+        ),
+        Some((W::Gptq4, Some(128), false))
+    );
+    // methods with no format here leave the scenario's
+    assert_eq!(with(r#"{"quant_method":"hqq","nbits":4}"#), None);
+    assert_eq!(with(r#"{"quant_method":"awq","bits":3}"#), None);
+    // a wrong type is refused by its field, never guessed
+    let e = checkpoint_weights(r#"{"quantization_config":{"quant_method":"awq","bits":"four"}}"#)
+        .expect_err("bits as text");
+    assert!(e.field.contains("bits"), "{e}");
 }
 
 fn err(json: &str) -> vramfit_core::InputError {

@@ -94,8 +94,8 @@ pub fn HubFetch(id: Signal<String>) -> impl IntoView {
                     return;
                 }
             };
-            let mut spec = match crate::importer::import_config(&fetched.text).await {
-                Ok(spec) => spec,
+            let (mut spec, checkpoint) = match crate::importer::import_config(&fetched.text).await {
+                Ok(imported) => imported,
                 Err(message) => {
                     status.set(Fetch::Failed {
                         message,
@@ -107,7 +107,13 @@ pub fn HubFetch(id: Signal<String>) -> impl IntoView {
             spec.name = id.clone();
             let mut line = read_line(&id, &spec, fetched.from_cache);
             let ours = spec.total_params();
-            state.update(|sc| sc.model = ModelSource::Spec(Box::new(spec)));
+            state.update(|sc| {
+                sc.model = ModelSource::Spec(Box::new(spec));
+                // a quantized checkpoint loads as it is stored
+                if let Some(q) = checkpoint {
+                    q.apply(sc);
+                }
+            });
             status.set(Fetch::Read(line.clone()));
             if fetched.from_cache {
                 return;

@@ -219,7 +219,7 @@ fn ConfigImport(typed: RwSignal<String>) -> impl IntoView {
                 return;
             }
             message.set(Some(match outcome {
-                Ok(mut spec) => {
+                Ok((mut spec, checkpoint)) => {
                     if spec.name.is_empty() && !asked.is_empty() {
                         spec.name = asked;
                     }
@@ -228,7 +228,13 @@ fn ConfigImport(typed: RwSignal<String>) -> impl IntoView {
                     } else {
                         spec.name.clone()
                     };
-                    state.update(|sc| sc.model = ModelSource::Spec(Box::new(spec)));
+                    state.update(|sc| {
+                        sc.model = ModelSource::Spec(Box::new(spec));
+                        // a quantized checkpoint loads as it is stored
+                        if let Some(q) = checkpoint {
+                            q.apply(sc);
+                        }
+                    });
                     Ok(text_with(
                         current_lang(),
                         "config-imported",
