@@ -46,6 +46,7 @@ mod perception_lm;
 mod pixtral;
 mod pyjson;
 mod qwen4_exp;
+mod qwen_omni;
 mod reader;
 mod shuffle;
 mod siglip;
@@ -318,8 +319,12 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 21] = [
+const WRAPPERS_2026: [&str; 25] = [
     "aria",
+    "qwen2_5_omni",
+    "qwen2_5_omni_thinker",
+    "qwen3_omni_moe",
+    "qwen3_omni_moe_thinker",
     "gemma4_unified",
     "perception_lm",
     "minicpmv4_6",
@@ -347,10 +352,13 @@ const WRAPPERS_2026: [&str; 21] = [
 /// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass,
 /// PaddleOCR-VL, Cosmos3-Edge, ERNIE-4.5-VL, Qianfan-OCR, VipLLaVA,
 /// Video-LLaVA, LightOnOCR, ShieldGemma 2, Granite-Docling, HunYuan-VL,
-/// MiniCPM-V 4.6 and 4.7, PerceptionLM).
+/// MiniCPM-V 4.6 and 4.7, PerceptionLM, Qwen2.5-Omni and Qwen3-Omni).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
+        "qwen2_5_omni" | "qwen2_5_omni_thinker" | "qwen3_omni_moe" | "qwen3_omni_moe_thinker" => {
+            qwen_omni::import_omni(cfg, model_type, import_decoder)
+        }
         "minimax_m3_vl" => {
             minimax_m3_vl::import_minimax_m3_vl(cfg, text_or(Arch::Mixtral, "minimax_m3_vl_text"))
         }
@@ -640,6 +648,13 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
             dense_layers: 0,
             router_bias: false,
         }),
+        // `num_experts` 0: every layer is dense (the decoder layer's
+        // `config.num_experts > 0` test), the family's fallback.
+        Arch::Qwen2Moe | Arch::Qwen3Moe
+            if cfg.int(&["num_experts", "num_local_experts"], 0, MAX_EXPERTS)? == Some(0) =>
+        {
+            None
+        }
         Arch::Qwen2Moe | Arch::Qwen3Moe => {
             let experts = cfg.req(&["num_experts", "num_local_experts"], 1, MAX_EXPERTS)?;
             let step = cfg

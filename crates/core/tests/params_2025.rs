@@ -77,6 +77,15 @@ fn encoders_count_as_transformers_builds_them() {
     assert!(rows >= 40, "{rows} rows");
 }
 
+/// Qwen2.5-Omni and Qwen3-Omni-MoE, whole (thinker, talker, vocoder) and
+/// thinker alone (`measure_omni.py`); Qwen3-Omni-30B-A3B's geometry is
+/// 35,259,818,545, its safetensors files' total.
+#[test]
+fn omni_models_count_as_transformers_builds_them() {
+    let rows = check_table("hf_omni.csv");
+    assert!(rows >= 22, "{rows} rows");
+}
+
 #[test]
 fn published_configs_count_as_transformers_builds_them() {
     check_table("hf_measured_2025.csv");

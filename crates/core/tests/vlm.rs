@@ -1346,3 +1346,40 @@ fn gemma4_unified_refuses_its_image_embedder_by_field() {
     let e = from_hf_config(&d.to_string()).unwrap_err();
     assert!(e.field.ends_with("vision_config"), "{e}");
 }
+
+/// Qwen2.5-Omni's and Qwen3-Omni's processors run Qwen2VLImageProcessor at
+/// its own limits (56² to 28²·1280 pixels) over their towers' patches (14
+/// and 16 px); the counts are what the processors gave on synthetic images
+/// (transformers 5.24), with the checkpoint's limits where a
+/// `preprocessor_config.json` sets them.
+#[test]
+fn omni_models_count_image_tokens_as_their_processors() {
+    let count = |fixture: &str, pre: Option<&str>, w: u64, h: u64| {
+        let rule = rule_from_configs(&config_text(fixture), pre).expect("a rule");
+        tokens(&rule, w, h).expect("fits").language_model_tokens
+    };
+    for fixture in [
+        "omni/qwen3_omni_moe__1.json",
+        "omni/qwen3_omni_moe_thinker__1.json",
+    ] {
+        assert_eq!(count(fixture, None, 640, 480), 300, "{fixture}");
+        assert_eq!(count(fixture, None, 1920, 1080), 943, "{fixture}");
+        assert_eq!(count(fixture, None, 4000, 3000), 972, "{fixture}");
+        let wide = r#"{"size": {"shortest_edge": 65536, "longest_edge": 16777216}}"#;
+        assert_eq!(count(fixture, Some(wide), 1920, 1080), 2040, "{fixture}");
+    }
+    // Qwen2.5-Omni-7B's preprocessor: 3136 to 12,845,056 pixels
+    let seven_b = r#"{"min_pixels": 3136, "max_pixels": 12845056, "patch_size": 14}"#;
+    for fixture in [
+        "omni/qwen2_5_omni__1.json",
+        "omni/qwen2_5_omni_thinker__1.json",
+    ] {
+        assert_eq!(count(fixture, Some(seven_b), 640, 480), 391, "{fixture}");
+        assert_eq!(count(fixture, Some(seven_b), 1920, 1080), 2691, "{fixture}");
+        assert_eq!(
+            count(fixture, Some(seven_b), 4000, 3000),
+            15301,
+            "{fixture}"
+        );
+    }
+}

@@ -56,7 +56,9 @@ pub fn diagnose(report: &OomReport) -> Vec<Diagnosis> {
     }
     let mut found = Vec::new();
     if report.format == OomFormat::NoNumbers {
-        if report.framework == Framework::Pytorch && report.memory == Memory::Gpu {
+        // transformers' refusal of a CPU-offloaded quantized model is no allocator failure
+        let refused_map = report.signature.is_some_and(|s| s.contains("dispatched"));
+        if report.framework == Framework::Pytorch && report.memory == Memory::Gpu && !refused_map {
             found.push(no_numbers());
         }
         found.extend(remedies::for_stack(report));
@@ -66,8 +68,12 @@ pub fn diagnose(report: &OomReport) -> Vec<Diagnosis> {
     found.extend(segment_size(report));
     found.extend(request_exceeds_card(report));
     found.extend(fragmentation(report));
-    found.extend(attention_matrix(report));
-    found.extend(logits(report));
+    // llama.cpp allocates whole buffers (weights, cache, compute), never
+    // one score matrix or logits tensor
+    if report.framework != Framework::LlamaCpp {
+        found.extend(attention_matrix(report));
+        found.extend(logits(report));
+    }
     found.extend(other_processes(report));
     found.extend(card_too_small(report));
     found.extend(near_limit_spike(report));

@@ -107,6 +107,8 @@ const CUES: &[Cue] = &[
     before("cuda calloc", R::Requested),
     after("kv cache is needed", R::Requested),
     bare("buffer of size", R::Requested, Reads::Bytes),
+    // ggml-vulkan: `Device memory allocation of size 4294967296 failed`
+    bare("allocation of size", R::Requested, Reads::Bytes),
     before("total capacity of", R::Total),
     before("total capacty of", R::Total),
     after("total capacity", R::Total),

@@ -102,6 +102,9 @@ pub fn for_stack(r: &OomReport) -> Vec<Diagnosis> {
             }
             Framework::Vllm => Some(vllm(r)),
             Framework::Tgi => Some(servers::tgi()),
+            Framework::Pytorch if r.signature.is_some_and(|s| s.contains("dispatched")) => {
+                Some(servers::quantized_offload())
+            }
             Framework::Sglang => Some(sglang()),
             Framework::LlamaCpp => Some(llama_cpp()),
             Framework::Jax => Some(jax(r)),
@@ -305,10 +308,13 @@ fn cublas() -> Diagnosis {
         "cublas_workspace",
         "cuBLAS/cuDNN could not allocate its handle or workspace: the card was already full when the \
          first matrix multiply or convolution ran. Usually another process, or TensorFlow/JAX \
-         preallocating the card: check nvidia-smi, enable memory growth, or lower the batch."
+         preallocating the card: check nvidia-smi, enable memory growth, or lower the batch. If the \
+         card had room, an earlier index out of range (a token id past the vocabulary) fails the \
+         same way: rerun with CUDA_LAUNCH_BLOCKING=1."
             .into(),
         "cuBLAS/cuDNN 无法分配句柄或工作区：第一次矩阵乘或卷积运行时显卡已经满了。通常是别的进程，或 TensorFlow/JAX \
-         预分配了整张卡：用 nvidia-smi 检查、开启按需增长，或减小 batch。"
+         预分配了整张卡：用 nvidia-smi 检查、开启按需增长，或减小 batch。若显卡其实有余量，先前的索引越界\
+         （token id 超出词表）也会这样报错：设置 CUDA_LAUNCH_BLOCKING=1 重跑。"
             .into(),
     )
 }

@@ -81,3 +81,21 @@ pub(super) fn metal() -> Diagnosis {
             .into(),
     )
 }
+
+/// transformers' bitsandbytes quantizer refuses a device map that puts
+/// modules on the CPU or the disk: `device_map="auto"` found the quantized
+/// model too large for the GPU beside the share it keeps free.
+pub(super) fn quantized_offload() -> Diagnosis {
+    d(
+        "quantized_offload",
+        "device_map=\"auto\" put part of the quantized model on the CPU or the disk: it did not fit on the \
+         GPU beside the 10 % kept free, and bitsandbytes cannot run there. Free the GPU of other work, \
+         use 4-bit instead of 8-bit or a smaller model, or raise max_memory; llm_int8_enable_fp32_cpu_offload=True \
+         with a device_map of your own runs the rest on the CPU, slowly."
+            .into(),
+        "device_map=\"auto\" 把部分量化模型放到了 CPU 或磁盘：GPU 在保留 10% 空闲后放不下它，而 bitsandbytes \
+         不能在那里运行。清空 GPU 上的其他任务、改用 4-bit 或更小的模型，或调高 max_memory；\
+         设置 llm_int8_enable_fp32_cpu_offload=True 并自定义 device_map 可让其余部分在 CPU 上（缓慢地）运行。"
+            .into(),
+    )
+}

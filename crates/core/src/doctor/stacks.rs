@@ -243,12 +243,24 @@ pub const SIGNATURES: &[Signature] = &[
         F::LlamaCpp,
         M::Host,
     ),
+    // ggml-vulkan: `vk::Device::allocateMemory: ErrorOutOfDeviceMemory`
+    generic("erroroutofdevicememory", F::LlamaCpp),
     // NCCL (`Cuda failure 'out of memory'`, `Cuda failure 2 'out of memory'`)
     oom("'out of memory'", F::Nccl, M::Gpu),
     oom("failed to cuda calloc", F::Nccl, M::Gpu),
     // cuBLAS / cuDNN
     oom("cublas_status_alloc_failed", F::Cublas, M::Gpu),
     oom("cudnn_status_alloc_failed", F::Cublas, M::Gpu),
+    // `cublasCreate(handle)` failing: its workspace did not fit, the usual
+    // cause when it is the first matrix multiply on a full card
+    oom("cublas_status_not_initialized", F::Cublas, M::Gpu),
+    // transformers' bitsandbytes quantizer, when device_map="auto" put
+    // modules on the CPU or the disk (`quantizer_bnb_*.py`)
+    oom(
+        "some modules are dispatched on the cpu or the disk",
+        F::Pytorch,
+        M::Gpu,
+    ),
     // The operating system
     oom("out of memory: killed process", F::Os, M::Host),
     oom("invoked oom-killer", F::Os, M::Host),
@@ -311,10 +323,11 @@ const MEMORY_HINTS: [(&str, Memory); 5] = [
 ];
 
 /// Libraries whose name in the paste changes the advice.
-const WRAPPERS: [(&str, Wrapper); 3] = [
+const WRAPPERS: [(&str, Wrapper); 4] = [
     ("deepspeed", Wrapper::Deepspeed),
     ("bitsandbytes", Wrapper::Bitsandbytes),
     ("bnb.", Wrapper::Bitsandbytes),
+    ("fp32_cpu_offload", Wrapper::Bitsandbytes),
 ];
 
 /// The error a paste holds.

@@ -38,15 +38,55 @@ fn square_side(cfg: &Value, key: &str, default: u64) -> Result<u64> {
 /// (`has_tower`).
 pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
     match model_type {
-        "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "mistral3" | "llava_next"
-        | "llava_next_video" | "idefics3" | "smolvlm" | "internvl" | "paligemma"
-        | "llava_onevision" | "mllama" | "aya_vision" | "glm4v" | "glm4v_moe" | "glm46v"
-        | "glmga" | "glm_ocr" | "gemma3n" | "exaone4_5" | "lfm3_vl" | "idefics2"
-        | "cohere2_vision" | "kimi_k25" | "step3p7" | "lfm2_vl" | "glm5_next" | "qwen4_exp"
-        | "apertus1p5" | "minimax_m3_vl" | "hy_v4_vl" | "mistral_large4" | "aria"
-        | "cohere_compass" | "paddleocr_vl" | "cosmos3_edge" | "ernie4_5_vl_moe"
-        | "qianfan_ocr" | "lighton_ocr" | "granite_docling" | "hunyuan_vl" | "minicpmv4_6"
-        | "minicpmv4_7" | "perception_lm" => true,
+        "qwen2_vl"
+        | "qwen2_5_vl"
+        | "qwen3_vl"
+        | "qwen3_vl_moe"
+        | "mistral3"
+        | "llava_next"
+        | "llava_next_video"
+        | "idefics3"
+        | "smolvlm"
+        | "internvl"
+        | "paligemma"
+        | "llava_onevision"
+        | "mllama"
+        | "aya_vision"
+        | "glm4v"
+        | "glm4v_moe"
+        | "glm46v"
+        | "glmga"
+        | "glm_ocr"
+        | "gemma3n"
+        | "exaone4_5"
+        | "lfm3_vl"
+        | "idefics2"
+        | "cohere2_vision"
+        | "kimi_k25"
+        | "step3p7"
+        | "lfm2_vl"
+        | "glm5_next"
+        | "qwen4_exp"
+        | "apertus1p5"
+        | "minimax_m3_vl"
+        | "hy_v4_vl"
+        | "mistral_large4"
+        | "aria"
+        | "cohere_compass"
+        | "paddleocr_vl"
+        | "cosmos3_edge"
+        | "ernie4_5_vl_moe"
+        | "qianfan_ocr"
+        | "lighton_ocr"
+        | "granite_docling"
+        | "hunyuan_vl"
+        | "minicpmv4_6"
+        | "minicpmv4_7"
+        | "perception_lm"
+        | "qwen2_5_omni"
+        | "qwen2_5_omni_thinker"
+        | "qwen3_omni_moe"
+        | "qwen3_omni_moe_thinker" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -83,16 +123,31 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         None => Value::Null,
     };
     let model_type = cfg.get("model_type").and_then(Value::as_str).unwrap_or("");
-    let vision = |key: &str, default: u64| number(&cfg, &[&["vision_config", key]], default);
+    // the Omni models keep their tower in `thinker_config`
+    let vision = |key: &str, default: u64| {
+        number(
+            &cfg,
+            &[
+                &["vision_config", key],
+                &["thinker_config", "vision_config", key],
+            ],
+            default,
+        )
+    };
     match model_type {
         // Qwen2VLImageProcessor: min_pixels 56·56, max_pixels 28·28·1280.
         // EXAONE 4.5 maps to Qwen2VLImageProcessor too.
         // Qwen4-Exp maps to the same processors as Qwen3.5.
+        // Qwen2.5-Omni's and Qwen3-Omni's processors take Qwen2VLImageProcessor
+        // at its own defaults, Qwen3-Omni's tower its 16 px patches.
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe"
-        | "qwen4_exp" | "exaone4_5" | "lfm3_vl" => {
-            let qwen3 = model_type.starts_with("qwen3") || model_type == "qwen4_exp";
+        | "qwen4_exp" | "exaone4_5" | "lfm3_vl" | "qwen2_5_omni" | "qwen2_5_omni_thinker"
+        | "qwen3_omni_moe" | "qwen3_omni_moe_thinker" => {
+            let omni = model_type.contains("omni");
+            let qwen3 = (model_type.starts_with("qwen3") && !omni) || model_type == "qwen4_exp";
             // LFM3-VL's Qwen2VLImageProcessor takes its tower's patch (16).
-            let patch = vision("patch_size", if qwen3 || model_type == "lfm3_vl" { 16 } else { 14 });
+            let sixteen = qwen3 || model_type == "lfm3_vl" || model_type.starts_with("qwen3_omni");
+            let patch = vision("patch_size", if sixteen { 16 } else { 14 });
             let merge = vision("spatial_merge_size", 2);
             let (min_default, max_default) = if qwen3 {
                 // Qwen3-VL's processor: shortest_edge 65,536, longest_edge 16,777,216 pixels.

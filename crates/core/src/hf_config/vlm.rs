@@ -194,7 +194,7 @@ fn qwen2_vision(v: &Cfg, text_hidden: u64) -> Result<(VisionTower, u64)> {
 /// Qwen2.5-VL's tower and merger; `kv_default`: the grouped key-value heads
 /// a tower has when its config names none (EXAONE 4.5's 8), `None` for
 /// Qwen2.5-VL's ungrouped attention.
-fn qwen2_5_vision(v: &Cfg, kv_default: Option<u64>) -> Result<(VisionTower, u64)> {
+pub(super) fn qwen2_5_vision(v: &Cfg, kv_default: Option<u64>) -> Result<(VisionTower, u64)> {
     let d = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(3584);
     let depth = v.int(&["depth"], 1, MAX_LAYERS)?.unwrap_or(32);
     let heads = v.int(&["num_heads"], 1, MAX_HEADS)?.unwrap_or(16);
