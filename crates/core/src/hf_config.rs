@@ -17,6 +17,7 @@ mod gemma3n;
 mod gemma4;
 mod glm4v;
 mod glm5_next;
+mod granite4_vision;
 mod granite_docling;
 mod hyper;
 mod idefics2;
@@ -319,8 +320,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 25] = [
+const WRAPPERS_2026: [&str; 26] = [
     "aria",
+    "granite4_vision",
     "qwen2_5_omni",
     "qwen2_5_omni_thinker",
     "qwen3_omni_moe",
@@ -352,7 +354,8 @@ const WRAPPERS_2026: [&str; 25] = [
 /// MiniMax-M3 VL, HY-V4-VL, Mistral Large 4, Aria, Cohere Compass,
 /// PaddleOCR-VL, Cosmos3-Edge, ERNIE-4.5-VL, Qianfan-OCR, VipLLaVA,
 /// Video-LLaVA, LightOnOCR, ShieldGemma 2, Granite-Docling, HunYuan-VL,
-/// MiniCPM-V 4.6 and 4.7, PerceptionLM, Qwen2.5-Omni and Qwen3-Omni).
+/// MiniCPM-V 4.6 and 4.7, PerceptionLM, Qwen2.5-Omni and Qwen3-Omni,
+/// Granite 4 Vision).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
@@ -377,6 +380,10 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
             import_decoder(text, Arch::Hunyuan, "hunyuan_v1_dense")
         }),
         // its text class is fixed: Granite's decoder
+        // its text class is fixed: Granite's decoder
+        "granite4_vision" => granite4_vision::import_granite4_vision(cfg, |text| {
+            import_decoder(text, Arch::Llama, "granite")
+        }),
         "granite_docling" => granite_docling::import_granite_docling(cfg, |text| {
             import_decoder(text, Arch::Llama, "granite")
         }),

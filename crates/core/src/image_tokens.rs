@@ -213,6 +213,11 @@ pub enum ImageRule {
     LlavaNext {
         crop: u64,
         patch: u64,
+        /// The tower's tokens per tile where its grid is not the features'
+        /// (Granite 4 Vision reads `crop/patch·rate` patches a side and
+        /// hands on the downsampled grid of `patch`); 0: CLIP's
+        /// `(crop/patch)² + 1`.
+        tile_tokens: u64,
         /// `image_grid_pinpoints`, as (height, width).
         pinpoints: Vec<(u64, u64)>,
     },
@@ -652,8 +657,10 @@ impl ImageRule {
             ImageRule::LlavaNext {
                 crop,
                 patch,
+                tile_tokens,
                 pinpoints,
             } => {
+                check_range("image rule: tile_tokens", *tile_tokens, 0, MAX_TOKENS)?;
                 side("crop", *crop)?;
                 side("patch", *patch)?;
                 anyres::validate_pinpoints(pinpoints)?;
@@ -1330,13 +1337,19 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         ImageRule::LlavaNext {
             crop,
             patch,
+            tile_tokens,
             ref pinpoints,
         } => {
             let (grid, tiles) = anyres::grid_features(width, height, crop, patch, pinpoints, None);
             let side = crop / patch.max(1);
             // CLIP's class token on every tile; the base image's 576
             // features after "default" drops it.
-            (tiles * (side * side + 1), grid + side * side, Some(tiles))
+            let per_tile = if tile_tokens > 0 {
+                tile_tokens
+            } else {
+                side * side + 1
+            };
+            (tiles * per_tile, grid + side * side, Some(tiles))
         }
         ImageRule::LlavaOneVision {
             crop,

@@ -322,6 +322,7 @@ fn processor_rule(line: &Value) -> ImageRule {
         "llava_next" => ImageRule::LlavaNext {
             crop: u(&s["crop_size"], "height"),
             patch: 14,
+            tile_tokens: 0,
             pinpoints: s["image_grid_pinpoints"]
                 .as_array()
                 .into_iter()

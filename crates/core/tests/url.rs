@@ -291,13 +291,17 @@ fn image_rule() -> impl Strategy<Value = ImageRule> {
         (
             n(1024),
             n(32),
-            proptest::collection::vec((n(2048), n(2048)), 1..6)
+            proptest::collection::vec((n(2048), n(2048)), 1..6),
+            0u64..2000
         )
-            .prop_map(|(crop, patch, pinpoints)| ImageRule::LlavaNext {
-                crop,
-                patch,
-                pinpoints
-            }),
+            .prop_map(
+                |(crop, patch, pinpoints, tile_tokens)| ImageRule::LlavaNext {
+                    crop,
+                    patch,
+                    tile_tokens,
+                    pinpoints
+                }
+            ),
         (n(1024), n(4), n(64), any::<[bool; 2]>()).prop_map(|(tile, pool, max_tiles, flags)| {
             ImageRule::PerceptionLm(vramfit_core::image_tokens::PlmTiles {
                 tile: tile.max(64),

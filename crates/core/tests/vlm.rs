@@ -1383,3 +1383,76 @@ fn omni_models_count_image_tokens_as_their_processors() {
         );
     }
 }
+
+/// Granite 4 Vision (granite-vision-4.1's shape: SigLIP 384 px in 16 px
+/// patches, "4/8" downsampling, 27 pinpoints): LLaVA-NeXT's tiles, the
+/// language model's tokens on the downsampled grid, the tower's 576 per
+/// tile; the counts are Granite4VisionProcessor's on synthetic images
+/// (transformers 5.24).
+#[test]
+fn granite4_vision_downsamples_llava_next_tiles() {
+    let pinpoints: Vec<[u64; 2]> = [
+        (
+            384,
+            [384, 768, 1152, 1536, 1920, 2304, 2688, 3072, 3456, 3840].as_slice(),
+        ),
+        (768, [384, 768, 1152, 1536, 1920].as_slice()),
+        (1152, [384, 768, 1152].as_slice()),
+        (1536, [384, 768].as_slice()),
+        (1920, [384, 768].as_slice()),
+        (2304, [384].as_slice()),
+        (2688, [384].as_slice()),
+        (3072, [384].as_slice()),
+        (3456, [384].as_slice()),
+        (3840, [384].as_slice()),
+    ]
+    .into_iter()
+    .flat_map(|(h, ws)| ws.iter().map(move |w| [h, *w]))
+    .collect();
+    assert_eq!(pinpoints.len(), 27);
+    let config = serde_json::json!({
+        "model_type": "granite4_vision",
+        "downsample_rate": "4/8",
+        "deepstack_layer_map": [[-19, 9], [-13, 6], [-7, 3], [-1, 0]],
+        "image_grid_pinpoints": pinpoints,
+        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152, "image_size": 384,
+                          "intermediate_size": 4304, "num_attention_heads": 16, "num_hidden_layers": 27,
+                          "patch_size": 16}
+    })
+    .to_string();
+    let spec = from_hf_config(&config).expect("imports");
+    let rule = spec.image_rule.expect("a rule");
+    // (width, height) → (tiles, tower tokens, language-model tokens)
+    for ((w, h), want) in [
+        ((1, 1), (2, 1152, 300)),
+        ((640, 480), (5, 2880, 594)),
+        ((1920, 1080), (9, 5184, 1176)),
+        ((4032, 3024), (10, 5760, 1180)),
+        ((1700, 2200), (10, 5760, 1188)),
+        ((1024, 512), (7, 4032, 810)),
+        ((512, 1024), (7, 4032, 828)),
+        ((5000, 20), (11, 6336, 144)),
+        ((20, 5000), (11, 6336, 264)),
+        ((384, 3840), (11, 6336, 1704)),
+    ] {
+        let t = tokens(&rule, w, h).expect("fits");
+        assert_eq!(
+            (
+                t.tiles.unwrap_or(0),
+                t.tower_tokens,
+                t.language_model_tokens
+            ),
+            want,
+            "{w}x{h}"
+        );
+    }
+    // the rule travels in a link and reads back
+    let link = encode(&Scenario {
+        model: ModelSource::Spec(Box::new(from_hf_config(&config).expect("imports"))),
+        ..Scenario::default()
+    });
+    match decode(&link).scenario.model {
+        ModelSource::Spec(back) => assert_eq!(back.image_rule, Some(rule)),
+        other => panic!("{other:?}"),
+    }
+}

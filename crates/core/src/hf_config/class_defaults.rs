@@ -252,6 +252,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "blip_2_qformer",
+        &[
+            ("cross_attention_frequency", 2),
+            ("hidden_size", 768),
+            ("intermediate_size", 3072),
+            ("max_position_embeddings", 512),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 12),
+            ("use_qformer_text_input", 0),
+            ("vocab_size", 30522),
+        ],
+    ),
+    (
         "bloom",
         &[
             ("hidden_size", 64),
@@ -1344,6 +1357,20 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
     ),
     (
         "granite",
+        &[
+            ("attention_bias", 0),
+            ("hidden_size", 4096),
+            ("intermediate_size", 11008),
+            ("max_position_embeddings", 2048),
+            ("mlp_bias", 0),
+            ("num_attention_heads", 32),
+            ("num_hidden_layers", 32),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 32000),
+        ],
+    ),
+    (
+        "granite4_vision_text",
         &[
             ("attention_bias", 0),
             ("hidden_size", 4096),

@@ -30,6 +30,17 @@ fn square_side(cfg: &Value, key: &str, default: u64) -> Result<u64> {
     }
 }
 
+/// `image_grid_pinpoints` as (height, width), LLaVA-1.6's when absent.
+fn grid_pinpoints(cfg: &Value) -> Vec<(u64, u64)> {
+    match cfg.get("image_grid_pinpoints").and_then(Value::as_array) {
+        Some(list) => list
+            .iter()
+            .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
+            .collect(),
+        None => LLAVA_NEXT_PINPOINTS.to_vec(),
+    }
+}
+
 /// Whether the estimate applies `model_type`'s image rule: Qwen-VL's and
 /// GLM-4V's dynamic resolution, LLaVA-NeXT's and OneVision's any-resolution
 /// grids, the tiles of Idefics3 / SmolVLM, InternVL, Aya Vision and Llama
@@ -86,7 +97,8 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "qwen2_5_omni"
         | "qwen2_5_omni_thinker"
         | "qwen3_omni_moe"
-        | "qwen3_omni_moe_thinker" => true,
+        | "qwen3_omni_moe_thinker"
+        | "granite4_vision" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -408,14 +420,10 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         "llava_next" | "llava_next_video" => Ok(ImageRule::LlavaNext {
             crop: vision("image_size", 336),
             patch: vision("patch_size", 14),
-            pinpoints: match cfg.get("image_grid_pinpoints").and_then(Value::as_array) {
-                Some(list) => list
-                    .iter()
-                    .filter_map(|p| Some((p.get(0)?.as_u64()?, p.get(1)?.as_u64()?)))
-                    .collect(),
-                None => LLAVA_NEXT_PINPOINTS.to_vec(),
-            },
+            tile_tokens: 0,
+            pinpoints: grid_pinpoints(&cfg),
         }),
+        "granite4_vision" => granite4_vision(&cfg),
         "llava_onevision" => onevision(&cfg, &pre),
         "llama4" => llama4(&cfg, &pre),
         other => Err(InputError::new(
@@ -755,4 +763,36 @@ fn kimi_k25(cfg: &Value, pre: &Value) -> ImageRule {
         max_patches: number(pre, &[&["max_patches"]], 16_384),
         max_side: number(pre, &[&["size", "max_height"]], 512),
     }
+}
+
+/// Granite4VisionProcessor: LLaVA-NeXT's tiles, the features' grid
+/// downsampled by `downsample_rate` "q/w" (a patch of patch·w/q), the
+/// tower's own (crop/patch)² (+1 for CLIP's class token) per tile.
+fn granite4_vision(cfg: &Value) -> Result<ImageRule> {
+    let siglip = field(cfg, &["vision_config", "model_type"]).and_then(Value::as_str)
+        == Some("siglip_vision_model");
+    let crop = number(cfg, &[&["vision_config", "image_size"]], 224);
+    let default_patch = if siglip { 16 } else { 32 };
+    let patch = number(cfg, &[&["vision_config", "patch_size"]], default_patch);
+    let rate = cfg
+        .get("downsample_rate")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let (q, w) = rate
+        .split_once('/')
+        .and_then(|(q, w)| Some((q.trim().parse::<u64>().ok()?, w.trim().parse::<u64>().ok()?)))
+        .filter(|&(q, w)| q >= 1 && w >= q && w <= 1024 && patch.saturating_mul(w).is_multiple_of(q))
+        .ok_or_else(|| {
+            InputError::new(
+                "config.json: downsample_rate",
+                format!("\"{rate}\" is not \"q/w\" (\"4/8\") with 1 ≤ q ≤ w ≤ 1024 that divides the tower's patch {patch}"),
+            )
+        })?;
+    let side = crop / patch.max(1);
+    Ok(ImageRule::LlavaNext {
+        crop,
+        patch: patch.saturating_mul(w) / q,
+        tile_tokens: side * side + u64::from(!siglip),
+        pinpoints: grid_pinpoints(cfg),
+    })
 }

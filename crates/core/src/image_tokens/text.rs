@@ -186,8 +186,18 @@ impl ImageRule {
             ImageRule::LlavaNext {
                 crop,
                 patch,
+                tile_tokens: 0,
                 pinpoints,
             } => anyres::with_pinpoints(join("llava_next", &[*crop, *patch]), pinpoints),
+            ImageRule::LlavaNext {
+                crop,
+                patch,
+                tile_tokens,
+                pinpoints,
+            } => anyres::with_pinpoints(
+                join("llava_next_t", &[*crop, *patch, *tile_tokens]),
+                pinpoints,
+            ),
             ImageRule::Aria {
                 crop,
                 patch,
@@ -416,7 +426,7 @@ impl ImageRule {
                     tokens_per_tile: v[3],
                 }
             }
-            "llava_next" | "llava_onevision" => anyres_rule(key, &items, number)?,
+            "llava_next" | "llava_next_t" | "llava_onevision" => anyres_rule(key, &items, number)?,
             // crop, patch, queries, split (0/1), then the split resolutions HxW
             "aria" => {
                 if items.len() < 4 {
@@ -443,19 +453,24 @@ impl ImageRule {
     }
 }
 
-/// Reads a `llava_next:` (crop, patch, pinpoints `HxW`) or
-/// `llava_onevision:` (crop, patch, max patches, pinpoints) link rule.
+/// Reads a `llava_next:` (crop, patch, pinpoints `HxW`), `llava_next_t:`
+/// (crop, patch, tower tokens per tile, pinpoints) or `llava_onevision:`
+/// (crop, patch, max patches, pinpoints) link rule.
 fn anyres_rule(
     key: &str,
     items: &[&str],
     number: impl Fn(&str) -> std::result::Result<u64, String>,
 ) -> std::result::Result<ImageRule, String> {
     let one_vision = key == "llava_onevision";
-    let fixed = if one_vision { 3 } else { 2 };
+    let fixed = if key == "llava_next" { 2 } else { 3 };
     if items.len() < fixed {
         return Err(format!(
             "{key} takes crop, patch,{} and pinpoints HxW",
-            if one_vision { " max patches" } else { "" }
+            match key {
+                "llava_onevision" => " max patches",
+                "llava_next_t" => " tower tokens per tile",
+                _ => "",
+            }
         ));
     }
     let (crop, patch) = (number(items[0])?, number(items[1])?);
@@ -471,6 +486,7 @@ fn anyres_rule(
         ImageRule::LlavaNext {
             crop,
             patch,
+            tile_tokens: if fixed == 3 { number(items[2])? } else { 0 },
             pinpoints,
         }
     })

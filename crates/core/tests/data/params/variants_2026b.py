@@ -66,7 +66,7 @@ WRAPPERS = {"idefics2", "cohere2_vision", "kimi_k25", "step3p7", "lfm2_vl", "glm
             "glmga", "minimax_m3_vl", "hy_v4_vl", "mistral_large4", "aria", "cohere_compass", "paddleocr_vl",
             "cosmos3_edge", "ernie4_5_vl_moe", "qianfan_ocr",
             "vipllava", "video_llava", "lighton_ocr",
-            "granite_docling", "hunyuan_vl", "minicpmv4_6", "minicpmv4_7", "gemma4_unified"}
+            "granite_docling", "hunyuan_vl", "minicpmv4_6", "minicpmv4_7", "gemma4_unified", "granite4_vision"}
 # LongCat-Flash: blocks of two MLA sublayers, two dense MLPs and one shortcut MoE whose router
 # also scores `zero_expert_num` identity experts (no parameters of their own)
 LONGCAT_SMALL = dict(vocab_size=1000, hidden_size=64, num_layers=2, num_attention_heads=4, ffn_hidden_size=96,
@@ -974,3 +974,49 @@ MINICPM_V = [
 ]
 VARIANTS["minicpmv4_6"] = MINICPM_V
 VARIANTS["minicpmv4_7"] = MINICPM_V[:4]
+
+# Granite 4 Vision: LLaVA-NeXT's tiles over CLIP or SigLIP, a Granite text model, a Q-Former window
+# downsampler per deepstack pair and four spatial ones. The class defaults leave `downsample_rate` and
+# `deepstack_layer_map` None and do not build: the first variant adds granite-vision-4.1's two, the second
+# is granite-vision-4.1-4b's shape as quoted in public third-party code (docling-mlx tests), not a
+# downloaded config.
+G4V_REQUIRED = dict(downsample_rate="4/8", deepstack_layer_map=[[-19, 9], [-13, 6], [-7, 3], [-1, 0]])
+VARIANTS["granite4_vision"] = [
+    dict(G4V_REQUIRED),
+    dict(G4V_REQUIRED, image_token_index=100352, vision_feature_select_strategy="full",
+         image_grid_pinpoints=[[384, 384], [384, 768], [384, 1152], [384, 1536], [768, 384], [768, 768],
+                               [1152, 384], [1536, 384]],
+         text_config=dict(attention_multiplier=0.015625, embedding_multiplier=12.0, hidden_size=2560,
+                          intermediate_size=8192, logits_scaling=10.0, num_attention_heads=40, num_hidden_layers=40,
+                          num_key_value_heads=8, residual_multiplier=0.22, rms_norm_eps=1e-5, vocab_size=100353,
+                          pad_token_id=100256),
+         vision_config=dict(model_type="siglip_vision_model", hidden_act="gelu_pytorch_tanh", hidden_size=1152,
+                            image_size=384, intermediate_size=4304, layer_norm_eps=1e-6, num_attention_heads=16,
+                            num_channels=3, num_hidden_layers=27, patch_size=16)),
+    dict(downsample_rate="2/4", deepstack_layer_map=[[-1, 0], [-2, 1]], tie_word_embeddings=True,
+         text_config=dict(vocab_size=500, hidden_size=48, intermediate_size=40, num_hidden_layers=3,
+                          num_attention_heads=4, num_key_value_heads=2, attention_bias=True, mlp_bias=True),
+         vision_config=dict(model_type="clip_vision_model", hidden_size=64, intermediate_size=40,
+                            num_hidden_layers=2, num_attention_heads=4, image_size=64, patch_size=8)),
+    dict(downsample_rate="3/6", deepstack_layer_map=[[0, 0]],
+         qformer_config=dict(num_hidden_layers=2, intermediate_size=50, cross_attention_frequency=2,
+                             use_qformer_text_input=True),
+         text_config=dict(vocab_size=300, hidden_size=32, intermediate_size=24, num_hidden_layers=2,
+                          num_attention_heads=4, tie_word_embeddings=True),
+         vision_config=dict(model_type="siglip_vision_model", hidden_size=128, intermediate_size=30,
+                            num_hidden_layers=3, num_attention_heads=4, num_channels=1, image_size=48, patch_size=8,
+                            vision_use_head=True)),
+    dict(downsample_rate="1/2", deepstack_layer_map=[],
+         text_config=dict(vocab_size=256, hidden_size=40, intermediate_size=16, num_hidden_layers=2,
+                          num_attention_heads=5, num_key_value_heads=1),
+         vision_config=dict(model_type="siglip_vision_model", hidden_size=64, intermediate_size=20,
+                            num_hidden_layers=2, num_attention_heads=2, image_size=32, patch_size=4,
+                            vision_use_head=False)),
+    # a partial qformer_config: Blip2QFormerConfig's defaults fill it (12 layers, cross-attention every 2nd)
+    dict(downsample_rate="4/8", deepstack_layer_map=[[1, 0], [2, 1], [3, 2], [-1, 3], [-2, 4]],
+         spatial_target_layers=[0, 1], qformer_config=dict(intermediate_size=64),
+         text_config=dict(vocab_size=128, hidden_size=64, intermediate_size=96, num_hidden_layers=5,
+                          num_attention_heads=8, num_key_value_heads=8),
+         vision_config=dict(model_type="clip_vision_model", hidden_size=192, intermediate_size=16,
+                            num_hidden_layers=4, num_attention_heads=3, image_size=96, patch_size=12)),
+]
