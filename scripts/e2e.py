@@ -225,6 +225,15 @@ def main():
         assert any(r.endswith("importer/worker.js") for r in browser.script(loaded))
         print("5. pasted config.json: imported by the importer worker, loaded then:",
               browser.script(said))
+        # a quantized checkpoint's config sets the weights it loads in
+        with open(os.path.join(os.path.dirname(__file__), "..", "crates", "core", "tests", "data",
+                               "configs", "openai__gpt-oss-20b.json"), encoding="utf-8") as f:
+            quantized = f.read()
+        browser.script(f"const box = document.querySelector(`{box}`); box.value = arguments[0];"
+                       "box.dispatchEvent(new Event('input', {bubbles: true}))", quantized)
+        wait_for(lambda: "mxfp4" in browser.script(said), "the checkpoint's format", 30)
+        assert "w=mxfp4" in browser.script("return location.search"), browser.script("return location.search")
+        print("5b. pasted gpt-oss-20b's config.json: weights set to its MXFP4:", browser.script(said))
 
         check_image_mix(browser)
     finally:

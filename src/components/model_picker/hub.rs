@@ -47,6 +47,22 @@ fn read_line(id: &str, spec: &ModelSpec, from_cache: bool) -> String {
     line
 }
 
+/// Says which format a quantized checkpoint's weights were set to.
+pub(super) fn say_stored(
+    line: &mut String,
+    stored: Option<vramfit_core::scenario::checkpoint::CheckpointWeights>,
+) {
+    if let Some(q) = stored {
+        let lang = current_lang();
+        line.push_str(space(lang));
+        line.push_str(&text_with(
+            lang,
+            "checkpoint-weights",
+            &[("format", q.weights.name().to_owned())],
+        ));
+    }
+}
+
 fn failure_message(id: &str, failure: HubFailure) -> Fetch {
     let lang = current_lang();
     // The limits the texts name are the ones the fetch applies.
@@ -107,13 +123,13 @@ pub fn HubFetch(id: Signal<String>) -> impl IntoView {
             spec.name = id.clone();
             let mut line = read_line(&id, &spec, fetched.from_cache);
             let ours = spec.total_params();
+            let mut stored = None;
             state.update(|sc| {
                 sc.model = ModelSource::Spec(Box::new(spec));
                 // a quantized checkpoint loads as it is stored
-                if let Some(q) = checkpoint {
-                    q.apply(sc);
-                }
+                stored = checkpoint.filter(|q| q.apply(sc));
             });
+            say_stored(&mut line, stored);
             status.set(Fetch::Read(line.clone()));
             if fetched.from_cache {
                 return;

@@ -228,18 +228,15 @@ fn ConfigImport(typed: RwSignal<String>) -> impl IntoView {
                     } else {
                         spec.name.clone()
                     };
+                    let mut stored = None;
                     state.update(|sc| {
                         sc.model = ModelSource::Spec(Box::new(spec));
                         // a quantized checkpoint loads as it is stored
-                        if let Some(q) = checkpoint {
-                            q.apply(sc);
-                        }
+                        stored = checkpoint.filter(|q| q.apply(sc));
                     });
-                    Ok(text_with(
-                        current_lang(),
-                        "config-imported",
-                        &[("name", name)],
-                    ))
+                    let mut line = text_with(current_lang(), "config-imported", &[("name", name)]);
+                    hub::say_stored(&mut line, stored);
+                    Ok(line)
                 }
                 Err(e) => {
                     state.stale.set(Some(Stale::ConfigError));
