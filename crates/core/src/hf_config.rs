@@ -10,6 +10,7 @@ mod checkpoint_quant;
 mod class_defaults;
 mod classic;
 mod cosmos3_edge;
+mod deepseek_vl;
 mod encoders;
 mod ernie4_5_vl;
 mod fp32_kept;
@@ -320,8 +321,11 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 26] = [
+const WRAPPERS_2026: [&str; 29] = [
     "aria",
+    "deepseek_vl",
+    "deepseek_vl_hybrid",
+    "janus",
     "granite4_vision",
     "qwen2_5_omni",
     "qwen2_5_omni_thinker",
@@ -355,10 +359,13 @@ const WRAPPERS_2026: [&str; 26] = [
 /// PaddleOCR-VL, Cosmos3-Edge, ERNIE-4.5-VL, Qianfan-OCR, VipLLaVA,
 /// Video-LLaVA, LightOnOCR, ShieldGemma 2, Granite-Docling, HunYuan-VL,
 /// MiniCPM-V 4.6 and 4.7, PerceptionLM, Qwen2.5-Omni and Qwen3-Omni,
-/// Granite 4 Vision).
+/// Granite 4 Vision, DeepSeek-VL and Janus).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
+        "deepseek_vl" | "deepseek_vl_hybrid" | "janus" => {
+            deepseek_vl::import_deepseek_vl(cfg, model_type, text_or(Arch::Llama, "llama"))
+        }
         "qwen2_5_omni" | "qwen2_5_omni_thinker" | "qwen3_omni_moe" | "qwen3_omni_moe_thinker" => {
             qwen_omni::import_omni(cfg, model_type, import_decoder)
         }

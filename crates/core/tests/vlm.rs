@@ -1456,3 +1456,27 @@ fn granite4_vision_downsamples_llava_next_tiles() {
         other => panic!("{other:?}"),
     }
 }
+
+/// DeepSeek-VL's and Janus's processors put one fixed square per image in
+/// the text, whatever its size: 576 placeholders at 384 px in 16 px
+/// patches, Janus's between its begin- and end-of-image tokens (578 ids);
+/// counted by their processors on 31 synthetic sizes (transformers 5.24).
+#[test]
+fn deepseek_vl_and_janus_read_a_fixed_square() {
+    for (fixture, lm) in [
+        ("variants_2026/deepseek_vl__1.json", 576),
+        ("variants_2026/deepseek_vl_hybrid__1.json", 576),
+        ("variants_2026/janus__1.json", 578),
+    ] {
+        let spec = from_hf_config(&config_text(fixture)).expect("imports");
+        let rule = spec.image_rule.expect("a rule");
+        for (w, h) in [(1, 1), (4032, 3024), (20, 5000), (384, 384)] {
+            let t = tokens(&rule, w, h).expect("fits");
+            assert_eq!(
+                (t.tower_tokens, t.language_model_tokens),
+                (576, lm),
+                "{fixture} {w}x{h}"
+            );
+        }
+    }
+}

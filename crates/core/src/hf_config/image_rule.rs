@@ -98,7 +98,10 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "qwen2_5_omni_thinker"
         | "qwen3_omni_moe"
         | "qwen3_omni_moe_thinker"
-        | "granite4_vision" => true,
+        | "granite4_vision"
+        | "deepseek_vl"
+        | "deepseek_vl_hybrid"
+        | "janus" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -293,6 +296,18 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         // PaliGemma: the image resized to the tower's square, one token per
         // patch (`text_config.num_image_tokens` = (image_size // patch_size)²;
         // SiglipVisionConfig's 224 px in 16 px patches when absent).
+        // DeepSeek-VL's and Janus's processors: one fixed square per image,
+        // `num_image_tokens` placeholders (the tower's patches), Janus's
+        // between its begin and end of image
+        "deepseek_vl" | "deepseek_vl_hybrid" | "janus" => {
+            let janus = model_type == "janus";
+            let side = vision("image_size", if janus { 384 } else { 224 }) / vision("patch_size", 16).max(1);
+            let tokens = side.saturating_mul(side);
+            Ok(ImageRule::Fixed {
+                tower: tokens,
+                language_model: tokens.saturating_add(if janus { 2 } else { 0 }),
+            })
+        }
         "paligemma" => {
             let side = vision("image_size", 224) / vision("patch_size", 16).max(1);
             let tokens = side.saturating_mul(side);

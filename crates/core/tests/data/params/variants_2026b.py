@@ -1020,3 +1020,95 @@ VARIANTS["granite4_vision"] = [
          vision_config=dict(model_type="clip_vision_model", hidden_size=192, intermediate_size=16,
                             num_hidden_layers=4, num_attention_heads=3, image_size=96, patch_size=12)),
 ]
+
+# DeepSeek-VL, DeepSeek-VL hybrid and Janus (Janus-Pro): a Llama language model, a SigLIP tower (Janus's own
+# SigLIP-like ViT), the hybrid's SAM tower at 1024 px, Janus's VQ-VAE and generation head. Configs from
+# /work/scratch's analysis (class defaults, checkpoint-like shapes written from their conversion scripts,
+# tiny variants); the "assumed dims" ones are illustrations, not downloaded configs.
+DSVL_TINY_llama = dict(vocab_size=1000, hidden_size=64, intermediate_size=160, num_hidden_layers=2, num_attention_heads=4,
+                  num_key_value_heads=2)
+DSVL_TINY_qwen = dict(model_type="qwen2", vocab_size=1200, hidden_size=96, intermediate_size=192, num_hidden_layers=3,
+                 num_attention_heads=6, num_key_value_heads=2)
+DSVL_TINY_siglip = dict(hidden_size=48, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4, image_size=64,
+                   patch_size=16)
+DSVL_TINY_sam = dict(hidden_size=48, num_hidden_layers=4, num_attention_heads=4, image_size=128, patch_size=16,
+                output_channels=32, window_size=4, global_attn_indexes=[1, 3])
+
+DSVL_CASES = {
+    "deepseek_vl": [
+        ("class defaults", {}),
+        ("1.3b-chat-like (assumed dims)", dict(
+            text_config=dict(vocab_size=102400, hidden_size=2048, intermediate_size=5632, num_hidden_layers=24,
+                             num_attention_heads=16, num_key_value_heads=16),
+            vision_config=dict(hidden_size=1024, intermediate_size=4096, num_hidden_layers=24, num_attention_heads=16,
+                               image_size=384, patch_size=16, vision_use_head=False),
+            tie_word_embeddings=False)),
+        ("tiny A tied, head on", dict(text_config=DSVL_TINY_llama, vision_config=DSVL_TINY_siglip)),
+        ("tiny B untied, no head, attn/mlp bias", dict(
+            text_config={**DSVL_TINY_llama, "attention_bias": True, "mlp_bias": True, "head_dim": 32},
+            vision_config={**DSVL_TINY_siglip, "vision_use_head": False, "image_size": 96}, tie_word_embeddings=False)),
+        ("tiny C MHA, wide vision", dict(
+            text_config={**DSVL_TINY_llama, "num_key_value_heads": 4, "num_hidden_layers": 3},
+            vision_config={**DSVL_TINY_siglip, "hidden_size": 80, "num_attention_heads": 5, "patch_size": 8},
+            tie_word_embeddings=True)),
+    ],
+    "deepseek_vl_hybrid": [
+        ("class defaults", {}),
+        ("7b-chat (convert script config)", dict(
+            text_config=dict(hidden_size=4096, intermediate_size=11008, max_position_embeddings=16384,
+                             num_attention_heads=32, num_hidden_layers=30, vocab_size=102400),
+            vision_config=dict(hidden_size=1024, intermediate_size=4096, image_size=384, patch_size=16,
+                               hidden_act="gelu", vision_use_head=False, num_attention_heads=16, num_hidden_layers=24),
+            high_res_vision_config=dict(hidden_size=768, intermediate_size=3072, image_size=1024, patch_size=16,
+                                        num_attention_heads=12, num_hidden_layers=12))),
+        ("7b-chat same, tie=False", dict(
+            text_config=dict(hidden_size=4096, intermediate_size=11008, num_attention_heads=32, num_hidden_layers=30,
+                             vocab_size=102400),
+            vision_config=dict(hidden_size=1024, intermediate_size=4096, image_size=384, patch_size=16,
+                               vision_use_head=False, num_attention_heads=16, num_hidden_layers=24),
+            tie_word_embeddings=False)),
+        ("tiny A", dict(text_config=DSVL_TINY_llama, vision_config=DSVL_TINY_siglip, high_res_vision_config=DSVL_TINY_sam)),
+        ("tiny B no relpos/abspos, mlp_ratio 2", dict(
+            text_config={**DSVL_TINY_llama, "hidden_size": 72, "num_attention_heads": 6, "num_key_value_heads": 3},
+            vision_config={**DSVL_TINY_siglip, "vision_use_head": False},
+            high_res_vision_config={**DSVL_TINY_sam, "use_rel_pos": False, "use_abs_pos": False, "mlp_ratio": 2.0,
+                                    "qkv_bias": False}, tie_word_embeddings=False)),
+        ("tiny C H=50 (H//2=25), explicit mlp_dim", dict(
+            text_config={**DSVL_TINY_llama, "hidden_size": 50, "num_attention_heads": 5, "num_key_value_heads": 5},
+            vision_config=DSVL_TINY_siglip,
+            high_res_vision_config={**DSVL_TINY_sam, "mlp_dim": 100, "output_channels": 24, "global_attn_indexes": [0]})),
+    ],
+    "janus": [
+        ("class defaults", {}),
+        ("Janus-Pro-1B-like (assumed dims)", dict(
+            text_config=dict(vocab_size=102400, hidden_size=2048, intermediate_size=5632, num_hidden_layers=24,
+                             num_attention_heads=16, num_key_value_heads=16),
+            vision_config=dict(image_size=384, projection_dim=2048, depth=2),
+            vq_config=dict(embed_dim=8, num_embeddings=16384, projection_dim=2048, image_token_embed_dim=2048),
+            tie_word_embeddings=False)),
+        ("tiny A", dict(
+            text_config=DSVL_TINY_llama,
+            vision_config=dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, image_size=64, patch_size=16,
+                               projection_dim=64, depth=2),
+            vq_config=dict(embed_dim=4, num_embeddings=256, base_channels=32, channel_multiplier=[1, 2], num_res_blocks=1,
+                           latent_channels=32, projection_dim=64, image_token_embed_dim=64, num_hidden_layers=2))),
+        ("tiny B qk_norm, no attn bias, depth 3, dbl latent", dict(
+            text_config={**DSVL_TINY_llama, "num_key_value_heads": 1},
+            vision_config=dict(hidden_size=48, num_hidden_layers=3, num_attention_heads=4, image_size=32, patch_size=8,
+                               projection_dim=64, depth=3, use_qk_norm=True, attention_bias=False, mlp_ratio=2.5),
+            vq_config=dict(embed_dim=8, num_embeddings=300, base_channels=32, channel_multiplier=[1, 1, 2],
+                           num_res_blocks=2, latent_channels=64, double_latent=True, projection_dim=64,
+                           image_token_embed_dim=64, num_hidden_layers=3),
+            tie_word_embeddings=False)),
+        ("tiny C depth 1, 1 gen layer", dict(
+            text_config={**DSVL_TINY_llama, "hidden_size": 96, "num_attention_heads": 8, "num_key_value_heads": 8},
+            vision_config=dict(hidden_size=64, num_hidden_layers=1, num_attention_heads=2, image_size=48, patch_size=16,
+                               projection_dim=96, depth=1),
+            vq_config=dict(embed_dim=16, num_embeddings=128, base_channels=64, channel_multiplier=[1, 2, 2, 1],
+                           num_res_blocks=1, latent_channels=32, projection_dim=96, image_token_embed_dim=96,
+                           num_hidden_layers=1, in_channels=1, out_channels=4))),
+    ],
+}
+for _t, _cases in DSVL_CASES.items():
+    VARIANTS[_t] = [_c for _, _c in _cases]
+WRAPPERS |= {"deepseek_vl", "deepseek_vl_hybrid", "janus"}
