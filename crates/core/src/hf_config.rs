@@ -45,6 +45,7 @@ mod moe_layouts;
 mod moe_variants;
 mod paddleocr_vl;
 mod perception_lm;
+mod phi4mm;
 mod pixtral;
 mod pyjson;
 mod qwen4_exp;
@@ -321,8 +322,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 29] = [
+const WRAPPERS_2026: [&str; 30] = [
     "aria",
+    "phi4_multimodal",
     "deepseek_vl",
     "deepseek_vl_hybrid",
     "janus",
@@ -359,10 +361,11 @@ const WRAPPERS_2026: [&str; 29] = [
 /// PaddleOCR-VL, Cosmos3-Edge, ERNIE-4.5-VL, Qianfan-OCR, VipLLaVA,
 /// Video-LLaVA, LightOnOCR, ShieldGemma 2, Granite-Docling, HunYuan-VL,
 /// MiniCPM-V 4.6 and 4.7, PerceptionLM, Qwen2.5-Omni and Qwen3-Omni,
-/// Granite 4 Vision, DeepSeek-VL and Janus).
+/// Granite 4 Vision, DeepSeek-VL, Janus, Phi-4-multimodal).
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
+        "phi4_multimodal" => phi4mm::import_phi4mm(cfg, import_decoder),
         "deepseek_vl" | "deepseek_vl_hybrid" | "janus" => {
             deepseek_vl::import_deepseek_vl(cfg, model_type, text_or(Arch::Llama, "llama"))
         }

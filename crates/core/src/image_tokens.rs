@@ -47,6 +47,7 @@ pub use glm5_next::AlignedCanvas;
 mod lfm2_vl;
 pub use lfm2_vl::Tiling;
 mod perception_lm;
+mod phi4mm;
 pub use perception_lm::PlmTiles;
 pub mod text;
 
@@ -276,6 +277,13 @@ pub enum ImageRule {
     /// (or the closest ratio), each tile a tower pass pooled to
     /// `(tile / patch / pool)²` tokens.
     PerceptionLm(PlmTiles),
+    /// Phi-4-multimodal's dynamic HD: up to `max_crops` crops of `crop` px
+    /// and the global image (`image_tokens/phi4mm.rs`).
+    Phi4Mm {
+        crop: u64,
+        patch: u64,
+        max_crops: u64,
+    },
     /// Step-3.7-Flash (`step3p7`): a `global`-px view, and crops of a
     /// window the aspect ratio picks (the short side, or `crop`) over the
     /// image snapped to whole windows (long side at most `max_side`), each
@@ -469,6 +477,7 @@ impl ImageRule {
             ImageRule::Glm5Next(_) => "GLM-5.3 aligned canvas",
             ImageRule::Apertus1p5(_) => "Apertus 1.5 code grid",
             ImageRule::PerceptionLm(_) => "PerceptionLM tiles",
+            ImageRule::Phi4Mm { .. } => "Phi-4-multimodal dynamic HD",
         }
     }
 
@@ -630,6 +639,15 @@ impl ImageRule {
             ImageRule::Glm5Next(c) => c.validate()?,
             ImageRule::Apertus1p5(g) => g.validate()?,
             ImageRule::PerceptionLm(t) => t.validate()?,
+            ImageRule::Phi4Mm {
+                crop,
+                patch,
+                max_crops,
+            } => {
+                side("crop", *crop)?;
+                check_range("image rule: patch", *patch, 1, *crop)?;
+                tiles("max_crops", *max_crops)?;
+            }
             ImageRule::Step3p7 {
                 global,
                 crop,
@@ -1333,7 +1351,29 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         ImageRule::Glm5Next(ref c) => glm5_next::tokens(c, width, height),
         ImageRule::Apertus1p5(ref g) => apertus1p5::tokens(g, width, height)?,
         ImageRule::PerceptionLm(ref t) => perception_lm::tokens(t, width, height),
+        ImageRule::Phi4Mm {
+            crop,
+            patch,
+            max_crops,
+        } => phi4mm::tokens(crop, patch, max_crops, width, height)?,
         ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
+        ImageRule::LlavaNext { .. } | ImageRule::LlavaOneVision { .. } => {
+            anyres_tokens(rule, width, height)
+        }
+    };
+    Ok(ImageTokens {
+        width,
+        height,
+        tower_tokens: tower,
+        language_model_tokens: lm,
+        tiles,
+    })
+}
+
+/// LLaVA-NeXT's and LLaVA-OneVision's any-resolution grids: (tower tokens,
+/// language-model tokens, tiles).
+fn anyres_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<u64>) {
+    match *rule {
         ImageRule::LlavaNext {
             crop,
             patch,
@@ -1364,14 +1404,8 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             // ("full"), the base image's among them.
             (tiles * side * side, grid + side * side, Some(tiles))
         }
-    };
-    Ok(ImageTokens {
-        width,
-        height,
-        tower_tokens: tower,
-        language_model_tokens: lm,
-        tiles,
-    })
+        _ => (0, 0, None),
+    }
 }
 
 #[cfg(test)]

@@ -497,3 +497,42 @@ fn qwen_vl_refuses_a_ratio_just_over_200() {
         );
     }
 }
+
+/// Phi-4-multimodal's dynamic HD against its processor on 75 sizes
+/// (`data/vision/phi4mm_tokens.jsonl`): the language model's tokens, the
+/// crops and the tower's patches; an image whose short side resizes below
+/// 10 px is refused, as the processor refuses it.
+#[test]
+fn phi4_multimodal_counts_as_its_processor() {
+    let rule = ImageRule::Phi4Mm {
+        crop: 448,
+        patch: 14,
+        max_crops: 36,
+    };
+    let text = include_str!("data/vision/phi4mm_tokens.jsonl");
+    let mut checked = 0;
+    for line in text.lines().skip(1) {
+        let row: Value = serde_json::from_str(line).expect("a JSON row");
+        let (w, h) = (
+            row["width"].as_u64().unwrap(),
+            row["height"].as_u64().unwrap(),
+        );
+        let got = tokens(&rule, w, h);
+        if row["processor_raises"] == Value::Bool(true) {
+            assert!(got.is_err(), "{w}x{h} is refused");
+            continue;
+        }
+        let t = got.unwrap_or_else(|e| panic!("{w}x{h}: {e}"));
+        assert_eq!(
+            (t.language_model_tokens, t.tiles, t.tower_tokens),
+            (
+                row["language_model_tokens"].as_u64().unwrap(),
+                row["crops"].as_u64(),
+                row["tower_tokens"].as_u64().unwrap()
+            ),
+            "{w}x{h}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 70);
+}

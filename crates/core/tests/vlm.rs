@@ -1480,3 +1480,36 @@ fn deepseek_vl_and_janus_read_a_fixed_square() {
         }
     }
 }
+
+/// Phi-4-multimodal's config brings its dynamic-HD rule (448 px crops, at
+/// most 36, or the preprocessor's `dynamic_hd`), which travels in a link.
+#[test]
+fn phi4_multimodal_reads_its_dynamic_hd_rule() {
+    let config = config_text("variants_2026/phi4_multimodal__1.json");
+    let spec = from_hf_config(&config).expect("imports");
+    assert_eq!(
+        spec.image_rule,
+        Some(ImageRule::Phi4Mm {
+            crop: 448,
+            patch: 14,
+            max_crops: 36
+        })
+    );
+    let fewer = rule_from_configs(&config, Some(r#"{"dynamic_hd": 16}"#)).expect("a rule");
+    assert_eq!(
+        fewer,
+        ImageRule::Phi4Mm {
+            crop: 448,
+            patch: 14,
+            max_crops: 16
+        }
+    );
+    let link = encode(&Scenario {
+        model: ModelSource::Spec(Box::new(spec.clone())),
+        ..Scenario::default()
+    });
+    match decode(&link).scenario.model {
+        ModelSource::Spec(back) => assert_eq!(back.image_rule, spec.image_rule),
+        other => panic!("{other:?}"),
+    }
+}

@@ -101,7 +101,8 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "granite4_vision"
         | "deepseek_vl"
         | "deepseek_vl_hybrid"
-        | "janus" => true,
+        | "janus"
+        | "phi4_multimodal" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -308,6 +309,13 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
                 language_model: tokens.saturating_add(if janus { 2 } else { 0 }),
             })
         }
+        // Phi4MultimodalImageProcessor: crops of `crop_size` (the tower's
+        // 448), at most `dynamic_hd` (36) of them
+        "phi4_multimodal" => Ok(ImageRule::Phi4Mm {
+            crop: number(&pre, &[&["crop_size"], &["size", "height"]], vision("crop_size", 448)),
+            patch: vision("patch_size", 14),
+            max_crops: number(&pre, &[&["dynamic_hd"]], 36),
+        }),
         "paligemma" => {
             let side = vision("image_size", 224) / vision("patch_size", 16).max(1);
             let tokens = side.saturating_mul(side);

@@ -63,6 +63,10 @@ fn candidates(rule: &ImageRule) -> Vec<(u64, u64)> {
         // Any image a canvas holds is enlarged onto the largest one: a tile
         // takes the most tiles.
         ImageRule::PerceptionLm(t) => vec![(1, 1), (t.tile, t.tile)],
+        // every grid of at most `max_crops` crops, filled
+        ImageRule::Phi4Mm {
+            crop, max_crops, ..
+        } => grid(*crop, *max_crops),
         ImageRule::LlavaNext { pinpoints, .. } | ImageRule::LlavaOneVision { pinpoints, .. } => {
             pinpoints.iter().map(|&(h, w)| (w, h)).collect()
         }

@@ -131,6 +131,11 @@ impl ImageRule {
                 &[c.patch, c.merge, c.expand, c.min_tokens, c.max_tokens],
             ),
             ImageRule::Apertus1p5(g) => join("apertus1p5", &[g.factor, g.min_pixels, g.max_pixels]),
+            ImageRule::Phi4Mm {
+                crop,
+                patch,
+                max_crops,
+            } => join("phi4mm", &[*crop, *patch, *max_crops]),
             ImageRule::PerceptionLm(t) => join(
                 "perception_lm",
                 &[
@@ -404,6 +409,14 @@ impl ImageRule {
                     min_pixels: v[1],
                     max_pixels: v[2],
                 })
+            }
+            "phi4mm" => {
+                let v = numbers(3)?;
+                ImageRule::Phi4Mm {
+                    crop: v[0],
+                    patch: v[1],
+                    max_crops: v[2],
+                }
             }
             // tile, patch, pool, max tiles, thumb+tile (0/1), class token (0/1)
             "perception_lm" => {

@@ -1112,3 +1112,63 @@ DSVL_CASES = {
 for _t, _cases in DSVL_CASES.items():
     VARIANTS[_t] = [_c for _, _c in _cases]
 WRAPPERS |= {"deepseek_vl", "deepseek_vl_hybrid", "janus"}
+
+# Phi-4-multimodal: a flat Phi-3 decoder config with a SigLIP tower (pooling head built) and a Conformer audio
+# encoder always built. Class defaults, the released checkpoint's shape as transformers' conversion script writes
+# it (24 heads, tied, relative-position buckets 500: not a downloaded config) and five small variants.
+PHI4MM_SMALL = [
+    dict(
+        label="small A: tied, GQA 4/2, vis depth 3, audio 2",
+        text=dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+                  num_key_value_heads=2, tie_word_embeddings=True),
+        vis=dict(hidden_size=48, intermediate_size=80, num_hidden_layers=3, num_attention_heads=4, image_size=56,
+                 patch_size=14),
+        aud=dict(hidden_size=32, intermediate_size=40, num_blocks=2, num_attention_heads=4, ext_pw_out_channel=32,
+                 depthwise_separable_out_channel=32, nemo_conv_channels=16, bias_max_distance=50),
+    ),
+    dict(
+        label="small B: untied, MHA 8/8, vis depth 1, audio 3, tr=4",
+        text=dict(vocab_size=777, hidden_size=96, intermediate_size=200, num_hidden_layers=3, num_attention_heads=8,
+                  num_key_value_heads=8, tie_word_embeddings=False),
+        vis=dict(hidden_size=64, intermediate_size=128, num_hidden_layers=1, num_attention_heads=2, image_size=70,
+                 patch_size=14),
+        aud=dict(hidden_size=48, intermediate_size=64, num_blocks=3, num_attention_heads=6, ext_pw_out_channel=48,
+                 depthwise_separable_out_channel=48, nemo_conv_channels=8, time_reduction=4, kernel_size=5,
+                 bias_symmetric=True, bias_max_distance=30),
+    ),
+    dict(
+        label="small C: untied, MQA 6/1, vis depth 4, audio 1, ds=2",
+        text=dict(vocab_size=500, hidden_size=48, intermediate_size=64, num_hidden_layers=5, num_attention_heads=6,
+                  num_key_value_heads=1, tie_word_embeddings=False),
+        vis=dict(hidden_size=32, intermediate_size=48, num_hidden_layers=4, num_attention_heads=4, image_size=28,
+                 patch_size=7),
+        aud=dict(hidden_size=24, intermediate_size=30, num_blocks=1, num_attention_heads=3, ext_pw_out_channel=24,
+                 depthwise_separable_out_channel=24, nemo_conv_channels=12, time_reduction=16, downsample_rate=2,
+                 depthwise_multiplier=2, input_size=64),
+    ),
+    dict(
+        label="small D: tied, 12/4 heads, head_dim override, vis 2, audio 4",
+        text=dict(vocab_size=2048, hidden_size=120, intermediate_size=256, num_hidden_layers=1, num_attention_heads=12,
+                  num_key_value_heads=4, tie_word_embeddings=True, head_dim=16),
+        vis=dict(hidden_size=40, intermediate_size=60, num_hidden_layers=2, num_attention_heads=5, image_size=42,
+                 patch_size=14),
+        aud=dict(hidden_size=16, intermediate_size=20, num_blocks=4, num_attention_heads=2, ext_pw_out_channel=16,
+                 depthwise_separable_out_channel=16, nemo_conv_channels=4, kernel_size=1),
+    ),
+    dict(
+        label="small E: untied, 32 layers-ish deep small, odd patches (15x15)",
+        text=dict(vocab_size=300, hidden_size=32, intermediate_size=40, num_hidden_layers=8, num_attention_heads=2,
+                  num_key_value_heads=1, tie_word_embeddings=False),
+        vis=dict(hidden_size=24, intermediate_size=36, num_hidden_layers=5, num_attention_heads=3, image_size=210,
+                 patch_size=14),
+        aud=dict(hidden_size=20, intermediate_size=24, num_blocks=2, num_attention_heads=4, ext_pw_out_channel=20,
+                 depthwise_separable_out_channel=20, nemo_conv_channels=6),
+    ),
+]
+VARIANTS["phi4_multimodal"] = [
+    {},
+    dict(num_attention_heads=24, num_key_value_heads=8, tie_word_embeddings=True, sliding_window=262144,
+         rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.75},
+         audio_config=dict(bias_max_distance=500), vision_config=dict(crop_size=448)),
+] + [dict(s["text"], pad_token_id=0, bos_token_id=0, eos_token_id=[1], vision_config=s["vis"], audio_config=s["aud"])
+     for s in PHI4MM_SMALL]
