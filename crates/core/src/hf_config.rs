@@ -69,12 +69,57 @@ pub use checkpoint_quant::checkpoint_weights;
 use reader::{Cfg, Defaults, HEADS, HIDDEN, KV_HEADS, LAYERS, POSITIONS, VOCAB};
 use towers::{import_clip, import_llava, import_llava_next};
 
-/// `model_type` values this importer reads (the architecture table's), for messages.
-pub fn supported_model_types() -> String {
-    crate::model::arch::model_types()
-        .collect::<Vec<_>>()
-        .join(", ")
+/// Every `model_type` this importer reads: the architecture table's, then
+/// the multimodal wrappers it dispatches before the table.
+pub fn model_types() -> Vec<&'static str> {
+    let mut types: Vec<&'static str> = crate::model::arch::model_types().collect();
+    for t in VLM_WRAPPERS.into_iter().chain(WRAPPERS_2026) {
+        if !types.contains(&t) {
+            types.push(t);
+        }
+    }
+    types
 }
+
+/// The same, as one list for messages.
+pub fn supported_model_types() -> String {
+    model_types().join(", ")
+}
+
+/// The multimodal wrappers [`import`] dispatches by name, before the
+/// architecture table (a test imports each).
+const VLM_WRAPPERS: [&str; 30] = [
+    "exaone4_5",
+    "qwen2_vl",
+    "qwen2_5_vl",
+    "mistral3",
+    "gemma4",
+    "gemma3n",
+    "lfm3_vl",
+    "glm4v",
+    "glm4v_moe",
+    "glm46v",
+    "glmga",
+    "glm_ocr",
+    "qwen3_vl",
+    "qwen3_vl_moe",
+    "idefics3",
+    "smolvlm",
+    "kimi_k25",
+    "idefics2",
+    "lfm2_vl",
+    "apertus1p5",
+    "step3p7",
+    "internvl",
+    "internvl_chat",
+    "paligemma",
+    "aya_vision",
+    "cohere2_vision",
+    "llava_onevision",
+    "llava_next",
+    "llava_next_video",
+    "mllama",
+];
 
 /// Parses a pasted `config.json` and builds the matching [`ModelSpec`].
 pub fn from_hf_config(json: &str) -> Result<ModelSpec> {

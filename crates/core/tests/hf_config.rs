@@ -715,3 +715,21 @@ fn gpt_neo_names_every_layer_and_caches_them_all() {
     );
     assert_eq!(per_token, 24 * 2 * 2048 * 2);
 }
+
+/// Every `model_type` the importer lists is one it reads: a config naming
+/// only it fails, if at all, on a field, never as an unknown type; and the
+/// README's count is the list's.
+#[test]
+fn every_listed_model_type_is_read() {
+    let types = vramfit_core::hf_config::model_types();
+    for t in &types {
+        if let Err(e) = from_hf_config(&format!(r#"{{"model_type": "{t}"}}"#)) {
+            assert!(!e.message.contains("is not supported"), "{t}: {e}");
+        }
+    }
+    let unknown = from_hf_config(r#"{"model_type": "no_such_model"}"#).expect_err("unknown");
+    assert!(unknown.message.contains("is not supported"), "{unknown}");
+    let readme = include_str!("../../../README.md");
+    let claim = format!("The importer reads {} `model_type`s", types.len());
+    assert!(readme.contains(&claim), "README should say: {claim}");
+}
