@@ -341,9 +341,11 @@ fn derive(report: &mut OomReport) {
                 (Some(total), Some(reserved), Some(free)) => total
                     .checked_sub(reserved)
                     .and_then(|rest| rest.checked_sub(free)),
-                // a server's start-up check (vLLM): the card's total and
-                // free, nothing of its own yet
-                (Some(total), None, Some(free)) if report.allocated_bytes.is_none() => {
+                // vLLM's start-up check: the card's total and free,
+                // nothing of its own yet
+                (Some(total), None, Some(free))
+                    if report.framework == Framework::Vllm && report.allocated_bytes.is_none() =>
+                {
                     total.checked_sub(free)
                 }
                 _ => None,

@@ -158,6 +158,9 @@ pub const SIGNATURES: &[Signature] = &[
     oom("xpu out of memory", F::Pytorch, M::Gpu),
     // torch_npu (Ascend)
     oom("npu out of memory", F::Pytorch, M::Gpu),
+    // Intel XPU through Level Zero's unified runtime, when the caching
+    // allocator is bypassed (`level_zero backend failed with error: 39`)
+    oom("ur_result_error_out_of_device_memory", F::Pytorch, M::Gpu),
     oom("mps backend out of memory", F::Pytorch, M::Unified),
     oom("would exceed allowed memory", F::Pytorch, M::Gpu),
     oom("cudaerrormemoryallocation", F::Pytorch, M::Gpu),
