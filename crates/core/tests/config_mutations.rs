@@ -1,6 +1,6 @@
 //! Bad input never panics: every config the parameter tests measured
 //! (`data/configs/`: published configs, VLMs, the 2025 families' class
-//! defaults and the 2026 families' variants), with each of its keys (and each key
+//! defaults, the 2026 families' variants, the Omni models and the encoders), with each of its keys (and each key
 //! of its sub-configs) replaced in turn by an absurd value, either imports
 //! or is refused with an error naming a field; and what imports estimates
 //! (training and inference) without a panic.
@@ -63,6 +63,8 @@ fn absurd_values_in_measured_configs_never_panic() {
         "configs/defaults_2025",
         "configs",
         "configs/vlm",
+        "configs/omni",
+        "configs/encoders",
     ]
     .iter()
     .flat_map(|d| std::fs::read_dir(data_dir().join(d)).expect("configs"))
