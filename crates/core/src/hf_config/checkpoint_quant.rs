@@ -2,11 +2,8 @@
 //! as transformers' quantizers name it (`quantizers/auto.py`): the faces
 //! start the scenario from it instead of 16-bit weights.
 
-use serde_json::Value;
-
-use super::pyjson::strict_json;
 use super::reader::Cfg;
-use crate::error::{InputError, Result};
+use crate::error::Result;
 use crate::precision::WeightFormat;
 use crate::scenario::checkpoint::CheckpointWeights;
 use crate::scenario::limits::MAX_GROUP_SIZE;
@@ -15,12 +12,8 @@ use crate::scenario::limits::MAX_GROUP_SIZE;
 /// in; `None` without one, or for a method the estimator has no format for
 /// (HQQ, Quanto, AQLM, NVFP4: the weights stay as the scenario says).
 pub fn checkpoint_weights(json: &str) -> Result<Option<CheckpointWeights>> {
-    let value: Value = serde_json::from_str(&strict_json(json))
-        .map_err(|e| InputError::new("config.json", format!("is not valid JSON ({e})")))?;
-    let Some(root) = value.as_object() else {
-        return Err(InputError::new("config.json", "must be a JSON object"));
-    };
-    let cfg = Cfg::new(root, "");
+    let root = super::config_root(json)?;
+    let cfg = Cfg::new(&root, "");
     // A VLM wrapper may keep it on its language model.
     let q = match cfg.object("quantization_config")? {
         Some(q) => q,

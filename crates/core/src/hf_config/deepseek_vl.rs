@@ -13,7 +13,8 @@
 use serde_json::Map;
 
 use super::reader::{Cfg, Defaults};
-use super::vlm::{counted, siglip_params, siglip_shape};
+use super::siglip::siglip_from;
+use super::vlm::{counted, siglip_shape};
 use crate::error::Result;
 use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
 
@@ -78,16 +79,9 @@ pub(super) fn import_deepseek_vl(
         )
     } else {
         v.defaults = Defaults::SiglipVision;
-        let d = int(&v, "hidden_size", MAX_DIM, 768)?;
-        let layers = int(&v, "num_hidden_layers", MAX_LAYERS, 12)?;
-        let heads = int(&v, "num_attention_heads", MAX_HEADS, 12)?;
-        let m = int(&v, "intermediate_size", MAX_DIM, 3072)?;
-        let image = int(&v, "image_size", MAX_IMAGE_SIZE, 224)?;
-        let patch = int(&v, "patch_size", image, 16)?;
-        let channels = int(&v, "num_channels", 64, 3)?;
-        let head = v.flag("vision_use_head", true)?;
-        let mut tower = siglip_params(d, layers, m, image, patch, channels, head);
-        let dw = u128::from(d);
+        let siglip = siglip_from(&v)?;
+        let mut tower = u128::from(siglip.params.unwrap_or(0));
+        let dw = u128::from(siglip.hidden);
         let aligner = if model_type == "deepseek_vl_hybrid" {
             let mut hv = cfg.object_or_empty("high_res_vision_config", &empty)?;
             hv.defaults = Defaults::Class("sam_vision_model");
@@ -109,11 +103,7 @@ pub(super) fn import_deepseek_vl(
             // DeepseekVLAligner: Linear(D, H), GELU, Linear(H, H)
             dw * h + h + h * h + h
         };
-        (
-            siglip_shape(d, layers, heads, m, image, patch),
-            tower,
-            aligner,
-        )
+        (siglip, tower, aligner)
     };
     spec.vision = Some(counted(shape, tower, projector)?);
     spec.name = model_type.to_string();

@@ -14,9 +14,11 @@
 use serde_json::Map;
 
 use super::reader::{Cfg, Defaults};
-use super::vlm::{counted, siglip_params, siglip_shape, tower_shape};
+use super::siglip::siglip_from;
+use super::towers::vision_tower;
+use super::vlm::narrow;
 use crate::error::{InputError, Result};
-use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
+use crate::model::{ModelSpec, MAX_DIM, MAX_LAYERS};
 
 pub(super) fn import_granite4_vision(
     cfg: &Cfg,
@@ -37,49 +39,36 @@ pub(super) fn import_granite4_vision(
             ))
         }
     };
-    let v = cfg.object_or_empty("vision_config", &empty)?;
-    let siglip = v.string("model_type")? == Some("siglip_vision_model");
-    // CLIPVisionConfig's defaults (SigLIP's where they differ)
-    let d = v.int(&["hidden_size"], 64, MAX_DIM)?.unwrap_or(768);
-    let m = v.int(&["intermediate_size"], 1, MAX_DIM)?.unwrap_or(3072);
-    let layers = v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(12);
-    let heads = v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(12);
-    let image = v.int(&["image_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(224);
-    let patch = v
-        .int(&["patch_size"], 1, image)?
-        .unwrap_or(if siglip { 16 } else { 32 });
-    let channels = u128::from(v.int(&["num_channels"], 1, 64)?.unwrap_or(3));
-    let (dw, mw) = (u128::from(d), u128::from(m));
-    let (shape, tower) = if siglip {
-        let head = v.flag("vision_use_head", true)?;
-        let shape = siglip_shape(d, layers, heads, m, image, patch);
-        let tower = siglip_params(d, layers, m, image, patch, channels as u64, head);
-        (shape, tower)
+    let mut v = cfg.object_or_empty("vision_config", &empty)?;
+    let mut tower = if v.string("model_type")? == Some("siglip_vision_model") {
+        v.defaults = Defaults::SiglipVision;
+        siglip_from(&v)?
     } else {
-        // CLIPVisionEmbeddings: class embedding, patch conv without bias,
-        // positions for the patches and the class token; pre- and
-        // post-LayerNorms; the encoder's layers
-        let patches = u128::from(image / patch).pow(2);
-        let layer = 4 * (dw * dw + dw) + 4 * dw + (dw * mw + mw) + (mw * dw + dw);
-        let tower = dw
-            + channels * u128::from(patch).pow(2) * dw
-            + (patches + 1) * dw
-            + 2 * dw
-            + u128::from(layers) * layer
-            + 2 * dw;
-        (tower_shape(d, layers, heads, m, image, patch), tower)
+        v.defaults = Defaults::ClipVision;
+        vision_tower(&v, false)?
     };
-    let h = u128::from(spec.hidden);
-    let one = qformer(cfg, dw, &empty)? + 2 * dw + (q * q + w * w) * dw + dw * h + h;
-    let projector = (maps + 4) * one + h; // and image_newline
-    spec.vision = Some(counted(shape, tower, projector)?);
+    if tower.hidden < 64 {
+        // the Q-Former takes hidden // 64 heads
+        return Err(InputError::new(
+            v.field("hidden_size"),
+            format!(
+                "is {}: Granite 4 Vision's Q-Former needs 64 or more",
+                tower.hidden
+            ),
+        ));
+    }
+    let (dw, h) = (u128::from(tower.hidden), u128::from(spec.hidden));
+    let one = qformer(cfg, dw)? + 2 * dw + (q * q + w * w) * dw + dw * h + h;
+    // and image_newline
+    tower.projector_params = narrow((maps + 4) * one + h, "vision_config")?;
+    spec.vision = Some(tower);
     spec.name = "granite4_vision".to_string();
     Ok(spec)
 }
 
 /// `downsample_rate` "q/w": each window of w × w patches hands on q × q
 /// queries (the class default, None, builds nothing).
-pub(super) fn downsample_rate(cfg: &Cfg) -> Result<(u128, u128)> {
+fn downsample_rate(cfg: &Cfg) -> Result<(u128, u128)> {
     let field = cfg.field("downsample_rate");
     let Some(rate) = cfg.string("downsample_rate")? else {
         return Err(InputError::new(
@@ -87,16 +76,19 @@ pub(super) fn downsample_rate(cfg: &Cfg) -> Result<(u128, u128)> {
             "is required: \"q/w\", the queries per side each window of w × w patches hands on (\"4/8\")",
         ));
     };
-    let parsed = rate.split_once('/').and_then(|(q, w)| {
-        let (q, w) = (q.trim().parse::<u64>().ok()?, w.trim().parse::<u64>().ok()?);
-        (q >= 1 && w >= q && w <= 1024).then_some((u128::from(q), u128::from(w)))
-    });
-    parsed.ok_or_else(|| {
-        InputError::new(
-            field,
-            format!("\"{rate}\" is not \"q/w\" with 1 ≤ q ≤ w ≤ 1024 (\"4/8\")"),
-        )
-    })
+    parse_rate(rate)
+        .map(|(q, w)| (u128::from(q), u128::from(w)))
+        .ok_or_else(|| InputError::new(field, format!("\"{rate}\" is not {RATE_FORM}")))
+}
+
+/// What a `downsample_rate` must be.
+pub(super) const RATE_FORM: &str = "\"q/w\" with 1 ≤ q ≤ w ≤ 1024 (\"4/8\")";
+
+/// The (q, w) of a `downsample_rate` "q/w", within [`RATE_FORM`].
+pub(super) fn parse_rate(rate: &str) -> Option<(u64, u64)> {
+    let (q, w) = rate.split_once('/')?;
+    let (q, w) = (q.trim().parse::<u64>().ok()?, w.trim().parse::<u64>().ok()?);
+    (q >= 1 && w >= q && w <= 1024).then_some((q, w))
 }
 
 /// `Blip2QFormerModel` at the tower's width (hidden, heads and encoder
@@ -106,7 +98,7 @@ pub(super) fn downsample_rate(cfg: &Cfg) -> Result<(u128, u128)> {
 /// twin. Absent, the wrapper's own sub-config (1 layer, cross-attention in
 /// every layer); given, `Blip2QFormerConfig`'s defaults fill it (12
 /// layers, cross-attention every second one: checked).
-fn qformer(cfg: &Cfg, d: u128, _empty: &Map<String, serde_json::Value>) -> Result<u128> {
+fn qformer(cfg: &Cfg, d: u128) -> Result<u128> {
     let (layers, i, every, text_input) = match cfg.object("qformer_config")? {
         None => (1, 3072, 1, false),
         Some(mut q) => {

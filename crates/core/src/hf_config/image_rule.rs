@@ -801,14 +801,15 @@ fn granite4_vision(cfg: &Value) -> Result<ImageRule> {
         .get("downsample_rate")
         .and_then(Value::as_str)
         .unwrap_or("");
-    let (q, w) = rate
-        .split_once('/')
-        .and_then(|(q, w)| Some((q.trim().parse::<u64>().ok()?, w.trim().parse::<u64>().ok()?)))
-        .filter(|&(q, w)| q >= 1 && w >= q && w <= 1024 && patch.saturating_mul(w).is_multiple_of(q))
+    let (q, w) = super::granite4_vision::parse_rate(rate)
+        .filter(|&(q, w)| patch.saturating_mul(w).is_multiple_of(q))
         .ok_or_else(|| {
             InputError::new(
                 "config.json: downsample_rate",
-                format!("\"{rate}\" is not \"q/w\" (\"4/8\") with 1 ≤ q ≤ w ≤ 1024 that divides the tower's patch {patch}"),
+                format!(
+                    "\"{rate}\" is not {} that divides the tower's patch {patch}",
+                    super::granite4_vision::RATE_FORM
+                ),
             )
         })?;
     let side = crop / patch.max(1);

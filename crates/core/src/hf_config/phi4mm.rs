@@ -12,9 +12,10 @@
 use serde_json::Map;
 
 use super::reader::{Cfg, Defaults};
-use super::vlm::{counted, siglip_params, siglip_shape};
+use super::siglip::siglip_from;
+use super::vlm::narrow;
 use crate::error::Result;
-use crate::model::{Arch, ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
+use crate::model::{Arch, ModelSpec, MAX_DIM};
 
 type Import = fn(&Cfg, Arch, &str) -> Result<ModelSpec>;
 
@@ -25,27 +26,15 @@ pub(super) fn import_phi4mm(cfg: &Cfg, import_decoder: Import) -> Result<ModelSp
     let empty = Map::new();
     let mut v = cfg.object_or_empty("vision_config", &empty)?;
     v.defaults = Defaults::Class("phi4_multimodal_vision");
-    let int = |c: &Cfg, key: &'static str, max: u64, default: u64| -> Result<u64> {
-        Ok(c.int(&[key], 1, max)?.unwrap_or(default))
-    };
-    let d = int(&v, "hidden_size", MAX_DIM, 1152)?;
-    let m = int(&v, "intermediate_size", MAX_DIM, 4304)?;
-    let layers = int(&v, "num_hidden_layers", MAX_LAYERS, 27)?;
-    let heads = int(&v, "num_attention_heads", MAX_HEADS, 16)?;
-    let image = int(&v, "image_size", MAX_IMAGE_SIZE, 448)?;
-    let patch = int(&v, "patch_size", image, 14)?;
-    let channels = int(&v, "num_channels", 64, 3)?;
-    let h = u128::from(spec.hidden);
-    let dw = u128::from(d);
-    let tower = siglip_params(d, layers, m, image, patch, channels, true) + audio(cfg, h, &empty)?;
+    // its pooling head is built and run (the class has no vision_use_head)
+    let mut tower = siglip_from(&v)?;
+    let (dw, h) = (u128::from(tower.hidden), u128::from(spec.hidden));
+    let vision = u128::from(tower.params.unwrap_or(0));
+    tower.params = Some(narrow(vision + audio(cfg, h, &empty)?, "audio_config")?);
     // img_projection_up (D → H), img_projection_down (H → H), the global
     // and sub-image extensors (D each)
-    let projector = dw * h + h + h * h + h + 2 * dw;
-    spec.vision = Some(counted(
-        siglip_shape(d, layers, heads, m, image, patch),
-        tower,
-        projector,
-    )?);
+    tower.projector_params = narrow(dw * h + h + h * h + h + 2 * dw, "vision_config")?;
+    spec.vision = Some(tower);
     spec.name = "phi4_multimodal".to_string();
     Ok(spec)
 }

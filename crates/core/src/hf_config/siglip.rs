@@ -30,6 +30,13 @@ fn siglip_tower(cfg: &Cfg, kind: &str) -> Result<VisionTower> {
             ))
         }
     }
+    siglip_from(&v)
+}
+
+/// A SigLIP-shaped tower read from `v` against whatever defaults `v`
+/// carries (the wrapper's vision class's): its shape and exact count, its
+/// pooling head unless `vision_use_head` is off.
+pub(super) fn siglip_from(v: &Cfg) -> Result<VisionTower> {
     let d = v.req(&["hidden_size"], 1, MAX_DIM)?;
     let heads = v.req(&["num_attention_heads"], 1, MAX_HEADS)?;
     if !d.is_multiple_of(heads) {
