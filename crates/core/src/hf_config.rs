@@ -130,7 +130,7 @@ pub fn from_hf_config(json: &str) -> Result<ModelSpec> {
 /// (the pixel limits and tile counts of its image rule live there; the
 /// processor classes' defaults apply when it is absent).
 pub fn from_hf_configs(json: &str, preprocessor: Option<&str>) -> Result<ModelSpec> {
-    let root = config_root(json)?;
+    let root = pyjson::config_root(json)?;
     let cfg = Cfg::new(&root, "");
     let mut spec = import(&cfg, Defaults::None)?;
     let model_type = cfg.string("model_type")?;
@@ -205,29 +205,11 @@ fn eager_path(cfg: &Cfg, model_type: &str) -> Result<crate::model::kernels::Eage
 /// `fp8`, `mxfp4`, `bitsandbytes`, `compressed-tensors`, ...), if any. The
 /// weight format itself is chosen in the scenario; this only reports it.
 pub fn quantization_method(json: &str) -> Result<Option<String>> {
-    let root = config_root(json)?;
+    let root = pyjson::config_root(json)?;
     let cfg = Cfg::new(&root, "");
     match cfg.object("quantization_config")? {
         Some(q) => Ok(q.string("quant_method")?.map(str::to_string)),
         None => Ok(None),
-    }
-}
-
-/// A `config.json`'s top-level object (Python's bare `Infinity` / `NaN`
-/// read as JSON), or what is wrong with the text.
-fn config_root(json: &str) -> Result<Map<String, Value>> {
-    let value: Value = serde_json::from_str(&pyjson::strict_json(json)).map_err(|e| {
-        InputError::new(
-            "config.json",
-            format!("is not valid JSON ({e}); paste the whole config.json file"),
-        )
-    })?;
-    match value {
-        Value::Object(root) => Ok(root),
-        _ => Err(InputError::new(
-            "config.json",
-            "must be a JSON object ({ ... }), as in a model's config.json",
-        )),
     }
 }
 

@@ -12,7 +12,7 @@ use crate::scenario::limits::MAX_GROUP_SIZE;
 /// in; `None` without one, or for a method the estimator has no format for
 /// (HQQ, Quanto, AQLM, NVFP4: the weights stay as the scenario says).
 pub fn checkpoint_weights(json: &str) -> Result<Option<CheckpointWeights>> {
-    let root = super::config_root(json)?;
+    let root = super::pyjson::config_root(json)?;
     let cfg = Cfg::new(&root, "");
     // A VLM wrapper may keep it on its language model.
     let q = match cfg.object("quantization_config")? {

@@ -8,6 +8,10 @@
 
 use std::borrow::Cow;
 
+use serde_json::{Map, Value};
+
+use crate::error::{InputError, Result};
+
 /// Python's non-finite tokens, longest first (`-Infinity` before `Infinity`).
 const TOKENS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
 
@@ -41,6 +45,24 @@ pub fn strict_json(text: &str) -> Cow<'_, str> {
         rest = &rest[c.len_utf8()..];
     }
     Cow::Owned(out)
+}
+
+/// A `config.json`'s top-level object (Python's bare `Infinity` / `NaN`
+/// read as JSON), or what is wrong with the text.
+pub(super) fn config_root(json: &str) -> Result<Map<String, Value>> {
+    let value: Value = serde_json::from_str(&strict_json(json)).map_err(|e| {
+        InputError::new(
+            "config.json",
+            format!("is not valid JSON ({e}); paste the whole config.json file"),
+        )
+    })?;
+    match value {
+        Value::Object(root) => Ok(root),
+        _ => Err(InputError::new(
+            "config.json",
+            "must be a JSON object ({ ... }), as in a model's config.json",
+        )),
+    }
 }
 
 #[cfg(test)]
