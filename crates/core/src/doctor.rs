@@ -13,6 +13,7 @@ mod diagnose;
 mod labels;
 mod remedies;
 mod report;
+mod runtimes;
 mod servers;
 pub mod size;
 mod stacks;
@@ -28,9 +29,9 @@ use stacks::{Found, Signature};
 
 /// The sentence returned when a paste holds nothing the doctor can read.
 pub const NOT_FOUND: &str = "no out-of-memory message found: paste the full error as your stack \
-     printed it (PyTorch, JAX/XLA, TensorFlow, vLLM, SGLang, TGI, llama.cpp, Ollama, MLX, NCCL, \
-     cuBLAS, a killed DataLoader worker or the kernel's OOM killer) or a torch.cuda.memory_summary() \
-     table";
+     printed it (PyTorch, JAX/XLA, TensorFlow, PaddlePaddle, ONNX Runtime, TensorRT, vLLM, SGLang, \
+     TGI, llama.cpp, Ollama, MLX, NCCL, cuBLAS, a killed DataLoader worker, Slurm or the kernel's OOM \
+     killer) or a torch.cuda.memory_summary() table";
 
 /// How far past the signature the numbers of one message reach. The longest
 /// PyTorch message (modern, with a few "Process N has" lines and the
@@ -228,20 +229,28 @@ fn own_process_in_a_container(report: &mut OomReport, processes: &[u64]) {
 /// The device index: `GPU 0` (PyTorch), `on device 1` (llama.cpp),
 /// `device:GPU:0` (TensorFlow), `Allocation on device 0`, `(NPU 3;` (Ascend).
 fn gpu_index(window: &str) -> Option<u32> {
-    ["device:gpu:", "gpu ", "on device ", "cuda:", "(npu "]
-        .iter()
-        .filter_map(|prefix| {
-            let at = window.find(prefix)? + prefix.len();
-            let digits: String = window
-                .get(at..)?
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .take(6)
-                .collect();
-            digits.parse().ok().map(|index| (at, index))
-        })
-        .min_by_key(|(at, _)| *at)
-        .map(|(_, index)| index)
+    // ggml names its buffers by backend and device: `CUDA0 buffer`
+    [
+        "device:gpu:",
+        "gpu ",
+        "on device ",
+        "cuda:",
+        "(npu ",
+        "allocate cuda",
+    ]
+    .iter()
+    .filter_map(|prefix| {
+        let at = window.find(prefix)? + prefix.len();
+        let digits: String = window
+            .get(at..)?
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .take(6)
+            .collect();
+        digits.parse().ok().map(|index| (at, index))
+    })
+    .min_by_key(|(at, _)| *at)
+    .map(|(_, index)| index)
 }
 
 /// Reads the last `torch.cuda.memory_summary()` table, filling fields the

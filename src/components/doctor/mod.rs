@@ -13,16 +13,14 @@
 //! picker when the text names no model the catalog has.
 
 use leptos::prelude::*;
-
-use crate::components::controls::InputErrorText;
+use leptos::task::spawn_local;
 
 use crate::components::controls::PastePanel;
 use vramfit_core::doctor::size::GbMeaning;
 use vramfit_core::doctor::{parse_oom, picture, Memory, OomReport, Segment};
-use vramfit_core::estimate::resolve_model;
-use vramfit_core::plan::{fix_plans_with_model, PlanOptions, PlanReport};
+use vramfit_core::plan::PlanReport;
 use vramfit_core::reconcile::read_runtime_log;
-use vramfit_core::{InputError, Scenario};
+use vramfit_core::Scenario;
 
 use crate::components::model_picker::ModelPicker;
 use crate::components::plans::PlanList;
@@ -84,7 +82,8 @@ pub fn Doctor() -> impl IntoView {
     // A runtime's start-up log: its figures beside ours.
     let runtime = Memo::new(move |_| settled.with(|t| read_runtime_log(t)));
     let needs_model = move || runtime.with(|l| l.as_ref().is_some_and(|l| !names_known_model(l)));
-    let plans = RwSignal::new(None::<Result<PlanReport, InputError>>);
+    // `Some(None)`: the plan search could not answer.
+    let plans = RwSignal::new(None::<Option<PlanReport>>);
     // A new paste invalidates the plans made for the previous one.
     Effect::new(move |_| {
         report.track();
@@ -98,10 +97,15 @@ pub fn Doctor() -> impl IntoView {
                 .and_then(|r| r.total_bytes)
         });
         let Some(capacity) = capacity else { return };
-        let sc = state.scenario.get_untracked();
-        let result = resolve_model(&sc.model)
-            .and_then(|spec| fix_plans_with_model(&sc, &spec, capacity, &PlanOptions::default()));
-        plans.set(Some(result));
+        // The card in the message is the capacity to fit in; the search runs
+        // in the importer worker, as the calculator's plans do, so that its
+        // code is not part of the first load.
+        let mut sc = state.scenario.get_untracked();
+        sc.gpu.memory_bytes = Some(capacity);
+        spawn_local(async move {
+            let answer = crate::importer::plans(&sc).await;
+            plans.set(Some(answer));
+        });
     };
     view! {
         <section class="inputs" aria-label=tr("inputs")>
@@ -145,9 +149,9 @@ pub fn Doctor() -> impl IntoView {
                     {move || {
                         let units = state.units.get();
                         plans.get().map(|p| match p {
-                            Ok(p) if p.fits => view! { <p data-testid="doctor-plan-fits">{tr("doctor-plan-fits")}</p> }.into_any(),
-                            Ok(p) => view! { <PlanList plans=p.plans units/> }.into_any(),
-                            Err(e) => view! { <p class="error"><InputErrorText err=e/></p> }.into_any(),
+                            Some(p) if p.fits => view! { <p data-testid="doctor-plan-fits">{tr("doctor-plan-fits")}</p> }.into_any(),
+                            Some(p) => view! { <PlanList plans=p.plans units/> }.into_any(),
+                            None => view! { <p class="error">{tr("importer-unavailable")}</p> }.into_any(),
                         })
                     }}
                 </section>

@@ -104,6 +104,22 @@ const CUES: &[Cue] = &[
     before("failed to allocate", R::Requested),
     before("unable to allocate", R::Requested),
     before("attempting to reserve", R::Requested),
+    before("attempting to allocate", R::Requested),
+    // PaddlePaddle: `Cannot allocate 2.000000GB memory on GPU 0, 22.500000GB
+    // memory has been allocated and available memory is only 1.200000GB.`
+    before("cannot allocate", R::Requested),
+    after("memory has been allocated", R::Allocated),
+    before("available memory is only", R::Free),
+    // PyTorch under a memory fraction (`set_per_process_memory_fraction`):
+    // `Currently allocated : 22.85 GiB`, `Requested : 1.00 GiB`, `Device
+    // limit : 23.64 GiB`, `Free (according to CUDA): 19.88 MiB`
+    before("requested :", R::Requested),
+    before("device limit :", R::Total),
+    before("currently allocated :", R::Allocated),
+    before("(according to cuda):", R::Free),
+    before("memory fraction) :", R::Ignore),
+    // MLX: the largest single Metal buffer, not the memory there is
+    before("maximum allowed buffer size of", R::Ignore),
     before("cuda calloc", R::Requested),
     after("kv cache is needed", R::Requested),
     bare("buffer of size", R::Requested, Reads::Bytes),

@@ -3,9 +3,9 @@
 //! not, named with what they usually mean.
 
 use super::report::{Diagnosis, OomReport};
-use super::servers;
 use super::size::human_bytes as hb;
 use super::stacks::{ErrorKind, Framework, Memory, Wrapper};
+use super::{runtimes, servers};
 
 fn d(code: &'static str, message: String, message_zh: String) -> Diagnosis {
     Diagnosis {
@@ -96,6 +96,9 @@ pub fn for_stack(r: &OomReport) -> Vec<Diagnosis> {
     } else {
         found.extend(match r.framework {
             Framework::Pytorch if r.memory == Memory::Unified => Some(mps(r)),
+            Framework::Mlx if r.signature.is_some_and(|s| s.contains("metal::malloc")) => {
+                Some(runtimes::metal_buffer(r))
+            }
             _ if r.memory == Memory::Unified => Some(servers::metal()),
             Framework::Vllm if r.signature.is_some_and(|s| s.contains("on startup")) => {
                 servers::vllm_startup(r)
@@ -105,7 +108,13 @@ pub fn for_stack(r: &OomReport) -> Vec<Diagnosis> {
             Framework::Pytorch if r.signature.is_some_and(|s| s.contains("dispatched")) => {
                 Some(servers::quantized_offload())
             }
+            Framework::Sglang if r.signature.is_some_and(|s| s.contains("out of memory")) => {
+                Some(runtimes::sglang_serving())
+            }
             Framework::Sglang => Some(sglang()),
+            Framework::Paddle => Some(runtimes::paddle()),
+            Framework::OnnxRuntime => Some(runtimes::onnx_runtime(r)),
+            Framework::TensorRt => Some(runtimes::tensorrt()),
             Framework::LlamaCpp => Some(llama_cpp()),
             Framework::Jax => Some(jax(r)),
             Framework::Tensorflow => Some(tensorflow()),
@@ -127,7 +136,7 @@ pub fn for_stack(r: &OomReport) -> Vec<Diagnosis> {
 fn host(r: &OomReport) -> Vec<Diagnosis> {
     let mut found = Vec::new();
     let signature = r.signature.unwrap_or("");
-    let killed = signature.contains("killed by signal");
+    let killed = signature.contains("killed by signal") || signature.contains("shared memory");
     let exit_137 = ["137", "-9", "oomkilled", "sigkill"]
         .iter()
         .any(|p| signature.contains(p));
@@ -144,6 +153,8 @@ fn host(r: &OomReport) -> Vec<Diagnosis> {
              改为流式读取数据（datasets 的 streaming=True、IterableDataset、内存映射数组），Docker 中调大 --shm-size。"
                 .into(),
         ));
+    } else if signature.contains("oom_kill") || signature.contains("oom-kill event") {
+        found.push(runtimes::cgroup_limit());
     } else if exit_137 {
         found.push(d(
             "exit_137",

@@ -27,6 +27,11 @@ pub enum Framework {
     /// Hugging Face's text-generation-inference.
     Tgi,
     Triton,
+    Paddle,
+    OnnxRuntime,
+    /// TensorRT and TensorRT-LLM.
+    #[serde(rename = "tensorrt")]
+    TensorRt,
     /// The operating system: the kernel's OOM killer, a killed process, or a
     /// host allocator (`DefaultCPUAllocator`, NumPy).
     Os,
@@ -47,6 +52,9 @@ impl Framework {
             Framework::Mlx => "MLX",
             Framework::Tgi => "TGI",
             Framework::Triton => "Triton",
+            Framework::Paddle => "PaddlePaddle",
+            Framework::OnnxRuntime => "ONNX Runtime",
+            Framework::TensorRt => "TensorRT",
             Framework::Os => "OS",
         }
     }
@@ -111,6 +119,9 @@ pub struct Signature {
     pub generic: bool,
     /// An occurrence followed on its line by this phrase does not count.
     pub unless_line: Option<&'static str>,
+    /// An occurrence counts only when its line goes on to say this (a
+    /// CUDA call's check that names the error after the call).
+    pub needs_line: Option<&'static str>,
 }
 
 const fn oom(phrase: &'static str, framework: Framework, memory: Memory) -> Signature {
@@ -121,6 +132,7 @@ const fn oom(phrase: &'static str, framework: Framework, memory: Memory) -> Sign
         kind: ErrorKind::OutOfMemory,
         generic: false,
         unless_line: None,
+        needs_line: None,
     }
 }
 
@@ -162,6 +174,11 @@ pub const SIGNATURES: &[Signature] = &[
     // allocator is bypassed (`level_zero backend failed with error: 39`)
     oom("ur_result_error_out_of_device_memory", F::Pytorch, M::Gpu),
     oom("mps backend out of memory", F::Pytorch, M::Unified),
+    // ROCm's runtime status and the CUDA driver API, as PyTorch and
+    // Triton's launcher pass them on
+    generic("hiperroroutofmemory", F::Pytorch),
+    generic("cuda driver error: out of memory", F::Pytorch),
+    oom("triton error [cuda]: out of memory", F::Triton, M::Gpu),
     oom("would exceed allowed memory", F::Pytorch, M::Gpu),
     oom("cudaerrormemoryallocation", F::Pytorch, M::Gpu),
     generic("cuda error: out of memory", F::Pytorch),
@@ -181,6 +198,12 @@ pub const SIGNATURES: &[Signature] = &[
         M::Host,
     ),
     oom("is killed by signal: killed", F::Pytorch, M::Host),
+    // a DataLoader worker's bus error on a full /dev/shm
+    // (`torch/utils/data/_utils/signal_handling.py`)
+    oom("out of shared memory", F::Pytorch, M::Host),
+    // Python's own `MemoryError` (a longer phrase on its line wins:
+    // `OutOfMemoryError`, NumPy's `_ArrayMemoryError: Unable to allocate`)
+    oom("memoryerror", F::Os, M::Host),
     // NumPy on the host: `Unable to allocate 18.6 GiB for an array with shape`
     oom("for an array with shape", F::Os, M::Host),
     // JAX / XLA
@@ -188,6 +211,9 @@ pub const SIGNATURES: &[Signature] = &[
     oom("out of memory while trying to allocate", F::Jax, M::Gpu),
     oom("ran out of memory in memory space hbm", F::Jax, M::Gpu),
     oom("attempting to reserve", F::Jax, M::Gpu),
+    // PJRT's device buffers (TPU): `Error allocating device buffer:
+    // Attempting to allocate 2.00G. That was not possible. There are 1.23G free.`
+    oom("error allocating device buffer", F::Jax, M::Gpu),
     // TensorFlow (and XLA's shared allocator code)
     oom("oom when allocating tensor", F::Tensorflow, M::Gpu),
     Signature {
@@ -232,7 +258,16 @@ pub const SIGNATURES: &[Signature] = &[
         F::Sglang,
         M::Gpu,
     ),
+    // SGLang's scheduler when the KV pool runs out while serving
+    // (`scheduler.py`: prefill refused, decode retracting requests)
+    oom("prefill out of memory", F::Sglang, M::Gpu),
+    oom("decode out of memory happened", F::Sglang, M::Gpu),
     // llama.cpp / ggml
+    oom(
+        "ggml_gallocr_reserve_n: failed to allocate",
+        F::LlamaCpp,
+        M::Gpu,
+    ),
     oom("cudamalloc failed: out of memory", F::LlamaCpp, M::Gpu),
     oom(
         "failed to allocate buffer for kv cache",
@@ -248,6 +283,25 @@ pub const SIGNATURES: &[Signature] = &[
     ),
     // ggml-vulkan: `vk::Device::allocateMemory: ErrorOutOfDeviceMemory`
     generic("erroroutofdevicememory", F::LlamaCpp),
+    // MLX: one buffer above Metal's largest (`mlx/backend/metal/allocator.cpp`)
+    oom("[metal::malloc] attempting to allocate", F::Mlx, M::Unified),
+    // PaddlePaddle's allocator (`paddle/fluid/memory/allocation`): `Out of
+    // memory error on GPU 0. Cannot allocate 2.000000GB memory on GPU 0, ...`
+    oom("out of memory error on gpu", F::Paddle, M::Gpu),
+    // ONNX Runtime's arena (`onnxruntime/core/framework/bfc_arena.cc`)
+    oom(
+        "failed to allocate memory for requested buffer of size",
+        F::OnnxRuntime,
+        M::Gpu,
+    ),
+    // TensorRT's default allocator (`Error Code 1: Cuda Runtime (out of
+    // memory)`) and TensorRT-LLM's CUDA checks (`CUDA runtime error in
+    // ::cudaMallocAsync(...): out of memory`)
+    oom("cuda runtime (out of memory)", F::TensorRt, M::Gpu),
+    Signature {
+        needs_line: Some("out of memory"),
+        ..oom("cuda runtime error in ::cudamalloc", F::TensorRt, M::Gpu)
+    },
     // NCCL (`Cuda failure 'out of memory'`, `Cuda failure 2 'out of memory'`)
     oom("'out of memory'", F::Nccl, M::Gpu),
     oom("failed to cuda calloc", F::Nccl, M::Gpu),
@@ -267,6 +321,10 @@ pub const SIGNATURES: &[Signature] = &[
     // The operating system
     oom("out of memory: killed process", F::Os, M::Host),
     oom("invoked oom-killer", F::Os, M::Host),
+    // Slurm's cgroup limit (`slurmstepd: error: Detected 1 oom_kill event
+    // in StepId=...`; older releases `oom-kill event(s)`)
+    oom("oom_kill event", F::Os, M::Host),
+    oom("oom-kill event", F::Os, M::Host),
     oom("oomkilled", F::Os, M::Host),
     oom("exit code 137", F::Os, M::Host),
     oom("exit code: 137", F::Os, M::Host),
@@ -302,7 +360,7 @@ pub const SIGNATURES: &[Signature] = &[
 ];
 
 /// Words near a generic CUDA phrase that name the stack which printed it.
-const STACK_HINTS: [(&str, Framework); 10] = [
+const STACK_HINTS: [(&str, Framework); 12] = [
     // MLX's own prefix on Metal errors
     ("[metal]", F::Mlx),
     ("mlx", F::Mlx),
@@ -311,6 +369,8 @@ const STACK_HINTS: [(&str, Framework); 10] = [
     ("xla", F::Jax),
     ("jax", F::Jax),
     ("vllm", F::Vllm),
+    ("tensorrt", F::TensorRt),
+    ("paddle", F::Paddle),
     ("sglang", F::Sglang),
     ("tensorflow", F::Tensorflow),
     ("torch", F::Pytorch),
@@ -384,9 +444,13 @@ fn last_occurrence(lower: &str, signature: &Signature) -> Option<usize> {
     let mut end = lower.len();
     loop {
         let at = lower.get(..end)?.rfind(signature.phrase)?;
+        let rest = rest_of_line(lower, at);
         let skip = signature
             .unless_line
-            .is_some_and(|unless| rest_of_line(lower, at).contains(unless));
+            .is_some_and(|unless| rest.contains(unless))
+            || signature
+                .needs_line
+                .is_some_and(|needs| !rest.contains(needs));
         if !skip {
             return Some(at);
         }
