@@ -3170,6 +3170,27 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "zamba",
+        &[
+            ("attn_layer_offset", 4),
+            ("attn_layer_period", 6),
+            ("hidden_size", 3712),
+            ("intermediate_size", 14848),
+            ("mamba_conv_bias", 1),
+            ("mamba_d_conv", 4),
+            ("mamba_d_state", 16),
+            ("mamba_expand", 2),
+            ("mamba_proj_bias", 0),
+            ("max_position_embeddings", 4096),
+            ("n_mamba_heads", 2),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 76),
+            ("num_key_value_heads", 16),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 32000),
+        ],
+    ),
+    (
         "zamba2",
         &[
             ("adapter_rank", 128),

@@ -60,6 +60,9 @@ pub(super) fn kept_params(model_type: &str, spec: &ModelSpec) -> u64 {
         ("kimi_linear", Some(r)) => r.layers.saturating_mul(r.inner),
         // OLMo-Hybrid creates its Gated DeltaNet's `A_log` (one per head) in fp32
         ("olmo_hybrid", Some(r)) => r.layers.saturating_mul(r.heads),
+        // Zamba builds its Mamba `A_log` from an fp32 `arange`, and loading
+        // keeps a parameter's dtype (inner × state per layer)
+        ("zamba", Some(r)) => r.layers.saturating_mul(r.inner.saturating_mul(r.state)),
         // AFMoE's learned router bias (`expert_bias`), one per expert
         ("afmoe", _) => moe_layers.saturating_mul(spec.moe.as_ref().map_or(0, |m| m.experts)),
         ("hy_v4" | "hy_v4_vl_text" | "hy_v4_vl", _) => hy_v4_extra(spec),

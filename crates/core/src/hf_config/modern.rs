@@ -304,6 +304,7 @@ pub(super) fn complete(
         Arch::FalconH1 => falcon_h1(cfg, spec)?,
         Arch::GraniteMoeHybrid if model_type == "bamba" => bamba(cfg, spec)?,
         Arch::GraniteMoeHybrid if model_type == "zamba2" => super::zamba2::zamba2(cfg, spec)?,
+        Arch::GraniteMoeHybrid if model_type == "zamba" => super::zamba2::zamba(cfg, spec)?,
         Arch::GraniteMoeHybrid => granite_hybrid(cfg, spec)?,
         Arch::Qwen3Next => {
             qwen3_next(cfg, spec)?;
@@ -573,7 +574,7 @@ fn ernie_moe(cfg: &Cfg, layers: u64) -> Result<Moe> {
 }
 
 /// `time_step_rank` / `mamba_dt_rank`: a number or `"auto"` = ⌈hidden / 16⌉.
-fn dt_rank(cfg: &Cfg, key: &'static str, hidden: u64) -> Result<u64> {
+pub(super) fn dt_rank(cfg: &Cfg, key: &'static str, hidden: u64) -> Result<u64> {
     match cfg.obj.get(key) {
         None | Some(Value::Null) => Ok(hidden.div_ceil(16)),
         Some(Value::String(s)) if s == "auto" => Ok(hidden.div_ceil(16)),

@@ -1,4 +1,6 @@
-//! Zamba2 (`Zamba2Config`, Zyphra): a Mamba-2 mixer in every layer, and on
+//! Zamba and Zamba2 (Zyphra).
+//!
+//! Zamba2 (`Zamba2Config`): a Mamba-2 mixer in every layer, and on
 //! the `hybrid` layers of `layers_block_type` a transformer block run on the
 //! hidden state concatenated with the token embeddings (so its attention
 //! reads 2 × hidden, heads `attention_head_dim` wide, by default
@@ -19,7 +21,8 @@
 use super::reader::{per_layer_strings, Cfg};
 use crate::error::{InputError, Result};
 use crate::model::{
-    ModelSpec, Recurrent, RecurrentKind, MAX_DIM, MAX_HEADS, MAX_POSITION, MAX_TOTAL_PARAMS,
+    ModelSpec, Recurrent, RecurrentKind, MAX_DIM, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
+    MAX_TOTAL_PARAMS,
 };
 
 /// The class's `layers_block_type` when a config leaves it out (54 layers).
@@ -141,4 +144,116 @@ fn exact_total(cfg: &Cfg, spec: &ModelSpec, n_hyb: u64) -> Result<u64> {
         ));
     }
     Ok(total as u64)
+}
+
+/// Zamba (`ZambaConfig`, Zamba-7B): a Mamba-1 mixer (`n_mamba_heads`
+/// split its channels without changing its weights) in every layer; on the
+/// hybrid layers one shared transformer block (attention over the hidden
+/// state concatenated with the embeddings, `attention_hidden_size` = 2 ×
+/// hidden, heads `attention_head_dim` = 2·hidden / heads wide, and a gated
+/// MLP) and a per-layer linear. Without `layers_block_type` the config
+/// class makes layer 2 hybrid and, after it, every layer `i ≥ 3` with
+/// `(i − 3) mod attn_layer_period = attn_layer_offset`. As in Zamba2 the
+/// block is shared only when `tie_word_embeddings` is true; every hybrid
+/// layer keeps its own keys and values. The SSM state is fp32 whatever the
+/// model's dtype (the scan runs in fp32), and so is `A_log`
+/// (`fp32_kept.rs`).
+pub(super) fn zamba(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    let layers = spec.layers;
+    let hybrid: Vec<u64> = match per_layer_strings(cfg, "layers_block_type", layers)? {
+        Some(types) => (0..layers)
+            .filter(|i| types[*i as usize] == "hybrid")
+            .collect(),
+        None if layers < 3 => {
+            return Err(InputError::new(
+                cfg.field("num_hidden_layers"),
+                format!(
+                    "is {layers}: without layers_block_type ZambaConfig needs at least 3 layers"
+                ),
+            ))
+        }
+        None => {
+            let period = cfg.int(&["attn_layer_period"], 1, MAX_LAYERS)?.unwrap_or(6);
+            let offset = cfg.int(&["attn_layer_offset"], 0, MAX_LAYERS)?.unwrap_or(4);
+            std::iter::once(2)
+                .chain(
+                    (0..layers - 3)
+                        .filter(|i| i % period == offset)
+                        .map(|i| i + 3),
+                )
+                .collect()
+        }
+    };
+    let n_hyb = hybrid.len() as u64;
+    if n_hyb == 1 && spec.tied_embeddings {
+        return Err(InputError::new(
+            cfg.field("layers_block_type"),
+            "has one hybrid layer with tie_word_embeddings true: transformers 5.24 cannot build it (its tie of the shared block finds no second layer); untie it or add a hybrid layer",
+        ));
+    }
+    let h = spec.hidden;
+    let width = cfg
+        .int(&["attention_hidden_size"], 1, MAX_DIM)?
+        .unwrap_or(2 * h);
+    let d = match cfg.int(&["attention_head_dim", "head_dim"], 1, MAX_HEADS)? {
+        Some(d) => d,
+        None => (2 * h / spec.heads).max(1),
+    };
+    spec.head_dim = Some(d);
+    spec.intermediate = cfg
+        .int(&["intermediate_size"], 1, MAX_DIM)?
+        .unwrap_or((4 * h).min(MAX_DIM));
+    spec.qkv_bias = false;
+    spec.out_bias = false;
+    spec.mlp_bias = Some(false);
+    spec.attention_layers = Some(n_hyb);
+    spec.mlp_layers = Some(n_hyb);
+    let expand = cfg.int(&["mamba_expand"], 1, 64)?.unwrap_or(2);
+    let inner = h.saturating_mul(expand).min(MAX_DIM);
+    let mamba_heads = cfg.int(&["n_mamba_heads"], 1, MAX_HEADS)?.unwrap_or(2);
+    if inner % mamba_heads != 0 {
+        return Err(InputError::new(
+            cfg.field("n_mamba_heads"),
+            format!("is {mamba_heads}: it must divide mamba_expand × hidden_size = {inner}"),
+        ));
+    }
+    spec.recurrent = Some(Recurrent {
+        kind: RecurrentKind::Mamba,
+        layers,
+        inner,
+        state: cfg.int(&["mamba_d_state"], 1, MAX_HEADS)?.unwrap_or(16),
+        conv_kernel: cfg.int(&["mamba_d_conv"], 1, 64)?.unwrap_or(4),
+        dt_rank: super::modern::dt_rank(cfg, "mamba_dt_rank", h)?,
+        proj_bias: cfg.flag("mamba_proj_bias", false)?,
+        conv_bias: cfg.flag("mamba_conv_bias", true)?,
+        state_fp32: true,
+        ..Recurrent::default()
+    });
+    let w = u128::from;
+    let (heads, kv, f) = (w(spec.heads), w(spec.kv_heads), w(spec.intermediate));
+    let (a, hh, dd) = (w(width), w(h), w(d));
+    // q, k, v read the concatenation; o writes the hidden width; gate, up
+    // and down; input_layernorm (over the concatenation) and pre_ff_layernorm
+    let block = a * heads * dd + 2 * a * kv * dd + heads * dd * hh + 3 * hh * f + a + hh;
+    let copies = if spec.tied_embeddings {
+        w(n_hyb.min(1))
+    } else {
+        w(n_hyb)
+    };
+    let mamba_only = ModelSpec {
+        attention_layers: Some(0),
+        mlp_layers: Some(0),
+        norms_per_layer: Some(1),
+        params_override: None,
+        ..spec.clone()
+    };
+    let total = w(mamba_only.param_counts().total) + w(n_hyb) * hh * hh + copies * block;
+    if total > w(MAX_TOTAL_PARAMS) {
+        return Err(InputError::new(
+            cfg.field("num_hidden_layers"),
+            format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
+        ));
+    }
+    spec.params_override = Some(total as u64);
+    Ok(())
 }

@@ -380,7 +380,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
     names(Arch::FalconH1, &["falcon_h1"], &[]),
     names(
         Arch::GraniteMoeHybrid,
-        &["granitemoehybrid", "bamba", "zamba2"],
+        &["granitemoehybrid", "bamba", "zamba2", "zamba"],
         &[],
     ),
     names(

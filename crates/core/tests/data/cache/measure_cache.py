@@ -260,6 +260,10 @@ TINY = {
     # Zamba2: Mamba-2 state in every layer; the hybrid layers' shared block caches K/V of 2·hidden / heads wide
     "zamba2": dict(num_hidden_layers=4, layers_block_type=["mamba", "hybrid", "mamba", "hybrid"], n_mamba_heads=4,
                    mamba_d_state=8, adapter_rank=8, num_mem_blocks=2),
+    # Zamba: Mamba-1 state (fp32 SSM) in every layer; layer 2 and every attn_layer_period-th after it hybrid, each
+    # hybrid layer caching its own K/V of the shared block
+    "zamba": dict(num_hidden_layers=7, attn_layer_period=2, attn_layer_offset=0, n_mamba_heads=4, mamba_d_state=8,
+                  mamba_d_conv=3),
     "gemma4_text:bidirectional": dict(num_hidden_layers=4, num_key_value_heads=1, global_head_dim=16,
                                       sliding_window=10, use_bidirectional_attention="all",
                                       hidden_size_per_layer_input=0,

@@ -71,6 +71,10 @@ for t in sorted(set(types)):
                     raise
                 sizes["num_key_value_heads"] = 2 * kv
                 alt = CONFIG_MAPPING[t](**sizes).to_dict()
+            # an alias of a derived key (Zamba's head_dim = attention_head_dim) moves with it
+            for alias, real in getattr(CONFIG_MAPPING[t], "attribute_map", {}).items():
+                if real in alt and alias not in alt:
+                    alt[alias] = alt[real]
             moved |= {k for k, v in alt.items() if k not in sizes and d.get(k) != v}
         except Exception as e:  # a class that refuses other sizes: drop the usual derived keys by name
             print(f"{t}: sizes refused ({type(e).__name__})", file=sys.stderr)

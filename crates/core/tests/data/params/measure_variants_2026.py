@@ -425,6 +425,30 @@ VARIANTS["zamba2"] = [
     dict(ZAMBA2_SMALL, num_hidden_layers=4, layers_block_type=[MB, HY, MB, HY], num_mem_blocks=4,
          use_shared_attention_adapter=True, tie_word_embeddings=False),
 ]
+# Zamba (v1): Mamba-1 in every layer, one shared attention + MLP block on the hybrid layers (copied per hybrid
+# layer when tie_word_embeddings is false, in transformers 5.24)
+ZAMBA_SMALL = dict(vocab_size=1000, hidden_size=64, intermediate_size=160, num_attention_heads=4, pad_token_id=0,
+                   bos_token_id=1, eos_token_id=2)
+VARIANTS["zamba"] = [
+    {},
+    dict(tie_word_embeddings=False),
+    dict(ZAMBA_SMALL, num_hidden_layers=10, num_key_value_heads=2, n_mamba_heads=4, attn_layer_period=3,
+         attn_layer_offset=1),
+    dict(ZAMBA_SMALL, num_hidden_layers=10, num_key_value_heads=2, n_mamba_heads=4, attn_layer_period=3,
+         attn_layer_offset=1, tie_word_embeddings=False),
+    dict(vocab_size=777, hidden_size=48, intermediate_size=100, num_hidden_layers=7, num_attention_heads=6,
+         num_key_value_heads=3, attention_head_dim=20, n_mamba_heads=1, mamba_expand=3, mamba_dt_rank=7,
+         mamba_d_state=8, mamba_d_conv=3, mamba_conv_bias=False, mamba_proj_bias=True, attn_layer_period=2,
+         attn_layer_offset=0, pad_token_id=0),
+    dict(vocab_size=500, hidden_size=32, intermediate_size=64, num_hidden_layers=13, num_attention_heads=2,
+         num_key_value_heads=2, n_mamba_heads=8, mamba_expand=4, attn_layer_period=4, attn_layer_offset=3,
+         tie_word_embeddings=False, mamba_proj_bias=True, pad_token_id=0),
+    dict(vocab_size=300, hidden_size=24, intermediate_size=50, num_hidden_layers=5, num_attention_heads=3,
+         num_key_value_heads=1, n_mamba_heads=2, layers_block_type=[MB, HY, MB, HY, HY], pad_token_id=0),
+    dict(vocab_size=300, hidden_size=24, intermediate_size=50, num_hidden_layers=4, num_attention_heads=3,
+         num_key_value_heads=3, n_mamba_heads=3, layers_block_type=[MB] * 4, tie_word_embeddings=False,
+         pad_token_id=0),
+]
 # HY-V4: GLM-MoE-DSA's MLA and indexer, an output gate and sinks, DeepSeek-V4-style hyper-connections
 HYV4_SMALL = dict(vocab_size=300, hidden_size=64, intermediate_size=96, moe_intermediate_size=32, num_attention_heads=4,
                   q_lora_rank=48, kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8, v_head_dim=24,
