@@ -55,6 +55,7 @@ mod shuffle;
 mod siglip;
 mod step3p7;
 mod towers;
+mod video_llama3;
 mod vlm;
 mod zamba2;
 
@@ -352,7 +353,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 30] = [
+const WRAPPERS_2026: [&str; 31] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -383,6 +384,7 @@ const WRAPPERS_2026: [&str; 30] = [
     "minimax_m3_vl",
     "hy_v4_vl",
     "mistral_large4",
+    "video_llama_3",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -446,6 +448,7 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "perception_lm" => perception_lm::import_perception_lm(cfg, text_or(Arch::Llama, "llama")),
         "gemma4_unified" => import_gemma4_unified(cfg),
         "video_llava" => llava_variants::import_video_llava(cfg, text_or(Arch::Llama, "llama")),
+        "video_llama_3" => video_llama3::import_video_llama3(cfg, text_or(Arch::Qwen2, "qwen2")),
         // its text class is fixed: ERNIE-4.5's decoder, two expert groups
         "ernie4_5_vl_moe" => ernie4_5_vl::import_ernie4_5_vl(cfg, |text| {
             import_decoder(text, Arch::Ernie45, "ernie4_5")

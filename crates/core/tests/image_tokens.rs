@@ -210,6 +210,12 @@ fn processor_rule(line: &Value) -> ImageRule {
             rule_from_configs(r#"{"model_type":"cosmos3_edge"}"#, Some(&s.to_string()))
                 .expect("cosmos3_edge rule")
         }
+        // Through the importer: a bare VideoLLaMA3 config with the row's
+        // processor settings as its preprocessor_config.json.
+        "video_llama_3" => {
+            rule_from_configs(r#"{"model_type":"video_llama_3"}"#, Some(&s.to_string()))
+                .expect("video_llama_3 rule")
+        }
         // Through the importer: a bare PaddleOCR-VL config with the row's
         // processor settings as its preprocessor_config.json.
         "paddleocr_vl" => {
@@ -535,4 +541,22 @@ fn phi4_multimodal_counts_as_its_processor() {
         checked += 1;
     }
     assert_eq!(checked, 70);
+}
+
+/// VideoLLaMA3 without a preprocessor_config.json: its processor's class
+/// defaults, a language-model token per 14 px patch (`merge_size` 1), up to
+/// 5,120 per image (the processor's counts in `image_tokens.jsonl`: a
+/// 1920 × 1080 frame resizes to 53 × 95 patches).
+#[test]
+fn video_llama_3_defaults_keep_every_patch() {
+    let rule = rule_from_configs(r#"{"model_type":"video_llama_3"}"#, None).expect("rule");
+    let frame = tokens(&rule, 1920, 1080).expect("tokens");
+    assert_eq!(frame.tower_tokens, 53 * 95);
+    assert_eq!(frame.language_model_tokens, 53 * 95);
+    let page = tokens(&rule, 2048, 2048).expect("tokens");
+    assert_eq!(page.language_model_tokens, 71 * 71);
+    assert!(
+        tokens(&rule, 1, 201).is_err(),
+        "aspect ratio above 200 is refused"
+    );
 }

@@ -102,7 +102,8 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "deepseek_vl"
         | "deepseek_vl_hybrid"
         | "janus"
-        | "phi4_multimodal" => true,
+        | "phi4_multimodal"
+        | "video_llama_3" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -266,6 +267,15 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
             min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], 384 * 384),
             max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 1536 * 1536),
+        }),
+        // VideoLlama3ImageProcessor: Qwen2-VL's resize at 14 px patches
+        // (whatever the tower's), `merge_size` 1 (a token per patch), 56² px
+        // to 28²·1280
+        "video_llama_3" => Ok(ImageRule::QwenVl {
+            patch: number(&pre, &[&["patch_size"]], 14),
+            merge: number(&pre, &[&["merge_size"]], 1),
+            min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], 56 * 56),
+            max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 28 * 28 * 1280),
         }),
         // Cohere Compass: Qwen2-VL's processor at its own class defaults
         // (14 px patches whatever the tower's, merge 2, 56² px to 28²·1280).
@@ -452,7 +462,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, ernie4_5_vl_moe, lighton_ocr, hunyuan_vl, minicpmv4_6, minicpmv4_7, perception_lm, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, video_llama_3, ernie4_5_vl_moe, lighton_ocr, hunyuan_vl, minicpmv4_6, minicpmv4_7, perception_lm, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

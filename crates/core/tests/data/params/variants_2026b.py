@@ -1172,3 +1172,26 @@ VARIANTS["phi4_multimodal"] = [
          audio_config=dict(bias_max_distance=500), vision_config=dict(crop_size=448)),
 ] + [dict(s["text"], pad_token_id=0, bos_token_id=0, eos_token_id=[1], vision_config=s["vis"], audio_config=s["aud"])
      for s in PHI4MM_SMALL]
+
+# VideoLLaMA3: Qwen2 (or any text model_type) + SigLIP's encoder without a position table or head + a two-linear
+# projector; tied when either flag is
+VL3_TEXT = dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+                num_key_value_heads=2, pad_token_id=0)
+VL3_VIS = dict(hidden_size=48, intermediate_size=80, num_hidden_layers=2, num_attention_heads=4, patch_size=14)
+VARIANTS["video_llama_3"] = [
+    {},
+    dict(text_config=VL3_TEXT, vision_config=VL3_VIS),
+    dict(text_config=dict(VL3_TEXT, num_key_value_heads=1, tie_word_embeddings=True),
+         vision_config=dict(VL3_VIS, patch_size=16)),
+    dict(text_config=dict(VL3_TEXT, num_key_value_heads=4), vision_config=dict(VL3_VIS, patch_size=8, num_channels=1),
+         tie_word_embeddings=True),
+    dict(text_config=dict(VL3_TEXT, head_dim=32), vision_config=dict(VL3_VIS, hidden_size=96, num_hidden_layers=3)),
+    dict(text_config=dict(VL3_TEXT, model_type="llama", hidden_size=80, num_attention_heads=5, num_key_value_heads=5),
+         vision_config=dict(VL3_VIS, patch_size=7)),
+    # a 2B-like shape: Qwen2.5-1.5B's text sizes and SigLIP-so400m at 14 px, tied (written here, not downloaded)
+    dict(text_config=dict(vocab_size=151936, hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
+                          num_attention_heads=12, num_key_value_heads=2, tie_word_embeddings=True),
+         vision_config=dict(hidden_size=1152, intermediate_size=4304, num_hidden_layers=27, num_attention_heads=16,
+                            patch_size=14)),
+]
+WRAPPERS |= {"video_llama_3"}

@@ -955,6 +955,37 @@ def paddleocr_vl_setup():
     return paddleocr_vl
 
 
+# ---------------------------------------------------------------- VideoLLaMA3 (video_llama_3)
+# VideoLlama3ImageProcessorPil: Qwen2-VL's smart_resize at 14 px patches with merge_size 1 (a language-model token
+# per patch), at its class defaults (56² to 28²·1280 pixels), at smaller limits with a 2 × 2 merge, and at 16 px
+# patches.
+VL3 = [{}, dict(min_pixels=10000, max_pixels=200704, merge_size=2),
+       dict(size={"shortest_edge": 4096, "longest_edge": 65536}, patch_size=16)]
+VL3_EXTRA = [(1, 200), (200, 1), (1, 201), (10, 2011), (2, 5), (100, 20000)]
+
+
+def video_llama_3_setup():
+    from transformers.models.video_llama_3.image_processing_pil_video_llama_3 import VideoLlama3ImageProcessorPil
+
+    procs = [VideoLlama3ImageProcessorPil(**kw) for kw in VL3]
+
+    def video_llama_3(w, h):
+        for p in procs:
+            settings = {"size": dict(p.size), "patch_size": p.patch_size, "merge_size": p.merge_size}
+            try:
+                out = p(images=[img(w, h)], return_tensors="pt")
+            except ValueError as e:  # the processor refuses the size: so must we
+                emit("video_llama_3", "VideoLlama3ImageProcessorPil", settings, w, h, None, None,
+                     refused=str(e)[:120])
+                continue
+            tt, gh, gw = t(out["image_grid_thw"][0])
+            m = p.merge_size
+            emit("video_llama_3", "VideoLlama3ImageProcessorPil", settings, w, h, tt * gh * gw,
+                 tt * gh * gw // (m * m), grid=[tt, gh, gw], resized=[gh * p.patch_size, gw * p.patch_size])
+
+    return video_llama_3
+
+
 # ---------------------------------------------------------------- 20. Cosmos3-Edge (cosmos3_edge)
 # Cosmos3EdgeImageProcessorPil (GLM-4V's resize, a side under 32 px scaled up first) at its class defaults (65,536 to
 # 16,777,216 pixels, patch 16, merge 2, one temporal frame) and at smaller limits.
@@ -1200,7 +1231,7 @@ if __name__ == "__main__":
                      ("cosmos3_edge", None), ("ernie4_5_vl_moe", None),
                      ("qianfan_ocr", None), ("lighton_ocr", None),
                      ("granite_docling", None), ("hunyuan_vl", None),
-                     ("minicpmv4_6", None), ("perception_lm", None)]:
+                     ("minicpmv4_6", None), ("perception_lm", None), ("video_llama_3", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -1267,6 +1298,9 @@ if __name__ == "__main__":
         if name == "ernie4_5_vl_moe":
             SIZES.extend(EV_EXTRA)
             fn = ernie4_5_vl_moe_setup()
+        if name == "video_llama_3":
+            SIZES.extend(VL3_EXTRA)
+            fn = video_llama_3_setup()
         run_family(name, fn)
         if name == "minimax_m3_vl":
             del SIZES[len(SIZES) - len(MM3_EXTRA):]
@@ -1278,6 +1312,8 @@ if __name__ == "__main__":
             del SIZES[len(SIZES) - len(C3_EXTRA):]
         if name == "ernie4_5_vl_moe":
             del SIZES[len(SIZES) - len(EV_EXTRA):]
+        if name == "video_llama_3":
+            del SIZES[len(SIZES) - len(VL3_EXTRA):]
         if name == "qianfan_ocr":
             del SIZES[len(SIZES) - len(QF_EXTRA):]
         if name == "lighton_ocr":
