@@ -109,13 +109,42 @@ fn the_v0_phrasing_reads_and_compares_alike() {
     assert_eq!(log.scenario.inference.gpu_memory_utilization, 0.95);
     let total = log.scenario.gpu.memory_bytes.expect("total") as f64 / GIB;
     assert!((total - 79.19).abs() < 1e-9, "{total}");
+    // V0's scheduler defaults: max(max_model_len, 2048) tokens over 256
+    // sequences (the fixture's figures are a V1 run's, so only the rows
+    // that do not depend on the profile are compared)
+    assert_eq!(log.scenario.inference.max_num_batched_tokens, Some(8192));
+    assert_eq!(log.scenario.inference.max_num_seqs, Some(256));
     let r = reconcile(&log, None).expect("the catalog has the model");
-    let blocks = r
-        .rows
-        .iter()
-        .find(|row| row.figure == Figure::KvBlocks)
-        .expect("blocks compared");
-    assert!(blocks.difference.abs() < 0.005, "{:+.3}", blocks.difference);
+    let row = |f: Figure| r.rows.iter().find(|row| row.figure == f).expect("compared");
+    assert!(row(Figure::Weights).difference.abs() < 0.005);
+    assert!(row(Figure::NonTorch).difference.abs() < 0.05);
+}
+
+/// vLLM before 0.8 ran the V0 engine: its profile stepped through
+/// `max(max_model_len, 2048)` tokens over 256 sequences unless the context
+/// passed 32K, where V0 turned chunked prefill on; a log that states its
+/// limits keeps them.
+#[test]
+fn a_v0_log_takes_v0s_scheduler_defaults() {
+    let log_at = |version: &str, len: u64, extra: &str| {
+        let text = format!(
+            "INFO 01-15 10:00:00 llm_engine.py:237] Initializing an LLM engine (v{version}) with config: model='Qwen/Qwen2.5-7B-Instruct', dtype=torch.bfloat16, max_seq_len={len}, tensor_parallel_size=1{extra}\n\
+             INFO 01-15 10:00:32 worker.py:241] model weights take 14.25GiB; non_torch_memory takes 0.23GiB; PyTorch activation peak memory takes 4.37GiB; the rest of the memory reserved for KV Cache is 52.48GiB.\n"
+        );
+        read_runtime_log(&text)
+            .expect("a vLLM log")
+            .scenario
+            .inference
+    };
+    let v0 = log_at("0.6.6", 32_768, "");
+    assert_eq!(v0.max_num_batched_tokens, Some(32_768));
+    assert_eq!(v0.max_num_seqs, Some(256));
+    assert_eq!(log_at("0.5.4", 1024, "").max_num_batched_tokens, Some(2048));
+    // past 32K: chunked prefill, V1's step assumed
+    assert_eq!(log_at("0.7.3", 65_536, "").max_num_batched_tokens, None);
+    // V1 keeps its own defaults
+    assert_eq!(log_at("0.9.1", 32_768, "").max_num_batched_tokens, None);
+    assert_eq!(log_at("0.10.0", 32_768, "").max_num_seqs, None);
 }
 
 /// llama.cpp's load logs (tests/data/llama_cpp/logs, sources in their

@@ -147,7 +147,17 @@ struct Settings {
     total: Option<ParsedSize>,
     max_num_seqs: Option<u64>,
     max_num_batched_tokens: Option<u64>,
+    /// "Initializing a V0 LLM engine": the V0 engine whatever the version.
+    v0_engine: bool,
 }
+
+/// The tokens vLLM's V0 scheduler steps through without chunked prefill,
+/// which V0 turned on by itself only past 32K tokens of context
+/// (`SchedulerConfig`: `max(max_model_len, 2048)`; `EngineArgs`'
+/// long-context rule), and its `max_num_seqs` default, 256.
+const V0_LONG_CONTEXT: u64 = 32_768;
+const V0_MIN_BATCHED_TOKENS: u64 = 2048;
+const V0_MAX_NUM_SEQS: u64 = 256;
 
 /// The value after `key=` or `'key': ` in a config line or an args dict.
 /// The model of "Starting to load model Qwen/Qwen2.5-7B-Instruct..."
@@ -207,6 +217,7 @@ impl Settings {
                 }
             }
         }
+        self.v0_engine |= lower.contains("v0 llm engine");
         if self.model.is_none() {
             self.model = value_of(lower, line, "model")
                 .or_else(|| loading_model(lower, line))
@@ -335,6 +346,42 @@ impl Settings {
         }
         sc.inference.max_num_seqs = self.max_num_seqs;
         sc.inference.max_num_batched_tokens = self.max_num_batched_tokens;
+        if self.v0() {
+            self.v0_defaults(&mut sc, assumed);
+        }
         sc
+    }
+
+    /// The V0 engine: every vLLM before 0.8, and a later one that says so.
+    fn v0(&self) -> bool {
+        let before_0_8 = self.version.as_deref().is_some_and(|v| {
+            let mut parts = v.split('.').map(|p| p.parse::<u64>().ok());
+            matches!((parts.next(), parts.next()), (Some(Some(0)), Some(Some(minor))) if minor < 8)
+        });
+        self.v0_engine || before_0_8
+    }
+
+    /// V0's scheduler defaults where the log states none: its profile run
+    /// steps through `max(max_model_len, 2048)` tokens over 256 sequences,
+    /// not V1's 8192 tokens over 1024.
+    fn v0_defaults(&self, sc: &mut Scenario, assumed: &mut Vec<String>) {
+        let len = sc.inference.prompt_len;
+        if sc.inference.max_num_seqs.is_none() {
+            sc.inference.max_num_seqs = Some(V0_MAX_NUM_SEQS);
+        }
+        if sc.inference.max_num_batched_tokens.is_none() {
+            if len <= V0_LONG_CONTEXT {
+                let tokens = len.max(V0_MIN_BATCHED_TOKENS);
+                sc.inference.max_num_batched_tokens = Some(tokens);
+                assumed.push(format!(
+                    "V0 engine: a profile of max(max_model_len, 2048) = {tokens} tokens over 256 sequences (its scheduler's defaults without chunked prefill)"
+                ));
+            } else {
+                assumed.push(
+                    "V0 engine past 32K tokens: chunked prefill was on by default; V1's step of 8192 tokens (2048 on smaller cards) assumed"
+                        .to_owned(),
+                );
+            }
+        }
     }
 }
