@@ -598,12 +598,17 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
             if arch == Arch::GptBigcode && cfg.flag("multi_query", true)? {
                 spec.kv_heads = 1;
             }
+            // GPT-1 (`OpenAIGPTModel`) has no final norm
+            if model_type == "openai-gpt" {
+                spec.final_norm = Some(false);
+            }
         }
         Arch::Bloom => {
             spec.intermediate = four_h;
         }
         Arch::GptNeo => classic::gpt_neo(cfg, &mut spec, four_h)?,
         Arch::Falcon => classic::falcon(cfg, &mut spec)?,
+        Arch::Opt if model_type != "opt" => classic::opt_like(cfg, model_type, &mut spec)?,
         Arch::Opt => {
             spec.intermediate = cfg.req(&["ffn_dim"], 1, MAX_DIM)?;
             let bias = cfg.flag("enable_bias", true)?;
@@ -619,7 +624,9 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
             spec.final_norm = Some(pre_norm && !removed);
         }
         Arch::Bert | Arch::DebertaV2 => encoders::complete(cfg, arch, model_type, &mut spec)?,
-        Arch::Phi if model_type == "gptj" => classic::gptj(cfg, &mut spec)?,
+        Arch::Phi if model_type == "gptj" || model_type == "codegen" => {
+            classic::gptj(cfg, &mut spec)?
+        }
         Arch::Phi => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;
             spec.lm_head_bias = true;
@@ -635,6 +642,9 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
             spec.qkv_bias = bias;
             spec.out_bias = bias;
             spec.mlp_bias = Some(true);
+            if model_type == "persimmon" {
+                classic::persimmon(cfg, &mut spec)?;
+            }
         }
         Arch::Stablelm => {
             spec.intermediate = cfg.req(&["intermediate_size"], 1, MAX_DIM)?;

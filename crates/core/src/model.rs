@@ -13,7 +13,7 @@ use crate::scenario::choice::Choice;
 pub mod arch;
 pub mod kernels;
 mod layer_variants;
-mod params;
+pub(crate) mod params;
 
 pub use layer_variants::{
     AttentionState, CompressedAttention, GlobalAttention, HyperConnections, HyperKind, KvSharing,

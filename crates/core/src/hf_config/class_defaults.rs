@@ -238,6 +238,18 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "biogpt",
+        &[
+            ("hidden_size", 1024),
+            ("intermediate_size", 4096),
+            ("max_position_embeddings", 1024),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 24),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 42384),
+        ],
+    ),
+    (
         "bitnet",
         &[
             ("attention_bias", 0),
@@ -301,6 +313,21 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("num_hidden_layers", 12),
             ("patch_size", 32),
             ("projection_dim", 512),
+        ],
+    ),
+    (
+        "codegen",
+        &[
+            ("hidden_size", 4096),
+            ("max_position_embeddings", 2048),
+            ("n_embd", 4096),
+            ("n_head", 16),
+            ("n_layer", 28),
+            ("n_positions", 2048),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 28),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 50400),
         ],
     ),
     (
@@ -379,6 +406,22 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("num_key_value_heads", 8),
             ("tie_word_embeddings", 0),
             ("vocab_size", 131072),
+        ],
+    ),
+    (
+        "ctrl",
+        &[
+            ("dff", 8192),
+            ("hidden_size", 1280),
+            ("max_position_embeddings", 256),
+            ("n_embd", 1280),
+            ("n_head", 16),
+            ("n_layer", 48),
+            ("n_positions", 256),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 48),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 246534),
         ],
     ),
     (
@@ -1261,6 +1304,21 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("patch_size", 14),
             ("spatial_merge_size", 2),
             ("temporal_patch_size", 2),
+        ],
+    ),
+    (
+        "gpt-sw3",
+        &[
+            ("hidden_size", 768),
+            ("max_position_embeddings", 1024),
+            ("n_embd", 768),
+            ("n_head", 12),
+            ("n_layer", 12),
+            ("n_positions", 1024),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 12),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 50257),
         ],
     ),
     (
@@ -2466,6 +2524,21 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "openai-gpt",
+        &[
+            ("hidden_size", 768),
+            ("max_position_embeddings", 512),
+            ("n_embd", 768),
+            ("n_head", 12),
+            ("n_layer", 12),
+            ("n_positions", 512),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 12),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 40478),
+        ],
+    ),
+    (
         "opt",
         &[
             ("do_layer_norm_before", 1),
@@ -2495,6 +2568,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "persimmon",
+        &[
+            ("hidden_size", 4096),
+            ("intermediate_size", 16384),
+            ("max_position_embeddings", 16384),
+            ("num_attention_heads", 64),
+            ("num_hidden_layers", 36),
+            ("qk_layernorm", 1),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 262144),
+        ],
+    ),
+    (
         "phi",
         &[
             ("hidden_size", 2048),
@@ -2502,6 +2588,7 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("max_position_embeddings", 2048),
             ("num_attention_heads", 32),
             ("num_hidden_layers", 24),
+            ("qk_layernorm", 0),
             ("tie_word_embeddings", 0),
             ("vocab_size", 51200),
         ],
@@ -3026,6 +3113,7 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("num_attention_heads", 32),
             ("num_hidden_layers", 32),
             ("num_key_value_heads", 32),
+            ("qk_layernorm", 0),
             ("tie_word_embeddings", 0),
             ("use_parallel_residual", 0),
             ("use_qkv_bias", 0),
@@ -3121,6 +3209,20 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("num_residual_layers", 1),
             ("residual_kernel_size", 3),
             ("use_conv_shortcut", 1),
+        ],
+    ),
+    (
+        "xglm",
+        &[
+            ("d_model", 1024),
+            ("ffn_dim", 4096),
+            ("hidden_size", 1024),
+            ("max_position_embeddings", 2048),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 24),
+            ("num_layers", 24),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 256008),
         ],
     ),
     (

@@ -1,5 +1,5 @@
-//! Layouts of 2021–24 with their own key names: GPT-J (`n_embd`,
-//! `n_inner`), Falcon (`multi_query`, `new_decoder_architecture`), MPT and DBRX (`d_model`, `n_heads`, `n_layers`, attention and
+//! Layouts of 2021–24 with their own key names: GPT-J and CodeGen (`n_embd`,
+//! `n_inner`), OPT's layers under BioGPT, XGLM and CTRL, Persimmon, Falcon (`multi_query`, `new_decoder_architecture`), MPT and DBRX (`d_model`, `n_heads`, `n_layers`, attention and
 //! feed-forward settings in nested `attn_config` / `ffn_config` objects,
 //! weight-only LayerNorms counted as one vector, like RMSNorm). Each is
 //! counted as transformers' modeling file builds it
@@ -7,11 +7,12 @@
 
 use super::reader::{Cfg, KV_HEADS};
 use crate::error::{InputError, Result};
-use crate::model::{MlpKind, ModelSpec, Moe, MAX_DIM, MAX_EXPERTS, MAX_HEADS};
+use crate::model::{MlpKind, ModelSpec, Moe, QkNorm, MAX_DIM, MAX_EXPERTS, MAX_HEADS};
 
 /// GPT-J (`GPTJForCausalLM`): Phi's parallel block and biased head and
 /// MLP, with no biases on q, k, v or the output (`GPTJAttention`) and an
-/// MLP of `n_inner` (4 × `n_embd` when null).
+/// MLP of `n_inner` (4 × `n_embd` when null). CodeGen's layers are the
+/// same weights, q, k and v fused in one unbiased `qkv_proj`.
 pub(super) fn gptj(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     spec.intermediate = match cfg.int(&["n_inner"], 1, MAX_DIM)? {
         Some(n) => n,
@@ -164,5 +165,40 @@ pub(super) fn dbrx(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         dense_layers: 0,
         router_bias: false,
     });
+    Ok(())
+}
+
+/// OPT's layers (biased q, k, v, output and MLP under LayerNorms, a final
+/// norm) under other names: BioGPT (`intermediate_size`, OPT's learned
+/// positions with their offset of 2, a tied head), XGLM (`ffn_dim`,
+/// sinusoidal positions without weights, a tied head) and CTRL (`dff`,
+/// sinusoidal positions, a tied head with a bias). The positions OPT's
+/// count holds and these lack go in the exact total.
+pub(super) fn opt_like(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
+    let key = match model_type {
+        "biogpt" => "intermediate_size",
+        "ctrl" => "dff",
+        _ => "ffn_dim",
+    };
+    spec.intermediate = cfg.req(&[key], 1, MAX_DIM)?;
+    spec.lm_head_bias = model_type == "ctrl";
+    if model_type != "biogpt" {
+        let learned = spec
+            .max_position
+            .saturating_add(crate::model::params::OPT_POSITION_OFFSET as u64)
+            .saturating_mul(spec.hidden);
+        spec.params_override = Some(spec.total_params().saturating_sub(learned));
+    }
+    Ok(())
+}
+
+/// Persimmon (`PersimmonForCausalLM`, Fuyu's language model): GPT-NeoX's
+/// fused, biased attention and MLP under LayerNorms, a relu² MLP, and with
+/// `qk_layernorm` (on by default) a LayerNorm over each head of q and k:
+/// a head-wide weight and bias each, as the model's LayerNorms count.
+pub(super) fn persimmon(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    if cfg.flag("qk_layernorm", true)? {
+        spec.qk_norm = Some(QkNorm::Head);
+    }
     Ok(())
 }

@@ -195,7 +195,14 @@ impl Defaults {
 pub(super) const HIDDEN: &[&str] = &["hidden_size", "n_embd", "d_model", "n_embed"];
 pub(super) const LAYERS: &[&str] = &["num_hidden_layers", "n_layer", "num_layers", "n_layers"];
 pub(super) const VOCAB: &[&str] = &["vocab_size"];
-pub(super) const HEADS: &[&str] = &["num_attention_heads", "n_head", "num_heads", "n_heads"];
+// XGLM calls them `attention_heads`.
+pub(super) const HEADS: &[&str] = &[
+    "num_attention_heads",
+    "n_head",
+    "num_heads",
+    "n_heads",
+    "attention_heads",
+];
 pub(super) const KV_HEADS: &[&str] = &["num_key_value_heads", "num_kv_heads", "n_head_kv"];
 pub(super) const POSITIONS: &[&str] = &[
     "max_position_embeddings",

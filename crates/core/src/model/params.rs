@@ -14,7 +14,7 @@ use super::{
 /// Default `relative_attention_num_buckets` of T5Config in transformers.
 const T5_DEFAULT_BUCKETS: u64 = 32;
 /// OPT's learned position table has 2 extra rows (`OPTLearnedPositionalEmbedding`, offset 2).
-const OPT_POSITION_OFFSET: u128 = 2;
+pub(crate) const OPT_POSITION_OFFSET: u128 = 2;
 
 /// Clamps `value` to `max` and widens it.
 fn dim(value: u64, max: u64) -> u128 {

@@ -1195,3 +1195,50 @@ VARIANTS["video_llama_3"] = [
                             patch_size=14)),
 ]
 WRAPPERS |= {"video_llama_3"}
+
+# Classic decoders on existing layers (2021-23): GPT-SW3 is GPT-2's classes; CodeGen is GPT-J's layout with a fused
+# qkv_proj; OpenAI GPT has GPT-2's layers without the final norm; BioGPT is OPT's layers with intermediate_size; XGLM is
+# OPT's with sinusoidal positions; CTRL has sinusoidal positions and a biased head; Persimmon is GPT-NeoX's with
+# LayerNorm q/k norms and a relu² MLP.
+VARIANTS["gpt-sw3"] = [
+    {},
+    dict(vocab_size=1000, n_embd=64, n_layer=3, n_head=4, n_positions=128),
+    dict(vocab_size=500, n_embd=48, n_layer=2, n_head=6, n_positions=64, n_inner=100),
+]
+VARIANTS["codegen"] = [
+    {},
+    dict(vocab_size=1000, n_embd=64, n_layer=3, n_head=4, rotary_dim=8, n_positions=128),
+    dict(vocab_size=500, n_embd=48, n_layer=2, n_head=6, rotary_dim=4, n_inner=100, n_positions=64,
+         tie_word_embeddings=True),
+]
+VARIANTS["openai-gpt"] = [
+    {},
+    dict(vocab_size=1000, n_embd=64, n_layer=3, n_head=4, n_positions=128),
+    dict(vocab_size=500, n_embd=48, n_layer=2, n_head=6, n_positions=64),
+]
+VARIANTS["biogpt"] = [
+    {},
+    dict(vocab_size=1000, hidden_size=64, num_hidden_layers=3, num_attention_heads=4, intermediate_size=96,
+         max_position_embeddings=128, pad_token_id=1),
+    dict(vocab_size=500, hidden_size=48, num_hidden_layers=2, num_attention_heads=6, intermediate_size=100,
+         max_position_embeddings=64, pad_token_id=1),
+]
+VARIANTS["xglm"] = [
+    {},
+    dict(vocab_size=1000, d_model=64, num_layers=3, attention_heads=4, ffn_dim=96, max_position_embeddings=128,
+         pad_token_id=1),
+    dict(vocab_size=500, d_model=48, num_layers=2, attention_heads=6, ffn_dim=100, max_position_embeddings=64,
+         pad_token_id=1),
+]
+VARIANTS["ctrl"] = [
+    {},
+    dict(vocab_size=1000, n_embd=64, n_layer=3, n_head=4, dff=96, n_positions=128),
+    dict(vocab_size=500, n_embd=48, n_layer=2, n_head=6, dff=100, n_positions=64),
+]
+VARIANTS["persimmon"] = [
+    {},
+    dict(vocab_size=1000, hidden_size=64, num_hidden_layers=3, num_attention_heads=4, intermediate_size=96,
+         max_position_embeddings=128, pad_token_id=0),
+    dict(vocab_size=500, hidden_size=48, num_hidden_layers=2, num_attention_heads=6, intermediate_size=100,
+         max_position_embeddings=64, qk_layernorm=False, tie_word_embeddings=True, pad_token_id=0),
+]
