@@ -353,7 +353,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 31] = [
+const WRAPPERS_2026: [&str; 33] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -385,6 +385,8 @@ const WRAPPERS_2026: [&str; 31] = [
     "hy_v4_vl",
     "mistral_large4",
     "video_llama_3",
+    "gemma4_assistant",
+    "gemma4_unified_assistant",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -447,6 +449,7 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "vipllava" => llava_variants::import_vipllava(cfg, text_or(Arch::Llama, "llama")),
         "perception_lm" => perception_lm::import_perception_lm(cfg, text_or(Arch::Llama, "llama")),
         "gemma4_unified" => import_gemma4_unified(cfg),
+        "gemma4_assistant" | "gemma4_unified_assistant" => import_gemma4_assistant(cfg, model_type),
         "video_llava" => llava_variants::import_video_llava(cfg, text_or(Arch::Llama, "llama")),
         "video_llama_3" => video_llama3::import_video_llama3(cfg, text_or(Arch::Qwen2, "qwen2")),
         // its text class is fixed: ERNIE-4.5's decoder, two expert groups
@@ -504,6 +507,89 @@ fn import_gemma4_text(cfg: &Cfg) -> Result<ModelSpec> {
     };
     let mut spec = import_decoder(cfg, Arch::Gemma3, name)?;
     gemma4::text_layers(cfg, &mut spec, unified)?;
+    Ok(spec)
+}
+
+/// Gemma 4's multi-token-prediction drafters (`gemma4_assistant`,
+/// `gemma4_unified_assistant`: `generate(..., assistant_model=...)`): a
+/// Gemma 4 decoder whose layers read the main model's keys and values (a
+/// `num_kv_shared_layers` of 0 becomes every layer), so it keeps no cache of
+/// its own, with `pre_projection` (2 × backbone → hidden) and
+/// `post_projection` (hidden → backbone) and, with `use_ordered_embeddings`,
+/// a centroid head (hidden × `num_centroids`); tied by the wrapper's flag
+/// alone (default True). `gemma4_assistant`'s config refuses per-layer
+/// embeddings, experts, a double-wide MLP and unshared layers.
+fn import_gemma4_assistant(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
+    let unified = model_type == "gemma4_unified_assistant";
+    let text_type = if unified {
+        "gemma4_unified_text"
+    } else {
+        "gemma4_text"
+    };
+    let mut text = match cfg.obj.get("text_config") {
+        Some(Value::Object(map)) => map.clone(),
+        None | Some(Value::Null) => Map::new(),
+        Some(other) => {
+            return Err(InputError::new(
+                cfg.field("text_config"),
+                format!("expected an object, got {other}"),
+            ))
+        }
+    };
+    text.insert("model_type".into(), text_type.into());
+    let layers = {
+        let t = Cfg::new(&text, "text_config.");
+        t.int(LAYERS, 1, MAX_LAYERS)?.unwrap_or(30)
+    };
+    let shared = text.get("num_kv_shared_layers").and_then(Value::as_u64);
+    if shared.unwrap_or(0) == 0 {
+        text.insert("num_kv_shared_layers".into(), layers.into());
+    }
+    let t = Cfg::new(&text, "text_config.");
+    if !unified {
+        let refused = [
+            (
+                "hidden_size_per_layer_input",
+                t.int(&["hidden_size_per_layer_input"], 0, MAX_DIM)?
+                    .unwrap_or(256)
+                    != 0,
+            ),
+            (
+                "vocab_size_per_layer_input",
+                t.int(&["vocab_size_per_layer_input"], 0, MAX_DIM)?
+                    .unwrap_or(262_144)
+                    != 0,
+            ),
+            ("enable_moe_block", t.flag("enable_moe_block", false)?),
+            ("use_double_wide_mlp", t.flag("use_double_wide_mlp", false)?),
+            (
+                "num_kv_shared_layers",
+                shared.is_some_and(|n| n != 0 && n != layers),
+            ),
+        ];
+        if let Some((key, _)) = refused.iter().find(|(_, bad)| *bad) {
+            return Err(InputError::new(
+                t.field(key),
+                "Gemma4AssistantConfig refuses it: a drafter has no per-layer embeddings (0), no experts, no double-wide MLP, and shares every layer's keys and values",
+            ));
+        }
+    }
+    let mut spec = import_gemma4_text(&t)?;
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
+    let h = u128::from(spec.hidden);
+    let backbone = cfg
+        .int(&["backbone_hidden_size"], 1, MAX_DIM)?
+        .unwrap_or(if unified { 3840 } else { 1536 });
+    let centroids = if cfg.flag("use_ordered_embeddings", false)? {
+        cfg.int(&["num_centroids"], 1, MAX_DIM)?.unwrap_or(2048)
+    } else {
+        0
+    };
+    let extra = 3 * u128::from(backbone) * h + u128::from(centroids) * h;
+    spec.model_extra_params = spec
+        .model_extra_params
+        .saturating_add(u64::try_from(extra).unwrap_or(u64::MAX));
+    spec.name = model_type.to_string();
     Ok(spec)
 }
 

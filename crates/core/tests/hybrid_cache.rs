@@ -191,3 +191,28 @@ fn a_prefill_keeps_what_its_views_hold_as_measured() {
         "{checked} prefills, {windowed} past a window, {compressed} compressed"
     );
 }
+
+/// Gemma 4's drafters read the main model's keys and values in every layer
+/// (`kv_sharing_mode="reuse"` on all of them): they cache nothing of their
+/// own (measured with `generate(assistant_model=...)`: the main model's
+/// `shared_kv_states` are the same storage as its cache). A unified drafter
+/// with unshared layers caches them as Gemma 4 does.
+#[test]
+fn gemma4_drafters_keep_no_cache_of_their_own() {
+    for file in ["gemma4_assistant__1.json", "gemma4_unified_assistant__1.json"] {
+        let text = std::fs::read_to_string(data_dir().join("configs/variants_2026").join(file))
+            .expect("config");
+        let spec = from_hf_config(&text).expect("imports");
+        let (per_token, _) = kv_bytes_per_token(&spec, Dtype::Bf16, &one_gpu(spec.layers));
+        assert_eq!(per_token, 0, "{file}");
+    }
+    let text = std::fs::read_to_string(
+        data_dir().join("configs/variants_2026/gemma4_unified_assistant__2.json"),
+    )
+    .expect("config");
+    let spec = from_hf_config(&text).expect("imports");
+    let (per_token, _) = kv_bytes_per_token(&spec, Dtype::Bf16, &one_gpu(spec.layers));
+    // two unshared layers (sliding: 2 kv heads × 16; full: 1 kv head × 32,
+    // its values stored beside the keys), K and V, 2 B each
+    assert_eq!(per_token, 2 * 2 * (2 * 16 + 32));
+}

@@ -173,9 +173,10 @@ pub(super) fn kv_sharing(
         return Ok(None);
     }
     let first = (layers - shared) as usize;
-    // Each shared layer reads the last unshared layer of its type.
+    // Each shared layer reads the last unshared layer of its type; with
+    // every layer shared (Gemma 4's drafters) they read the main model's.
     let has = |slides: bool| sliding[..first].contains(&slides);
-    if sliding[first..].iter().any(|s| !has(*s)) {
+    if first > 0 && sliding[first..].iter().any(|s| !has(*s)) {
         return Err(InputError::new(
             cfg.field("num_kv_shared_layers"),
             format!(

@@ -1242,3 +1242,45 @@ VARIANTS["persimmon"] = [
     dict(vocab_size=500, hidden_size=48, num_hidden_layers=2, num_attention_heads=6, intermediate_size=100,
          max_position_embeddings=64, qk_layernorm=False, tie_word_embeddings=True, pad_token_id=0),
 ]
+
+# Gemma 4's MTP drafters (speculative decoding): every layer reads the main model's keys and values (no k/v
+# projections, no cache), pre/post projections to the backbone's width, an optional centroid head. The released
+# drafters' shapes are as reported in a third-party summary (written here, not downloaded).
+G4A_TINY = dict(vocab_size=512, hidden_size=32, intermediate_size=64, num_hidden_layers=4, num_attention_heads=4,
+                num_key_value_heads=2, head_dim=16, global_head_dim=32, hidden_size_per_layer_input=0,
+                vocab_size_per_layer_input=0)
+G4A_TINY_U = {k: v for k, v in G4A_TINY.items() if "per_layer_input" not in k}
+G4A_NOPLE = dict(hidden_size_per_layer_input=0, vocab_size_per_layer_input=0)
+
+
+def g4a_real(H, I, nh, kv, gkv, keqv, W, mpe):
+    return dict(hidden_size=H, intermediate_size=I, num_hidden_layers=4, num_attention_heads=nh, num_key_value_heads=kv,
+                num_global_key_value_heads=gkv, attention_k_eq_v=keqv, head_dim=256, global_head_dim=512,
+                sliding_window=W, max_position_embeddings=mpe, num_kv_shared_layers=4, vocab_size=262144,
+                layer_types=["sliding_attention"] * 3 + ["full_attention"], **G4A_NOPLE)
+
+
+VARIANTS["gemma4_assistant"] = [
+    dict(text_config=dict(G4A_NOPLE)),
+    dict(backbone_hidden_size=1536, use_ordered_embeddings=True, text_config=g4a_real(256, 2048, 4, 1, None, False, 512, 131072)),
+    dict(backbone_hidden_size=2816, text_config=g4a_real(1024, 8192, 16, 8, 2, True, 1024, 262144)),
+    dict(backbone_hidden_size=48, tie_word_embeddings=False, text_config=dict(G4A_TINY)),
+    dict(backbone_hidden_size=40, use_ordered_embeddings=True, num_centroids=8,
+         text_config=dict(G4A_TINY, num_hidden_layers=7, attention_bias=True)),
+    dict(backbone_hidden_size=24, text_config=dict(G4A_TINY, num_hidden_layers=3, tie_word_embeddings=False,
+                                                  num_kv_shared_layers=3,
+                                                  layer_types=["full_attention", "sliding_attention", "full_attention"])),
+    dict(backbone_hidden_size=64, tie_word_embeddings=False,
+         text_config=dict(G4A_TINY, tie_word_embeddings=True, attention_k_eq_v=True, num_global_key_value_heads=1,
+                          global_head_dim=64)),
+]
+VARIANTS["gemma4_unified_assistant"] = [
+    {},
+    dict(backbone_hidden_size=40, tie_word_embeddings=False, use_ordered_embeddings=True, num_centroids=16,
+         text_config=dict(G4A_TINY_U)),
+    dict(backbone_hidden_size=40, text_config=dict(G4A_TINY_U, num_hidden_layers=6, num_kv_shared_layers=4,
+                                                  use_double_wide_mlp=True, attention_k_eq_v=True,
+                                                  num_global_key_value_heads=1,
+                                                  layer_types=["sliding_attention", "full_attention"] * 3)),
+    dict(backbone_hidden_size=16, text_config=dict(G4A_TINY_U, num_hidden_layers=1, attention_bias=True)),
+]
