@@ -353,7 +353,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 33] = [
+const WRAPPERS_2026: [&str; 34] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -387,6 +387,7 @@ const WRAPPERS_2026: [&str; 33] = [
     "video_llama_3",
     "gemma4_assistant",
     "gemma4_unified_assistant",
+    "cosmos3_omni",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -450,6 +451,15 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "perception_lm" => perception_lm::import_perception_lm(cfg, text_or(Arch::Llama, "llama")),
         "gemma4_unified" => import_gemma4_unified(cfg),
         "gemma4_assistant" | "gemma4_unified_assistant" => import_gemma4_assistant(cfg, model_type),
+        // Cosmos3-Nano: Qwen3-VL's wrapper whole (its generator, sound and
+        // action weights are dropped on load); a text config naming another
+        // model_type builds that class
+        "cosmos3_omni" => {
+            vlm::import_qwen3_vl(cfg, model_type, |text| match text.string("model_type")? {
+                Some(t) if t != "qwen3_vl_text" => import(text, text.defaults),
+                _ => import_decoder(text, Arch::Qwen3, "qwen3"),
+            })
+        }
         "video_llava" => llava_variants::import_video_llava(cfg, text_or(Arch::Llama, "llama")),
         "video_llama_3" => video_llama3::import_video_llama3(cfg, text_or(Arch::Qwen2, "qwen2")),
         // its text class is fixed: ERNIE-4.5's decoder, two expert groups

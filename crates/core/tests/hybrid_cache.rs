@@ -199,7 +199,10 @@ fn a_prefill_keeps_what_its_views_hold_as_measured() {
 /// with unshared layers caches them as Gemma 4 does.
 #[test]
 fn gemma4_drafters_keep_no_cache_of_their_own() {
-    for file in ["gemma4_assistant__1.json", "gemma4_unified_assistant__1.json"] {
+    for file in [
+        "gemma4_assistant__1.json",
+        "gemma4_unified_assistant__1.json",
+    ] {
         let text = std::fs::read_to_string(data_dir().join("configs/variants_2026").join(file))
             .expect("config");
         let spec = from_hf_config(&text).expect("imports");

@@ -560,3 +560,29 @@ fn video_llama_3_defaults_keep_every_patch() {
         "aspect ratio above 200 is refused"
     );
 }
+
+/// Cosmos3-Nano (`cosmos3_omni`) is Qwen3-VL's wrapper: its tower's 16 px
+/// patches merged 2 × 2, and without a preprocessor_config.json the
+/// Qwen3-VL checkpoints' limits (65,536 to 16,777,216 px; its processor's
+/// class defaults, 14 px, do not run the tower); a preprocessor's limits
+/// are read.
+#[test]
+fn cosmos3_omni_takes_qwen3_vls_rule() {
+    let config = include_str!("data/configs/variants_2026/cosmos3_omni__0.json");
+    let rule = rule_from_configs(config, None).expect("rule");
+    assert_eq!(
+        rule,
+        ImageRule::QwenVl {
+            patch: 16,
+            merge: 2,
+            min_pixels: 65_536,
+            max_pixels: 16_777_216
+        }
+    );
+    let pre = r#"{"size": {"shortest_edge": 3136, "longest_edge": 1003520}}"#;
+    let rule = rule_from_configs(config, Some(pre)).expect("rule");
+    // 1920 × 1080 within 1,003,520 px at 32 px cells: transformers'
+    // `smart_resize(1080, 1920, 32, 3136, 1003520)` gives 736 × 1312 px,
+    // 46 × 82 patches, 23 × 41 merged tokens
+    assert_eq!(tokens(&rule, 1920, 1080).expect("tokens").language_model_tokens, 23 * 41);
+}

@@ -37,13 +37,13 @@ pub fn video_rule_from_config(json: &str) -> Result<Option<VideoRule>> {
         )),
         // Qwen3VLVideoProcessor (qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe,
         // qwen4_exp); LFM3-VL maps to it too.
-        "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" | "qwen4_exp" | "lfm3_vl" => {
-            Some(VideoRule::qwen3(
-                size("patch_size", 16)?,
-                size("spatial_merge_size", 2)?,
-                size("temporal_patch_size", 2)?,
-            ))
-        }
+        // Cosmos3-Nano's video processor is Qwen3-VL's too.
+        "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" | "qwen4_exp" | "lfm3_vl"
+        | "cosmos3_omni" => Some(VideoRule::qwen3(
+            size("patch_size", 16)?,
+            size("spatial_merge_size", 2)?,
+            size("temporal_patch_size", 2)?,
+        )),
         // VideoLlavaVideoProcessor: frames cropped to the tower's square.
         // VideoLlavaConfig's own tower is CLIP-L/14 at 224 px; a
         // `vision_config` it is given fills its gaps from CLIPVisionConfig

@@ -1284,3 +1284,19 @@ VARIANTS["gemma4_unified_assistant"] = [
                                                   layer_types=["sliding_attention", "full_attention"] * 3)),
     dict(backbone_hidden_size=16, text_config=dict(G4A_TINY_U, num_hidden_layers=1, attention_bias=True)),
 ]
+
+# Cosmos3-Nano (`cosmos3_omni`): Qwen3-VL's wrapper exactly (its text model Qwen3's, its tower and DeepStack mergers)
+C3O_TEXT = dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
+                num_key_value_heads=2, head_dim=16, bos_token_id=1, eos_token_id=2)
+C3O_VIS = dict(hidden_size=32, intermediate_size=48, depth=3, num_heads=2, patch_size=4, num_position_embeddings=16,
+               out_hidden_size=64, deepstack_visual_indexes=[0, 2])
+VARIANTS["cosmos3_omni"] = [
+    {},
+    dict(text_config=C3O_TEXT, vision_config=C3O_VIS),
+    dict(text_config=dict(C3O_TEXT, attention_bias=True), vision_config=dict(C3O_VIS, deepstack_visual_indexes=[]),
+         tie_word_embeddings=True),
+    dict(text_config=C3O_TEXT, vision_config=dict(C3O_VIS, spatial_merge_size=3, temporal_patch_size=1, depth=4,
+                                                  deepstack_visual_indexes=[0, 1, 2, 3])),
+    dict(text_config=dict(C3O_TEXT, num_key_value_heads=None, tie_word_embeddings=True), vision_config=C3O_VIS),
+]
+WRAPPERS |= {"cosmos3_omni"}
