@@ -32,6 +32,7 @@ mod video_rule;
 pub use video_rule::video_rule_from_config;
 mod hunyuan_vl;
 mod hy_v4_vl;
+mod inkling;
 mod lfm2_vl;
 mod lfm3;
 mod llama4;
@@ -353,7 +354,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 34] = [
+const WRAPPERS_2026: [&str; 37] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -388,6 +389,9 @@ const WRAPPERS_2026: [&str; 34] = [
     "gemma4_assistant",
     "gemma4_unified_assistant",
     "cosmos3_omni",
+    "inkling_text",
+    "inkling2_text",
+    "inkling2_loop_text",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -451,6 +455,9 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "perception_lm" => perception_lm::import_perception_lm(cfg, text_or(Arch::Llama, "llama")),
         "gemma4_unified" => import_gemma4_unified(cfg),
         "gemma4_assistant" | "gemma4_unified_assistant" => import_gemma4_assistant(cfg, model_type),
+        "inkling_text" | "inkling2_text" | "inkling2_loop_text" => {
+            inkling::import_inkling(cfg, model_type)
+        }
         // Cosmos3-Nano: Qwen3-VL's wrapper whole (its generator, sound and
         // action weights are dropped on load); a text config naming another
         // model_type builds that class

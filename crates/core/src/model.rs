@@ -1142,6 +1142,7 @@ impl ModelSpec {
             )?;
             check_range("model.attention_state.conv_steps", a.conv_steps, 0, 256)?;
             check_range("model.attention_state.values", a.values, 0, MAX_DIM)?;
+            check_range("model.attention_state.extra", a.extra, 0, MAX_TOTAL_PARAMS)?;
         }
         if let Some(hc) = &self.hyper_connections {
             check_range("model.hyper_connections.streams", hc.streams, 1, 64)?;

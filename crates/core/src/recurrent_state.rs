@@ -52,14 +52,19 @@ pub fn state_bytes_per_sequence(
     engine: Engine,
 ) -> Option<(u128, String)> {
     let recurrent = recurrent_bytes(spec, dtype, tp, engine);
-    // ZAYA's CCA keeps a fixed state beside every attention layer's cache
+    // ZAYA's CCA and Inkling's convolutions keep a fixed state beside
+    // every attention layer's cache
     let attention = spec.attention_state.as_ref().map(|a| {
         let layers = u128::from(spec.attention_layer_count());
-        let b = u128::from(dtype.bytes());
+        let b = if a.fp32 { 4 } else { u128::from(dtype.bytes()) };
+        let extra = match a.extra {
+            0 => String::new(),
+            e => format!(" + {e} wider layers' elements"),
+        };
         (
-            layers * a.elements() * b,
+            (layers * a.elements() + u128::from(a.extra)) * b,
             format!(
-                "{layers} attention layers × ({} × {} conv + {} values) × {b} B",
+                "({layers} attention layers × ({} × {} conv + {} values){extra}) × {b} B",
                 a.conv_channels, a.conv_steps, a.values
             ),
         )

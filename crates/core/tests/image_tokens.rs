@@ -584,5 +584,10 @@ fn cosmos3_omni_takes_qwen3_vls_rule() {
     // 1920 × 1080 within 1,003,520 px at 32 px cells: transformers'
     // `smart_resize(1080, 1920, 32, 3136, 1003520)` gives 736 × 1312 px,
     // 46 × 82 patches, 23 × 41 merged tokens
-    assert_eq!(tokens(&rule, 1920, 1080).expect("tokens").language_model_tokens, 23 * 41);
+    assert_eq!(
+        tokens(&rule, 1920, 1080)
+            .expect("tokens")
+            .language_model_tokens,
+        23 * 41
+    );
 }

@@ -501,6 +501,13 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 conv_channels: hidden % 997 + 1,
                 conv_steps: layers % 6,
                 values: heads + 11,
+                // Inkling's fp32 state and extra elements on every other one
+                fp32: layers.is_multiple_of(2),
+                extra: if layers.is_multiple_of(2) {
+                    layers * 13
+                } else {
+                    0
+                },
             }),
         }
     });

@@ -176,6 +176,8 @@ fn zaya(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         conv_channels: channels,
         conv_steps: (t0 - 1) + (t1 - 1),
         values: kvd / 2,
+        fp32: false,
+        extra: 0,
     });
     let r = cfg.int(&["router_hidden_size"], 1, MAX_DIM)?.unwrap_or(256);
     let convs = channels * t0 + channels + channels * d * t1 + channels;

@@ -140,13 +140,22 @@ pub enum HyperKind {
 /// A fixed per-sequence state beside the keys and values of every
 /// attention layer (ZAYA's CCA: the last `conv_steps` steps of the q|k
 /// convolutions over `conv_channels`, and the previous token's delayed
-/// value, `values` wide), in the model's dtype (measured:
-/// `tests/data/cache/`).
+/// value, `values` wide; Inkling's four short convolutions), in the model's
+/// dtype or fp32 (measured: `tests/data/cache/`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AttentionState {
     pub conv_channels: u64,
     pub conv_steps: u64,
     pub values: u64,
+    /// Held in fp32 whatever the model's dtype (Inkling's convolutions cast
+    /// their input to fp32 before caching it).
+    #[serde(default)]
+    pub fp32: bool,
+    /// Elements per sequence beyond `layers × elements()`: the wider state
+    /// of some layers (Inkling's sliding and full layers of different key
+    /// widths).
+    #[serde(default)]
+    pub extra: u64,
 }
 
 impl AttentionState {

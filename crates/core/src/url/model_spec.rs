@@ -195,7 +195,19 @@ fn layer_variants(spec: &ModelSpec) -> Vec<(String, String)> {
         put("hc", whole(&[kind, hc.streams, a, b]));
     }
     if let Some(a) = &spec.attention_state {
-        put("ast", whole(&[a.conv_channels, a.conv_steps, a.values]));
+        // ZAYA's three numbers as written before the fp32 flag and the extra
+        if !a.fp32 && a.extra == 0 {
+            put("ast", whole(&[a.conv_channels, a.conv_steps, a.values]));
+        } else {
+            let fields = [
+                a.conv_channels,
+                a.conv_steps,
+                a.values,
+                u64::from(a.fp32),
+                a.extra,
+            ];
+            put("ast", whole(&fields));
+        }
     }
     if let Some(q) = &spec.qsa_indexer {
         let keys_only = if q.keys_only { ",k" } else { "" };
@@ -635,12 +647,21 @@ fn set_layer_variant(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), S
                 },
             });
         }
+        // `channels,steps,values` (ZAYA), or with the fp32 flag and the
+        // extra elements after them (Inkling)
         "ast" => {
-            let [channels, steps, values] = numbers::<3>(v)?;
+            let [channels, steps, values, fp32, extra] = if v.split(',').count() == 3 {
+                let [c, s, v] = numbers::<3>(v)?;
+                [c, s, v, Some(0), Some(0)]
+            } else {
+                numbers::<5>(v)?
+            };
             spec.attention_state = Some(AttentionState {
                 conv_channels: required(channels, MAX_DIM)?,
                 conv_steps: required(steps, 256)?,
                 values: required(values, MAX_DIM)?,
+                fp32: required(fp32, 1)? == 1,
+                extra: required(extra, MAX_TOTAL_PARAMS)?,
             });
         }
         // `,k` after the numbers: only the keys are cached (MiniMax-M3)

@@ -264,6 +264,24 @@ TINY = {
     # hybrid layer caching its own K/V of the shared block
     "zamba": dict(num_hidden_layers=7, attn_layer_period=2, attn_layer_offset=0, n_mamba_heads=4, mamba_d_state=8,
                   mamba_d_conv=3),
+    # Inkling: four fp32 convolution states per layer beside its keys and values; sliding and full layers of different
+    # key shapes (inkling2_loop: the loop's section repeated, a cache slot per run)
+    "inkling2_text": dict(num_hidden_layers=4, layer_types=["hybrid_sliding", "hybrid", "hybrid_sliding", "hybrid"],
+                          num_attention_heads=4, num_key_value_heads=2, head_dim=8, swa_num_attention_heads=4,
+                          swa_num_key_value_heads=1, swa_head_dim=4, sliding_window_size=8, d_rel=4, rel_extent=12,
+                          conv_kernel_size=3, n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+                          n_layers_per_attn_res_block=1, unpadded_vocab_size=120),
+    "inkling2_loop_text": dict(num_hidden_layers=4, layer_types=["hybrid_sliding", "hybrid", "hybrid_sliding", "hybrid"],
+                               num_attention_heads=4, num_key_value_heads=2, head_dim=8, swa_num_attention_heads=4,
+                               swa_num_key_value_heads=1, swa_head_dim=4, sliding_window_size=8, d_rel=4, rel_extent=12,
+                               conv_kernel_size=3, n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+                               n_layers_per_attn_res_block=1, unpadded_vocab_size=120, loop_layer_index_start=1,
+                               loop_layer_index_end=3, loop_num_passes=3, loop_gate_rank=4),
+    "inkling_text": dict(num_hidden_layers=3, layer_types=["hybrid", "hybrid_sliding", "hybrid_sliding"],
+                         num_attention_heads=4, num_key_value_heads=1, head_dim=12, swa_num_attention_heads=4,
+                         swa_num_key_value_heads=2, swa_head_dim=6, sliding_window_size=5, d_rel=4, rel_extent=12,
+                         conv_kernel_size=4, n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=2,
+                         moe_intermediate_size=16, intermediate_size=48, unpadded_vocab_size=120),
     "gemma4_text:bidirectional": dict(num_hidden_layers=4, num_key_value_heads=1, global_head_dim=16,
                                       sliding_window=10, use_bidirectional_attention="all",
                                       hidden_size_per_layer_input=0,
@@ -285,7 +303,8 @@ WRAPPED = {"glm5_next": dict(depth=1, hidden_size=32, num_heads=4, intermediate_
 
 # families whose fp32-kept modules change the cache: DeepSeek-V4's fp32 position bias makes its overlap gate fp32
 # (GLM-5.3-Flash keeps its KDA convolutions, gates and connections fp32, as from_pretrained loads it)
-KEEPS_FP32 = {"deepseek_v4", "glm5_next", "mistral_large4"}
+# (Inkling keeps its routers, convolutions and residual queries fp32; its convolutions cache fp32 states)
+KEEPS_FP32 = {"deepseek_v4", "glm5_next", "mistral_large4", "inkling_text", "inkling2_text", "inkling2_loop_text"}
 
 
 def tiny_config(key):
@@ -317,7 +336,10 @@ RELEVANT = ("no_rope_layers", "kv_source_layers", "n_input_layers", "n_recurrent
             "hc_count", "hc_lowrank", "indexer_n_heads", "indexer_kv_heads", "indexer_head_dim", "indexer_budget",
             "indexer_compress_ratio", "ple_layer_ids", "ple_embed_dim", "ple_conv_kernel_size", "ngram_size",
             "heads_per_ngram", "ngram_vocab_size_base", "make_ngram_vocab_size_divisible_by", "eos_token_id",
-            "cca_time0", "cca_time1", "router_hidden_size", "moe_intermediate_size")
+            "cca_time0", "cca_time1", "router_hidden_size", "moe_intermediate_size", "swa_num_attention_heads",
+            "swa_num_key_value_heads", "swa_head_dim", "sliding_window_size", "d_rel", "rel_extent", "conv_kernel_size",
+            "unpadded_vocab_size", "n_layers_per_attn_res_block", "loop_layer_index_start", "loop_layer_index_end",
+            "loop_num_passes", "loop_gate_rank", "n_shared_experts", "mlp_layer_types")
 
 
 def config_summary(cfg):

@@ -39,6 +39,8 @@ types = [t for m in re.finditer(r"names\(\s*Arch::\w+,\s*&\[([^\]]*)\]", arch)
 types += [t for p in src for t in re.findall(r'Defaults::Class\("([a-z0-9_]+)"\)', open(p).read())]
 types += [t for p in src for t in re.findall(r'text_config_or_class\([^,]+,\s*"([a-z0-9_]+)"\)', open(p).read())]
 types += ["glm4v", "glm4v_moe", "glm46v", "glm4v_text", "glm4v_moe_text", "gemma3n_audio", "gemma3n_vision"]
+# Families read whole by their own module (hf_config/inkling.rs).
+types += ["inkling_text", "inkling2_text", "inkling2_loop_text"]
 SIZE_GROUPS = [{"hidden_size", "n_embd", "d_model"}, {"num_attention_heads", "n_head", "num_heads"},
                {"num_hidden_layers", "n_layer", "num_layers"}, {"vocab_size"}]
 rows = []

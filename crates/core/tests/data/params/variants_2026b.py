@@ -1300,3 +1300,61 @@ VARIANTS["cosmos3_omni"] = [
     dict(text_config=dict(C3O_TEXT, num_key_value_heads=None, tie_word_embeddings=True), vision_config=C3O_VIS),
 ]
 WRAPPERS |= {"cosmos3_omni"}
+
+# Inkling (Thinking Machines): relative-position attention with short convolutions on k and v, MoE on every layer
+# (inkling2) or shared experts and dense layers (inkling); inkling2_loop runs a middle section several times. The
+# sliding and full layers may differ in key heads and width (q heads equal, as in every released config).
+INK2_A = dict(vocab_size=1000, unpadded_vocab_size=990, hidden_size=64, num_hidden_layers=6, num_attention_heads=4,
+              num_key_value_heads=2, head_dim=16, swa_num_attention_heads=4, swa_num_key_value_heads=1, swa_head_dim=8,
+              sliding_window_size=8, d_rel=4, rel_extent=12, conv_kernel_size=4, n_routed_experts=4,
+              num_experts_per_tok=2, moe_intermediate_size=32, n_layers_per_attn_res_block=2)
+INK2_B = dict(vocab_size=512, unpadded_vocab_size=500, hidden_size=48, num_hidden_layers=4, num_attention_heads=6,
+              num_key_value_heads=3, head_dim=10, swa_num_attention_heads=6, swa_num_key_value_heads=2, swa_head_dim=12,
+              sliding_window_size=5, d_rel=3, rel_extent=7, conv_kernel_size=3, n_routed_experts=5, num_experts_per_tok=2,
+              moe_intermediate_size=40, layer_types=["hybrid", "hybrid_sliding", "hybrid", "hybrid_sliding"],
+              n_layers_per_attn_res_block=1)
+INK2_E = dict(vocab_size=300, unpadded_vocab_size=280, hidden_size=24, num_hidden_layers=12, num_attention_heads=3,
+              num_key_value_heads=1, head_dim=6, swa_num_attention_heads=3, swa_num_key_value_heads=3, swa_head_dim=5,
+              sliding_window_size=4, d_rel=5, rel_extent=9, conv_kernel_size=4, n_routed_experts=6, num_experts_per_tok=3,
+              moe_intermediate_size=8, n_layers_per_attn_res_block=3)
+VARIANTS["inkling2_text"] = [
+    {},
+    INK2_A,
+    INK2_B,
+    dict(vocab_size=300, unpadded_vocab_size=300, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+         num_key_value_heads=1, head_dim=24, swa_num_attention_heads=2, d_rel=8, rel_extent=20, sliding_window_size=16,
+         conv_kernel_size=2, n_routed_experts=2, num_experts_per_tok=1, moe_intermediate_size=16, layer_types=["hybrid"]),
+    dict(vocab_size=300, unpadded_vocab_size=256, hidden_size=40, num_hidden_layers=3, num_attention_heads=4,
+         num_key_value_heads=4, head_dim=8, swa_num_attention_heads=4, swa_num_key_value_heads=2, swa_head_dim=12,
+         sliding_window_size=6, d_rel=2, rel_extent=30, conv_kernel_size=5, n_routed_experts=3, num_experts_per_tok=2,
+         moe_intermediate_size=20, layer_types=["hybrid_sliding"] * 3, n_layers_per_attn_res_block=1),
+    INK2_E,
+]
+VARIANTS["inkling2_loop_text"] = [
+    {},
+    dict(INK2_A, loop_layer_index_start=2, loop_layer_index_end=6, loop_num_passes=3, loop_gate_rank=8),
+    dict(INK2_B, loop_layer_index_start=1, loop_layer_index_end=3, loop_num_passes=2, loop_gate_rank=5),
+    dict(INK2_E, loop_layer_index_start=3, loop_layer_index_end=9, loop_num_passes=2, loop_gate_rank=4),
+    dict(INK2_E, loop_layer_index_start=6, loop_layer_index_end=6, loop_num_passes=3, loop_gate_rank=4),
+    dict(INK2_A, loop_config=dict(core_start=2, core_end=4, num_passes=4, gate_rank=6)),
+]
+VARIANTS["inkling_text"] = [
+    {},
+    dict(vocab_size=1000, unpadded_vocab_size=990, hidden_size=64, num_hidden_layers=6, num_attention_heads=4,
+         num_key_value_heads=2, head_dim=16, swa_num_attention_heads=4, swa_num_key_value_heads=1, swa_head_dim=8,
+         sliding_window_size=8, d_rel=4, rel_extent=12, conv_kernel_size=4, n_routed_experts=4, num_experts_per_tok=2,
+         n_shared_experts=2, moe_intermediate_size=32, intermediate_size=96),
+    dict(vocab_size=512, hidden_size=48, num_hidden_layers=4, num_attention_heads=2, num_key_value_heads=1,
+         head_dim=10, swa_num_attention_heads=2, swa_num_key_value_heads=1, swa_head_dim=24, sliding_window_size=5,
+         d_rel=3, rel_extent=7, conv_kernel_size=3, n_routed_experts=5, num_experts_per_tok=2, n_shared_experts=1,
+         moe_intermediate_size=40, intermediate_size=72, dense_mlp_idx=2, local_layer_ids=[0, 1, 2, 3]),
+    dict(vocab_size=300, unpadded_vocab_size=256, hidden_size=40, num_hidden_layers=3, num_attention_heads=4,
+         num_key_value_heads=4, head_dim=8, swa_num_attention_heads=4, swa_num_key_value_heads=2, swa_head_dim=12,
+         sliding_window_size=6, d_rel=2, rel_extent=30, conv_kernel_size=5, n_routed_experts=3, num_experts_per_tok=2,
+         n_shared_experts=1, intermediate_size=20, dense_intermediate_size=60,
+         layer_types=["hybrid_sliding", "hybrid", "hybrid_sliding"], mlp_layer_types=["sparse", "dense", "sparse"]),
+    dict(vocab_size=300, hidden_size=24, num_hidden_layers=12, num_attention_heads=3, num_key_value_heads=1,
+         head_dim=6, swa_num_attention_heads=3, swa_num_key_value_heads=3, swa_head_dim=5, sliding_window_size=4,
+         d_rel=5, rel_extent=9, conv_kernel_size=4, n_routed_experts=6, num_experts_per_tok=3, n_shared_experts=2,
+         moe_intermediate_size=8, intermediate_size=30, local_layer_ids=[0, 1, 2, 3, 9]),
+]
