@@ -35,6 +35,92 @@ struct Heads {
     h: u128,
 }
 
+/// The sizes every layer's count reads.
+struct Shape {
+    hh: u128,
+    kk: u128,
+    ee: u128,
+    ii: u128,
+    d: u128,
+    rel: u128,
+    window: u128,
+    full: Heads,
+    swa: Heads,
+    shared: u128,
+    dense_width: u128,
+}
+
+impl Shape {
+    /// An Inkling 2 layer's parameters and fp32 parameters.
+    fn inkling2_layer(&self, i: usize, slides: bool) -> (u128, u128) {
+        let Shape {
+            hh, kk, ee, ii, d, ..
+        } = *self;
+        let a = if slides { self.swa } else { self.full };
+        let x = if slides { self.window } else { self.rel };
+        let kv = a.k * a.h;
+        // q_proj (+ its [n, h] scale), k and v (static depthwise convs, or
+        // on full layers dynamic ones: static taps and a projection of the
+        // input), the gated o_proj, sink_proj, the relative bias
+        let convs = if slides {
+            kv * kk
+        } else {
+            kk * kv + hh * a.k * kk
+        };
+        let attention = (hh * a.n * a.h + a.n * a.h)
+            + 2 * (hh * kv + convs)
+            + 2 * hh * a.n * a.h
+            + hh * a.n
+            + (hh * a.n * d + a.n * d + d * x);
+        // attention_input's queries (none before layer 0; three on full
+        // layers), mlp_input's, the norms (sliding: input and
+        // post-attention; full: q, k, v inputs and post-attention), the two
+        // residual convolutions, the experts and the router
+        let input = match (i, slides) {
+            (0, _) => 0,
+            (_, true) => hh,
+            (_, false) => 3 * hh,
+        };
+        let norms = if slides { 2 * hh } else { 4 * hh };
+        let params = attention + input + hh + norms + 2 * hh * kk + 3 * ee * ii * hh + ee * hh;
+        // kept fp32: the router, the residual convolutions, the queries of
+        // mlp_input and attention_input, and the sliding layers' static k/v
+        // convolutions
+        let kept = ee * hh + 2 * hh * kk + hh + input + if slides { 2 * kv * kk } else { 0 };
+        (params, kept)
+    }
+
+    /// The first Inkling's layer: parameters and fp32 parameters.
+    fn inkling_layer(&self, slides: bool, is_dense: bool) -> (u128, u128) {
+        let Shape {
+            hh, kk, ee, ii, d, ..
+        } = *self;
+        let a = if slides { self.swa } else { self.full };
+        let x = if slides { self.window } else { self.rel };
+        let kv = a.k * a.h;
+        // q, k, v, the relative projection, o_proj; k and v convs on both
+        // kinds; q and k norms; the relative table
+        let attention = hh * a.n * a.h
+            + 2 * hh * kv
+            + hh * a.n * d
+            + a.n * a.h * hh
+            + 2 * kv * kk
+            + 2 * a.h
+            + d * x;
+        let (ss, dw) = (self.shared, self.dense_width);
+        // the routed and shared experts, the router (experts and shared
+        // ones) and its global scale; or a dense MLP and its scale
+        let mlp = if is_dense {
+            3 * hh * dw + 1
+        } else {
+            3 * ee * ii * hh + 3 * ss * ii * hh + (ee + ss) * hh + 1
+        };
+        let params = attention + 2 * hh + 2 * hh * kk + mlp;
+        let kept = 2 * hh * kk + 2 * kv * kk + u128::from(!is_dense);
+        (params, kept)
+    }
+}
+
 /// Reads an Inkling config into a spec.
 pub(super) fn import_inkling(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     let second = model_type != "inkling_text";
@@ -61,21 +147,12 @@ pub(super) fn import_inkling(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     let d = u128::from(cfg.req(&["d_rel"], 1, MAX_HEADS)?);
     let rel = u128::from(cfg.req(&["rel_extent"], 1, MAX_POSITION)?);
     let kernel = cfg.req(&["conv_kernel_size", "sconv_kernel_size"], 1, 64)?;
-    let experts = cfg.req(&["n_routed_experts", "num_local_experts"], 1, MAX_EXPERTS)?;
-    let per_token = cfg.req(&["num_experts_per_tok"], 1, experts)?;
-    // Inkling 2's `intermediate_size` is its experts' width (an alias);
-    // the first Inkling's is its dense MLP's
-    let expert_keys: &[&str] = if second {
-        &["moe_intermediate_size", "intermediate_size"]
-    } else {
-        &["moe_intermediate_size"]
-    };
-    let expert_width = cfg.req(expert_keys, 1, MAX_DIM)?;
+    let (moe, dense) = mlp_shape(cfg, second, layers)?;
     let (hh, kk, ee, ii) = (
         u128::from(hidden),
         u128::from(kernel),
-        u128::from(experts),
-        u128::from(expert_width),
+        u128::from(moe.experts),
+        u128::from(moe.expert_intermediate),
     );
     let mut spec = ModelSpec {
         name: model_type.to_string(),
@@ -95,73 +172,32 @@ pub(super) fn import_inkling(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         ..ModelSpec::default()
     };
     let (mut total, mut fp32) = (0u128, 0u128);
-    let (dense_width, dense) = if second {
-        (expert_width, vec![false; layers as usize])
+    let dense_width = if second {
+        moe.expert_intermediate
     } else {
-        (
-            cfg.req(&["intermediate_size"], 1, MAX_DIM)?,
-            dense_layers(cfg, layers)?,
-        )
+        cfg.req(&["intermediate_size"], 1, MAX_DIM)?
     };
-    let shared = if second {
-        0
-    } else {
-        cfg.int(&["n_shared_experts"], 1, MAX_EXPERTS)?.unwrap_or(2)
+    let shape = Shape {
+        hh,
+        kk,
+        ee,
+        ii,
+        d,
+        rel,
+        window: u128::from(window),
+        full,
+        swa,
+        shared: u128::from(moe.shared_experts),
+        dense_width: u128::from(dense_width),
     };
     for (i, (&slides, &is_dense)) in sliding.iter().zip(&dense).enumerate() {
-        let a = if slides { swa } else { full };
-        let x = if slides { u128::from(window) } else { rel };
-        let kv = a.k * a.h;
-        if second {
-            // q_proj (+ its [n, h] scale), k and v (static depthwise convs,
-            // or on full layers dynamic ones: static taps and a projection
-            // of the input), the gated o_proj, sink_proj, the relative bias
-            let convs = if slides {
-                kv * kk
-            } else {
-                kk * kv + hh * a.k * kk
-            };
-            let attention = (hh * a.n * a.h + a.n * a.h)
-                + 2 * (hh * kv + convs)
-                + 2 * hh * a.n * a.h
-                + hh * a.n
-                + (hh * a.n * d + a.n * d + d * x);
-            // attention_input's queries (none before layer 0; three on full
-            // layers), mlp_input's, the norms (sliding: input and
-            // post-attention; full: q, k, v inputs and post-attention), the
-            // two residual convolutions, the experts and the router
-            let input = match (i, slides) {
-                (0, _) => 0,
-                (_, true) => hh,
-                (_, false) => 3 * hh,
-            };
-            let norms = if slides { 2 * hh } else { 4 * hh };
-            total += attention + input + hh + norms + 2 * hh * kk + 3 * ee * ii * hh + ee * hh;
-            // kept fp32: the router, the residual convolutions, the queries
-            // of mlp_input and attention_input, and the sliding layers'
-            // static k/v convolutions
-            fp32 += ee * hh + 2 * hh * kk + hh + input + if slides { 2 * kv * kk } else { 0 };
+        let (params, kept) = if second {
+            shape.inkling2_layer(i, slides)
         } else {
-            // q, k, v, the relative projection, o_proj; k and v convs on
-            // both kinds; q and k norms; the relative table
-            let attention = hh * a.n * a.h
-                + 2 * hh * kv
-                + hh * a.n * d
-                + a.n * a.h * hh
-                + 2 * kv * kk
-                + 2 * a.h
-                + d * x;
-            let (ss, dw) = (u128::from(shared), u128::from(dense_width));
-            // the routed and shared experts, the router (experts and shared
-            // ones) and its global scale; or a dense MLP and its scale
-            let mlp = if is_dense {
-                3 * hh * dw + 1
-            } else {
-                3 * ee * ii * hh + 3 * ss * ii * hh + (ee + ss) * hh + 1
-            };
-            total += attention + 2 * hh + 2 * hh * kk + mlp;
-            fp32 += 2 * hh * kk + 2 * kv * kk + u128::from(!is_dense);
-        }
+            shape.inkling_layer(slides, is_dense)
+        };
+        total += params;
+        fp32 += kept;
     }
     let vv = u128::from(vocab);
     if second {
@@ -189,19 +225,7 @@ pub(super) fn import_inkling(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         total += u128::from(section) * (16 * hh * r + 4 * hh);
         fp32 += u128::from(section) * (8 * hh * r + 4 * hh);
     }
-    let slots: u64 = runs.iter().sum();
-    let sliding_slots: u64 = sliding
-        .iter()
-        .zip(&runs)
-        .filter(|(s, _)| **s)
-        .map(|(_, r)| r)
-        .sum();
-    if slots > MAX_LAYERS {
-        return Err(InputError::new(
-            cfg.field("loop_num_passes"),
-            format!("runs {slots} layers: allowed up to {MAX_LAYERS}"),
-        ));
-    }
+    let (slots, sliding_slots) = slot_counts(cfg, &sliding, &runs)?;
     if total > u128::from(MAX_TOTAL_PARAMS) {
         return Err(InputError::new(
             cfg.field("num_hidden_layers"),
@@ -221,20 +245,62 @@ pub(super) fn import_inkling(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         });
     }
     spec.intermediate = dense_width;
-    let dense_count = dense.iter().filter(|d| **d).count() as u64;
-    spec.moe = Some(Moe {
-        experts,
-        experts_per_token: per_token,
-        shared_experts: shared,
-        expert_intermediate: expert_width,
-        shared_intermediate: (shared > 0).then_some(shared.saturating_mul(expert_width)),
-        dense_layers: dense_count,
-        router_bias: false,
-    });
+    spec.moe = Some(moe);
     spec.attention_state = Some(conv_state(&sliding, &runs, full, swa, hidden, kernel));
     spec.params_override = Some(total as u64);
     spec.fp32_params = fp32 as u64;
     Ok(spec)
+}
+
+/// The experts (routed on every layer in Inkling 2; shared ones and dense
+/// layers in the first Inkling) and which layers are dense.
+fn mlp_shape(cfg: &Cfg, second: bool, layers: u64) -> Result<(Moe, Vec<bool>)> {
+    let experts = cfg.req(&["n_routed_experts", "num_local_experts"], 1, MAX_EXPERTS)?;
+    let per_token = cfg.req(&["num_experts_per_tok"], 1, experts)?;
+    // Inkling 2's `intermediate_size` is its experts' width (an alias);
+    // the first Inkling's is its dense MLP's
+    let expert_keys: &[&str] = if second {
+        &["moe_intermediate_size", "intermediate_size"]
+    } else {
+        &["moe_intermediate_size"]
+    };
+    let width = cfg.req(expert_keys, 1, MAX_DIM)?;
+    let (shared, dense) = if second {
+        (0, vec![false; layers as usize])
+    } else {
+        (
+            cfg.int(&["n_shared_experts"], 1, MAX_EXPERTS)?.unwrap_or(2),
+            dense_layers(cfg, layers)?,
+        )
+    };
+    let moe = Moe {
+        experts,
+        experts_per_token: per_token,
+        shared_experts: shared,
+        expert_intermediate: width,
+        shared_intermediate: (shared > 0).then_some(shared.saturating_mul(width)),
+        dense_layers: dense.iter().filter(|d| **d).count() as u64,
+        router_bias: false,
+    };
+    Ok((moe, dense))
+}
+
+/// The cache slots (every run of a layer) and the sliding ones.
+fn slot_counts(cfg: &Cfg, sliding: &[bool], runs: &[u64]) -> Result<(u64, u64)> {
+    let slots: u64 = runs.iter().sum();
+    let sliding_slots: u64 = sliding
+        .iter()
+        .zip(runs)
+        .filter(|(s, _)| **s)
+        .map(|(_, r)| r)
+        .sum();
+    if slots > MAX_LAYERS {
+        return Err(InputError::new(
+            cfg.field("loop_num_passes"),
+            format!("runs {slots} layers: allowed up to {MAX_LAYERS}"),
+        ));
+    }
+    Ok((slots, sliding_slots))
 }
 
 /// A kind's query heads, key heads and width (the `swa_` keys for the
