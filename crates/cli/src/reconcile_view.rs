@@ -48,10 +48,10 @@ pub fn render(r: &Reconciliation) -> String {
     } else if inf.engine == vramfit_core::scenario::Engine::LlamaCpp {
         format!(
             "{} · {} · -ngl {} · -c {} · -ub {} · -fa {} · {} GPU(s)\n",
-            if log.engine == "ollama" {
-                "ollama ps"
-            } else {
-                "llama.cpp load log"
+            match log.engine.as_str() {
+                "ollama" => "ollama ps",
+                "ollama log" => "Ollama server log",
+                _ => "llama.cpp load log",
             },
             r.estimate.model,
             inf.gpu_layers

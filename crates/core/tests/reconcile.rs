@@ -691,3 +691,46 @@ fn the_memory_breakdown_table_alone_is_read_and_compared() {
     }
     assert!(r.rows.iter().any(|row| row.figure == Figure::DeviceUsed));
 }
+
+/// Ollama's server log (hand-written in its engine's layout): each
+/// device's weights, cache and compute graph to one decimal, the runner's
+/// request (context, batch, flash attention, cache type), the offload
+/// split with the output layer left on the CPU, the file type, the name
+/// and the GPU its engine found.
+#[test]
+fn an_ollama_server_log_is_read_as_its_buffers() {
+    let log = read_runtime_log(include_str!(
+        "data/reconcile/ollama_server_qwen3_next_partial.txt"
+    ))
+    .expect("an Ollama server log");
+    assert_eq!(log.engine, "ollama log");
+    assert_eq!(log.model.as_deref(), Some("Qwen3 Coder Next"));
+    let value = |f: Figure| log.reading(f).map(|r| r.value).expect("read");
+    // whole bytes of the printed sizes
+    assert_eq!(value(Figure::ModelBufferGpu), (19.9 * GIB).round());
+    assert_eq!(value(Figure::ModelBufferHost), (28.3 * GIB).round());
+    assert_eq!(value(Figure::KvBufferGpu), (955.2 * MIB).round());
+    assert_eq!(value(Figure::KvBufferHost), (1.3 * GIB).round());
+    assert_eq!(value(Figure::ComputeBufferGpu), (918.1 * MIB).round());
+    // one decimal of GiB: ±0.05 GiB
+    let weights = log.reading(Figure::ModelBufferGpu).expect("weights");
+    assert!(
+        (weights.rounding - 0.05 * GIB).abs() < 1.0,
+        "{}",
+        weights.rounding
+    );
+    let inf = &log.scenario.inference;
+    assert_eq!(inf.engine, Engine::LlamaCpp);
+    assert_eq!(inf.prompt_len, 32_768);
+    assert_eq!(inf.ubatch, 1024);
+    assert!(inf.flash_attn);
+    assert_eq!(inf.cache_type, vramfit_core::scenario::CacheType::Q8_0);
+    assert_eq!(inf.gpu_layers, Some(20));
+    assert!(inf.output_layer_last, "the output layer stayed on the CPU");
+    assert_eq!(log.model_layers, Some(48));
+    assert_eq!(
+        log.scenario.weights,
+        vramfit_core::precision::WeightFormat::GgufQ4KM
+    );
+    assert_eq!(log.scenario.gpu.name.as_deref(), Some("rtx-4090"));
+}

@@ -141,6 +141,7 @@ pub fn engine_name(engine: &str) -> &str {
         "vllm" => "vLLM",
         "sglang" => "SGLang",
         "ollama" => "ollama ps",
+        "ollama log" => "Ollama server log",
         other => other,
     }
 }

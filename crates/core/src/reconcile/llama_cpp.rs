@@ -2,7 +2,11 @@
 //! buffers it printed per device (`<device> [model] buffer size`, `KV buffer
 //! size`, `compute buffer size`, `output buffer size`), and the settings that
 //! decided them (`offloaded N/M layers`, `n_ctx`, `n_ubatch`, `flash_attn`,
-//! `type_k`, the file type, `general.name`).
+//! `type_k`, the file type, `general.name`). Ollama's server log says the
+//! same in its own words (its engine's `ml/device.go` and `llm/server.go`:
+//! `msg="model weights" device=CUDA0 size="4.1 GiB"`, `"kv cache"`,
+//! `"compute graph"`; the runner's `KvSize:8192 ... BatchSize:512`, or
+//! `--ctx-size 8192 --batch-size 512` on its command line).
 
 use crate::doctor::size::{read_number, size_at, GbMeaning};
 use crate::precision::WeightFormat;
@@ -28,10 +32,14 @@ struct Devices {
     gpu: Vec<(String, f64)>,
     host: f64,
     lines: Vec<String>,
+    /// The printed rounding of its lines (llama.cpp's 0.01 MiB, Ollama's
+    /// one decimal of GiB or MiB), the widest.
+    rounding: f64,
 }
 
 impl Devices {
-    fn add(&mut self, device: &str, bytes: f64, line: &str) {
+    fn add(&mut self, device: &str, bytes: f64, rounding: f64, line: &str) {
+        self.rounding = self.rounding.max(rounding);
         let host = device.contains("CPU") || device.ends_with("_Host");
         if host {
             self.host += bytes;
@@ -70,6 +78,8 @@ struct Settings {
     cache: Option<CacheType>,
     /// The first GPU the backend listed, as it printed the name.
     gpu: Option<String>,
+    /// Ollama's server log (its engine's buffer lines).
+    ollama: bool,
 }
 
 /// Reads a llama.cpp load log; `None` when no line carries a buffer size.
@@ -87,14 +97,19 @@ pub fn read(text: &str) -> Option<RuntimeLog> {
             continue;
         }
         let lower = line.to_ascii_lowercase();
-        if let Some((kind, device, bytes)) = buffer_line(line, &lower) {
+        let read = buffer_line(line, &lower).or_else(|| {
+            let found = ollama_line(line, &lower);
+            s.ollama |= found.is_some();
+            found
+        });
+        if let Some((kind, device, bytes, rounding)) = read {
             let slot = match kind {
                 Buffer::Model => 0,
                 Buffer::Kv => 1,
                 Buffer::Compute => 2,
                 Buffer::Output => 3,
             };
-            buffers[slot].add(&device, bytes, line);
+            buffers[slot].add(&device, bytes, rounding, line);
             continue;
         }
         s.read(line, &lower);
@@ -104,7 +119,7 @@ pub fn read(text: &str) -> Option<RuntimeLog> {
         return None;
     }
     let mut log = RuntimeLog {
-        engine: "llama.cpp".to_owned(),
+        engine: if s.ollama { "ollama log" } else { "llama.cpp" }.to_owned(),
         model: s.name.clone(),
         ..RuntimeLog::default()
     };
@@ -114,8 +129,7 @@ pub fn read(text: &str) -> Option<RuntimeLog> {
             log.readings.push(Reading {
                 figure,
                 value: v,
-                // Printed in MiB to 0.01.
-                rounding: 0.005 * (1u64 << 20) as f64,
+                rounding: devices.rounding,
                 line: devices.lines.join("\n"),
             });
         }
@@ -206,8 +220,35 @@ fn cut(line: &str, max: usize) -> &str {
     &line[..end]
 }
 
+/// Ollama's engine: `msg="model weights" device=CUDA0 size="4.1 GiB"` (an
+/// older build: `buffer=CUDA0`), `msg="kv cache" ...`, `msg="compute graph"
+/// backend=CUDA0 buffer_type=CUDA0 size="0 B"`.
+fn ollama_line(line: &str, lower: &str) -> Option<(Buffer, String, f64, f64)> {
+    let kind = if lower.contains("msg=\"model weights\"") {
+        Buffer::Model
+    } else if lower.contains("msg=\"kv cache\"") {
+        Buffer::Kv
+    } else if lower.contains("msg=\"compute graph\"") {
+        Buffer::Compute
+    } else {
+        return None;
+    };
+    let device = ["device=", "buffer_type=", "buffer="]
+        .iter()
+        .find_map(|key| {
+            let at = lower.find(key)? + key.len();
+            let rest = line.get(at..)?.trim_start_matches('"');
+            let end = rest.find([' ', '"']).unwrap_or(rest.len());
+            (end > 0).then(|| rest[..end].to_owned())
+        })?;
+    let at = lower.find("size=")? + "size=".len();
+    let start = at + usize::from(lower.as_bytes().get(at) == Some(&b'"'));
+    let (size, _) = size_at(lower.as_bytes(), start, GbMeaning::Binary)?;
+    Some((kind, device, size.bytes as f64, size.rounding_bytes as f64))
+}
+
 /// `<prefix>: <device> [model|KV|compute|output] buffer size = <n> MiB`.
-fn buffer_line(line: &str, lower: &str) -> Option<(Buffer, String, f64)> {
+fn buffer_line(line: &str, lower: &str) -> Option<(Buffer, String, f64, f64)> {
     let at = lower.find("buffer size")?;
     let kind = if lower.contains("compute buffer size") {
         Buffer::Compute
@@ -242,7 +283,7 @@ fn buffer_line(line: &str, lower: &str) -> Option<(Buffer, String, f64)> {
     let eq = lower[at..].find('=')? + at + 1;
     let start = eq + lower[eq..].len() - lower[eq..].trim_start().len();
     let (size, _) = size_at(lower.as_bytes(), start, GbMeaning::Binary)?;
-    Some((kind, device, size.bytes as f64))
+    Some((kind, device, size.bytes as f64, size.rounding_bytes as f64))
 }
 
 /// The number after `key` and an `=` on the line.
@@ -307,7 +348,8 @@ impl Settings {
                 self.file_type = file_type(lower[eq + 1..].trim());
             }
         }
-        if lower.contains("offloading output layer") {
+        // Ollama says where it stays too (`offloading output layer to CPU`)
+        if lower.contains("offloading output layer") && !lower.contains("layer to cpu") {
             self.output_layer_moved = true;
         }
         if lower.contains("sched_reserve") {
@@ -347,6 +389,7 @@ impl Settings {
                 _ => None,
             });
         }
+        self.read_ollama(line, lower);
         for key in ["type_k = '", "k ("] {
             if let Some(at) = lower.find(key) {
                 let rest = &lower[at + key.len()..];
@@ -357,6 +400,86 @@ impl Settings {
                     "q4_0" => Some(CacheType::Q4_0),
                     _ => None,
                 });
+            }
+        }
+    }
+
+    /// Ollama's settings: its runner's load request (`KvSize:8192
+    /// BatchSize:512 FlashAttention:true KvCacheType:q8_0`) or its older
+    /// command line (`--ctx-size 8192 --batch-size 512 --flash-attn`; its
+    /// batch is llama.cpp's `n_batch` and `n_ubatch` both), the model line of
+    /// its engine (`architecture=... file_type=Q4_K_M name="..."`) and the
+    /// GPU it found (`msg="inference compute" ... name="NVIDIA ..."`).
+    fn read_ollama(&mut self, line: &str, lower: &str) {
+        let number = |keys: [&str; 2]| {
+            keys.iter().find_map(|key| {
+                let at = lower.find(key)? + key.len();
+                read_number(lower.as_bytes(), at).map(|(v, _, _)| v as u64)
+            })
+        };
+        if let Some(n) = number(["kvsize:", "--ctx-size "]) {
+            self.n_ctx = self.n_ctx.or(Some(n));
+        }
+        if let Some(n) = number(["batchsize:", "--batch-size "]) {
+            self.n_ubatch = self.n_ubatch.or(Some(n));
+        }
+        if [
+            "flashattention:true",
+            "flashattention:enabled",
+            "--flash-attn",
+        ]
+        .iter()
+        .any(|k| lower.contains(k))
+        {
+            self.flash_attn = self.flash_attn.or(Some(true));
+        } else if ["flashattention:false", "flashattention:disabled"]
+            .iter()
+            .any(|k| lower.contains(k))
+        {
+            self.flash_attn = self.flash_attn.or(Some(false));
+        }
+        for key in ["kvcachetype:", "--kv-cache-type "] {
+            if let Some(at) = lower.find(key) {
+                let t = lower[at + key.len()..]
+                    .split([' ', '}'])
+                    .next()
+                    .unwrap_or("");
+                self.cache = self.cache.or(match t {
+                    "f16" => Some(CacheType::F16),
+                    "q8_0" => Some(CacheType::Q8_0),
+                    "q4_0" => Some(CacheType::Q4_0),
+                    _ => None,
+                });
+            }
+        }
+        let quoted = |key: &str| {
+            let at = lower.find(key)? + key.len();
+            let rest = line.get(at..)?;
+            let rest = rest.strip_prefix('"').unwrap_or(rest);
+            let end = rest.find(['"', ' ']).unwrap_or(rest.len());
+            (end > 0).then(|| rest[..end].to_owned())
+        };
+        if lower.contains(" architecture=") {
+            if let Some(t) = quoted(" file_type=") {
+                self.file_type = self.file_type.or(ollama_file_type(&t.to_ascii_lowercase()));
+            }
+            if self.name.is_none() {
+                if let Some(at) = lower.find(" name=\"") {
+                    let rest = &line[at + " name=\"".len()..];
+                    let name = rest.split('"').next().unwrap_or("").trim();
+                    if !name.is_empty() {
+                        self.name = Some(cut(name, 200).to_owned());
+                    }
+                }
+            }
+        }
+        if self.gpu.is_none() && lower.contains("msg=\"inference compute\"") {
+            if let Some(at) = lower.find(" name=\"") {
+                let rest = &line[at + " name=\"".len()..];
+                let name = rest.split('"').next().unwrap_or("").trim();
+                if !name.is_empty() {
+                    self.gpu = Some(cut(name, 120).to_owned());
+                }
             }
         }
     }
@@ -427,6 +550,23 @@ impl Settings {
         }
         sc
     }
+}
+
+/// Ollama's file type names (`Q4_K_M`, `Q8_0`, `F16`) as a format.
+fn ollama_file_type(t: &str) -> Option<WeightFormat> {
+    Some(match t {
+        "q4_k_m" => WeightFormat::GgufQ4KM,
+        "q5_k_m" => WeightFormat::GgufQ5KM,
+        "q3_k_m" => WeightFormat::GgufQ3KM,
+        "q2_k" => WeightFormat::GgufQ2K,
+        "q6_k" => WeightFormat::GgufQ6K,
+        "q8_0" => WeightFormat::GgufQ8_0,
+        "q4_0" => WeightFormat::GgufQ4_0,
+        "bf16" => WeightFormat::Bf16,
+        "f16" => WeightFormat::Fp16,
+        "f32" => WeightFormat::Fp32,
+        _ => return None,
+    })
 }
 
 /// llama.cpp's printed file type (`Q4_K - Medium`, `Q8_0`) as a format.
