@@ -106,6 +106,7 @@ hub-base-hint = https://huggingface.co, or a mirror such as https://hf-mirror.co
 hub-base-invalid = “{ $text }” is not an http(s) address; the Hub address stays { $base }.
 config-imported = Imported { $name }.
 checkpoint-weights = Its quantization_config sets the weights to { $format }.
+checkpoint-unmodelled = Its quantization_config ({ $method }) has no weight format here: the weights are as the setup says.
 config-unreadable = the file could not be read
 importer-unavailable = the importer could not be loaded: check the connection and try again
 layer-shapes-are-guessed-from-the-count = layer shapes are guessed from the count

@@ -106,6 +106,7 @@ hub-base-hint = https://huggingface.co，或镜像，如 https://hf-mirror.com
 hub-base-invalid = “{ $text }”不是 http(s) 地址；Hub 地址仍为 { $base }。
 config-imported = 已导入 { $name }。
 checkpoint-weights = 其 quantization_config 将权重设为 { $format }。
+checkpoint-unmodelled = 其 quantization_config（{ $method }）在此没有对应的权重格式：权重按当前设置估算。
 config-unreadable = 无法读取该文件
 importer-unavailable = 无法加载导入器：请检查网络连接后重试
 layer-shapes-are-guessed-from-the-count = 各层结构由参数量推测

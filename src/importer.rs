@@ -15,8 +15,6 @@
 mod protocol;
 
 use vramfit_core::inventory::MachineGpus;
-use vramfit_core::model::ModelSpec;
-use vramfit_core::scenario::checkpoint::CheckpointWeights;
 
 /// The worker's script, relative to each page (the calculator's, the tools
 /// page's): the site has one importer, beside the calculator.
@@ -34,7 +32,7 @@ pub fn use_worker_at(script: &'static str) {
 
 /// The model a `config.json` describes and the format a quantized
 /// checkpoint stores its weights in, or what is wrong with it.
-pub async fn import_config(json: &str) -> Result<(ModelSpec, Option<CheckpointWeights>), String> {
+pub async fn import_config(json: &str) -> Result<protocol::Imported, String> {
     let answer = ask(protocol::CONFIG, json).await?;
     protocol::read_model(protocol::result(&answer)?).ok_or_else(unavailable)
 }
@@ -293,9 +291,15 @@ mod tests {
                 let checkpoint = vramfit_core::hf_config::checkpoint_weights(&text)
                     .ok()
                     .flatten();
+                let unmodelled = vramfit_core::hf_config::unmodelled_quantization(&text);
                 match direct {
                     Ok(spec) => {
-                        assert_eq!(through, Ok((spec, checkpoint)), "{}", path.display());
+                        assert_eq!(
+                            through,
+                            Ok((spec, checkpoint, unmodelled)),
+                            "{}",
+                            path.display()
+                        );
                         models += 1;
                         quantized += usize::from(checkpoint.is_some());
                     }

@@ -35,6 +35,11 @@ pub fn answer(kind: &str, text: &str) -> String {
                 if let Ok(Some(q)) = vramfit_core::hf_config::checkpoint_weights(text) {
                     model.push('\n');
                     model.push_str(&q.to_line());
+                } else if let Some(method) = vramfit_core::hf_config::unmodelled_quantization(text)
+                {
+                    // `?` and the method: a quantization with no format here
+                    model.push_str("\n?");
+                    model.push_str(&method);
                 }
                 model
             })
@@ -67,13 +72,18 @@ pub fn result(answer: &str) -> Result<&str, String> {
 }
 
 /// The model of a `config` answer's result (`None` only if the page and
-/// the worker were built from different sources) and its checkpoint's
-/// weight format, if quantized.
-pub fn read_model(result: &str) -> Option<(ModelSpec, Option<CheckpointWeights>)> {
+/// the worker were built from different sources), its checkpoint's weight
+/// format, if quantized, and the quantization method it has no format for.
+pub fn read_model(result: &str) -> Option<Imported> {
     let (model, weights) = result.split_once('\n').unwrap_or((result, ""));
     let spec = vramfit_core::url::decode_spec(model)?;
-    Some((spec, CheckpointWeights::from_line(weights)))
+    let unmodelled = weights.strip_prefix('?').map(str::to_owned);
+    Some((spec, CheckpointWeights::from_line(weights), unmodelled))
 }
+
+/// A config the worker read: the model, its checkpoint's weight format,
+/// and the quantization method with no format here.
+pub type Imported = (ModelSpec, Option<CheckpointWeights>, Option<String>);
 
 /// The report of a `plans` answer's result.
 pub fn read_plans(result: &str) -> Option<PlanReport> {

@@ -227,6 +227,15 @@ impl ScenarioArgs {
             let spec = vramfit_core::hf_config::from_hf_configs(&config, preprocessor.as_deref())?;
             sc.model = ModelSource::Spec(Box::new(spec));
             checkpoint = vramfit_core::hf_config::checkpoint_weights(&config)?;
+            // a quantization this estimator has no format for: say so
+            // rather than estimate its weights in 16 bits unannounced
+            if let Some(method) = vramfit_core::hf_config::unmodelled_quantization(&config) {
+                if !self.has("w") {
+                    eprintln!(
+                        "note: {path}: quantization_config's quant_method \"{method}\" has no weight format here: the weights are estimated as --weights says (bf16 unless given)"
+                    );
+                }
+            }
         }
         if let Some(m) = &s.model {
             sc.model = model_source(m)?;

@@ -108,6 +108,30 @@ fn estimate_reads_a_scenario_file_and_a_config() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A quantization with no weight format here (HQQ) is named on stderr, not
+/// estimated in 16 bits unannounced; --weights silences it.
+#[test]
+fn an_unmodelled_quantization_is_named() {
+    let dir = std::env::temp_dir().join(format!("vramfit-hqq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.json");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/tests/data/configs/meta-llama__Llama-2-7b-hf.json"
+    ))
+    .unwrap();
+    let mut config: serde_json::Value = serde_json::from_str(&text).unwrap();
+    config["quantization_config"] = serde_json::json!({"quant_method": "hqq", "nbits": 4});
+    std::fs::write(&path, config.to_string()).unwrap();
+    let file = path.to_str().unwrap();
+    let o = vramfit(&["estimate", "--config", file, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("\"hqq\" has no weight format"), "{}", stderr(&o));
+    let o = vramfit(&["estimate", "--config", file, "--weights", "nf4", "--json"]);
+    assert!(!stderr(&o).contains("hqq"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A quantized checkpoint's config loads as it is stored (gpt-oss: MXFP4
 /// experts), unless --weights says otherwise.
 #[test]

@@ -67,7 +67,7 @@ use crate::model::{
     Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
     MAX_LAYERS, MAX_POSITION,
 };
-pub use checkpoint_quant::checkpoint_weights;
+pub use checkpoint_quant::{checkpoint_weights, unmodelled_quantization};
 use reader::{Cfg, Defaults, HEADS, HIDDEN, KV_HEADS, LAYERS, POSITIONS, VOCAB};
 use towers::{import_clip, import_llava, import_llava_next};
 

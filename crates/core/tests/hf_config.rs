@@ -194,9 +194,57 @@ fn checkpoint_weight_formats_are_read() {
         ),
         Some((W::Gptq4, Some(128), false))
     );
-    // methods with no format here leave the scenario's
+    // Quanto's and EETQ's int8, Quanto's float8 (`QuantoConfig.weights`)
+    assert_eq!(
+        with(r#"{"quant_method":"quanto","weights":"int8","activations":null}"#),
+        Some((W::Int8, None, false))
+    );
+    assert_eq!(
+        with(r#"{"quant_method":"quanto","weights":"float8"}"#),
+        Some((W::Fp8, None, false))
+    );
+    assert_eq!(
+        with(r#"{"quant_method":"eetq","weights":"int8"}"#),
+        Some((W::Int8, None, false))
+    );
+    // torchao's serialized config, its group read; a bare name at its default
+    assert_eq!(
+        with(
+            r#"{"quant_method":"torchao","quant_type":{"default":{"_type":"Int4WeightOnlyConfig","_version":2,"_data":{"group_size":64}}}}"#
+        ),
+        Some((W::Gptq4, Some(64), false))
+    );
+    assert_eq!(
+        with(r#"{"quant_method":"torchao","quant_type":"int4_weight_only"}"#),
+        Some((W::Gptq4, Some(128), false))
+    );
+    assert_eq!(
+        with(
+            r#"{"quant_method":"torchao","quant_type":{"default":{"_type":"Float8WeightOnlyConfig"}}}"#
+        ),
+        Some((W::Fp8, None, false))
+    );
+    // methods with no format here leave the scenario's, and are named
     assert_eq!(with(r#"{"quant_method":"hqq","nbits":4}"#), None);
     assert_eq!(with(r#"{"quant_method":"awq","bits":3}"#), None);
+    let unmodelled = |q: &str| {
+        vramfit_core::hf_config::unmodelled_quantization(&format!(
+            r#"{{"model_type":"llama","quantization_config":{q}}}"#
+        ))
+    };
+    assert_eq!(
+        unmodelled(r#"{"quant_method":"hqq","nbits":4}"#).as_deref(),
+        Some("hqq")
+    );
+    assert_eq!(
+        unmodelled(r#"{"quant_method":"awq","bits":3}"#).as_deref(),
+        Some("awq")
+    );
+    assert_eq!(unmodelled(r#"{"quant_method":"awq","bits":4}"#), None);
+    assert_eq!(
+        vramfit_core::hf_config::unmodelled_quantization(r#"{"model_type":"llama"}"#),
+        None
+    );
     // a wrong type is refused by its field, never guessed
     let e = checkpoint_weights(r#"{"quantization_config":{"quant_method":"awq","bits":"four"}}"#)
         .expect_err("bits as text");

@@ -47,20 +47,24 @@ fn read_line(id: &str, spec: &ModelSpec, from_cache: bool) -> String {
     line
 }
 
-/// Says which format a quantized checkpoint's weights were set to.
+/// Says which format a quantized checkpoint's weights were set to, or
+/// which quantization method has no format here.
 pub(super) fn say_stored(
     line: &mut String,
     stored: Option<vramfit_core::scenario::checkpoint::CheckpointWeights>,
+    unmodelled: Option<String>,
 ) {
-    if let Some(q) = stored {
-        let lang = current_lang();
-        line.push_str(space(lang));
-        line.push_str(&text_with(
-            lang,
+    let said = match (stored, unmodelled) {
+        (Some(q), _) => (
             "checkpoint-weights",
-            &[("format", q.weights.name().to_owned())],
-        ));
-    }
+            [("format", q.weights.name().to_owned())],
+        ),
+        (None, Some(method)) => ("checkpoint-unmodelled", [("method", method)]),
+        (None, None) => return,
+    };
+    let lang = current_lang();
+    line.push_str(space(lang));
+    line.push_str(&text_with(lang, said.0, &said.1));
 }
 
 fn failure_message(id: &str, failure: HubFailure) -> Fetch {
@@ -110,16 +114,17 @@ pub fn HubFetch(id: Signal<String>) -> impl IntoView {
                     return;
                 }
             };
-            let (mut spec, checkpoint) = match crate::importer::import_config(&fetched.text).await {
-                Ok(imported) => imported,
-                Err(message) => {
-                    status.set(Fetch::Failed {
-                        message,
-                        retry: false,
-                    });
-                    return;
-                }
-            };
+            let (mut spec, checkpoint, unmodelled) =
+                match crate::importer::import_config(&fetched.text).await {
+                    Ok(imported) => imported,
+                    Err(message) => {
+                        status.set(Fetch::Failed {
+                            message,
+                            retry: false,
+                        });
+                        return;
+                    }
+                };
             spec.name = id.clone();
             let mut line = read_line(&id, &spec, fetched.from_cache);
             let ours = spec.total_params();
@@ -129,7 +134,7 @@ pub fn HubFetch(id: Signal<String>) -> impl IntoView {
                 // a quantized checkpoint loads as it is stored
                 stored = checkpoint.filter(|q| q.apply(sc));
             });
-            say_stored(&mut line, stored);
+            say_stored(&mut line, stored, unmodelled);
             status.set(Fetch::Read(line.clone()));
             if fetched.from_cache {
                 return;

@@ -219,7 +219,7 @@ fn ConfigImport(typed: RwSignal<String>) -> impl IntoView {
                 return;
             }
             message.set(Some(match outcome {
-                Ok((mut spec, checkpoint)) => {
+                Ok((mut spec, checkpoint, unmodelled)) => {
                     if spec.name.is_empty() && !asked.is_empty() {
                         spec.name = asked;
                     }
@@ -235,7 +235,7 @@ fn ConfigImport(typed: RwSignal<String>) -> impl IntoView {
                         stored = checkpoint.filter(|q| q.apply(sc));
                     });
                     let mut line = text_with(current_lang(), "config-imported", &[("name", name)]);
-                    hub::say_stored(&mut line, stored);
+                    hub::say_stored(&mut line, stored, unmodelled);
                     Ok(line)
                 }
                 Err(e) => {

@@ -10,22 +10,40 @@ use crate::scenario::limits::MAX_GROUP_SIZE;
 
 /// The format a `config.json`'s `quantization_config` stores the weights
 /// in; `None` without one, or for a method the estimator has no format for
-/// (HQQ, Quanto, AQLM, NVFP4: the weights stay as the scenario says).
+/// (HQQ, AQLM, VPTQ, HIGGS, NVFP4: the weights stay as the scenario says,
+/// and [`unmodelled_quantization`] names the method).
 pub fn checkpoint_weights(json: &str) -> Result<Option<CheckpointWeights>> {
     let root = super::pyjson::config_root(json)?;
-    let cfg = Cfg::new(&root, "");
-    // A VLM wrapper may keep it on its language model.
-    let q = match cfg.object("quantization_config")? {
-        Some(q) => q,
-        None => match cfg.object("text_config")? {
-            Some(text) => match text.object("quantization_config")? {
-                Some(q) => q,
-                None => return Ok(None),
-            },
-            None => return Ok(None),
-        },
-    };
-    read(&q)
+    match quantization_config(&Cfg::new(&root, ""))? {
+        Some(q) => read(&q),
+        None => Ok(None),
+    }
+}
+
+/// The `quant_method` of a `quantization_config` that sets no weight
+/// format here, so that the faces can say the weights were not read from
+/// it; `None` without one or when [`checkpoint_weights`] reads it.
+pub fn unmodelled_quantization(json: &str) -> Option<String> {
+    let root = super::pyjson::config_root(json).ok()?;
+    let q = quantization_config(&Cfg::new(&root, "")).ok()??;
+    if read(&q).ok()?.is_some() {
+        return None;
+    }
+    let method = q.string("quant_method").ok()?.unwrap_or("unnamed");
+    // a name, not a paste: at most 40 characters of it
+    Some(method.chars().take(40).collect())
+}
+
+/// The config's `quantization_config`, or its language model's (a VLM
+/// wrapper may keep it there).
+fn quantization_config<'a>(cfg: &Cfg<'a>) -> Result<Option<Cfg<'a>>> {
+    if let Some(q) = cfg.object("quantization_config")? {
+        return Ok(Some(q));
+    }
+    match cfg.object("text_config")? {
+        Some(text) => text.object("quantization_config"),
+        None => Ok(None),
+    }
 }
 
 fn read(q: &Cfg) -> Result<Option<CheckpointWeights>> {
@@ -67,11 +85,61 @@ fn read(q: &Cfg) -> Result<Option<CheckpointWeights>> {
             }
         }
         "fp8" | "fbgemm_fp8" => Some(plain(WeightFormat::Fp8)),
+        // Quanto's and EETQ's `weights` (`QuantoConfig`, `EetqConfig`):
+        // int8 with a scale per channel, float8
+        "quanto" | "eetq" => match q.string("weights")?.unwrap_or("int8") {
+            "int8" => Some(plain(WeightFormat::Int8)),
+            "float8" => Some(plain(WeightFormat::Fp8)),
+            _ => None,
+        },
+        "torchao" => torchao(q)?,
         "mxfp4" => Some(plain(WeightFormat::Mxfp4)),
         "modelopt" if q.string("quant_algo")? == Some("FP8") => Some(plain(WeightFormat::Fp8)),
         "compressed-tensors" => compressed_tensors(q)?,
         _ => None,
     })
+}
+
+/// torchao (`TorchAoConfig`): its `quant_type`, a name (`int4_weight_only`)
+/// or a serialized config (`{"_type": "Int4WeightOnlyConfig", "_data":
+/// {"group_size": 128}}`): int4 weight-only as GPTQ's packing with its
+/// group's scale, int8 and float8 as themselves.
+fn torchao(q: &Cfg) -> Result<Option<CheckpointWeights>> {
+    let text = match q.obj.get("quant_type") {
+        Some(value) => value.to_string().to_ascii_lowercase(),
+        None => return Ok(None),
+    };
+    let weights = if text.contains("int4") {
+        WeightFormat::Gptq4
+    } else if text.contains("int8") {
+        WeightFormat::Int8
+    } else if text.contains("float8") || text.contains("fp8") {
+        WeightFormat::Fp8
+    } else {
+        return Ok(None);
+    };
+    let group_size = match weights {
+        WeightFormat::Gptq4 => group_in(&text).or(Some(128)),
+        _ => None,
+    };
+    Ok(Some(CheckpointWeights {
+        weights,
+        group_size,
+        double_quant: false,
+    }))
+}
+
+/// The `group_size` a serialized torchao config states, if any.
+fn group_in(text: &str) -> Option<u64> {
+    let at = text.find("\"group_size\"")? + "\"group_size\"".len();
+    let rest = text[at..].trim_start_matches([':', ' ']);
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end]
+        .parse()
+        .ok()
+        .filter(|g| (1..=MAX_GROUP_SIZE).contains(g))
 }
 
 /// compressed-tensors (llm-compressor's checkpoints): the weights of its
