@@ -126,7 +126,11 @@ fn an_unmodelled_quantization_is_named() {
     let file = path.to_str().unwrap();
     let o = vramfit(&["estimate", "--config", file, "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("\"hqq\" has no weight format"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("\"hqq\" has no weight format"),
+        "{}",
+        stderr(&o)
+    );
     let o = vramfit(&["estimate", "--config", file, "--weights", "nf4", "--json"]);
     assert!(!stderr(&o).contains("hqq"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
