@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::moe_layouts;
 use super::reader::{
-    attention_bias, dense_width, layer_types, slide_layers, Cfg, HIDDEN, LAYERS, POSITIONS, VOCAB,
+    attention_bias, dense_width, dt_rank, layer_types, slide_layers, Cfg, HIDDEN, LAYERS,
+    POSITIONS, VOCAB,
 };
 use crate::error::{InputError, Result};
 use crate::model::{
@@ -571,15 +572,6 @@ fn ernie_moe(cfg: &Cfg, layers: u64) -> Result<Moe> {
         dense_layers: layers - moe_count,
         router_bias: true,
     })
-}
-
-/// `time_step_rank` / `mamba_dt_rank`: a number or `"auto"` = ⌈hidden / 16⌉.
-pub(super) fn dt_rank(cfg: &Cfg, key: &'static str, hidden: u64) -> Result<u64> {
-    match cfg.obj.get(key) {
-        None | Some(Value::Null) => Ok(hidden.div_ceil(16)),
-        Some(Value::String(s)) if s == "auto" => Ok(hidden.div_ceil(16)),
-        _ => cfg.req(&[key], 1, MAX_DIM),
-    }
 }
 
 /// Mamba-1 or Mamba-2 alone: no attention, no feed-forward, one norm per layer.

@@ -592,3 +592,13 @@ pub(super) fn one_per_layer(cfg: &Cfg, key: &str, listed: usize, layers: u64) ->
         format!("lists {listed} layers but num_hidden_layers is {layers}"),
     ))
 }
+
+/// `time_step_rank` / `mamba_dt_rank`: a number or `"auto"` = ⌈hidden / 16⌉
+/// (Mamba's, Jamba's and Zamba's configs).
+pub(super) fn dt_rank(cfg: &Cfg, key: &'static str, hidden: u64) -> Result<u64> {
+    match cfg.obj.get(key) {
+        None | Some(Value::Null) => Ok(hidden.div_ceil(16)),
+        Some(Value::String(s)) if s == "auto" => Ok(hidden.div_ceil(16)),
+        _ => cfg.req(&[key], 1, MAX_DIM),
+    }
+}

@@ -223,7 +223,7 @@ pub(super) fn zamba(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         inner,
         state: cfg.int(&["mamba_d_state"], 1, MAX_HEADS)?.unwrap_or(16),
         conv_kernel: cfg.int(&["mamba_d_conv"], 1, 64)?.unwrap_or(4),
-        dt_rank: super::modern::dt_rank(cfg, "mamba_dt_rank", h)?,
+        dt_rank: super::reader::dt_rank(cfg, "mamba_dt_rank", h)?,
         proj_bias: cfg.flag("mamba_proj_bias", false)?,
         conv_bias: cfg.flag("mamba_conv_bias", true)?,
         state_fp32: true,
