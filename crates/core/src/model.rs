@@ -747,6 +747,11 @@ pub struct ModelSpec {
     /// A fixed state beside every attention layer's cache (ZAYA's CCA).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attention_state: Option<AttentionState>,
+    /// Of the layer runs (`layers`), those that keep their activations for
+    /// the backward (HRM-Text runs its earlier L-stack passes under
+    /// `torch.no_grad()`); `None`: every run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grad_runs: Option<u64>,
     /// Parameters transformers keeps in fp32 when it loads the model in 16
     /// bits (`_keep_in_fp32_modules_strict`: MoE routers, Apertus 1.5's
     /// tokenizers, GLM-5.3-Flash's KDA gates and connection biases).
@@ -974,6 +979,12 @@ impl ModelSpec {
             .unwrap_or_else(|| self.hidden / self.heads.max(1))
     }
 
+    /// The layer runs that save activations for the backward: every run
+    /// but HRM-Text's under `torch.no_grad()` ([`ModelSpec::grad_runs`]).
+    pub fn saving_runs(&self) -> u64 {
+        self.grad_runs.unwrap_or(self.layers)
+    }
+
     /// Width of a value head: `value_head_dim`, else a key head's `d`.
     pub fn value_dim(&self, d: u64) -> u64 {
         self.value_head_dim.unwrap_or(d)
@@ -1143,6 +1154,9 @@ impl ModelSpec {
             check_range("model.attention_state.conv_steps", a.conv_steps, 0, 256)?;
             check_range("model.attention_state.values", a.values, 0, MAX_DIM)?;
             check_range("model.attention_state.extra", a.extra, 0, MAX_TOTAL_PARAMS)?;
+        }
+        if let Some(runs) = self.grad_runs {
+            check_range("model.grad_runs", runs, 0, self.layers)?;
         }
         if let Some(hc) = &self.hyper_connections {
             check_range("model.hyper_connections.streams", hc.streams, 1, 64)?;

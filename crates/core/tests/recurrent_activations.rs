@@ -383,3 +383,69 @@ fn fla_kimi_delta_keeps_its_chunk_products_not_the_decay_cubes() {
     assert_eq!(bytes(MixerKernels::Fused), 911_999_744);
     assert!(bytes(MixerKernels::Torch) > 14 * (1 << 30));
 }
+
+/// HRM-Text's runs (`data/looped/hrm_text_acts.out`): only the runs that
+/// keep autograd save, each one ordinary layer's bytes: 82,176 B eager and
+/// 74,496 B with SDPA at batch 2, 16 tokens, hidden 32 in fp32 (the first
+/// saving run 1,024 B more, the shared rotary table). Our saving runs equal
+/// the measured count, and one more of them adds exactly one measured run.
+#[test]
+fn hrm_text_saves_only_its_gradient_runs() {
+    let base = r#""model_type":"hrm_text","vocab_size":128,"hidden_size":32,"intermediate_size":64,"num_attention_heads":4,"head_dim":8,"prefix_lm":false"#;
+    // (cycles, runs that save, runs computed)
+    let measured = [
+        (r#""num_hidden_layers":2,"H_cycles":2,"L_cycles":3"#, 10, 16),
+        (
+            r#""num_hidden_layers":1,"H_cycles":3,"L_cycles":4,"L_bp_cycles":[2,3]"#,
+            9,
+            15,
+        ),
+        (
+            r#""num_hidden_layers":2,"H_cycles":1,"L_cycles":2,"L_bp_cycles":[5]"#,
+            6,
+            6,
+        ),
+        (
+            r#""num_hidden_layers":1,"H_cycles":2,"L_cycles":2,"L_bp_cycles":[0,0]"#,
+            2,
+            6,
+        ),
+    ];
+    for (cycles, saving, computed) in measured {
+        let spec = from_hf_config(&format!("{{{base},{cycles}}}")).expect("imports");
+        assert_eq!(spec.saving_runs(), saving, "{cycles}");
+        assert_eq!(spec.layers, computed, "{cycles}: a cache slot per run");
+        for (attention, per_run) in [
+            (vramfit_core::scenario::Attention::Eager, 82_176),
+            (vramfit_core::scenario::Attention::Sdpa, 74_496),
+        ] {
+            let activations = |runs: u64| {
+                let mut s = spec.clone();
+                s.grad_runs = Some(runs);
+                let mut sc = Scenario {
+                    model: ModelSource::Spec(Box::new(s)),
+                    task: TaskKind::Training,
+                    training_precision: TrainingPrecision::Fp32,
+                    weights: WeightFormat::Fp32,
+                    attention,
+                    ..Scenario::default()
+                };
+                sc.training.micro_batch = 2;
+                sc.training.seq_len = 16;
+                let e = estimate(&sc).expect("estimates");
+                e.headline_gpu()
+                    .lines
+                    .iter()
+                    .find(|l| l.part == Part::Activations)
+                    .map_or(0, |l| l.bytes)
+            };
+            if saving > 1 {
+                assert_eq!(
+                    activations(saving) - activations(saving - 1),
+                    per_run,
+                    "{cycles} {attention:?}"
+                );
+            }
+        }
+    }
+}

@@ -509,6 +509,8 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                     0
                 },
             }),
+            // HRM-Text's runs that keep autograd, on every third spec
+            grad_runs: layers.is_multiple_of(3).then_some(layers / 3),
         }
     });
     prop_oneof![

@@ -1563,6 +1563,21 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "hrm_text",
+        &[
+            ("attention_bias", 0),
+            ("head_dim", 128),
+            ("hidden_size", 1536),
+            ("intermediate_size", 4096),
+            ("max_position_embeddings", 2048),
+            ("mlp_bias", 0),
+            ("num_attention_heads", 12),
+            ("num_hidden_layers", 128),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 151808),
+        ],
+    ),
+    (
         "hunyuan_v1_dense",
         &[
             ("attention_bias", 0),

@@ -12,6 +12,7 @@ use crate::model::{ModelSpec, SlidingWindow, MAX_LAYERS, MAX_POSITION};
 pub(super) fn complete(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()> {
     match model_type {
         "dory" => dory(cfg, spec),
+        "hrm_text" => hrm_text(cfg, spec),
         _ => Ok(()),
     }
 }
@@ -108,5 +109,75 @@ fn dory(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         layers: sliding_runs,
     });
     spec.params_override = Some(distinct);
+    Ok(())
+}
+
+/// HRM-Text (`HrmTextConfig`, Sapient's hierarchical reasoning model,
+/// transformers 5.24): an L stack and an H stack of
+/// `num_layers_per_stack` (P) Llama-like layers each, with a sigmoid output
+/// gate on the attention (`gate_proj`, hidden → heads·d) and weightless
+/// RMSNorms. Each of `H_cycles` cycles runs the L stack `L_cycles` times and
+/// the H stack once, every run a cache slot of its own (P·H·(L + 1) slots
+/// of full-length MHA keys and values). Only the last `L_bp_cycles` L runs
+/// of each cycle (padded on the left with 1 to one per cycle) and the H
+/// runs keep autograd: the others run under `torch.no_grad()` and save
+/// nothing. A saved config carries `num_layers_per_stack` and the slot
+/// count as `num_hidden_layers`; without the former, `num_hidden_layers`
+/// is P (the config class rewrites it).
+fn hrm_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
+    // the class's 16 when neither is given (its table holds the rewritten 128)
+    let per_stack = match cfg.int(&["num_layers_per_stack"], 1, MAX_LAYERS)? {
+        Some(p) => p,
+        None if !cfg.obj.contains_key("num_hidden_layers") => 16,
+        None => spec.layers,
+    };
+    let h_cycles = cfg.int(&["H_cycles"], 1, 1024)?.unwrap_or(2);
+    let l_cycles = cfg.int(&["L_cycles"], 1, 1024)?.unwrap_or(3);
+    let bp: Vec<i64> = match cfg.array("L_bp_cycles")? {
+        Some(list) => list
+            .iter()
+            .map(|v| {
+                v.as_i64().ok_or_else(|| {
+                    InputError::new(cfg.field("L_bp_cycles"), "expects a list of integers")
+                })
+            })
+            .collect::<Result<_>>()?,
+        None => vec![2],
+    };
+    // the first H_cycles entries, padded on the left with 1s
+    let mut padded: Vec<i64> = vec![1; (h_cycles as usize).saturating_sub(bp.len())];
+    padded.extend(bp.iter().take(h_cycles as usize));
+    let l = l_cycles as i64;
+    let grad_l: u64 = padded.iter().map(|b| (*b).clamp(0, l) as u64).sum();
+    let runs = per_stack
+        .saturating_mul(h_cycles)
+        .saturating_mul(l_cycles + 1);
+    let saved = per_stack.saturating_mul(grad_l + h_cycles);
+    if runs > MAX_LAYERS {
+        return Err(InputError::new(
+            cfg.field("L_cycles"),
+            format!("{h_cycles} × ({l_cycles} + 1) runs of {per_stack} layers: allowed up to {MAX_LAYERS}"),
+        ));
+    }
+    let w = u128::from;
+    let (h, i) = (w(spec.hidden), w(spec.intermediate));
+    let q = w(spec.heads) * w(spec.head_dim());
+    let (ba, bm) = (
+        w(u64::from(spec.qkv_bias)),
+        w(u64::from(spec.mlp_bias == Some(true))),
+    );
+    // q, k, v and the gate (hidden → q), o (q → hidden); the MLP
+    let attention = 4 * (h * q + ba * q) + (q * h + ba * h);
+    let mlp = 3 * h * i + bm * (2 * i + h);
+    let vocab = w(spec.vocab);
+    let head = if spec.tied_embeddings { 0 } else { vocab * h };
+    // embed_tokens, z_L_init (hidden), the head; no final norm
+    let total = 2 * w(per_stack) * (attention + mlp) + vocab * h + h + head;
+    spec.layers = runs;
+    spec.grad_runs = Some(saved);
+    // plain multi-head attention: the class has no `num_key_value_heads`
+    spec.kv_heads = spec.heads;
+    spec.gated_attention = true;
+    spec.params_override = Some(u64::try_from(total).unwrap_or(u64::MAX));
     Ok(())
 }

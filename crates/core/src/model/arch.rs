@@ -218,6 +218,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "mpt",
             "nanochat",
             "dory",
+            "hrm_text",
             "diffllama",
         ],
         &["llama"],

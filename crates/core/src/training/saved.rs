@@ -248,7 +248,8 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
     let target = r.decoder_tokens();
     let stacks = match encoder {
         Some(e) => vec![(e as u128, seq, 0), (spec.layers as u128, target, seq)],
-        None => vec![(spec.layers as u128, seq, 0)],
+        // only the runs that keep autograd save (HRM-Text's `grad_runs`)
+        None => vec![(u128::from(spec.saving_runs()), seq, 0)],
     };
     let mut terms = Vec::new();
     let (mut kept, mut full, mut layer_count) = (0u128, 0u128, 0u128);
@@ -379,8 +380,9 @@ impl GraphLayers {
     fn of(r: &Resolved) -> GraphLayers {
         let spec = r.spec;
         let shards = &r.shards;
-        let here =
-            shards.layers_per_gpu(spec.layers as u128 + spec.encoder_layers.unwrap_or(0) as u128);
+        let here = shards.layers_per_gpu(
+            u128::from(spec.saving_runs()) + spec.encoder_layers.unwrap_or(0) as u128,
+        );
         // Layers before the first trainable parameter build no autograd graph:
         // with LLaMA-Adapter v1 the frozen embedding feeds layers 0 and 1 tensors
         // that need no gradient and hold no parameter that does, so they save
@@ -610,8 +612,9 @@ fn formula_offloaded(
 ) -> String {
     format!(
         "saved activations offloaded to CPU memory: {} layers × {} B/layer there; on the GPU the non-layer tensors {} and, in backward, 2 layers brought back at a time {in_flight}",
-        r.shards
-            .layers_per_gpu(r.spec.layers as u128 + r.spec.encoder_layers.unwrap_or(0) as u128),
+        r.shards.layers_per_gpu(
+            u128::from(r.spec.saving_runs()) + r.spec.encoder_layers.unwrap_or(0) as u128
+        ),
         stacks.per_layer,
         outside.bytes
     )

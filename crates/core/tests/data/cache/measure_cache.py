@@ -282,6 +282,8 @@ TINY = {
                          swa_num_key_value_heads=2, swa_head_dim=6, sliding_window_size=5, d_rel=4, rel_extent=12,
                          conv_kernel_size=4, n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=2,
                          moe_intermediate_size=16, intermediate_size=48, unpadded_vocab_size=120),
+    # HRM-Text: H_cycles × (L_cycles + 1) runs of each stack's layers, every run a full-attention cache slot
+    "hrm_text": dict(num_hidden_layers=2, H_cycles=2, L_cycles=2, head_dim=8),
     "gemma4_text:bidirectional": dict(num_hidden_layers=4, num_key_value_heads=1, global_head_dim=16,
                                       sliding_window=10, use_bidirectional_attention="all",
                                       hidden_size_per_layer_input=0,
@@ -339,7 +341,8 @@ RELEVANT = ("no_rope_layers", "kv_source_layers", "n_input_layers", "n_recurrent
             "cca_time0", "cca_time1", "router_hidden_size", "moe_intermediate_size", "swa_num_attention_heads",
             "swa_num_key_value_heads", "swa_head_dim", "sliding_window_size", "d_rel", "rel_extent", "conv_kernel_size",
             "unpadded_vocab_size", "n_layers_per_attn_res_block", "loop_layer_index_start", "loop_layer_index_end",
-            "loop_num_passes", "loop_gate_rank", "n_shared_experts", "mlp_layer_types")
+            "loop_num_passes", "loop_gate_rank", "n_shared_experts", "mlp_layer_types", "num_layers_per_stack",
+            "H_cycles", "L_cycles")
 
 
 def config_summary(cfg):

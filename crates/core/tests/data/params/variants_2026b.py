@@ -1358,3 +1358,19 @@ VARIANTS["inkling_text"] = [
          d_rel=5, rel_extent=9, conv_kernel_size=4, n_routed_experts=6, num_experts_per_tok=3, n_shared_experts=2,
          moe_intermediate_size=8, intermediate_size=30, local_layer_ids=[0, 1, 2, 3, 9]),
 ]
+
+# HRM-Text: an L and an H stack of Llama-like layers with an output gate and weightless norms, run H_cycles ×
+# (L_cycles + 1) times (each run its own cache slot); num_hidden_layers is rewritten to the run count unless
+# num_layers_per_stack is given
+VARIANTS["hrm_text"] = [
+    {},
+    dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4, head_dim=16),
+    dict(vocab_size=777, hidden_size=48, intermediate_size=80, num_hidden_layers=3, num_attention_heads=6, head_dim=12,
+         attention_bias=True, mlp_bias=True, tie_word_embeddings=True, H_cycles=3, L_cycles=2, L_bp_cycles=[1, 2]),
+    dict(vocab_size=500, hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2, head_dim=24,
+         attention_bias=True, H_cycles=1, L_cycles=4),
+    dict(vocab_size=640, hidden_size=40, intermediate_size=72, num_hidden_layers=4, num_attention_heads=5, head_dim=8,
+         mlp_bias=True, H_cycles=2, L_cycles=1),
+    dict(_raw=True, vocab_size=300, hidden_size=32, intermediate_size=48, num_hidden_layers=12, num_layers_per_stack=2,
+         num_attention_heads=4, head_dim=8, H_cycles=2, L_cycles=2),
+]
