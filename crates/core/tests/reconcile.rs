@@ -734,3 +734,25 @@ fn an_ollama_server_log_is_read_as_its_buffers() {
     );
     assert_eq!(log.scenario.gpu.name.as_deref(), Some("rtx-4090"));
 }
+
+/// Ollama's server log before its own engine (hand-written in its layout):
+/// the scheduler's plan and the runner's command line set the layers, the
+/// context, the batch and flash attention (off: the command line names
+/// `--flash-attn` when on), and the runner's llama.cpp lines the buffers.
+#[test]
+fn an_ollama_legacy_server_log_sets_up_its_runner() {
+    let log = read_runtime_log(include_str!(
+        "data/reconcile/ollama_server_legacy_qwen25_7b.txt"
+    ))
+    .expect("an Ollama server log");
+    assert_eq!(log.engine, "ollama log");
+    let inf = &log.scenario.inference;
+    assert_eq!(inf.gpu_layers, Some(20));
+    assert_eq!(log.model_layers, Some(28));
+    assert_eq!(inf.prompt_len, 8192);
+    assert_eq!(inf.ubatch, 512);
+    assert!(!inf.flash_attn);
+    let value = |f: Figure| log.reading(f).map(|r| r.value).expect("read");
+    assert_eq!(value(Figure::KvBufferGpu), 320.0 * MIB);
+    assert_eq!(value(Figure::KvBufferHost), 128.0 * MIB);
+}

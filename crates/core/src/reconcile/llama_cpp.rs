@@ -411,6 +411,8 @@ impl Settings {
     /// its engine (`architecture=... file_type=Q4_K_M name="..."`) and the
     /// GPU it found (`msg="inference compute" ... name="NVIDIA ..."`).
     fn read_ollama(&mut self, line: &str, lower: &str) {
+        // its structured lines (`time=... level=INFO source=... msg=...`)
+        self.ollama |= lower.contains(" level=") && lower.contains(" msg=");
         let number = |keys: [&str; 2]| {
             keys.iter().find_map(|key| {
                 let at = lower.find(key)? + key.len();
@@ -422,6 +424,15 @@ impl Settings {
         }
         if let Some(n) = number(["batchsize:", "--batch-size "]) {
             self.n_ubatch = self.n_ubatch.or(Some(n));
+        }
+        // its scheduler's plan (`msg="offload to cuda" layers.model=29
+        // layers.offload=29`, the repeating layers and the output) and its
+        // runner's command line (`--n-gpu-layers 29`)
+        if let Some(n) = number(["layers.offload=", "--n-gpu-layers "]) {
+            self.offloaded = self.offloaded.or(Some(n));
+        }
+        if let Some(m) = number(["layers.model=", "layers.model="]) {
+            self.offloadable = self.offloadable.or(Some(m));
         }
         if [
             "flashattention:true",
@@ -435,6 +446,8 @@ impl Settings {
         } else if ["flashattention:false", "flashattention:disabled"]
             .iter()
             .any(|k| lower.contains(k))
+            // the runner's command line names `--flash-attn` when it is on
+            || lower.contains("msg=\"starting llama server\"")
         {
             self.flash_attn = self.flash_attn.or(Some(false));
         }
