@@ -44,6 +44,7 @@ mod mllama;
 mod modern;
 mod moe_layouts;
 mod moe_variants;
+mod nemotron_h_omni;
 mod paddleocr_vl;
 mod perception_lm;
 mod phi4mm;
@@ -354,7 +355,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 37] = [
+const WRAPPERS_2026: [&str; 38] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -392,6 +393,7 @@ const WRAPPERS_2026: [&str; 37] = [
     "inkling_text",
     "inkling2_text",
     "inkling2_loop_text",
+    "nemotron_h_omni",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -455,6 +457,9 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "perception_lm" => perception_lm::import_perception_lm(cfg, text_or(Arch::Llama, "llama")),
         "gemma4_unified" => import_gemma4_unified(cfg),
         "gemma4_assistant" | "gemma4_unified_assistant" => import_gemma4_assistant(cfg, model_type),
+        "nemotron_h_omni" => {
+            nemotron_h_omni::import_nemotron_h_omni(cfg, text_or(Arch::NemotronH, "nemotron_h"))
+        }
         "inkling_text" | "inkling2_text" | "inkling2_loop_text" => {
             inkling::import_inkling(cfg, model_type)
         }

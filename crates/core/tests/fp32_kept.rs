@@ -54,3 +54,17 @@ fn a_transformers_load_charges_them_four_bytes() {
     sc.training.framework = Framework::Litgpt;
     assert_eq!(part_bytes(&sc, Part::Weights), 8_317_544_000 * 2);
 }
+
+/// NemotronH's routers (`gate.weight`, experts × hidden per MoE block) stay
+/// fp32 in a 16-bit load, its wrapper's too: after a save and
+/// `from_pretrained(dtype=torch.bfloat16)` of a tiny Nemotron-H Omni (two
+/// MoE blocks of 4 experts over hidden 32) the only fp32 parameters are
+/// its two routers, 4 × 32 each. (Its saved configs carry an infinite
+/// `time_step_limit` the config class refuses to read back, so the table's
+/// script cannot rebuild them.)
+#[test]
+fn nemotron_h_routers_stay_fp32() {
+    let config = r#"{"model_type":"nemotron_h_omni","text_config":{"model_type":"nemotron_h","vocab_size":1000,"hidden_size":32,"num_attention_heads":4,"num_key_value_heads":2,"head_dim":8,"mamba_num_heads":4,"mamba_head_dim":8,"n_groups":1,"ssm_state_size":8,"intermediate_size":48,"n_routed_experts":4,"moe_intermediate_size":16,"moe_shared_expert_intermediate_size":24,"num_experts_per_tok":2,"hybrid_override_pattern":"MEM*E"},"vision_config":{"hidden_size":16,"num_hidden_layers":1,"num_attention_heads":2,"max_img_size":64},"vision_hidden_size":16,"projector_hidden_size":16}"#;
+    let spec = vramfit_core::hf_config::from_hf_config(config).expect("imports");
+    assert_eq!(spec.fp32_params, 2 * 4 * 32);
+}

@@ -748,7 +748,9 @@ fn nemotron_h(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         groups: cfg.int(&["n_groups"], 1, MAX_HEADS)?.unwrap_or(1),
         state: cfg.req(&["ssm_state_size"], 1, MAX_HEADS)?,
         conv_kernel: cfg.int(&["conv_kernel"], 1, 64)?.unwrap_or(4),
-        proj_bias: cfg.flag("mamba_proj_bias", cfg.flag("use_bias", false)?)?,
+        // `use_bias` puts biases on in_proj and out_proj (transformers 5.24;
+        // `mamba_proj_bias` sizes nothing)
+        proj_bias: cfg.flag("use_bias", false)?,
         conv_bias: cfg.flag("use_conv_bias", true)?,
         gated_norm: true,
         // NemotronHConfig: mamba_ssm_cache_dtype = "float32" when absent.
@@ -770,6 +772,34 @@ fn nemotron_h(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             dense_layers: count('-'),
             router_bias: false,
         });
+        // its routers stay fp32 in a 16-bit load (`_keep_in_fp32_modules_strict`:
+        // `gate.weight`, experts × hidden per MoE block; measured after
+        // `from_pretrained(dtype=torch.bfloat16)` of a saved tiny model)
+        let experts = spec.moe.as_ref().map_or(0, |m| m.experts);
+        spec.fp32_params = spec
+            .fp32_params
+            .saturating_add(count('E').saturating_mul(experts.saturating_mul(spec.hidden)));
+    }
+    // `NemotronHForCausalLM` declares no tied weights: whatever the flag says
+    spec.tied_embeddings = false;
+    // `mlp_bias` biases the dense MLPs and the shared expert, never the
+    // routed experts (their fused weights carry none)
+    spec.mlp_bias = Some(false);
+    if cfg.flag("mlp_bias", false)? {
+        let h = spec.hidden;
+        let dense = spec
+            .intermediate
+            .saturating_add(h)
+            .saturating_mul(count('-'));
+        let shared = spec
+            .moe
+            .as_ref()
+            .and_then(|m| m.shared_intermediate)
+            .map_or(0, |s| s.saturating_add(h).saturating_mul(count('E')));
+        spec.model_extra_params = spec
+            .model_extra_params
+            .saturating_add(dense)
+            .saturating_add(shared);
     }
     Ok(())
 }

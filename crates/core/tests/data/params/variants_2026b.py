@@ -1374,3 +1374,34 @@ VARIANTS["hrm_text"] = [
     dict(_raw=True, vocab_size=300, hidden_size=32, intermediate_size=48, num_hidden_layers=12, num_layers_per_stack=2,
          num_attention_heads=4, head_dim=8, H_cycles=2, L_cycles=2),
 ]
+
+# Nemotron-H Omni: NemotronH's text model exactly, a RADIO tower, a pixel-shuffle projector, an optional Parakeet audio
+# encoder with its projector (the released shape is written from a third-party summary, not downloaded)
+NHO_TEXT = dict(vocab_size=1000, hidden_size=64, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                mamba_num_heads=8, mamba_head_dim=16, n_groups=2, ssm_state_size=16, intermediate_size=96,
+                n_routed_experts=4, moe_intermediate_size=32, moe_shared_expert_intermediate_size=48, num_experts_per_tok=2)
+NHO_VIS = dict(hidden_size=48, num_hidden_layers=2, num_attention_heads=4, max_img_size=256, video_temporal_patch_size=2)
+NHO_AUDIO = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+                 subsampling_conv_channels=16, num_mel_bins=128, projection_hidden_size=80, projection_bias=False)
+VARIANTS["nemotron_h_omni"] = [
+    {},
+    dict(audio_config=dict(projection_hidden_size=4096, projection_bias=False)),
+    dict(text_config=dict(NHO_TEXT, hybrid_override_pattern="ME*-"), vision_config=NHO_VIS, vision_hidden_size=48,
+         projector_hidden_size=40),
+    dict(text_config=dict(NHO_TEXT, layers_block_type=["linear_attention", "moe", "full_attention", "moe", "mlp",
+                                                       "linear_attention"],
+                          use_bias=True, mlp_bias=True, use_conv_bias=False, num_nextn_predict_layers=1,
+                          conv_kernel=3, tie_word_embeddings=True),
+         vision_config=dict(NHO_VIS, use_swiglu_ffn=True, qkv_bias=False, mlp_ratio=3.0, num_cls_tokens=2, num_registers=2,
+                            patch_size=14),
+         vision_hidden_size=48, projector_hidden_size=56),
+    dict(text_config=dict(NHO_TEXT, hybrid_override_pattern="M*M*E", num_attention_heads=8, num_key_value_heads=8,
+                          head_dim=8),
+         vision_config=dict(NHO_VIS, num_hidden_layers=3, hidden_size=40, num_attention_heads=5, max_img_size=300),
+         vision_hidden_size=24, downsample_ratio=0.25, projector_hidden_size=33, audio_config=NHO_AUDIO),
+    dict(text_config=dict(NHO_TEXT, hybrid_override_pattern="MMMM*E", tie_word_embeddings=True), vision_config=NHO_VIS,
+         vision_hidden_size=48, tie_word_embeddings=True,
+         audio_config=dict(NHO_AUDIO, attention_bias=True, convolution_bias=False, subsampling_factor=4, conv_kernel_size=7,
+                           subsampling_conv_kernel_size=5, num_mel_bins=80, projection_bias=True)),
+]
+WRAPPERS |= {"nemotron_h_omni"}
