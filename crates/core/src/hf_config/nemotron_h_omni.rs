@@ -105,7 +105,7 @@ fn radio(v: &Cfg) -> Result<u128> {
     // (always biased), then the MLP: plain, or SwiGLU at 2/3 width rounded
     // up to a multiple of 8
     let mlp = if v.flag("use_swiglu_ffn", false)? {
-        let f2 = ((f as f64 * 2.0 / 3.0) as u128 + 7) / 8 * 8;
+        let f2 = ((f as f64 * 2.0 / 3.0) as u128).div_ceil(8) * 8;
         2 * (d * f2 + f2) + f2 * d + d
     } else {
         d * f + f + f * d + d
