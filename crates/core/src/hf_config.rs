@@ -44,6 +44,7 @@ mod mllama;
 mod modern;
 mod moe_layouts;
 mod moe_variants;
+mod molmo2;
 mod nemotron_h_omni;
 mod paddleocr_vl;
 mod perception_lm;
@@ -355,7 +356,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 38] = [
+const WRAPPERS_2026: [&str; 39] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -394,6 +395,7 @@ const WRAPPERS_2026: [&str; 38] = [
     "inkling2_text",
     "inkling2_loop_text",
     "nemotron_h_omni",
+    "molmo2",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -457,6 +459,14 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "perception_lm" => perception_lm::import_perception_lm(cfg, text_or(Arch::Llama, "llama")),
         "gemma4_unified" => import_gemma4_unified(cfg),
         "gemma4_assistant" | "gemma4_unified_assistant" => import_gemma4_assistant(cfg, model_type),
+        // its text class is fixed: Qwen3's decoder, OLMo-2's norms when told
+        "molmo2" => molmo2::import_molmo2(cfg, |text, olmo| {
+            if olmo {
+                import_decoder(text, Arch::Olmo2, "olmo2")
+            } else {
+                import_decoder(text, Arch::Qwen3, "qwen3")
+            }
+        }),
         "nemotron_h_omni" => {
             nemotron_h_omni::import_nemotron_h_omni(cfg, text_or(Arch::NemotronH, "nemotron_h"))
         }

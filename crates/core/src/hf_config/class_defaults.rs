@@ -2458,6 +2458,23 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "molmo2_text",
+        &[
+            ("additional_vocab_size", 128),
+            ("attention_bias", 0),
+            ("head_dim", 128),
+            ("hidden_size", 4096),
+            ("intermediate_size", 12288),
+            ("max_position_embeddings", 36864),
+            ("num_attention_heads", 32),
+            ("num_hidden_layers", 36),
+            ("num_key_value_heads", 8),
+            ("qkv_bias", 0),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 151936),
+        ],
+    ),
+    (
         "mpnet",
         &[
             ("hidden_size", 768),

@@ -1405,3 +1405,44 @@ VARIANTS["nemotron_h_omni"] = [
                            subsampling_conv_kernel_size=5, num_mel_bins=80, projection_bias=True)),
 ]
 WRAPPERS |= {"nemotron_h_omni"}
+
+# Molmo2: Qwen3's (or OLMo-2's) decoder with extra embedding rows and an unbiased o_proj, a SigLIP-like tower without
+# its final norm, a pooling cross-attention and a SwiGLU projector; never tied
+VARIANTS["molmo2"] = [
+    {},
+    dict(text_config=dict(hidden_size=64, num_attention_heads=4, num_key_value_heads=2, head_dim=16, vocab_size=1000,
+                          additional_vocab_size=16, num_hidden_layers=3, intermediate_size=96, attention_bias=True),
+         vision_config=dict(hidden_size=32, intermediate_size=48, num_hidden_layers=3, num_attention_heads=4,
+                            num_key_value_heads=4, head_dim=8),
+         adapter_config=dict(vision_feature_layer=[-1, 0], hidden_size=32, num_attention_heads=4, num_key_value_heads=4,
+                             head_dim=8, intermediate_size=40, text_hidden_size=64), tie_word_embeddings=True),
+    dict(text_config=dict(hidden_size=48, num_attention_heads=6, num_key_value_heads=3, head_dim=20, vocab_size=777,
+                          additional_vocab_size=0, num_hidden_layers=2, intermediate_size=100, qk_norm_type="olmo",
+                          norm_after=True),
+         vision_config=dict(hidden_size=24, intermediate_size=40, num_hidden_layers=2, num_attention_heads=3,
+                            num_key_value_heads=1, head_dim=10),
+         adapter_config=dict(vision_feature_layer=[1], hidden_size=24, num_attention_heads=3, num_key_value_heads=3,
+                             head_dim=8, intermediate_size=30, text_hidden_size=48)),
+    dict(text_config=dict(hidden_size=32, num_attention_heads=2, num_key_value_heads=1, head_dim=16, vocab_size=500,
+                          additional_vocab_size=128, num_hidden_layers=1, intermediate_size=64),
+         vision_config=dict(hidden_size=40, intermediate_size=56, num_hidden_layers=4, num_attention_heads=5,
+                            num_key_value_heads=5, head_dim=8, image_size=[224, 320], patch_size=16, num_channels=1,
+                            attention_bias=False),
+         adapter_config=dict(vision_feature_layer=[3, 1, -1], hidden_size=40, num_attention_heads=2,
+                             num_key_value_heads=1, head_dim=12, intermediate_size=50, text_hidden_size=32, mlp_bias=True,
+                             attention_bias=False)),
+    dict(text_config=dict(hidden_size=56, num_attention_heads=7, num_key_value_heads=7, head_dim=8, vocab_size=300,
+                          num_hidden_layers=2, intermediate_size=70),
+         vision_config=dict(hidden_size=36, intermediate_size=44, num_hidden_layers=2, num_attention_heads=6,
+                            num_key_value_heads=2, head_dim=6, num_position_embeddings=50),
+         adapter_config=dict(vision_feature_layer=[0, 1, 0, 1], hidden_size=20, num_attention_heads=5,
+                             num_key_value_heads=5, head_dim=4, intermediate_size=33, text_hidden_size=56, mlp_bias=True)),
+    # the Hub's legacy layout, written as given: `vit_config` (trimmed to the deepest feature layer) and `vit_layers`
+    dict(_raw=True, text_config=dict(hidden_size=32, num_attention_heads=4, num_key_value_heads=4, head_dim=8,
+                                     vocab_size=256, num_hidden_layers=2, intermediate_size=64, qkv_bias=True),
+         vit_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=9, num_attention_heads=2,
+                         num_key_value_heads=2, head_dim=8, image_default_input_size=[112, 112], image_patch_size=14),
+         adapter_config=dict(vit_layers=[-3, -6], hidden_size=16, num_attention_heads=2, num_key_value_heads=2,
+                             head_dim=8, intermediate_size=24, text_hidden_size=32)),
+]
+WRAPPERS |= {"molmo2"}
