@@ -542,6 +542,18 @@ fn import_gemma4_text(cfg: &Cfg) -> Result<ModelSpec> {
     Ok(spec)
 }
 
+/// A wrapper's `text_config` as a map to complete (empty when absent).
+fn text_config_map(cfg: &Cfg) -> Result<Map<String, Value>> {
+    match cfg.obj.get("text_config") {
+        Some(Value::Object(map)) => Ok(map.clone()),
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(other) => Err(InputError::new(
+            cfg.field("text_config"),
+            format!("expected an object, got {other}"),
+        )),
+    }
+}
+
 /// Gemma 4's multi-token-prediction drafters (`gemma4_assistant`,
 /// `gemma4_unified_assistant`: `generate(..., assistant_model=...)`): a
 /// Gemma 4 decoder whose layers read the main model's keys and values (a
@@ -558,16 +570,7 @@ fn import_gemma4_assistant(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     } else {
         "gemma4_text"
     };
-    let mut text = match cfg.obj.get("text_config") {
-        Some(Value::Object(map)) => map.clone(),
-        None | Some(Value::Null) => Map::new(),
-        Some(other) => {
-            return Err(InputError::new(
-                cfg.field("text_config"),
-                format!("expected an object, got {other}"),
-            ))
-        }
-    };
+    let mut text = text_config_map(cfg)?;
     text.insert("model_type".into(), text_type.into());
     let layers = {
         let t = Cfg::new(&text, "text_config.");
@@ -638,16 +641,7 @@ fn import_gemma4_unified(cfg: &Cfg) -> Result<ModelSpec> {
             "Gemma 4 Unified's image embedder and its image tokens are not modelled yet: without vision_config its language model is",
         ));
     }
-    let mut text = match cfg.obj.get("text_config") {
-        Some(Value::Object(map)) => map.clone(),
-        None | Some(Value::Null) => Map::new(),
-        Some(other) => {
-            return Err(InputError::new(
-                cfg.field("text_config"),
-                format!("expected an object, got {other}"),
-            ))
-        }
-    };
+    let mut text = text_config_map(cfg)?;
     text.insert("model_type".into(), "gemma4_unified_text".into());
     let mut spec = import_gemma4_text(&Cfg::new(&text, "text_config."))?;
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;

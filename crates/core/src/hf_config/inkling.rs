@@ -329,19 +329,8 @@ fn heads(cfg: &Cfg, sliding: bool) -> Result<Heads> {
 /// the config class's rule: every sixth layer attends fully (the first
 /// Inkling: the ids of `local_layer_ids` slide, when given).
 fn layer_kinds(cfg: &Cfg, layers: u64, second: bool) -> Result<Vec<bool>> {
-    if let Some(types) = cfg.strings("layer_types")? {
-        one_per_layer(cfg, "layer_types", types.len(), layers)?;
-        return types
-            .iter()
-            .map(|t| match *t {
-                "hybrid_sliding" => Ok(true),
-                "hybrid" => Ok(false),
-                other => Err(InputError::new(
-                    cfg.field("layer_types"),
-                    format!("\"{other}\" is not an Inkling layer: allowed \"hybrid_sliding\", \"hybrid\""),
-                )),
-            })
-            .collect();
+    if let Some(kinds) = two_kinds(cfg, "layer_types", layers, ["hybrid_sliding", "hybrid"])? {
+        return Ok(kinds);
     }
     if !second {
         if let Some(ids) = cfg.array("local_layer_ids")? {
@@ -352,22 +341,32 @@ fn layer_kinds(cfg: &Cfg, layers: u64, second: bool) -> Result<Vec<bool>> {
     Ok((0..layers).map(|i| (i + 1) % 6 != 0).collect())
 }
 
+/// A per-layer list of two names (`key`), as whether each layer is the
+/// first; any other name refused by the field.
+fn two_kinds(cfg: &Cfg, key: &str, layers: u64, [yes, no]: [&str; 2]) -> Result<Option<Vec<bool>>> {
+    let Some(types) = cfg.strings(key)? else {
+        return Ok(None);
+    };
+    one_per_layer(cfg, key, types.len(), layers)?;
+    types
+        .iter()
+        .map(|t| match *t {
+            t if t == yes => Ok(true),
+            t if t == no => Ok(false),
+            other => Err(InputError::new(
+                cfg.field(key),
+                format!("\"{other}\" is not allowed: \"{yes}\" or \"{no}\""),
+            )),
+        })
+        .collect::<Result<Vec<bool>>>()
+        .map(Some)
+}
+
 /// The first Inkling's dense layers: `mlp_layer_types` (`dense` or
 /// `sparse`), else the first `dense_mlp_idx` layers (none by default).
 fn dense_layers(cfg: &Cfg, layers: u64) -> Result<Vec<bool>> {
-    if let Some(types) = cfg.strings("mlp_layer_types")? {
-        one_per_layer(cfg, "mlp_layer_types", types.len(), layers)?;
-        return types
-            .iter()
-            .map(|t| match *t {
-                "dense" => Ok(true),
-                "sparse" => Ok(false),
-                other => Err(InputError::new(
-                    cfg.field("mlp_layer_types"),
-                    format!("\"{other}\" is not an MLP kind: allowed \"dense\", \"sparse\""),
-                )),
-            })
-            .collect();
+    if let Some(kinds) = two_kinds(cfg, "mlp_layer_types", layers, ["dense", "sparse"])? {
+        return Ok(kinds);
     }
     let first = cfg.int(&["dense_mlp_idx"], 0, layers)?.unwrap_or(0);
     Ok((0..layers).map(|i| i < first).collect())
