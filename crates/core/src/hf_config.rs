@@ -30,6 +30,7 @@ mod llava_variants;
 pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
+mod deepseek_ocr2;
 mod hunyuan_vl;
 mod hy_v4_vl;
 mod inkling;
@@ -356,7 +357,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 39] = [
+const WRAPPERS_2026: [&str; 40] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -396,6 +397,7 @@ const WRAPPERS_2026: [&str; 39] = [
     "inkling2_loop_text",
     "nemotron_h_omni",
     "molmo2",
+    "deepseek_ocr2",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -459,6 +461,7 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "perception_lm" => perception_lm::import_perception_lm(cfg, text_or(Arch::Llama, "llama")),
         "gemma4_unified" => import_gemma4_unified(cfg),
         "gemma4_assistant" | "gemma4_unified_assistant" => import_gemma4_assistant(cfg, model_type),
+        "deepseek_ocr2" => deepseek_ocr2::import_deepseek_ocr2(cfg),
         // its text class is fixed: Qwen3's decoder, OLMo-2's norms when told
         "molmo2" => molmo2::import_molmo2(cfg, |text, olmo| {
             if olmo {
