@@ -46,6 +46,7 @@ mod modern;
 mod moe_layouts;
 mod moe_variants;
 mod molmo2;
+mod muse;
 mod nemotron_h_omni;
 mod paddleocr_vl;
 mod perception_lm;
@@ -357,7 +358,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 40] = [
+const WRAPPERS_2026: [&str; 42] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -398,6 +399,8 @@ const WRAPPERS_2026: [&str; 40] = [
     "nemotron_h_omni",
     "molmo2",
     "deepseek_ocr2",
+    "muse_glimmer",
+    "muse_spark",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -462,6 +465,7 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "gemma4_unified" => import_gemma4_unified(cfg),
         "gemma4_assistant" | "gemma4_unified_assistant" => import_gemma4_assistant(cfg, model_type),
         "deepseek_ocr2" => deepseek_ocr2::import_deepseek_ocr2(cfg),
+        "muse_glimmer" | "muse_spark" => muse::import_muse(cfg, model_type),
         // its text class is fixed: Qwen3's decoder, OLMo-2's norms when told
         "molmo2" => molmo2::import_molmo2(cfg, |text, olmo| {
             if olmo {

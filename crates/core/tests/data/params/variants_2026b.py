@@ -1506,3 +1506,39 @@ VARIANTS["deepseek_ocr2"] = [
          tie_word_embeddings=True),
 ]
 WRAPPERS |= {"deepseek_ocr2"}
+
+# Muse Glimmer and Muse Spark: Gemma-3-like layers with an output gate and no q/k norm weights (Spark: residual gates
+# and experts run at their own width), a windowed ViT, a two-linear adapter; Spark's conv audio tower
+MUSE_T = dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
+              num_key_value_heads=2, head_dim=16, bos_token_id=1, eos_token_id=2)
+MUSE_V = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=2, patch_size=4,
+              pos_emb_height=5, pos_emb_width=5)
+SPARK_T = dict(MUSE_T, num_local_experts=4, moe_intermediate_size=24, moe_hidden_size=40, num_experts_per_tok=2)
+SPARK_A = dict(hidden_sizes=[8, 16], patch_sizes=[4, 4], depths=[1, 1], num_hidden_layers=2, out_hidden_size=64)
+VARIANTS["muse_glimmer"] = [
+    {},
+    dict(text_config=dict(MUSE_T, attention_bias=True), vision_config=MUSE_V, out_hidden_size=128,
+         projector_hidden_size=40),
+    dict(text_config=dict(MUSE_T, head_dim=24, num_key_value_heads=1), vision_config=dict(MUSE_V, patch_temporal=1),
+         out_hidden_size=128, projector_hidden_size=40, tie_word_embeddings=True),
+    dict(text_config=dict(MUSE_T, num_hidden_layers=5), vision_config=dict(MUSE_V, merge_size=3, pos_emb_height=4,
+                                                                           pos_emb_width=6),
+         out_hidden_size=288, projector_hidden_size=48),
+    dict(text_config=dict(MUSE_T, tie_word_embeddings=True), vision_config=MUSE_V, out_hidden_size=128,
+         projector_hidden_size=40),
+]
+VARIANTS["muse_spark"] = [
+    {},
+    dict(text_config=SPARK_T, vision_config=MUSE_V, audio_config=SPARK_A, out_hidden_size=128, projector_hidden_size=40),
+    dict(text_config=dict(SPARK_T, mlp_layer_types=["dense", "sparse", "dense"], attention_bias=True),
+         vision_config=MUSE_V, audio_config=SPARK_A, out_hidden_size=128, projector_hidden_size=40,
+         tie_word_embeddings=True),
+    dict(text_config=SPARK_T, vision_config=dict(MUSE_V, patch_temporal=1),
+         audio_config=dict(hidden_sizes=[8, 12, 20], patch_sizes=[2, 3, 5], depths=[1, 3, 2], num_hidden_layers=3,
+                           mlp_ratio=2.5, conv_kernel_size=5, out_hidden_size=64),
+         out_hidden_size=128, projector_hidden_size=40),
+    dict(text_config=dict(SPARK_T, head_dim=8, num_local_experts=3, mlp_layer_types=["sparse", "dense", "sparse"]),
+         vision_config=MUSE_V, audio_config=dict(SPARK_A, hidden_sizes=[12, 18], mlp_ratio=1.3),
+         out_hidden_size=128, projector_hidden_size=40),
+]
+WRAPPERS |= {"muse_glimmer", "muse_spark"}
