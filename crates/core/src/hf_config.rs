@@ -34,6 +34,7 @@ mod deepseek_ocr2;
 mod hunyuan_vl;
 mod hy_v4_vl;
 mod inkling;
+mod inkling2_vlm;
 mod lfm2_vl;
 mod lfm3;
 mod llama4;
@@ -358,7 +359,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 42] = [
+const WRAPPERS_2026: [&str; 44] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -401,6 +402,8 @@ const WRAPPERS_2026: [&str; 42] = [
     "deepseek_ocr2",
     "muse_glimmer",
     "muse_spark",
+    "inkling2",
+    "inkling2_loop",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -479,6 +482,15 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         }
         "inkling_text" | "inkling2_text" | "inkling2_loop_text" => {
             inkling::import_inkling(cfg, model_type)
+        }
+        // a text config naming its model_type is read as that family
+        "inkling2" | "inkling2_loop" => {
+            inkling2_vlm::import_inkling2_vlm(cfg, model_type, |text, default| {
+                match text.string("model_type")? {
+                    Some(_) => import(text, text.defaults),
+                    None => inkling::import_inkling(text, default),
+                }
+            })
         }
         // Cosmos3-Nano: Qwen3-VL's wrapper whole (its generator, sound and
         // action weights are dropped on load); a text config naming another

@@ -781,3 +781,40 @@ fn every_listed_model_type_is_read() {
     let claim = format!("The importer reads {} `model_type`s", types.len());
     assert!(readme.contains(&claim), "README should say: {claim}");
 }
+
+/// Inkling 2 with images keeps its text model's cache (the loop's runs
+/// each a slot), counts the tower beside it, and refuses a merger whose
+/// output width is not the text model's, naming the field, as
+/// `validate_architecture` does.
+#[test]
+fn inkling2_wrappers_keep_the_text_model_and_check_the_merger_width() {
+    for t in ["inkling2", "inkling2_loop"] {
+        let wrapper: serde_json::Value =
+            serde_json::from_str(&config_text(&format!("variants_2026/{t}__1.json"))).unwrap();
+        let mut text = wrapper["text_config"].clone();
+        text["model_type"] = format!("{t}_text").into();
+        let whole = from_hf_config(&wrapper.to_string()).expect("imports");
+        let alone = from_hf_config(&text.to_string()).expect("imports");
+        assert_eq!(whole.layers, alone.layers, "{t}: cache slots");
+        assert!(!whole.tied_embeddings, "{t}");
+        // the tower of INK2_V: 64 wide, 2 layers, 4 px patches on 3
+        // channels, an 8² position grid, 2² merge into 96 then 64
+        let tower = 64 * (3 * 16 + 64 + 4)
+            + 2 * (4 * 64 * 64 + 2 * 64 * 256 + 256 + 11 * 64)
+            + 4 * 64 * 96
+            + 96 * 64;
+        assert_eq!(
+            whole.params_override.unwrap() - alone.params_override.unwrap(),
+            tower,
+            "{t}"
+        );
+        let mut wrong = wrapper.clone();
+        wrong["vision_config"]["text_hidden_size"] = 128.into();
+        let err = from_hf_config(&wrong.to_string()).unwrap_err();
+        assert_eq!(
+            err.field, "config.json: vision_config.text_hidden_size",
+            "{t}"
+        );
+        assert!(err.message.contains("64"), "{}", err.message);
+    }
+}

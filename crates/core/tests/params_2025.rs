@@ -125,9 +125,8 @@ fn derived_layer_lists_match_the_config_classes() {
         // Gemma 4 keeps its global layers apart (`global_attention`);
         // families without a window list no sliding layers; Dory counts
         // its layers as they run (its cache, measured in `hybrid_cache.rs`),
-        // as does Inkling 2 Loop
-        let runs_layers_again =
-            config.contains("/dory__") || config.contains("/inkling2_loop_text__");
+        // as does Inkling 2 Loop, with images or without
+        let runs_layers_again = config.contains("/dory__") || config.contains("/inkling2_loop");
         if !sliding.is_empty() && spec.global_attention.is_none() && !runs_layers_again {
             let windowed = spec.sliding_window.as_ref().map_or(0, |w| w.layers);
             // DeepSeek-V4's every layer has a window; the sliding ones

@@ -114,7 +114,9 @@ fn sliding_layers(t: &Cfg, layers: u64) -> Result<Vec<bool>> {
         one_per_layer(t, "layer_types", types.len(), layers)?;
         return Ok(types.iter().map(|k| *k == "sliding_attention").collect());
     }
-    Ok((0..layers).map(|i| !(layers - 1 - i).is_multiple_of(4)).collect())
+    Ok((0..layers)
+        .map(|i| !(layers - 1 - i).is_multiple_of(4))
+        .collect())
 }
 
 /// Spark's layers: attention, five norms and gates (two residual gates

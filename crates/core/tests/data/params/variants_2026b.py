@@ -1542,3 +1542,31 @@ VARIANTS["muse_spark"] = [
          out_hidden_size=128, projector_hidden_size=40),
 ]
 WRAPPERS |= {"muse_glimmer", "muse_spark"}
+
+# Inkling 2 and its looped form with images: the text CausalLM whole plus a ViT (class and position embeddings, layer
+# scales) and a two-linear merger to the text width; `text_hidden_size` must equal the text model's width
+INK2_V = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, patch_size=4, posemb_grid_size=8,
+              spatial_merge_size=2, projection_hidden_dim=96, text_hidden_size=64)
+INK2_LOOP_A = dict(INK2_A, loop_layer_index_start=2, loop_layer_index_end=6, loop_num_passes=3, loop_gate_rank=8)
+for t, text_a, text_b in (("inkling2", INK2_A, INK2_B), ("inkling2_loop", INK2_LOOP_A,
+                                                          dict(INK2_B, loop_layer_index_start=1, loop_layer_index_end=3,
+                                                               loop_num_passes=2, loop_gate_rank=5))):
+    VARIANTS[t] = [
+        {},
+        dict(text_config=text_a, vision_config=INK2_V),
+        dict(text_config=text_b, vision_config=dict(hidden_size=96, num_hidden_layers=3, num_attention_heads=2,
+                                                    patch_size=14, num_channels=1, posemb_grid_size=5,
+                                                    spatial_merge_size=3, projection_hidden_dim=40, projector_bias=True,
+                                                    text_hidden_size=48)),
+        dict(text_config=text_a, vision_config=dict(hidden_size=32, intermediate_size=50, num_hidden_layers=1,
+                                                    num_attention_heads=1, patch_size=8, posemb_grid_size=3,
+                                                    spatial_merge_size=1, projection_hidden_dim=16, projector_bias=True,
+                                                    text_hidden_size=64)),
+        dict(text_config=dict(text_b, hidden_size=80),
+             vision_config=dict(hidden_size=128, mlp_ratio=2.5, num_hidden_layers=0, num_attention_heads=8,
+                                patch_size=2, num_channels=4, posemb_grid_size=16, projection_hidden_dim=256,
+                                text_hidden_size=80)),
+        dict(text_config=dict(text_a, tie_word_embeddings=True), tie_word_embeddings=True,
+             vision_config=dict(INK2_V, hidden_size=48, num_attention_heads=3, patch_size=6, projection_hidden_dim=32)),
+    ]
+WRAPPERS |= {"inkling2", "inkling2_loop"}

@@ -1,0 +1,106 @@
+//! Inkling 2 and its looped form with images (`inkling2`, `inkling2_loop`,
+//! transformers 5.24's `Inkling2ForConditionalGeneration` and
+//! `Inkling2LoopForConditionalGeneration`): the text CausalLM whole, its
+//! head never tied (`_tied_weights_keys` is empty in both classes), plus a
+//! ViT (`Inkling2VisionModel`) and a two-linear merger to the text width.
+//! The parameters are exact (`tests/data/params/hf_variants_2026.csv`);
+//! images are not modelled as inputs: the model is read as its language
+//! model carrying the tower's weights, which stay in the load dtype (no
+//! tower name is kept in fp32).
+
+use serde_json::Map;
+
+use super::reader::{Cfg, Defaults};
+use crate::error::{InputError, Result};
+use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_TOTAL_PARAMS};
+
+/// The wrapper: `text_config` (an `inkling2_text` or `inkling2_loop_text`
+/// by default), then the tower from `vision_config`.
+pub(super) fn import_inkling2_vlm(
+    cfg: &Cfg,
+    model_type: &str,
+    import_text: impl Fn(&Cfg, &'static str) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let empty = Map::new();
+    let text_type = if model_type == "inkling2_loop" {
+        "inkling2_loop_text"
+    } else {
+        "inkling2_text"
+    };
+    let mut text = cfg.object_or_empty("text_config", &empty)?;
+    if text.string("model_type")?.is_none() {
+        text.defaults = Defaults::Class(text_type);
+    }
+    let mut spec = import_text(&text, text_type)?;
+    spec.tied_embeddings = false;
+    let v = cfg.object_or_empty("vision_config", &empty)?;
+    let extra = tower(&v, spec.hidden)?;
+    // Inkling's text importer counts its model exactly (`params_override`)
+    let base = spec.params_override.unwrap_or(spec.model_extra_params);
+    let total = u128::from(base) + extra;
+    if total > u128::from(MAX_TOTAL_PARAMS) {
+        return Err(InputError::new(
+            cfg.field("vision_config"),
+            format!(
+                "gives {total} parameters beside the language model, more than {MAX_TOTAL_PARAMS}"
+            ),
+        ));
+    }
+    match &mut spec.params_override {
+        Some(p) => *p = total as u64,
+        None => spec.model_extra_params = total as u64,
+    }
+    spec.name = model_type.to_string();
+    Ok(spec)
+}
+
+/// `Inkling2VisionModel` and its merger on `Inkling2VisionConfig`'s
+/// defaults: a patch linear without bias, a learned `G²` position table,
+/// the class token and its position, a pre-norm; per layer biased q/k/v/o
+/// and fc1/fc2, two LayerNorms and two layer scales; then `M²·H → P → T`
+/// biased only with `projector_bias`. The merger's output width `T`
+/// (`text_hidden_size`) must be the text model's (`validate_architecture`
+/// refuses another); absent, it is taken from the text model.
+fn tower(v: &Cfg, text_hidden: u64) -> Result<u128> {
+    let h = u128::from(v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1024));
+    let heads = v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(16);
+    if h % u128::from(heads) != 0 {
+        return Err(InputError::new(
+            v.field("num_attention_heads"),
+            format!("is {heads}: hidden_size {h} must be a multiple of it"),
+        ));
+    }
+    let layers = u128::from(v.int(&["num_hidden_layers"], 0, MAX_LAYERS)?.unwrap_or(23));
+    let ratio = v.float("mlp_ratio", 0.0, 64.0)?.unwrap_or(4.0);
+    let i = match v.int(&["intermediate_size"], 1, MAX_DIM)? {
+        Some(i) => u128::from(i),
+        None => (h as f64 * ratio) as u128,
+    };
+    let p = u128::from(v.int(&["patch_size"], 1, MAX_IMAGE_SIZE)?.unwrap_or(20));
+    let c = u128::from(v.int(&["num_channels"], 1, 64)?.unwrap_or(3));
+    let g = u128::from(
+        v.int(&["posemb_grid_size"], 1, MAX_IMAGE_SIZE)?
+            .unwrap_or(32),
+    );
+    let m = u128::from(v.int(&["spatial_merge_size"], 1, 64)?.unwrap_or(2));
+    let proj = u128::from(
+        v.int(&["projection_hidden_dim"], 1, MAX_DIM)?
+            .unwrap_or(4096),
+    );
+    let t = match v.int(&["text_hidden_size"], 1, MAX_DIM)? {
+        Some(t) if t != text_hidden => {
+            return Err(InputError::new(
+                v.field("text_hidden_size"),
+                format!(
+                    "is {t}, but the text model's hidden_size is {text_hidden}: they must be equal"
+                ),
+            ))
+        }
+        _ => u128::from(text_hidden),
+    };
+    let bias = u128::from(v.flag("projector_bias", false)?);
+    let embed = h * (c * p * p + g * g + 4);
+    let layer = 4 * h * h + 2 * h * i + i + 11 * h;
+    let merger = m * m * h * proj + proj * t + bias * (proj + t);
+    Ok(embed + layers * layer + merger)
+}
