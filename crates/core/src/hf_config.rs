@@ -33,6 +33,7 @@ pub use video_rule::video_rule_from_config;
 mod deepseek_ocr2;
 mod hunyuan_vl;
 mod hy_v4_vl;
+mod hyperclovax_vl;
 mod inkling;
 mod inkling2_vlm;
 mod lfm2_vl;
@@ -359,7 +360,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 44] = [
+const WRAPPERS_2026: [&str; 45] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -404,6 +405,7 @@ const WRAPPERS_2026: [&str; 44] = [
     "muse_spark",
     "inkling2",
     "inkling2_loop",
+    "hyperclovax_vision_v2",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -468,6 +470,9 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "gemma4_unified" => import_gemma4_unified(cfg),
         "gemma4_assistant" | "gemma4_unified_assistant" => import_gemma4_assistant(cfg, model_type),
         "deepseek_ocr2" => deepseek_ocr2::import_deepseek_ocr2(cfg),
+        "hyperclovax_vision_v2" => {
+            hyperclovax_vl::import_hyperclovax_vl(cfg, text_or(Arch::Llama, "hyperclovax"))
+        }
         "muse_glimmer" | "muse_spark" => muse::import_muse(cfg, model_type),
         // its text class is fixed: Qwen3's decoder, OLMo-2's norms when told
         "molmo2" => molmo2::import_molmo2(cfg, |text, olmo| {

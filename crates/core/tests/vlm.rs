@@ -1027,6 +1027,28 @@ fn exaone4_5_splits_its_grouped_tower_and_reads_the_qwen_rule() {
     );
 }
 
+/// HyperCLOVA X Vision V2: Qwen2.5-VL's tower (2,826,102,528 without its
+/// merger) and, as projector, the merger (256,922,624) with the linear to
+/// the text width (3,584 × 4,096 + 4,096), summing to transformers 5.24's
+/// parts on the meta device (ViT 3,083,025,152, projector 14,684,160);
+/// images by Qwen2VLImageProcessorPil, a synthetic 1000 × 700 image a grid
+/// of 3,600 patches, 900 tokens.
+#[test]
+fn hyperclovax_vision_v2_splits_its_tower_and_reads_the_qwen_rule() {
+    let (spec, rule) = class_default("hyperclovax_vision_v2__0");
+    let counts = spec.param_counts();
+    assert_eq!(
+        (counts.vision, counts.projector),
+        (2_826_102_528, 256_922_624 + 14_684_160)
+    );
+    assert!(spec.tied_embeddings);
+    let image = tokens(&rule, 1000, 700).expect("tokens");
+    assert_eq!(
+        (image.tower_tokens, image.language_model_tokens),
+        (3600, 900)
+    );
+}
+
 /// GLM-OCR: its tower (no position table, biased qkv, proj and MLP, q/k
 /// norms) and merger split as transformers 5.24 builds the class defaults
 /// (404,231,168 and 29,889,024 on the meta device); images by GLM-4V's

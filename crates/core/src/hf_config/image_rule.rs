@@ -104,7 +104,8 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "janus"
         | "phi4_multimodal"
         | "video_llama_3"
-        | "cosmos3_omni" => true,
+        | "cosmos3_omni"
+        | "hyperclovax_vision_v2" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -158,9 +159,11 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         // Qwen4-Exp maps to the same processors as Qwen3.5.
         // Qwen2.5-Omni's and Qwen3-Omni's processors take Qwen2VLImageProcessor
         // at its own defaults, Qwen3-Omni's tower its 16 px patches.
+        // HyperCLOVA X Vision V2 maps to Qwen2VLImageProcessor.
         "qwen2_vl" | "qwen2_5_vl" | "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe"
         | "qwen4_exp" | "exaone4_5" | "lfm3_vl" | "qwen2_5_omni" | "qwen2_5_omni_thinker"
-        | "qwen3_omni_moe" | "qwen3_omni_moe_thinker" | "cosmos3_omni" => {
+        | "qwen3_omni_moe" | "qwen3_omni_moe_thinker" | "cosmos3_omni"
+        | "hyperclovax_vision_v2" => {
             let omni = model_type.contains("omni") && model_type != "cosmos3_omni";
             // Cosmos3-Nano's tower is Qwen3-VL's (16 px); its processor class
             // defaults (14 px) do not run it, so a config without a
@@ -468,7 +471,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, qwen3_vl, cosmos3_omni, video_llama_3, ernie4_5_vl_moe, lighton_ocr, hunyuan_vl, minicpmv4_6, minicpmv4_7, perception_lm, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, hyperclovax_vision_v2, qwen3_vl, cosmos3_omni, video_llama_3, ernie4_5_vl_moe, lighton_ocr, hunyuan_vl, minicpmv4_6, minicpmv4_7, perception_lm, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -1570,3 +1570,24 @@ for t, text_a, text_b in (("inkling2", INK2_A, INK2_B), ("inkling2_loop", INK2_L
              vision_config=dict(INK2_V, hidden_size=48, num_attention_heads=3, patch_size=6, projection_hidden_dim=32)),
     ]
 WRAPPERS |= {"inkling2", "inkling2_loop"}
+
+# HyperCLOVA X Vision V2: HyperCLOVA X's language model (Granite's layers, post-norms), Qwen2.5-VL's tower, one biased
+# linear to the text width; only the wrapper's tie flag counts (the text config's is set opposite in one variant)
+HCX_T = dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+             num_key_value_heads=2)
+HCX_V = dict(depth=2, hidden_size=32, intermediate_size=48, num_heads=4, out_hidden_size=40, patch_size=14,
+             temporal_patch_size=2, spatial_merge_size=2, fullatt_block_indexes=[1])
+VARIANTS["hyperclovax_vision_v2"] = [
+    {},
+    dict(text_config=HCX_T, vision_config=HCX_V),
+    dict(tie_word_embeddings=False,
+         text_config=dict(HCX_T, tie_word_embeddings=True, attention_bias=True, mlp_bias=True, use_post_norm=False,
+                          head_dim=24),
+         vision_config=dict(HCX_V, out_hidden_size=72, in_channels=1)),
+    dict(text_config=dict(vocab_size=777, hidden_size=48, num_hidden_layers=3, num_attention_heads=6,
+                          intermediate_size=80),
+         vision_config=dict(model_type="qwen2_5_vl", depth=3, hidden_size=24, intermediate_size=40, num_heads=2,
+                            out_hidden_size=56, patch_size=8, temporal_patch_size=1, spatial_merge_size=3)),
+    dict(vision_config=dict(HCX_V, out_hidden_size=4096)),
+]
+WRAPPERS |= {"hyperclovax_vision_v2"}
