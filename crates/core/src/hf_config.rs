@@ -360,7 +360,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 45] = [
+const WRAPPERS_2026: [&str; 46] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -406,6 +406,7 @@ const WRAPPERS_2026: [&str; 45] = [
     "inkling2",
     "inkling2_loop",
     "hyperclovax_vision_v2",
+    "minicpm_ocr",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -435,7 +436,7 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "aria" => aria::import_aria(cfg, text_or(Arch::Mixtral, "aria_text")),
         "qianfan_ocr" => shuffle::import_qianfan_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
         "lighton_ocr" => pixtral::import_lighton_ocr(cfg, text_or(Arch::Qwen3, "qwen3")),
-        "minicpmv4_6" | "minicpmv4_7" => {
+        "minicpmv4_6" | "minicpmv4_7" | "minicpm_ocr" => {
             minicpm_v::import_minicpm_v(cfg, text_or(Arch::Qwen3Next, "qwen3_5_text"))
         }
         // its text class is fixed: HunYuan's dense decoder

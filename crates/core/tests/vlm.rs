@@ -1049,6 +1049,33 @@ fn hyperclovax_vision_v2_splits_its_tower_and_reads_the_qwen_rule() {
     );
 }
 
+/// MiniCPM-OCR: MiniCPM-V 4.6's modules, split as transformers 5.24 builds
+/// the class defaults on the meta device (the SigLIP-shaped tower with its
+/// window merger 135,366,144, the MLP merger 22,033,408), tied by default;
+/// images by MiniCPMOcrImageProcessor, 4.6's slicing at "4x" (2 × 2
+/// merging); its glyph-adaptive upsizing is refused by field.
+#[test]
+fn minicpm_ocr_splits_its_tower_and_reads_the_sliced_rule() {
+    let (spec, rule) = class_default("minicpm_ocr__0");
+    let counts = spec.param_counts();
+    assert_eq!((counts.vision, counts.projector), (135_366_144, 22_033_408));
+    assert!(spec.tied_embeddings);
+    assert_eq!(
+        rule,
+        ImageRule::MiniCpmV {
+            patch: 14,
+            merge: 2,
+            scale: 448,
+            max_slices: 9
+        }
+    );
+    let text = config_text("variants_2026/minicpm_ocr__0.json");
+    let err = rule_from_configs(&text, Some(r#"{"small_image_upsize": "adaptive"}"#)).unwrap_err();
+    assert_eq!(err.field, "preprocessor_config.json: small_image_upsize");
+    let always = rule_from_configs(&text, Some(r#"{"small_image_upsize": "always"}"#));
+    assert_eq!(always.ok(), Some(rule));
+}
+
 /// GLM-OCR: its tower (no position table, biased qkv, proj and MLP, q/k
 /// norms) and merger split as transformers 5.24 builds the class defaults
 /// (404,231,168 and 29,889,024 on the meta device); images by GLM-4V's

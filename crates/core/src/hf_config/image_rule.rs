@@ -93,6 +93,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "hunyuan_vl"
         | "minicpmv4_6"
         | "minicpmv4_7"
+        | "minicpm_ocr"
         | "perception_lm"
         | "qwen2_5_omni"
         | "qwen2_5_omni_thinker"
@@ -216,13 +217,28 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             min_pixels: number(&pre, &[&["size", "shortest_edge"]], 56 * 56),
             max_pixels: number(&pre, &[&["size", "longest_edge"]], 28 * 28 * 6177),
         }),
+        // MiniCPMOcrImageProcessor is the same rule at "4x" by default
+        // while `small_image_upsize` keeps its default "always" (its
+        // "adaptive" picks a size from the glyphs' density, its "never"
+        // keeps small images native: neither is modelled)
+        "minicpm_ocr" if !matches!(pre.get("small_image_upsize"), None | Some(Value::Null))
+            && pre.get("small_image_upsize").and_then(Value::as_str) != Some("always") =>
+        {
+            Err(InputError::new(
+                "preprocessor_config.json: small_image_upsize",
+                "MiniCPM-OCR's image rule is modelled at its default \"always\" only (\"adaptive\" sizes each image by its glyphs, \"never\" keeps small ones native): remove the key or set it to \"always\"",
+            ))
+        }
         // MiniCPMV4_6ImageProcessor (4.7's too): slices of `scale_resolution`
         // (448) px, at most `max_slice_nums` (9; one without `slice_mode`),
         // 14 px patches, "16x" merging 4 × 4 of them (the window merger and
         // the MLP merger), "4x" 2 × 2
-        "minicpmv4_6" | "minicpmv4_7" => {
-            let four = pre.get("downsample_mode").and_then(Value::as_str) == Some("4x")
-                || cfg.get("downsample_mode").and_then(Value::as_str) == Some("4x");
+        "minicpmv4_6" | "minicpmv4_7" | "minicpm_ocr" => {
+            let pre_mode = pre.get("downsample_mode").and_then(Value::as_str);
+            let cfg_mode = cfg.get("downsample_mode").and_then(Value::as_str);
+            let four = pre_mode == Some("4x")
+                || cfg_mode == Some("4x")
+                || (model_type == "minicpm_ocr" && pre_mode.or(cfg_mode).is_none());
             let sliced = pre.get("slice_mode").and_then(Value::as_bool) != Some(false);
             Ok(ImageRule::MiniCpmV {
                 patch: number(&pre, &[&["patch_size"]], 14),
@@ -471,7 +487,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         other => Err(InputError::new(
             "config.json: model_type",
             format!(
-                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, hyperclovax_vision_v2, qwen3_vl, cosmos3_omni, video_llama_3, ernie4_5_vl_moe, lighton_ocr, hunyuan_vl, minicpmv4_6, minicpmv4_7, perception_lm, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
+                "\"{other}\" has no image rule yet: supported qwen2_vl, qwen2_5_vl, hyperclovax_vision_v2, qwen3_vl, cosmos3_omni, video_llama_3, ernie4_5_vl_moe, lighton_ocr, hunyuan_vl, minicpmv4_6, minicpmv4_7, minicpm_ocr, perception_lm, qwen3_5, qwen3_5_moe, qwen4_exp, glm4v, glm4v_moe, glm46v, glmga, minimax_m3_vl, hy_v4_vl, aria, cohere_compass, paddleocr_vl, cosmos3_edge, internvl, qianfan_ocr, granite_docling, aya_vision, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, gemma3, gemma3n, gemma4, mllama, pixtral, mistral3, mistral_large4, idefics2, idefics3, smolvlm, llava_next, llava_next_video, llava_onevision, paligemma, llama4"
             ),
         )),
     }

@@ -4,7 +4,9 @@
 //! a window-attention merger inside it (`vit_merger`, after layer
 //! `insert_layer_id`), an MLP merger over 2 × 2 concatenated tokens, and
 //! a Qwen3.5 language model (Gated DeltaNet beside gated attention) unless
-//! `text_config` names another.
+//! `text_config` names another. MiniCPM-OCR (`minicpm_ocr`) builds the
+//! same modules (`MiniCPMOcrVisionConfig`'s defaults are 4.6's), tied by
+//! default.
 
 use serde_json::{Map, Value};
 
@@ -23,7 +25,9 @@ pub(super) fn import_minicpm_v(
     let empty = Map::new();
     let text = cfg.text_config_or_class(&empty, "qwen3_5_text")?;
     let mut spec = import_text(&text)?;
-    spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)?;
+    // MiniCPM-OCR's wrapper ties by default, 4.6's and 4.7's do not
+    let tied_default = cfg.model_type()? == "minicpm_ocr";
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", tied_default)?;
     let v = cfg.object_or_empty("vision_config", &empty)?;
     // MiniCPMV4_6VisionConfig's defaults (SigLIP-base's shape)
     let h = v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(768);

@@ -1591,3 +1591,25 @@ VARIANTS["hyperclovax_vision_v2"] = [
     dict(vision_config=dict(HCX_V, out_hidden_size=4096)),
 ]
 WRAPPERS |= {"hyperclovax_vision_v2"}
+
+# MiniCPM-OCR: MiniCPM-V 4.6's modules (a SigLIP-shaped NaViT with a window merger inside, an MLP merger) over a
+# Qwen3.5 language model, tied by default; merge_kernel_size and insert_layer_id change no count
+MCO_T = dict(vocab_size=500, hidden_size=64, intermediate_size=128, num_hidden_layers=4, num_attention_heads=4,
+             num_key_value_heads=2, head_dim=16, linear_num_key_heads=2, linear_num_value_heads=4,
+             linear_key_head_dim=8, linear_value_head_dim=12)
+MCO_V = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, image_size=64,
+             patch_size=8)
+VARIANTS["minicpm_ocr"] = [
+    {},
+    dict(text_config=MCO_T, vision_config=MCO_V),
+    dict(tie_word_embeddings=False, merger_times=3,
+         text_config=dict(MCO_T, num_hidden_layers=5, full_attention_interval=2, attention_bias=True,
+                          tie_word_embeddings=True),
+         vision_config=dict(MCO_V, window_kernel_size=[1, 2], num_channels=1)),
+    dict(insert_layer_id=1, merge_kernel_size=[3, 3],
+         text_config=dict(MCO_T, num_hidden_layers=3, linear_conv_kernel_dim=3,
+                          layer_types=["full_attention", "linear_attention", "full_attention"]),
+         vision_config=dict(MCO_V, image_size=40, patch_size=4, window_kernel_size=[3, 1])),
+    dict(vision_config=MCO_V),
+]
+WRAPPERS |= {"minicpm_ocr"}
