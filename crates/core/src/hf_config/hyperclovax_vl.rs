@@ -8,7 +8,7 @@
 
 use serde_json::Map;
 
-use super::reader::{Cfg, Defaults};
+use super::reader::Cfg;
 use super::vlm::{narrow, qwen2_5_vision};
 use crate::error::Result;
 use crate::model::{ModelSpec, MAX_DIM};
@@ -18,10 +18,7 @@ pub(super) fn import_hyperclovax_vl(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     let empty = Map::new();
-    let mut text = cfg.object_or_empty("text_config", &empty)?;
-    if text.string("model_type")?.is_none() {
-        text.defaults = Defaults::Class("hyperclovax");
-    }
+    let text = cfg.text_config_or_class(&empty, "hyperclovax")?;
     let mut spec = import_text(&text)?;
     // only the wrapper's flag ties (`_tied_weights_keys` read against the
     // top config, default True); the text config's is not read

@@ -10,7 +10,7 @@
 
 use serde_json::Map;
 
-use super::reader::{Cfg, Defaults};
+use super::reader::Cfg;
 use crate::error::{InputError, Result};
 use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS, MAX_TOTAL_PARAMS};
 
@@ -27,10 +27,7 @@ pub(super) fn import_inkling2_vlm(
     } else {
         "inkling2_text"
     };
-    let mut text = cfg.object_or_empty("text_config", &empty)?;
-    if text.string("model_type")?.is_none() {
-        text.defaults = Defaults::Class(text_type);
-    }
+    let text = cfg.text_config_or_class(&empty, text_type)?;
     let mut spec = import_text(&text, text_type)?;
     spec.tied_embeddings = false;
     let v = cfg.object_or_empty("vision_config", &empty)?;

@@ -11,7 +11,7 @@
 
 use serde_json::Map;
 
-use super::reader::{Cfg, Defaults};
+use super::reader::Cfg;
 use super::vlm::{counted, siglip_encoder, siglip_shape};
 use crate::error::Result;
 use crate::model::{ModelSpec, MAX_DIM, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS};
@@ -26,10 +26,7 @@ pub(super) fn import_video_llama3(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     let empty = Map::new();
-    let mut text = cfg.object_or_empty("text_config", &empty)?;
-    if text.string("model_type")?.is_none() {
-        text.defaults = Defaults::Class("qwen2");
-    }
+    let text = cfg.text_config_or_class(&empty, "qwen2")?;
     let text_tied = text.flag("tie_word_embeddings", false)?;
     let mut spec = import_text(&text)?;
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", false)? || text_tied;
