@@ -72,13 +72,21 @@ impl Units {
 }
 
 fn round_for_people(value: f64) -> String {
+    let shown = vramfit_core::decimal::Decimal(value);
     if value < 100.0 {
-        format!("{value:.2}")
+        format!("{shown:.2}")
     } else if value < 1000.0 {
-        format!("{value:.1}")
+        format!("{shown:.1}")
     } else {
-        format!("{value:.0}")
+        format!("{shown:.0}")
     }
+}
+
+/// A coordinate or any other `f64` as text, as `{}` writes it: through the
+/// core's formatter, so that the page carries no float formatter of its own
+/// (attributes given an `f64` would bring in the standard library's).
+pub fn num(x: f64) -> String {
+    vramfit_core::decimal::Decimal(x).to_string()
 }
 
 /// `14,518,222,848`: digits grouped by three.
@@ -107,12 +115,13 @@ pub fn count(n: u64) -> String {
 }
 
 fn trim(x: f64) -> String {
+    let shown = vramfit_core::decimal::Decimal(x);
     let s = if x < 10.0 {
-        format!("{x:.2}")
+        format!("{shown:.2}")
     } else if x < 100.0 {
-        format!("{x:.1}")
+        format!("{shown:.1}")
     } else {
-        format!("{x:.0}")
+        format!("{shown:.0}")
     };
     if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.').to_owned()

@@ -1,5 +1,6 @@
 //! `estimate`: one scenario in, the full per-GPU and CPU breakdown out.
 
+use crate::decimal::Decimal;
 use crate::error::{check_range, InputError, Result};
 use crate::gpu::{find_gpu, GpuSpec};
 use crate::inference::{inference_memory, ServingEngine, VllmEngine};
@@ -56,7 +57,7 @@ pub fn spec_from_param_count(params: u64) -> ModelSpec {
     let per_layer = 12 * h * h;
     let layers = (params / per_layer.max(1)).clamp(1, layers.max(1) * 2);
     ModelSpec {
-        name: format!("~{:.1}B parameters", params as f64 / 1e9),
+        name: format!("~{:.1}B parameters", Decimal(params as f64 / 1e9)),
         arch: Arch::Custom,
         hidden: h,
         layers,
@@ -490,7 +491,7 @@ fn gpu_notes(r: &Resolved, g: &GpuSpec, os_reserved: Option<u64>) -> Vec<Note> {
 
 /// What a unified-memory device lets the GPU use, and the knob that raises it.
 fn unified_memory_note(g: &GpuSpec, os_reserved: Option<u64>) -> Note {
-    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let gib = |b: u64| Decimal(b as f64 / (1u64 << 30) as f64);
     let budget = g.budget_bytes(os_reserved);
     if g.generation == crate::gpu::Generation::AppleSilicon && os_reserved.is_none() {
         let raise_mb = (g.memory_bytes.saturating_sub(8 << 30)) >> 20;

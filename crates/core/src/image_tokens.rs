@@ -46,9 +46,16 @@ mod glm5_next;
 pub use glm5_next::AlignedCanvas;
 mod lfm2_vl;
 pub use lfm2_vl::Tiling;
+mod deepseek_ocr2;
 mod perception_lm;
 mod phi4mm;
+pub use deepseek_ocr2::OcrViews;
+mod molmo2;
+pub use molmo2::OverlapCrops;
+mod muse;
+mod radio;
 pub use perception_lm::PlmTiles;
+pub use radio::PatchBudget;
 pub mod text;
 
 /// Every size a rule holds is at most this many pixels, so products of a
@@ -277,6 +284,24 @@ pub enum ImageRule {
     /// (or the closest ratio), each tile a tower pass pooled to
     /// `(tile / patch / pool)²` tokens.
     PerceptionLm(PlmTiles),
+    /// DeepSeek-OCR 2 (`deepseek_ocr2`): a global view and, past a
+    /// crop's size, InternVL's grid of crops; a query per `fold²` SAM
+    /// patches (`image_tokens/deepseek_ocr2.rs`).
+    DeepseekOcr2(OcrViews),
+    /// Nemotron-H Omni (`nemotron_h_omni`): a patch grid scaled into a
+    /// budget, sides whole multiples of the shuffle (`image_tokens/radio.rs`).
+    Radio(PatchBudget),
+    /// Molmo2 (`molmo2`): a low-resolution view and overlapping crops,
+    /// pooled rows with column tokens (`image_tokens/molmo2.rs`).
+    Molmo2(OverlapCrops),
+    /// Muse Glimmer and Spark (`muse_glimmer`, `muse_spark`): at most
+    /// `max_tokens` squares of `patch·merge` px, the grid closest to the
+    /// image's aspect (`image_tokens/muse.rs`).
+    Muse {
+        patch: u64,
+        merge: u64,
+        max_tokens: u64,
+    },
     /// Phi-4-multimodal's dynamic HD: up to `max_crops` crops of `crop` px
     /// and the global image (`image_tokens/phi4mm.rs`).
     Phi4Mm {
@@ -478,6 +503,10 @@ impl ImageRule {
             ImageRule::Apertus1p5(_) => "Apertus 1.5 code grid",
             ImageRule::PerceptionLm(_) => "PerceptionLM tiles",
             ImageRule::Phi4Mm { .. } => "Phi-4-multimodal dynamic HD",
+            ImageRule::DeepseekOcr2(_) => "DeepSeek-OCR 2 views",
+            ImageRule::Radio(_) => "Nemotron-H Omni patch budget",
+            ImageRule::Molmo2(_) => "Molmo2 overlapping crops",
+            ImageRule::Muse { .. } => "Muse aspect grid",
         }
     }
 
@@ -639,6 +668,40 @@ impl ImageRule {
             ImageRule::Glm5Next(c) => c.validate()?,
             ImageRule::Apertus1p5(g) => g.validate()?,
             ImageRule::PerceptionLm(t) => t.validate()?,
+            ImageRule::DeepseekOcr2(v) => {
+                side("base", v.base)?;
+                side("tile", v.tile)?;
+                check_range("image rule: patch", v.patch, 1, v.tile.min(v.base))?;
+                check_range("image rule: fold", v.fold, 1, 64)?;
+                tiles("max_crops", v.max_crops)?;
+                check_range("image rule: min_crops", v.min_crops, 1, v.max_crops)?;
+            }
+            ImageRule::Radio(r) => {
+                side("patch", r.patch)?;
+                check_range("image rule: merge", r.merge, 1, 16)?;
+                count("budget", r.budget)?;
+                check_range("image rule: min_patches", r.min_patches, 1, r.budget)?;
+                check_range("image rule: extra", r.extra, 0, MAX_TOKENS)?;
+            }
+            ImageRule::Molmo2(c) => {
+                side("size", c.size)?;
+                check_range("image rule: patch", c.patch, 1, c.size)?;
+                // a crop keeps at least one patch of window past its margins
+                let margins = c.margins.0 + c.margins.1;
+                check_range("image rule: margins", margins, 0, c.size / c.patch - 1)?;
+                tiles("max_crops", c.max_crops)?;
+                check_range("image rule: pool_h", c.pool.0, 1, 64)?;
+                check_range("image rule: pool_w", c.pool.1, 1, 64)?;
+            }
+            ImageRule::Muse {
+                patch,
+                merge,
+                max_tokens,
+            } => {
+                side("patch", *patch)?;
+                check_range("image rule: merge", *merge, 1, 16)?;
+                count("max_tokens", *max_tokens)?;
+            }
             ImageRule::Phi4Mm {
                 crop,
                 patch,
@@ -1356,6 +1419,16 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             patch,
             max_crops,
         } => phi4mm::tokens(crop, patch, max_crops, width, height)?,
+        ImageRule::DeepseekOcr2(ref v) => deepseek_ocr2::tokens(v, width, height, || {
+            internvl_grid(width, height, v.tile, v.min_crops, v.max_crops)
+        })?,
+        ImageRule::Radio(ref r) => radio::tokens(r, width, height)?,
+        ImageRule::Molmo2(ref c) => molmo2::tokens(c, width, height),
+        ImageRule::Muse {
+            patch,
+            merge,
+            max_tokens,
+        } => muse::tokens(patch, merge, max_tokens, width, height),
         ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
         ImageRule::LlavaNext { .. } | ImageRule::LlavaOneVision { .. } => {
             anyres_tokens(rule, width, height)

@@ -3,6 +3,7 @@
 use crate::compressed_kv::{
     compressed_bytes_per_sequence, prefill_retained_per_sequence, window_per_token,
 };
+use crate::decimal::Decimal;
 use crate::dequant::{dequant_buffer_bytes, dequant_buffer_line};
 use crate::model::{Arch, ModelSpec};
 use crate::parallel::Shards;
@@ -398,7 +399,8 @@ fn vllm_memory(
             (
                 pool,
                 format!(
-                    "KV pool: {utilization:.2} × {total} B (the total vLLM reads) − weights − profile peak − non-torch memory; {per_token_formula} per token{}",
+                    "KV pool: {:.2} × {total} B (the total vLLM reads) − weights − profile peak − non-torch memory; {per_token_formula} per token{}",
+                    Decimal(utilization),
                     if state_per_sequence > 0 {
                         format!(" + {state_per_sequence} B of recurrent state per sequence")
                     } else {
@@ -454,7 +456,7 @@ fn sglang_memory(
     let settings = engine.settings;
     let fraction = settings.mem_fraction_static;
     // As a person writes it (0.835, 0.79325), without float noise.
-    let shown = format!("{fraction:.5}");
+    let shown = format!("{:.5}", Decimal(fraction));
     let shown = shown.trim_end_matches('0').trim_end_matches('.');
     let context = inf.prompt_len.saturating_add(inf.new_tokens).max(1);
     let shared_prefix = inf.shared_prefix_tokens.min(inf.prompt_len);

@@ -6,6 +6,7 @@
 //! the flags for llama.cpp and the options for Ollama. Each candidate is
 //! judged by the estimator itself ([`crate::estimate`]).
 
+use crate::decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{InputError, Result};
@@ -256,8 +257,8 @@ pub fn plan_offload(sc: &Scenario, spec: &ModelSpec) -> Result<OffloadPlan> {
     let gib = |b: u128| b as f64 / f64::from(1u32 << 30);
     ollama += &format!(
         "; Ollama's scheduler predicts {:.2} GiB (file {:.2} GiB + f16 KV at num_ctx {ctx_flag})",
-        gib(predicted),
-        gib(file)
+        Decimal(gib(predicted)),
+        Decimal(gib(file))
     );
     let (trade_off, trade_off_zh) = trade_off(placement, ngl, ncmoe, n, inf.output_layer_last);
     let g = e.headline_gpu();

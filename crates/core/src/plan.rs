@@ -9,6 +9,7 @@
 //! candidate sets in score order (uniform-cost search), records the first sets
 //! that fit, and never extends a set that fits or repeats a found one.
 
+use crate::decimal::Decimal;
 pub mod techniques;
 
 use std::cmp::Ordering;
@@ -187,7 +188,7 @@ fn check_options(o: &PlanOptions) -> Result<()> {
         if !(v.is_finite() && (0.0..=100.0).contains(&v)) {
             return Err(InputError::new(
                 field,
-                format!("{v} is out of range: allowed 0 to 100"),
+                format!("{} is out of range: allowed 0 to 100", Decimal(v)),
             ));
         }
     }

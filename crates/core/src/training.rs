@@ -2,6 +2,7 @@
 //! and the three moments one of which is the peak (forward/backward, end of
 //! backward, optimizer step).
 
+use crate::decimal::Decimal;
 mod loss;
 pub(crate) use loss::freed_logits_block;
 mod lines;
@@ -367,7 +368,7 @@ fn optimizer_states(r: &Resolved, lines: &mut Lines) -> u128 {
             format!(
                 "{} trainable × {:.3} B ({what}){}",
                 r.trainable,
-                millibytes as f64 / 1024.0,
+                Decimal(millibytes as f64 / 1024.0),
                 shards.optimizer_note()
             ),
             if paged {

@@ -7,6 +7,7 @@
 //! Checked against the processors on synthetic videos
 //! (`tests/data/video/video_tokens.jsonl`, `tests/video_tokens.rs`).
 
+use crate::decimal::Decimal;
 use serde::Serialize;
 
 use crate::error::{check_range, InputError, Result};
@@ -121,7 +122,10 @@ pub fn video_tokens(rule: &VideoRule, video: &Video) -> Result<VideoTokens> {
         if !(fps.is_finite() && fps > 0.0 && fps <= 1000.0) {
             return Err(InputError::new(
                 "video fps",
-                format!("{fps} is out of range: above 0 up to 1000 frames per second"),
+                format!(
+                    "{} is out of range: above 0 up to 1000 frames per second",
+                    Decimal(fps)
+                ),
             ));
         }
     }

@@ -1,5 +1,6 @@
 //! Bytes of the weights as stored, for every format.
 
+use crate::decimal::Decimal;
 use crate::model::{ModelSpec, ParamCounts};
 use crate::precision::{Dtype, WeightFormat};
 use crate::scenario::{Engine, Framework, KbitPrep, LoraTarget, Method, Scenario, TaskKind};
@@ -112,7 +113,7 @@ pub fn weight_bytes(spec: &ModelSpec, counts: &ParamCounts, sc: &Scenario) -> We
         largest_quantized_linear: largest,
         formula: format!(
             "{quantized} quantized params × {:.3} bits ({}: {why}) + {plain} params × {} B ({}){kept_text}",
-            millibits as f64 / 1024.0,
+            Decimal(millibits as f64 / 1024.0),
             format.name(),
             plain_dtype.bytes(),
             plain_dtype.name()

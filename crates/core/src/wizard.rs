@@ -6,6 +6,7 @@
 //! The table's memory ranges are bytes of one GPU per model parameter, so a
 //! row written for 7B on 16 GB applies to 70B on 160 GB alike.
 
+use crate::decimal::Decimal;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
@@ -112,7 +113,8 @@ impl Range {
 
 impl std::fmt::Display for Range {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let show = |v: Option<f64>, open: &str| v.map_or(open.to_string(), |v| format!("{v}"));
+        let show =
+            |v: Option<f64>, open: &str| v.map_or(open.to_string(), |v| Decimal(v).to_string());
         write!(f, "[{}, {})", show(self.min, "0"), show(self.max, "∞"))
     }
 }
@@ -404,8 +406,10 @@ pub fn recommend(a: &WizardAnswers) -> Result<Recommendation> {
             InputError::new(
                 "decision_table",
                 format!(
-                    "no row covers goal {:?} with {} GPU(s) at {per_gpu:.2} B/param",
-                    a.goal, a.gpu_count
+                    "no row covers goal {:?} with {} GPU(s) at {:.2} B/param",
+                    a.goal,
+                    a.gpu_count,
+                    Decimal(per_gpu)
                 ),
             )
         })?;
@@ -474,14 +478,15 @@ fn why(
     per_gpu: f64,
     total: f64,
 ) -> Text {
-    let billions = params as f64 / 1e9;
+    let billions = Decimal(params as f64 / 1e9);
+    let (per_gpu, total) = (Decimal(per_gpu), Decimal(total));
     let Some(c) = capacity else {
         return Text {
             en: format!("No GPU: a {billions:.2}B-parameter model served on the CPU."),
             zh: format!("没有 GPU：{billions:.2}B 参数的模型在 CPU 上推理。"),
         };
     };
-    let gib = c as f64 / (1u64 << 30) as f64;
+    let gib = Decimal(c as f64 / (1u64 << 30) as f64);
     let (en_band, zh_band) = band_words(row.bytes_per_param);
     let (en_many, zh_many) = if a.gpu_count > 1 {
         (
@@ -513,7 +518,7 @@ fn why(
 /// The row's bytes-per-parameter range in words ("between 2.45 and 3.68
 /// bytes per parameter"), in English and Chinese.
 fn band_words(r: Range) -> (String, String) {
-    match (r.min, r.max) {
+    match (r.min.map(Decimal), r.max.map(Decimal)) {
         (Some(lo), Some(hi)) => (
             format!("this setup is the guide's choice between {lo} and {hi} bytes per parameter"),
             format!("指南在每参数 {lo} 到 {hi} 字节之间推荐这一方案"),

@@ -18,6 +18,7 @@
 //! router, a recurrent mixer's), the head; the backward runs it in reverse,
 //! each checkpointed layer re-running its forward first.
 
+use crate::decimal::Decimal;
 use crate::resolved::Resolved;
 use crate::scenario::{Checkpointing, Framework};
 
@@ -303,7 +304,7 @@ pub fn gathered_bytes(r: &Resolved) -> Option<(u128, String)> {
             g.partitioned,
             g.persistent,
             k.persistence_threshold,
-            r.weights.total as f64 / total as f64,
+            Decimal(r.weights.total as f64 / total as f64),
             k.prefetch_bucket,
             k.max_live,
             k.max_reuse

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use leptos::prelude::*;
 use vramfit_core::url::Choice;
 
+use crate::format::num;
 use crate::i18n::{current_lang, lang, space, text_or, text_with};
 
 /// A core input error: the field it names, then what is wrong, in the
@@ -109,8 +110,32 @@ pub fn parse_decimal(text: &str, min: f64, max: f64) -> Result<f64, String> {
         _ => Err(text_with(
             current_lang(),
             "err-number",
-            &[("min", min.to_string()), ("max", max.to_string())],
+            &[("min", num(min)), ("max", num(max))],
         )),
+    }
+}
+
+/// A field's value as its text field shows it.
+pub trait Shown {
+    fn shown(&self) -> String;
+}
+
+impl Shown for u64 {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Shown for String {
+    fn shown(&self) -> String {
+        self.clone()
+    }
+}
+
+/// Through the core's formatter: the page carries no float formatter.
+impl Shown for f64 {
+    fn shown(&self) -> String {
+        num(*self)
     }
 }
 
@@ -132,10 +157,10 @@ pub fn NumberField<T, P>(
     words: bool,
 ) -> impl IntoView
 where
-    T: Clone + PartialEq + ToString + Send + Sync + 'static,
+    T: Clone + PartialEq + Shown + Send + Sync + 'static,
     P: Fn(&str) -> Result<T, String> + Copy + Send + Sync + 'static,
 {
-    let shown = Signal::derive(move || value.get().to_string());
+    let shown = Signal::derive(move || value.get().shown());
     let commit = Callback::new(move |text: String| match parse(&text) {
         Ok(v) => {
             on_change.run(v);

@@ -14,6 +14,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use vramfit_core::decimal::Decimal;
 
 use crate::components::controls::PastePanel;
 use vramfit_core::doctor::size::GbMeaning;
@@ -25,7 +26,7 @@ use vramfit_core::Scenario;
 use crate::components::model_picker::ModelPicker;
 use crate::components::plans::PlanList;
 use crate::components::reconcile::{names_known_model, Reconcile};
-use crate::format::Units;
+use crate::format::{num, Units};
 use crate::i18n::{colon, lang, pick, text, tr};
 use crate::state::{debounced, use_state, PASTE_DELAY};
 
@@ -232,7 +233,7 @@ fn OomPicture(report: OomReport, units: Units) -> impl IntoView {
             let y = if s.key == "request" { ROW + 6.0 } else { 0.0 };
             let (en, zh, bytes) = (s.label, s.label_zh, s.bytes);
             view! {
-                <rect class=segment_class(s.key) x=format!("{x:.2}") y=y width=format!("{w:.2}") height=ROW>
+                <rect class=segment_class(s.key) x=format!("{:.2}", Decimal(*x)) y=num(y) width=format!("{:.2}", Decimal(*w)) height=num(ROW)>
                     <title>{move || { let lang = lang(); format!("{}{}{}", pick(lang, en, zh), colon(lang), units.bytes(bytes)) }}</title>
                 </rect>
             }
@@ -261,8 +262,8 @@ fn OomPicture(report: OomReport, units: Units) -> impl IntoView {
             <h2>{tr("doctor-picture")}</h2>
             </Show>
             <figure class="oom-bar" data-testid="doctor-picture" hidden=!drawn>
-                <svg viewBox=format!("0 0 {BAR_WIDTH} {}", 2.0 * ROW + 6.0) preserveAspectRatio="none" role="img" aria-label=tr("doctor-picture")>
-                    <rect class="track" x="0" y="0" width=BAR_WIDTH height=ROW/>
+                <svg viewBox=format!("0 0 {} {}", num(BAR_WIDTH), num(2.0 * ROW + 6.0)) preserveAspectRatio="none" role="img" aria-label=tr("doctor-picture")>
+                    <rect class="track" x="0" y="0" width=num(BAR_WIDTH) height=num(ROW)/>
                     {rects}
                 </svg>
                 <figcaption>

@@ -9,6 +9,7 @@
 //! nvidia-smi, torchtitan's share) or the chosen GPU's.
 
 use leptos::prelude::*;
+use vramfit_core::decimal::Decimal;
 
 use crate::components::controls::PastePanel;
 use vramfit_core::logs::{analyze_log, parse_log_with, GpuPick, LogAnalysis, Text, Trend, XUnit};
@@ -17,7 +18,7 @@ use vramfit_core::InputError;
 
 use crate::analysis::{downsample, MAX_PLOTTED};
 use crate::components::gpu_picker::GpuPicker;
-use crate::format::{grouped, Units};
+use crate::format::{grouped, num, Units};
 use crate::i18n::{colon, lang, space, text, text_with, tr};
 use crate::state::{debounced, use_state, PASTE_DELAY};
 use vramfit_core::logs::fit::Fit;
@@ -238,7 +239,7 @@ fn MemoryPlot(
     let sy = move |y: f64| TOP + (1.0 - y.clamp(0.0, y_max) / y_max) * (HEIGHT - TOP - BOTTOM);
     let path = |points: &mut dyn Iterator<Item = (f64, f64)>| {
         points
-            .map(|(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
+            .map(|(x, y)| format!("{:.1},{:.1}", Decimal(sx(x)), Decimal(sy(y))))
             .collect::<Vec<_>>()
             .join(" ")
     };
@@ -260,26 +261,26 @@ fn MemoryPlot(
     let capacity_line = capacity.map(|c| {
         let y = sy(c as f64);
         view! {
-            <line class="cap" x1=LEFT x2=WIDTH - RIGHT y1=y y2=y/>
-            <text class="cap-label" x=WIDTH - RIGHT - 4.0 y=y - 4.0 text-anchor="end">
+            <line class="cap" x1=num(LEFT) x2=num(WIDTH - RIGHT) y1=num(y) y2=num(y)/>
+            <text class="cap-label" x=num(WIDTH - RIGHT - 4.0) y=num(y - 4.0) text-anchor="end">
                 {move || format!("{} {}", text(lang(), "logs-capacity"), units.bytes(c))}
             </text>
         }
     });
     let oom_mark = predicted.filter(|p| *p <= x_max).map(|p| {
         let x = sx(p);
-        view! { <line class="oom" x1=x x2=x y1=TOP y2=HEIGHT - BOTTOM/> }
+        view! { <line class="oom" x1=num(x) x2=num(x) y1=num(TOP) y2=num(HEIGHT - BOTTOM)/> }
     });
     let y_top = units.bytes(y_max.min(u64::MAX as f64) as u64);
     view! {
         <figure class="log-plot">
-            <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="img" aria-label=tr("logs-plot") data-testid="logs-plot" data-points=shown.len().to_string()>
-                <text class="tick" x=LEFT - 6.0 y=TOP + 10.0 text-anchor="end">{y_top}</text>
-                <text class="tick" x=LEFT - 6.0 y=HEIGHT - BOTTOM text-anchor="end">"0"</text>
-                <text class="tick" x=LEFT y=HEIGHT - 10.0 text-anchor="start">{grouped(x_min.max(0.0) as u64)}</text>
-                <text class="tick" x=WIDTH - RIGHT y=HEIGHT - 10.0 text-anchor="end">{grouped(x_max.max(0.0) as u64)}</text>
-                <line class="axis" x1=LEFT x2=LEFT y1=TOP y2=HEIGHT - BOTTOM/>
-                <line class="axis" x1=LEFT x2=WIDTH - RIGHT y1=HEIGHT - BOTTOM y2=HEIGHT - BOTTOM/>
+            <svg viewBox=format!("0 0 {} {}", num(WIDTH), num(HEIGHT)) role="img" aria-label=tr("logs-plot") data-testid="logs-plot" data-points=shown.len().to_string()>
+                <text class="tick" x=num(LEFT - 6.0) y=num(TOP + 10.0) text-anchor="end">{y_top}</text>
+                <text class="tick" x=num(LEFT - 6.0) y=num(HEIGHT - BOTTOM) text-anchor="end">"0"</text>
+                <text class="tick" x=num(LEFT) y=num(HEIGHT - 10.0) text-anchor="start">{grouped(x_min.max(0.0) as u64)}</text>
+                <text class="tick" x=num(WIDTH - RIGHT) y=num(HEIGHT - 10.0) text-anchor="end">{grouped(x_max.max(0.0) as u64)}</text>
+                <line class="axis" x1=num(LEFT) x2=num(LEFT) y1=num(TOP) y2=num(HEIGHT - BOTTOM)/>
+                <line class="axis" x1=num(LEFT) x2=num(WIDTH - RIGHT) y1=num(HEIGHT - BOTTOM) y2=num(HEIGHT - BOTTOM)/>
                 {capacity_line}
                 {oom_mark}
                 {other_paths}

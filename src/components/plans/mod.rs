@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use vramfit_core::decimal::Decimal;
 use vramfit_core::plan::{Plan, PlanReport};
 use vramfit_core::url::encode;
 
@@ -108,7 +109,7 @@ pub fn plan_risk(lang: Lang, risk_pct: f64, changes_workload: bool) -> String {
         text_with(
             lang,
             "plan-risk-points",
-            &[("points", format!("{risk_pct:.1}"))]
+            &[("points", format!("{:.1}", Decimal(risk_pct)))]
         )
     );
     match (changes_workload, risk_pct > 0.0) {
@@ -137,9 +138,9 @@ fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
             "plan-cost",
             &[
                 ("rank", rank.to_string()),
-                ("slowdown", format!("{:.2}", cost.slowdown)),
+                ("slowdown", format!("{:.2}", Decimal(cost.slowdown))),
                 ("risk", plan_risk(lang, cost.quality_risk_pct, workload)),
-                ("gpus", format!("{:.0}", cost.gpu_factor)),
+                ("gpus", format!("{:.0}", Decimal(cost.gpu_factor))),
             ],
         )
     };
@@ -177,7 +178,7 @@ fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
                                     <dd>
                                         {move || {
                                             let lang = lang();
-                                            format!("×{:.2}{}{}", c.speed_factor, colon(lang), pick(lang, &speed.en, &speed.zh))
+                                            format!("×{:.2}{}{}", Decimal(c.speed_factor), colon(lang), pick(lang, &speed.en, &speed.zh))
                                         }}
                                     </dd>
                                     <dt>{tr("plan-quality-risk")}</dt>
@@ -188,7 +189,7 @@ fn PlanItem(rank: usize, plan: Plan, units: Units) -> impl IntoView {
                                             let head = if c.changes_workload {
                                                 text(lang, "plan-changes-workload")
                                             } else {
-                                                text_with(lang, "plan-risk-points", &[("points", format!("{:.1}", c.quality_risk_pct))])
+                                                text_with(lang, "plan-risk-points", &[("points", format!("{:.1}", Decimal(c.quality_risk_pct)))])
                                             };
                                             format!("{head}{}{}", colon(lang), pick(lang, &risk.en, &risk.zh))
                                         }}

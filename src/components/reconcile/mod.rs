@@ -7,6 +7,7 @@
 //! implied scenario.
 
 use leptos::prelude::*;
+use vramfit_core::decimal::Decimal;
 use vramfit_core::estimate::resolve_model;
 use vramfit_core::reconcile::{reconcile, Figure, Reconciliation, Row, RuntimeLog};
 use vramfit_core::scenario::{Engine, GpuChoice, TaskKind};
@@ -113,13 +114,13 @@ pub fn figure_key(figure: Figure) -> &'static str {
 /// grouped, a ratio to 0.01.
 pub fn value_text(figure: Figure, value: f64, units: Units) -> String {
     if figure.is_share() {
-        format!("{:.0} %", 100.0 * value)
+        format!("{:.0} %", Decimal(100.0 * value))
     } else if figure.is_bytes() {
         units.bytes(value.max(0.0).round() as u64)
     } else if value.fract() == 0.0 && value >= 0.0 {
         grouped(value as u64)
     } else {
-        format!("{value:.2}")
+        format!("{:.2}", Decimal(value))
     }
 }
 
@@ -132,7 +133,7 @@ pub fn percent_text(difference: f64) -> String {
     }
     let magnitude = hundredths.abs() / 100.0;
     let sign = if hundredths > 0.0 { "+" } else { "\u{2212}" };
-    format!("{sign}{magnitude:.2} %")
+    format!("{sign}{:.2} %", Decimal(magnitude))
 }
 
 /// The engine as people write it.
@@ -171,7 +172,7 @@ pub fn setup_flags(sc: &Scenario) -> Vec<String> {
         ];
         flags.extend(
             inf.mem_fraction_static
-                .map(|f| format!("--mem-fraction-static {f}")),
+                .map(|f| format!("--mem-fraction-static {}", Decimal(f))),
         );
         flags
     } else if inf.engine.sizes_pool() {
@@ -179,7 +180,10 @@ pub fn setup_flags(sc: &Scenario) -> Vec<String> {
             format!("--tensor-parallel-size {}", sc.parallel.tp),
             format!("--pipeline-parallel-size {}", sc.parallel.pp),
             format!("--max-model-len {}", inf.prompt_len),
-            format!("--gpu-memory-utilization {}", inf.gpu_memory_utilization),
+            format!(
+                "--gpu-memory-utilization {}",
+                Decimal(inf.gpu_memory_utilization)
+            ),
         ]
     } else {
         Vec::new()

@@ -7,6 +7,7 @@
 //! text (set on `<main>` in lib.rs from the locales' `stale-tag`).
 
 use leptos::prelude::*;
+use vramfit_core::decimal::Decimal;
 
 use crate::components::controls::InputErrorText;
 use vramfit_core::report::{Counter, GpuReport, Part, Verdict};
@@ -218,8 +219,8 @@ fn offload_split(
             {text_with(lang, "offload-split", &[("gpu", units.bytes(on_gpu)), ("host", units.bytes(host))])}
         </p>
         <svg class="offload-bar" viewBox="0 0 1000 12" preserveAspectRatio="none" aria-hidden="true">
-            <rect class="p-weights" x="0" y="0" width=format!("{:.0}", share * 1000.0) height="12"/>
-            <rect class="p-context" x=format!("{:.0}", share * 1000.0) y="0" width=format!("{:.0}", (1.0 - share) * 1000.0) height="12"/>
+            <rect class="p-weights" x="0" y="0" width=format!("{:.0}", Decimal(share * 1000.0)) height="12"/>
+            <rect class="p-context" x=format!("{:.0}", Decimal(share * 1000.0)) y="0" width=format!("{:.0}", Decimal((1.0 - share) * 1000.0)) height="12"/>
         </svg>
     })
 }
@@ -236,7 +237,7 @@ pub fn Bar(name: String, report: GpuReport, capacity: Option<u64>, units: Units)
         .map(|&(part, bytes, _)| {
             let width = bytes as f64 / scale * BAR_WIDTH;
             let rect = view! {
-                <rect class=part_class(part) x=format!("{x:.2}") y="0" width=format!("{width:.2}") height="28">
+                <rect class=part_class(part) x=format!("{:.2}", Decimal(x)) y="0" width=format!("{:.2}", Decimal(width)) height="28">
                     <title>{format!("{}{}{}", part_label(lang, part), colon(lang), units.bytes(bytes))}</title>
                 </rect>
             };
@@ -245,7 +246,7 @@ pub fn Bar(name: String, report: GpuReport, capacity: Option<u64>, units: Units)
         })
         .collect_view();
     let capacity_mark = capacity.map(|c| {
-        let cx = format!("{:.2}", c as f64 / scale * BAR_WIDTH);
+        let cx = format!("{:.2}", Decimal(c as f64 / scale * BAR_WIDTH));
         view! { <line class="capacity" x1=cx.clone() x2=cx y1="0" y2="36"/> }
     });
     let caption = match capacity {

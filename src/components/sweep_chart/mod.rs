@@ -5,9 +5,10 @@ use leptos::prelude::*;
 
 use vramfit_core::estimate::{estimate_with_model, resolve_model};
 
-use crate::format::{grouped, Units};
+use crate::format::{grouped, num, Units};
 use crate::i18n::{lang, text, text_with};
 use crate::state::use_state;
+use vramfit_core::decimal::Decimal;
 use vramfit_core::solver::{sweep, SweepAxis};
 
 /// Drawing area in SVG user units; the margins hold the axis labels.
@@ -94,15 +95,15 @@ pub fn SweepChart() -> impl IntoView {
                 let coords = plot(&points, y_max);
                 let path = coords
                     .iter()
-                    .map(|(x, y)| format!("{x:.1},{y:.1}"))
+                    .map(|(x, y)| format!("{:.1},{:.1}", Decimal(*x), Decimal(*y)))
                     .collect::<Vec<_>>()
                     .join(" ");
                 let capacity_line = capacity.map(|c| {
                     let y = TOP + (1.0 - c as f64 / y_max.max(1) as f64) * (HEIGHT - TOP - BOTTOM);
                     let label = format!("{} {}", text(lang(), "capacity"), units.bytes(c));
                     view! {
-                        <line class="cap" x1=LEFT x2=WIDTH - RIGHT y1=y y2=y/>
-                        <text class="cap-label" x=WIDTH - RIGHT - 4.0 y=y - 4.0 text-anchor="end">{label}</text>
+                        <line class="cap" x1=num(LEFT) x2=num(WIDTH - RIGHT) y1=num(y) y2=num(y)/>
+                        <text class="cap-label" x=num(WIDTH - RIGHT - 4.0) y=num(y - 4.0) text-anchor="end">{label}</text>
                     }
                 });
                 let dots = points
@@ -114,20 +115,22 @@ pub fn SweepChart() -> impl IntoView {
                         // Off the chart: an arrow at the top edge with the value,
                         // never a dot that reads as data at the cap.
                         let mark = if p.1 > y_max {
-                            let arrow = format!("{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}", x - 5.0, y + 8.0, *x, *y, x + 5.0, y + 8.0);
+                            let arrow = [(x - 5.0, y + 8.0), (*x, *y), (x + 5.0, y + 8.0)]
+                                .map(|(x, y)| format!("{:.1},{:.1}", Decimal(x), Decimal(y)))
+                                .join(" ");
                             view! {
                                 <g class="off-chart" data-testid="off-chart">
                                     <polyline class="arrow" points=arrow><title>{title.clone()}</title></polyline>
-                                    <text class="tick off-value" x=*x y=y + 20.0 text-anchor="middle">{units.bytes(p.1)}</text>
+                                    <text class="tick off-value" x=num(*x) y=num(y + 20.0) text-anchor="middle">{units.bytes(p.1)}</text>
                                 </g>
                             }
                             .into_any()
                         } else {
-                            view! { <circle class:over=over cx=*x cy=*y r="4"><title>{title}</title></circle> }.into_any()
+                            view! { <circle class:over=over cx=num(*x) cy=num(*y) r="4"><title>{title}</title></circle> }.into_any()
                         };
                         view! {
                             {mark}
-                            <text class="tick" x=*x y=HEIGHT - 10.0 text-anchor="middle">{short(p.0)}</text>
+                            <text class="tick" x=num(*x) y=num(HEIGHT - 10.0) text-anchor="middle">{short(p.0)}</text>
                         }
                     })
                     .collect_view();
@@ -144,11 +147,11 @@ pub fn SweepChart() -> impl IntoView {
                     points.iter().map(|p| format!("{} → {}", grouped(p.0), units.bytes(p.1))).collect::<Vec<_>>().join(", ")
                 );
                 Some(view! {
-                    <svg viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="img" aria-label=summary>
-                        <text class="tick" x=LEFT - 6.0 y=TOP + 10.0 text-anchor="end">{units.bytes(y_max)}</text>
-                        <text class="tick" x=LEFT - 6.0 y=HEIGHT - BOTTOM text-anchor="end">"0"</text>
-                        <line class="axis" x1=LEFT x2=LEFT y1=TOP y2=HEIGHT - BOTTOM/>
-                        <line class="axis" x1=LEFT x2=WIDTH - RIGHT y1=HEIGHT - BOTTOM y2=HEIGHT - BOTTOM/>
+                    <svg viewBox=format!("0 0 {} {}", num(WIDTH), num(HEIGHT)) role="img" aria-label=summary>
+                        <text class="tick" x=num(LEFT - 6.0) y=num(TOP + 10.0) text-anchor="end">{units.bytes(y_max)}</text>
+                        <text class="tick" x=num(LEFT - 6.0) y=num(HEIGHT - BOTTOM) text-anchor="end">"0"</text>
+                        <line class="axis" x1=num(LEFT) x2=num(LEFT) y1=num(TOP) y2=num(HEIGHT - BOTTOM)/>
+                        <line class="axis" x1=num(LEFT) x2=num(WIDTH - RIGHT) y1=num(HEIGHT - BOTTOM) y2=num(HEIGHT - BOTTOM)/>
                         {capacity_line}
                         <polyline class="series" points=path/>
                         {dots}

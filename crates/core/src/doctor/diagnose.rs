@@ -5,6 +5,7 @@ use super::remedies;
 use super::report::{Diagnosis, OomFormat, OomReport};
 use super::size::human_bytes as hb;
 use super::stacks::{Framework, Memory};
+use crate::decimal::Decimal;
 
 /// Share of the card that live tensors alone may fill before we say the card
 /// is too small for this run. Seed 003 (Q2) gives users' rule: above 90 % is
@@ -423,7 +424,7 @@ fn card_too_small(r: &OomReport) -> Option<Diagnosis> {
                  Reduce what the run keeps: smaller batch or sequence, gradient checkpointing, \
                  bf16/8-bit optimizer states, LoRA, or sharding (FSDP/ZeRO) across GPUs.",
                 hb(allocated),
-                used * 100.0,
+                Decimal(used * 100.0),
                 hb(total)
             ),
             format!(
@@ -431,7 +432,7 @@ fn card_too_small(r: &OomReport) -> Option<Diagnosis> {
                  梯度检查点、bf16/8-bit 优化器状态、LoRA，或多卡切分（FSDP/ZeRO）。",
                 hb(allocated),
                 hb(total),
-                used * 100.0
+                Decimal(used * 100.0)
             ),
         )
     })
@@ -450,14 +451,14 @@ fn near_limit_spike(r: &OomReport) -> Option<Diagnosis> {
              ordinary step-to-step peak tipped it over. Free a little more than {} (e.g. a slightly \
              smaller batch) to leave headroom.",
             hb(requested),
-            share(requested, total) * 100.0,
+            Decimal(share(requested, total) * 100.0),
             hb(needed - free)
         ),
         format!(
             "失败的请求（{}）很小，只占显卡 {:.2}%：训练本就贴着上限，一次普通的峰值就触发了 OOM。\
              多腾出略超过 {} 的显存（如稍减 batch）以留余量。",
             hb(requested),
-            share(requested, total) * 100.0,
+            Decimal(share(requested, total) * 100.0),
             hb(needed - free)
         ),
     ))

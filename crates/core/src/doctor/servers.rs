@@ -4,6 +4,7 @@
 
 use super::report::{Diagnosis, OomReport};
 use super::size::human_bytes as hb;
+use crate::decimal::Decimal;
 
 fn d(code: &'static str, message: String, message_zh: String) -> Diagnosis {
     Diagnosis {
@@ -18,7 +19,7 @@ fn d(code: &'static str, message: String, message_zh: String) -> Diagnosis {
 pub(super) fn vllm_startup(r: &OomReport) -> Option<Diagnosis> {
     let (free, total, want) = (r.free_bytes?, r.total_bytes?, r.requested_bytes?);
     let held = hb(total.saturating_sub(free));
-    let share = (free as u128 * 100 / total.max(1) as u128) as f64 / 100.0;
+    let share = Decimal((free as u128 * 100 / total.max(1) as u128) as f64 / 100.0);
     let (free, want) = (hb(free), hb(want));
     Some(d(
         "vllm_startup_free",

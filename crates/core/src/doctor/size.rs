@@ -4,6 +4,7 @@
 //! Hand-written scanners over bytes: every function looks at a bounded number
 //! of characters, so callers stay linear in the length of the text.
 
+use crate::decimal::Decimal;
 use crate::error::InputError;
 
 /// What a bare `GB`/`MB`/`G`/`M` label means in the text being read.
@@ -181,6 +182,6 @@ pub fn human_bytes(bytes: u64) -> String {
     if unit == 0 {
         format!("{bytes} B")
     } else {
-        format!("{value:.2} {name}")
+        format!("{:.2} {name}", Decimal(value))
     }
 }

@@ -7,8 +7,8 @@
 //! `mlp_layer_types` alone (a softmax router, one shared MLP of
 //! `n_shared_experts` × `moe_intermediate_size`), tied by the wrapper's flag
 //! only. The parameters are exact (`tests/data/params/hf_variants_2026.csv`);
-//! the views and crops are not modelled as inputs yet: the model is read as
-//! its language model carrying the towers' weights.
+//! its images are a global view and crops (`ImageRule::DeepseekOcr2`), read
+//! by SAM.
 
 use serde_json::{Map, Value};
 
@@ -79,14 +79,21 @@ pub(super) fn import_deepseek_ocr2(cfg: &Cfg) -> Result<ModelSpec> {
     let (encoder, encoder_width) = encoder(&v)?;
     // the learned queries (144 + 256), the projector, the view separator
     let extras = 400 * encoder_width + encoder_width * hh + hh + hh;
-    let total = text + sam(&v)? + encoder + extras;
+    let (sam, shape) = sam(&v)?;
+    let projector = encoder_width * hh + hh;
+    let total = text + sam + encoder + extras;
     if total > w(MAX_TOTAL_PARAMS) {
         return Err(InputError::new(
             cfg.field("vision_config"),
             format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
         ));
     }
+    // The towers read each view (the image rule's): SAM's patches are what
+    // the tower's activations are counted over; the total stays exact
+    // through `params_override`.
+    let vision = super::vlm::counted(shape, sam + encoder + extras - projector, projector)?;
     Ok(ModelSpec {
+        vision: Some(vision),
         name: "deepseek_ocr2".to_string(),
         arch: Arch::Mixtral,
         hidden: h,
@@ -143,8 +150,11 @@ fn sparse_layers(t: &Cfg, layers: u64) -> Result<Vec<bool>> {
 }
 
 /// SAM's ViT (`sam_config`: ViT-B by default) with its neck and the two
-/// stride-2 convolutions.
-fn sam(v: &Cfg) -> Result<u128> {
+/// stride-2 convolutions, and its layers' shape: LayerNorms, biased q/k/v
+/// and a GELU MLP without rotary positions, which SigLIP's layer is the
+/// nearest measured one to (its windows and decomposed relative positions
+/// are not).
+fn sam(v: &Cfg) -> Result<(u128, crate::model::VisionTower)> {
     let empty = Map::new();
     let s = v.object_or_empty("sam_config", &empty)?;
     let int = |key: &'static str, default: u64, max: u64| -> Result<u128> {
@@ -208,7 +218,16 @@ fn sam(v: &Cfg) -> Result<u128> {
     let embed = channels * patch * patch * d + d + abs_pos * grid * grid * d;
     let neck = d * out + 9 * out * out + 4 * out;
     let convs = 9 * out * d1 + 9 * d1 * d2;
-    Ok(embed + blocks + neck + convs)
+    let mut shape = super::vlm::tower_shape(
+        d as u64,
+        layers,
+        heads as u64,
+        mlp as u64,
+        image as u64,
+        patch as u64,
+    );
+    shape.block = crate::model::TowerBlock::Siglip;
+    Ok((embed + blocks + neck + convs, shape))
 }
 
 /// The Qwen2 stack used as the encoder (`encoder_config`, no token
@@ -231,4 +250,20 @@ fn encoder(v: &Cfg) -> Result<(u128, u128)> {
     let (hh, nh) = (u128::from(he), u128::from(heads));
     let layer = hh * hd * (2 * nh + 2 * kv) + hd * (nh + 2 * kv) + 3 * hh * inter + 2 * hh;
     Ok((layers * layer + hh, hh))
+}
+
+/// The views' rule from `preprocessor_config.json` (`size.height`,
+/// `tile_size`, `patch_size`, `downsample_ratio`; the class's values when
+/// absent). The crops' range is not a file key: `DeepseekOcr2Processor`
+/// passes 2 to 6 on every call.
+pub(super) fn image_rule(pre: &Value) -> crate::image_tokens::ImageRule {
+    let d = crate::image_tokens::OcrViews::DEFAULT;
+    let n = |path: &[&str], default| super::json_path::number(pre, &[path], default);
+    crate::image_tokens::ImageRule::DeepseekOcr2(crate::image_tokens::OcrViews {
+        base: n(&["size", "height"], d.base),
+        tile: n(&["tile_size"], d.tile),
+        patch: n(&["patch_size"], d.patch),
+        fold: n(&["downsample_ratio"], d.fold),
+        ..d
+    })
 }

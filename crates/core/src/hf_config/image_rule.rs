@@ -1,6 +1,7 @@
 //! The image rule of a VLM read from its `config.json` and, when given, its
 //! `preprocessor_config.json`.
 
+use crate::decimal::Decimal;
 use serde_json::Value;
 
 use super::json_path::{field, number};
@@ -106,7 +107,12 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "phi4_multimodal"
         | "video_llama_3"
         | "cosmos3_omni"
-        | "hyperclovax_vision_v2" => true,
+        | "hyperclovax_vision_v2"
+        | "deepseek_ocr2"
+        | "nemotron_h_omni"
+        | "molmo2"
+        | "muse_glimmer"
+        | "muse_spark" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -346,6 +352,10 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         }
         // Phi4MultimodalImageProcessor: crops of `crop_size` (the tower's
         // 448), at most `dynamic_hd` (36) of them
+        "deepseek_ocr2" => Ok(super::deepseek_ocr2::image_rule(&pre)),
+        "nemotron_h_omni" => super::nemotron_h_omni::image_rule(&cfg, &pre),
+        "molmo2" => super::molmo2::image_rule(&pre),
+        "muse_glimmer" | "muse_spark" => Ok(super::muse::image_rule(&cfg, &pre)),
         "phi4_multimodal" => Ok(ImageRule::Phi4Mm {
             crop: number(&pre, &[&["crop_size"], &["size", "height"]], vision("crop_size", 448)),
             patch: vision("patch_size", 14),
@@ -526,7 +536,8 @@ fn internvl(cfg: &Value, pre: &Value) -> Result<ImageRule> {
         return Err(InputError::new(
             "config.json: downsample_ratio",
             format!(
-                "{ratio} is not supported with {side} patches a side: only 1/k for a whole k that divides them"
+                "{} is not supported with {side} patches a side: only 1/k for a whole k that divides them",
+                Decimal(ratio)
             ),
         ));
     }
@@ -644,7 +655,8 @@ fn llama4(cfg: &Value, pre: &Value) -> Result<ImageRule> {
         return Err(InputError::new(
             "config.json: vision_config.pixel_shuffle_ratio",
             format!(
-                "{ratio} is not supported with {side} patches a side: only 1/k for a whole k that divides them"
+                "{} is not supported with {side} patches a side: only 1/k for a whole k that divides them",
+                Decimal(ratio)
             ),
         ));
     }

@@ -7,8 +7,8 @@
 //! concatenated, and a SwiGLU projector. The Hub's layout (`vit_config`,
 //! `vit_layers`) keeps the tower's layers up to the deepest one read. The
 //! parameters are exact (`tests/data/params/hf_variants_2026.csv`); its
-//! image crops are not modelled as inputs yet: the model is read as its
-//! language model carrying the tower's weights.
+//! images are its overlapping crops (`ImageRule::Molmo2`), each a tower
+//! pass.
 
 use serde_json::{Map, Value};
 
@@ -61,8 +61,11 @@ pub(super) fn import_molmo2(
         + 3 * h * i
         + 2 * h;
     let text = (v + extra_rows) * h + w(spec.layers) * layer + h + v * h;
-    let (vision, feature_layers) = tower(cfg)?;
+    let (vision, feature_layers, shape) = tower(cfg)?;
     let adapter = adapter(cfg, feature_layers)?;
+    // The tower reads each crop (the image rule's); the total stays exact
+    // through `params_override`, the tower and adapter counted as given.
+    spec.vision = Some(super::vlm::counted(shape, vision, adapter)?);
     let total = text + vision + adapter;
     if total > w(MAX_TOTAL_PARAMS) {
         return Err(InputError::new(
@@ -75,11 +78,11 @@ pub(super) fn import_molmo2(
     Ok(spec)
 }
 
-/// The tower's parameters and how many feature layers the adapter reads:
-/// `vision_config` as given, or the Hub's `vit_config` trimmed to its
-/// deepest feature layer (`vit_layers` of the adapter, negative from the
-/// end).
-fn tower(cfg: &Cfg) -> Result<(u128, u128)> {
+/// The tower's parameters, how many feature layers the adapter reads, and
+/// its layers' shape (SigLIP's): `vision_config` as given, or the Hub's
+/// `vit_config` trimmed to its deepest feature layer (`vit_layers` of the
+/// adapter, negative from the end).
+fn tower(cfg: &Cfg) -> Result<(u128, u128, crate::model::VisionTower)> {
     let empty = Map::new();
     let legacy = cfg.object("vision_config")?.is_none() && cfg.obj.contains_key("vit_config");
     let v = if legacy {
@@ -126,7 +129,15 @@ fn tower(cfg: &Cfg) -> Result<(u128, u128)> {
         + iv
         + hv;
     let vision = positions * hv + (patch * patch * channels * hv + hv) + u128::from(layers) * layer;
-    Ok((vision, features.len() as u128))
+    let shape = super::vlm::siglip_shape(
+        hv as u64,
+        layers,
+        nv as u64,
+        iv as u64,
+        378u64.max(patch as u64),
+        patch as u64,
+    );
+    Ok((vision, features.len() as u128, shape))
 }
 
 /// `image_size` (`image_default_input_size` in the Hub's layout) as
@@ -204,4 +215,51 @@ fn adapter(cfg: &Cfg, features: u128) -> Result<u128> {
         din * na * hda + 2 * din * kva * hda + ba * (na + 2 * kva) * hda + na * hda * ha + ba * ha;
     let projector = 2 * (ha * ia + mb * ia) + ia * text;
     Ok(pooling + projector)
+}
+
+/// The crops' rule from `preprocessor_config.json` (`size`, `patch_size`,
+/// `overlap_margins`, `max_crops`, `pooling_size`) and the processor's
+/// column flags (`image_use_col_tokens`, `use_single_crop_col_tokens`,
+/// read from the same file when there), else the classes' values.
+pub(super) fn image_rule(pre: &Value) -> Result<crate::image_tokens::ImageRule> {
+    use super::json_path::number;
+    let pair = |key: &str, default: (u64, u64)| -> Result<(u64, u64)> {
+        match pre.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => match v
+                .as_array()
+                .map(|a| a.iter().map(Value::as_u64).collect::<Vec<_>>())
+            {
+                Some(a) if a.len() == 2 && a.iter().all(Option::is_some) => {
+                    Ok((a[0].unwrap_or(0), a[1].unwrap_or(0)))
+                }
+                _ => Err(InputError::new(
+                    format!("preprocessor_config.json: {key}"),
+                    format!("{v} is not supported: two whole numbers"),
+                )),
+            },
+        }
+    };
+    let size = number(pre, &[&["size", "height"]], 378);
+    if number(pre, &[&["size", "width"]], size) != size {
+        return Err(InputError::new(
+            "preprocessor_config.json: size",
+            "is not supported: Molmo2's crops are square (height = width)",
+        ));
+    }
+    let flag = |key: &str| pre.get(key).and_then(Value::as_bool);
+    let crop_columns = flag("image_use_col_tokens").unwrap_or(true);
+    Ok(crate::image_tokens::ImageRule::Molmo2(
+        crate::image_tokens::OverlapCrops {
+            size,
+            patch: number(pre, &[&["patch_size"]], 14),
+            margins: pair("overlap_margins", (4, 4))?,
+            max_crops: number(pre, &[&["max_crops"]], 8),
+            pool: pair("pooling_size", (2, 2))?,
+            columns: (
+                crop_columns,
+                flag("use_single_crop_col_tokens").unwrap_or(crop_columns),
+            ),
+        },
+    ))
 }

@@ -7,9 +7,10 @@
 //! projections), no shared expert, and a convolutional audio tower. Both
 //! carry a windowed ViT and a two-linear adapter to the text width. Glimmer
 //! ties by the wrapper's flag alone; Spark never ties. The parameters are
-//! exact (`tests/data/params/hf_variants_2026.csv`); their images (a token
-//! budget over 28 px cells) and audio are not modelled as inputs yet: each
-//! is read as its language model carrying the towers' weights.
+//! exact (`tests/data/params/hf_variants_2026.csv`); their images are a
+//! token budget over 28 px cells (`ImageRule::Muse`) through the tower;
+//! Spark's audio is not modelled as an input (its weights ride with the
+//! language model).
 
 use serde_json::{Map, Value};
 
@@ -95,7 +96,11 @@ pub(super) fn import_muse(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         None if spark => audio_tower(&Cfg::new(&empty, "audio_config."))?,
         _ => 0,
     };
-    let total = text + vision(cfg, hh)? + audio;
+    let (tower, projector, shape) = vision(cfg, hh)?;
+    // The tower reads each image at its own grid (the image rule's); the
+    // total stays exact through `params_override`.
+    spec.vision = Some(super::vlm::counted(shape, tower, projector)?);
+    let total = text + tower + projector + audio;
     if total > w(MAX_TOTAL_PARAMS) {
         return Err(InputError::new(
             cfg.field("text_config"),
@@ -170,7 +175,7 @@ fn spark_blocks(t: &Cfg, spec: &mut ModelSpec, attention: u128) -> Result<(u128,
 /// The ViT (a linear patch embedding over `patch_temporal` frames, a
 /// position table, two LayerNorms, the blocks) and the adapter
 /// (`out_hidden_size` → `projector_hidden_size` → itself → text).
-fn vision(cfg: &Cfg, text_hidden: u128) -> Result<u128> {
+fn vision(cfg: &Cfg, text_hidden: u128) -> Result<(u128, u128, crate::model::VisionTower)> {
     let empty = Map::new();
     let v = cfg.object_or_empty("vision_config", &empty)?;
     let int = |key: &'static str, default: u64, max: u64| -> Result<u128> {
@@ -192,7 +197,18 @@ fn vision(cfg: &Cfg, text_hidden: u128) -> Result<u128> {
         cfg.int(&["projector_hidden_size"], 1, MAX_DIM)?
             .unwrap_or(4096),
     );
-    Ok(tower + out * hp + hp * hp + hp * text_hidden)
+    // LayerNorms, biased q/k/v with rotary q and k, a GELU MLP: Qwen3-VL's
+    // layer is the nearest measured one for what it saves.
+    let mut shape = super::vlm::tower_shape(
+        d as u64,
+        layers as u64,
+        int("num_attention_heads", 16, MAX_HEADS)? as u64,
+        inter as u64,
+        (rows * patch) as u64,
+        patch as u64,
+    );
+    shape.block = crate::model::TowerBlock::Qwen3Vl;
+    Ok((tower, out * hp + hp * hp + hp * text_hidden, shape))
 }
 
 /// Spark's audio tower: stages of a patch projection, a norm and blocks of
@@ -235,4 +251,17 @@ fn audio_tower(a: &Cfg) -> Result<u128> {
         input = *c;
     }
     Ok(total + input + input * out + 2 * out)
+}
+
+/// The grid's rule from `preprocessor_config.json` (`patch_size`,
+/// `merge_size`, `max_image_tokens`), else the tower's patch and merge and
+/// the class's cap of 4,096 squares.
+pub(super) fn image_rule(cfg: &Value, pre: &Value) -> crate::image_tokens::ImageRule {
+    use super::json_path::number;
+    let vision = |key: &str, default| number(cfg, &[&["vision_config", key]], default);
+    crate::image_tokens::ImageRule::Muse {
+        patch: number(pre, &[&["patch_size"]], vision("patch_size", 14)),
+        merge: number(pre, &[&["merge_size"]], vision("merge_size", 2)),
+        max_tokens: number(pre, &[&["max_image_tokens"]], 4096),
+    }
 }

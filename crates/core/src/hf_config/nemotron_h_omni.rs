@@ -7,10 +7,12 @@
 //! (`num_nextn_predict_layers`), a pixel-shuffle projector (RMSNorm, two
 //! unbiased linears) and, with `audio_config`, a Parakeet (FastConformer)
 //! encoder and its projector. The parameters are exact
-//! (`tests/data/params/hf_variants_2026.csv`); its images (each its own
-//! patch budget) and audio are not modelled as inputs: the model is read
-//! as its language model carrying the towers' weights.
+//! (`tests/data/params/hf_variants_2026.csv`). Its images go through the
+//! tower at their own patch budget (`ImageRule::Radio`); its audio is not
+//! modelled as an input: the audio encoder's weights ride with the
+//! language model.
 
+use crate::decimal::Decimal;
 use serde_json::Map;
 
 use super::reader::{Cfg, Defaults};
@@ -36,7 +38,7 @@ pub(super) fn import_nemotron_h_omni(
     spec.tied_embeddings = false;
     let h = u128::from(spec.hidden);
     let v = cfg.object_or_empty("vision_config", &empty)?;
-    let tower = radio(&v)?;
+    let (tower, mut shape) = radio(&v)?;
     let width = u128::from(
         cfg.int(&["vision_hidden_size", "vit_hidden_size"], 1, MAX_DIM)?
             .unwrap_or(1280),
@@ -51,7 +53,10 @@ pub(super) fn import_nemotron_h_omni(
     if !(m.is_finite() && m >= 1.0 && m - m.trunc() < 1e-9) {
         return Err(InputError::new(
             cfg.field("downsample_ratio"),
-            format!("{ratio} is not supported: only 1/k for a whole k"),
+            format!(
+                "{} is not supported: only 1/k for a whole k",
+                Decimal(ratio)
+            ),
         ));
     }
     let merged = width * (m.trunc() as u128).pow(2);
@@ -68,7 +73,11 @@ pub(super) fn import_nemotron_h_omni(
         Some(a) => parakeet(&a, h)?,
         None => 0,
     };
-    let extra = tower + final_norm + projector + audio;
+    // The tower reads each image at its own size (the image rule's); its
+    // shape's square is the processor's smallest budget (1,024 patches).
+    shape.block = crate::model::TowerBlock::InternVit;
+    spec.vision = Some(super::vlm::counted(shape, tower + final_norm, projector)?);
+    let extra = audio;
     let total = u128::from(spec.model_extra_params) + extra;
     if total > u128::from(MAX_TOTAL_PARAMS) {
         return Err(InputError::new(
@@ -84,8 +93,11 @@ pub(super) fn import_nemotron_h_omni(
 }
 
 /// RADIO's parameters (`RadioConfig`'s defaults: C-RADIOv4-H) without its
-/// input conditioner, with the video patch projection the wrapper forces.
-fn radio(v: &Cfg) -> Result<u128> {
+/// input conditioner, with the video patch projection the wrapper forces,
+/// and its layers' shape. What a layer saves for backward is taken as
+/// InternViT's (`TowerBlock::InternVit`): the same LayerNorms, biased
+/// q/k/v/o, GELU MLP and two LayerScales.
+fn radio(v: &Cfg) -> Result<(u128, crate::model::VisionTower)> {
     let d = u128::from(v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1280));
     let layers = u128::from(v.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(32));
     let heads = u128::from(v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(16));
@@ -111,7 +123,15 @@ fn radio(v: &Cfg) -> Result<u128> {
         d * f + f + f * d + d
     };
     let block = 6 * d + 3 * (d * a + qkv_bias * a) + a * d + d + mlp;
-    Ok(embed + layers * block)
+    let shape = super::vlm::tower_shape(
+        d as u64,
+        layers as u64,
+        heads as u64,
+        f as u64,
+        32 * patch as u64,
+        patch as u64,
+    );
+    Ok((embed + layers * block, shape))
 }
 
 /// Parakeet's encoder (`ParakeetEncoderConfig`; the wrapper turns its
@@ -171,4 +191,57 @@ fn parakeet(a: &Cfg, text_hidden: u128) -> Result<u128> {
     let bias = u128::from(a.flag("projection_bias", false)?);
     let projector = ha + ha * p + p * text_hidden + bias * (p + text_hidden);
     Ok(sub + layers * block + projector)
+}
+
+/// The patch budget from `preprocessor_config.json` (`patch_size`,
+/// `downsample_ratio`, `min_num_patches`, `max_num_patches`,
+/// `max_model_len`; the class's values when absent) and the tower's class
+/// and register tokens from `config.json`. The processor's budget for a
+/// call of n images is `max((max_model_len − 4)·merge², min·n)`, capped by
+/// `max_num_patches` (none when 0 or null), at least `min_num_patches`:
+/// the budget of one image, which every image of a call gets while n stays
+/// under the cap (64 images at the defaults).
+pub(super) fn image_rule(
+    cfg: &serde_json::Value,
+    pre: &serde_json::Value,
+) -> Result<crate::image_tokens::ImageRule> {
+    use super::json_path::number;
+    use serde_json::Value;
+    let ratio = pre
+        .get("downsample_ratio")
+        .or_else(|| cfg.get("downsample_ratio"))
+        .and_then(Value::as_f64)
+        .unwrap_or(0.5);
+    let merge = 1.0 / ratio;
+    if !(ratio > 0.0 && merge <= 16.0) {
+        return Err(InputError::new(
+            "preprocessor_config.json: downsample_ratio",
+            format!("{} is out of range: 1/16 to 1", Decimal(ratio)),
+        ));
+    }
+    let merge = crate::image_tokens::round_half_even(merge) as u64;
+    let min = number(pre, &[&["min_num_patches"]], 1024);
+    let max_len = number(pre, &[&["max_model_len"]], 16_384);
+    let mut budget = max_len
+        .saturating_sub(4)
+        .saturating_mul(merge * merge)
+        .max(min);
+    match pre.get("max_num_patches") {
+        None => budget = budget.min(13_312),
+        Some(cap) => {
+            if let Some(cap) = cap.as_u64().filter(|&c| c > 0) {
+                budget = budget.min(cap);
+            }
+        }
+    }
+    let vision = |key: &str, default| number(cfg, &[&["vision_config", key]], default);
+    Ok(crate::image_tokens::ImageRule::Radio(
+        crate::image_tokens::PatchBudget {
+            patch: number(pre, &[&["patch_size"]], 16),
+            merge,
+            budget: budget.max(min),
+            min_patches: min,
+            extra: vision("num_cls_tokens", 3) + vision("num_registers", 7),
+        },
+    ))
 }

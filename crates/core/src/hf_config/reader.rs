@@ -2,6 +2,7 @@
 //! range, every error naming the field (with the sub-config's prefix), and
 //! the class defaults of sub-configs saved as a diff.
 
+use crate::decimal::Decimal;
 use serde_json::{Map, Value};
 
 use super::class_defaults::CLASS_DEFAULTS;
@@ -296,12 +297,20 @@ impl<'a> Cfg<'a> {
                 Some(x) if (min..=max).contains(&x) => Ok(Some(x)),
                 _ => Err(InputError::new(
                     self.field(key),
-                    format!("{n} is out of range: allowed {min} to {max}"),
+                    format!(
+                        "{n} is out of range: allowed {} to {}",
+                        Decimal(min),
+                        Decimal(max)
+                    ),
                 )),
             },
             Some(other) => Err(InputError::new(
                 self.field(key),
-                format!("expected a number from {min} to {max}, got {other}"),
+                format!(
+                    "expected a number from {} to {}, got {other}",
+                    Decimal(min),
+                    Decimal(max)
+                ),
             )),
         }
     }

@@ -5,6 +5,7 @@
 //! Every count below names the module of the modeling file it comes from;
 //! `tests/vlm.rs` checks them against transformers 5.24.
 
+use crate::decimal::Decimal;
 use serde_json::Value;
 
 use super::reader::{Cfg, Defaults};
@@ -137,7 +138,7 @@ pub(super) fn shuffle_side(cfg: &Cfg) -> Result<u64> {
     if inv - inv.trunc() > 1e-9 {
         return Err(InputError::new(
             cfg.field("downsample_ratio"),
-            format!("{r} is not supported: only 1/k for a whole k (0.5, 0.25, ...), the patch squares the pixel shuffle folds"),
+            format!("{} is not supported: only 1/k for a whole k (0.5, 0.25, ...), the patch squares the pixel shuffle folds", Decimal(r)),
         ));
     }
     Ok(inv.trunc() as u64)

@@ -63,6 +63,16 @@ fn candidates(rule: &ImageRule) -> Vec<(u64, u64)> {
         // Any image a canvas holds is enlarged onto the largest one: a tile
         // takes the most tiles.
         ImageRule::PerceptionLm(t) => vec![(1, 1), (t.tile, t.tile)],
+        ImageRule::DeepseekOcr2(v) => grid(v.tile, v.max_crops),
+        // every tiling's canvas: its windows plus the margins
+        ImageRule::Molmo2(c) => {
+            let margins = (c.margins.0 + c.margins.1) * c.patch;
+            let window = c.size / c.patch.max(1) * c.patch - margins;
+            grid(window, c.max_crops)
+                .into_iter()
+                .map(|(w, h)| (w + margins, h + margins))
+                .collect()
+        }
         // every grid of at most `max_crops` crops, filled
         ImageRule::Phi4Mm {
             crop, max_crops, ..

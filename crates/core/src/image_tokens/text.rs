@@ -136,6 +136,33 @@ impl ImageRule {
                 patch,
                 max_crops,
             } => join("phi4mm", &[*crop, *patch, *max_crops]),
+            ImageRule::DeepseekOcr2(v) => join(
+                "deepseek_ocr2",
+                &[v.base, v.tile, v.patch, v.fold, v.min_crops, v.max_crops],
+            ),
+            ImageRule::Radio(r) => join(
+                "radio",
+                &[r.patch, r.merge, r.budget, r.min_patches, r.extra],
+            ),
+            ImageRule::Molmo2(c) => join(
+                "molmo2",
+                &[
+                    c.size,
+                    c.patch,
+                    c.margins.0,
+                    c.margins.1,
+                    c.max_crops,
+                    c.pool.0,
+                    c.pool.1,
+                    u64::from(c.columns.0),
+                    u64::from(c.columns.1),
+                ],
+            ),
+            ImageRule::Muse {
+                patch,
+                merge,
+                max_tokens,
+            } => join("muse", &[*patch, *merge, *max_tokens]),
             ImageRule::PerceptionLm(t) => join(
                 "perception_lm",
                 &[
@@ -416,6 +443,49 @@ impl ImageRule {
                     crop: v[0],
                     patch: v[1],
                     max_crops: v[2],
+                }
+            }
+            // base, tile, patch, fold, min crops, max crops
+            "deepseek_ocr2" => {
+                let v = numbers(6)?;
+                ImageRule::DeepseekOcr2(super::OcrViews {
+                    base: v[0],
+                    tile: v[1],
+                    patch: v[2],
+                    fold: v[3],
+                    min_crops: v[4],
+                    max_crops: v[5],
+                })
+            }
+            // patch, merge, budget, min patches, class and register tokens
+            "radio" => {
+                let v = numbers(5)?;
+                ImageRule::Radio(super::PatchBudget {
+                    patch: v[0],
+                    merge: v[1],
+                    budget: v[2],
+                    min_patches: v[3],
+                    extra: v[4],
+                })
+            }
+            // size, patch, margins (2), max crops, pool (2), column flags (2)
+            "molmo2" => {
+                let v = numbers(9)?;
+                ImageRule::Molmo2(super::OverlapCrops {
+                    size: v[0],
+                    patch: v[1],
+                    margins: (v[2], v[3]),
+                    max_crops: v[4],
+                    pool: (v[5], v[6]),
+                    columns: (v[7] == 1, v[8] == 1),
+                })
+            }
+            "muse" => {
+                let v = numbers(3)?;
+                ImageRule::Muse {
+                    patch: v[0],
+                    merge: v[1],
+                    max_tokens: v[2],
                 }
             }
             // tile, patch, pool, max tiles, thumb+tile (0/1), class token (0/1)

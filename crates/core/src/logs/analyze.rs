@@ -1,6 +1,7 @@
 //! Trend of memory readings: steady, linear leak or accelerating growth, by
 //! least squares, and the step where the fit reaches the card's capacity.
 
+use crate::decimal::Decimal;
 use serde::Serialize;
 
 use super::fit::Fit;
@@ -158,7 +159,7 @@ fn causes(trend: Trend, slope: f64, max_reading: u64, capacity: Option<u64>) -> 
         return capacity
             .filter(|cap| *cap > 0 && max_reading as f64 >= NEAR_CAPACITY_SHARE * *cap as f64)
             .map(|cap| {
-                let used = max_reading as f64 / cap as f64 * 100.0;
+                let used = Decimal(max_reading as f64 / cap as f64 * 100.0);
                 vec![cause(
                     "near_capacity",
                     format!("Steady, but peaks at {} = {used:.0}% of the card: any longer batch may OOM.", hb(max_reading)),

@@ -2,6 +2,7 @@
 //! the web's memory-log view) reads: one contract, so it lives beside the
 //! reader. One row per GPU per sample, time in seconds since the start.
 
+use crate::decimal::Decimal;
 /// The header line, exactly.
 pub const HEADER: &str = "time_s,gpu,used_bytes,total_bytes";
 
@@ -18,7 +19,10 @@ pub struct Sample {
 pub fn row(sample: &Sample) -> String {
     format!(
         "{:.3},{},{},{}",
-        sample.time_s, sample.gpu, sample.used_bytes, sample.total_bytes
+        Decimal(sample.time_s),
+        sample.gpu,
+        sample.used_bytes,
+        sample.total_bytes
     )
 }
 

@@ -5,6 +5,7 @@
 //! before host RAM series. The choice is said, with its reason, in both
 //! languages.
 
+use crate::decimal::Decimal;
 use serde::Serialize;
 
 use super::analyze::{analyze, Analysis, Trend};
@@ -151,12 +152,15 @@ fn explain(choice: &Choice, name: &str, x: XUnit) -> Text {
             en: format!("\"{name}\": the only memory series with enough readings"),
             zh: format!("“{name}”：唯一有足够读数的显存序列"),
         },
-        Reason::ReachesFirst(at) => Text {
+        Reason::ReachesFirst(at) => {
+            let at = Decimal(at);
+            Text {
             en: format!(
                 "\"{name}\": of the {n} series read, its trend reaches the capacity first ({unit} {at:.0})"
             ),
             zh: format!("“{name}”：读到的 {n} 个序列中，它的趋势最先达到容量（第 {at:.0} {unit_zh}）"),
-        },
+        }
+        }
         Reason::GrowsFastest(per) => Text {
             en: format!(
                 "\"{name}\": of the {n} series read, it grows fastest ({} per {unit})",

@@ -499,6 +499,30 @@ fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
                 ..*t
             }))
         }
+        // a quarter of the patch budget (`max_num_patches`)
+        ImageRule::Radio(r) => (r.budget / 4 >= r.min_patches).then(|| {
+            ImageRule::Radio(crate::image_tokens::PatchBudget {
+                budget: r.budget / 4,
+                ..r.clone()
+            })
+        }),
+        // half the crops (`max_crops`)
+        ImageRule::Molmo2(c) => (c.max_crops >= 2).then(|| {
+            ImageRule::Molmo2(crate::image_tokens::OverlapCrops {
+                max_crops: c.max_crops / 2,
+                ..c.clone()
+            })
+        }),
+        // a quarter of the squares (`max_image_tokens`)
+        ImageRule::Muse {
+            patch,
+            merge,
+            max_tokens,
+        } => (*max_tokens >= 4).then_some(ImageRule::Muse {
+            patch: *patch,
+            merge: *merge,
+            max_tokens: max_tokens / 4,
+        }),
         _ => None,
     };
     let Some(lowered) = lowered else {

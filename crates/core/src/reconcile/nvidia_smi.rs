@@ -6,6 +6,7 @@
 //! capacity). The table says nothing of the workload: a log beside it (or
 //! the model and scenario given) sets that.
 
+use crate::decimal::Decimal;
 use crate::gpu::find_gpu;
 use crate::scenario::Scenario;
 
@@ -145,7 +146,7 @@ pub fn read(text: &str) -> Option<RuntimeLog> {
             log.assumed.push(format!(
                 "{} is not in the GPU catalog: a card of {} MiB",
                 gpu.name,
-                gpu.total_mib.unwrap_or_default()
+                Decimal(gpu.total_mib.unwrap_or_default())
             ));
         }
     }

@@ -15,6 +15,7 @@
 //! `get_available_gpu_memory`), K and V sizes over `1024³`
 //! (`memory_pool.py:66`), printed to 0.01.
 
+use crate::decimal::Decimal;
 use crate::doctor::size::read_number;
 use crate::precision::Dtype;
 use crate::scenario::{Engine, ModelSource, Scenario, TaskKind};
@@ -204,7 +205,8 @@ impl Settings {
                 let total = (free * GIB).round() as u64 + context + communicators;
                 sc.gpu.memory_bytes = Some(total);
                 assumed.push(format!(
-                    "the card's total: the {free:.2} GiB free before the weights, plus the CUDA context and communicators as the estimator counts them"
+                    "the card's total: the {:.2} GiB free before the weights, plus the CUDA context and communicators as the estimator counts them",
+                    Decimal(free)
                 ));
             }
             None => assumed

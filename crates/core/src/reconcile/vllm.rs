@@ -7,6 +7,7 @@
 //! size: N tokens", "# GPU blocks: N", "Maximum concurrency for N tokens
 //! per request: Xx" and the CUDA-graph capture line.
 
+use crate::decimal::Decimal;
 use crate::doctor::size::{read_number, size_at, GbMeaning, ParsedSize};
 use crate::precision::Dtype;
 use crate::scenario::{Engine, ModelSource, Scenario, TaskKind};
@@ -337,7 +338,7 @@ impl Settings {
             Some(u) if u > 0.0 && u <= 1.0 => sc.inference.gpu_memory_utilization = u,
             _ => assumed.push(format!(
                 "gpu_memory_utilization not printed: {}",
-                sc.inference.gpu_memory_utilization
+                Decimal(sc.inference.gpu_memory_utilization)
             )),
         }
         match self.total {

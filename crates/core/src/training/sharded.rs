@@ -4,6 +4,7 @@
 //! DDP's buckets, and where offloaded gradients go.
 
 use super::lines::Lines;
+use crate::decimal::Decimal;
 use crate::precision::{TrainingPrecision, WeightFormat};
 use crate::report::{Counter, Line, Part};
 use crate::resolved::Resolved;
@@ -49,7 +50,7 @@ pub(super) fn fsdp_gathered(r: &Resolved) -> Option<(u128, String)> {
         bytes,
         format!(
             "FSDP at the loss's backward: the root unit (embedding, head, final norm: {root} params) and one layer ({layer} params) gathered × {:.2} B/param",
-            r.weights.total as f64 / total as f64
+            Decimal(r.weights.total as f64 / total as f64)
         ),
     ))
 }

@@ -1,6 +1,7 @@
 //! One row of the registry: a scenario field, its kind and range, and how
 //! it reads and writes its text (links, flags) and checks its value.
 
+use crate::decimal::Decimal;
 use crate::error::{check_range, InputError, Result};
 use crate::gpu::find_gpu;
 use crate::scenario::limits::{MAX_MEMORY, MIN_MEMORY};
@@ -129,9 +130,9 @@ impl Field {
             Kind::OptionalCount { get, .. } => get(sc).map_or("auto".to_owned(), |n| n.to_string()),
             Kind::Flag { get, .. } => bool_text(get(sc)),
             Kind::Choice(c) => c.current(sc).to_owned(),
-            Kind::Fraction { get, .. } => get(sc).to_string(),
+            Kind::Fraction { get, .. } => Decimal(get(sc)).to_string(),
             Kind::OptionalFraction { get, .. } => {
-                get(sc).map_or("auto".to_owned(), |x| x.to_string())
+                get(sc).map_or("auto".to_owned(), |x| Decimal(x).to_string())
             }
             Kind::Memory { get, .. } => match get(sc) {
                 Some(b) if b % GIB == 0 => format!("{}GiB", b / GIB),
@@ -296,7 +297,7 @@ fn check_fraction(path: &str, range: Fraction, x: f64) -> Result<()> {
     }
     Err(InputError::new(
         path,
-        format!("{x} is out of range: allowed {}", range.text()),
+        format!("{} is out of range: allowed {}", Decimal(x), range.text()),
     ))
 }
 

@@ -1,0 +1,76 @@
+//! DeepSeek-OCR 2's views (`DeepseekOcr2ImageProcessor` and
+//! `DeepseekOcr2Processor`, transformers 5.24): a global view of the image
+//! padded to a `base`-px square, and, for an image whose longer side passes
+//! `tile` px, InternVL's grid of `min_crops..=max_crops` `tile`-px crops
+//! (the processor passes 2 and 6 on every call). SAM reads each view in
+//! `patch`-px patches; its two stride-2 convolutions fold `fold × fold` of
+//! them into one query the language model receives, all views' queries
+//! then one view separator. Checked against the processor on synthetic
+//! images (`tests/data/vision/image_tokens.jsonl`).
+
+use super::resize::round_half_even;
+use crate::error::{InputError, Result};
+
+/// The rule's numbers (`ImageRule::DeepseekOcr2`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OcrViews {
+    /// The global view's side (`size.height`, 1024).
+    pub base: u64,
+    /// A crop's side (`tile_size`, 768).
+    pub tile: u64,
+    /// SAM's patch (16).
+    pub patch: u64,
+    /// Patches a query folds along each side (the processor's
+    /// `downsample_ratio`, 4).
+    pub fold: u64,
+    pub min_crops: u64,
+    pub max_crops: u64,
+}
+
+impl OcrViews {
+    /// The class defaults and the crops the processor asks for.
+    pub const DEFAULT: OcrViews = OcrViews {
+        base: 1024,
+        tile: 768,
+        patch: 16,
+        fold: 4,
+        min_crops: 2,
+        max_crops: 6,
+    };
+}
+
+/// (tower tokens, language-model tokens, views read); `grid` is InternVL's
+/// (columns, rows) of `min_crops..=max_crops` `tile`-px crops for the image.
+pub(super) fn tokens(
+    v: &OcrViews,
+    width: u64,
+    height: u64,
+    grid: impl Fn() -> (u64, u64),
+) -> Result<(u64, u64, Option<u64>)> {
+    let (long, short) = (width.max(height), width.min(height));
+    // The global view scales the longer side to `base`; the processor
+    // fails on an image whose shorter side rounds to nothing.
+    if round_half_even((short * v.base) as f64 / long as f64) == 0.0 {
+        return Err(InputError::new(
+            "image",
+            format!(
+                "{width}x{height} is too thin for DeepSeek-OCR 2's processor: its short side scales to 0 px in the {} px view",
+                v.base
+            ),
+        ));
+    }
+    let crops = if long > v.tile {
+        let (cols, rows) = grid();
+        cols * rows
+    } else {
+        0
+    };
+    let patch = v.patch.max(1);
+    let queries = |side: u64| side.div_ceil(patch * v.fold.max(1)).pow(2);
+    let patches = |side: u64| (side / patch).pow(2);
+    Ok((
+        patches(v.base) + crops * patches(v.tile),
+        queries(v.base) + crops * queries(v.tile) + 1,
+        Some(crops + 1),
+    ))
+}
