@@ -69,7 +69,11 @@ cd "$(dirname "$0")/.."
 # the doctor's new stacks and the checkpoints' own weight formats;
 # 399.9 KB with Inkling's fp32 convolution state, HRM-Text's gradient runs
 # and the notice of a quantization with no format here (about 100 B left:
-# a new image rule needs room made first).
+# a new image rule needs room made first); 392.7 KB, 2026-11-28, with floats
+# written by the core's exact formatter (decimal::Decimal) instead of the
+# standard library's Grisu/Dragon (-7.2 KB); 397.5 KB with the image rules of
+# DeepSeek-OCR 2, Nemotron-H Omni, Molmo2, Muse and Inkling 2 and their
+# towers' shapes.
 BUDGET_BYTES=400000
 
 if [ "${1:-}" != "--no-build" ]; then

@@ -302,6 +302,10 @@ pub enum ImageRule {
         merge: u64,
         max_tokens: u64,
     },
+    /// Inkling 2 (`inkling2`, `Inkling2ImageProcessor`): the image padded
+    /// to whole `cell`-px cells, never resized or capped; a token per cell,
+    /// `merge²` patches per cell in the tower plus a class token per image.
+    Inkling2 { cell: u64, merge: u64 },
     /// Phi-4-multimodal's dynamic HD: up to `max_crops` crops of `crop` px
     /// and the global image (`image_tokens/phi4mm.rs`).
     Phi4Mm {
@@ -507,6 +511,7 @@ impl ImageRule {
             ImageRule::Radio(_) => "Nemotron-H Omni patch budget",
             ImageRule::Molmo2(_) => "Molmo2 overlapping crops",
             ImageRule::Muse { .. } => "Muse aspect grid",
+            ImageRule::Inkling2 { .. } => "Inkling 2 padded cells",
         }
     }
 
@@ -692,6 +697,10 @@ impl ImageRule {
                 tiles("max_crops", c.max_crops)?;
                 check_range("image rule: pool_h", c.pool.0, 1, 64)?;
                 check_range("image rule: pool_w", c.pool.1, 1, 64)?;
+            }
+            ImageRule::Inkling2 { cell, merge } => {
+                side("cell", *cell)?;
+                check_range("image rule: merge", *merge, 1, 16)?;
             }
             ImageRule::Muse {
                 patch,
@@ -1429,6 +1438,10 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             merge,
             max_tokens,
         } => muse::tokens(patch, merge, max_tokens, width, height),
+        ImageRule::Inkling2 { cell, merge } => {
+            let cells = height.div_ceil(cell) * width.div_ceil(cell);
+            (cells * merge * merge + 1, cells, None)
+        }
         ImageRule::Llama4 { .. } => llama4_tokens(rule, width, height),
         ImageRule::LlavaNext { .. } | ImageRule::LlavaOneVision { .. } => {
             anyres_tokens(rule, width, height)

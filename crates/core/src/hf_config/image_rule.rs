@@ -112,7 +112,9 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "nemotron_h_omni"
         | "molmo2"
         | "muse_glimmer"
-        | "muse_spark" => true,
+        | "muse_spark"
+        | "inkling2"
+        | "inkling2_loop" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -356,6 +358,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         "nemotron_h_omni" => super::nemotron_h_omni::image_rule(&cfg, &pre),
         "molmo2" => super::molmo2::image_rule(&pre),
         "muse_glimmer" | "muse_spark" => Ok(super::muse::image_rule(&cfg, &pre)),
+        "inkling2" | "inkling2_loop" => super::inkling2_vlm::image_rule(&cfg, &pre),
         "phi4_multimodal" => Ok(ImageRule::Phi4Mm {
             crop: number(&pre, &[&["crop_size"], &["size", "height"]], vision("crop_size", 448)),
             patch: vision("patch_size", 14),

@@ -3,10 +3,9 @@
 //! `Inkling2LoopForConditionalGeneration`): the text CausalLM whole, its
 //! head never tied (`_tied_weights_keys` is empty in both classes), plus a
 //! ViT (`Inkling2VisionModel`) and a two-linear merger to the text width.
-//! The parameters are exact (`tests/data/params/hf_variants_2026.csv`);
-//! images are not modelled as inputs: the model is read as its language
-//! model carrying the tower's weights, which stay in the load dtype (no
-//! tower name is kept in fp32).
+//! The parameters are exact (`tests/data/params/hf_variants_2026.csv`),
+//! the tower's weights in the load dtype (no tower name is kept in fp32).
+//! Images are padded to whole cells, a token each (`ImageRule::Inkling2`).
 
 use serde_json::Map;
 
@@ -31,9 +30,21 @@ pub(super) fn import_inkling2_vlm(
     let mut spec = import_text(&text, text_type)?;
     spec.tied_embeddings = false;
     let v = cfg.object_or_empty("vision_config", &empty)?;
-    let extra = tower(&v, spec.hidden)?;
-    // Inkling's text importer counts its model exactly (`params_override`)
+    let (tower, merger, shape) = tower(&v, spec.hidden)?;
+    // The tower reads each image's cells (the image rule's); a tower of no
+    // layers (which transformers builds) has only weights to carry.
+    let read = shape.layers > 0;
+    if read {
+        spec.vision = Some(super::vlm::counted(shape, tower, merger)?);
+    }
+    // Inkling's text importer counts its model exactly (`params_override`,
+    // the tower a fixed group inside it)
     let base = spec.params_override.unwrap_or(spec.model_extra_params);
+    let extra = if spec.params_override.is_some() || !read {
+        tower + merger
+    } else {
+        0
+    };
     let total = u128::from(base) + extra;
     if total > u128::from(MAX_TOTAL_PARAMS) {
         return Err(InputError::new(
@@ -57,8 +68,11 @@ pub(super) fn import_inkling2_vlm(
 /// and fc1/fc2, two LayerNorms and two layer scales; then `M²·H → P → T`
 /// biased only with `projector_bias`. The merger's output width `T`
 /// (`text_hidden_size`) must be the text model's (`validate_architecture`
-/// refuses another); absent, it is taken from the text model.
-fn tower(v: &Cfg, text_hidden: u64) -> Result<u128> {
+/// refuses another); absent, it is taken from the text model. Its layers'
+/// shape too: what they save for backward is taken as InternViT's (the same
+/// LayerNorms, biased q/k/v/o, GELU MLP and two layer scales; Inkling's
+/// rotary q and k are not).
+fn tower(v: &Cfg, text_hidden: u64) -> Result<(u128, u128, crate::model::VisionTower)> {
     let h = u128::from(v.int(&["hidden_size"], 1, MAX_DIM)?.unwrap_or(1024));
     let heads = v.int(&["num_attention_heads"], 1, MAX_HEADS)?.unwrap_or(16);
     if h % u128::from(heads) != 0 {
@@ -99,5 +113,34 @@ fn tower(v: &Cfg, text_hidden: u64) -> Result<u128> {
     let embed = h * (c * p * p + g * g + 4);
     let layer = 4 * h * h + 2 * h * i + i + 11 * h;
     let merger = m * m * h * proj + proj * t + bias * (proj + t);
-    Ok(embed + layers * layer + merger)
+    let mut shape = super::vlm::tower_shape(
+        h as u64,
+        layers as u64,
+        heads,
+        i as u64,
+        (g * p) as u64,
+        p as u64,
+    );
+    shape.block = crate::model::TowerBlock::InternVit;
+    Ok((embed + layers * layer, merger, shape))
+}
+
+/// The cells' rule: `size` of `preprocessor_config.json` (square), else
+/// the tower's `patch_size · spatial_merge_size`, the only cell its model
+/// runs; the tower's merge from `config.json`.
+pub(super) fn image_rule(
+    cfg: &serde_json::Value,
+    pre: &serde_json::Value,
+) -> Result<crate::image_tokens::ImageRule> {
+    use super::json_path::number;
+    let merge = number(cfg, &[&["vision_config", "spatial_merge_size"]], 2);
+    let patch = number(cfg, &[&["vision_config", "patch_size"]], 20);
+    let cell = number(pre, &[&["size", "height"]], patch.saturating_mul(merge));
+    if number(pre, &[&["size", "width"]], cell) != cell {
+        return Err(InputError::new(
+            "preprocessor_config.json: size",
+            "is not supported: Inkling 2's cells are square (height = width)",
+        ));
+    }
+    Ok(crate::image_tokens::ImageRule::Inkling2 { cell, merge })
 }

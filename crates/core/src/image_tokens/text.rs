@@ -163,6 +163,7 @@ impl ImageRule {
                 merge,
                 max_tokens,
             } => join("muse", &[*patch, *merge, *max_tokens]),
+            ImageRule::Inkling2 { cell, merge } => join("inkling2", &[*cell, *merge]),
             ImageRule::PerceptionLm(t) => join(
                 "perception_lm",
                 &[
@@ -479,6 +480,13 @@ impl ImageRule {
                     pool: (v[5], v[6]),
                     columns: (v[7] == 1, v[8] == 1),
                 })
+            }
+            "inkling2" => {
+                let v = numbers(2)?;
+                ImageRule::Inkling2 {
+                    cell: v[0],
+                    merge: v[1],
+                }
             }
             "muse" => {
                 let v = numbers(3)?;

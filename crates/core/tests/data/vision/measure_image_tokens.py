@@ -1213,6 +1213,321 @@ def minicpmv4_6_setup():
     return minicpmv4_6
 
 
+# ---------------------------------------------------------------- shared by the 2026-12 sections below
+# A from-scratch word-level tokenizer (nothing downloaded) holding the named special tokens of a processor, whose
+# prompt text around the image is whitespace-separated words of its vocabulary.
+def word_tokenizer(specials, words=("x",)):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {"[UNK]": 0, **{w: 1 + i for i, w in enumerate(words)}}
+    vocab.update({s: len(vocab) + i for i, s in enumerate(specials)})
+    words_model = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    words_model.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok = PreTrainedTokenizerFast(tokenizer_object=words_model, unk_token="[UNK]")
+    tok.add_special_tokens({"additional_special_tokens": list(specials)})
+    return tok
+
+
+def standin_mode(name):
+    """The torchvision stand-in's InterpolationMode member (the processors' own PILImageResampling defaults
+    have no mapping without torchvision; the stand-in's resize keeps only the shape)."""
+    return getattr(sys.modules["torchvision.transforms.v2.functional"].InterpolationMode, name)
+
+
+def skip_processor_class_checks():
+    # Without torchvision, transformers' video-processor mapping is empty and ProcessorMixin cannot check the
+    # class of a video processor (the same switch as section 14's).
+    from transformers import processing_utils
+    processing_utils.ProcessorMixin.check_argument_for_proper_class = lambda self, name, arg: None
+
+
+# ---------------------------------------------------------------- DeepSeek-OCR 2 (deepseek_ocr2)
+# DeepseekOcr2Processor (built with a from-scratch word-level tokenizer holding <image>) over
+# DeepseekOcr2ImageProcessorPil at the class defaults (1024 px global view, 768 px tiles). The processor passes
+# crop_to_patches=True, min_patches=2, max_patches=6 on every call (its class attribute `images_kwargs`), over
+# whatever preprocessor_config.json says, so those are fixed; size/tile_size other than 1024/768 are honoured by
+# the processor's count but the model's queries (256 for a 1024 view, 144 for a 768 tile) do not follow them,
+# so no other setting is measured. Tower tokens: SAM's 16 px patches of every view ((1024/16)² global +
+# (768/16)² per tile); the Qwen2 encoder after SAM's two stride-2 convolutions runs 256+256 (global) and 144+144
+# (tile) tokens (`encoder_tokens`). LM tokens: the <image> tokens the processor writes (prompt less "hello").
+DS_EXTRA = [(767, 767), (768, 768), (769, 769), (769, 1), (1, 769), (768, 10000), (1152, 768), (1536, 768),
+            (2304, 768), (1300, 1000), (2000, 1001), (2047, 1), (2048, 1), (1, 2048), (5000, 2), (5000, 3),
+            (6000, 1000)]
+
+
+def deepseek_ocr2_setup():
+    from transformers.models.deepseek_ocr2.image_processing_pil_deepseek_ocr2 import DeepseekOcr2ImageProcessorPil
+    from transformers.models.deepseek_ocr2.processing_deepseek_ocr2 import DeepseekOcr2Processor
+
+    tok = word_tokenizer(["<image>"], words=("hello",))
+    proc = DeepseekOcr2Processor(image_processor=DeepseekOcr2ImageProcessorPil(), tokenizer=tok)
+    ip = proc.image_processor
+    image_id = tok.convert_tokens_to_ids("<image>")
+    cls = "DeepseekOcr2ImageProcessorPil + DeepseekOcr2Processor"
+
+    def deepseek_ocr2(w, h):
+        settings = {"size": {"height": ip.size["height"], "width": ip.size["width"]}, "tile_size": ip.tile_size,
+                    "crop_to_patches": ip.crop_to_patches, "min_patches": ip.min_patches,
+                    "max_patches": ip.max_patches}
+        try:
+            out = proc(images=[img(w, h)], text=["<image> hello"], return_tensors="pt")
+        except ValueError as e:  # the global view's short side rounds to 0 px
+            emit("deepseek_ocr2", cls, settings, w, h, None, None, refused=str(e)[:120])
+            return
+        ids = [int(i) for i in out["input_ids"][0]]
+        n = int(out["num_local_patches"][0])
+        side = int(out["pixel_values"].shape[-1])
+        local = int(out["pixel_values_local"].shape[-1]) if n else ip.tile_size
+        assert side == ip.size["height"] and (n == 0 or int(out["pixel_values_local"].shape[0]) == n)
+        g, tl = side // proc.patch_size, local // proc.patch_size
+        q = lambda s: -(-(-(-s // 2)) // 2)  # SAM's two stride-2 convolutions
+        emit("deepseek_ocr2", cls, settings, w, h, g * g + n * tl * tl, len(ids) - 1, tiles=1 + n, local_crops=n,
+             placeholders=ids.count(image_id), encoder_tokens=2 * q(g) ** 2 + n * 2 * q(tl) ** 2,
+             views=[side] + [local] * n)
+
+    return deepseek_ocr2
+
+
+# ---------------------------------------------------------------- Nemotron-H Omni (nemotron_h_omni)
+# NemotronH_Omni_Reasoning_V3ImageProcessor (torchvision backend only: the shape-only stand-in) inside
+# NemotronH_Omni_Reasoning_V3Processor (a from-scratch Qwen2 tokenizer with <image>, <img>, </img>; its video
+# processor and Parakeet feature extractor unused), at its class defaults (16 px patches, 1,024..13,312 patches,
+# max_model_len 16,384), at 256..4,096 patches, and with the cap off (max_num_patches 0) under a 2,048-token
+# context ((2048 - 4)·4 = 8,176 patches). Tower tokens: the patch grid gh·gw plus RADIO's prefix of
+# num_cls_tokens + num_registers (3 + 7 in the class-default vision config: not a processor key). LM tokens:
+# <img>, gh·gw/4 <image>, </img> (the prompt less its "a" and "b").
+NH = [{}, dict(min_num_patches=256, max_num_patches=4096), dict(max_num_patches=0, max_model_len=2048)]
+NH_EXTRA = [(16, 16), (17, 17), (496, 496), (1846, 1846), (1856, 1856), (1600, 1648), (1, 300), (300, 1),
+            (12, 1000), (10000, 16), (16, 10000), (3000, 30), (5000, 20), (300000, 1), (1, 250000)]
+NH_PREFIX = 3 + 7  # RadioConfig num_cls_tokens + num_registers (class defaults)
+
+
+def nemotron_h_omni_setup():
+    install_torchvision_standin()
+    skip_processor_class_checks()
+    from transformers import Qwen2Tokenizer
+    from transformers.models.nemotron_h_omni.image_processing_nemotron_h_omni import (
+        NemotronH_Omni_Reasoning_V3ImageProcessor as IP)
+    from transformers.models.nemotron_h_omni.processing_nemotron_h_omni import (
+        NemotronH_Omni_Reasoning_V3Processor as P)
+    from transformers.models.nemotron_h_omni.video_processing_nemotron_h_omni import (
+        NemotronH_Omni_Reasoning_V3VideoProcessor as VP)
+    from transformers.models.parakeet.feature_extraction_parakeet import ParakeetFeatureExtractor
+
+    specials = ["<image>", "<img>", "</img>", "<video>", "<so_embedding>", "<so_start>", "<so_end>"]
+    tok = Qwen2Tokenizer(vocab={c: i for i, c in enumerate(["a", "b", "Ġ"])}, merges=[], extra_special_tokens={})
+    tok.add_special_tokens({"additional_special_tokens": specials})
+    image_id = tok.convert_tokens_to_ids("<image>")
+    procs = [P(image_processor=IP(**kw), video_processor=VP(norm_mean=[0.5] * 3, norm_std=[0.5] * 3),
+               tokenizer=tok, feature_extractor=ParakeetFeatureExtractor()) for kw in NH]
+    bicubic = standin_mode("BICUBIC")
+    cls = "NemotronH_Omni_Reasoning_V3ImageProcessor (shape-only pixel ops) + NemotronH_Omni_Reasoning_V3Processor"
+
+    def nemotron_h_omni(w, h):
+        for proc in procs:
+            p = proc.image_processor
+            settings = {"patch_size": p.patch_size, "downsample_ratio": p.downsample_ratio,
+                        "min_num_patches": p.min_num_patches, "max_num_patches": p.max_num_patches,
+                        "max_model_len": p.max_model_len}
+            try:
+                out = proc(images=[img(w, h)], text=["a<image>b"], return_tensors="pt", resample=bicubic)
+            except (ValueError, ZeroDivisionError) as e:  # a strip whose grid floors to 0 patches a side
+                emit("nemotron_h_omni", cls, settings, w, h, None, None, refused=f"{type(e).__name__}: {str(e)[:100]}")
+                continue
+            gh, gw = t(out["image_grid_hw"][0])
+            ids = [int(i) for i in out["input_ids"][0]]
+            assert int(out["pixel_values"].shape[0]) == gh * gw
+            emit("nemotron_h_omni", cls, settings, w, h, gh * gw + NH_PREFIX, len(ids) - 2, grid=[gh, gw],
+                 resized=[gh * p.patch_size, gw * p.patch_size], patch_tokens=gh * gw,
+                 cls_register_tokens=NH_PREFIX, placeholders=ids.count(image_id))
+
+    return nemotron_h_omni
+
+
+# ---------------------------------------------------------------- Molmo2 (molmo2)
+# Molmo2ImageProcessor (torchvision backend only: the shape-only stand-in) inside Molmo2Processor (a from-scratch
+# byte-level Qwen2 tokenizer with Molmo2's special tokens; its video processor unused), at the class defaults
+# (378 px crops of 14 px patches, at most 8 crops, overlap margins [4, 4], 2 x 2 pooling), at 12 crops with
+# margins [2, 6], and at 4 crops with 3 x 3 pooling and no column tokens (`image_use_col_tokens` is a
+# processor_config.json key of Molmo2Processor, not an image-processor key). Tower tokens: every crop's
+# (378/14)² = 729 patches (the global view and th·tw crops; SigLIP, no class token). LM tokens: every token the
+# processor writes for the image (low-res and high-res <im_patch> runs, <im_col> per row, the start/end markers;
+# the prompt less the <|endoftext|> it puts in front).
+MO = [({}, {}), (dict(max_crops=12, overlap_margins=[2, 6]), {}),
+      (dict(max_crops=4, pooling_size=[3, 3]), dict(image_use_col_tokens=False))]
+MO_EXTRA = [(112, 112), (113, 113), (378, 378), (379, 379), (100, 1000), (112, 1000), (1000, 112), (113, 2000),
+            (3000, 378), (378, 3000), (644, 910), (567, 1234), (2500, 150), (1170, 390)]
+
+
+def molmo2_setup():
+    install_torchvision_standin()
+    skip_processor_class_checks()
+    from transformers import Qwen2Tokenizer
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+    from transformers.models.molmo2.image_processing_molmo2 import Molmo2ImageProcessor
+    from transformers.models.molmo2.processing_molmo2 import Molmo2Processor
+    from transformers.models.molmo2.video_processing_molmo2 import Molmo2VideoProcessor
+
+    specials = ["<|image|>", "<|video|>", "<im_patch>", "<im_col>", "<im_start>", "<low_res_im_start>",
+                "<frame_start>", "<im_end>", "<frame_end>", "<im_low>"]
+    vocab = {ch: i for i, ch in enumerate(bytes_to_unicode().values())}
+    vocab["<|endoftext|>"] = len(vocab)
+    tok = Qwen2Tokenizer(vocab=vocab, merges=[])
+    tok.add_tokens(specials, special_tokens=True)
+    eos = tok.convert_tokens_to_ids("<|endoftext|>")
+    patch_id, col_id = tok.convert_tokens_to_ids("<im_patch>"), tok.convert_tokens_to_ids("<im_col>")
+    procs = [(ikw, pkw, Molmo2Processor(image_processor=Molmo2ImageProcessor(**ikw),
+                                        video_processor=Molmo2VideoProcessor(), tokenizer=tok, **pkw))
+             for ikw, pkw in MO]
+    bilinear = standin_mode("BILINEAR")
+    cls = "Molmo2ImageProcessor (shape-only pixel ops) + Molmo2Processor"
+
+    def molmo2(w, h):
+        for ikw, pkw, proc in procs:
+            p = proc.image_processor
+            settings = {"size": dict(p.size), "max_crops": p.max_crops, "overlap_margins": list(p.overlap_margins),
+                        "patch_size": p.patch_size, "pooling_size": list(p.pooling_size), **pkw}
+            out = proc(images=[img(w, h)], text="<|image|>", return_tensors="pt", resample=bilinear)
+            ids = [int(i) for i in out["input_ids"][0]]
+            assert ids[0] == eos
+            crops, per_crop = int(out["pixel_values"].shape[0]), int(out["pixel_values"].shape[1])
+            assert crops == int(out["image_num_crops"][0])
+            mm = proc._get_num_multimodal_tokens(image_sizes=[(h, w)])
+            emit("molmo2", cls, settings, w, h, crops * per_crop, len(ids) - 1, tiles=crops,
+                 grid=t(out["image_grids"][0]), placeholders=ids.count(patch_id), col_tokens=ids.count(col_id),
+                 helper_tokens=int(mm["num_image_tokens"][0]),
+                 helper_matches=int(mm["num_image_tokens"][0]) == len(ids) - 1)
+
+    return molmo2
+
+
+# ---------------------------------------------------------------- Muse Glimmer / Muse Spark (muse_glimmer, muse_spark)
+# MuseGlimmerImageProcessor (torchvision backend only: the shape-only stand-in; muse_spark's image processor too)
+# inside MuseGlimmerProcessor and MuseSparkProcessor (a from-scratch word-level tokenizer with <|patch|>,
+# <|image_start|>, <|image_end|>, ...), at the class defaults (14 px patches merged 2 x 2, at most 4,096 merged
+# tokens), at most 256, and 16 px patches with at most 1,024 (muse_spark: the defaults only). Tower tokens:
+# image_grid_thw's product (merge²·a·b patches, no class token); LM tokens: <|image_start|>, a·b <|patch|>,
+# <|image_end|>. Ties between candidate grids (every square whose side is no multiple of 28 under the cap) are
+# broken by CPython's set order over the candidates, recorded as "tie". Extra sizes: 15 such squares, strips
+# whose fallback grid exceeds the cap (140000 x 28).
+MG = [{}, dict(max_image_tokens=256), dict(patch_size=16, merge_size=2, max_image_tokens=1024)]
+MG_EXTRA = [(29, 29), (50, 50), (99, 99), (150, 150), (250, 250), (300, 300), (333, 333), (500, 500), (600, 600),
+            (640, 640), (777, 777), (1024, 1024), (1234, 1234), (1500, 1500), (1791, 1791), (1793, 1793),
+            (1820, 1792), (77, 33), (5000, 1), (1, 5000), (6000, 200), (140000, 28)]
+
+
+def muse_glimmer_setup():
+    import itertools
+    import math
+
+    install_torchvision_standin()
+    skip_processor_class_checks()
+    from transformers.models.muse_glimmer.image_processing_muse_glimmer import MuseGlimmerImageProcessor
+    from transformers.models.muse_glimmer.processing_muse_glimmer import MuseGlimmerProcessor
+    from transformers.models.muse_glimmer.video_processing_muse_glimmer import MuseGlimmerVideoProcessor
+    from transformers.models.muse_spark.feature_extraction_muse_spark import MuseSparkFeatureExtractor
+    from transformers.models.muse_spark.processing_muse_spark import MuseSparkProcessor
+
+    tok = word_tokenizer(["<|patch|>", "<|image_start|>", "<|image_end|>", "<|video|>", "<|vid_frame_separator|>",
+                          "<|vid_start|>", "<|vid_end|>", "<|audio|>", "<|soft_audio_start|>", "<|soft_audio_end|>"])
+    patch_id = tok.convert_tokens_to_ids("<|patch|>")
+    procs = [("muse_glimmer", "MuseGlimmerProcessor",
+              MuseGlimmerProcessor(image_processor=MuseGlimmerImageProcessor(**kw),
+                                   video_processor=MuseGlimmerVideoProcessor(), tokenizer=tok)) for kw in MG]
+    procs.append(("muse_spark", "MuseSparkProcessor",
+                  MuseSparkProcessor(image_processor=MuseGlimmerImageProcessor(), video_processor=MuseGlimmerVideoProcessor(),
+                                     tokenizer=tok, feature_extractor=MuseSparkFeatureExtractor())))
+    lanczos = standin_mode("LANCZOS")
+
+    def tie(p, w, h):
+        """Whether more than one candidate grid reaches the closest aspect ratio (smart_resize's own steps)."""
+        u, n = p.patch_size * p.merge_size, p.max_image_tokens
+        ih, iw = h / u, w / u
+        if ih * iw > n:
+            r = iw / ih
+            ih = (n / r) ** 0.5
+            iw = ih * r
+        c = [(a, b) for a, b in set(itertools.product([math.floor(ih), math.ceil(ih)], [math.floor(iw), math.ceil(iw)]))
+             if a >= 1 and b >= 1 and a * b <= n]
+        d = sorted(abs(a / b - h / w) for a, b in c)
+        return len(d) > 1 and d[0] == d[1]
+
+    def muse_glimmer(w, h):
+        for fam, pcls, proc in procs:
+            p = proc.image_processor
+            settings = {"patch_size": p.patch_size, "temporal_patch_size": p.temporal_patch_size,
+                        "merge_size": p.merge_size, "max_image_tokens": p.max_image_tokens}
+            out = proc(images=[img(w, h)], text=["<|patch|> x"], return_tensors="pt", resample=lanczos)
+            tt, gh, gw = t(out["image_grid_thw"][0])
+            ids = [int(i) for i in out["input_ids"][0]]
+            m = p.merge_size
+            a, b = gh // m, gw // m
+            helper = p.get_number_of_image_patches(h, w, {})
+            emit(fam, f"MuseGlimmerImageProcessor (shape-only pixel ops) + {pcls}", settings, w, h, tt * gh * gw,
+                 len(ids) - 1, grid=[tt, gh, gw], resized=[gh * p.patch_size, gw * p.patch_size],
+                 placeholders=ids.count(patch_id), merged_grid=[a, b], tie=tie(p, w, h),
+                 over_cap=a * b > p.max_image_tokens, helper_patches=helper, helper_matches=helper == tt * gh * gw)
+
+    return muse_glimmer
+
+
+# ---------------------------------------------------------------- Inkling 2 (inkling2, inkling2_loop)
+# Inkling2ImageProcessor (torchvision backend only: the shape-only stand-in; a uint8 zeros tensor, channels first,
+# do_convert_rgb off, since the class converts PIL images with torchvision's pil_to_tensor) inside Inkling2Processor
+# (a from-scratch word-level tokenizer holding <|unused_200054|>). No resize: the image is padded (bottom/right, to
+# -1) up to whole size.height x size.width cells, rows = ceil(H/size.height), cols = ceil(W/size.width), one
+# language-model token per cell (the processor writes rows·cols <|unused_200054|> and nothing else). The tower
+# (Inkling2VisionModel, patch_size 20, spatial_merge_size 2 in the class-default vision config) reads each cell as
+# merge² patches and puts one class token in front of each image: rows·cols·merge² + 1. Settings: the class default
+# (40 x 40 cells = 20 px patch x merge 2; the only size the class-default tower can run), and 32 x 32 and 56 x 56
+# cells (a tower with 16 or 28 px patches, merge 2: the tower tokens assume such a config, "model_consistent"
+# false against the class-default one). inkling2_loop builds the same vision model and processor: its rows repeat
+# the default setting.
+IK = [{}, dict(size={"height": 32, "width": 32}), dict(size={"height": 56, "width": 56})]
+IK_EXTRA = [(39, 39), (40, 40), (41, 41), (80, 40), (40, 80), (81, 1), (1, 81), (20000, 40), (40, 20000)]
+IK_MERGE = 2  # Inkling2VisionConfig.spatial_merge_size (class default)
+IK_PATCH = 20  # Inkling2VisionConfig.patch_size (class default)
+
+
+def inkling2_setup():
+    install_torchvision_standin()
+    from transformers.models.inkling2.image_processing_inkling2 import Inkling2ImageProcessor
+    from transformers.models.inkling2.processing_inkling2 import Inkling2Processor
+
+    tok = word_tokenizer(["<|unused_200054|>"])
+    procs = [Inkling2Processor(image_processor=Inkling2ImageProcessor(**kw), tokenizer=tok) for kw in IK]
+    image_id = tok.convert_tokens_to_ids("<|unused_200054|>")
+    cls = "Inkling2ImageProcessor (shape-only pixel ops) + Inkling2Processor"
+
+    def inkling2(w, h):
+        big = w * h > 8000 * 8000
+        pixels = (torch.zeros(3, 1, 1, dtype=torch.uint8).expand(3, h, w) if big
+                  else torch.zeros(3, h, w, dtype=torch.uint8))
+        for i, proc in enumerate(procs):
+            p = proc.image_processor
+            settings = {"size": {"height": p.size["height"], "width": p.size["width"]}}
+            out = proc(images=[pixels], text=["<|unused_200054|> x"], return_tensors="pt", do_convert_rgb=False,
+                       input_data_format="channels_first")
+            tt, rows, cols = t(out["image_grid_thw"][0])
+            ids = [int(i) for i in out["input_ids"][0]]
+            assert tuple(out["pixel_values"].shape[:3]) == (rows * cols, p.size["height"], p.size["width"])
+            consistent = p.size["height"] == p.size["width"] == IK_PATCH * IK_MERGE
+            for fam in (("inkling2", "inkling2_loop") if i == 0 else ("inkling2",)):
+                emit(fam, cls, settings, w, h, tt * rows * cols * IK_MERGE ** 2 + 1, len(ids) - 1,
+                     grid=[tt, rows, cols], padded=[rows * p.size["height"], cols * p.size["width"]],
+                     placeholders=ids.count(image_id), cls_tokens=1, model_consistent=consistent)
+
+    return inkling2
+
+# The 2026-12 sections: runner name -> (extra sizes, setup).
+NEW_SETUPS = {"deepseek_ocr2": (DS_EXTRA, deepseek_ocr2_setup), "nemotron_h_omni": (NH_EXTRA, nemotron_h_omni_setup),
+              "molmo2": (MO_EXTRA, molmo2_setup), "muse_glimmer": (MG_EXTRA, muse_glimmer_setup),
+              "inkling2": (IK_EXTRA, inkling2_setup)}
+# Sizes every 2026-12 section adds to the 45: tiny, strips, an A4 scan at 300 dpi.
+COMMON_EXTRA = [(1, 1), (2, 3), (1, 2000), (4000, 10), (10, 4000), (3508, 2480)]
+
+
 if __name__ == "__main__":
     # With family runners named (`python measure_image_tokens.py llama4`), only those are
     # re-measured; the file's rows of every other family are kept as they are.
@@ -1231,7 +1546,9 @@ if __name__ == "__main__":
                      ("cosmos3_edge", None), ("ernie4_5_vl_moe", None),
                      ("qianfan_ocr", None), ("lighton_ocr", None),
                      ("granite_docling", None), ("hunyuan_vl", None),
-                     ("minicpmv4_6", None), ("perception_lm", None), ("video_llama_3", None)]:
+                     ("minicpmv4_6", None), ("perception_lm", None), ("video_llama_3", None),
+                     ("deepseek_ocr2", None), ("nemotron_h_omni", None), ("molmo2", None), ("muse_glimmer", None),
+                     ("inkling2", None)]:
         if only and name not in only:
             continue
         if name == "glm4v":
@@ -1301,7 +1618,16 @@ if __name__ == "__main__":
         if name == "video_llama_3":
             SIZES.extend(VL3_EXTRA)
             fn = video_llama_3_setup()
+        if name in NEW_SETUPS:
+            new_extra = []
+            for size in COMMON_EXTRA + NEW_SETUPS[name][0]:
+                if size not in SIZES and size not in new_extra:
+                    new_extra.append(size)
+            SIZES.extend(new_extra)
+            fn = NEW_SETUPS[name][1]()
         run_family(name, fn)
+        if name in NEW_SETUPS:
+            del SIZES[len(SIZES) - len(new_extra):]
         if name == "minimax_m3_vl":
             del SIZES[len(SIZES) - len(MM3_EXTRA):]
         if name == "pixtral":

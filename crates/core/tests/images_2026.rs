@@ -1,0 +1,72 @@
+//! The 2026 VLMs whose images became inputs (DeepSeek-OCR 2, Nemotron-H
+//! Omni, Molmo2, Muse Glimmer and Spark, Inkling 2): an image reaches the
+//! language model's sequence as its processor's tokens, and the tower's
+//! activations grow with the image.
+
+mod common;
+
+use common::{import, part_bytes};
+use vramfit_core::image_tokens::tokens;
+use vramfit_core::scenario::{Method, ModelSource, Scenario, TaskKind};
+use vramfit_core::vision::sample_images;
+use vramfit_core::Part;
+
+const CONFIGS: [&str; 6] = [
+    "variants_2026/deepseek_ocr2__0.json",
+    "variants_2026/nemotron_h_omni__0.json",
+    "variants_2026/molmo2__0.json",
+    "variants_2026/muse_glimmer__0.json",
+    "variants_2026/muse_spark__0.json",
+    "variants_2026/inkling2__0.json",
+];
+
+fn training(config: &str, size: (u64, u64)) -> Scenario {
+    let mut sc = Scenario {
+        model: ModelSource::Spec(Box::new(import(config))),
+        task: TaskKind::Training,
+        ..Scenario::default()
+    };
+    sc.training.method = Method::Lora;
+    sc.training.seq_len = 256;
+    sc.training.images_per_sample = 1;
+    sc.image_mix = vec![size];
+    sc
+}
+
+/// The tower's share of the activations: trained minus frozen.
+fn tower_activations(config: &str, size: (u64, u64)) -> u64 {
+    let mut sc = training(config, size);
+    let trained = part_bytes(&sc, Part::Activations);
+    sc.training.freeze_vision = true;
+    trained - part_bytes(&sc, Part::Activations)
+}
+
+#[test]
+fn an_image_is_its_processors_tokens_in_the_sequence() {
+    for config in CONFIGS {
+        let spec = import(config);
+        let rule = spec.image_rule.clone().expect("an image rule");
+        for size in [(1920, 1080), (640, 480)] {
+            let sc = training(config, size);
+            let sized = sample_images(&sc, &spec)
+                .expect("sizes")
+                .expect("images reach the estimate");
+            let want = tokens(&rule, size.0, size.1).expect("tokens");
+            assert_eq!(
+                sized.groups[0].tokens.language_model, want.language_model_tokens,
+                "{config}"
+            );
+            assert_eq!(sized.groups[0].tokens.tower, want.tower_tokens, "{config}");
+        }
+    }
+}
+
+#[test]
+fn a_larger_image_costs_the_trained_tower_more() {
+    for config in CONFIGS {
+        let small = tower_activations(config, (320, 240));
+        let large = tower_activations(config, (1920, 1080));
+        assert!(small > 0, "{config}: the tower saves nothing");
+        assert!(large > small, "{config}: {large} <= {small}");
+    }
+}
