@@ -70,3 +70,21 @@ fn a_larger_image_costs_the_trained_tower_more() {
         assert!(large > small, "{config}: {large} <= {small}");
     }
 }
+
+#[test]
+fn a_share_link_carries_the_rule_and_the_tower() {
+    for config in CONFIGS {
+        let spec = import(config);
+        let rule = spec.image_rule.clone().expect("an image rule");
+        assert_eq!(
+            vramfit_core::image_tokens::ImageRule::from_text(&rule.to_text()),
+            Ok(rule.clone()),
+            "{config}"
+        );
+        let link = vramfit_core::url::encode_spec(&spec);
+        let back = vramfit_core::url::decode_spec(&link).expect("the link reads back");
+        assert_eq!(back.image_rule, Some(rule), "{config}");
+        assert_eq!(back.vision, spec.vision, "{config}");
+        assert_eq!(back.total_params(), spec.total_params(), "{config}");
+    }
+}

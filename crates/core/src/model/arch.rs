@@ -262,6 +262,9 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "flint",
             "beam",
             "lara_mini",
+            // Step-3.5-Flash's own config (`Step3p7TextConfig`), completed
+            // by `hf_config::step3p7::complete_step3p5`
+            "step3p5",
         ],
         &["qwen3_moe"],
     ),

@@ -40,12 +40,20 @@ for name in CONFIGS:
     try:
         cfg = AutoConfig.for_model(**d)
         with torch.device("meta"):
-            model = auto.from_config(cfg, dtype=torch.bfloat16)
+            if mt == "step3p5":
+                # no CausalLM class maps Step-3.5's config: its wrapper's text model, whose head
+                # (a bf16 linear) holds no fp32 parameter (hf_variants_2026.csv counts it)
+                from transformers.models.step3p7.modeling_step3p7 import Step3p7TextModel
+                model = Step3p7TextModel._from_config(cfg, dtype=torch.bfloat16)
+                head = 0 if cfg.tie_word_embeddings else cfg.vocab_size * cfg.hidden_size
+            else:
+                model = auto.from_config(cfg, dtype=torch.bfloat16)
+                head = 0
     except Exception as e:  # noqa: BLE001 (a class that cannot build here is left out, and said so)
         print("cannot build", name, type(e).__name__, file=sys.stderr)
         continue
     kept = sum(p.numel() for p in model.parameters() if p.dtype == torch.float32)
-    rows.append(dict(config=name, num_parameters=model.num_parameters(), fp32_parameters=kept))
+    rows.append(dict(config=name, num_parameters=model.num_parameters() + head, fp32_parameters=kept))
     print(name, kept, file=sys.stderr)
 with open(os.path.join(here, "fp32_kept.csv"), "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=["config", "num_parameters", "fp32_parameters"])

@@ -574,6 +574,27 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import variants_2026b  # noqa: E402  (the third session's families)
 VARIANTS.update(variants_2026b.VARIANTS)
 CLASSIFIERS = {"shieldgemma2"}
+class TextModelWithHead(torch.nn.Module):
+    """A text config no CausalLM class maps (Step-3.5's `step3p5`): the text model its wrapper
+    builds plus the wrapper's head, tied only by the config's own `tie_word_embeddings`."""
+
+    def __init__(self, cls, cfg):
+        super().__init__()
+        self.model = cls(cfg)
+        self.lm_head = torch.nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
+        if cfg.tie_word_embeddings:
+            self.lm_head.weight = self.model.get_input_embeddings().weight
+
+    def num_parameters(self):
+        return sum(p.numel() for p in {id(p): p for p in self.parameters()}.values())
+
+
+def _step3p5(cfg):
+    from transformers.models.step3p7.modeling_step3p7 import Step3p7TextModel
+    return TextModelWithHead(Step3p7TextModel, cfg)
+
+
+TEXT_MODELS = {"step3p5": _step3p5}
 WRAPPERS = variants_2026b.WRAPPERS | {"lfm3_vl", "glm_ocr", "exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
@@ -606,7 +627,10 @@ for t, variants in VARIANTS.items():
         if t in CLASSIFIERS:  # ShieldGemma 2 is an image classifier around Gemma 3's whole model
             auto = AutoModelForImageClassification
         with torch.device("meta"):
-            model = auto.from_config(cfg)
+            if t in TEXT_MODELS:
+                model = TEXT_MODELS[t](cfg)
+            else:
+                model = auto.from_config(cfg)
         # what the config class derived: sliding layers (`layer_types`) and dense MLP layers
         # (`mlp_layer_types`) of a text model, blank where the class keeps no such list
         text = getattr(cfg, "text_config", None) or cfg

@@ -1613,3 +1613,31 @@ VARIANTS["minicpm_ocr"] = [
     dict(vision_config=MCO_V),
 ]
 WRAPPERS |= {"minicpm_ocr"}
+# Step-3.5-Flash's own config.json (`model_type: step3p5`, Step3p7TextConfig): no CausalLM class
+# maps it, so the language model is counted as Step3p7ForConditionalGeneration holds it: the text
+# model (Step3p7TextModel) plus its head, tied only by the config's own flag (`TEXT_MODELS` in
+# measure_variants_2026.py).
+VARIANTS["step3p5"] = [
+    {},
+    dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=6, num_attention_heads=8,
+         num_key_value_heads=2, head_dim=16, n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+         share_expert_dim=48, layer_types=["sliding_attention", "full_attention"] * 3, sliding_window=8,
+         num_sliding_attention_heads=4, attention_bias=True, mlp_bias=True, moe_layers_enum="1,2,4",
+         tie_word_embeddings=True),
+    dict(vocab_size=500, hidden_size=48, intermediate_size=80, num_hidden_layers=4, num_attention_heads=6,
+         num_key_value_heads=3, head_dim=8, moe_num_experts=5, moe_top_k=2, moe_intermediate_size=24,
+         share_expert_dims=40, gating="per-element", num_nextn_predict_layers=2,
+         layer_types=["full_attention", "sliding_attention", "sliding_attention", "full_attention",
+                      "full_attention", "full_attention"],
+         mlp_layer_types=["dense", "sparse", "dense", "sparse", "sparse", "sparse"],
+         attention_other_setting={"num_attention_heads": 3, "num_attention_groups": 3}, sliding_window=4),
+    dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=5, num_attention_heads=4,
+         num_key_value_heads=1, head_dim=24, num_local_experts=7, moe_intermediate_size=16, share_expert_dim=20,
+         num_attention_groups=2),
+    dict(_raw=True, vocab_size=500, hidden_size=48, intermediate_size=80, num_hidden_layers=4,
+         num_attention_heads=6, num_attention_groups=3, head_dim=8, moe_num_experts=5, moe_top_k=2,
+         moe_intermediate_size=24, share_expert_dim=40, num_nextn_predict_layers=1, moe_layers_enum="2,3",
+         layer_types=["full_attention", "sliding_attention", "full_attention", "sliding_attention",
+                      "full_attention"],
+         attention_other_setting={"num_attention_heads": 3}, sliding_window=4),
+]
