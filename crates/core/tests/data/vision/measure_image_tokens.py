@@ -1619,15 +1619,16 @@ if __name__ == "__main__":
             SIZES.extend(VL3_EXTRA)
             fn = video_llama_3_setup()
         if name in NEW_SETUPS:
-            new_extra = []
+            # the 45 and this family's own sizes only, whatever sizes earlier runners left in SIZES
+            outer_sizes = SIZES[:]
+            SIZES[:] = FIXED + RANDOM
             for size in COMMON_EXTRA + NEW_SETUPS[name][0]:
-                if size not in SIZES and size not in new_extra:
-                    new_extra.append(size)
-            SIZES.extend(new_extra)
+                if size not in SIZES:
+                    SIZES.append(size)
             fn = NEW_SETUPS[name][1]()
         run_family(name, fn)
         if name in NEW_SETUPS:
-            del SIZES[len(SIZES) - len(new_extra):]
+            SIZES[:] = outer_sizes
         if name == "minimax_m3_vl":
             del SIZES[len(SIZES) - len(MM3_EXTRA):]
         if name == "pixtral":
