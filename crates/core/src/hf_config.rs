@@ -62,6 +62,7 @@ mod shuffle;
 mod siglip;
 mod step3p7;
 mod towers;
+mod unlimited_ocr;
 mod video_llama3;
 mod vlm;
 mod zamba2;
@@ -360,7 +361,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 46] = [
+const WRAPPERS_2026: [&str; 47] = [
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -401,6 +402,7 @@ const WRAPPERS_2026: [&str; 46] = [
     "nemotron_h_omni",
     "molmo2",
     "deepseek_ocr2",
+    "unlimited_ocr",
     "muse_glimmer",
     "muse_spark",
     "inkling2",
@@ -471,6 +473,7 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "gemma4_unified" => import_gemma4_unified(cfg),
         "gemma4_assistant" | "gemma4_unified_assistant" => import_gemma4_assistant(cfg, model_type),
         "deepseek_ocr2" => deepseek_ocr2::import_deepseek_ocr2(cfg),
+        "unlimited_ocr" => unlimited_ocr::import_unlimited_ocr(cfg),
         "hyperclovax_vision_v2" => {
             hyperclovax_vl::import_hyperclovax_vl(cfg, text_or(Arch::Llama, "hyperclovax"))
         }
@@ -964,6 +967,7 @@ fn sliding_window(cfg: &Cfg, arch: Arch, layers: u64) -> Result<Option<SlidingWi
     Ok(Some(SlidingWindow {
         window,
         layers: windowed.min(layers),
+        keeps_prompt: false,
     }))
 }
 

@@ -507,6 +507,7 @@ impl ImageRule {
             ImageRule::Apertus1p5(_) => "Apertus 1.5 code grid",
             ImageRule::PerceptionLm(_) => "PerceptionLM tiles",
             ImageRule::Phi4Mm { .. } => "Phi-4-multimodal dynamic HD",
+            ImageRule::DeepseekOcr2(v) if v.newlines => "Unlimited-OCR views with row newlines",
             ImageRule::DeepseekOcr2(_) => "DeepSeek-OCR 2 views",
             ImageRule::Radio(_) => "Nemotron-H Omni patch budget",
             ImageRule::Molmo2(_) => "Molmo2 overlapping crops",
@@ -679,7 +680,7 @@ impl ImageRule {
                 check_range("image rule: patch", v.patch, 1, v.tile.min(v.base))?;
                 check_range("image rule: fold", v.fold, 1, 64)?;
                 tiles("max_crops", v.max_crops)?;
-                check_range("image rule: min_crops", v.min_crops, 1, v.max_crops)?;
+                check_range("image rule: min_crops", v.min_crops, 0, v.max_crops)?;
             }
             ImageRule::Radio(r) => {
                 side("patch", r.patch)?;

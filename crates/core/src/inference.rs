@@ -179,16 +179,21 @@ pub struct InferenceMemory {
 /// `sliding_window - 1` keys, which is all the next query can attend to
 /// (measured in `tests/data/cache/`).
 /// DeepSeek-V4's compressed entries (`kv`: the cache's dtype) come on top.
+/// Windowed layers that keep the prompt (`SlidingWindow::keeps_prompt`)
+/// hold the `prompt` tokens beside the window.
 pub fn kv_cache_bytes(
     spec: &ModelSpec,
     shards: &Shards,
     (per_token, kv): (u128, Dtype),
     batch: u128,
-    tokens: u128,
+    (tokens, prompt): (u128, u128),
 ) -> u128 {
     let (full, sliding) = shards.kv_split(spec, per_token);
     let window = match &spec.sliding_window {
-        Some(w) => (w.window as u128).saturating_sub(1).max(1),
+        Some(w) => {
+            let kept = if w.keeps_prompt { prompt } else { 0 };
+            (w.window as u128).saturating_sub(1).max(1) + kept
+        }
         None => tokens,
     };
     let compressed = compressed_bytes_per_sequence(spec, shards, kv, tokens).map_or(0, |c| c.0);
@@ -413,7 +418,13 @@ fn vllm_memory(
         None => {
             let context = (inf.prompt_len + inf.new_tokens) as u128;
             (
-                kv_cache_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), inf.batch as u128, context),
+                kv_cache_bytes(
+                    r.spec,
+                    &r.shards,
+                    (per_token, kv_dtype(r)),
+                    inf.batch as u128,
+                    (context, inf.prompt_len as u128),
+                ),
                 format!("b × context × ({per_token_formula}) (no GPU chosen: the requested context only)"),
                 None,
             )
@@ -881,7 +892,13 @@ fn kv_cache(r: &Resolved, per_token: u128, per_token_formula: &str) -> (u128, St
             None => (context.to_string(), String::new()),
         };
     (
-        kv_cache_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), batch, context),
+        kv_cache_bytes(
+            r.spec,
+            &r.shards,
+            (per_token, kv_dtype(r)),
+            batch,
+            (context, inf.prompt_len as u128),
+        ),
         format!(
             "{batch} × {tokens} tokens × {per_token} B/token ({per_token_formula}){compressed}"
         ),
@@ -936,13 +953,26 @@ fn generation_step(
         _ if inf.engine == Engine::Transformers => {
             prefill_views_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), batch, prompt)
         }
-        _ => kv_cache_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), batch, prompt),
+        _ => kv_cache_bytes(
+            r.spec,
+            &r.shards,
+            (per_token, kv_dtype(r)),
+            batch,
+            (prompt, prompt),
+        ),
     };
     let windows_as_views = inf.engine == Engine::Transformers
         && retained.is_none()
         && !static_cache
         && r.spec.sliding_window.is_some()
-        && kv_prompt > kv_cache_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), batch, prompt);
+        && kv_prompt
+            > kv_cache_bytes(
+                r.spec,
+                &r.shards,
+                (per_token, kv_dtype(r)),
+                batch,
+                (prompt, prompt),
+            );
     let prefill_peak = (kv_prompt + prefill + logits).saturating_sub(kv);
     // Before the prefill, with no cache yet, the vision tower runs over all
     // of the batch's images (transformers' `get_image_features`).

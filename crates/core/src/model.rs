@@ -213,12 +213,29 @@ impl Indexer {
 }
 
 /// Some layers attend only to the last `window` tokens (Mistral, Gemma-2/3).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlidingWindow {
     pub window: u64,
     /// How many of the layers use the window (the rest are global).
     #[serde(default)]
     pub layers: u64,
+    /// The windowed layers also keep the whole prompt: a generated token
+    /// sees every prompt token and the last `window` − 1 generated ones
+    /// (Unlimited-OCR's "reference sliding" attention,
+    /// `UnlimitedOcrDynamicReferenceSlidingWindowLayer`, transformers 5.24).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keeps_prompt: bool,
+}
+
+impl SlidingWindow {
+    /// A window of `window` tokens on `layers` layers.
+    pub fn new(window: u64, layers: u64) -> Self {
+        SlidingWindow {
+            window,
+            layers,
+            keeps_prompt: false,
+        }
+    }
 }
 
 /// How the query and key projections are normalised before attention.

@@ -56,7 +56,7 @@ fn cross_and_self_attention_caches_equal_what_transformers_holds() {
         let shards = one_gpu(spec.layers);
         let (per_token, _) = kv_bytes_per_token(&spec, dtype, &shards);
         let total = u128::from(line["total_len"].as_u64().expect("length"));
-        let kv = kv_cache_bytes(&spec, &shards, (per_token, dtype), batch, total);
+        let kv = kv_cache_bytes(&spec, &shards, (per_token, dtype), batch, (total, total));
         assert_eq!(
             (batch * cross, kv),
             (

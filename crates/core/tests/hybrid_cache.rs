@@ -58,6 +58,7 @@ fn kv_and_state_bytes_equal_the_cache_objects_transformers_creates() {
         };
         let batch = u128::from(line["batch"].as_u64().unwrap_or(1));
         let tokens = u128::from(line["total_len"].as_u64().unwrap_or(1));
+        let prompt_tokens = line["prompt_len"].as_u64().map_or(tokens, u128::from);
         let (per_token, _) = kv_bytes_per_token(&spec, dtype, &one_gpu(spec.layers));
         let kv = if line["cache_impl"]
             .as_str()
@@ -76,7 +77,7 @@ fn kv_and_state_bytes_equal_the_cache_objects_transformers_creates() {
                 &one_gpu(spec.layers),
                 (per_token, dtype),
                 batch,
-                tokens,
+                (tokens, prompt_tokens),
             )
         };
         let state = state_bytes_per_sequence(&spec, dtype, 1, Engine::Transformers)
@@ -169,7 +170,9 @@ fn a_prefill_keeps_what_its_views_hold_as_measured() {
             None => {
                 let (per_token, _) = kv_bytes_per_token(&spec, dtype, &shards);
                 let views = prefill_views_bytes(&spec, &shards, (per_token, dtype), batch, prompt);
-                if views > kv_cache_bytes(&spec, &shards, (per_token, dtype), batch, prompt) {
+                if views
+                    > kv_cache_bytes(&spec, &shards, (per_token, dtype), batch, (prompt, prompt))
+                {
                     windowed += 1;
                 }
                 views

@@ -435,7 +435,11 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 router_bias: x.router_bias,
             }),
             mla: mla.map(|(q, kv)| generated_mla(q, kv, layers)),
-            sliding_window: window.map(|(window, layers)| SlidingWindow { window, layers }),
+            sliding_window: window.map(|(window, layers)| SlidingWindow {
+                window,
+                layers,
+                keeps_prompt: false,
+            }),
             encoder_layers,
             video: video_family(layers),
             image_rule,

@@ -77,6 +77,7 @@ pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
         sliding_window: m.sliding_window.map(|w| SlidingWindow {
             window: w,
             layers: 0,
+            keeps_prompt: false,
         }),
         encoder_layers: m.encoder_layers,
         vision: None,

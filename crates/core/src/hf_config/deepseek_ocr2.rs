@@ -23,23 +23,94 @@ use crate::model::{
 pub(super) fn import_deepseek_ocr2(cfg: &Cfg) -> Result<ModelSpec> {
     let empty = Map::new();
     let t = cfg.object_or_empty("text_config", &empty)?;
+    let (mut spec, text) = decoder(
+        &t,
+        cfg.flag("tie_word_embeddings", false)?,
+        &TextDefaults::OCR2,
+        sparse_layers,
+    )?;
+    let v = cfg.object_or_empty("vision_config", &empty)?;
+    let (encoder, encoder_width) = encoder(&v)?;
+    let hh = u128::from(spec.hidden);
+    // the learned queries (144 + 256), the projector, the view separator
+    let extras = 400 * encoder_width + encoder_width * hh + hh + hh;
+    let (sam, shape) = sam(&v, (512, 896))?;
+    let projector = encoder_width * hh + hh;
+    let total = text + sam + encoder + extras;
+    if total > u128::from(MAX_TOTAL_PARAMS) {
+        return Err(InputError::new(
+            cfg.field("vision_config"),
+            format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
+        ));
+    }
+    // The towers read each view (the image rule's): SAM's patches are what
+    // the tower's activations are counted over; the total stays exact
+    // through `params_override`.
+    spec.vision = Some(super::vlm::counted(
+        shape,
+        sam + encoder + extras - projector,
+        projector,
+    )?);
+    spec.params_override = Some(total as u64);
+    Ok(spec)
+}
+
+/// The text config classes' defaults where the two models differ.
+pub(super) struct TextDefaults {
+    pub hidden: u64,
+    pub layers: u64,
+    pub heads: u64,
+    pub vocab: u64,
+    pub dense_width: u64,
+    pub expert_width: u64,
+    /// `num_experts_per_tok` (0: none; the sparse layers need it given).
+    pub per_token: u64,
+    pub max_position: u64,
+}
+
+impl TextDefaults {
+    /// `DeepseekOcr2TextConfig`.
+    pub const OCR2: TextDefaults = TextDefaults {
+        hidden: 4096,
+        layers: 32,
+        heads: 32,
+        vocab: 102_400,
+        dense_width: 11_008,
+        expert_width: 1407,
+        per_token: 0,
+        max_position: 2048,
+    };
+}
+
+/// DeepSeek-V2's decoder without MLA, as DeepSeek-OCR 2 and Unlimited-OCR
+/// build it from `t` (their `text_config`): the spec named
+/// `deepseek_ocr2` and the exact count of the language model with its
+/// head (tied by the wrapper's flag `tied`); `sparse` says which layers
+/// hold the experts.
+pub(super) fn decoder(
+    t: &Cfg,
+    tied: bool,
+    d: &TextDefaults,
+    sparse: impl Fn(&Cfg, u64) -> Result<Vec<bool>>,
+) -> Result<(ModelSpec, u128)> {
     let int = |keys: &[&'static str], default: u64, max: u64| -> Result<u64> {
         Ok(t.int(keys, 1, max)?.unwrap_or(default))
     };
-    let h = int(&["hidden_size"], 4096, MAX_DIM)?;
-    let layers = int(&["num_hidden_layers"], 32, MAX_LAYERS)?;
-    let heads = int(&["num_attention_heads"], 32, MAX_HEADS)?;
+    let h = int(&["hidden_size"], d.hidden, MAX_DIM)?;
+    let layers = int(&["num_hidden_layers"], d.layers, MAX_LAYERS)?;
+    let heads = int(&["num_attention_heads"], d.heads, MAX_HEADS)?;
     let kv = int(&["num_key_value_heads"], heads, MAX_HEADS)?;
-    let vocab = int(&["vocab_size"], 102_400, MAX_DIM)?;
-    let dense_width = int(&["intermediate_size"], 11_008, MAX_DIM)?;
+    let vocab = int(&["vocab_size"], d.vocab, MAX_DIM)?;
+    let dense_width = int(&["intermediate_size"], d.dense_width, MAX_DIM)?;
     let experts = int(&["n_routed_experts", "num_experts"], 64, MAX_EXPERTS)?;
     let shared = t.int(&["n_shared_experts"], 0, MAX_EXPERTS)?.unwrap_or(2);
-    let width = int(&["moe_intermediate_size"], 1407, MAX_DIM)?;
-    let sparse = sparse_layers(&t, layers)?;
+    let width = int(&["moe_intermediate_size"], d.expert_width, MAX_DIM)?;
+    let sparse = sparse(t, layers)?;
     let sparse_count = sparse.iter().filter(|s| **s).count() as u64;
     let per_token = match t.int(&["num_experts_per_tok"], 1, experts)? {
         Some(k) => k,
         None if sparse_count == 0 => 1,
+        None if d.per_token > 0 => d.per_token.min(experts),
         None => {
             return Err(InputError::new(
                 t.field("num_experts_per_tok"),
@@ -53,7 +124,6 @@ pub(super) fn import_deepseek_ocr2(cfg: &Cfg) -> Result<ModelSpec> {
             format!("{h} is not a multiple of num_attention_heads ({heads})"),
         ));
     }
-    let tied = cfg.flag("tie_word_embeddings", false)?;
     let w = u128::from;
     let (hh, hd) = (w(h), w(h / heads));
     let ab = w(u64::from(t.flag("attention_bias", false)?));
@@ -75,25 +145,7 @@ pub(super) fn import_deepseek_ocr2(cfg: &Cfg) -> Result<ModelSpec> {
         .sum();
     let vv = w(vocab);
     let text = vv * hh + text_layers + hh + if tied { 0 } else { vv * hh };
-    let v = cfg.object_or_empty("vision_config", &empty)?;
-    let (encoder, encoder_width) = encoder(&v)?;
-    // the learned queries (144 + 256), the projector, the view separator
-    let extras = 400 * encoder_width + encoder_width * hh + hh + hh;
-    let (sam, shape) = sam(&v)?;
-    let projector = encoder_width * hh + hh;
-    let total = text + sam + encoder + extras;
-    if total > w(MAX_TOTAL_PARAMS) {
-        return Err(InputError::new(
-            cfg.field("vision_config"),
-            format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
-        ));
-    }
-    // The towers read each view (the image rule's): SAM's patches are what
-    // the tower's activations are counted over; the total stays exact
-    // through `params_override`.
-    let vision = super::vlm::counted(shape, sam + encoder + extras - projector, projector)?;
-    Ok(ModelSpec {
-        vision: Some(vision),
+    let spec = ModelSpec {
         name: "deepseek_ocr2".to_string(),
         arch: Arch::Mixtral,
         hidden: h,
@@ -105,7 +157,7 @@ pub(super) fn import_deepseek_ocr2(cfg: &Cfg) -> Result<ModelSpec> {
         vocab,
         max_position: t
             .int(&["max_position_embeddings"], 0, MAX_POSITION)?
-            .unwrap_or(2048),
+            .unwrap_or(d.max_position),
         tied_embeddings: tied,
         moe: (sparse_count > 0).then_some(Moe {
             experts,
@@ -116,11 +168,11 @@ pub(super) fn import_deepseek_ocr2(cfg: &Cfg) -> Result<ModelSpec> {
             dense_layers: layers - sparse_count,
             router_bias: false,
         }),
-        params_override: Some(total as u64),
         // the routers stay fp32 (`_keep_in_fp32_modules_strict`: `gate.weight`)
         fp32_params: sparse_count.saturating_mul(experts.saturating_mul(h)),
         ..ModelSpec::default()
-    })
+    };
+    Ok((spec, text))
 }
 
 /// Which layers are sparse: `mlp_layer_types` alone (`"sparse"`; any other
@@ -154,7 +206,10 @@ fn sparse_layers(t: &Cfg, layers: u64) -> Result<Vec<bool>> {
 /// and a GELU MLP without rotary positions, which SigLIP's layer is the
 /// nearest measured one to (its windows and decomposed relative positions
 /// are not).
-fn sam(v: &Cfg) -> Result<(u128, crate::model::VisionTower)> {
+pub(super) fn sam(
+    v: &Cfg,
+    default_channels: (u128, u128),
+) -> Result<(u128, crate::model::VisionTower)> {
     let empty = Map::new();
     let s = v.object_or_empty("sam_config", &empty)?;
     let int = |key: &'static str, default: u64, max: u64| -> Result<u128> {
@@ -190,7 +245,7 @@ fn sam(v: &Cfg) -> Result<(u128, crate::model::VisionTower)> {
                 }
             }
         }
-        _ => (512, 896),
+        _ => default_channels,
     };
     let qkv_bias = u128::from(s.flag("qkv_bias", true)?);
     let abs_pos = u128::from(s.flag("use_abs_pos", true)?);

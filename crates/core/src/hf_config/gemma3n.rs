@@ -100,6 +100,7 @@ fn text_layers(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             .int(&["sliding_window"], 1, MAX_POSITION)?
             .unwrap_or(512),
         layers: sliding.iter().filter(|s| **s).count() as u64,
+        keeps_prompt: false,
     });
     // Shared layers build no k_proj, v_proj or k_norm (`v_norm` has no
     // scale, hence no parameters, in any layer).

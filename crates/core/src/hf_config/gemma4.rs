@@ -122,6 +122,7 @@ pub(super) fn text_layers(cfg: &Cfg, spec: &mut ModelSpec, unified: bool) -> Res
     spec.sliding_window = Some(SlidingWindow {
         window,
         layers: sliding_count,
+        keeps_prompt: false,
     });
     let (head_dim, kv_heads) = global_heads(cfg, spec, &sliding)?;
     let values_from_keys = cfg.flag("attention_k_eq_v", false)?;

@@ -130,7 +130,11 @@ pub(super) fn deepseek_v4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     let window = cfg
         .int(&["sliding_window"], 1, MAX_POSITION)?
         .unwrap_or(128);
-    spec.sliding_window = Some(SlidingWindow { window, layers });
+    spec.sliding_window = Some(SlidingWindow {
+        window,
+        layers,
+        keeps_prompt: false,
+    });
     spec.compressed_attention = Some(CompressedAttention {
         csa_layers,
         csa_rate: rate("compressed_sparse_attention", "compress_rate_csa", 4)?,

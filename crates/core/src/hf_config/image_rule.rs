@@ -109,6 +109,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "cosmos3_omni"
         | "hyperclovax_vision_v2"
         | "deepseek_ocr2"
+        | "unlimited_ocr"
         | "nemotron_h_omni"
         | "molmo2"
         | "muse_glimmer"
@@ -355,6 +356,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         // Phi4MultimodalImageProcessor: crops of `crop_size` (the tower's
         // 448), at most `dynamic_hd` (36) of them
         "deepseek_ocr2" => Ok(super::deepseek_ocr2::image_rule(&pre)),
+        "unlimited_ocr" => Ok(super::unlimited_ocr::image_rule(&pre)),
         "nemotron_h_omni" => super::nemotron_h_omni::image_rule(&cfg, &pre),
         "molmo2" => super::molmo2::image_rule(&pre),
         "muse_glimmer" | "muse_spark" => Ok(super::muse::image_rule(&cfg, &pre)),

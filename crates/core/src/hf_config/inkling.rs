@@ -233,10 +233,7 @@ pub(super) fn import_inkling(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         ));
     }
     spec.layers = slots;
-    spec.sliding_window = (sliding_slots > 0).then_some(SlidingWindow {
-        window,
-        layers: sliding_slots,
-    });
+    spec.sliding_window = (sliding_slots > 0).then_some(SlidingWindow::new(window, sliding_slots));
     if (full.k, full.h) != (main.k, main.h) {
         spec.global_attention = Some(GlobalAttention {
             head_dim: full.h as u64,

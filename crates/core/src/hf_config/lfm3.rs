@@ -39,6 +39,7 @@ pub(super) fn lfm3(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     spec.sliding_window = window.filter(|_| sliding > 0).map(|window| SlidingWindow {
         window,
         layers: sliding,
+        keeps_prompt: false,
     });
     attention_bias(cfg, spec, false)?;
     spec.mlp_bias = Some(false);

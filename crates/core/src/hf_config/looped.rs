@@ -107,6 +107,7 @@ fn dory(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     spec.sliding_window = (sliding_runs > 0).then_some(SlidingWindow {
         window,
         layers: sliding_runs,
+        keeps_prompt: false,
     });
     spec.params_override = Some(distinct);
     Ok(())

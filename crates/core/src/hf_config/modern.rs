@@ -538,6 +538,7 @@ fn llama4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             spec.sliding_window = Some(SlidingWindow {
                 window: chunk,
                 layers: chunked.min(layers),
+                keeps_prompt: false,
             });
         }
     }

@@ -83,7 +83,11 @@ fn sandwiched_qwen3_moe(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Re
     // Qwen3-MoE's `use_sliding_window` does not apply: the pattern decides.
     if !cfg.obj.contains_key("layer_types") {
         let window = cfg.int(&["sliding_window"], 0, MAX_POSITION)?.unwrap_or(0);
-        spec.sliding_window = (window > 0).then_some(SlidingWindow { window, layers });
+        spec.sliding_window = (window > 0).then_some(SlidingWindow {
+            window,
+            layers,
+            keeps_prompt: false,
+        });
         slide_layers(spec, sliding_in_pattern(layers, global_every));
     }
     Ok(())
@@ -196,6 +200,7 @@ fn zaya(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     spec.sliding_window = (window > 0 && sliding > 0).then_some(SlidingWindow {
         window,
         layers: sliding,
+        keeps_prompt: false,
     });
     Ok(())
 }
@@ -386,6 +391,7 @@ fn mimo_v2_flash(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     spec.sliding_window = (sliding > 0).then_some(SlidingWindow {
         window,
         layers: sliding,
+        keeps_prompt: false,
     });
     if sliding > 0 {
         let global_kv = spec.kv_heads;

@@ -187,6 +187,7 @@ fn flint(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         spec.sliding_window = (sliding > 0).then_some(SlidingWindow {
             window,
             layers: sliding,
+            keeps_prompt: false,
         });
     }
     Ok(())
@@ -217,6 +218,7 @@ fn beam(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         spec.sliding_window = (sliding > 0).then_some(SlidingWindow {
             window,
             layers: sliding,
+            keeps_prompt: false,
         });
     }
     Ok(())
@@ -246,6 +248,7 @@ fn lara_mini(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     spec.sliding_window = (sliding > 0).then_some(SlidingWindow {
         window,
         layers: sliding,
+        keeps_prompt: false,
     });
     if let Some(moe) = spec.moe.as_mut() {
         moe.dense_layers = 0;

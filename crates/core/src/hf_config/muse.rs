@@ -82,6 +82,7 @@ pub(super) fn import_muse(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     spec.sliding_window = (sliding_count > 0).then_some(SlidingWindow {
         window,
         layers: sliding_count,
+        keeps_prompt: false,
     });
     let (blocks, fp32) = if spark {
         spark_blocks(&t, &mut spec, attention)?

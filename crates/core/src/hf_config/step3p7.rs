@@ -109,6 +109,7 @@ pub(super) fn complete_step3p5(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     spec.sliding_window = (window > 0 && sliding > 0).then_some(SlidingWindow {
         window,
         layers: sliding,
+        keeps_prompt: false,
     });
     let full_heads = spec.heads;
     let other = cfg.object("attention_other_setting")?;

@@ -7,6 +7,13 @@
 //! them into one query the language model receives, all views' queries
 //! then one view separator. Checked against the processor on synthetic
 //! images (`tests/data/vision/image_tokens.jsonl`).
+//!
+//! Unlimited-OCR (`UnlimitedOcrImageProcessor`) takes the same views with
+//! `newlines`: its language model receives each view's queries as rows
+//! with a newline embedding after each (the crops as one grid of rows), and
+//! the view separator; with `crop_to_patches` off (`min_crops` 0 here) it
+//! takes no crops, and the global view is squashed (`squash`: never
+//! refused) when its side is within `maximum_pad_value`.
 
 use super::resize::round_half_even;
 use crate::error::{InputError, Result};
@@ -23,8 +30,13 @@ pub struct OcrViews {
     /// Patches a query folds along each side (the processor's
     /// `downsample_ratio`, 4).
     pub fold: u64,
+    /// 0: no crops (`crop_to_patches` off).
     pub min_crops: u64,
     pub max_crops: u64,
+    /// Queries written as rows, a newline after each (Unlimited-OCR).
+    pub newlines: bool,
+    /// The global view squashed to its square, not scaled and padded.
+    pub squash: bool,
 }
 
 impl OcrViews {
@@ -36,6 +48,16 @@ impl OcrViews {
         fold: 4,
         min_crops: 2,
         max_crops: 6,
+        newlines: false,
+        squash: false,
+    };
+
+    /// Unlimited-OCR's class defaults: 640 px crops, 2 to 32 of them.
+    pub const UNLIMITED: OcrViews = OcrViews {
+        tile: 640,
+        max_crops: 32,
+        newlines: true,
+        ..OcrViews::DEFAULT
     };
 }
 
@@ -48,9 +70,11 @@ pub(super) fn tokens(
     grid: impl Fn() -> (u64, u64),
 ) -> Result<(u64, u64, Option<u64>)> {
     let (long, short) = (width.max(height), width.min(height));
-    // The global view scales the longer side to `base`; the processor
-    // fails on an image whose shorter side rounds to nothing.
-    if round_half_even((short * v.base) as f64 / long as f64) == 0.0 {
+    let crop = v.min_crops > 0;
+    // The global view scales the longer side to `base` (`base / long` first,
+    // in f64, as the processor does); it fails on an image whose shorter
+    // side rounds to nothing. A squashed view takes any image.
+    if !v.squash && round_half_even(v.base as f64 / long as f64 * short as f64) == 0.0 {
         return Err(InputError::new(
             "image",
             format!(
@@ -59,18 +83,29 @@ pub(super) fn tokens(
             ),
         ));
     }
-    let crops = if long > v.tile {
-        let (cols, rows) = grid();
-        cols * rows
+    let (cols, rows) = if crop && long > v.tile {
+        grid()
     } else {
-        0
+        (0, 0)
     };
+    let crops = cols * rows;
     let patch = v.patch.max(1);
-    let queries = |side: u64| side.div_ceil(patch * v.fold.max(1)).pow(2);
+    let fold = v.fold.max(1);
     let patches = |side: u64| (side / patch).pow(2);
+    let lm = if v.newlines {
+        // ⌈(side // patch) / fold⌉ queries a row
+        let (global, tile) = (
+            (v.base / patch).div_ceil(fold),
+            (v.tile / patch).div_ceil(fold),
+        );
+        global * (global + 1) + 1 + rows * tile * (cols * tile + 1)
+    } else {
+        let queries = |side: u64| side.div_ceil(patch * fold).pow(2);
+        queries(v.base) + crops * queries(v.tile) + 1
+    };
     Ok((
         patches(v.base) + crops * patches(v.tile),
-        queries(v.base) + crops * queries(v.tile) + 1,
+        lm,
         Some(crops + 1),
     ))
 }

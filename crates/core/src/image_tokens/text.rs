@@ -136,6 +136,18 @@ impl ImageRule {
                 patch,
                 max_crops,
             } => join("phi4mm", &[*crop, *patch, *max_crops]),
+            ImageRule::DeepseekOcr2(v) if v.newlines => join(
+                "unlimited_ocr",
+                &[
+                    v.base,
+                    v.tile,
+                    v.patch,
+                    v.fold,
+                    v.min_crops,
+                    v.max_crops,
+                    u64::from(v.squash),
+                ],
+            ),
             ImageRule::DeepseekOcr2(v) => join(
                 "deepseek_ocr2",
                 &[v.base, v.tile, v.patch, v.fold, v.min_crops, v.max_crops],
@@ -447,8 +459,11 @@ impl ImageRule {
                 }
             }
             // base, tile, patch, fold, min crops, max crops
-            "deepseek_ocr2" => {
-                let v = numbers(6)?;
+            // base, tile, patch, fold, min crops, max crops (Unlimited-OCR:
+            // and whether the global view is squashed)
+            "deepseek_ocr2" | "unlimited_ocr" => {
+                let newlines = key == "unlimited_ocr";
+                let v = numbers(6 + usize::from(newlines))?;
                 ImageRule::DeepseekOcr2(super::OcrViews {
                     base: v[0],
                     tile: v[1],
@@ -456,6 +471,8 @@ impl ImageRule {
                     fold: v[3],
                     min_crops: v[4],
                     max_crops: v[5],
+                    newlines,
+                    squash: newlines && v[6] == 1,
                 })
             }
             // patch, merge, budget, min patches, class and register tokens
@@ -535,7 +552,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, hunyuan_vl, paddle_ocr, aria, glm4v, gemma4, intern_vl, aya_vision, granite_docling, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, lighton_ocr, minicpm_v, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, perception_lm"
+                     gemma3_pan_scan, pixtral, lighton_ocr, minicpm_v, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, perception_lm, phi4mm, deepseek_ocr2, unlimited_ocr, radio, molmo2, muse, inkling2"
             ))
             }
         };

@@ -159,7 +159,9 @@ fn attention_variants(spec: &ModelSpec) -> Vec<(String, String)> {
         );
     }
     if let Some(w) = &spec.sliding_window {
-        put("sw", list(&[Some(w.window), Some(w.layers)]));
+        // a third number only for a window that keeps the prompt
+        let keeps = [Some(w.window), Some(w.layers), Some(1)];
+        put("sw", list(&keeps[..2 + usize::from(w.keeps_prompt)]));
     }
     out
 }
@@ -545,10 +547,13 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
             }
         }
         "sw" => {
-            let [window, layers] = numbers::<2>(v)?;
+            let mut n = [None; 3];
+            let parts = v.split(',').count().clamp(2, 3);
+            numbers_into(v, &mut n[..parts])?;
             spec.sliding_window = Some(SlidingWindow {
-                window: required(window, MAX_POSITION)?,
-                layers: required(layers, MAX_LAYERS)?,
+                window: required(n[0], MAX_POSITION)?,
+                layers: required(n[1], MAX_LAYERS)?,
+                keeps_prompt: n[2] == Some(1),
             });
         }
         "vis" => {

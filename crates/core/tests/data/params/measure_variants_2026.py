@@ -638,7 +638,7 @@ for t, variants in VARIANTS.items():
         rows[name] = dict(config=name, hf_class=type(model).__name__, num_parameters=model.num_parameters(),
                           # a null `sliding_window` leaves the "sliding" layers unwindowed
                           sliding_layers="" if lt is None else 0 if getattr(text, "sliding_window", 0) is None
-                          else sum(t in ("sliding_attention", "hybrid_sliding") for t in lt),
+                          else sum(t in ("sliding_attention", "hybrid_sliding", "reference_sliding_attention") for t in lt),
                           dense_mlp_layers="" if mlt is None else sum(t == "dense" for t in mlt))
         print(name, rows[name]["num_parameters"], file=sys.stderr)
 with open(table, "w", newline="") as f:
