@@ -31,6 +31,7 @@ pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
 mod deepseek_ocr2;
+mod diffusion_gemma;
 mod hunyuan_vl;
 mod hy_v4_vl;
 mod hyperclovax_vl;
@@ -361,7 +362,8 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 47] = [
+const WRAPPERS_2026: [&str; 48] = [
+    "diffusion_gemma",
     "aria",
     "phi4_multimodal",
     "deepseek_vl",
@@ -421,6 +423,9 @@ const WRAPPERS_2026: [&str; 47] = [
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
+        "diffusion_gemma" => diffusion_gemma::import_diffusion_gemma(cfg, |wrapper| {
+            gemma4::import_gemma4(wrapper, import_gemma4_text)
+        }),
         "phi4_multimodal" => phi4mm::import_phi4mm(cfg, import_decoder),
         "deepseek_vl" | "deepseek_vl_hybrid" | "janus" => {
             deepseek_vl::import_deepseek_vl(cfg, model_type, text_or(Arch::Llama, "llama"))

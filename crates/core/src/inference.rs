@@ -933,6 +933,17 @@ fn generation_step(
     let act = r.compute.bytes() as u128;
     // Last-position logits in fp32 (transformers/litgpt upcast before sampling).
     let logits = batch * r.spec.vocab as u128 * 4;
+    // A block-diffusion step runs the decoder over its whole canvas, whose
+    // fp32 logits its sampler holds seven times over at its entropy steps,
+    // beside the carried self-conditioning logits in the model's dtype
+    // (DiffusionGemma's `generate`, transformers 5.24: a step's peak of new
+    // storage measured at 7.00 × 4·b·C·V on CPU over vocabularies of 4,096
+    // and 8,192, canvases of 8 and 16 and batches of 1 and 2).
+    let canvas = r.spec.canvas.map(u128::from);
+    let (step_tokens, step_logits) = match canvas {
+        Some(c) => (c, batch * c * r.spec.vocab as u128 * (28 + act)),
+        None => (1, logits),
+    };
     let static_cache = inf.engine == Engine::Transformers && inf.static_cache;
     let growth = match inf.engine {
         Engine::Transformers if static_cache => 0,
@@ -943,7 +954,7 @@ fn generation_step(
         Engine::Transformers => kv / r.spec.attention_layer_count().max(1) as u128,
         _ => 0,
     };
-    let decode = layer_working_bytes(r, 1) + logits + growth;
+    let decode = layer_working_bytes(r, step_tokens) + step_logits + growth;
     let prompt = inf.prompt_len as u128;
     let retained = prefill_retained_per_sequence(r.spec, &r.shards, kv_dtype(r), prompt);
     let kv_prompt = match retained {
@@ -1004,7 +1015,13 @@ fn generation_step(
         (
             decode,
             format!(
-                "last decode step b·(4·h + 3·i)·{act} B + fp32 logits b·V·4{}",
+                "{}{}",
+                match canvas {
+                    Some(c) => format!(
+                        "denoising step over a canvas of C = {c} tokens: b·C·(4·h + 3·i)·{act} B + fp32 logits b·C·V·(7·4 + {act})"
+                    ),
+                    None => format!("last decode step b·(4·h + 3·i)·{act} B + fp32 logits b·V·4"),
+                },
                 if inf.tuple_cache && growth > 0 {
                     " + the previous step's tuple cache"
                 } else if growth > 0 {

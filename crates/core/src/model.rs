@@ -769,6 +769,11 @@ pub struct ModelSpec {
     /// `torch.no_grad()`); `None`: every run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grad_runs: Option<u64>,
+    /// A block-diffusion model's canvas (DiffusionGemma's `canvas_length`):
+    /// each generation step denoises this many tokens at once; `None`:
+    /// one token a step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canvas: Option<u64>,
     /// Parameters transformers keeps in fp32 when it loads the model in 16
     /// bits (`_keep_in_fp32_modules_strict`: MoE routers, Apertus 1.5's
     /// tokenizers, GLM-5.3-Flash's KDA gates and connection biases).
@@ -1171,6 +1176,9 @@ impl ModelSpec {
             check_range("model.attention_state.conv_steps", a.conv_steps, 0, 256)?;
             check_range("model.attention_state.values", a.values, 0, MAX_DIM)?;
             check_range("model.attention_state.extra", a.extra, 0, MAX_TOTAL_PARAMS)?;
+        }
+        if let Some(canvas) = self.canvas {
+            check_range("model.canvas", canvas, 1, MAX_POSITION)?;
         }
         if let Some(runs) = self.grad_runs {
             check_range("model.grad_runs", runs, 0, self.layers)?;

@@ -515,6 +515,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             }),
             // HRM-Text's runs that keep autograd, on every third spec
             grad_runs: layers.is_multiple_of(3).then_some(layers / 3),
+            canvas: layers.is_multiple_of(4).then_some(layers * 16 + 1),
         }
     });
     prop_oneof![

@@ -65,6 +65,7 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("attl", spec.attention_layers),
         ("mlpl", spec.mlp_layers),
         ("gruns", spec.grad_runs),
+        ("canvas", spec.canvas),
     ];
     for (key, value) in optional_numbers {
         if let Some(n) = value {
@@ -437,7 +438,7 @@ type PutNumber = fn(&mut ModelSpec, u64);
 
 /// The whole-number fields: key, allowed range, where the value goes (one
 /// table instead of a match arm each: the page's wasm is smaller).
-const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 24] = [
+const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 25] = [
     ("h", 0, MAX_DIM, |s, n| s.hidden = n),
     ("l", 0, MAX_LAYERS, |s, n| s.layers = n),
     ("heads", 0, MAX_HEADS, |s, n| s.heads = n),
@@ -464,6 +465,7 @@ const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 24] = [
     ("attl", 0, MAX_LAYERS, |s, n| s.attention_layers = Some(n)),
     ("mlpl", 0, MAX_LAYERS, |s, n| s.mlp_layers = Some(n)),
     ("gruns", 0, MAX_LAYERS, |s, n| s.grad_runs = Some(n)),
+    ("canvas", 1, MAX_POSITION, |s, n| s.canvas = Some(n)),
     ("lxp", 0, MAX_TOTAL_PARAMS / MAX_LAYERS, |s, n| {
         s.layer_extra_params = n
     }),

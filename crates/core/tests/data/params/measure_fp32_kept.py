@@ -25,7 +25,7 @@ CONFIGS = ["variants_2026/glm5_next__1.json", "variants_2026/glm5_next__4.json",
 for r in csv.DictReader(open(os.path.join(here, "hf_variants_2026.csv"))):
     if r["config"] not in CONFIGS:
         CONFIGS.append(r["config"])
-WRAPPERS = {"glm5_next", "apertus1p5", "glm4v_moe"}
+WRAPPERS = {"glm5_next", "apertus1p5", "glm4v_moe", "diffusion_gemma"}
 HF_CLASS = {r["config"]: r["hf_class"] for r in csv.DictReader(open(os.path.join(here, "hf_variants_2026.csv")))}
 rows = []
 for name in CONFIGS:

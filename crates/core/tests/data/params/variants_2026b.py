@@ -1651,3 +1651,55 @@ VARIANTS["unlimited_ocr"] = [
     {'text_config': {'vocab_size': 300, 'hidden_size': 64, 'intermediate_size': 96, 'num_hidden_layers': 3, 'num_attention_heads': 4, 'num_key_value_heads': 4, 'n_routed_experts': 8, 'moe_intermediate_size': 16, 'n_shared_experts': 1, 'num_experts_per_tok': 2}},  # default_vision_small_text
 ]
 WRAPPERS |= {"unlimited_ocr"}
+
+# DiffusionGemma: Gemma 4's text layers (shared-K/V full layers, experts everywhere) in an encoder and a
+# decoder tied by the wrapper's flag, a self-conditioning MLP, Gemma 4's vision tower always built; its class
+# defaults leave the experts unsized (they cannot be built): an assumed 128 x 704, top 8, for the first.
+DG_SMALL_VIS = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
+                 num_key_value_heads=4, head_dim=8, patch_size=4, position_embedding_size=64, pooling_kernel_size=2)
+
+DG_VARIANTS = {
+    # class defaults: num_experts/top_k/moe_intermediate_size are None -> cannot build; recorded as an error
+    "defaults": {},
+    # class defaults plus an MoE shape (ASSUMED, Gemma-4-26B-A4B-like experts: 128 x 704, top 8)
+    "defaults_moe": dict(text_config=dict(num_experts=128, top_k_experts=8, moe_intermediate_size=704)),
+    # 1: 5:1 default pattern, 6 layers, tied, default-sized vision tower shrunk
+    "v1": dict(text_config=dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=6,
+                                num_attention_heads=4, num_key_value_heads=2, head_dim=16, global_head_dim=32,
+                                num_experts=4, top_k_experts=2, moe_intermediate_size=24, sliding_window=16),
+               vision_config=DG_SMALL_VIS),
+    # 2: explicit mixed layer_types, global kv heads override, untied
+    "v2": dict(text_config=dict(vocab_size=1200, hidden_size=80, intermediate_size=112, num_hidden_layers=5,
+                                num_attention_heads=8, num_key_value_heads=4, head_dim=16, global_head_dim=64,
+                                num_global_key_value_heads=1, num_experts=6, top_k_experts=2,
+                                moe_intermediate_size=40, sliding_window=8,
+                                layer_types=["sliding_attention", "full_attention", "sliding_attention",
+                                             "sliding_attention", "full_attention"]),
+               vision_config=DG_SMALL_VIS, tie_word_embeddings=False),
+    # 3: all full attention, bidirectional "all", attention_bias, text tie flag False but wrapper True
+    "v3": dict(text_config=dict(vocab_size=900, hidden_size=48, intermediate_size=64, num_hidden_layers=3,
+                                num_attention_heads=4, num_key_value_heads=1, head_dim=12, global_head_dim=24,
+                                num_experts=3, top_k_experts=1, moe_intermediate_size=16, attention_bias=True,
+                                use_bidirectional_attention="all", tie_word_embeddings=False,
+                                layer_types=["full_attention"] * 3),
+               vision_config=dict(DG_SMALL_VIS, hidden_size=48, num_hidden_layers=1)),
+    # 4: mostly sliding, MoE minimal (1 expert), default vision tower (class defaults of gemma4_vision)
+    "v4": dict(text_config=dict(vocab_size=1500, hidden_size=96, intermediate_size=128, num_hidden_layers=7,
+                                num_attention_heads=6, num_key_value_heads=3, head_dim=16, global_head_dim=16,
+                                num_experts=1, top_k_experts=1, moe_intermediate_size=8, sliding_window=32)),
+    # 5: wrapper untied, text tied; vision with standardize + clipped linears
+    "v5": dict(text_config=dict(vocab_size=700, hidden_size=64, intermediate_size=80, num_hidden_layers=4,
+                                num_attention_heads=4, num_key_value_heads=4, head_dim=16, global_head_dim=48,
+                                num_global_key_value_heads=2, num_experts=8, top_k_experts=4,
+                                moe_intermediate_size=12, tie_word_embeddings=True,
+                                layer_types=["sliding_attention", "full_attention", "sliding_attention",
+                                             "full_attention"]),
+               vision_config=dict(DG_SMALL_VIS, standardize=True, use_clipped_linears=True), tie_word_embeddings=False),
+    # 6: vision_config=None -> the wrapper still builds a default Gemma4VisionConfig tower (not optional)
+    "v6_vision_none": dict(text_config=dict(vocab_size=1000, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
+                                            num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                                            global_head_dim=32, num_experts=4, top_k_experts=2,
+                                            moe_intermediate_size=24), vision_config=None),
+}
+VARIANTS["diffusion_gemma"] = [v for k, v in DG_VARIANTS.items() if k != "defaults"]
+WRAPPERS |= {"diffusion_gemma"}
