@@ -51,6 +51,7 @@ mod moe_variants;
 mod molmo2;
 mod muse;
 mod nemotron_h_omni;
+mod ovis2;
 mod paddleocr_vl;
 mod perception_lm;
 mod phi4mm;
@@ -362,7 +363,8 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 48] = [
+const WRAPPERS_2026: [&str; 49] = [
+    "ovis2",
     "diffusion_gemma",
     "aria",
     "phi4_multimodal",
@@ -423,6 +425,7 @@ const WRAPPERS_2026: [&str; 48] = [
 fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
+        "ovis2" => ovis2::import_ovis2(cfg, text_or(Arch::Qwen2, "qwen2")),
         "diffusion_gemma" => diffusion_gemma::import_diffusion_gemma(cfg, |wrapper| {
             gemma4::import_gemma4(wrapper, import_gemma4_text)
         }),

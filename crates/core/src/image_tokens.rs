@@ -53,6 +53,8 @@ pub use deepseek_ocr2::OcrViews;
 mod molmo2;
 pub use molmo2::OverlapCrops;
 mod muse;
+mod ovis2;
+pub use ovis2::OvisTiles;
 mod radio;
 pub use perception_lm::PlmTiles;
 pub use radio::PatchBudget;
@@ -302,6 +304,9 @@ pub enum ImageRule {
         merge: u64,
         max_tokens: u64,
     },
+    /// Ovis2 (`ovis2`): a thumbnail and the covering grid of tiles (or
+    /// InternVL's), atoms and markers per tile (`image_tokens/ovis2.rs`).
+    Ovis2(OvisTiles),
     /// Inkling 2 (`inkling2`, `Inkling2ImageProcessor`): the image padded
     /// to whole `cell`-px cells, never resized or capped; a token per cell,
     /// `merge²` patches per cell in the tower plus a class token per image.
@@ -513,6 +518,7 @@ impl ImageRule {
             ImageRule::Molmo2(_) => "Molmo2 overlapping crops",
             ImageRule::Muse { .. } => "Muse aspect grid",
             ImageRule::Inkling2 { .. } => "Inkling 2 padded cells",
+            ImageRule::Ovis2(_) => "Ovis2 covering tiles",
         }
     }
 
@@ -698,6 +704,13 @@ impl ImageRule {
                 tiles("max_crops", c.max_crops)?;
                 check_range("image rule: pool_h", c.pool.0, 1, 64)?;
                 check_range("image rule: pool_w", c.pool.1, 1, 64)?;
+            }
+            ImageRule::Ovis2(t) => {
+                side("tile", t.tile)?;
+                check_range("image rule: patch", t.patch, 1, t.tile)?;
+                count("seq", t.seq)?;
+                tiles("max_tiles", t.max_tiles)?;
+                check_range("image rule: min_tiles", t.min_tiles, 1, t.max_tiles)?;
             }
             ImageRule::Inkling2 { cell, merge } => {
                 side("cell", *cell)?;
@@ -1439,6 +1452,9 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
             merge,
             max_tokens,
         } => muse::tokens(patch, merge, max_tokens, width, height),
+        ImageRule::Ovis2(ref t) => ovis2::tokens(t, width, height, || {
+            internvl_grid(width, height, t.tile, t.min_tiles, t.max_tiles)
+        }),
         ImageRule::Inkling2 { cell, merge } => {
             let cells = height.div_ceil(cell) * width.div_ceil(cell);
             (cells * merge * merge + 1, cells, None)

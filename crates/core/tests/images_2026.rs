@@ -1,4 +1,4 @@
-//! The 2026 VLMs whose images became inputs (DeepSeek-OCR 2, Unlimited-OCR, Nemotron-H
+//! The 2026 VLMs whose images became inputs (DeepSeek-OCR 2, Unlimited-OCR, Ovis2, Nemotron-H
 //! Omni, Molmo2, Muse Glimmer and Spark, Inkling 2): an image reaches the
 //! language model's sequence as its processor's tokens, and the tower's
 //! activations grow with the image.
@@ -11,7 +11,8 @@ use vramfit_core::scenario::{Method, ModelSource, Scenario, TaskKind};
 use vramfit_core::vision::sample_images;
 use vramfit_core::Part;
 
-const CONFIGS: [&str; 7] = [
+const CONFIGS: [&str; 8] = [
+    "variants_2026/ovis2__6.json",
     "variants_2026/deepseek_ocr2__0.json",
     "variants_2026/unlimited_ocr__0.json",
     "variants_2026/nemotron_h_omni__0.json",

@@ -176,6 +176,17 @@ impl ImageRule {
                 max_tokens,
             } => join("muse", &[*patch, *merge, *max_tokens]),
             ImageRule::Inkling2 { cell, merge } => join("inkling2", &[*cell, *merge]),
+            ImageRule::Ovis2(t) => join(
+                "ovis2",
+                &[
+                    t.tile,
+                    t.patch,
+                    t.seq,
+                    t.min_tiles,
+                    t.max_tiles,
+                    u64::from(t.covering),
+                ],
+            ),
             ImageRule::PerceptionLm(t) => join(
                 "perception_lm",
                 &[
@@ -498,6 +509,18 @@ impl ImageRule {
                     columns: (v[7] == 1, v[8] == 1),
                 })
             }
+            // tile, patch, atoms a tile, min and max tiles, covering grid (0/1)
+            "ovis2" => {
+                let v = numbers(6)?;
+                ImageRule::Ovis2(super::OvisTiles {
+                    tile: v[0],
+                    patch: v[1],
+                    seq: v[2],
+                    min_tiles: v[3],
+                    max_tiles: v[4],
+                    covering: v[5] == 1,
+                })
+            }
             "inkling2" => {
                 let v = numbers(2)?;
                 ImageRule::Inkling2 {
@@ -552,7 +575,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, hunyuan_vl, paddle_ocr, aria, glm4v, gemma4, intern_vl, aya_vision, granite_docling, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, lighton_ocr, minicpm_v, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, perception_lm, phi4mm, deepseek_ocr2, unlimited_ocr, radio, molmo2, muse, inkling2"
+                     gemma3_pan_scan, pixtral, lighton_ocr, minicpm_v, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, perception_lm, phi4mm, deepseek_ocr2, unlimited_ocr, radio, molmo2, muse, inkling2, ovis2"
             ))
             }
         };

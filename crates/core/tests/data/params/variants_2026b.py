@@ -1703,3 +1703,62 @@ DG_VARIANTS = {
 }
 VARIANTS["diffusion_gemma"] = [v for k, v in DG_VARIANTS.items() if k != "defaults"]
 WRAPPERS |= {"diffusion_gemma"}
+
+# Ovis2: a Qwen2 language model, an AIMv2-like tower, its visual tokenizer and visual-word table; the head
+# and the table sized by the wrapper's hidden_size and vocab_size (the class defaults disagree with the text
+# model's, as the first variant keeps)
+VARIANTS["ovis2"] = [
+    # v0: class defaults (inconsistent: text hidden 4096 vs wrapper hidden 1536, text vocab 151936 vs 151643)
+    {},
+    # v1: consistent small, tied (wrapper tie_word_embeddings=True, the default)
+    dict(
+        hidden_size=64, vocab_size=1000, tie_word_embeddings=True,
+        text_config=dict(model_type="qwen2", hidden_size=64, vocab_size=1000, intermediate_size=160,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2),
+        vision_config=dict(hidden_size=32, intermediate_size=88, num_hidden_layers=2, num_attention_heads=4,
+                           image_size=56, patch_size=14, vocab_size=300, hidden_stride=2),
+    ),
+    # v2: same shapes, untied
+    dict(
+        hidden_size=64, vocab_size=1000, tie_word_embeddings=False,
+        text_config=dict(model_type="qwen2", hidden_size=64, vocab_size=1000, intermediate_size=160,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2),
+        vision_config=dict(hidden_size=32, intermediate_size=88, num_hidden_layers=2, num_attention_heads=4,
+                           image_size=56, patch_size=14, vocab_size=300, hidden_stride=2),
+    ),
+    # v3: wider/deeper tower with biases, stride 1, more indicator tokens, untied, GQA 8/1, text head_dim default
+    dict(
+        hidden_size=96, vocab_size=2048, tie_word_embeddings=False,
+        text_config=dict(model_type="qwen2", hidden_size=96, vocab_size=2048, intermediate_size=256,
+                         num_hidden_layers=3, num_attention_heads=8, num_key_value_heads=1),
+        vision_config=dict(hidden_size=48, intermediate_size=128, num_hidden_layers=5, num_attention_heads=6,
+                           image_size=64, patch_size=16, num_channels=3, vocab_size=777, hidden_stride=1,
+                           qkv_bias=True, mlp_bias=True, num_visual_indicator_tokens=7),
+    ),
+    # v4: tied, stride 3, large visual vocab, MHA
+    dict(
+        hidden_size=128, vocab_size=5000, tie_word_embeddings=True,
+        text_config=dict(model_type="qwen2", hidden_size=128, vocab_size=5000, intermediate_size=352,
+                         num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=8),
+        vision_config=dict(hidden_size=40, intermediate_size=96, num_hidden_layers=3, num_attention_heads=5,
+                           image_size=84, patch_size=14, vocab_size=4096, hidden_stride=3),
+    ),
+    # v5: wrapper sizes differ from text sizes (like the class defaults), untied; text tie flag True (ignored)
+    dict(
+        hidden_size=80, vocab_size=900, tie_word_embeddings=False,
+        text_config=dict(model_type="qwen2", hidden_size=64, vocab_size=1000, intermediate_size=160,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4,
+                         tie_word_embeddings=True),
+        vision_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                           image_size=28, patch_size=14, vocab_size=64, hidden_stride=2),
+    ),
+    # v6: Ovis2-1B-like shapes (tower aimv2-large-448-like, stride 2, Qwen2.5-0.5B-like LM), tied
+    dict(
+        hidden_size=896, vocab_size=151936, tie_word_embeddings=True,
+        text_config=dict(model_type="qwen2", hidden_size=896, vocab_size=151936, intermediate_size=4864,
+                         num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2),
+        vision_config=dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=24, num_attention_heads=8,
+                           image_size=448, patch_size=14, vocab_size=65536, hidden_stride=2),
+    ),
+]
+WRAPPERS |= {"ovis2"}
