@@ -32,6 +32,8 @@ mod video_rule;
 pub use video_rule::video_rule_from_config;
 mod deepseek_ocr2;
 mod diffusion_gemma;
+mod fast_vlm;
+mod fastvit;
 mod hunyuan_vl;
 mod hy_v4_vl;
 mod hyperclovax_vl;
@@ -363,7 +365,8 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 49] = [
+const WRAPPERS_2026: [&str; 50] = [
+    "fast_vlm",
     "ovis2",
     "diffusion_gemma",
     "aria",
@@ -426,6 +429,7 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     match model_type {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
         "ovis2" => ovis2::import_ovis2(cfg, text_or(Arch::Qwen2, "qwen2")),
+        "fast_vlm" => fast_vlm::import_fast_vlm(cfg, text_or(Arch::Qwen2, "qwen2")),
         "diffusion_gemma" => diffusion_gemma::import_diffusion_gemma(cfg, |wrapper| {
             gemma4::import_gemma4(wrapper, import_gemma4_text)
         }),

@@ -111,6 +111,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "deepseek_ocr2"
         | "unlimited_ocr"
         | "ovis2"
+        | "fast_vlm"
         | "nemotron_h_omni"
         | "molmo2"
         | "muse_glimmer"
@@ -359,6 +360,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         "deepseek_ocr2" => Ok(super::deepseek_ocr2::image_rule(&pre)),
         "unlimited_ocr" => Ok(super::unlimited_ocr::image_rule(&pre)),
         "ovis2" => Ok(super::ovis2::image_rule(&cfg, &pre)),
+        "fast_vlm" => super::fast_vlm::image_rule(&pre),
         "nemotron_h_omni" => super::nemotron_h_omni::image_rule(&cfg, &pre),
         "molmo2" => super::molmo2::image_rule(&pre),
         "muse_glimmer" | "muse_spark" => Ok(super::muse::image_rule(&cfg, &pre)),

@@ -1762,3 +1762,87 @@ VARIANTS["ovis2"] = [
     ),
 ]
 WRAPPERS |= {"ovis2"}
+
+# FastVLM: LLaVA's layout over Qwen2 with timm's FastViT tower (timm 1.0.31 and torchvision 0.29.2 installed
+# without dependencies on PYTHONPATH to build it); sub-config dicts replace the defaults whole
+FASTVLM_TINY_TOWER = {  # the transformers test suite's tiny tower: 2 repmixer stages, no attention
+    "inference_mode": True,
+    "layers": [2, 2],
+    "embed_dims": [8, 16],
+    "mlp_ratios": [4, 4],
+    "se_downsamples": [False, False],
+    "downsamples": [False, True],
+    "pos_embs": [None, None],
+    "token_mixers": ["repmixer", "repmixer"],
+    "lkc_use_act": True,
+    "stem_use_scale_branch": False,
+}
+
+VARIANTS["fast_vlm"] = [
+    # 0: class defaults (FastVLM-7B: Qwen2-7B text, fastvit_mci3 tower, 3072-wide features)
+    {},
+    # 1: tiny tower from the HF test suite, tiny untied qwen2
+    {
+        "vision_config": {"model_type": "timm_wrapper", "architecture": "fastvit_mci3", "hidden_size": 32,
+                          "do_pooling": True, "global_pool": "avg", "model_args": dict(FASTVLM_TINY_TOWER)},
+        "text_config": {"model_type": "qwen2", "vocab_size": 1000, "hidden_size": 64, "intermediate_size": 160,
+                        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2},
+        "image_token_index": 999,
+    },
+    # 2: mci3 layout with 5 stages (3 repmixer + 2 attention, pos-emb on stages 3,4 from the registry entry)
+    #    but small widths/depths; text ties through text_config.tie_word_embeddings (forwarded to the wrapper)
+    {
+        "vision_config": {"model_type": "timm_wrapper", "architecture": "fastvit_mci3", "hidden_size": 512,
+                          "model_args": {"inference_mode": True, "layers": [1, 1, 2, 1, 1],
+                                         "embed_dims": [16, 32, 64, 128, 256]}},
+        "text_config": {"model_type": "qwen2", "vocab_size": 1024, "hidden_size": 96, "intermediate_size": 256,
+                        "num_hidden_layers": 3, "num_attention_heads": 6, "num_key_value_heads": 3,
+                        "tie_word_embeddings": True},
+        "image_token_index": 1000,
+    },
+    # 3: wrapper-level tie, explicit text head_dim, no projector bias; tower: SE in two downsamples,
+    #    odd mlp ratios, cls_ratio 3, bigger repmixer kernel / patch kernel, layer_scale_init_value None (dropped by timm.create_model: no effect)
+    {
+        "vision_config": {"model_type": "timm_wrapper", "architecture": "fastvit_mci3", "hidden_size": 576,
+                          "model_args": {"inference_mode": True, "layers": [1, 2, 1, 1, 2],
+                                         "embed_dims": [24, 48, 96, 192, 192],
+                                         "mlp_ratios": [3, 3, 2.5, 2, 3],
+                                         "se_downsamples": [False, True, False, True, False],
+                                         "cls_ratio": 3.0, "repmixer_kernel_size": 5, "down_patch_size": 5,
+                                         "layer_scale_init_value": None}},
+        "text_config": {"model_type": "qwen2", "vocab_size": 2048, "hidden_size": 128, "intermediate_size": 320,
+                        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 1,
+                        "head_dim": 48},
+        "tie_word_embeddings": True,
+        "multimodal_projector_bias": False,
+        "image_token_index": 2000,
+    },
+    # 4: another timm architecture (fastvit_mci2: 4 stages, SE downsamples on stages 2,3, BatchNorm in the
+    #    attention stage, mlp_ratio 3) at full size, FastVLM-0.5B-like text (Qwen2-0.5B, vocab 151936+64, tied)
+    {
+        "vision_config": {"model_type": "timm_wrapper", "architecture": "fastvit_mci2", "hidden_size": 1280,
+                          "model_args": {"inference_mode": True}},
+        "text_config": {"model_type": "qwen2", "vocab_size": 152000, "hidden_size": 896, "intermediate_size": 4864,
+                        "num_hidden_layers": 24, "num_attention_heads": 14, "num_key_value_heads": 2,
+                        "tie_word_embeddings": True},
+    },
+    # 5: training-time (un-reparameterised) tower: inference_mode False adds BatchNorm / scale branches;
+    #    stem scale branch on; tiny untied text
+    {
+        "vision_config": {"model_type": "timm_wrapper", "architecture": "fastvit_mci3", "hidden_size": 256,
+                          "model_args": {"inference_mode": False, "layers": [1, 1, 1, 1, 1],
+                                         "embed_dims": [16, 32, 64, 128, 128],
+                                         "se_downsamples": [False, True, False, False, True],
+                                         "stem_use_scale_branch": True, "cls_ratio": 2.0}},
+        "text_config": {"model_type": "qwen2", "vocab_size": 512, "hidden_size": 64, "intermediate_size": 128,
+                        "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 2},
+        "image_token_index": 500,
+    },
+    # 6: FastVLM-1.5B-like (default mci3 tower, Qwen2-1.5B text, vocab 151936 resized to 152000, tied)
+    {
+        "text_config": {"model_type": "qwen2", "vocab_size": 152000, "hidden_size": 1536, "intermediate_size": 8960,
+                        "num_hidden_layers": 28, "num_attention_heads": 12, "num_key_value_heads": 2,
+                        "tie_word_embeddings": True},
+    },
+]
+WRAPPERS |= {"fast_vlm"}
