@@ -30,10 +30,12 @@ mod llava_variants;
 pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
+mod blip2;
 mod deepseek_ocr2;
 mod diffusion_gemma;
 mod fast_vlm;
 mod fastvit;
+mod got_ocr2;
 mod hunyuan_vl;
 mod hy_v4_vl;
 mod hyperclovax_vl;
@@ -365,7 +367,10 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 50] = [
+const WRAPPERS_2026: [&str; 53] = [
+    "got_ocr2",
+    "blip-2",
+    "instructblip",
     "fast_vlm",
     "ovis2",
     "diffusion_gemma",
@@ -430,6 +435,10 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "glm5_next" => glm5_next::import_glm5_next(cfg, import_decoder),
         "ovis2" => ovis2::import_ovis2(cfg, text_or(Arch::Qwen2, "qwen2")),
         "fast_vlm" => fast_vlm::import_fast_vlm(cfg, text_or(Arch::Qwen2, "qwen2")),
+        "got_ocr2" => got_ocr2::import_got_ocr2(cfg, text_or(Arch::Qwen2, "qwen2")),
+        "blip-2" | "instructblip" => {
+            blip2::import_blip2(cfg, model_type, |t| import(t, t.defaults))
+        }
         "diffusion_gemma" => diffusion_gemma::import_diffusion_gemma(cfg, |wrapper| {
             gemma4::import_gemma4(wrapper, import_gemma4_text)
         }),

@@ -156,6 +156,16 @@ pub enum ImageRule {
         max_tiles: u64,
         tokens_per_tile: u64,
     },
+    /// GOT-OCR 2.0 (`got_ocr2`): InternVL's aspect-ratio tiles (when the
+    /// processor crops) plus a thumbnail, `(tile/patch)²` SAM patches a tile
+    /// and no class token, `tokens_per_tile` placeholders each (256).
+    GotOcr2 {
+        tile: u64,
+        patch: u64,
+        min_tiles: u64,
+        max_tiles: u64,
+        tokens_per_tile: u64,
+    },
     /// MiniCPM-V 4.6 / 4.7: a thumbnail of about `scale`² px and, for a
     /// larger image, up to `max_slices` slices of about that area; sides
     /// in multiples of `patch · merge`, a token per `merge × merge`
@@ -376,6 +386,13 @@ impl ImageRule {
                 max_tiles,
                 tokens_per_tile,
             },
+            "got_ocr2" => ImageRule::GotOcr2 {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            },
             "intern_vl" => ImageRule::InternVl {
                 tile,
                 patch,
@@ -393,6 +410,7 @@ impl ImageRule {
             ImageRule::InternVl { .. } => Some("intern_vl"),
             ImageRule::AyaVision { .. } => Some("aya_vision"),
             ImageRule::GraniteDocling { .. } => Some("granite_docling"),
+            ImageRule::GotOcr2 { .. } => Some("got_ocr2"),
             _ => None,
         }
     }
@@ -409,6 +427,13 @@ impl ImageRule {
                 tokens_per_tile,
             }
             | ImageRule::GraniteDocling {
+                tile,
+                patch,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            }
+            | ImageRule::GotOcr2 {
                 tile,
                 patch,
                 min_tiles,
@@ -492,6 +517,7 @@ impl ImageRule {
             ImageRule::InternVl { .. } => "InternVL aspect-ratio tiles",
             ImageRule::AyaVision { .. } => "Aya Vision aspect-ratio tiles",
             ImageRule::GraniteDocling { .. } => "Granite-Docling aspect-ratio tiles",
+            ImageRule::GotOcr2 { .. } => "GOT-OCR 2.0 aspect-ratio tiles",
             ImageRule::MiniCpmV { .. } => "MiniCPM-V slices",
             ImageRule::Fixed { .. } => "fixed tokens per image",
             ImageRule::Mllama { .. } => "Llama 3.2 Vision tiles",
@@ -575,7 +601,8 @@ impl ImageRule {
             }
             ImageRule::InternVl { .. }
             | ImageRule::AyaVision { .. }
-            | ImageRule::GraniteDocling { .. } => {
+            | ImageRule::GraniteDocling { .. }
+            | ImageRule::GotOcr2 { .. } => {
                 let [tile, patch, min_tiles, max_tiles, tokens_per_tile] =
                     self.tile_fields().unwrap_or_default();
                 side("tile", tile)?;
@@ -1034,7 +1061,9 @@ fn tiled_tokens(rule: &ImageRule, width: u64, height: u64) -> (u64, u64, Option<
     let side = tile / patch.max(1);
     match rule {
         ImageRule::AyaVision { .. } => (n * side * side, n * tokens_per_tile + n + 2, Some(n)),
-        ImageRule::GraniteDocling { .. } => (n * side * side, n * tokens_per_tile, Some(n)),
+        ImageRule::GraniteDocling { .. } | ImageRule::GotOcr2 { .. } => {
+            (n * side * side, n * tokens_per_tile, Some(n))
+        }
         _ => (n * (side * side + 1), n * tokens_per_tile, Some(n)),
     }
 }
@@ -1374,7 +1403,8 @@ pub fn tokens(rule: &ImageRule, width: u64, height: u64) -> Result<ImageTokens> 
         ImageRule::Gemma4 { .. } => gemma4_tokens(rule, width, height),
         ImageRule::InternVl { .. }
         | ImageRule::AyaVision { .. }
-        | ImageRule::GraniteDocling { .. } => tiled_tokens(rule, width, height),
+        | ImageRule::GraniteDocling { .. }
+        | ImageRule::GotOcr2 { .. } => tiled_tokens(rule, width, height),
         ImageRule::Fixed {
             tower,
             language_model,

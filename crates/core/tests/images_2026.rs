@@ -1,4 +1,4 @@
-//! The 2026 VLMs whose images became inputs (DeepSeek-OCR 2, Unlimited-OCR, Ovis2, FastVLM, Nemotron-H
+//! The 2026 VLMs whose images became inputs (DeepSeek-OCR 2, Unlimited-OCR, GOT-OCR 2.0, Ovis2, FastVLM, BLIP-2, InstructBLIP, Nemotron-H
 //! Omni, Molmo2, Muse Glimmer and Spark, Inkling 2): an image reaches the
 //! language model's sequence as its processor's tokens, and the tower's
 //! activations grow with the image.
@@ -11,7 +11,10 @@ use vramfit_core::scenario::{Method, ModelSource, Scenario, TaskKind};
 use vramfit_core::vision::sample_images;
 use vramfit_core::Part;
 
-const CONFIGS: [&str; 9] = [
+const CONFIGS: [&str; 12] = [
+    "variants_2026/got_ocr2__0.json",
+    "variants_2026/blip-2__0.json",
+    "variants_2026/instructblip__3.json",
     "variants_2026/fast_vlm__6.json",
     "variants_2026/ovis2__6.json",
     "variants_2026/deepseek_ocr2__0.json",

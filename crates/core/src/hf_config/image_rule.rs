@@ -112,6 +112,9 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "unlimited_ocr"
         | "ovis2"
         | "fast_vlm"
+        | "got_ocr2"
+        | "blip-2"
+        | "instructblip"
         | "nemotron_h_omni"
         | "molmo2"
         | "muse_glimmer"
@@ -361,6 +364,8 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         "unlimited_ocr" => Ok(super::unlimited_ocr::image_rule(&pre)),
         "ovis2" => Ok(super::ovis2::image_rule(&cfg, &pre)),
         "fast_vlm" => super::fast_vlm::image_rule(&pre),
+        "got_ocr2" => Ok(super::got_ocr2::image_rule(&cfg, &pre)),
+        "blip-2" | "instructblip" => Ok(super::blip2::image_rule(&cfg)),
         "nemotron_h_omni" => super::nemotron_h_omni::image_rule(&cfg, &pre),
         "molmo2" => super::molmo2::image_rule(&pre),
         "muse_glimmer" | "muse_spark" => Ok(super::muse::image_rule(&cfg, &pre)),

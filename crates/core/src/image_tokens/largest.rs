@@ -45,6 +45,9 @@ fn candidates(rule: &ImageRule) -> Vec<(u64, u64)> {
         | ImageRule::GraniteDocling {
             tile, max_tiles, ..
         }
+        | ImageRule::GotOcr2 {
+            tile, max_tiles, ..
+        }
         | ImageRule::Mllama {
             tile, max_tiles, ..
         }

@@ -54,7 +54,8 @@ impl ImageRule {
             } => join("gemma4", &[*patch, *pool, *soft_tokens]),
             ImageRule::InternVl { .. }
             | ImageRule::AyaVision { .. }
-            | ImageRule::GraniteDocling { .. } => join(
+            | ImageRule::GraniteDocling { .. }
+            | ImageRule::GotOcr2 { .. } => join(
                 self.tiled_key().unwrap_or("intern_vl"),
                 &self.tile_fields().unwrap_or_default(),
             ),
@@ -344,7 +345,7 @@ impl ImageRule {
                 }
             }
             "gemma4" => gemma4_rule(&numbers(3)?),
-            "intern_vl" | "aya_vision" | "granite_docling" => {
+            "intern_vl" | "aya_vision" | "granite_docling" | "got_ocr2" => {
                 let v = numbers(5)?;
                 ImageRule::tiled(key, [v[0], v[1], v[2], v[3], v[4]])
                     .ok_or_else(|| format!("\"{key}\" is not a tile rule"))?
@@ -575,7 +576,7 @@ impl ImageRule {
             other => {
                 return Err(format!(
                 "\"{other}\" is not an image rule: qwen_vl, qwen_vl_rows, hunyuan_vl, paddle_ocr, aria, glm4v, gemma4, intern_vl, aya_vision, granite_docling, fixed, mllama, \
-                     gemma3_pan_scan, pixtral, lighton_ocr, minicpm_v, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, perception_lm, phi4mm, deepseek_ocr2, unlimited_ocr, radio, molmo2, muse, inkling2, ovis2"
+                     gemma3_pan_scan, pixtral, lighton_ocr, minicpm_v, idefics3, idefics2, llava_next, llava_onevision, llama4, cohere2_vision, kimi_k25, step3p7, lfm2_vl, glm5_next, apertus1p5, perception_lm, phi4mm, deepseek_ocr2, unlimited_ocr, radio, molmo2, muse, inkling2, ovis2, got_ocr2"
             ))
             }
         };

@@ -481,7 +481,8 @@ fn fewer_image_pixels(s: &mut Scenario, spec: &ModelSpec) -> bool {
         }
         ImageRule::InternVl { .. }
         | ImageRule::AyaVision { .. }
-        | ImageRule::GraniteDocling { .. } => {
+        | ImageRule::GraniteDocling { .. }
+        | ImageRule::GotOcr2 { .. } => {
             let [tile, patch, min_tiles, max_tiles, per_tile] =
                 rule.tile_fields().unwrap_or_default();
             (max_tiles / 2 >= min_tiles)

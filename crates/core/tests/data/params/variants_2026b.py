@@ -1846,3 +1846,114 @@ VARIANTS["fast_vlm"] = [
     },
 ]
 WRAPPERS |= {"fast_vlm"}
+
+# GOT-OCR 2.0: SAM ViT-B, a convolutional projector, Qwen2 (a text_config dict replaces its defaults whole)
+VARIANTS["got_ocr2"] = [
+    {},  # class defaults (= stepfun-ai/GOT-OCR-2.0-hf architecture)
+    {   # small text, untied, GQA
+        "tie_word_embeddings": False,
+        "text_config": {"model_type": "qwen2", "vocab_size": 1000, "hidden_size": 64, "intermediate_size": 176,
+                        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                        "tie_word_embeddings": False},
+        "vision_config": {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "mlp_dim": 64,
+                          "output_channels": 16, "image_size": 64, "patch_size": 8, "window_size": 4,
+                          "global_attn_indexes": [1]},
+    },
+    {   # tied, explicit head_dim, vision w/o rel pos, no qkv bias
+        "tie_word_embeddings": True,
+        "text_config": {"model_type": "qwen2", "vocab_size": 777, "hidden_size": 48, "intermediate_size": 100,
+                        "num_hidden_layers": 3, "num_attention_heads": 6, "num_key_value_heads": 3, "head_dim": 16,
+                        "tie_word_embeddings": True},
+        "vision_config": {"hidden_size": 40, "num_hidden_layers": 3, "num_attention_heads": 5, "mlp_dim": 72,
+                          "output_channels": 24, "image_size": 96, "patch_size": 16, "window_size": 3,
+                          "global_attn_indexes": [0, 2], "use_rel_pos": False, "qkv_bias": False},
+        "image_seq_length": 9,
+    },
+    {   # untied, vision w/o abs pos, all global layers, 1 channel input
+        "tie_word_embeddings": False,
+        "text_config": {"model_type": "qwen2", "vocab_size": 500, "hidden_size": 32, "intermediate_size": 64,
+                        "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1,
+                        "tie_word_embeddings": False},
+        "vision_config": {"hidden_size": 24, "num_hidden_layers": 4, "num_attention_heads": 3, "mlp_dim": 48,
+                          "output_channels": 8, "image_size": 80, "patch_size": 10, "window_size": 5,
+                          "global_attn_indexes": [0, 1, 2, 3], "use_abs_pos": False, "num_channels": 1},
+    },
+    {   # vit-L-like widths, tied; window 0 => every layer global
+        "tie_word_embeddings": True,
+        "text_config": {"model_type": "qwen2", "vocab_size": 2048, "hidden_size": 128, "intermediate_size": 344,
+                        "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 8,
+                        "tie_word_embeddings": True},
+        "vision_config": {"hidden_size": 64, "num_hidden_layers": 6, "num_attention_heads": 4, "mlp_dim": 256,
+                          "output_channels": 32, "image_size": 128, "patch_size": 16, "window_size": 0,
+                          "global_attn_indexes": [5]},
+    },
+    {   # mixed tie flags: top-level False, text True (which flag wins?)
+        "tie_word_embeddings": False,
+        "text_config": {"model_type": "qwen2", "vocab_size": 1000, "hidden_size": 64, "intermediate_size": 176,
+                        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+                        "tie_word_embeddings": True},
+        "vision_config": {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "mlp_dim": 64,
+                          "output_channels": 16, "image_size": 64, "patch_size": 8, "window_size": 4,
+                          "global_attn_indexes": [0]},
+    },
+    {   # mixed tie flags: top-level True, text False
+        "tie_word_embeddings": True,
+        "text_config": {"model_type": "qwen2", "vocab_size": 1000, "hidden_size": 64, "intermediate_size": 176,
+                        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+                        "tie_word_embeddings": False},
+        "vision_config": {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "mlp_dim": 64,
+                          "output_channels": 16, "image_size": 64, "patch_size": 8, "window_size": 4,
+                          "global_attn_indexes": [0]},
+    },
+]
+WRAPPERS |= {"got_ocr2"}
+
+# BLIP-2 and InstructBLIP: EVA-CLIP, a Q-Former, any language model of text_config (OPT, Llama, Qwen2, T5)
+BLIP_V1 = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, image_size=56, patch_size=14)
+VARIANTS["blip-2"] = [
+    {},
+    dict(vision_config=BLIP_V1,
+         qformer_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=3, num_attention_heads=4, cross_attention_frequency=2),
+         num_query_tokens=8,
+         text_config=dict(model_type="opt", vocab_size=500, hidden_size=48, ffn_dim=96, num_hidden_layers=2, num_attention_heads=4, max_position_embeddings=128, tie_word_embeddings=True)),
+    dict(vision_config=dict(hidden_size=96, intermediate_size=200, num_hidden_layers=3, num_attention_heads=6, image_size=70, patch_size=14, qkv_bias=False),
+         qformer_config=dict(hidden_size=48, intermediate_size=80, num_hidden_layers=2, num_attention_heads=4, cross_attention_frequency=1),
+         num_query_tokens=16,
+         text_config=dict(model_type="opt", vocab_size=700, hidden_size=64, word_embed_proj_dim=32, ffn_dim=128, num_hidden_layers=3, num_attention_heads=4, max_position_embeddings=100, tie_word_embeddings=False)),
+    dict(vision_config=BLIP_V1,
+         qformer_config=dict(hidden_size=32, intermediate_size=72, num_hidden_layers=4, num_attention_heads=4, cross_attention_frequency=3, use_qformer_text_input=True),
+         num_query_tokens=4,
+         text_config=dict(model_type="llama", vocab_size=600, hidden_size=64, intermediate_size=160, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=False)),
+    dict(vision_config=dict(hidden_size=80, intermediate_size=160, num_hidden_layers=1, num_attention_heads=5, image_size=64, patch_size=16),
+         qformer_config=dict(hidden_size=40, intermediate_size=96, num_hidden_layers=5, num_attention_heads=5, cross_attention_frequency=2),
+         num_query_tokens=12,
+         text_config=dict(model_type="qwen2", vocab_size=800, hidden_size=56, intermediate_size=112, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=True)),
+    dict(vision_config=BLIP_V1,
+         qformer_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=3, num_attention_heads=4, cross_attention_frequency=2),
+         num_query_tokens=8,
+         text_config=dict(model_type="t5", vocab_size=400, d_model=48, d_kv=12, d_ff=96, num_layers=2, num_decoder_layers=3, num_heads=4, feed_forward_proj="gated-gelu", tie_word_embeddings=False)),
+]
+VARIANTS["instructblip"] = [
+    {},
+    dict(vision_config=BLIP_V1,
+         qformer_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=3, num_attention_heads=4, cross_attention_frequency=2, vocab_size=300, max_position_embeddings=64),
+         num_query_tokens=8,
+         text_config=dict(model_type="opt", vocab_size=500, hidden_size=48, ffn_dim=96, num_hidden_layers=2, num_attention_heads=4, max_position_embeddings=128, tie_word_embeddings=True)),
+    dict(vision_config=dict(hidden_size=96, intermediate_size=200, num_hidden_layers=3, num_attention_heads=6, image_size=70, patch_size=14, qkv_bias=False),
+         qformer_config=dict(hidden_size=48, intermediate_size=80, num_hidden_layers=2, num_attention_heads=4, cross_attention_frequency=1, vocab_size=250, max_position_embeddings=40),
+         num_query_tokens=16,
+         text_config=dict(model_type="opt", vocab_size=700, hidden_size=64, word_embed_proj_dim=32, ffn_dim=128, num_hidden_layers=3, num_attention_heads=4, max_position_embeddings=100, tie_word_embeddings=False)),
+    dict(vision_config=BLIP_V1,
+         qformer_config=dict(hidden_size=32, intermediate_size=72, num_hidden_layers=4, num_attention_heads=4, cross_attention_frequency=3, vocab_size=128, max_position_embeddings=32),
+         num_query_tokens=4,
+         text_config=dict(model_type="llama", vocab_size=600, hidden_size=64, intermediate_size=160, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=False)),
+    dict(vision_config=dict(hidden_size=80, intermediate_size=160, num_hidden_layers=1, num_attention_heads=5, image_size=64, patch_size=16),
+         qformer_config=dict(hidden_size=40, intermediate_size=96, num_hidden_layers=5, num_attention_heads=5, cross_attention_frequency=2, vocab_size=200, max_position_embeddings=50),
+         num_query_tokens=12,
+         text_config=dict(model_type="qwen2", vocab_size=800, hidden_size=56, intermediate_size=112, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, tie_word_embeddings=True)),
+    dict(vision_config=BLIP_V1,
+         qformer_config=dict(hidden_size=32, intermediate_size=64, num_hidden_layers=3, num_attention_heads=4, cross_attention_frequency=2, vocab_size=300, max_position_embeddings=64),
+         num_query_tokens=8,
+         text_config=dict(model_type="t5", vocab_size=400, d_model=48, d_kv=12, d_ff=96, num_layers=2, num_decoder_layers=3, num_heads=4, feed_forward_proj="gated-gelu", tie_word_embeddings=False)),
+]
+WRAPPERS |= {"blip-2", "instructblip"}
