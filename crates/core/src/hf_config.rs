@@ -30,6 +30,7 @@ mod llava_variants;
 pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
+mod audio_lm;
 mod blip2;
 mod deepseek_ocr2;
 mod diffusion_gemma;
@@ -367,7 +368,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 53] = [
+const WRAPPERS_2026: [&str; 55] = [
+    "voxtral",
+    "qwen2_audio",
     "got_ocr2",
     "blip-2",
     "instructblip",
@@ -436,6 +439,9 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "ovis2" => ovis2::import_ovis2(cfg, text_or(Arch::Qwen2, "qwen2")),
         "fast_vlm" => fast_vlm::import_fast_vlm(cfg, text_or(Arch::Qwen2, "qwen2")),
         "got_ocr2" => got_ocr2::import_got_ocr2(cfg, text_or(Arch::Qwen2, "qwen2")),
+        "voxtral" | "qwen2_audio" => {
+            audio_lm::import_audio_lm(cfg, model_type, |t| import(t, t.defaults))
+        }
         "blip-2" | "instructblip" => {
             blip2::import_blip2(cfg, model_type, |t| import(t, t.defaults))
         }

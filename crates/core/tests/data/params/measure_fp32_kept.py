@@ -46,6 +46,11 @@ for name in CONFIGS:
                 from transformers.models.step3p7.modeling_step3p7 import Step3p7TextModel
                 model = Step3p7TextModel._from_config(cfg, dtype=torch.bfloat16)
                 head = 0 if cfg.tie_word_embeddings else cfg.vocab_size * cfg.hidden_size
+            elif mt in ("voxtral", "qwen2_audio"):
+                cls = {"voxtral": "VoxtralForConditionalGeneration",
+                       "qwen2_audio": "Qwen2AudioForConditionalGeneration"}[mt]
+                model = getattr(transformers, cls)._from_config(cfg, dtype=torch.bfloat16)
+                head = 0
             else:
                 model = auto.from_config(cfg, dtype=torch.bfloat16)
                 head = 0

@@ -594,7 +594,15 @@ def _step3p5(cfg):
     return TextModelWithHead(Step3p7TextModel, cfg)
 
 
-TEXT_MODELS = {"step3p5": _step3p5}
+def _by_class(name):
+    """A model no Auto class of this script builds (the audio LMs): its class by name."""
+    def build(cfg):
+        return getattr(transformers, name)(cfg)
+    return build
+
+
+TEXT_MODELS = {"step3p5": _step3p5, "voxtral": _by_class("VoxtralForConditionalGeneration"),
+               "qwen2_audio": _by_class("Qwen2AudioForConditionalGeneration")}
 WRAPPERS = variants_2026b.WRAPPERS | {"lfm3_vl", "glm_ocr", "exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")

@@ -1957,3 +1957,74 @@ VARIANTS["instructblip"] = [
          text_config=dict(model_type="t5", vocab_size=400, d_model=48, d_kv=12, d_ff=96, num_layers=2, num_decoder_layers=3, num_heads=4, feed_forward_proj="gated-gelu", tie_word_embeddings=False)),
 ]
 WRAPPERS |= {"blip-2", "instructblip"}
+
+# Audio LMs with a Whisper encoder (their audio not modelled as inputs): Voxtral and Qwen2-Audio, built by
+# class (`TEXT_MODELS` in measure_variants_2026.py); their heads are never tied
+VARIANTS["voxtral"] = [
+    {},
+    # 1: small llama text, tie on (wrapper + text), tiny whisper-like encoder, 80 mel bins
+    {"text_config": {"vocab_size": 1000, "hidden_size": 64, "intermediate_size": 160, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "tie_word_embeddings": True},
+     "audio_config": {"hidden_size": 32, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+                      "num_mel_bins": 80, "max_source_positions": 100},
+     "tie_word_embeddings": True, "projector_hidden_act": "gelu"},
+    # 2: tie off, different head_dim (num_heads*head_dim != hidden), silu projector
+    {"text_config": {"vocab_size": 2048, "hidden_size": 96, "intermediate_size": 256, "num_hidden_layers": 3,
+                     "num_attention_heads": 6, "num_key_value_heads": 3, "head_dim": 32, "tie_word_embeddings": False},
+     "audio_config": {"hidden_size": 48, "intermediate_size": 192, "num_hidden_layers": 3, "num_attention_heads": 6,
+                      "num_mel_bins": 128, "max_source_positions": 1500},
+     "tie_word_embeddings": False, "projector_hidden_act": "silu"},
+    # 3: mistral text_config, intermediate not 4x hidden, relu projector
+    {"text_config": {"model_type": "mistral", "vocab_size": 3000, "hidden_size": 128, "intermediate_size": 344,
+                     "num_hidden_layers": 1, "num_attention_heads": 8, "num_key_value_heads": 8, "head_dim": 16},
+     "audio_config": {"hidden_size": 64, "intermediate_size": 100, "num_hidden_layers": 1, "num_attention_heads": 4,
+                      "num_mel_bins": 64, "max_source_positions": 750},
+     "projector_hidden_act": "relu"},
+    # 4: text-only tie flag on the text config, deeper audio, 3B-like ratios scaled down
+    {"text_config": {"vocab_size": 512, "hidden_size": 80, "intermediate_size": 200, "num_hidden_layers": 4,
+                     "num_attention_heads": 5, "num_key_value_heads": 1, "head_dim": 16, "tie_word_embeddings": True,
+                     "attention_bias": True, "mlp_bias": True},
+     "audio_config": {"hidden_size": 40, "intermediate_size": 160, "num_hidden_layers": 5, "num_attention_heads": 5,
+                      "num_mel_bins": 40, "max_source_positions": 3000}},
+    # 5: wrapper tie flag on only, big vocab small model
+    {"text_config": {"vocab_size": 32000, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+                     "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 16},
+     "audio_config": {"hidden_size": 16, "intermediate_size": 64, "num_hidden_layers": 6, "num_attention_heads": 2,
+                      "num_mel_bins": 128, "max_source_positions": 1500, "activation_function": "relu"},
+     "tie_word_embeddings": True, "projector_hidden_act": "gelu_new"},
+]
+VARIANTS["qwen2_audio"] = [
+    {},
+    {"text_config": {"model_type": "qwen2", "vocab_size": 1000, "hidden_size": 64, "intermediate_size": 176,
+                     "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                     "tie_word_embeddings": False},
+     "audio_config": {"model_type": "qwen2_audio_encoder", "d_model": 48, "encoder_layers": 2,
+                      "encoder_attention_heads": 4, "encoder_ffn_dim": 96, "num_mel_bins": 80,
+                      "max_source_positions": 1500}},
+    {"text_config": {"model_type": "qwen2", "vocab_size": 1200, "hidden_size": 96, "intermediate_size": 200,
+                     "num_hidden_layers": 3, "num_attention_heads": 6, "num_key_value_heads": 6,
+                     "tie_word_embeddings": True},
+     "audio_config": {"model_type": "qwen2_audio_encoder", "d_model": 64, "encoder_layers": 3,
+                      "encoder_attention_heads": 4, "encoder_ffn_dim": 256, "num_mel_bins": 128,
+                      "max_source_positions": 750}},
+    {"text_config": {"model_type": "qwen2", "vocab_size": 777, "hidden_size": 128, "intermediate_size": 300,
+                     "num_hidden_layers": 1, "num_attention_heads": 8, "num_key_value_heads": 1,
+                     "head_dim": 32, "tie_word_embeddings": True},
+     "audio_config": {"model_type": "qwen2_audio_encoder", "d_model": 32, "encoder_layers": 1,
+                      "encoder_attention_heads": 2, "encoder_ffn_dim": 64, "num_mel_bins": 40,
+                      "max_source_positions": 100}},
+    {"tie_word_embeddings": True,
+     "text_config": {"model_type": "qwen2", "vocab_size": 500, "hidden_size": 32, "intermediate_size": 64,
+                     "num_hidden_layers": 4, "num_attention_heads": 2, "num_key_value_heads": 1,
+                     "tie_word_embeddings": False},
+     "audio_config": {"model_type": "qwen2_audio_encoder", "d_model": 80, "encoder_layers": 5,
+                      "encoder_attention_heads": 5, "encoder_ffn_dim": 160, "num_mel_bins": 64,
+                      "max_source_positions": 3000}},
+    {"tie_word_embeddings": False,
+     "text_config": {"model_type": "qwen2", "vocab_size": 2048, "hidden_size": 160, "intermediate_size": 400,
+                     "num_hidden_layers": 2, "num_attention_heads": 10, "num_key_value_heads": 5,
+                     "tie_word_embeddings": True},
+     "audio_config": {"model_type": "qwen2_audio_encoder", "d_model": 128, "encoder_layers": 2,
+                      "encoder_attention_heads": 8, "encoder_ffn_dim": 512, "num_mel_bins": 128,
+                      "max_source_positions": 200}},
+]
