@@ -368,7 +368,11 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 55] = [
+const WRAPPERS_2026: [&str; 59] = [
+    "audioflamingo3",
+    "granite_speech",
+    "qwen3_asr",
+    "glmasr",
     "voxtral",
     "qwen2_audio",
     "got_ocr2",
@@ -439,9 +443,11 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "ovis2" => ovis2::import_ovis2(cfg, text_or(Arch::Qwen2, "qwen2")),
         "fast_vlm" => fast_vlm::import_fast_vlm(cfg, text_or(Arch::Qwen2, "qwen2")),
         "got_ocr2" => got_ocr2::import_got_ocr2(cfg, text_or(Arch::Qwen2, "qwen2")),
-        "voxtral" | "qwen2_audio" => {
+        "granite_speech" => audio_lm::import_granite_speech(cfg, |t| import(t, t.defaults)),
+        "voxtral" | "qwen2_audio" | "audioflamingo3" => {
             audio_lm::import_audio_lm(cfg, model_type, |t| import(t, t.defaults))
         }
+        "qwen3_asr" | "glmasr" => audio_lm::import_asr(cfg, model_type, |t| import(t, t.defaults)),
         "blip-2" | "instructblip" => {
             blip2::import_blip2(cfg, model_type, |t| import(t, t.defaults))
         }

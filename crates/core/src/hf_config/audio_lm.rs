@@ -1,7 +1,7 @@
 //! Audio language models whose audio encoder is Whisper's: Voxtral
-//! (`voxtral`, `VoxtralForConditionalGeneration`) and Qwen2-Audio
-//! (`qwen2_audio`, `Qwen2AudioForConditionalGeneration`), transformers
-//! 5.24: the language model transformers builds from `text_config`, the
+//! (`voxtral`, `VoxtralForConditionalGeneration`), Qwen2-Audio
+//! (`qwen2_audio`, `Qwen2AudioForConditionalGeneration`) and Audio
+//! Flamingo 3 (`audioflamingo3`), transformers 5.24: the language model transformers builds from `text_config`, the
 //! encoder (two convolutions over the mel bins, a position table, layers
 //! with biased q, v and o but no k bias, fc1/fc2 and two LayerNorms, a
 //! final LayerNorm) and a projector. The parameters are exact
@@ -52,6 +52,7 @@ pub(super) fn import_audio_lm(
     let empty = Map::new();
     let voxtral = model_type == "voxtral";
     let text = cfg.text_config_or_class(&empty, if voxtral { "llama" } else { "qwen2" })?;
+    let flamingo = model_type == "audioflamingo3";
     let mut spec = import_text(&text)?;
     let a = cfg.object_or_empty("audio_config", &empty)?;
     let h = u128::from(spec.hidden);
@@ -71,8 +72,15 @@ pub(super) fn import_audio_lm(
         (params, d, f, 0)
     };
     // Voxtral: four frames stacked, Linear(F → H), Linear(H → H), no
-    // biases; Qwen2-Audio: one biased Linear(d → H)
-    let projector = if voxtral { f * h + h * h } else { d * h + h };
+    // biases; Audio Flamingo 3: Linear(d → H), Linear(H → H), biased by
+    // `projector_bias`; Qwen2-Audio: one biased Linear(d → H)
+    let projector = if voxtral {
+        f * h + h * h
+    } else if flamingo {
+        d * h + h * h + 2 * h * u128::from(cfg.flag("projector_bias", true)?)
+    } else {
+        d * h + h
+    };
     let extra = encoder + projector;
     let total = u128::from(spec.total_params()) + extra;
     if total > u128::from(MAX_TOTAL_PARAMS) {
@@ -84,5 +92,168 @@ pub(super) fn import_audio_lm(
     spec.model_extra_params = spec.model_extra_params.saturating_add(extra as u64);
     spec.fp32_params = spec.fp32_params.saturating_add(fp32 as u64);
     spec.name = model_type.to_string();
+    Ok(spec)
+}
+
+/// Speech-recognition LMs (`qwen3_asr`, `Qwen3ASRForConditionalGeneration`;
+/// `glmasr`, `GlmAsrForConditionalGeneration`): a base text model (Qwen3;
+/// Llama) under a head tied by the wrapper's flag alone (default True),
+/// an audio encoder and a projector. Qwen3-ASR's encoder: three stride-2
+/// convolutions of `downsample_hidden_size` channels over the mel bins,
+/// a linear to its width, sinusoidal positions (no parameters) and fully
+/// biased layers; GLM-ASR's: Whisper's two convolutions, rotary positions,
+/// grouped key heads, its projector over four merged frames. A `text_config`
+/// absent takes the class's text defaults (GLM-ASR's also fill a partial
+/// one, as its config class does).
+pub(super) fn import_asr(
+    cfg: &Cfg,
+    model_type: &str,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let qwen = model_type == "qwen3_asr";
+    let defaults: Map<String, serde_json::Value> = serde_json::from_str(if qwen {
+        r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":2048,"intermediate_size":6144,
+        "num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":128}"#
+    } else {
+        r#"{"model_type":"llama","vocab_size":59264,"hidden_size":2048,"intermediate_size":6144,
+        "num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":4,"head_dim":128}"#
+    })
+    .unwrap_or_default();
+    let mut map = match cfg.obj.get("text_config") {
+        Some(serde_json::Value::Object(t)) => t.clone(),
+        _ => defaults.clone(),
+    };
+    if !qwen {
+        for (key, value) in &defaults {
+            map.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    let mut text = Cfg::new(&map, "text_config.");
+    text.defaults = super::reader::Defaults::Class(if qwen { "qwen3" } else { "llama" });
+    let mut spec = import_text(&text)?;
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
+    let empty = Map::new();
+    let a = cfg.object_or_empty("audio_config", &empty)?;
+    let int = |keys: &[&'static str], default: u64, max: u64| -> Result<u128> {
+        Ok(u128::from(a.int(keys, 1, max)?.unwrap_or(default)))
+    };
+    let h = u128::from(spec.hidden);
+    let (encoder, projector) = if qwen {
+        let d = int(&["d_model", "hidden_size"], 1024, MAX_DIM)?;
+        let layers = int(&["encoder_layers", "num_hidden_layers"], 24, MAX_LAYERS)?;
+        let f = int(&["encoder_ffn_dim", "intermediate_size"], 4096, MAX_DIM)?;
+        let mels = int(&["num_mel_bins"], 128, MAX_DIM)?;
+        let c = int(&["downsample_hidden_size"], 480, MAX_DIM)?;
+        let out = int(&["output_dim"], 3584, MAX_DIM)?;
+        // the mel bins left after three stride-2 convolutions
+        let bins = mels.div_ceil(2).div_ceil(2).div_ceil(2);
+        let encoder = 10 * c
+            + 2 * (9 * c * c + c)
+            + c * bins * d
+            + layers * (4 * d * d + 2 * d * f + f + 9 * d)
+            + 2 * d;
+        (encoder, d * d + d + d * out + out)
+    } else {
+        let d = int(&["hidden_size"], 1280, MAX_DIM)?;
+        let inter = int(&["intermediate_size"], 5120, MAX_DIM)?;
+        let layers = int(&["num_hidden_layers"], 32, MAX_LAYERS)?;
+        let heads = int(&["num_attention_heads"], 20, MAX_DIM)?;
+        let kv = int(&["num_key_value_heads"], heads as u64, MAX_DIM)?;
+        let mels = int(&["num_mel_bins"], 128, MAX_DIM)?;
+        let hd = d / heads.max(1);
+        let layer = 2 * d * heads * hd
+            + heads * hd
+            + 2 * d * kv * hd
+            + kv * hd
+            + 2 * d * inter
+            + inter
+            + 6 * d;
+        let encoder = 3 * mels * d + d + 3 * d * d + d + layers * layer + 2 * d;
+        (encoder, inter * 2 * h + 2 * h + 2 * h * h + h)
+    };
+    let extra = encoder + projector;
+    let total = u128::from(spec.total_params()) + extra;
+    if total > u128::from(MAX_TOTAL_PARAMS) {
+        return Err(InputError::new(
+            cfg.field("audio_config"),
+            format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
+        ));
+    }
+    spec.model_extra_params = spec.model_extra_params.saturating_add(extra as u64);
+    spec.name = model_type.to_string();
+    Ok(spec)
+}
+
+/// Granite Speech (`granite_speech`, `GraniteSpeechForConditionalGeneration`):
+/// a base Granite model under a head tied by the wrapper's flag alone
+/// (default True), a Conformer encoder (`encoder_config`: macaron
+/// feed-forwards, attention with Shaw relative positions, a depthwise
+/// convolution module, no parameters in its batch statistics) and a
+/// windowed Q-Former (`projector_config`: `window_size / downsample_rate`
+/// queries, BLIP-2's layers) with a linear to the text width. Its LoRA is
+/// loaded by PEFT, not built by the class.
+pub(super) fn import_granite_speech(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let empty = Map::new();
+    let text = cfg.text_config_or_class(&empty, "granite")?;
+    let mut spec = import_text(&text)?;
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
+    let e = cfg.object_or_empty("encoder_config", &empty)?;
+    let ei = |key: &'static str, default: u64| -> Result<u128> {
+        Ok(u128::from(e.int(&[key], 1, MAX_DIM)?.unwrap_or(default)))
+    };
+    let (input, hidden, mult) = (
+        ei("input_dim", 160)?,
+        ei("hidden_dim", 1024)?,
+        ei("feedforward_mult", 4)?,
+    );
+    let layers = u128::from(e.int(&["num_layers"], 1, MAX_LAYERS)?.unwrap_or(10));
+    let heads = ei("num_heads", 8)?;
+    let dim_head = ei("dim_head", (hidden / heads.max(1)) as u64)?;
+    let (out, positions) = (ei("output_dim", 42)?, ei("max_pos_emb", 512)?);
+    let (kernel, expansion) = (ei("conv_kernel_size", 15)?, ei("conv_expansion_factor", 2)?);
+    let inner = heads * dim_head;
+    let conv = hidden * expansion;
+    let (hh, f) = (hidden, mult);
+    let layer = 2 * (2 * f * hh * hh + f * hh + 3 * hh)
+        + (4 * hh * inner + 3 * hh + (2 * positions + 1) * dim_head)
+        + (3 * hh * conv + conv * (kernel + 4) + 3 * hh)
+        + 2 * hh;
+    let encoder = input * hh + hh + layers * layer + hh * out + out + out * hh + hh;
+    let q = cfg.object_or_empty("projector_config", &empty)?;
+    let qi = |key: &'static str, default: u64| -> Result<u128> {
+        Ok(u128::from(q.int(&[key], 1, MAX_DIM)?.unwrap_or(default)))
+    };
+    let (qh, qinter) = (qi("hidden_size", 768)?, qi("intermediate_size", 3072)?);
+    let q_layers = u128::from(q.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(12));
+    let every = qi("cross_attention_frequency", 2)?;
+    let encoder_width = qi("encoder_hidden_size", 1408)?;
+    // the queries of a window: `window_size // downsample_rate` (15 // 5)
+    let queries = u128::from(cfg.int(&["window_size"], 1, MAX_DIM)?.unwrap_or(15))
+        / u128::from(cfg.int(&["downsample_rate"], 1, MAX_DIM)?.unwrap_or(5));
+    let mlps = if q.flag("use_qformer_text_input", false)? {
+        2
+    } else {
+        1
+    };
+    let t = u128::from(spec.hidden);
+    let projector = queries * qh
+        + 2 * qh
+        + q_layers * (4 * qh * qh + 6 * qh + mlps * (2 * qh * qinter + qinter + 3 * qh))
+        + q_layers.div_ceil(every) * (2 * qh * qh + 2 * encoder_width * qh + 6 * qh)
+        + qh * t
+        + t;
+    let extra = encoder + projector;
+    let total = u128::from(spec.total_params()) + extra;
+    if total > u128::from(MAX_TOTAL_PARAMS) {
+        return Err(InputError::new(
+            cfg.field("encoder_config"),
+            format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
+        ));
+    }
+    spec.model_extra_params = spec.model_extra_params.saturating_add(extra as u64);
+    spec.name = "granite_speech".to_string();
     Ok(spec)
 }

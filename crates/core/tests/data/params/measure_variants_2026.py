@@ -602,7 +602,11 @@ def _by_class(name):
 
 
 TEXT_MODELS = {"step3p5": _step3p5, "voxtral": _by_class("VoxtralForConditionalGeneration"),
-               "qwen2_audio": _by_class("Qwen2AudioForConditionalGeneration")}
+               "qwen2_audio": _by_class("Qwen2AudioForConditionalGeneration"),
+               "qwen3_asr": _by_class("Qwen3ASRForConditionalGeneration"),
+               "glmasr": _by_class("GlmAsrForConditionalGeneration"),
+               "granite_speech": _by_class("GraniteSpeechForConditionalGeneration"),
+               "audioflamingo3": _by_class("AudioFlamingo3ForConditionalGeneration")}
 WRAPPERS = variants_2026b.WRAPPERS | {"lfm3_vl", "glm_ocr", "exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")
