@@ -368,7 +368,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 59] = [
+const WRAPPERS_2026: [&str; 61] = [
+    "musicflamingo",
+    "voxtral_realtime",
     "audioflamingo3",
     "granite_speech",
     "qwen3_asr",
@@ -444,7 +446,8 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "fast_vlm" => fast_vlm::import_fast_vlm(cfg, text_or(Arch::Qwen2, "qwen2")),
         "got_ocr2" => got_ocr2::import_got_ocr2(cfg, text_or(Arch::Qwen2, "qwen2")),
         "granite_speech" => audio_lm::import_granite_speech(cfg, |t| import(t, t.defaults)),
-        "voxtral" | "qwen2_audio" | "audioflamingo3" => {
+        "voxtral_realtime" => audio_lm::import_voxtral_realtime(cfg, |t| import(t, t.defaults)),
+        "voxtral" | "qwen2_audio" | "audioflamingo3" | "musicflamingo" => {
             audio_lm::import_audio_lm(cfg, model_type, |t| import(t, t.defaults))
         }
         "qwen3_asr" | "glmasr" => audio_lm::import_asr(cfg, model_type, |t| import(t, t.defaults)),

@@ -1,7 +1,8 @@
 //! Audio language models whose audio encoder is Whisper's: Voxtral
 //! (`voxtral`, `VoxtralForConditionalGeneration`), Qwen2-Audio
-//! (`qwen2_audio`, `Qwen2AudioForConditionalGeneration`) and Audio
-//! Flamingo 3 (`audioflamingo3`), transformers 5.24: the language model transformers builds from `text_config`, the
+//! (`qwen2_audio`, `Qwen2AudioForConditionalGeneration`), Audio
+//! Flamingo 3 (`audioflamingo3`) and Music Flamingo (`musicflamingo`),
+//! transformers 5.24: the language model transformers builds from `text_config`, the
 //! encoder (two convolutions over the mel bins, a position table, layers
 //! with biased q, v and o but no k bias, fc1/fc2 and two LayerNorms, a
 //! final LayerNorm) and a projector. The parameters are exact
@@ -52,7 +53,9 @@ pub(super) fn import_audio_lm(
     let empty = Map::new();
     let voxtral = model_type == "voxtral";
     let text = cfg.text_config_or_class(&empty, if voxtral { "llama" } else { "qwen2" })?;
-    let flamingo = model_type == "audioflamingo3";
+    // Music Flamingo builds Audio Flamingo 3's modules (its rotary time
+    // embedding holds buffers only)
+    let flamingo = matches!(model_type, "audioflamingo3" | "musicflamingo");
     let mut spec = import_text(&text)?;
     let a = cfg.object_or_empty("audio_config", &empty)?;
     let h = u128::from(spec.hidden);
@@ -255,5 +258,69 @@ pub(super) fn import_granite_speech(
     }
     spec.model_extra_params = spec.model_extra_params.saturating_add(extra as u64);
     spec.name = "granite_speech".to_string();
+    Ok(spec)
+}
+
+/// Voxtral Realtime (`voxtral_realtime`,
+/// `VoxtralRealtimeForConditionalGeneration`): a Mistral-like text model
+/// whose every layer adds an adaptive RMSNorm's two linears (hidden → 32 →
+/// hidden), a causal streaming encoder (Whisper's convolutions, rotary
+/// positions, `head_dim`-wide heads with biased q and v, a gated MLP,
+/// RMSNorms) and a projector over `downsample_factor` stacked frames; the
+/// head tied by the wrapper's flag alone (default True). A partial
+/// `text_config` is merged over the class's text defaults.
+pub(super) fn import_voxtral_realtime(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
+    let mut map: Map<String, serde_json::Value> = serde_json::from_str(
+        r#"{"model_type":"mistral","vocab_size":131072,"hidden_size":3072,"intermediate_size":9216,
+        "num_hidden_layers":26,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128}"#,
+    )
+    .unwrap_or_default();
+    if let Some(serde_json::Value::Object(t)) = cfg.obj.get("text_config") {
+        for (key, value) in t {
+            if key != "model_type" {
+                map.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    let mut text = Cfg::new(&map, "text_config.");
+    text.defaults = super::reader::Defaults::Class("mistral");
+    let mut spec = import_text(&text)?;
+    spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
+    let h = u128::from(spec.hidden);
+    // the adaptive norm of each layer: Linear(h → 32), Linear(32 → h)
+    let ada = 64 * h;
+    let empty = Map::new();
+    let a = cfg.object_or_empty("audio_config", &empty)?;
+    let int = |key: &'static str, default: u64| -> Result<u128> {
+        Ok(u128::from(a.int(&[key], 1, MAX_DIM)?.unwrap_or(default)))
+    };
+    let (d, f, heads, hd, mels) = (
+        int("hidden_size", 1280)?,
+        int("intermediate_size", 5120)?,
+        int("num_attention_heads", 32)?,
+        int("head_dim", 64)?,
+        int("num_mel_bins", 128)?,
+    );
+    let layers = u128::from(a.int(&["num_hidden_layers"], 1, MAX_LAYERS)?.unwrap_or(32));
+    let encoder = (3 * mels * d + d)
+        + (3 * d * d + d)
+        + layers * (4 * d * heads * hd + 2 * heads * hd + 3 * d * f + 4 * d)
+        + d;
+    let stacked = u128::from(cfg.int(&["downsample_factor"], 1, 64)?.unwrap_or(4));
+    let projector = d * stacked * h + h * h;
+    let layers_text = u128::from(spec.layers);
+    let extra = encoder + projector + ada * layers_text;
+    let total = u128::from(spec.total_params()) + extra;
+    if total > u128::from(MAX_TOTAL_PARAMS) {
+        return Err(InputError::new(
+            cfg.field("audio_config"),
+            format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
+        ));
+    }
+    spec.model_extra_params = spec.model_extra_params.saturating_add(extra as u64);
+    spec.name = "voxtral_realtime".to_string();
     Ok(spec)
 }

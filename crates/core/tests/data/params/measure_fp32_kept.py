@@ -46,13 +46,16 @@ for name in CONFIGS:
                 from transformers.models.step3p7.modeling_step3p7 import Step3p7TextModel
                 model = Step3p7TextModel._from_config(cfg, dtype=torch.bfloat16)
                 head = 0 if cfg.tie_word_embeddings else cfg.vocab_size * cfg.hidden_size
-            elif mt in ("voxtral", "qwen2_audio", "qwen3_asr", "glmasr", "granite_speech", "audioflamingo3"):
+            elif mt in ("voxtral", "qwen2_audio", "qwen3_asr", "glmasr", "granite_speech", "audioflamingo3",
+                        "musicflamingo", "voxtral_realtime"):
                 cls = {"voxtral": "VoxtralForConditionalGeneration",
                        "qwen2_audio": "Qwen2AudioForConditionalGeneration",
                        "qwen3_asr": "Qwen3ASRForConditionalGeneration",
                        "glmasr": "GlmAsrForConditionalGeneration",
                        "granite_speech": "GraniteSpeechForConditionalGeneration",
-                       "audioflamingo3": "AudioFlamingo3ForConditionalGeneration"}[mt]
+                       "audioflamingo3": "AudioFlamingo3ForConditionalGeneration",
+                       "musicflamingo": "MusicFlamingoForConditionalGeneration",
+                       "voxtral_realtime": "VoxtralRealtimeForConditionalGeneration"}[mt]
                 model = getattr(transformers, cls)._from_config(cfg, dtype=torch.bfloat16)
                 head = 0
             else:

@@ -2110,3 +2110,32 @@ VARIANTS["audioflamingo3"] = [
      "audio_config": {"model_type": "audioflamingo3_encoder", "num_mel_bins": 128, "num_hidden_layers": 4, "num_attention_heads": 5, "intermediate_size": 320, "hidden_size": 80, "max_source_positions": 200},
      "projector_bias": True, "projector_hidden_act": "relu"},
 ]
+
+# Music Flamingo (Audio Flamingo 3's modules) and Voxtral Realtime (a streaming encoder, adaptive norms)
+VARIANTS["musicflamingo"] = [
+    {},
+    {"audio_config": {"model_type": "audioflamingo3_encoder", "hidden_size": 64, "intermediate_size": 160, "num_hidden_layers": 2, "num_attention_heads": 4, "num_mel_bins": 16, "max_source_positions": 30},
+     "text_config": {"model_type": "qwen2", "hidden_size": 96, "intermediate_size": 200, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 500}},
+    {"projector_bias": False,
+     "audio_config": {"model_type": "audioflamingo3_encoder", "hidden_size": 48, "intermediate_size": 100, "num_hidden_layers": 3, "num_attention_heads": 3, "num_mel_bins": 20, "max_source_positions": 50},
+     "text_config": {"model_type": "qwen2", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 300, "tie_word_embeddings": True}},
+    {"tie_word_embeddings": True,
+     "audio_config": {"model_type": "audioflamingo3_encoder", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2, "num_mel_bins": 8, "max_source_positions": 10},
+     "text_config": {"model_type": "qwen2", "hidden_size": 80, "intermediate_size": 96, "num_hidden_layers": 3, "num_attention_heads": 5, "num_key_value_heads": 1, "vocab_size": 700}},
+    {"audio_config": {"model_type": "audioflamingo3_encoder", "hidden_size": 40, "intermediate_size": 72, "num_hidden_layers": 2, "num_attention_heads": 5, "num_mel_bins": 12, "max_source_positions": 25},
+     "text_config": {"model_type": "qwen2", "hidden_size": 40, "intermediate_size": 88, "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 2, "vocab_size": 111}},
+]
+VARIANTS["voxtral_realtime"] = [
+    {},
+    {"audio_config": {"hidden_size": 64, "intermediate_size": 160, "num_hidden_layers": 2, "num_attention_heads": 4, "head_dim": 16, "num_mel_bins": 16},
+     "text_config": {"hidden_size": 96, "intermediate_size": 200, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 24, "vocab_size": 500}},
+    {"tie_word_embeddings": False, "downsample_factor": 2,
+     "audio_config": {"hidden_size": 48, "intermediate_size": 100, "num_hidden_layers": 3, "num_attention_heads": 3, "head_dim": 20, "num_mel_bins": 20},
+     "text_config": {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 32, "vocab_size": 300}},
+    {"downsample_factor": 3,
+     "audio_config": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2, "head_dim": 8, "num_mel_bins": 8},
+     "text_config": {"hidden_size": 80, "intermediate_size": 96, "num_hidden_layers": 3, "num_attention_heads": 5, "num_key_value_heads": 1, "head_dim": 16, "vocab_size": 700, "tie_word_embeddings": False}},
+    {"tie_word_embeddings": False,
+     "audio_config": {"hidden_size": 40, "intermediate_size": 72, "num_hidden_layers": 2, "num_attention_heads": 5, "head_dim": 8, "num_mel_bins": 12},
+     "text_config": {"hidden_size": 40, "intermediate_size": 88, "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 20, "vocab_size": 111, "tie_word_embeddings": True}},
+]
