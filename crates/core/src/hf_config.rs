@@ -72,6 +72,7 @@ mod towers;
 mod unlimited_ocr;
 mod video_llama3;
 mod vlm;
+mod vq_vlm;
 mod zamba2;
 
 use serde_json::{Map, Value};
@@ -368,7 +369,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 61] = [
+const WRAPPERS_2026: [&str; 63] = [
+    "chameleon",
+    "emu3",
     "musicflamingo",
     "voxtral_realtime",
     "audioflamingo3",
@@ -446,6 +449,8 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "fast_vlm" => fast_vlm::import_fast_vlm(cfg, text_or(Arch::Qwen2, "qwen2")),
         "got_ocr2" => got_ocr2::import_got_ocr2(cfg, text_or(Arch::Qwen2, "qwen2")),
         "granite_speech" => audio_lm::import_granite_speech(cfg, |t| import(t, t.defaults)),
+        "chameleon" => vq_vlm::import_chameleon(cfg, |t| import(t, t.defaults)),
+        "emu3" => vq_vlm::import_emu3(cfg, |t| import(t, t.defaults)),
         "voxtral_realtime" => audio_lm::import_voxtral_realtime(cfg, |t| import(t, t.defaults)),
         "voxtral" | "qwen2_audio" | "audioflamingo3" | "musicflamingo" => {
             audio_lm::import_audio_lm(cfg, model_type, |t| import(t, t.defaults))

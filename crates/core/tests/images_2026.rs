@@ -1,4 +1,4 @@
-//! The 2026 VLMs whose images became inputs (DeepSeek-OCR 2, Unlimited-OCR, GOT-OCR 2.0, Ovis2, FastVLM, BLIP-2, InstructBLIP, Nemotron-H
+//! The 2026 VLMs whose images became inputs (DeepSeek-OCR 2, Unlimited-OCR, GOT-OCR 2.0, Chameleon, Emu3, Ovis2, FastVLM, BLIP-2, InstructBLIP, Nemotron-H
 //! Omni, Molmo2, Muse Glimmer and Spark, Inkling 2): an image reaches the
 //! language model's sequence as its processor's tokens, and the tower's
 //! activations grow with the image.
@@ -11,7 +11,9 @@ use vramfit_core::scenario::{Method, ModelSource, Scenario, TaskKind};
 use vramfit_core::vision::sample_images;
 use vramfit_core::Part;
 
-const CONFIGS: [&str; 12] = [
+const CONFIGS: [&str; 14] = [
+    "variants_2026/chameleon__0.json",
+    "variants_2026/emu3__0.json",
     "variants_2026/got_ocr2__0.json",
     "variants_2026/blip-2__0.json",
     "variants_2026/instructblip__3.json",
@@ -101,5 +103,43 @@ fn a_share_link_carries_the_rule_and_the_tower() {
         assert_eq!(back.image_rule, Some(rule), "{config}");
         assert_eq!(back.vision, spec.vision, "{config}");
         assert_eq!(back.total_params(), spec.total_params(), "{config}");
+    }
+}
+
+/// Emu3's processor (`Emu3ImageProcessor` and `Emu3Processor`, transformers
+/// 5.24, run on synthetic images): `smart_resize` at 8 px cells within 512²
+/// to 1024² px, a code a cell and an end-of-line token a row; Chameleon's
+/// every image a 512 px square of 1,024 codes between two markers.
+#[test]
+fn emu3_and_chameleon_count_as_their_processors() {
+    let emu3 = import("variants_2026/emu3__0.json")
+        .image_rule
+        .expect("rule");
+    for ((w, h), lm) in [
+        ((64, 64), 4160),
+        ((512, 512), 4160),
+        ((640, 480), 4860),
+        ((1920, 1080), 16_416),
+        ((4032, 3024), 16_280),
+        ((300, 2000), 9750),
+    ] {
+        assert_eq!(
+            tokens(&emu3, w, h).expect("tokens").language_model_tokens,
+            lm,
+            "{w}x{h}"
+        );
+    }
+    // an aspect ratio of 400: refused, as the processor refuses it
+    assert!(tokens(&emu3, 10, 4000).is_err());
+    let chameleon = import("variants_2026/chameleon__0.json")
+        .image_rule
+        .expect("rule");
+    for (w, h) in [(1, 1), (1920, 1080), (10, 4000)] {
+        assert_eq!(
+            tokens(&chameleon, w, h)
+                .expect("tokens")
+                .language_model_tokens,
+            1026
+        );
     }
 }

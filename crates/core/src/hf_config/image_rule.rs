@@ -113,6 +113,8 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "ovis2"
         | "fast_vlm"
         | "got_ocr2"
+        | "chameleon"
+        | "emu3"
         | "blip-2"
         | "instructblip"
         | "nemotron_h_omni"
@@ -365,6 +367,7 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         "ovis2" => Ok(super::ovis2::image_rule(&cfg, &pre)),
         "fast_vlm" => super::fast_vlm::image_rule(&pre),
         "got_ocr2" => Ok(super::got_ocr2::image_rule(&cfg, &pre)),
+        "chameleon" | "emu3" => Ok(super::vq_vlm::image_rule(model_type)),
         "blip-2" | "instructblip" => Ok(super::blip2::image_rule(&cfg)),
         "nemotron_h_omni" => super::nemotron_h_omni::image_rule(&cfg, &pre),
         "molmo2" => super::molmo2::image_rule(&pre),

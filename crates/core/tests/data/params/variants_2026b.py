@@ -2139,3 +2139,28 @@ VARIANTS["voxtral_realtime"] = [
      "audio_config": {"hidden_size": 40, "intermediate_size": 72, "num_hidden_layers": 2, "num_attention_heads": 5, "head_dim": 8, "num_mel_bins": 12},
      "text_config": {"hidden_size": 40, "intermediate_size": 88, "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 20, "vocab_size": 111, "tie_word_embeddings": True}},
 ]
+
+# Chameleon and Emu3: images as VQ-VAE codes (the VQ-VAE part of the model); both classes need a
+# `vocabulary_map` holding "<image>" to build (no parameters), merged into every variant below
+VARIANTS["chameleon"] = [
+    {},
+    {"vocab_size": 1000, "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2, "attention_bias": True, "mlp_bias": True, "tie_word_embeddings": True, "swin_norm": True,
+     "vq_config": {"embed_dim": 16, "num_embeddings": 100, "latent_channels": 32, "resolution": 64, "base_channels": 32, "channel_multiplier": [1, 2, 2], "num_res_blocks": 1, "attn_resolutions": [32, 16]}},
+    {"vocab_size": 777, "hidden_size": 192, "intermediate_size": 300, "num_hidden_layers": 3, "num_attention_heads": 6, "num_key_value_heads": 6,
+     "vq_config": {"embed_dim": 8, "num_embeddings": 64, "latent_channels": 64, "double_latent": True, "resolution": 128, "in_channels": 4, "base_channels": 64, "channel_multiplier": [1, 1, 2, 4], "num_res_blocks": 3, "attn_resolutions": [16], "attn_type": "none"}},
+    {"vocab_size": 512, "hidden_size": 128, "intermediate_size": 256, "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 1,
+     "vq_config": {"embed_dim": 32, "num_embeddings": 256, "latent_channels": 32, "resolution": 32, "base_channels": 32, "channel_multiplier": [2, 4], "num_res_blocks": 2, "attn_resolutions": [32, 16]}},
+]
+VARIANTS["emu3"] = [
+    {},
+    {"tie_word_embeddings": True,
+     "text_config": {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "vocab_size": 1000, "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2},
+     "vq_config": {"codebook_size": 100, "embed_dim": 8, "latent_channels": 8, "base_channels": 32, "channel_multiplier": [1, 2, 2], "num_res_blocks": 1, "attn_resolutions": [2], "hidden_size": 64, "num_attention_heads": 2, "temporal_downsample_factor": 2}},
+    {"text_config": {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "vocab_size": 777, "hidden_size": 192, "intermediate_size": 300, "num_hidden_layers": 3, "num_attention_heads": 6, "num_key_value_heads": 3, "head_dim": 48},
+     "vq_config": {"codebook_size": 64, "embed_dim": 4, "latent_channels": 16, "double_latent": True, "in_channels": 4, "out_channels": 5, "base_channels": 64, "channel_multiplier": [1, 1, 2, 4], "num_res_blocks": 3, "attn_resolutions": [0, 3], "hidden_size": 256, "num_attention_heads": 4, "temporal_downsample_factor": 8}},
+    {"text_config": {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "vocab_size": 512, "hidden_size": 128, "intermediate_size": 256, "num_hidden_layers": 1, "num_attention_heads": 4, "num_key_value_heads": 4},
+     "vq_config": {"codebook_size": 256, "embed_dim": 16, "latent_channels": 4, "base_channels": 32, "channel_multiplier": [2, 4], "num_res_blocks": 2, "attn_resolutions": [], "hidden_size": 128, "num_attention_heads": 1, "temporal_downsample_factor": 1}},
+]
+for _k in ("chameleon", "emu3"):
+    VARIANTS[_k] = [dict(v, vocabulary_map={"<image>": 3}) for v in VARIANTS[_k]]
+WRAPPERS |= {"chameleon", "emu3"}
