@@ -12,8 +12,8 @@
 use serde_json::Map;
 
 use super::reader::Cfg;
-use crate::error::{InputError, Result};
-use crate::model::{ModelSpec, MAX_DIM, MAX_LAYERS, MAX_POSITION, MAX_TOTAL_PARAMS};
+use crate::error::Result;
+use crate::model::{ModelSpec, MAX_DIM, MAX_LAYERS, MAX_POSITION};
 
 /// A Whisper encoder's parameters (`audio_config`) and its width and MLP
 /// width; `defaults`: (width, MLP, layers, mel bins, positions).
@@ -85,14 +85,7 @@ pub(super) fn import_audio_lm(
         d * h + h
     };
     let extra = encoder + projector;
-    let total = u128::from(spec.total_params()) + extra;
-    if total > u128::from(MAX_TOTAL_PARAMS) {
-        return Err(InputError::new(
-            cfg.field("audio_config"),
-            format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
-        ));
-    }
-    spec.model_extra_params = spec.model_extra_params.saturating_add(extra as u64);
+    super::vlm::add_extra_params(cfg, &mut spec, extra, "audio_config")?;
     spec.fp32_params = spec.fp32_params.saturating_add(fp32 as u64);
     spec.name = model_type.to_string();
     Ok(spec)
@@ -114,23 +107,14 @@ pub(super) fn import_asr(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     let qwen = model_type == "qwen3_asr";
-    let defaults: Map<String, serde_json::Value> = serde_json::from_str(if qwen {
+    let defaults = if qwen {
         r#"{"model_type":"qwen3","vocab_size":151936,"hidden_size":2048,"intermediate_size":6144,
         "num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":128}"#
     } else {
         r#"{"model_type":"llama","vocab_size":59264,"hidden_size":2048,"intermediate_size":6144,
         "num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":4,"head_dim":128}"#
-    })
-    .unwrap_or_default();
-    let mut map = match cfg.obj.get("text_config") {
-        Some(serde_json::Value::Object(t)) => t.clone(),
-        _ => defaults.clone(),
     };
-    if !qwen {
-        for (key, value) in &defaults {
-            map.entry(key.clone()).or_insert_with(|| value.clone());
-        }
-    }
+    let map = cfg.object_over_defaults("text_config", defaults, !qwen)?;
     let mut text = Cfg::new(&map, "text_config.");
     text.defaults = super::reader::Defaults::Class(if qwen { "qwen3" } else { "llama" });
     let mut spec = import_text(&text)?;
@@ -175,14 +159,7 @@ pub(super) fn import_asr(
         (encoder, inter * 2 * h + 2 * h + 2 * h * h + h)
     };
     let extra = encoder + projector;
-    let total = u128::from(spec.total_params()) + extra;
-    if total > u128::from(MAX_TOTAL_PARAMS) {
-        return Err(InputError::new(
-            cfg.field("audio_config"),
-            format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
-        ));
-    }
-    spec.model_extra_params = spec.model_extra_params.saturating_add(extra as u64);
+    super::vlm::add_extra_params(cfg, &mut spec, extra, "audio_config")?;
     spec.name = model_type.to_string();
     Ok(spec)
 }
@@ -249,14 +226,7 @@ pub(super) fn import_granite_speech(
         + qh * t
         + t;
     let extra = encoder + projector;
-    let total = u128::from(spec.total_params()) + extra;
-    if total > u128::from(MAX_TOTAL_PARAMS) {
-        return Err(InputError::new(
-            cfg.field("encoder_config"),
-            format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
-        ));
-    }
-    spec.model_extra_params = spec.model_extra_params.saturating_add(extra as u64);
+    super::vlm::add_extra_params(cfg, &mut spec, extra, "encoder_config")?;
     spec.name = "granite_speech".to_string();
     Ok(spec)
 }
@@ -273,18 +243,14 @@ pub(super) fn import_voxtral_realtime(
     cfg: &Cfg,
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
-    let mut map: Map<String, serde_json::Value> = serde_json::from_str(
-        r#"{"model_type":"mistral","vocab_size":131072,"hidden_size":3072,"intermediate_size":9216,
+    let mut map = cfg.object_over_defaults(
+        "text_config",
+        r#"{"vocab_size":131072,"hidden_size":3072,"intermediate_size":9216,
         "num_hidden_layers":26,"num_attention_heads":32,"num_key_value_heads":8,"head_dim":128}"#,
-    )
-    .unwrap_or_default();
-    if let Some(serde_json::Value::Object(t)) = cfg.obj.get("text_config") {
-        for (key, value) in t {
-            if key != "model_type" {
-                map.insert(key.clone(), value.clone());
-            }
-        }
-    }
+        true,
+    )?;
+    // its own text class: Mistral's layers
+    map.insert("model_type".into(), "mistral".into());
     let mut text = Cfg::new(&map, "text_config.");
     text.defaults = super::reader::Defaults::Class("mistral");
     let mut spec = import_text(&text)?;
@@ -313,14 +279,7 @@ pub(super) fn import_voxtral_realtime(
     let projector = d * stacked * h + h * h;
     let layers_text = u128::from(spec.layers);
     let extra = encoder + projector + ada * layers_text;
-    let total = u128::from(spec.total_params()) + extra;
-    if total > u128::from(MAX_TOTAL_PARAMS) {
-        return Err(InputError::new(
-            cfg.field("audio_config"),
-            format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
-        ));
-    }
-    spec.model_extra_params = spec.model_extra_params.saturating_add(extra as u64);
+    super::vlm::add_extra_params(cfg, &mut spec, extra, "audio_config")?;
     spec.name = "voxtral_realtime".to_string();
     Ok(spec)
 }

@@ -21,15 +21,13 @@ pub(super) fn import_fast_vlm(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     // FastVlmConfig's text default: Qwen2-7B's shape
-    let seven_b: Map<String, Value> = serde_json::from_str(
+    let seven_b = cfg.object_over_defaults(
+        "text_config",
         r#"{"model_type":"qwen2","hidden_size":3584,"vocab_size":152128,"intermediate_size":18944,
         "num_attention_heads":28,"num_key_value_heads":4,"num_hidden_layers":28}"#,
-    )
-    .unwrap_or_default();
-    let text = match cfg.object("text_config")? {
-        Some(t) => t,
-        None => Cfg::new(&seven_b, "text_config."),
-    };
+        false,
+    )?;
+    let text = Cfg::new(&seven_b, "text_config.");
     let mut spec = import_text(&text)?;
     spec.tied_embeddings =
         cfg.flag("tie_word_embeddings", false)? || text.flag("tie_word_embeddings", false)?;

@@ -20,15 +20,13 @@ pub(super) fn import_got_ocr2(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     // GotOcr2Config's text default
-    let small: Map<String, Value> = serde_json::from_str(
+    let small = cfg.object_over_defaults(
+        "text_config",
         r#"{"model_type":"qwen2","vocab_size":151860,"hidden_size":1024,"intermediate_size":2816,
         "num_hidden_layers":24,"num_attention_heads":16,"num_key_value_heads":16}"#,
-    )
-    .unwrap_or_default();
-    let text = match cfg.object("text_config")? {
-        Some(t) => t,
-        None => Cfg::new(&small, "text_config."),
-    };
+        false,
+    )?;
+    let text = Cfg::new(&small, "text_config.");
     let mut spec = import_text(&text)?;
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
     let t = u128::from(spec.hidden);

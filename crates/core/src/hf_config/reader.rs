@@ -421,6 +421,32 @@ impl<'a> Cfg<'a> {
         Ok(text)
     }
 
+    /// The nested object at `key` over a wrapper's own defaults for it
+    /// (`defaults`, the JSON its config class builds when the key is
+    /// absent): an absent or null one is the defaults; a given one replaces
+    /// them whole, or, with `merge`, fills in only the keys it lacks (as
+    /// each config class does with a dict).
+    pub(super) fn object_over_defaults(
+        &self,
+        key: &str,
+        defaults: &str,
+        merge: bool,
+    ) -> Result<Map<String, Value>> {
+        let mut base: Map<String, Value> = serde_json::from_str(defaults).unwrap_or_default();
+        match self.obj.get(key) {
+            None | Some(Value::Null) => Ok(base),
+            Some(Value::Object(given)) if merge => {
+                base.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+                Ok(base)
+            }
+            Some(Value::Object(given)) => Ok(given.clone()),
+            Some(other) => Err(InputError::new(
+                self.field(key),
+                format!("expected an object, got {other}"),
+            )),
+        }
+    }
+
     /// The nested object at `key` that a `kind` config must carry
     /// (`text_config`, `vision_config`), or an error naming it.
     pub(super) fn required_object(&self, key: &str, kind: &str) -> Result<Cfg<'a>> {

@@ -237,6 +237,29 @@ pub(super) fn qwen2_5_vision(v: &Cfg, kv_default: Option<u64>) -> Result<(Vision
     Ok((shape, narrow(merger, "vision_config")?))
 }
 
+/// Counts `extra` parameters beside the language model (an audio encoder
+/// and projector, a VQ-VAE) in `model_extra_params`; an error naming
+/// `field` when the whole passes the limit.
+pub(super) fn add_extra_params(
+    cfg: &Cfg,
+    spec: &mut ModelSpec,
+    extra: u128,
+    field: &str,
+) -> Result<()> {
+    let total = u128::from(spec.total_params()) + extra;
+    if total > u128::from(crate::model::MAX_TOTAL_PARAMS) {
+        return Err(InputError::new(
+            cfg.field(field),
+            format!(
+                "gives {total} parameters, more than {}",
+                crate::model::MAX_TOTAL_PARAMS
+            ),
+        ));
+    }
+    spec.model_extra_params = spec.model_extra_params.saturating_add(extra as u64);
+    Ok(())
+}
+
 pub(super) fn narrow(n: u128, field: &str) -> Result<u64> {
     u64::try_from(n)
         .ok()

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::reader::Cfg;
 use crate::error::{InputError, Result};
-use crate::model::{ModelSpec, MAX_DIM, MAX_TOTAL_PARAMS};
+use crate::model::{ModelSpec, MAX_DIM};
 
 fn conv(ci: u128, co: u128, k: u128) -> u128 {
     ci * co * k * k + co
@@ -196,24 +196,15 @@ pub(super) fn import_emu3(
     import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
 ) -> Result<ModelSpec> {
     let empty = Map::new();
-    // `Emu3TextConfig` (`emu3_text_model`): Llama's layers
-    let mut map = match cfg.obj.get("text_config") {
-        Some(Value::Object(t)) => t.clone(),
-        _ => Map::new(),
-    };
+    // `Emu3TextConfig` (`emu3_text_model`): Llama's layers, its own
+    // defaults where the config is silent
+    let mut map = cfg.object_over_defaults(
+        "text_config",
+        r#"{"vocab_size":184622,"hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,
+        "num_attention_heads":32,"num_key_value_heads":8,"max_position_embeddings":9216}"#,
+        true,
+    )?;
     map.insert("model_type".into(), "llama".into());
-    // `Emu3TextConfig`'s own defaults where the config is silent
-    for (key, value) in [
-        ("vocab_size", 184_622u64),
-        ("hidden_size", 4096),
-        ("intermediate_size", 14_336),
-        ("num_hidden_layers", 32),
-        ("num_attention_heads", 32),
-        ("num_key_value_heads", 8),
-        ("max_position_embeddings", 9216),
-    ] {
-        map.entry(key).or_insert_with(|| value.into());
-    }
     let mut text = Cfg::new(&map, "text_config.");
     text.defaults = super::reader::Defaults::Class("llama");
     let mut spec = import_text(&text)?;
@@ -234,14 +225,6 @@ fn finish(
     (extra, vq, q): (u128, u128, &Vq),
     name: &str,
 ) -> Result<ModelSpec> {
-    let total = u128::from(spec.total_params()) + extra + vq;
-    if total > u128::from(MAX_TOTAL_PARAMS) {
-        return Err(InputError::new(
-            cfg.field("vq_config"),
-            format!("gives {total} parameters, more than {MAX_TOTAL_PARAMS}"),
-        ));
-    }
-    spec.model_extra_params = spec.model_extra_params.saturating_add(extra as u64);
     let widest = q.base * q.multipliers.iter().copied().max().unwrap_or(1);
     let blocks = (q.blocks * q.multipliers.len() as u128) as u64;
     let (image, cell) = if name == "chameleon" {
@@ -252,6 +235,7 @@ fn finish(
     let shape =
         super::vlm::tower_shape(widest as u64, blocks.max(1), 1, widest as u64, image, cell);
     spec.vision = Some(super::vlm::counted(shape, vq, 0)?);
+    super::vlm::add_extra_params(cfg, &mut spec, extra, "vq_config")?;
     spec.name = name.to_string();
     Ok(spec)
 }

@@ -78,7 +78,7 @@ pub(super) fn tokens(
         return Err(InputError::new(
             "image",
             format!(
-                "{width}x{height} is too thin for DeepSeek-OCR 2's processor: its short side scales to 0 px in the {} px view",
+                "{width}x{height} is too thin for the processor's global view: its short side scales to 0 px in the {} px square",
                 v.base
             ),
         ));
