@@ -65,6 +65,7 @@ mod pyjson;
 mod qwen4_exp;
 mod qwen_omni;
 mod reader;
+mod recurrent_gemma;
 mod shuffle;
 mod siglip;
 mod step3p7;

@@ -889,7 +889,22 @@ fn kv_cache(r: &Resolved, per_token: u128, per_token_formula: &str) -> (u128, St
                     format!(" + {batch} × {formula}"),
                 )
             }
-            None => (context.to_string(), String::new()),
+            None => match windowed_tokens(r, per_token, context) {
+                Ok(tokens) => (tokens, String::new()),
+                Err(mixed) => {
+                    let bytes = kv_cache_bytes(
+                        r.spec,
+                        &r.shards,
+                        (per_token, kv_dtype(r)),
+                        batch,
+                        (context, inf.prompt_len as u128),
+                    );
+                    return (
+                        bytes,
+                        format!("{batch} × {mixed} ({per_token} B/token: {per_token_formula})"),
+                    );
+                }
+            },
         };
     (
         kv_cache_bytes(
@@ -903,6 +918,30 @@ fn kv_cache(r: &Resolved, per_token: u128, per_token_formula: &str) -> (u128, St
             "{batch} × {tokens} tokens × {per_token} B/token ({per_token_formula}){compressed}"
         ),
     )
+}
+
+/// The tokens a sequence caches, as text: the context, or with sliding
+/// layers their window beside it (`window − 1` tokens, and the prompt too
+/// where the layers keep it).
+/// `Err` holds the bytes per sequence of a model with both kinds of layer.
+fn windowed_tokens(r: &Resolved, per_token: u128, context: u128) -> Result<String, String> {
+    let (full, sliding) = r.shards.kv_split(r.spec, per_token);
+    let Some(w) = r.spec.sliding_window.as_ref().filter(|_| sliding > 0) else {
+        return Ok(context.to_string());
+    };
+    let kept = if w.keeps_prompt {
+        format!(" + {}", r.inference.prompt_len)
+    } else {
+        String::new()
+    };
+    let window = format!(
+        "min({context}, {}{kept})",
+        w.window.saturating_sub(1).max(1)
+    );
+    if full == 0 {
+        return Ok(window);
+    }
+    Err(format!("({full} B × {context} + {sliding} B × {window})"))
 }
 
 /// The cache's dtype: the scenario's, else the compute dtype.

@@ -280,6 +280,11 @@ pub enum RecurrentKind {
     /// keys and values, separate q/k/v projections, low-rank forget and
     /// output gates (hidden → `state` → `inner`).
     KimiDelta,
+    /// RecurrentGemma's (Griffin's) recurrent block: a GELU branch times a
+    /// causal convolution into the RG-LRU, a gated linear recurrence with
+    /// one state per channel over `inner` = `lru_width` channels; its gates
+    /// are block-diagonal over `heads` blocks.
+    RgLru,
 }
 
 /// Layers whose token mixer is recurrent (see [`RecurrentKind`]).
@@ -892,7 +897,7 @@ impl Recurrent {
         match (self.kind, self.chunk) {
             // fla's chunk_kda and transformers' fallback also work in 64
             (RecurrentKind::GatedDeltaNet | RecurrentKind::KimiDelta, _) => 64,
-            (RecurrentKind::Mamba | RecurrentKind::ShortConv, _) => 1,
+            (RecurrentKind::Mamba | RecurrentKind::ShortConv | RecurrentKind::RgLru, _) => 1,
             (_, 0) => 256,
             (_, n) => n,
         }
@@ -914,6 +919,7 @@ impl Recurrent {
                 | RecurrentKind::GatedDeltaNet
                 | RecurrentKind::Lightning
                 | RecurrentKind::KimiDelta
+                | RecurrentKind::RgLru
         );
         if needs_heads && (self.heads == 0 || !self.inner.is_multiple_of(self.heads)) {
             return Err(InputError::new(

@@ -40,6 +40,9 @@ pub fn state_elements(r: &Recurrent) -> (u128, u128) {
         }
         RecurrentKind::ShortConv => (inner * kernel, 0),
         RecurrentKind::Lightning => (0, inner / heads * inner),
+        // `RecurrentGemmaRecurrentBlock` keeps the convolution's last
+        // `conv1d_width - 1` inputs and the RG-LRU one value per channel
+        RecurrentKind::RgLru => (inner * kernel.saturating_sub(1), inner),
     }
 }
 
@@ -93,6 +96,9 @@ fn recurrent_bytes(
             | RecurrentKind::GatedDeltaNet
             // `KimiDeltaAttention` casts its state to fp32 before caching it
             | RecurrentKind::KimiDelta
+            // `_rnn_scan` accumulates in `acc_dtype=torch.float32` and the
+            // layer keeps that state as it is
+            | RecurrentKind::RgLru
     ) && matches!(engine, Engine::Transformers | Engine::Litgpt);
     let state_b = if fp32_in_torch || r.state_fp32 { 4 } else { b };
     // Tensor parallelism splits the channels (and heads) of every state.
@@ -135,6 +141,7 @@ impl RecurrentKind {
             RecurrentKind::ShortConv => "short-conv",
             RecurrentKind::Lightning => "lightning-attention",
             RecurrentKind::KimiDelta => "Kimi Delta Attention",
+            RecurrentKind::RgLru => "RG-LRU",
         }
     }
 }

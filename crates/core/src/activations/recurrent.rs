@@ -137,7 +137,8 @@ fn norm_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, count: u128) {
         format!("{count} norms × (4·t·h + 4·t)"),
     );
     let (bytes, weight) = match spec.arch {
-        Arch::Qwen3Next => (4, 4 * h),
+        // RecurrentGemmaRMSNorm is Gemma's: `output * (1.0 + self.weight.float())`
+        Arch::Qwen3Next | Arch::Gemma => (4, 4 * h),
         Arch::NemotronH => (4, if half { 4 * h } else { 0 }),
         // OlmoHybridRMSNorm (OLMo-2's): `(self.weight * hidden).to(input_dtype)`
         // multiplies in fp32, so the normalized tensor is kept in fp32 and
@@ -197,6 +198,7 @@ pub fn mixer_terms(l: &LayerShape, rec: &Recurrent, kernels: MixerKernels) -> Ve
         RecurrentKind::KimiDelta => delta::kda_torch(&mut t, d, rec),
         RecurrentKind::ShortConv => short_conv(&mut t, d, rec, fused),
         RecurrentKind::Lightning => lightning(&mut t, d, rec),
+        RecurrentKind::RgLru => rg_lru(&mut t, d, rec),
     }
     t.0
 }
@@ -313,5 +315,48 @@ fn lightning(t: &mut Terms, d: Dims, rec: &Recurrent) {
         "gate, sigmoid(gate)·norm",
         gated * big_b * d.t * ad,
         format!("{gated}·{big_b}·t·{ad} (norm output, sigmoid, out_proj input)"),
+    );
+}
+
+/// RecurrentGemma's `RecurrentGemmaRecurrentBlock` (PyTorch only): a GELU
+/// branch (its input and output kept), `linear_x` into a depthwise
+/// convolution (its input kept, frozen or not; the output padded to
+/// s + K − 1 by `padding=K−1`, kept by the input gate's product), the
+/// RG-LRU's block-diagonal gates (their input a contiguous copy at b > 1,
+/// a view of the convolution's output at b = 1; kept for the gate weights),
+/// both sigmoids, `exp` of the log gate and of its double, the bounded
+/// square root's input, the gated input and its multiplier, two reset masks
+/// (`position_ids == 0`, batch 1), then `_rnn_scan`'s loop over the tokens
+/// in fp32: each step keeps its state and, from the second step, the gate's
+/// fp32 slice (a new tensor in 16 bits, a view of the gate in fp32), and
+/// the product of the branches with `linear_out`'s input.
+/// Measured: `tests/data/recurrent_acts/` (`recurrent_gemma`, trained and frozen).
+fn rg_lru(t: &mut Terms, d: Dims, rec: &Recurrent) {
+    let (big_b, b, s, w) = (d.big_b, d.b, d.s, rec.inner);
+    let k = rec.conv_kernel;
+    // the `-8·gate` factor is kept for the recurrence parameter's gradient,
+    // `linear_out`'s input for its weight, the gates' input copy for theirs
+    let copies = 11 + u64::from(d.params) + u64::from(d.linears) + u64::from(d.linears && b > 1);
+    t.push64(
+        "RG-LRU gates and branches",
+        copies * big_b * d.t * w,
+        format!("{copies}·{big_b}·t·{w}"),
+    );
+    t.push64(
+        "conv output (padded), softplus(a), resets",
+        big_b * b * w * (s + k.saturating_sub(1)) + big_b * w + 2 * s,
+        format!("{big_b}·b·{w}·(s + {k} − 1) + {big_b}·{w} + 2·s"),
+    );
+    // fp32: the gate (one t-sized tensor) and s states; 16 bits: s states
+    // and s − 1 fp32 gate slices
+    let (steps, text) = if d.half {
+        ((2 * s).saturating_sub(1), "(2·s − 1)")
+    } else {
+        (2 * s, "2·s")
+    };
+    t.push64(
+        "RG-LRU scan (fp32)",
+        4 * b * w * steps,
+        format!("4·b·{w}·{text}"),
     );
 }

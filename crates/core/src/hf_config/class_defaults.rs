@@ -267,6 +267,7 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         "blip_2_qformer",
         &[
             ("cross_attention_frequency", 2),
+            ("encoder_hidden_size", 1408),
             ("hidden_size", 768),
             ("intermediate_size", 3072),
             ("max_position_embeddings", 512),
@@ -1885,6 +1886,7 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("num_attention_heads", 16),
             ("num_channels", 3),
             ("num_hidden_layers", 24),
+            ("num_image_tokens", 576),
             ("patch_size", 16),
             ("projection_dim", 2048),
             ("use_qk_norm", 0),
@@ -2139,7 +2141,11 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
     ),
     (
         "llava",
-        &[("multimodal_projector_bias", 1), ("tie_word_embeddings", 0)],
+        &[
+            ("image_seq_length", 576),
+            ("multimodal_projector_bias", 1),
+            ("tie_word_embeddings", 0),
+        ],
     ),
     (
         "longcat_flash",
@@ -3074,6 +3080,21 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("patch_size", 16),
             ("spatial_merge_size", 2),
             ("temporal_patch_size", 2),
+        ],
+    ),
+    (
+        "recurrent_gemma",
+        &[
+            ("attention_bias", 0),
+            ("attention_window_size", 2048),
+            ("conv1d_width", 4),
+            ("hidden_size", 2560),
+            ("intermediate_size", 7680),
+            ("num_attention_heads", 10),
+            ("num_hidden_layers", 26),
+            ("sliding_window", 2048),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 256000),
         ],
     ),
     (

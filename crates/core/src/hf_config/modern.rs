@@ -209,6 +209,9 @@ pub(super) fn complete(
         spec.out_bias = bias;
         spec.mlp_bias = Some(false);
     }
+    if model_type == "recurrent_gemma" {
+        super::recurrent_gemma::recurrent_gemma(cfg, spec)?;
+    }
     variant_layers(cfg, model_type, spec)?;
     moe_layouts::complete_borrowed(cfg, model_type, spec)?;
     complete_2026(cfg, model_type, spec)?;

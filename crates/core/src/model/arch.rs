@@ -268,7 +268,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
         ],
         &["qwen3_moe"],
     ),
-    names(Arch::Gemma, &["gemma"], &["gemma"]),
+    names(Arch::Gemma, &["gemma", "recurrent_gemma"], &["gemma"]),
     names(Arch::Gemma2, &["gemma2", "vaultgemma"], &["gemma2"]),
     names(
         Arch::Gemma3,

@@ -391,6 +391,16 @@ impl<'a> Dims<'a> {
                 layer.mixer = h * 3 * inner + inner * h;
                 layer.biases = inner * kernel + conv_bias * (3 * inner + inner + h);
             }
+            RecurrentKind::RgLru => {
+                // linear_x, linear_y (h -> inner), linear_out (inner -> h);
+                // the input and recurrence gates are `heads` diagonal blocks
+                // of (inner/heads)² each
+                let block = inner / heads.max(1);
+                layer.mixer = 2 * h * inner + inner * h + 2 * inner * block;
+                // biases on all three linears and both gates (always), the
+                // depthwise conv with its bias, the recurrence's `a` param
+                layer.biases = inner * kernel + 6 * inner + h;
+            }
             RecurrentKind::Lightning => {
                 // qkv_proj, output_gate, out_proj; RMSNorm over heads·d
                 layer.mixer = h * 3 * inner + h * inner + inner * h;

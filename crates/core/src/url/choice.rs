@@ -127,6 +127,7 @@ choice!(RecurrentKind {
     ShortConv => "short_conv",
     Lightning => "lightning",
     KimiDelta => "kimi_delta",
+    RgLru => "rg_lru",
 });
 /// Architectures are keyed by the one architecture table (`model::arch`).
 impl Choice for Arch {

@@ -277,6 +277,12 @@ TINY = {
                                conv_kernel_size=3, n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
                                n_layers_per_attn_res_block=1, unpadded_vocab_size=120, loop_layer_index_start=1,
                                loop_layer_index_end=3, loop_num_passes=3, loop_gate_rank=4),
+    # added 2026-11-28 (thirtieth session): RecurrentGemma keeps its RG-LRU and convolution states on
+    # the recurrent blocks (`rg_lru.recurrent_states`, `conv1d_state`), its local attention's keys and
+    # values in a DynamicCache; lru_width apart from the hidden size, the blocks cycled
+    "recurrent_gemma": dict(num_hidden_layers=4, block_types=["recurrent", "attention", "recurrent"],
+                            lru_width=96, conv1d_width=3, attention_window_size=WINDOW,
+                            num_key_value_heads=1),
     "inkling_text": dict(num_hidden_layers=3, layer_types=["hybrid", "hybrid_sliding", "hybrid_sliding"],
                          num_attention_heads=4, num_key_value_heads=1, head_dim=12, swa_num_attention_heads=4,
                          swa_num_key_value_heads=2, swa_head_dim=6, sliding_window_size=5, d_rel=4, rel_extent=12,
@@ -318,7 +324,7 @@ def tiny_config(key):
     return AutoConfig.for_model(mt, **kw)
 
 
-RELEVANT = ("no_rope_layers", "kv_source_layers", "n_input_layers", "n_recurrent_layers", "n_output_layers", "n_recurrent_loops", "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+RELEVANT = ("block_types", "lru_width", "conv1d_width", "attention_window_size", "no_rope_layers", "kv_source_layers", "n_input_layers", "n_recurrent_layers", "n_output_layers", "n_recurrent_loops", "num_hidden_layers", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
             "layer_types", "layers_block_type", "sliding_window", "attention_chunk_size",
             "linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
             "linear_num_key_heads", "linear_num_value_heads", "state_size", "conv_kernel", "expand",
@@ -438,9 +444,28 @@ def retained_storage(cache):
     return total
 
 
+def module_states(model, layers):
+    """States a model keeps on its modules instead of in the cache object (RecurrentGemma's recurrent
+    blocks): plain tensor attributes of each decoder layer's submodules, neither parameters nor
+    buffers, added to that layer's entry."""
+    base = getattr(model, "model", None)
+    for i, block in enumerate(getattr(base, "layers", [])):
+        while len(layers) <= i:
+            layers.append({"index": len(layers), "kind": None, "cache_layer_class": None, "tensors": []})
+        for name, module in block.named_modules():
+            for attr, val in vars(module).items():
+                if isinstance(val, torch.Tensor) and not isinstance(val, torch.nn.Parameter):
+                    layers[i]["tensors"].append({"name": attr, "module": name, "shape": list(val.shape),
+                                                 "dtype": str(val.dtype).replace("torch.", ""),
+                                                 "bytes": val.numel() * val.element_size()})
+    return layers
+
+
 def record(mt, model, cfg, cache, dtype_name, batch, prompt_len, steps, impl="dynamic"):
     text = cfg.text_config if mt in WRAPPED else cfg
     layers = walk(cache, text)
+    if mt == "recurrent_gemma":
+        layers = module_states(model, layers)
     # windows are views that keep whole projections alive (see retained_storage): DeepSeek-V4's buffers, and
     # every sliding or chunked layer's keys and values right after a prefill
     extra = {"retained_storage_bytes": retained_storage(cache)}
@@ -466,13 +491,26 @@ def run(key, dtype_name, impl="dynamic"):
         kwargs = {}
         if impl == "static":
             kwargs["cache"] = StaticCache(config=cfg, max_cache_len=STATIC_MAX_LEN)
+        position = {}
+        if mt == "recurrent_gemma":
+            # its output carries no cache: build the one RecurrentGemmaModel.forward fills
+            model.model._setup_cache(cfg, batch, ids.device, DTYPES[dtype_name])
+            kwargs["cache"] = transformers.DynamicCache(config=cfg)
+            position = {"position_ids": torch.arange(prompt_len)[None].expand(batch, prompt_len)}
         with torch.no_grad():
-            out = model(input_ids=ids, use_cache=True, **kwargs)
-            cache = out.cache if hasattr(out, "cache") else out.past_key_values
+            out = model(input_ids=ids, use_cache=True, **kwargs, **position)
+            if mt != "recurrent_gemma":
+                cache = out.cache if hasattr(out, "cache") else out.past_key_values
+            else:
+                cache = kwargs["cache"]
             # walk now: decoding updates some states in place
             yield record(mt, model, cfg, cache, dtype_name, batch, prompt_len, 0, impl)
             for _ in range(DECODE_STEPS):
                 nxt = out.logits[:, -1:].argmax(-1)
+                if mt == "recurrent_gemma":
+                    pos = torch.full((batch, 1), prompt_len + _)
+                    out = model(input_ids=nxt, cache=cache, use_cache=True, position_ids=pos)
+                    continue
                 out = model(input_ids=nxt, cache=cache, use_cache=True)
                 cache = out.cache if hasattr(out, "cache") else out.past_key_values
             yield record(mt, model, cfg, cache, dtype_name, batch, prompt_len, DECODE_STEPS, impl)

@@ -2164,3 +2164,14 @@ VARIANTS["emu3"] = [
 for _k in ("chameleon", "emu3"):
     VARIANTS[_k] = [dict(v, vocabulary_map={"<image>": 3}) for v in VARIANTS[_k]]
 WRAPPERS |= {"chameleon", "emu3"}
+
+# RecurrentGemma (Griffin): RG-LRU blocks and local attention blocks cycling through `block_types`;
+# the RG-LRU `lru_width` apart from the hidden size, and an untied head (variant 3)
+VARIANTS["recurrent_gemma"] = [
+    {},
+    {"vocab_size": 1000, "hidden_size": 128, "intermediate_size": 384, "num_hidden_layers": 3, "num_attention_heads": 4, "attention_window_size": 8},
+    {"vocab_size": 777, "hidden_size": 96, "intermediate_size": 200, "num_hidden_layers": 5, "num_attention_heads": 4, "num_key_value_heads": 1, "lru_width": 160, "conv1d_width": 3, "attention_window_size": 16},
+    {"vocab_size": 512, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 4, "num_attention_heads": 2, "attention_bias": True, "block_types": ["recurrent", "attention"], "tie_word_embeddings": False, "attention_window_size": 6},
+    {"vocab_size": 640, "hidden_size": 160, "intermediate_size": 330, "num_hidden_layers": 7, "num_attention_heads": 5, "num_key_value_heads": 5, "lru_width": 320, "conv1d_width": 5, "attention_window_size": 10},
+    {"vocab_size": 300, "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 5, "num_attention_heads": 4, "block_types": ["attention", "recurrent", "recurrent", "recurrent"]},
+]

@@ -44,6 +44,7 @@ COMMON = dict(vocab_size=VOCAB, hidden_size=64, num_attention_heads=4, num_key_v
 DROP_COMMON = {  # config fields a family does not take
     "mamba": {"num_attention_heads", "num_key_value_heads", "head_dim", "max_position_embeddings"},
     "mamba2": {"num_attention_heads", "num_key_value_heads", "max_position_embeddings"},
+    "recurrent_gemma": {"head_dim", "max_position_embeddings"},
 }
 # (batch, seq): one chunk and several for the chunked scans (chunks of 16, 32 or 64 in the
 # grid, Gated DeltaNet's fixed 64), batches of 1 and 2 (some einsum / matmul operands are views at
@@ -144,6 +145,15 @@ GRID = {
              mlp_layer_types=["dense"] * 4, linear_num_heads=2, linear_head_dim=16, linear_conv_kernel_dim=3,
              q_lora_rank=24, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=16),
     ],
+    # added 2026-11-28 (thirtieth session): RecurrentGemma's RG-LRU (a Python loop over the
+    # tokens in fp32) beside local attention layers, lru_width apart from the hidden size
+    "recurrent_gemma": [
+        dict(num_hidden_layers=3, block_types=["recurrent", "recurrent", "attention"],
+             lru_width=64, conv1d_width=4, attention_window_size=16, intermediate_size=192),
+        dict(num_hidden_layers=3, block_types=["recurrent", "attention", "recurrent"],
+             lru_width=96, conv1d_width=3, attention_window_size=32, intermediate_size=128,
+             num_attention_heads=4, num_key_value_heads=1, attention_bias=True),
+    ],
     "minimax": [
         dict(num_hidden_layers=4, layer_types=["linear_attention"] * 3 + ["full_attention"],
              num_local_experts=2, num_experts_per_tok=1, block_size=16),
@@ -154,8 +164,9 @@ GRID = {
 }
 
 # Names of the child modules of a decoder layer, by role.
-MIXER_CLASSES = ("Mixer", "MambaLayer", "GatedDeltaNet", "ShortConv", "LightningAttention", "DeltaAttention")
-FFN_NAMES = ("feed_forward", "mlp", "block_sparse_moe", "shared_mlp")
+MIXER_CLASSES = ("Mixer", "MambaLayer", "GatedDeltaNet", "ShortConv", "LightningAttention", "DeltaAttention",
+                 "RecurrentBlock")
+FFN_NAMES = ("feed_forward", "mlp", "block_sparse_moe", "shared_mlp", "mlp_block")
 
 
 def decoder_layers(model):
