@@ -889,6 +889,7 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
             shared_intermediate: None,
             dense_layers: 0,
             router_bias: false,
+            latent: 0,
         }),
         // `num_experts` 0: every layer is dense (the decoder layer's
         // `config.num_experts > 0` test), the family's fallback.
@@ -921,6 +922,7 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
                 shared_intermediate: (shared > 0).then_some(shared),
                 dense_layers,
                 router_bias: false,
+                latent: 0,
             })
         }
         Arch::DeepseekV2 | Arch::DeepseekV3 => {
@@ -936,6 +938,7 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
                         .unwrap_or(0)
                         .min(spec.layers),
                     router_bias: false,
+                    latent: 0,
                 }),
                 None => None,
             }

@@ -154,6 +154,23 @@ pub struct Moe {
     /// `e_score_correction_bias` parameter).
     #[serde(default)]
     pub router_bias: bool,
+    /// The routed experts work in a narrower latent width, between a
+    /// down- and an up-projection of the hidden state (Nemotron-H's
+    /// `moe_latent_size`: `fc1_latent_proj`, `fc2_latent_proj`); 0: the
+    /// hidden width.
+    #[serde(default)]
+    pub latent: u64,
+}
+
+impl Moe {
+    /// The width the routed experts read and write: the latent one where
+    /// there is one, else the hidden width.
+    pub fn expert_input(&self, hidden: u64) -> u64 {
+        match self.latent {
+            0 => hidden,
+            l => l,
+        }
+    }
 }
 
 /// Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds one
@@ -1292,6 +1309,7 @@ impl ModelSpec {
                 check_range("model.moe.shared_intermediate", s, 1, MAX_DIM)?;
             }
             check_range("model.moe.dense_layers", moe.dense_layers, 0, self.layers)?;
+            check_range("model.moe.latent", moe.latent, 0, MAX_DIM)?;
         }
         if let Some(mla) = &self.mla {
             if let Some(q) = mla.q_lora_rank {

@@ -49,7 +49,10 @@ pub fn reduce_bucket_elements(r: &Resolved) -> u64 {
 /// [`ModelSpec::largest_weight_elements`]: crate::model::ModelSpec::largest_weight_elements
 pub fn largest_parameter_elements(spec: &crate::model::ModelSpec) -> u128 {
     let experts = spec.moe.as_ref().map_or(0, |m| {
-        u128::from(m.experts) * 2 * u128::from(m.expert_intermediate) * u128::from(spec.hidden)
+        u128::from(m.experts)
+            * 2
+            * u128::from(m.expert_intermediate)
+            * u128::from(m.expert_input(spec.hidden))
     });
     spec.largest_weight_elements().max(experts)
 }

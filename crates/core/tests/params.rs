@@ -200,7 +200,7 @@ proptest! {
         if arch_pick == 2 { s.encoder_layers = Some(layers); }
         if arch_pick == 4 {
             s.moe = Some(vramfit_core::model::Moe { experts, experts_per_token: 2, shared_experts: 0,
-                expert_intermediate: inter, shared_intermediate: None, dense_layers: 0, router_bias: false });
+                expert_intermediate: inter, shared_intermediate: None, dense_layers: 0, router_bias: false, latent: 0 });
         }
         let c = s.param_counts();
         if s.validate().is_ok() {

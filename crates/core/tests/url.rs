@@ -433,6 +433,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 shared_intermediate: shared_ff,
                 dense_layers: dense,
                 router_bias: x.router_bias,
+                latent: x.latent,
             }),
             mla: mla.map(|(q, kv)| generated_mla(q, kv, layers)),
             sliding_window: window.map(|(window, layers)| SlidingWindow {
@@ -555,6 +556,8 @@ struct HybridParts {
     layer_extra_params: u64,
     gated_attention: bool,
     router_bias: bool,
+    /// LatentMoE's width, 0 (none) in most cases.
+    latent: u64,
     cross_attention_layers: u64,
     global_attention: Option<GlobalAttention>,
     kv_sharing: Option<KvSharing>,
@@ -684,6 +687,7 @@ fn hybrid_parts() -> impl Strategy<Value = HybridParts> {
                     layer_extra_params: extra,
                     gated_attention: flags[0],
                     router_bias: flags[1],
+                    latent: if flags[0] { extra % 97 } else { 0 },
                     cross_attention_layers: cross,
                     global_attention,
                     kv_sharing,

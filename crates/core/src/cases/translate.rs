@@ -53,6 +53,7 @@ pub fn case_model(case: &Case) -> Result<ModelSpec, String> {
             shared_intermediate: None,
             dense_layers: 0,
             router_bias: false,
+            latent: 0,
         }),
         _ => None,
     };

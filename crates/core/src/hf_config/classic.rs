@@ -164,6 +164,7 @@ pub(super) fn dbrx(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: None,
         dense_layers: 0,
         router_bias: false,
+        latent: 0,
     });
     Ok(())
 }

@@ -167,6 +167,7 @@ pub(super) fn decoder(
             shared_intermediate: (shared > 0).then_some(shared.saturating_mul(width)),
             dense_layers: layers - sparse_count,
             router_bias: false,
+            latent: 0,
         }),
         // the routers stay fp32 (`_keep_in_fp32_modules_strict`: `gate.weight`)
         fp32_params: sparse_count.saturating_mul(experts.saturating_mul(h)),

@@ -103,6 +103,7 @@ fn expert_groups(text: &Cfg, layers: u64, hidden: u64) -> Result<(Moe, u64)> {
         shared_intermediate: (shared > 0).then_some(text_width.saturating_mul(shared)),
         dense_layers: dense,
         router_bias: true,
+        latent: 0,
     };
     Ok((moe, vision_group))
 }

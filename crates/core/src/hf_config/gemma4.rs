@@ -150,6 +150,7 @@ pub(super) fn text_layers(cfg: &Cfg, spec: &mut ModelSpec, unified: bool) -> Res
             shared_intermediate: Some(spec.intermediate),
             dense_layers: 0,
             router_bias: false,
+            latent: 0,
         });
         // Three more norms (post_feedforward_layernorm_1/_2,
         // pre_feedforward_layernorm_2); the router's scale (hidden) and

@@ -104,6 +104,7 @@ fn complete_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: None,
         dense_layers: dense_mlp_layers(cfg, layers, 3)?,
         router_bias: false,
+        latent: 0,
     });
     // `fn` follows the model's dtype (not among `_keep_in_fp32_modules_strict`)
     spec.hyper_connections = Some(super::hyper::manifold_hc(cfg, false)?);

@@ -114,6 +114,7 @@ pub(super) fn deepseek_v4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: None,
         dense_layers: 0,
         router_bias: false,
+        latent: 0,
     });
     let (csa_layers, hca_layers) = compressed_layers(cfg, layers)?;
     let rates = cfg.object("compress_rates")?;

@@ -278,6 +278,7 @@ fn mlp_shape(cfg: &Cfg, second: bool, layers: u64) -> Result<(Moe, Vec<bool>)> {
         shared_intermediate: (shared > 0).then_some(shared.saturating_mul(width)),
         dense_layers: dense.iter().filter(|d| **d).count() as u64,
         router_bias: false,
+        latent: 0,
     };
     Ok((moe, dense))
 }

@@ -250,6 +250,7 @@ pub(super) fn complete(
                     .unwrap_or(0)
                     .min(layers),
                 router_bias: false,
+                latent: 0,
             });
         }
         Arch::Olmo2 => {
@@ -425,6 +426,7 @@ fn hunyuan_moe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: Some(width),
         dense_layers: 0,
         router_bias: false,
+        latent: 0,
     });
     Ok(())
 }
@@ -510,6 +512,7 @@ fn llama4(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: Some(expert),
         dense_layers: layers - moe_count,
         router_bias: false,
+        latent: 0,
     });
     // Llama4TextConfig: `attention_chunk_size` defaults to 8192 when absent
     // (an explicit null turns chunking off); without `layer_types`, the
@@ -575,6 +578,7 @@ fn ernie_moe(cfg: &Cfg, layers: u64) -> Result<Moe> {
         shared_intermediate: (shared > 0).then_some(width * shared),
         dense_layers: layers - moe_count,
         router_bias: true,
+        latent: 0,
     })
 }
 
@@ -672,6 +676,7 @@ fn jamba(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             shared_intermediate: None,
             dense_layers: layers - experts_layers,
             router_bias: false,
+            latent: 0,
         });
     }
     Ok(())
@@ -723,12 +728,6 @@ pub(super) fn nemotron_blocks(cfg: &Cfg) -> Result<Vec<char>> {
 /// attention, `-` MLP, `E` MoE), each with one norm.
 fn nemotron_h(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
     let blocks = nemotron_blocks(cfg)?;
-    if cfg.int(&["moe_latent_size"], 1, MAX_DIM)?.is_some() {
-        return Err(InputError::new(
-            cfg.field("moe_latent_size"),
-            "latent MoE projections are not modelled yet: remove it to estimate without them",
-        ));
-    }
     let count = |c: char| blocks.iter().filter(|b| **b == c).count() as u64;
     let layers = (blocks.len() as u64).clamp(1, MAX_LAYERS);
     if layers != spec.layers {
@@ -764,9 +763,12 @@ fn nemotron_h(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         ..Recurrent::default()
     });
     if count('E') > 0 {
-        let shared = cfg
-            .int(&["moe_shared_expert_intermediate_size"], 0, MAX_DIM)?
-            .unwrap_or(0);
+        // `NemotronHMLP(intermediate_size=...)` takes `intermediate_size or
+        // config.intermediate_size`: a 0 or null width is the dense MLP's
+        let shared = match cfg.int(&["moe_shared_expert_intermediate_size"], 0, MAX_DIM)? {
+            Some(0) | None => spec.intermediate,
+            Some(width) => width,
+        };
         spec.moe = Some(Moe {
             experts: cfg.req(&["n_routed_experts"], 1, MAX_EXPERTS)?,
             experts_per_token: cfg.req(&["num_experts_per_tok"], 1, MAX_EXPERTS)?,
@@ -775,6 +777,9 @@ fn nemotron_h(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             shared_intermediate: (shared > 0).then_some(shared),
             dense_layers: count('-'),
             router_bias: false,
+            // LatentMoE (Nemotron 3): experts over `moe_latent_size`
+            // channels between `fc1_latent_proj` and `fc2_latent_proj`
+            latent: cfg.int(&["moe_latent_size"], 1, MAX_DIM)?.unwrap_or(0),
         });
         // its routers stay fp32 in a 16-bit load (`_keep_in_fp32_modules_strict`:
         // `gate.weight`, experts × hidden per MoE block; measured after
@@ -800,10 +805,16 @@ fn nemotron_h(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             .as_ref()
             .and_then(|m| m.shared_intermediate)
             .map_or(0, |s| s.saturating_add(h).saturating_mul(count('E')));
+        // the latent projections' biases: latent- and hidden-wide
+        let latent = spec.moe.as_ref().map_or(0, |m| match m.latent {
+            0 => 0,
+            l => l.saturating_add(h).saturating_mul(count('E')),
+        });
         spec.model_extra_params = spec
             .model_extra_params
             .saturating_add(dense)
-            .saturating_add(shared);
+            .saturating_add(shared)
+            .saturating_add(latent);
     }
     Ok(())
 }
@@ -876,6 +887,7 @@ fn granite_hybrid(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             shared_intermediate: (shared > 0).then_some(shared),
             dense_layers: 0,
             router_bias: false,
+            latent: 0,
         });
     }
     Ok(())
@@ -935,6 +947,7 @@ fn qwen3_next(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             dense_layers: dense,
             // shared_expert_gate: hidden -> 1
             router_bias: false,
+            latent: 0,
         });
     }
     Ok(())
@@ -1023,6 +1036,7 @@ fn minimax(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: None,
         dense_layers: 0,
         router_bias: false,
+        latent: 0,
     });
     Ok(())
 }

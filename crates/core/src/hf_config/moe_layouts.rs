@@ -126,6 +126,7 @@ fn longcat_flash(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: Some(dense),
         dense_layers: blocks,
         router_bias,
+        latent: 0,
     });
     // the zero experts' router rows, and their rows of the fused
     // `gate_up_proj`, which `LongcatFlashExperts` sizes for every expert the
@@ -170,6 +171,7 @@ fn zaya(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: None,
         dense_layers: 0,
         router_bias: false,
+        latent: 0,
     });
     let d = spec.head_dim();
     let (q, kvd) = (spec.heads * d, spec.kv_heads * d);
@@ -253,6 +255,7 @@ fn exaone_moe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: None,
         dense_layers: dense_mlp_layers(cfg, spec.layers, first)?,
         router_bias: false,
+        latent: 0,
     });
     Ok(())
 }
@@ -287,6 +290,7 @@ pub(super) fn hy_v3(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         }),
         dense_layers: dense_mlp_layers(cfg, spec.layers, 1)?,
         router_bias: false,
+        latent: 0,
     });
     Ok(())
 }
@@ -314,6 +318,7 @@ fn cohere2_moe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: None,
         dense_layers: dense_mlp_layers(cfg, layers, first)?,
         router_bias: false,
+        latent: 0,
     });
     spec.intermediate = cfg
         .int(&["prefix_dense_intermediate_size"], 1, MAX_DIM)?
@@ -351,6 +356,7 @@ fn lfm2_moe(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             .unwrap_or(2)
             .min(spec.layers),
         router_bias: false,
+        latent: 0,
     });
     Ok(())
 }
@@ -457,6 +463,7 @@ fn kimi_linear(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             shared_intermediate: None,
             dense_layers: dense,
             router_bias: false,
+            latent: 0,
         }),
         None => None,
     };

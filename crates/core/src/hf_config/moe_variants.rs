@@ -353,6 +353,7 @@ fn bailing_hybrid(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: None,
         dense_layers: dense,
         router_bias: false,
+        latent: 0,
     });
     spec.fp32_params = spec.fp32_params.saturating_add(
         kda.saturating_mul(inner.saturating_mul(3 * kernel + 1).saturating_add(heads)),

@@ -169,6 +169,7 @@ fn spark_blocks(t: &Cfg, spec: &mut ModelSpec, attention: u128) -> Result<(u128,
         shared_intermediate: None,
         dense_layers: spec.layers - sparse_count,
         router_bias: false,
+        latent: 0,
     });
     Ok((total, fp32))
 }

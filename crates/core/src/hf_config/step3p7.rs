@@ -159,6 +159,7 @@ pub(super) fn complete_step3p5(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         shared_intermediate: (shared > 0).then_some(shared),
         dense_layers: dense,
         router_bias: false,
+        latent: 0,
     });
     spec.mlp_bias = Some(false);
     let mlp_biases = if cfg.flag("mlp_bias", false)? {

@@ -69,7 +69,10 @@ pub fn gguf_weights(spec: &ModelSpec, counts: &ParamCounts, file_type: FileType)
     let (expert_layers, expert_matrix) = match moe {
         Some(m) => {
             let moe_layers = spec.mlp_layer_count().saturating_sub(m.dense_layers);
-            (moe_layers, m.experts * h * m.expert_intermediate)
+            (
+                moe_layers,
+                m.experts * m.expert_input(h) * m.expert_intermediate,
+            )
         }
         None => (0, 0),
     };

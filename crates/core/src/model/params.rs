@@ -446,7 +446,21 @@ impl Dims<'_> {
         let h = self.h;
         let experts = dim(moe.experts, MAX_EXPERTS);
         let used = dim(moe.experts_per_token, MAX_EXPERTS).min(experts);
-        let expert = self.mlp(dim(moe.expert_intermediate, MAX_DIM));
+        let latent = dim(moe.latent, MAX_DIM);
+        let mut expert = self.mlp(dim(moe.expert_intermediate, MAX_DIM));
+        if latent > 0 {
+            // experts over the latent width: every h-wide side scales to it
+            expert = Mlp {
+                gate: expert.gate / h * latent,
+                up: expert.up / h * latent,
+                down: expert.down / h * latent,
+                // the down projection's bias is latent-wide
+                bias: match expert.bias {
+                    0 => 0,
+                    b => b - h + latent,
+                },
+            };
+        }
         let shared_width = match moe.shared_intermediate {
             Some(w) => dim(w, MAX_DIM),
             None => dim(moe.shared_experts, MAX_EXPERTS) * dim(moe.expert_intermediate, MAX_DIM),
@@ -463,10 +477,11 @@ impl Dims<'_> {
         if matches!(spec.arch, Arch::Qwen2Moe | Arch::Qwen3Next) && shared_width > 0 {
             router += h; // shared_expert_gate: hidden -> 1
         }
+        // the latent down- and up-projections (h -> latent -> h)
         let layer = WideLayer {
             gate: experts * expert.gate + shared.gate,
-            up: experts * expert.up + shared.up,
-            down: experts * expert.down + shared.down,
+            up: experts * expert.up + shared.up + h * latent,
+            down: experts * expert.down + shared.down + latent * h,
             biases: attention.biases + experts * expert.bias + shared.bias,
             router,
             ..attention

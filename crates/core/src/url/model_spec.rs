@@ -123,6 +123,9 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         if m.router_bias {
             put("moerb", bool_text(true));
         }
+        if m.latent > 0 {
+            put("moelat", m.latent.to_string());
+        }
     }
     if let Some(r) = &spec.recurrent {
         put("rec", recurrent_text(r));
@@ -512,6 +515,11 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 m.router_bias = parse_bool(v)?;
             }
         }
+        "moelat" => {
+            if let Some(m) = spec.moe.as_mut() {
+                m.latent = parse_u64_in(v, 0, MAX_DIM)?;
+            }
+        }
         "mlp" => spec.mlp = choice(v)?,
         "norm" => spec.norm = choice(v)?,
         "moe" => {
@@ -524,6 +532,7 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 shared_intermediate: shared_ff,
                 dense_layers: required(dense, MAX_LAYERS)?,
                 router_bias: false,
+                latent: 0,
             });
         }
         "mla" => {

@@ -2175,3 +2175,23 @@ VARIANTS["recurrent_gemma"] = [
     {"vocab_size": 640, "hidden_size": 160, "intermediate_size": 330, "num_hidden_layers": 7, "num_attention_heads": 5, "num_key_value_heads": 5, "lru_width": 320, "conv1d_width": 5, "attention_window_size": 10},
     {"vocab_size": 300, "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 5, "num_attention_heads": 4, "block_types": ["attention", "recurrent", "recurrent", "recurrent"]},
 ]
+
+# Nemotron-H with LatentMoE (Nemotron 3): the routed experts over `moe_latent_size` channels between
+# fc1/fc2 latent projections (biased with `mlp_bias`); a dense MLP block beside MoE blocks
+VARIANTS["nemotron_h"] = [
+    dict(vocab_size=1000, hidden_size=128, num_hidden_layers=6, hybrid_override_pattern="ME*EM-",
+         num_attention_heads=4, num_key_value_heads=2, head_dim=32, intermediate_size=256,
+         mamba_num_heads=8, mamba_head_dim=16, n_groups=2, ssm_state_size=16,
+         n_routed_experts=8, num_experts_per_tok=2, moe_intermediate_size=48,
+         moe_shared_expert_intermediate_size=96, moe_latent_size=32),
+    dict(vocab_size=777, hidden_size=96, num_hidden_layers=4, hybrid_override_pattern="M*EE",
+         num_attention_heads=4, num_key_value_heads=4, head_dim=24, intermediate_size=200,
+         mamba_num_heads=4, mamba_head_dim=24, n_groups=1, ssm_state_size=8,
+         n_routed_experts=6, num_experts_per_tok=3, moe_intermediate_size=40,
+         moe_shared_expert_intermediate_size=80, moe_latent_size=24, mlp_bias=True, use_bias=True),
+    dict(vocab_size=512, hidden_size=64, num_hidden_layers=3, hybrid_override_pattern="E*M",
+         num_attention_heads=2, num_key_value_heads=1, head_dim=32, intermediate_size=128,
+         mamba_num_heads=4, mamba_head_dim=16, n_groups=1, ssm_state_size=8,
+         n_routed_experts=16, num_experts_per_tok=4, moe_intermediate_size=24,
+         moe_shared_expert_intermediate_size=0, moe_latent_size=48, tie_word_embeddings=True),
+]
