@@ -162,6 +162,21 @@ pub struct Moe {
     pub latent: u64,
 }
 
+/// In the web app two models are equal when their link text is (every
+/// field is in it: the page receives imported and catalog models as that
+/// text, and `tests/url.rs` checks the round trip against the derived
+/// comparison natively). The page needs the link writer anyway; the
+/// derived comparison of every field and sub-struct was 6 KB of its wasm.
+#[cfg(target_arch = "wasm32")]
+impl PartialEq for ModelSpec {
+    fn eq(&self, other: &Self) -> bool {
+        crate::url::model_spec::encode(self) == crate::url::model_spec::encode(other)
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl Eq for ModelSpec {}
+
 impl Moe {
     /// The width the routed experts read and write: the latent one where
     /// there is one, else the hidden width.
@@ -639,7 +654,8 @@ impl Arch {
 ///
 /// Fields after `approximate` describe layout details that only change the
 /// parameter count; they default to the architecture's usual layout.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(PartialEq, Eq))]
 pub struct ModelSpec {
     #[serde(default)]
     pub name: String,

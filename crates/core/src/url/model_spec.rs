@@ -21,7 +21,7 @@ pub(super) const PREFIX: &str = "s.";
 /// (`ModelSpec::validate` checks the finer rules).
 const ANY: (u64, u64) = (0, MAX_TOTAL_PARAMS);
 
-pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
+pub(crate) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
     let d = ModelSpec::default();
     let mut out: Vec<(String, String)> = Vec::new();
     let mut put = |key: &str, value: String| out.push((format!("{PREFIX}{key}"), value));
