@@ -23,21 +23,26 @@ pub fn cross_cache_bytes_per_sequence(
     (tp, pp): (u128, u128),
     vision_tokens: u64,
 ) -> Option<(u128, String)> {
-    if spec.cross_attention_layers == 0 {
-        return None;
-    }
+    let (layers, tokens, what) = match spec.encoder_tokens {
+        // Whisper: every decoder layer keeps K/V over the encoder's frames
+        // (`EncoderDecoderCache.cross_attention_cache`, filled on the first
+        // step and constant after)
+        Some(frames) if spec.encoder_layers.is_some() => (spec.layers, frames, "encoder frames"),
+        _ if spec.cross_attention_layers == 0 => return None,
+        _ => (spec.cross_attention_layers, vision_tokens, "image tokens"),
+    };
     // A pipeline stage keeps its own layers; tensor parallelism splits the
     // KV heads (at least one per rank).
-    let layers = u128::from(spec.cross_attention_layers).div_ceil(pp.max(1));
+    let layers = u128::from(layers).div_ceil(pp.max(1));
     let kv_heads = u128::from(spec.kv_heads).div_ceil(tp.max(1)).max(1);
     let d = u128::from(spec.head_dim());
     let b = u128::from(dtype.bytes());
-    let tokens = u128::from(vision_tokens);
+    let tokens = u128::from(tokens);
     let bytes = layers * 2 * kv_heads * d * tokens * b;
     Some((
         bytes,
         format!(
-            "{layers} cross-attention layers × 2 (K,V) × {kv_heads} kv heads × {d} × {tokens} image tokens × {b} B"
+            "{layers} cross-attention layers × 2 (K,V) × {kv_heads} kv heads × {d} × {tokens} {what} × {b} B"
         ),
     ))
 }

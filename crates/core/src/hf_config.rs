@@ -74,6 +74,7 @@ mod unlimited_ocr;
 mod video_llama3;
 mod vlm;
 mod vq_vlm;
+mod whisper;
 mod zamba2;
 
 use serde_json::{Map, Value};
@@ -346,7 +347,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             None if model_type == "gemma3n_text" => import_gemma3n_text(cfg),
             None => import_decoder(cfg, Arch::Gemma3, model_type),
         },
-        Arch::T5 => import_t5(cfg, model_type),
+        Arch::T5 | Arch::Whisper => import_t5(cfg, model_type),
         Arch::Mamba | Arch::Mamba2 => modern::import_mamba(cfg, arch, model_type),
         // Multimodal wrappers (the language model is `text_config`) with
         // their vision tower; without a text_config the fields are read flat.
@@ -1016,7 +1017,11 @@ fn sliding_window(cfg: &Cfg, arch: Arch, layers: u64) -> Result<Option<SlidingWi
     }))
 }
 
+/// The encoder-decoder families: T5 and mT5, and Whisper (its own module).
 fn import_t5(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
+    if model_type == "whisper" {
+        return whisper::import_whisper(cfg);
+    }
     let encoder = cfg.req(&["num_layers"], 1, MAX_LAYERS)?;
     let heads = cfg.req(&["num_heads"], 1, MAX_HEADS)?;
     let projection = cfg.string("feed_forward_proj")?.unwrap_or("relu");

@@ -775,7 +775,8 @@ fn rotary_dim(spec: &ModelSpec) -> u64 {
         | Arch::Bert
         | Arch::Bloom
         | Arch::GptBigcode
-        | Arch::T5 => 0,
+        | Arch::T5
+        | Arch::Whisper => 0,
         _ => match &spec.mla {
             Some(m) => m.qk_rope_head_dim,
             None => spec.head_dim(),
@@ -804,11 +805,18 @@ fn working_bytes(r: &Resolved, sequences: u128, tokens: u128) -> u128 {
 fn prefill_bytes(r: &Resolved) -> (u128, String) {
     let inf = r.inference;
     let batch = inf.batch as u128;
-    let prompt = inf.prompt_len as u128;
+    // Whisper's first step is its encoder over the fixed frames
+    let (prompt, p) = match r.spec.encoder_tokens {
+        Some(frames) => (
+            u128::from(frames).max(inf.prompt_len as u128),
+            "encoder frames",
+        ),
+        None => (inf.prompt_len as u128, "p"),
+    };
     let heads = (r.spec.heads as u128).div_ceil(r.shards.tp);
     let act = r.compute.bytes() as u128;
     let mut bytes = layer_working_bytes(r, prompt);
-    let mut formula = format!("b·p·(4·h + 3·i)·{act} B");
+    let mut formula = format!("b·{p}·(4·h + 3·i)·{act} B");
     if r.attention == Attention::Eager {
         // One layer's scores at their worst moment, and the model's 4-D
         // mask in the activation dtype (b·p² of them, measured beside).

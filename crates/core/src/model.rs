@@ -58,6 +58,11 @@ pub enum Arch {
     DebertaV2,
     /// Encoder-decoder with relative attention buckets (T5, mT5).
     T5,
+    /// Whisper: a speech encoder over a fixed number of audio frames (two
+    /// convolutions over the mel spectrogram, sinusoidal positions) and a
+    /// text decoder with learned positions and cross-attention; LayerNorm,
+    /// GELU MLPs, biases on q, v and o but not k.
+    Whisper,
     DeepseekV2,
     DeepseekV3,
     /// A CLIP vision tower alone: every parameter is in `vision`.
@@ -161,21 +166,6 @@ pub struct Moe {
     #[serde(default)]
     pub latent: u64,
 }
-
-/// In the web app two models are equal when their link text is (every
-/// field is in it: the page receives imported and catalog models as that
-/// text, and `tests/url.rs` checks the round trip against the derived
-/// comparison natively). The page needs the link writer anyway; the
-/// derived comparison of every field and sub-struct was 6 KB of its wasm.
-#[cfg(target_arch = "wasm32")]
-impl PartialEq for ModelSpec {
-    fn eq(&self, other: &Self) -> bool {
-        crate::url::model_spec::encode(self) == crate::url::model_spec::encode(other)
-    }
-}
-
-#[cfg(target_arch = "wasm32")]
-impl Eq for ModelSpec {}
 
 impl Moe {
     /// The width the routed experts read and write: the latent one where
@@ -695,6 +685,11 @@ pub struct ModelSpec {
     /// Encoder layers of an encoder-decoder model (T5); `layers` is then the decoder.
     #[serde(default)]
     pub encoder_layers: Option<u64>,
+    /// Tokens the encoder always runs over, whatever the input: Whisper's
+    /// `max_source_positions` (1,500 frames: 30 s of audio padded, or one
+    /// 30 s window of a longer file); `None`: the input's length.
+    #[serde(default)]
+    pub encoder_tokens: Option<u64>,
     #[serde(default)]
     pub vision: Option<VisionTower>,
     /// Exact parameter count when the source states it and the fields above
@@ -1297,6 +1292,9 @@ impl ModelSpec {
             ),
         ] {
             check_range(field, value, 0, max)?;
+        }
+        if let Some(n) = self.encoder_tokens {
+            check_range("model.encoder_tokens", n, 1, MAX_POSITION)?;
         }
         if let Some(e) = self.encoder_layers {
             check_range("model.encoder_layers", e, 0, MAX_LAYERS)?;

@@ -92,7 +92,7 @@ impl Part {
             Part::LogitsLoss => "logits and loss",
             Part::KvCache => "KV cache",
             Part::RecurrentState => "recurrent state (conv + SSM)",
-            Part::CrossAttentionCache => "cross-attention K/V over the images",
+            Part::CrossAttentionCache => "cross-attention K/V (images, encoder frames)",
             Part::QuantBuffers => "dequantization buffers",
             Part::OptimizerStep => "optimizer step buffers",
             Part::Workspace => "parallelism buffers",

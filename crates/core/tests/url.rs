@@ -442,6 +442,8 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
                 keeps_prompt: false,
             }),
             encoder_layers,
+            // Whisper's fixed frames on some encoder-decoder specs
+            encoder_tokens: encoder_layers.filter(|e| e % 2 == 1).map(|e| e * 300 + 1),
             video: video_family(layers),
             image_rule,
             vision: vision.map(|(hidden, layers, image, tower_params)| VisionTower {

@@ -82,9 +82,31 @@ fn attention_block_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, norms:
         Attention::Sdpa | Attention::Flash => fused_attention_terms(t, l),
         Attention::Eager => eager_attention_terms(t, l, spec),
     }
+    if output_copied(l, spec) {
+        // Whisper makes q, k and v contiguous head-major before SDPA, so
+        // the kernel's output is head-major too and o_proj reads a copy
+        // (measured: 9·s·h kept per encoder layer, not 8)
+        t.push(
+            "o_proj input (head-major copy)",
+            l.o_proj_input(),
+            "b·s·h (o weight or LoRA grad)".into(),
+        );
+    }
     if l.cross_seq > 0 {
         cross_attention_terms(t, l, spec, norms);
+        if output_copied(l, spec) {
+            t.push(
+                "cross-attention o_proj input (head-major copy)",
+                l.o_proj_input(),
+                "b·s·h (o weight or LoRA grad)".into(),
+            );
+        }
     }
+}
+
+/// Whisper's SDPA output reaches o_proj as a contiguous copy.
+fn output_copied(l: &LayerShape, spec: &ModelSpec) -> bool {
+    spec.arch == Arch::Whisper && l.attention == Attention::Sdpa
 }
 
 fn norm_terms(t: &mut Terms, l: &LayerShape, norms: &NormSaves) {

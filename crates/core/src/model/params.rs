@@ -616,7 +616,9 @@ impl WideCounts {
         let token_width = spec.embed_proj_dim.map_or(h, |p| dim(p, MAX_DIM));
         let vocab = dim(spec.vocab, MAX_DIM);
         let position_rows = match spec.arch {
-            Arch::Gpt2 | Arch::GptNeo | Arch::GptBigcode | Arch::Bert => {
+            // Whisper's decoder positions (`max_target_positions`); the
+            // encoder's table is counted by the importer
+            Arch::Gpt2 | Arch::GptNeo | Arch::GptBigcode | Arch::Bert | Arch::Whisper => {
                 dim(spec.max_position, MAX_POSITION)
             }
             Arch::Opt => dim(spec.max_position, MAX_POSITION) + OPT_POSITION_OFFSET,

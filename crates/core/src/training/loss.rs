@@ -129,18 +129,20 @@ pub(super) fn loss_bytes(r: &Resolved) -> (u128, String) {
             // GPT-2 rows, bf16 and fp32, 12.0 ± 0.1 B per logit); fp32 runs
             // the same (`float()` of fp32 is the same tensor).
             Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed => {
-                let (base, logits, what) = if spec.arch == Arch::Opt {
-                    // OPT's head computes cross-entropy in the model dtype, no
-                    // upcast: the hf-sdpa OPT-350m grid grows 0.994 MB per token,
-                    // = 24 layers × 24·h + 8·V bytes.
-                    (6, 2, "16-bit log-softmax 2 + 2 16-bit gradients 4")
-                } else {
-                    (
-                        12,
-                        if fp32 { 4 } else { 2 },
-                        "fp32 log-softmax 4 + 2 fp32 gradients 8",
-                    )
-                };
+                let (base, logits, what) =
+                    if matches!(spec.arch, Arch::Opt | Arch::Whisper) && !fp32 {
+                        // OPT's head computes cross-entropy in the model dtype, no
+                        // upcast: the hf-sdpa OPT-350m grid grows 0.994 MB per token,
+                        // = 24 layers × 24·h + 8·V bytes. Whisper's
+                        // `CrossEntropyLoss()(lm_logits, labels)` likewise.
+                        (6, 2, "16-bit log-softmax 2 + 2 16-bit gradients 4")
+                    } else {
+                        (
+                            12,
+                            if fp32 { 4 } else { 2 },
+                            "fp32 log-softmax 4 + 2 fp32 gradients 8",
+                        )
+                    };
                 if holds_output {
                     (
                         base + logits,

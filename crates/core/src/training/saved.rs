@@ -246,8 +246,13 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
         }
     }
     let target = r.decoder_tokens();
+    // Whisper's encoder runs over its fixed frames, whatever the input
+    let source = spec.encoder_tokens.map_or(seq, u128::from);
     let stacks = match encoder {
-        Some(e) => vec![(e as u128, seq, 0), (spec.layers as u128, target, seq)],
+        Some(e) => vec![
+            (e as u128, source, 0),
+            (spec.layers as u128, target, source),
+        ],
         // only the runs that keep autograd save (HRM-Text's `grad_runs`)
         None => vec![(u128::from(spec.saving_runs()), seq, 0)],
     };
@@ -296,7 +301,7 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
     }
     let note = match encoder {
         Some(e) => format!(
-            " (mean of {e} encoder layers over {seq} tokens and {} decoder layers over {target} target tokens with cross-attention)",
+            " (mean of {e} encoder layers over {source} tokens and {} decoder layers over {target} target tokens with cross-attention)",
             spec.layers
         ),
         None => String::new(),

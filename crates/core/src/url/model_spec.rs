@@ -21,7 +21,22 @@ pub(super) const PREFIX: &str = "s.";
 /// (`ModelSpec::validate` checks the finer rules).
 const ANY: (u64, u64) = (0, MAX_TOTAL_PARAMS);
 
-pub(crate) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
+/// In the web app two models are equal when their link text is (every
+/// field is in it: the page receives imported and catalog models as that
+/// text, and `tests/url.rs` checks the round trip against the derived
+/// comparison natively). The page needs the link writer anyway; the
+/// derived comparison of every field and sub-struct was 6 KB of its wasm.
+#[cfg(target_arch = "wasm32")]
+impl PartialEq for ModelSpec {
+    fn eq(&self, other: &Self) -> bool {
+        encode(self) == encode(other)
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl Eq for ModelSpec {}
+
+pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
     let d = ModelSpec::default();
     let mut out: Vec<(String, String)> = Vec::new();
     let mut put = |key: &str, value: String| out.push((format!("{PREFIX}{key}"), value));
@@ -58,6 +73,7 @@ pub(crate) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("hd", spec.head_dim),
         ("vhd", spec.value_head_dim),
         ("enc", spec.encoder_layers),
+        ("enct", spec.encoder_tokens),
         ("params", spec.params_override),
         ("npl", spec.norms_per_layer),
         ("embd", spec.embed_proj_dim),
@@ -441,7 +457,7 @@ type PutNumber = fn(&mut ModelSpec, u64);
 
 /// The whole-number fields: key, allowed range, where the value goes (one
 /// table instead of a match arm each: the page's wasm is smaller).
-const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 25] = [
+const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 26] = [
     ("h", 0, MAX_DIM, |s, n| s.hidden = n),
     ("l", 0, MAX_LAYERS, |s, n| s.layers = n),
     ("heads", 0, MAX_HEADS, |s, n| s.heads = n),
@@ -455,6 +471,7 @@ const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 25] = [
     ("hd", 0, MAX_DIM, |s, n| s.head_dim = Some(n)),
     ("vhd", 0, MAX_DIM, |s, n| s.value_head_dim = Some(n)),
     ("enc", 0, MAX_LAYERS, |s, n| s.encoder_layers = Some(n)),
+    ("enct", 1, MAX_POSITION, |s, n| s.encoder_tokens = Some(n)),
     ("params", 1, MAX_TOTAL_PARAMS, |s, n| {
         s.params_override = Some(n)
     }),

@@ -47,7 +47,7 @@ for name in CONFIGS:
                 model = Step3p7TextModel._from_config(cfg, dtype=torch.bfloat16)
                 head = 0 if cfg.tie_word_embeddings else cfg.vocab_size * cfg.hidden_size
             elif mt in ("voxtral", "qwen2_audio", "qwen3_asr", "glmasr", "granite_speech", "audioflamingo3",
-                        "musicflamingo", "voxtral_realtime"):
+                        "musicflamingo", "voxtral_realtime", "whisper"):
                 cls = {"voxtral": "VoxtralForConditionalGeneration",
                        "qwen2_audio": "Qwen2AudioForConditionalGeneration",
                        "qwen3_asr": "Qwen3ASRForConditionalGeneration",
@@ -55,7 +55,8 @@ for name in CONFIGS:
                        "granite_speech": "GraniteSpeechForConditionalGeneration",
                        "audioflamingo3": "AudioFlamingo3ForConditionalGeneration",
                        "musicflamingo": "MusicFlamingoForConditionalGeneration",
-                       "voxtral_realtime": "VoxtralRealtimeForConditionalGeneration"}[mt]
+                       "voxtral_realtime": "VoxtralRealtimeForConditionalGeneration",
+                       "whisper": "WhisperForConditionalGeneration"}[mt]
                 model = getattr(transformers, cls)._from_config(cfg, dtype=torch.bfloat16)
                 head = 0
             else:

@@ -608,7 +608,8 @@ TEXT_MODELS = {"step3p5": _step3p5, "voxtral": _by_class("VoxtralForConditionalG
                "granite_speech": _by_class("GraniteSpeechForConditionalGeneration"),
                "audioflamingo3": _by_class("AudioFlamingo3ForConditionalGeneration"),
                "musicflamingo": _by_class("MusicFlamingoForConditionalGeneration"),
-               "voxtral_realtime": _by_class("VoxtralRealtimeForConditionalGeneration")}
+               "voxtral_realtime": _by_class("VoxtralRealtimeForConditionalGeneration"),
+               "whisper": _by_class("WhisperForConditionalGeneration")}
 WRAPPERS = variants_2026b.WRAPPERS | {"lfm3_vl", "glm_ocr", "exaone4_5", "llava_next_video", "mistral4", "mistral3", "glm4v", "glm4v_moe", "glm46v", "gemma4", "gemma3n"}
 here = os.path.dirname(os.path.abspath(__file__))
 out_dir = os.path.join(here, "..", "configs", "variants_2026")

@@ -2195,3 +2195,14 @@ VARIANTS["nemotron_h"] = [
          n_routed_experts=16, num_experts_per_tok=4, moe_intermediate_size=24,
          moe_shared_expert_intermediate_size=0, moe_latent_size=48, tie_word_embeddings=True),
 ]
+
+# Whisper: the audio encoder over max_source_positions frames and the text decoder; encoder and decoder
+# widths and head counts apart, tied and untied heads, scaled embeddings (no parameter)
+VARIANTS["whisper"] = [
+    {},
+    {'d_model': 64, 'encoder_layers': 2, 'decoder_layers': 3, 'encoder_attention_heads': 4, 'decoder_attention_heads': 4, 'encoder_ffn_dim': 160, 'decoder_ffn_dim': 200, 'vocab_size': 500, 'num_mel_bins': 16, 'max_source_positions': 30, 'max_target_positions': 40, 'pad_token_id': 498, 'bos_token_id': 498, 'eos_token_id': 498, 'decoder_start_token_id': 499, 'begin_suppress_tokens': []},
+    {'d_model': 48, 'encoder_layers': 3, 'decoder_layers': 1, 'encoder_attention_heads': 3, 'decoder_attention_heads': 6, 'encoder_ffn_dim': 100, 'decoder_ffn_dim': 72, 'vocab_size': 300, 'num_mel_bins': 128, 'max_source_positions': 50, 'max_target_positions': 20, 'tie_word_embeddings': False, 'pad_token_id': 298, 'bos_token_id': 298, 'eos_token_id': 298, 'decoder_start_token_id': 299, 'begin_suppress_tokens': []},
+    {'d_model': 32, 'encoder_layers': 1, 'decoder_layers': 2, 'encoder_attention_heads': 2, 'decoder_attention_heads': 2, 'encoder_ffn_dim': 64, 'decoder_ffn_dim': 128, 'vocab_size': 700, 'num_mel_bins': 8, 'max_source_positions': 10, 'max_target_positions': 64, 'pad_token_id': 698, 'bos_token_id': 698, 'eos_token_id': 698, 'decoder_start_token_id': 699, 'begin_suppress_tokens': []},
+    {'d_model': 80, 'encoder_layers': 2, 'decoder_layers': 2, 'encoder_attention_heads': 5, 'decoder_attention_heads': 8, 'encoder_ffn_dim': 96, 'decoder_ffn_dim': 96, 'vocab_size': 111, 'num_mel_bins': 80, 'max_source_positions': 1500, 'max_target_positions': 448, 'scale_embedding': True, 'pad_token_id': 109, 'bos_token_id': 109, 'eos_token_id': 109, 'decoder_start_token_id': 110, 'begin_suppress_tokens': []},
+    {'d_model': 40, 'encoder_layers': 4, 'decoder_layers': 3, 'encoder_attention_heads': 5, 'decoder_attention_heads': 4, 'encoder_ffn_dim': 72, 'decoder_ffn_dim': 88, 'vocab_size': 1000, 'num_mel_bins': 80, 'max_source_positions': 25, 'max_target_positions': 100, 'tie_word_embeddings': False, 'pad_token_id': 998, 'bos_token_id': 998, 'eos_token_id': 998, 'decoder_start_token_id': 999, 'begin_suppress_tokens': []},
+]

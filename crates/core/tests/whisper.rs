@@ -1,0 +1,88 @@
+//! Whisper against transformers 5.24 (torch 2.15, CPU): its parameter
+//! counts are in `params_2025.rs` (`hf_variants_2026.csv`); here what each
+//! encoder and decoder layer saves for backward (`data/whisper/`, read off
+//! layer differences of tiny random-weight models trained on labels), and
+//! the cross-attention cache over the encoder's frames.
+
+mod common;
+
+use common::{data_dir, plain_layer_shape};
+use vramfit_core::activations::{act_fn, layer_terms, LayerShape};
+use vramfit_core::cross_attention::cross_cache_bytes_per_sequence;
+use vramfit_core::hf_config::from_hf_config;
+use vramfit_core::precision::Dtype;
+use vramfit_core::scenario::{Attention, Framework};
+
+/// LayerNorm statistics (mean and 1/std per token): fp32 on CUDA, which the
+/// estimate models, and in the activation dtype on CPU, where these rows
+/// were measured.
+fn cpu_norm_stats(norms: u128, tokens: u128, act_bytes: u128) -> u128 {
+    norms * tokens * (8 - 2 * act_bytes)
+}
+
+#[test]
+fn each_layer_saves_what_transformers_saves() {
+    let text = std::fs::read_to_string(data_dir().join("whisper/whisper_layers.jsonl"))
+        .expect("measurements");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for row in text.lines() {
+        let line: serde_json::Value = serde_json::from_str(row).expect("json line");
+        let spec = from_hf_config(&line["config"].to_string()).expect("imports");
+        let frames = u128::from(spec.encoder_tokens.expect("fixed frames"));
+        let act_bytes = if line["dtype"] == "float32" { 4 } else { 2 };
+        let batch = u128::from(line["batch"].as_u64().expect("batch"));
+        let labels = u128::from(line["labels"].as_u64().expect("labels"));
+        let attention = if line["attn"] == "eager" {
+            Attention::Eager
+        } else {
+            Attention::Sdpa
+        };
+        let act = act_fn(&spec, Framework::Transformers);
+        let shape = |seq, cross_seq| LayerShape {
+            attention,
+            cross_seq,
+            ..plain_layer_shape(&spec, batch, seq, act_bytes)
+        };
+        let ours =
+            |l: &LayerShape| -> u128 { layer_terms(l, &spec, act).iter().map(|t| t.bytes).sum() };
+        let encoder = ours(&shape(frames, 0)) - cpu_norm_stats(2, batch * frames, act_bytes);
+        let decoder = ours(&shape(labels, frames)) - cpu_norm_stats(3, batch * labels, act_bytes);
+        let want = |k: &str| u128::from(line[k].as_u64().expect("measured"));
+        if (encoder, decoder) != (want("encoder_layer_bytes"), want("decoder_layer_bytes")) {
+            failures.push(format!(
+                "{} {} b={batch} t={labels} variant {}: encoder {encoder} vs {}, decoder {decoder} vs {}",
+                line["attn"],
+                line["dtype"],
+                line["variant"],
+                want("encoder_layer_bytes"),
+                want("decoder_layer_bytes")
+            ));
+        }
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(checked, 32);
+}
+
+/// Whisper-large-v3's shape: every decoder layer keeps K and V over the
+/// encoder's 1,500 frames for the whole generation (`EncoderDecoderCache`'s
+/// cross-attention cache), whatever the clip's length.
+#[test]
+fn the_cross_cache_holds_every_frame_on_every_decoder_layer() {
+    let config = serde_json::json!({
+        "model_type": "whisper", "d_model": 1280, "encoder_layers": 32, "decoder_layers": 32,
+        "encoder_attention_heads": 20, "decoder_attention_heads": 20, "encoder_ffn_dim": 5120,
+        "decoder_ffn_dim": 5120, "vocab_size": 51866, "num_mel_bins": 128,
+        "max_source_positions": 1500, "max_target_positions": 448
+    });
+    let spec = from_hf_config(&config.to_string()).expect("imports");
+    let (bytes, formula) =
+        cross_cache_bytes_per_sequence(&spec, Dtype::Bf16, (1, 1), 0).expect("a cross cache");
+    // 32 layers × 2 (K, V) × 1500 frames × 1280 × 2 B
+    assert_eq!(bytes, 245_760_000, "{formula}");
+    assert!(formula.contains("1500 encoder frames"), "{formula}");
+    // two pipeline stages hold half the layers each
+    let (half, _) = cross_cache_bytes_per_sequence(&spec, Dtype::Bf16, (1, 2), 0).expect("cache");
+    assert_eq!(half, 122_880_000);
+}
