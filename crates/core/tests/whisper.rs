@@ -6,10 +6,11 @@
 
 mod common;
 
-use common::{data_dir, plain_layer_shape};
+use common::{data_dir, one_gpu, plain_layer_shape};
 use vramfit_core::activations::{act_fn, layer_terms, LayerShape};
 use vramfit_core::cross_attention::cross_cache_bytes_per_sequence;
 use vramfit_core::hf_config::from_hf_config;
+use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes};
 use vramfit_core::precision::Dtype;
 use vramfit_core::scenario::{Attention, Framework};
 
@@ -85,4 +86,44 @@ fn the_cross_cache_holds_every_frame_on_every_decoder_layer() {
     // two pipeline stages hold half the layers each
     let (half, _) = cross_cache_bytes_per_sequence(&spec, Dtype::Bf16, (1, 2), 0).expect("cache");
     assert_eq!(half, 122_880_000);
+}
+
+/// `generate()`'s cache objects: the self-attention cache over the decoder
+/// tokens fed (the prompt and every new token but the last) and the
+/// cross-attention cache over all 1,500 frames, the same for a 10 s clip as
+/// for 30 s (`data/whisper/whisper_cache.jsonl`, 48 runs).
+#[test]
+fn the_caches_equal_the_ones_generate_holds() {
+    let text = std::fs::read_to_string(data_dir().join("whisper/whisper_cache.jsonl"))
+        .expect("measurements");
+    let mut checked = 0;
+    for row in text.lines() {
+        let line: serde_json::Value = serde_json::from_str(row).expect("json line");
+        let spec = from_hf_config(&line["config"].to_string()).expect("imports");
+        let dtype = if line["dtype"] == "float32" {
+            Dtype::Fp32
+        } else {
+            Dtype::Bf16
+        };
+        let get = |k: &str| u128::from(line[k].as_u64().expect("measured"));
+        let batch = get("batch");
+        let (per_token, _) = kv_bytes_per_token(&spec, dtype, &one_gpu(spec.layers));
+        let tokens = get("self_tokens");
+        let own = kv_cache_bytes(
+            &spec,
+            &one_gpu(spec.layers),
+            (per_token, dtype),
+            batch,
+            (tokens, tokens),
+        );
+        let (cross, _) =
+            cross_cache_bytes_per_sequence(&spec, dtype, (1, 1), 0).expect("cross cache");
+        assert_eq!(
+            (own, batch * cross),
+            (get("self_bytes"), get("cross_bytes")),
+            "{row}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 48);
 }
