@@ -102,6 +102,7 @@ hub-offline = No network: the Hub cannot be reached. Paste the config.json to go
 hub-status = The Hub answered HTTP { $status }.
 hub-retry = Try again
 hub-base = Hub address
+hint-fixed-encoder = The encoder always runs over its fixed audio frames (Whisper: 1,500, 30 s of audio, however short the clip); the sequence length is the decoder's label tokens.
 hub-base-hint = https://huggingface.co, or a mirror such as https://hf-mirror.com
 hub-base-invalid = “{ $text }” is not an http(s) address; the Hub address stays { $base }.
 config-imported = Imported { $name }.

@@ -102,6 +102,7 @@ hub-offline = 没有网络，无法连接 Hub。粘贴 config.json 即可继续�
 hub-status = Hub 返回了 HTTP { $status }。
 hub-retry = 重试
 hub-base = Hub 地址
+hint-fixed-encoder = 编码器总是处理固定数量的音频帧（Whisper：1,500 帧，即 30 秒音频，无论片段多短）；序列长度指解码器的标签 token 数。
 hub-base-hint = https://huggingface.co，或镜像，如 https://hf-mirror.com
 hub-base-invalid = “{ $text }”不是 http(s) 地址；Hub 地址仍为 { $base }。
 config-imported = 已导入 { $name }。

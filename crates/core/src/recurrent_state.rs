@@ -132,6 +132,13 @@ fn recurrent_bytes(
 }
 
 impl RecurrentKind {
+    /// Whether a fused kernel exists for its training (mamba_ssm,
+    /// causal-conv1d, flash-linear-attention); transformers has none for
+    /// MiniMax's lightning attention or RecurrentGemma's RG-LRU.
+    pub fn has_fused_kernels(self) -> bool {
+        !matches!(self, RecurrentKind::Lightning | RecurrentKind::RgLru)
+    }
+
     /// The mixer's name in formulas.
     pub fn label(self) -> &'static str {
         match self {

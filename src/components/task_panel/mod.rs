@@ -286,6 +286,10 @@ fn TrainingFields(has_vision: Memo<bool>) -> impl IntoView {
             <Show when=move || state.spec.with(|s| s.as_ref().is_ok_and(|s| s.encoder_layers.is_some_and(|e| e > 0)))>
                 {optional_count(state, "target tokens (0 = sequence length)", "tgt")}
             </Show>
+            // Whisper: the encoder's frames are fixed, the sequence is the labels.
+            <Show when=move || state.spec.with(|s| s.as_ref().is_ok_and(|s| s.encoder_tokens.is_some()))>
+                <p class="fixed-encoder" data-testid="fixed-encoder">{tr("hint-fixed-encoder")}</p>
+            </Show>
             {pick(state, "checkpointing", |sc| sc.training.checkpointing, |sc, c| sc.training.checkpointing = c)}
             // Hybrid and state-space models: fused kernels or PyTorch code for their recurrent mixers.
             <Show when=move || state.scenario.with(|sc| applies("mk", sc))>

@@ -347,12 +347,7 @@ fn hybrid_layer_stacks(
     let kernels = match (&r.spec.recurrent, r.training.mixer_kernels) {
         (None, _) => "",
         // transformers has no kernel for MiniMax's or RecurrentGemma's mixer
-        (Some(rec), _)
-            if matches!(
-                rec.kind,
-                crate::model::RecurrentKind::Lightning | crate::model::RecurrentKind::RgLru
-            ) =>
-        {
+        (Some(rec), _) if !rec.kind.has_fused_kernels() => {
             "; recurrent mixers in PyTorch (no fused kernel)"
         }
         (Some(_), crate::scenario::MixerKernels::Fused) => "; recurrent mixers on fused kernels",

@@ -136,8 +136,10 @@ fn lora(sc: &Scenario) -> bool {
 /// models): which kernels run them. A bare parameter count has none.
 fn recurrent_training(sc: &Scenario) -> bool {
     training(sc)
-        && crate::estimate::resolve_model(&sc.model)
-            .is_ok_and(|spec| spec.recurrent.is_some_and(|r| r.layers > 0))
+        && crate::estimate::resolve_model(&sc.model).is_ok_and(|spec| {
+            spec.recurrent
+                .is_some_and(|r| r.layers > 0 && r.kind.has_fused_kernels())
+        })
 }
 
 /// A model whose processor takes video (its spec names a video family).
