@@ -304,10 +304,12 @@ fn serving_engine(
     let split = r.shards.tp * r.shards.pp > 1;
     let inf = r.inference;
     Ok(match inf.engine {
-        Engine::Vllm | Engine::Sglang if r.spec.cross_attention_layers > 0 => {
+        Engine::Vllm | Engine::Sglang
+            if r.spec.cross_attention_layers > 0 || r.spec.encoder_tokens.is_some() =>
+        {
             return Err(InputError::new(
                 "inference.engine",
-                "this model's cross-attention layers keep K/V over each request's images, which vLLM's and SGLang's KV-pool rules here do not model: choose the transformers engine for it",
+                "this model's cross-attention layers keep K/V over each request's images or encoder frames, which vLLM's and SGLang's KV-pool rules here do not model: choose the transformers engine for it",
             ));
         }
         Engine::Vllm => Some(ServingEngine::Vllm(VllmEngine {
@@ -336,6 +338,13 @@ fn serving_engine(
                 ),
                 max_running_requests: inf.max_num_seqs,
             }))
+        }
+        // whisper.cpp, not llama.cpp, runs Whisper, with buffers of its own
+        Engine::LlamaCpp if r.spec.encoder_tokens.is_some() => {
+            return Err(InputError::new(
+                "inference.engine",
+                "llama.cpp does not run this audio encoder-decoder (whisper.cpp does, with buffers not modelled here): choose the transformers engine for it",
+            ));
         }
         Engine::Transformers | Engine::Litgpt | Engine::LlamaCpp => None,
     })

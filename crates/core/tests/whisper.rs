@@ -12,7 +12,7 @@ use vramfit_core::cross_attention::cross_cache_bytes_per_sequence;
 use vramfit_core::hf_config::from_hf_config;
 use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes};
 use vramfit_core::precision::Dtype;
-use vramfit_core::scenario::{Attention, Framework};
+use vramfit_core::scenario::{Attention, Engine, Framework, ModelSource, Scenario, TaskKind};
 
 /// LayerNorm statistics (mean and 1/std per token): fp32 on CUDA, which the
 /// estimate models, and in the activation dtype on CPU, where these rows
@@ -66,18 +66,47 @@ fn each_layer_saves_what_transformers_saves() {
     assert_eq!(checked, 32);
 }
 
-/// Whisper-large-v3's shape: every decoder layer keeps K and V over the
-/// encoder's 1,500 frames for the whole generation (`EncoderDecoderCache`'s
-/// cross-attention cache), whatever the clip's length.
-#[test]
-fn the_cross_cache_holds_every_frame_on_every_decoder_layer() {
+fn large_v3() -> vramfit_core::model::ModelSpec {
     let config = serde_json::json!({
         "model_type": "whisper", "d_model": 1280, "encoder_layers": 32, "decoder_layers": 32,
         "encoder_attention_heads": 20, "decoder_attention_heads": 20, "encoder_ffn_dim": 5120,
         "decoder_ffn_dim": 5120, "vocab_size": 51866, "num_mel_bins": 128,
         "max_source_positions": 1500, "max_target_positions": 448
     });
-    let spec = from_hf_config(&config.to_string()).expect("imports");
+    from_hf_config(&config.to_string()).expect("imports")
+}
+
+/// The engines whose accounting here has no cross-attention cache or no
+/// Whisper at all refuse it by field instead of estimating a decoder alone;
+/// transformers estimates it with the cross cache.
+#[test]
+fn engines_without_its_cache_refuse_it() {
+    let mut sc = Scenario {
+        model: ModelSource::Spec(Box::new(large_v3())),
+        task: TaskKind::Inference,
+        ..Scenario::default()
+    };
+    for engine in [Engine::Vllm, Engine::Sglang, Engine::LlamaCpp] {
+        sc.inference.engine = engine;
+        let err = vramfit_core::estimate(&sc).expect_err("refused");
+        assert_eq!(err.field, "inference.engine", "{engine:?}: {err}");
+    }
+    sc.inference.engine = Engine::Transformers;
+    let e = vramfit_core::estimate(&sc).expect("estimates");
+    let cross = e.gpus[0]
+        .lines
+        .iter()
+        .find(|l| l.part == vramfit_core::Part::CrossAttentionCache)
+        .expect("a cross-attention line");
+    assert_eq!(cross.bytes, sc.inference.batch * 245_760_000);
+}
+
+/// Whisper-large-v3's shape: every decoder layer keeps K and V over the
+/// encoder's 1,500 frames for the whole generation (`EncoderDecoderCache`'s
+/// cross-attention cache), whatever the clip's length.
+#[test]
+fn the_cross_cache_holds_every_frame_on_every_decoder_layer() {
+    let spec = large_v3();
     let (bytes, formula) =
         cross_cache_bytes_per_sequence(&spec, Dtype::Bf16, (1, 1), 0).expect("a cross cache");
     // 32 layers × 2 (K, V) × 1500 frames × 1280 × 2 B
