@@ -75,6 +75,7 @@ mod video_llama3;
 mod vlm;
 mod vq_vlm;
 mod whisper;
+mod xlstm;
 mod zamba2;
 
 use serde_json::{Map, Value};
@@ -348,7 +349,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             None => import_decoder(cfg, Arch::Gemma3, model_type),
         },
         Arch::T5 | Arch::Whisper => import_t5(cfg, model_type),
-        Arch::Mamba | Arch::Mamba2 => modern::import_mamba(cfg, arch, model_type),
+        Arch::Mamba | Arch::Mamba2 | Arch::Xlstm => modern::import_mamba(cfg, arch, model_type),
         // Multimodal wrappers (the language model is `text_config`) with
         // their vision tower; without a text_config the fields are read flat.
         Arch::Llama4 if model_type == "llama4" && cfg.obj.contains_key("text_config") => {

@@ -63,6 +63,8 @@ pub enum Arch {
     /// text decoder with learned positions and cross-attention; LayerNorm,
     /// GELU MLPs, biases on q, v and o but not k.
     Whisper,
+    /// xLSTM: mLSTM blocks only (no attention), each with a gated MLP.
+    Xlstm,
     DeepseekV2,
     DeepseekV3,
     /// A CLIP vision tower alone: every parameter is in `vision`.
@@ -307,6 +309,11 @@ pub enum RecurrentKind {
     /// one state per channel over `inner` = `lru_width` channels; its gates
     /// are block-diagonal over `heads` blocks.
     RgLru,
+    /// xLSTM's mLSTM (`xLSTMLayer`): per head a `state × (inner/heads)`
+    /// matrix memory with a normalizer and a stabilizer; `state` is one
+    /// head's q/k width (`qk_dim_factor · hidden / heads`), `inner` the
+    /// value width of all heads.
+    Mlstm,
 }
 
 /// Layers whose token mixer is recurrent (see [`RecurrentKind`]).
@@ -948,6 +955,7 @@ impl Recurrent {
                 | RecurrentKind::Lightning
                 | RecurrentKind::KimiDelta
                 | RecurrentKind::RgLru
+                | RecurrentKind::Mlstm
         );
         if needs_heads && (self.heads == 0 || !self.inner.is_multiple_of(self.heads)) {
             return Err(InputError::new(

@@ -43,6 +43,9 @@ pub fn state_elements(r: &Recurrent) -> (u128, u128) {
         // `RecurrentGemmaRecurrentBlock` keeps the convolution's last
         // `conv1d_width - 1` inputs and the RG-LRU one value per channel
         RecurrentKind::RgLru => (inner * kernel.saturating_sub(1), inner),
+        // `xLSTMCache.rnn_state`: C (heads, d_qk, d_v), n (heads, d_qk) and
+        // m (heads, 1), in the model's dtype
+        RecurrentKind::Mlstm => (0, heads * (state * (inner / heads + 1) + 1)),
     }
 }
 
@@ -136,7 +139,10 @@ impl RecurrentKind {
     /// causal-conv1d, flash-linear-attention); transformers has none for
     /// MiniMax's lightning attention or RecurrentGemma's RG-LRU.
     pub fn has_fused_kernels(self) -> bool {
-        !matches!(self, RecurrentKind::Lightning | RecurrentKind::RgLru)
+        !matches!(
+            self,
+            RecurrentKind::Lightning | RecurrentKind::RgLru | RecurrentKind::Mlstm
+        )
     }
 
     /// The mixer's name in formulas.
@@ -149,6 +155,7 @@ impl RecurrentKind {
             RecurrentKind::Lightning => "lightning-attention",
             RecurrentKind::KimiDelta => "Kimi Delta Attention",
             RecurrentKind::RgLru => "RG-LRU",
+            RecurrentKind::Mlstm => "mLSTM",
         }
     }
 }

@@ -103,6 +103,8 @@ fn kv_and_state_bytes_equal_the_cache_objects_transformers_creates() {
                 "conv_states",
                 // RecurrentGemma's recurrent blocks keep theirs as attributes
                 "conv1d_state",
+                // xLSTM's (C, n, m) per layer
+                "rnn_state",
                 "recurrent_states",
                 "ssm_states",
                 "linear_cache",
@@ -180,9 +182,10 @@ fn a_prefill_keeps_what_its_views_hold_as_measured() {
                 views
             }
         };
-        // RecurrentGemma keeps its states on its blocks, outside the walk
+        // RecurrentGemma keeps its states on its blocks, xLSTM in a
+        // dictionary of its cache: both outside the storage walk
         let state = match model_type {
-            "recurrent_gemma" => 0,
+            "recurrent_gemma" | "xlstm" => 0,
             _ => state_bytes_per_sequence(&spec, dtype, 1, Engine::Transformers)
                 .map_or(0, |(bytes, _)| bytes * batch),
         };

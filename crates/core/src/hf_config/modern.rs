@@ -582,8 +582,12 @@ fn ernie_moe(cfg: &Cfg, layers: u64) -> Result<Moe> {
     })
 }
 
-/// Mamba-1 or Mamba-2 alone: no attention, no feed-forward, one norm per layer.
+/// Mamba-1 or Mamba-2 alone: no attention, no feed-forward, one norm per
+/// layer; xLSTM's recurrent-only blocks are read by their own module.
 pub(super) fn import_mamba(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> {
+    if arch == Arch::Xlstm {
+        return super::xlstm::import_xlstm(cfg);
+    }
     let hidden = cfg.req(HIDDEN, 1, MAX_DIM)?;
     let layers = cfg.req(LAYERS, 1, MAX_LAYERS)?;
     let expand = cfg.float("expand", 0.0, 64.0)?.unwrap_or(2.0);

@@ -69,7 +69,7 @@ impl ArchRow {
 }
 
 /// Every architecture, in the order menus list them.
-pub const ARCHS: [ArchRow; 52] = [
+pub const ARCHS: [ArchRow; 53] = [
     // InternLM2 (remote code, InternVL's language model): Llama's layout
     // with q, k, v fused into one `wqkv` of the same size.
     row(Arch::Llama, "llama"),
@@ -127,6 +127,7 @@ pub const ARCHS: [ArchRow; 52] = [
         .plain_layer_norm()
         .biases(false, true)
         .tied(),
+    row(Arch::Xlstm, "xlstm"),
     row(Arch::DeepseekV2, "deepseek_v2"),
     // DeepSeek-V3.2 adds a lightning indexer to each layer (hf_config::modern).
     // Kimi K2 ships model_type "kimi_k2" with DeepseekV3ForCausalLM (its
@@ -329,6 +330,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
     names(Arch::DebertaV2, &["deberta-v2"], &[]),
     names(Arch::T5, &["t5", "mt5"], &["t5"]),
     names(Arch::Whisper, &["whisper"], &[]),
+    names(Arch::Xlstm, &["xlstm"], &[]),
     names(
         Arch::DeepseekV2,
         &["deepseek_v2", "minicpm3"],

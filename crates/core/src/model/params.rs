@@ -401,6 +401,15 @@ impl<'a> Dims<'a> {
                 // depthwise conv with its bias, the recurrence's `a` param
                 layer.biases = inner * kernel + 6 * inner + h;
             }
+            RecurrentKind::Mlstm => {
+                // q, k (h -> state each), v and the output gate (h -> inner),
+                // the input and forget gates (h -> heads, always biased),
+                // out_proj (inner -> h); the per-head norm over inner
+                let qk = heads * state;
+                layer.mixer = h * (2 * qk + 2 * inner) + inner * h + 2 * h * heads;
+                layer.biases = proj_bias * (2 * qk + 2 * inner + h) + 2 * heads;
+                layer.norms = inner + proj_bias * inner;
+            }
             RecurrentKind::Lightning => {
                 // qkv_proj, output_gate, out_proj; RMSNorm over heads·d
                 layer.mixer = h * 3 * inner + h * inner + inner * h;

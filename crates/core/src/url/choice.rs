@@ -128,6 +128,7 @@ choice!(RecurrentKind {
     Lightning => "lightning",
     KimiDelta => "kimi_delta",
     RgLru => "rg_lru",
+    Mlstm => "mlstm",
 });
 /// Architectures are keyed by the one architecture table (`model::arch`).
 impl Choice for Arch {

@@ -283,6 +283,10 @@ TINY = {
     "recurrent_gemma": dict(num_hidden_layers=4, block_types=["recurrent", "attention", "recurrent"],
                             lru_width=96, conv1d_width=3, attention_window_size=WINDOW,
                             num_key_value_heads=1),
+    # added 2026-11-28: xLSTM's `xLSTMCache.rnn_state` (C, n, m per layer, in the model's dtype);
+    # q/k and v widths multiples of 64, as its cached forward needs
+    "xlstm": dict(num_hidden_layers=2, hidden_size=128, num_heads=2, qk_dim_factor=0.5,
+                  v_dim_factor=1.0, chunk_size=8),
     "inkling_text": dict(num_hidden_layers=3, layer_types=["hybrid", "hybrid_sliding", "hybrid_sliding"],
                          num_attention_heads=4, num_key_value_heads=1, head_dim=12, swa_num_attention_heads=4,
                          swa_num_key_value_heads=2, swa_head_dim=6, sliding_window_size=5, d_rel=4, rel_extent=12,
@@ -301,6 +305,8 @@ DROP_COMMON = {  # config fields a family does not take
     "deepseek_v4": {"num_key_value_heads"},
     "glm5_next": {"head_dim"},
     "mistral_large4": {"head_dim"},
+    "xlstm": {"num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
+              "max_position_embeddings"},
 }
 # wrappers without a CausalLM class: built with a tiny tower, their text config recorded as `text_config`
 WRAPPED = {"glm5_next": dict(depth=1, hidden_size=32, num_heads=4, intermediate_size=32, out_hidden_size=64,

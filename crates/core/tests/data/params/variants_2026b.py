@@ -2206,3 +2206,13 @@ VARIANTS["whisper"] = [
     {'d_model': 80, 'encoder_layers': 2, 'decoder_layers': 2, 'encoder_attention_heads': 5, 'decoder_attention_heads': 8, 'encoder_ffn_dim': 96, 'decoder_ffn_dim': 96, 'vocab_size': 111, 'num_mel_bins': 80, 'max_source_positions': 1500, 'max_target_positions': 448, 'scale_embedding': True, 'pad_token_id': 109, 'bos_token_id': 109, 'eos_token_id': 109, 'decoder_start_token_id': 110, 'begin_suppress_tokens': []},
     {'d_model': 40, 'encoder_layers': 4, 'decoder_layers': 3, 'encoder_attention_heads': 5, 'decoder_attention_heads': 4, 'encoder_ffn_dim': 72, 'decoder_ffn_dim': 88, 'vocab_size': 1000, 'num_mel_bins': 80, 'max_source_positions': 25, 'max_target_positions': 100, 'tie_word_embeddings': False, 'pad_token_id': 998, 'bos_token_id': 998, 'eos_token_id': 998, 'decoder_start_token_id': 999, 'begin_suppress_tokens': []},
 ]
+
+# xLSTM (NX-AI's xLSTM-7B): mLSTM blocks only; q/k and v widths from factors of the hidden size, the
+# MLP rounded up to a multiple; biases everywhere under use_bias; the head never tied
+VARIANTS["xlstm"] = [
+    {},
+    {"vocab_size": 1000, "hidden_size": 256, "num_hidden_layers": 2, "num_heads": 4},
+    {"vocab_size": 777, "hidden_size": 384, "num_hidden_layers": 3, "num_heads": 2, "use_bias": True, "qk_dim_factor": 0.25, "v_dim_factor": 0.5, "ffn_proj_factor": 1.3, "ffn_round_up_to_multiple_of": 32},
+    {"vocab_size": 512, "hidden_size": 128, "num_hidden_layers": 1, "num_heads": 2, "tie_word_embeddings": True},
+    {"vocab_size": 640, "hidden_size": 192, "num_hidden_layers": 4, "num_heads": 3, "qk_dim_factor": 1.0, "v_dim_factor": 2.0, "ffn_proj_factor": 3.0},
+]
