@@ -33,3 +33,28 @@ pub use recurrent::{hybrid_stacks, mixer_terms, recurrent_layer_terms, LayerStac
 pub use shape::{act_fn, has_dropout, ActFn, GradNeeds, LayerShape, LoraActs, Term};
 pub use tower::{tower_gate_bytes, tower_layer_terms, tower_shared_bytes, TowerBatch};
 pub use tower_forward::tower_forward_bytes;
+
+/// What Whisper's encoder keeps outside its layers in training, for
+/// `batch` samples: its output and the final LayerNorm's input
+/// (2·N·h, activation dtype) with its fp32 statistics (8·N), and, when the
+/// whole model trains, the convolution stem's tensors
+/// ([`ModelSpec::encoder_stem`]); 0 for a model without fixed encoder
+/// frames (measured: `tests/data/whisper/`).
+///
+/// [`ModelSpec::encoder_stem`]: crate::model::ModelSpec::encoder_stem
+pub fn encoder_stem_bytes(
+    spec: &crate::model::ModelSpec,
+    batch: u128,
+    act_bytes: u128,
+    stem_trains: bool,
+) -> u128 {
+    let Some(frames) = spec.encoder_tokens.map(u128::from) else {
+        return 0;
+    };
+    let stem = if stem_trains {
+        u128::from(spec.encoder_stem)
+    } else {
+        0
+    };
+    batch * (act_bytes * (stem + 2 * frames * u128::from(spec.hidden)) + 8 * frames)
+}

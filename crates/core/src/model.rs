@@ -697,6 +697,12 @@ pub struct ModelSpec {
     /// 30 s window of a longer file); `None`: the input's length.
     #[serde(default)]
     pub encoder_tokens: Option<u64>,
+    /// Elements per sample Whisper's convolution stem keeps for backward
+    /// when it trains: its mel input (2·frames·mels), the first
+    /// convolution's output and its GELU's (2·frames·hidden each) and the
+    /// second's output (frames·hidden); 0 without such a stem.
+    #[serde(default)]
+    pub encoder_stem: u64,
     #[serde(default)]
     pub vision: Option<VisionTower>,
     /// Exact parameter count when the source states it and the fields above
@@ -1304,6 +1310,7 @@ impl ModelSpec {
         if let Some(n) = self.encoder_tokens {
             check_range("model.encoder_tokens", n, 1, MAX_POSITION)?;
         }
+        check_range("model.encoder_stem", self.encoder_stem, 0, MAX_TOTAL_PARAMS)?;
         if let Some(e) = self.encoder_layers {
             check_range("model.encoder_layers", e, 0, MAX_LAYERS)?;
         }

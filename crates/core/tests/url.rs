@@ -444,6 +444,7 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             encoder_layers,
             // Whisper's fixed frames on some encoder-decoder specs
             encoder_tokens: encoder_layers.filter(|e| e % 2 == 1).map(|e| e * 300 + 1),
+            encoder_stem: encoder_layers.map_or(0, |e| e * 7919),
             video: video_family(layers),
             image_rule,
             vision: vision.map(|(hidden, layers, image, tower_params)| VisionTower {

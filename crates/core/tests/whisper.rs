@@ -7,7 +7,7 @@
 mod common;
 
 use common::{data_dir, one_gpu, plain_layer_shape};
-use vramfit_core::activations::{act_fn, layer_terms, LayerShape};
+use vramfit_core::activations::{act_fn, encoder_stem_bytes, layer_terms, LayerShape};
 use vramfit_core::cross_attention::cross_cache_bytes_per_sequence;
 use vramfit_core::hf_config::from_hf_config;
 use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes};
@@ -155,4 +155,37 @@ fn the_caches_equal_the_ones_generate_holds() {
         checked += 1;
     }
     assert_eq!(checked, 48);
+}
+
+/// Outside the layers, a fully trained Whisper keeps its stem's tensors
+/// and the encoder's final norm and output: the (1, 1)-layer model's count
+/// less its two layers and the decoder's head (the token ids, positions and
+/// labels, 24 B a token; its final norm's input and statistics and the
+/// head's input; the log-softmax over the vocabulary; the loss's scalar).
+/// fp32 rows, where CPU and CUDA keep LayerNorm statistics alike.
+#[test]
+fn the_stem_and_encoder_output_are_what_the_rest_of_the_model_keeps() {
+    let text = std::fs::read_to_string(data_dir().join("whisper/whisper_layers.jsonl"))
+        .expect("measurements");
+    let mut checked = 0;
+    for row in text.lines() {
+        let line: serde_json::Value = serde_json::from_str(row).expect("json line");
+        if line["dtype"] != "float32" {
+            continue;
+        }
+        let spec = from_hf_config(&line["config"].to_string()).expect("imports");
+        let get = |k: &str| u128::from(line[k].as_u64().expect("measured"));
+        let (batch, labels) = (get("batch"), get("labels"));
+        let outside =
+            get("one_layer_each_bytes") - get("encoder_layer_bytes") - get("decoder_layer_bytes");
+        let (h, vocab) = (u128::from(spec.hidden), u128::from(spec.vocab));
+        let head = batch * labels * (24 + 2 * h * 4 + 2 * 4 + vocab * 4) + 4;
+        assert_eq!(
+            encoder_stem_bytes(&spec, batch, 4, true),
+            outside - head,
+            "{row}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 16);
 }

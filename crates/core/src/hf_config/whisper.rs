@@ -65,6 +65,7 @@ pub(super) fn import_whisper(cfg: &Cfg) -> Result<ModelSpec> {
         mlp_bias: Some(true),
         encoder_layers: Some(encoder),
         encoder_tokens: Some(frames),
+        encoder_stem: frames.saturating_mul(2 * mels + 5 * d),
         model_extra_params: extra,
         ..ModelSpec::default()
     })

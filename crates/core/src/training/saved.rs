@@ -461,6 +461,12 @@ fn outside_layers(
         let target = r.decoder_tokens();
         bytes += act_dtype * base.batch * base.heads * (seq * seq + target * target);
     }
+    bytes += crate::activations::encoder_stem_bytes(
+        r.spec,
+        base.batch,
+        act_dtype,
+        crate::trainable::trains_every_weight(r.training.method),
+    );
     // Cross-attention layers (Llama 3.2 Vision) all read one tensor of image
     // states (b·v·h, the projector's output) under one 4-D mask (b·s·v, in
     // the activation dtype, `_prepare_cross_attention_mask`): kept once.
@@ -717,7 +723,7 @@ fn formula(
         } else {
             format!("(4+2·{act_dtype})·b·s·h")
         },
-        if r.spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else if outside.head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else if cross_image_tokens(r) > 0 { format!(" + image states and cross-attention mask {act_dtype}·b·v·(h + s), v = {}", cross_image_tokens(r)) } else { String::new() },
+        if r.spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else if outside.head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else if let Some(frames) = r.spec.encoder_tokens { format!(" + encoder stem, final norm and output {act_dtype}·b·(stem + 2·{frames}·h) + 8·b·{frames}") } else if cross_image_tokens(r) > 0 { format!(" + image states and cross-attention mask {act_dtype}·b·v·(h + s), v = {}", cross_image_tokens(r)) } else { String::new() },
         if autocast_copies > 0 { format!(" + autocast 16-bit weight copies {autocast_copies}") } else { String::new() },
         if vision > 0 { format!(" + vision tower {vision}{}{}", if t.freeze_vision { " (frozen, PEFT-hooked)" } else { "" }, vision_rule(r)) } else { String::new() },
     )

@@ -53,6 +53,7 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("vocab", spec.vocab, d.vocab),
         ("pos", spec.max_position, d.max_position),
         ("tv", spec.type_vocab, d.type_vocab),
+        ("stem", spec.encoder_stem, d.encoder_stem),
         ("conv", spec.conv_kernel, d.conv_kernel),
         ("cls", spec.classifier_labels, d.classifier_labels),
         ("lxp", spec.layer_extra_params, d.layer_extra_params),
@@ -457,7 +458,7 @@ type PutNumber = fn(&mut ModelSpec, u64);
 
 /// The whole-number fields: key, allowed range, where the value goes (one
 /// table instead of a match arm each: the page's wasm is smaller).
-const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 26] = [
+const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 27] = [
     ("h", 0, MAX_DIM, |s, n| s.hidden = n),
     ("l", 0, MAX_LAYERS, |s, n| s.layers = n),
     ("heads", 0, MAX_HEADS, |s, n| s.heads = n),
@@ -466,6 +467,7 @@ const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 26] = [
     ("vocab", 0, MAX_DIM, |s, n| s.vocab = n),
     ("pos", 0, MAX_POSITION, |s, n| s.max_position = n),
     ("tv", 0, MAX_DIM, |s, n| s.type_vocab = n),
+    ("stem", 0, MAX_TOTAL_PARAMS, |s, n| s.encoder_stem = n),
     ("conv", 0, MAX_DIM, |s, n| s.conv_kernel = n),
     ("cls", 0, MAX_DIM, |s, n| s.classifier_labels = n),
     ("hd", 0, MAX_DIM, |s, n| s.head_dim = Some(n)),

@@ -8,7 +8,8 @@ the encoder always over `max_source_positions` frames, the input being 2 × that
 frames). Every tensor autograd packs is seen through `torch.autograd.graph.saved_tensors_hooks`
 and counted once per storage; parameters' storages are left out. One layer's bytes are read off
 layer differences: (2 encoder layers, 1 decoder) − (1, 1) is an encoder layer, (1, 2) − (1, 1) a
-decoder layer with its cross-attention.
+decoder layer with its cross-attention; `one_layer_each_bytes` is the (1, 1) model's whole count,
+whose remainder past its two layers is what the stem, the final norms and the head keep.
 
 Run: /work/venv/bin/python measure_whisper.py > whisper_layers.jsonl   # ~1 min on 2 cores
 """
@@ -66,7 +67,8 @@ def main():
                                                           decoder_layers=1, max_target_positions=448),
                                               variant=c, attn=attn, dtype=dtype, batch=batch,
                                               labels=labels, encoder_layer_bytes=enc,
-                                              decoder_layer_bytes=dec, versions=versions)), flush=True)
+                                              decoder_layer_bytes=dec, one_layer_each_bytes=one,
+                                              versions=versions)), flush=True)
 
 
 if __name__ == "__main__":
