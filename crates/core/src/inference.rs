@@ -888,32 +888,20 @@ fn kv_cache(r: &Resolved, per_token: u128, per_token_formula: &str) -> (u128, St
         );
     }
     // DeepSeek-V4: a window of `sliding_window` − 1 tokens, then its entries
-    let (tokens, compressed) =
-        match compressed_bytes_per_sequence(r.spec, &r.shards, kv_dtype(r), context) {
-            Some((_, formula)) => {
-                let window = r.spec.sliding_window.as_ref().map_or(1, |w| w.window);
-                (
-                    format!("min({context}, {})", window.saturating_sub(1)),
-                    format!(" + {batch} × {formula}"),
+    let per_sequence = match compressed_bytes_per_sequence(r.spec, &r.shards, kv_dtype(r), context)
+    {
+        Some((_, formula)) => {
+            let window = r.spec.sliding_window.as_ref().map_or(1, |w| w.window);
+            format!(
+                    "min({context}, {}) tokens × {per_token} B/token ({per_token_formula}) + {batch} × {formula}",
+                    window.saturating_sub(1)
                 )
-            }
-            None => match windowed_tokens(r, per_token, context) {
-                Ok(tokens) => (tokens, String::new()),
-                Err(mixed) => {
-                    let bytes = kv_cache_bytes(
-                        r.spec,
-                        &r.shards,
-                        (per_token, kv_dtype(r)),
-                        batch,
-                        (context, inf.prompt_len as u128),
-                    );
-                    return (
-                        bytes,
-                        format!("{batch} × {mixed} ({per_token} B/token: {per_token_formula})"),
-                    );
-                }
-            },
-        };
+        }
+        None => format!(
+            "{} ({per_token_formula})",
+            cached_per_sequence(r, per_token, context)
+        ),
+    };
     (
         kv_cache_bytes(
             r.spec,
@@ -922,20 +910,17 @@ fn kv_cache(r: &Resolved, per_token: u128, per_token_formula: &str) -> (u128, St
             batch,
             (context, inf.prompt_len as u128),
         ),
-        format!(
-            "{batch} × {tokens} tokens × {per_token} B/token ({per_token_formula}){compressed}"
-        ),
+        format!("{batch} × {per_sequence}"),
     )
 }
 
-/// The tokens a sequence caches, as text: the context, or with sliding
-/// layers their window beside it (`window − 1` tokens, and the prompt too
-/// where the layers keep it).
-/// `Err` holds the bytes per sequence of a model with both kinds of layer.
-fn windowed_tokens(r: &Resolved, per_token: u128, context: u128) -> Result<String, String> {
+/// What one sequence caches, as text: the context's tokens × the bytes per
+/// token, or with sliding layers their window (`window − 1` tokens, and the
+/// prompt too where the layers keep it) beside the full layers' context.
+fn cached_per_sequence(r: &Resolved, per_token: u128, context: u128) -> String {
     let (full, sliding) = r.shards.kv_split(r.spec, per_token);
     let Some(w) = r.spec.sliding_window.as_ref().filter(|_| sliding > 0) else {
-        return Ok(context.to_string());
+        return format!("{context} tokens × {per_token} B/token");
     };
     let kept = if w.keeps_prompt {
         format!(" + {}", r.inference.prompt_len)
@@ -947,9 +932,9 @@ fn windowed_tokens(r: &Resolved, per_token: u128, context: u128) -> Result<Strin
         w.window.saturating_sub(1).max(1)
     );
     if full == 0 {
-        return Ok(window);
+        return format!("{window} tokens × {per_token} B/token");
     }
-    Err(format!("({full} B × {context} + {sliding} B × {window})"))
+    format!("({full} B × {context} + {sliding} B × {window})")
 }
 
 /// The cache's dtype: the scenario's, else the compute dtype.

@@ -3355,6 +3355,24 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "whisper",
+        &[
+            ("d_model", 384),
+            ("decoder_attention_heads", 6),
+            ("decoder_ffn_dim", 1536),
+            ("decoder_layers", 4),
+            ("encoder_ffn_dim", 1536),
+            ("hidden_size", 384),
+            ("max_source_positions", 1500),
+            ("max_target_positions", 448),
+            ("num_attention_heads", 6),
+            ("num_hidden_layers", 4),
+            ("num_mel_bins", 80),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 51865),
+        ],
+    ),
+    (
         "xglm",
         &[
             ("d_model", 1024),
@@ -3392,6 +3410,19 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
             ("tie_word_embeddings", 1),
             ("type_vocab_size", 1),
             ("vocab_size", 250880),
+        ],
+    ),
+    (
+        "xlstm",
+        &[
+            ("chunk_size", 64),
+            ("ffn_round_up_to_multiple_of", 64),
+            ("hidden_size", 4096),
+            ("num_heads", 8),
+            ("num_hidden_layers", 32),
+            ("tie_word_embeddings", 0),
+            ("use_bias", 0),
+            ("vocab_size", 50304),
         ],
     ),
     (

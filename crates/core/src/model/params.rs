@@ -420,7 +420,11 @@ impl<'a> Dims<'a> {
     }
 
     fn mlp(&self, width: u128) -> Mlp {
-        let h = self.h;
+        self.mlp_over(width, self.h)
+    }
+
+    /// An MLP `width` wide between `h`-wide input and output.
+    fn mlp_over(&self, width: u128, h: u128) -> Mlp {
         let gated = self.spec.mlp == MlpKind::Gated;
         let gate = if gated { h * width } else { 0 };
         let bias = if self.spec.mlp_bias.unwrap_or(self.spec.out_bias) {
@@ -455,21 +459,10 @@ impl Dims<'_> {
         let h = self.h;
         let experts = dim(moe.experts, MAX_EXPERTS);
         let used = dim(moe.experts_per_token, MAX_EXPERTS).min(experts);
+        // the routed experts read and write the latent width where there is one
         let latent = dim(moe.latent, MAX_DIM);
-        let mut expert = self.mlp(dim(moe.expert_intermediate, MAX_DIM));
-        if latent > 0 {
-            // experts over the latent width: every h-wide side scales to it
-            expert = Mlp {
-                gate: expert.gate / h * latent,
-                up: expert.up / h * latent,
-                down: expert.down / h * latent,
-                // the down projection's bias is latent-wide
-                bias: match expert.bias {
-                    0 => 0,
-                    b => b - h + latent,
-                },
-            };
-        }
+        let expert_side = dim(moe.expert_input(spec.hidden), MAX_DIM);
+        let expert = self.mlp_over(dim(moe.expert_intermediate, MAX_DIM), expert_side);
         let shared_width = match moe.shared_intermediate {
             Some(w) => dim(w, MAX_DIM),
             None => dim(moe.shared_experts, MAX_EXPERTS) * dim(moe.expert_intermediate, MAX_DIM),
