@@ -189,3 +189,13 @@ fn the_stem_and_encoder_output_are_what_the_rest_of_the_model_keeps() {
     }
     assert_eq!(checked, 16);
 }
+
+/// A config that leaves keys out takes WhisperConfig's defaults, as
+/// transformers fills them: the bare model type is whisper-tiny, whose
+/// count transformers builds as 37,760,640 (`hf_variants_2026.csv`, whisper__0).
+#[test]
+fn a_bare_config_is_the_class_defaults() {
+    let spec = from_hf_config(r#"{"model_type": "whisper"}"#).expect("imports");
+    assert_eq!(spec.param_counts().total, 37_760_640);
+    assert_eq!(spec.encoder_tokens, Some(1500));
+}
