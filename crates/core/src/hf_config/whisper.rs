@@ -14,10 +14,16 @@ use crate::model::{
 /// Reads a Whisper config.
 pub(super) fn import_whisper(cfg: &Cfg) -> Result<ModelSpec> {
     let d = cfg.req(&["d_model"], 1, MAX_DIM)?;
-    let encoder = cfg.req(&["encoder_layers"], 1, MAX_LAYERS)?;
+    // `attribute_map`: num_hidden_layers and num_attention_heads are the
+    // encoder's (the class-defaults table keeps them under those names)
+    let encoder = cfg.req(&["encoder_layers", "num_hidden_layers"], 1, MAX_LAYERS)?;
     let decoder = cfg.req(&["decoder_layers"], 1, MAX_LAYERS)?;
     let heads = cfg.req(&["decoder_attention_heads"], 1, MAX_HEADS)?;
-    let encoder_heads = cfg.req(&["encoder_attention_heads"], 1, MAX_HEADS)?;
+    let encoder_heads = cfg.req(
+        &["encoder_attention_heads", "num_attention_heads"],
+        1,
+        MAX_HEADS,
+    )?;
     for (key, h) in [
         ("decoder_attention_heads", heads),
         ("encoder_attention_heads", encoder_heads),
