@@ -34,6 +34,7 @@ mod audio_lm;
 mod blip2;
 mod deepseek_ocr2;
 mod diffusion_gemma;
+mod dots3_note;
 mod fast_vlm;
 mod fastvit;
 mod got_ocr2;
@@ -372,7 +373,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 63] = [
+const WRAPPERS_2026: [&str; 64] = [
     "chameleon",
     "emu3",
     "musicflamingo",
@@ -436,6 +437,7 @@ const WRAPPERS_2026: [&str; 63] = [
     "inkling2_loop",
     "hyperclovax_vision_v2",
     "minicpm_ocr",
+    "dots3_note",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -576,6 +578,10 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         }),
         "mistral_large4" => mistral_large4::import_mistral_large4(cfg, |text| {
             import_decoder(text, Arch::DeepseekV3, "mistral_large4_text")
+        }),
+        // its text class is fixed, its keys at the top level when published
+        "dots3_note" => dots3_note::import_dots3_note(cfg, |text| {
+            import_decoder(text, Arch::DeepseekV3, "dots3_note_text")
         }),
         _ => qwen4_exp::import_qwen4_exp(cfg, import_decoder),
     }
@@ -963,6 +969,7 @@ fn import_llama_like(cfg: &Cfg, arch: Arch, spec: &mut ModelSpec) -> Result<()> 
             v_head_dim: cfg.req(&["v_head_dim"], 1, MAX_HEADS)?,
             indexer: None,
             nope_layers: 0,
+            sliding: None,
         });
     }
     Ok(())

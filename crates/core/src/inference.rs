@@ -26,15 +26,28 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
         // MLA caches one compressed latent and the shared RoPE key per
         // token, and DeepSeek-V3.2's indexer its own key.
         Some(m) => {
-            // NoPE layers (Mistral Large 4) cache no rope key
+            // NoPE layers (Mistral Large 4) cache no rope key; sliding
+            // layers with their own latent (Dots3-Note) cache theirs
             let nope = indexed_on_stage(spec, m.nope_layers, shards);
-            let latent = (layers * m.kv_lora_rank as u128
-                + (layers - nope.min(layers)) * m.qk_rope_head_dim as u128)
+            let (own, sliding) = match m.sliding {
+                Some(sw) => (layers - shards.stage_attention(spec).1, Some(sw)),
+                None => (layers, None),
+            };
+            let mut latent = (own * m.kv_lora_rank as u128
+                + (own - nope.min(own)) * m.qk_rope_head_dim as u128)
                 * b;
             let mut text = format!(
-                "{layers} layers × ({} latent + {} rope) × {b} B",
+                "{own} layers × ({} latent + {} rope) × {b} B",
                 m.kv_lora_rank, m.qk_rope_head_dim
             );
+            if let Some(sw) = sliding {
+                let windowed = layers - own;
+                latent += windowed * u128::from(sw.kv_lora_rank + sw.qk_rope_head_dim) * b;
+                text.push_str(&format!(
+                    " + {windowed} sliding layers × ({} latent + {} rope) × {b} B",
+                    sw.kv_lora_rank, sw.qk_rope_head_dim
+                ));
+            }
             if nope > 0 {
                 text.push_str(&format!(
                     " − {nope} NoPE layers × {} rope × {b} B",
@@ -44,14 +57,14 @@ pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Dtype, shards: &Shards) -> (u128
             let indexed = match &m.indexer {
                 Some(ix) if ix.layers > 0 => {
                     let count = indexed_on_stage(spec, ix.layers, shards);
-                    let width = ix.cached_width();
                     let what = if ix.pool > 0 {
                         format!("(2 × {} + 1) indexer key, scores, flag", ix.head_dim)
                     } else {
                         format!("{} indexer key", ix.head_dim)
                     };
-                    text.push_str(&format!(" + {count} × {what} × {b} B"));
-                    count * width as u128 * b
+                    let element = ix.cached_bytes(b) / u128::from(ix.cached_width().max(1));
+                    text.push_str(&format!(" + {count} × {what} × {element} B"));
+                    count * ix.cached_bytes(b)
                 }
                 _ => 0,
             };
@@ -141,23 +154,35 @@ pub fn vllm_sparse_mla_per_token(
         .indexer
         .as_ref()
         .filter(|ix| ix.layers > 0 && ix.pool == 0)?;
-    let layers = shards.stage_attention(spec).0;
-    let (r, dr, d) = (
-        u128::from(m.kv_lora_rank),
-        u128::from(m.qk_rope_head_dim),
-        u128::from(ix.head_dim),
-    );
-    let latent = if kv.bytes() == 1 {
-        r + r.div_ceil(128) * 4 + 2 * dr
-    } else {
-        (r + dr) * 2
+    let (layers, windowed) = shards.stage_attention(spec);
+    let d = u128::from(ix.head_dim);
+    let latent = |r: u64, dr: u64| {
+        let (r, dr) = (u128::from(r), u128::from(dr));
+        if kv.bytes() == 1 {
+            r + r.div_ceil(128) * 4 + 2 * dr
+        } else {
+            (r + dr) * 2
+        }
     };
     let indexed = indexed_on_stage(spec, ix.layers, shards);
     let key = d + d.div_ceil(128) * 4;
-    Some((
-        layers * latent + indexed * key,
-        format!("{layers} layers × {latent} B latent + {indexed} × {key} B fp8 indexer key"),
-    ))
+    let own = latent(m.kv_lora_rank, m.qk_rope_head_dim);
+    // sliding layers with a latent of their own (Dots3-Note)
+    let (plain, sliding) = match m.sliding {
+        Some(sw) => (
+            layers - windowed,
+            Some((windowed, latent(sw.kv_lora_rank, sw.qk_rope_head_dim))),
+        ),
+        None => (layers, None),
+    };
+    let mut text = format!("{plain} layers × {own} B latent");
+    let mut bytes = plain * own + indexed * key;
+    if let Some((n, width)) = sliding {
+        bytes += n * width;
+        text.push_str(&format!(" + {n} sliding layers × {width} B latent"));
+    }
+    text.push_str(&format!(" + {indexed} × {key} B fp8 indexer key"));
+    Some((bytes, text))
 }
 
 pub struct InferenceMemory {
@@ -188,7 +213,7 @@ pub fn kv_cache_bytes(
     batch: u128,
     (tokens, prompt): (u128, u128),
 ) -> u128 {
-    let (full, sliding) = shards.kv_split(spec, per_token);
+    let (full, sliding) = shards.kv_split(spec, (per_token, kv.bytes().into()));
     let window = match &spec.sliding_window {
         Some(w) => {
             let kept = if w.keeps_prompt { prompt } else { 0 };
@@ -224,11 +249,11 @@ pub fn prefill_views_bytes(
 pub fn static_kv_cache_bytes(
     spec: &ModelSpec,
     shards: &Shards,
-    per_token: u128,
+    (per_token, kv): (u128, Dtype),
     batch: u128,
     max_len: u128,
 ) -> u128 {
-    let (full, sliding) = shards.kv_split(spec, per_token);
+    let (full, sliding) = shards.kv_split(spec, (per_token, kv.bytes().into()));
     let window = match &spec.sliding_window {
         Some(w) => w.window as u128,
         None => max_len,
@@ -881,7 +906,7 @@ fn kv_cache(r: &Resolved, per_token: u128, per_token_formula: &str) -> (u128, St
         // Allocated for its own length when one is set (validated ≥ context).
         let length = inf.cache_len.map_or(context, u128::from).max(context);
         return (
-            static_kv_cache_bytes(r.spec, &r.shards, per_token, batch, length),
+            static_kv_cache_bytes(r.spec, &r.shards, (per_token, kv_dtype(r)), batch, length),
             format!(
                 "static cache: {batch} × {length} tokens × {per_token} B/token ({per_token_formula})"
             ),
@@ -918,7 +943,9 @@ fn kv_cache(r: &Resolved, per_token: u128, per_token_formula: &str) -> (u128, St
 /// token, or with sliding layers their window (`window − 1` tokens, and the
 /// prompt too where the layers keep it) beside the full layers' context.
 fn cached_per_sequence(r: &Resolved, per_token: u128, context: u128) -> String {
-    let (full, sliding) = r.shards.kv_split(r.spec, per_token);
+    let (full, sliding) = r
+        .shards
+        .kv_split(r.spec, (per_token, kv_dtype(r).bytes().into()));
     let Some(w) = r.spec.sliding_window.as_ref().filter(|_| sliding > 0) else {
         return format!("{context} tokens × {per_token} B/token");
     };

@@ -200,6 +200,18 @@ pub struct Mla {
     /// layers): they cache the latent only, no rope key.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub nope_layers: u64,
+    /// The sliding-window layers' own latent, where it is not the others'
+    /// (Dots3-Note's `swa_kv_lora_rank`, `swa_qk_rope_head_dim`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sliding: Option<SlidingLatent>,
+}
+
+/// What a sliding-window MLA layer caches per token when its geometry is its
+/// own: its latent and its rope key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlidingLatent {
+    pub kv_lora_rank: u64,
+    pub qk_rope_head_dim: u64,
 }
 
 /// The lightning indexer of DeepSeek Sparse Attention: per indexed layer,
@@ -222,6 +234,11 @@ pub struct Indexer {
     /// validity flag (2d + 1 wide, measured: `tests/data/cache/`).
     #[serde(default)]
     pub pool: u64,
+    /// Bytes of a cached key element when they do not follow the cache's
+    /// dtype: 4 where the keys come out fp32 (Dots3-Note rotates them with
+    /// fp32 cos/sin, from `inputs_embeds.float()`); 0: the cache's dtype.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub key_bytes: u64,
 }
 
 impl Indexer {
@@ -233,6 +250,16 @@ impl Indexer {
         } else {
             self.head_dim
         }
+    }
+
+    /// Bytes per token on one indexed layer, in a cache of `b`-byte elements.
+    pub fn cached_bytes(&self, b: u128) -> u128 {
+        let element = if self.key_bytes > 0 {
+            u128::from(self.key_bytes)
+        } else {
+            b
+        };
+        u128::from(self.cached_width()) * element
     }
 }
 
@@ -1346,11 +1373,26 @@ impl ModelSpec {
             }
             check_range("model.mla.kv_lora_rank", mla.kv_lora_rank, 1, MAX_DIM)?;
             check_range("model.mla.nope_layers", mla.nope_layers, 0, self.layers)?;
+            if let Some(sw) = &mla.sliding {
+                check_range(
+                    "model.mla.sliding.kv_lora_rank",
+                    sw.kv_lora_rank,
+                    1,
+                    MAX_DIM,
+                )?;
+                check_range(
+                    "model.mla.sliding.qk_rope_head_dim",
+                    sw.qk_rope_head_dim,
+                    0,
+                    MAX_HEADS,
+                )?;
+            }
             if let Some(ix) = &mla.indexer {
                 check_range("model.mla.indexer.head_dim", ix.head_dim, 1, MAX_HEADS)?;
                 check_range("model.mla.indexer.heads", ix.heads, 1, MAX_HEADS)?;
                 check_range("model.mla.indexer.layers", ix.layers, 0, self.layers)?;
                 check_range("model.mla.indexer.pool", ix.pool, 0, MAX_POSITION)?;
+                check_range("model.mla.indexer.key_bytes", ix.key_bytes, 0, 8)?;
             }
             check_range(
                 "model.mla.qk_nope_head_dim",

@@ -126,11 +126,22 @@ impl Shards {
     /// `per_token`, the KV bytes of one token over the busiest stage's
     /// cached layers, split into the full-attention layers' share and the
     /// sliding-window layers' share by their widths (Gemma 4's global
-    /// layers have heads of their own).
-    pub fn kv_split(&self, spec: &crate::model::ModelSpec, per_token: u128) -> (u128, u128) {
+    /// layers have heads of their own). `b`: bytes of a cache element.
+    pub fn kv_split(
+        &self,
+        spec: &crate::model::ModelSpec,
+        (per_token, b): (u128, u128),
+    ) -> (u128, u128) {
         let (layers, windowed) = self.stage_attention(spec);
         if windowed == 0 {
             return (per_token, 0);
+        }
+        // sliding MLA layers with a latent of their own (Dots3-Note) cache
+        // that latent and their rope key, and no indexer key
+        if let Some(sw) = spec.mla.as_ref().and_then(|m| m.sliding) {
+            let sliding = windowed * u128::from(sw.kv_lora_rank + sw.qk_rope_head_dim) * b;
+            let sliding = sliding.min(per_token);
+            return (per_token - sliding, sliding);
         }
         // every cached layer slides (DeepSeek-V4's windows are not alike:
         // some keep keys and values apart, some one tensor for both)

@@ -198,7 +198,8 @@ pub fn serving_pool(
         u64::try_from(pool_bytes / block_bytes).unwrap_or(u64::MAX)
     };
     // The busiest pipeline stage's layers, full and sliding.
-    let (full_token, sliding_token) = r.shards.kv_split(spec, per_token);
+    let kv_bytes = inf.kv_cache_dtype.unwrap_or(r.compute).bytes();
+    let (full_token, sliding_token) = r.shards.kv_split(spec, (per_token, kv_bytes.into()));
     let window = spec.sliding_window.as_ref().map_or(0, |w| w.window);
     let shared_prefix_tokens = inf.shared_prefix_tokens.min(inf.prompt_len);
     let demand = Demand {

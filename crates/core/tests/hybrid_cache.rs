@@ -67,7 +67,7 @@ fn kv_and_state_bytes_equal_the_cache_objects_transformers_creates() {
             static_kv_cache_bytes(
                 &spec,
                 &one_gpu(spec.layers),
-                per_token,
+                (per_token, dtype),
                 batch,
                 STATIC_MAX_CACHE_LEN,
             )

@@ -395,7 +395,7 @@ fn sliding_views_only_moved(row: &Value) {
     let window = u128::from(spec.sliding_window.as_ref().expect("sliding layers").window);
     let shards = common::one_gpu(spec.layers);
     let (per_token, _) = vramfit_core::inference::kv_bytes_per_token(spec, Dtype::Bf16, &shards);
-    let (_, sliding) = shards.kv_split(spec, per_token);
+    let (_, sliding) = shards.kv_split(spec, (per_token, 2));
     let beyond = u128::from(inference.prompt_len).saturating_sub(window - 1);
     let moved = u128::from(inference.batch) * beyond * sliding;
     assert!(moved > 0, "{title}: its prompt fits its window");

@@ -341,9 +341,18 @@ fn generated_mla(q: Option<u64>, kv: u64, layers: u64) -> Mla {
             layers: layers / 2,
             // GLM-5.3-Flash's pooled indexer on some ranks
             pool: if kv.is_multiple_of(4) { 16 } else { 0 },
+            // Dots3-Note's fp32 keys on some ranks
+            key_bytes: if kv.is_multiple_of(5) { 4 } else { 0 },
         }),
         // Mistral Large 4's NoPE layers on some ranks
         nope_layers: if kv.is_multiple_of(3) { layers / 4 } else { 0 },
+        // Dots3-Note's sliding layers' own latent on some ranks
+        sliding: kv
+            .is_multiple_of(7)
+            .then_some(vramfit_core::model::SlidingLatent {
+                kv_lora_rank: kv * 2,
+                qk_rope_head_dim: 32,
+            }),
     }
 }
 

@@ -10,7 +10,9 @@ use crate::model::ModelSpec;
 /// The families whose MoE routers (`gate.weight`, experts × hidden on every
 /// MoE layer) stay fp32; a wrapper named by its own `model_type` when its
 /// text model is one of them.
-const ROUTERS_IN_FP32: [&str; 31] = [
+const ROUTERS_IN_FP32: [&str; 33] = [
+    "dots3_note_text",
+    "dots3_note",
     "flint",
     "ernie4_5_vl_moe",
     "axk2",

@@ -92,6 +92,7 @@ fn complete_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             heads: cfg.req(&["index_n_heads"], 1, MAX_HEADS)?,
             layers: indexed,
             pool,
+            key_bytes: 0,
         });
     }
     let experts = cfg.req(&["n_routed_experts", "num_local_experts"], 1, MAX_EXPERTS)?;

@@ -122,7 +122,8 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "muse_glimmer"
         | "muse_spark"
         | "inkling2"
-        | "inkling2_loop" => true,
+        | "inkling2_loop"
+        | "dots3_note" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -205,6 +206,15 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
                 max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], max_default),
             })
         }
+        // Dots3-Note maps to Qwen2VLImageProcessor: its own patch and merge
+        // (its tower's when absent: the tower embeds single frames, so a
+        // patch must be one frame), Qwen2-VL's pixel limits
+        "dots3_note" => Ok(ImageRule::QwenVl {
+            patch: number(&pre, &[&["patch_size"]], vision("patch_size", 14)),
+            merge: number(&pre, &[&["merge_size"]], vision("spatial_merge_size", 2)),
+            min_pixels: number(&pre, &[&["min_pixels"], &["size", "shortest_edge"]], 56 * 56),
+            max_pixels: number(&pre, &[&["max_pixels"], &["size", "longest_edge"]], 28 * 28 * 1280),
+        }),
         // Glm4vImageProcessor (Glm46VImageProcessor alike): `size` holds the
         // pixel limits, 112·112 to 28·28·15000 by default; patch, merge and
         // temporal patch from the processor, else the tower.

@@ -82,6 +82,7 @@ pub(super) fn complete_text(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
         heads: index_heads,
         layers: indexed,
         pool: 0,
+        key_bytes: 0,
     });
     mla.nope_layers = (0..n).filter(|&i| own[i] && !rope[i]).count() as u64;
     let mla = mla.clone();

@@ -342,6 +342,7 @@ fn dsa_families(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()>
                 heads: cfg.int(&["index_n_heads"], 1, MAX_HEADS)?.unwrap_or(64),
                 layers,
                 pool: 0,
+                key_bytes: 0,
             });
         }
     }
@@ -357,6 +358,9 @@ fn complete_2026(cfg: &Cfg, model_type: &str, spec: &mut ModelSpec) -> Result<()
     super::moe_variants::complete(cfg, model_type, spec)?;
     if model_type == "mistral_large4_text" {
         super::mistral_large4::complete_text(cfg, spec)?;
+    }
+    if model_type == "dots3_note_text" {
+        super::dots3_note::complete_text(cfg, spec)?;
     }
     super::looped::complete(cfg, model_type, spec)
 }

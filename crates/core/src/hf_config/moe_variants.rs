@@ -117,6 +117,7 @@ fn axk2(cfg: &Cfg, spec: &mut ModelSpec) -> Result<()> {
             heads: cfg.req(&["index_n_heads"], 1, MAX_HEADS)?,
             layers,
             pool: 0,
+            key_bytes: 0,
         });
     }
     spec.model_extra_params = spec.model_extra_params.saturating_add(extra);

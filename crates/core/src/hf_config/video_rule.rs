@@ -44,6 +44,13 @@ pub fn video_rule_from_config(json: &str) -> Result<Option<VideoRule>> {
             size("spatial_merge_size", 2)?,
             size("temporal_patch_size", 2)?,
         )),
+        // Dots3-Note maps to Qwen3VLVideoProcessor over a tower that embeds
+        // single frames (a 2-D patch convolution): one frame per temporal patch
+        "dots3_note" => Some(VideoRule::qwen3(
+            size("patch_size", 14)?,
+            size("spatial_merge_size", 2)?,
+            size("temporal_patch_size", 1)?,
+        )),
         // VideoLlavaVideoProcessor: frames cropped to the tower's square.
         // VideoLlavaConfig's own tower is CLIP-L/14 at 224 px; a
         // `vision_config` it is given fills its gaps from CLIPVisionConfig

@@ -356,6 +356,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
             "bailing_hybrid",
             "kimi_linear",
             "longcat_flash",
+            "dots3_note_text",
         ],
         &[],
     ),

@@ -11,8 +11,8 @@ use super::query::{bool_text, parse_bool, parse_u64_in, percent_encode, query_pa
 use crate::model::{
     AttentionState, CompressedAttention, GlobalAttention, HyperConnections, HyperKind, Indexer,
     KvSharing, Mla, ModelSpec, Moe, NgramEmbedding, PerLayerInput, QsaIndexer, Recurrent,
-    SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE, MAX_LAYERS,
-    MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
+    SlidingLatent, SlidingWindow, VisionTower, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_IMAGE_SIZE,
+    MAX_LAYERS, MAX_NORMS_PER_LAYER, MAX_POSITION, MAX_TOTAL_PARAMS,
 };
 
 pub(super) const PREFIX: &str = "s.";
@@ -172,11 +172,19 @@ fn attention_variants(spec: &ModelSpec) -> Vec<(String, String)> {
     if let Some(nope) = spec.mla.as_ref().map(|m| m.nope_layers).filter(|n| *n > 0) {
         put("mlanope", nope.to_string());
     }
+    if let Some(sw) = spec.mla.as_ref().and_then(|m| m.sliding) {
+        put("mlasw", whole(&[sw.kv_lora_rank, sw.qk_rope_head_dim]));
+    }
     if let Some(ix) = spec.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
+        // the pool and the keys' bytes only when set: older links keep their text
+        let parts = if ix.key_bytes > 0 {
+            5
+        } else {
+            3 + usize::from(ix.pool > 0)
+        };
         put(
             "mlaidx",
-            // the pool only when there is one: older links keep their text
-            whole(&[ix.head_dim, ix.heads, ix.layers, ix.pool][..3 + usize::from(ix.pool > 0)]),
+            whole(&[ix.head_dim, ix.heads, ix.layers, ix.pool, ix.key_bytes][..parts]),
         );
     }
     if let Some(w) = &spec.sliding_window {
@@ -564,7 +572,20 @@ fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
                 v_head_dim: required(v_dim, MAX_DIM)?,
                 indexer: spec.mla.as_ref().and_then(|m| m.indexer.clone()),
                 nope_layers: spec.mla.as_ref().map_or(0, |m| m.nope_layers),
+                sliding: spec.mla.as_ref().and_then(|m| m.sliding),
             });
+        }
+        // Dots3-Note's sliding layers' own latent, after `mla`
+        "mlasw" => {
+            let [rank, rope] = numbers::<2>(v)?;
+            let latent = SlidingLatent {
+                kv_lora_rank: required(rank, MAX_DIM)?,
+                qk_rope_head_dim: required(rope, MAX_DIM)?,
+            };
+            match spec.mla.as_mut() {
+                Some(m) => m.sliding = Some(latent),
+                None => return Err("mlasw needs mla before it".to_string()),
+            }
         }
         "mlaidx" => set_indexer(spec, v)?,
         // Mistral Large 4's cached layers without a rope key, after `mla`
@@ -770,17 +791,16 @@ fn required(value: Option<u64>, max: u64) -> Result<u64, String> {
 /// indexed layers, and GLM-5.3-Flash's pool when it has one) on the MLA
 /// the link gave.
 fn set_indexer(spec: &mut ModelSpec, v: &str) -> Result<(), String> {
-    let [head_dim, heads, layers, pool] = if v.split(',').count() == 4 {
-        numbers::<4>(v)?
-    } else {
-        let [d, h, l] = numbers::<3>(v)?;
-        [d, h, l, Some(0)]
-    };
+    // three numbers, a fourth for the pool, a fifth for the keys' bytes
+    let mut n = [None, None, None, Some(0), Some(0)];
+    let parts = v.split(',').count().clamp(3, 5);
+    numbers_into(v, &mut n[..parts])?;
     let indexer = Indexer {
-        head_dim: required(head_dim, MAX_HEADS)?,
-        heads: required(heads, MAX_HEADS)?,
-        layers: required(layers, MAX_LAYERS)?,
-        pool: required(pool, MAX_POSITION)?,
+        head_dim: required(n[0], MAX_HEADS)?,
+        heads: required(n[1], MAX_HEADS)?,
+        layers: required(n[2], MAX_LAYERS)?,
+        pool: required(n[3], MAX_POSITION)?,
+        key_bytes: required(n[4], 8)?,
     };
     match spec.mla.as_mut() {
         Some(m) => m.indexer = Some(indexer),

@@ -298,6 +298,19 @@ TINY = {
                                       sliding_window=10, use_bidirectional_attention="all",
                                       hidden_size_per_layer_input=0,
                                       layer_types=["sliding_attention", "full_attention"] * 2),
+    # dots.3-note: MLA latent + rope key on every layer, at the layer's own widths (the sliding layers' per_layer_config,
+    # written as transformers saves the swa_* keys: other heads, ranks and a narrower rope key), the window less one
+    # on sliding layers; the indexer's key per token on indexed layers; "full_attention" plain MLA (a per_layer_config
+    # keeps it from being read as DSA)
+    "dots3_note_text": dict(num_hidden_layers=6, num_key_value_heads=4, q_lora_rank=32, kv_lora_rank=16,
+                            qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, n_routed_experts=4,
+                            num_experts_per_tok=2, moe_intermediate_size=32, shared_experts_intermediate_size=32,
+                            index_n_heads=2, index_head_dim=24, index_topk=4, sliding_window=WINDOW,
+                            layer_types=["indexed_attention", "sliding_attention", "full_attention",
+                                         "sliding_attention", "indexed_attention", "sliding_attention"],
+                            per_layer_config={i: dict(num_attention_heads=2, num_key_value_heads=2, q_lora_rank=24,
+                                                      kv_lora_rank=12, head_dim=16, qk_nope_head_dim=12,
+                                                      qk_rope_head_dim=4, v_head_dim=8) for i in (1, 3, 5)}),
 }
 DROP_COMMON = {  # config fields a family does not take
     "mamba": {"num_attention_heads", "num_key_value_heads", "head_dim", "max_position_embeddings"},
@@ -363,7 +376,8 @@ def config_summary(cfg):
     for k in RELEVANT:
         # Gemma 4's config rewrites fields at init (the window under bidirectional attention,
         # heads per layer, which raise when read globally): record them as it saves them.
-        if cfg.model_type.startswith("gemma4") or k == "per_layer_config":
+        # dots.3-note's per-layer widths raise too when read globally: its saved values as well.
+        if cfg.model_type.startswith(("gemma4", "dots3_note")) or k == "per_layer_config":
             if k not in saved:
                 continue
             v = saved[k]
@@ -553,6 +567,12 @@ def predict_layer(rec, layer):
         kv = lambda tokens: B * heads * tokens * (c["head_dim"] + c["v_head_dim"]) * s
     if "kv_lora_rank" in c:  # MLA: the normed latent as keys, the shared rope key as values, one head
         kv = lambda tokens: B * tokens * (c["kv_lora_rank"] + c["qk_rope_head_dim"]) * s
+    if mt == "dots3_note_text":  # the layer's own latent + rope key (the window less one on sliding layers), and on
+        # indexed layers the indexer's key, fp32 in any model dtype (its rotary cos/sin come from the fp32 embeddings)
+        own = dict(c, **{int(i): v for i, v in (c.get("per_layer_config") or {}).items()}.get(layer["index"], {}))
+        S = min(T, c["sliding_window"] - 1) if kind == "sliding_attention" else T
+        return (B * S * (own["kv_lora_rank"] + own["qk_rope_head_dim"]) * s + (8 if kind == "sliding_attention" else 0)
+                + (B * T * own["index_head_dim"] * f32 if kind == "indexed_attention" else 0))
     if mt == "deepseek_v4":  # one K=V head: two tensors on sliding layers, one on compressing ones
         D, Di, w = c["head_dim"], c["index_head_dim"], min(T, c["sliding_window"] - 1)
         rates = c["compress_rates"]

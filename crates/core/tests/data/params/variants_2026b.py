@@ -2216,3 +2216,99 @@ VARIANTS["xlstm"] = [
     {"vocab_size": 512, "hidden_size": 128, "num_hidden_layers": 1, "num_heads": 2, "tie_word_embeddings": True},
     {"vocab_size": 640, "hidden_size": 192, "num_hidden_layers": 4, "num_heads": 3, "qk_dim_factor": 1.0, "v_dim_factor": 2.0, "ffn_proj_factor": 3.0},
 ]
+
+# dots.3-note (Dots Studio): MLA attention with a per-head sigmoid gate (g_proj) and an RMSNorm on the shared rope
+# key (k_rope_only_layernorm) on every layer; sliding layers with their own geometry (`swa_*` keys, saved as
+# `per_layer_config`), indexed (DSA) layers with an indexer, plain full layers (use_dsa False); MoE with shared
+# experts of their own width and an fp32 router. The `swa_*` defaults are absolute (64 heads, q/kv ranks 1024, ...),
+# not the global geometry; "full_attention" in layer_types means DSA unless use_dsa is False or a
+# per_layer_config is given; the text config's num_key_value_heads must equal its heads; mlp_bias is not read.
+D3_TEXT = dict(vocab_size=1000, hidden_size=64, intermediate_size=96, moe_intermediate_size=24, num_hidden_layers=6,
+               num_attention_heads=4, num_key_value_heads=4, n_routed_experts=4, num_experts_per_tok=2,
+               q_lora_rank=32, kv_lora_rank=16, qk_nope_head_dim=16, qk_rope_head_dim=8, v_head_dim=16, head_dim=24,
+               index_n_heads=2, index_head_dim=16, shared_experts_intermediate_size=40, sliding_window=8,
+               pad_token_id=0, bos_token_id=1, eos_token_id=2)
+D3_SWA = dict(swa_num_attention_heads=2, swa_num_key_value_heads=2, swa_q_lora_rank=24, swa_kv_lora_rank=12,
+              swa_head_dim=20, swa_qk_nope_head_dim=12, swa_v_head_dim=8)
+D3_SWA_GEOM = dict(num_attention_heads=2, num_key_value_heads=2, q_lora_rank=24, kv_lora_rank=12, head_dim=20,
+                   qk_nope_head_dim=12, v_head_dim=8)
+SW_, IX_, FA_ = "sliding_attention", "indexed_attention", "full_attention"
+VARIANTS["dots3_note_text"] = [
+    {},
+    # the default pattern (indexed on 0, 1, 5; sliding on 2-4), the swa_* geometry; saved as transformers saves it
+    # (per_layer_config on the sliding layers, layer_types, mlp_layer_types)
+    dict(D3_TEXT, **D3_SWA),
+    # hand-written as published: swa_* keys (an explicit swa_qk_rope_head_dim apart from the global one), two dense
+    # first layers then MoE on every other layer (moe_layer_freq 2), two shared experts of the aliased width
+    dict(D3_TEXT, _raw=True, num_hidden_layers=8, swa_num_attention_heads=3, swa_num_key_value_heads=3,
+         swa_q_lora_rank=40, swa_kv_lora_rank=20, swa_head_dim=32, swa_qk_nope_head_dim=20, swa_qk_rope_head_dim=12,
+         swa_v_head_dim=24, first_k_dense_replace=2, moe_layer_freq=2, n_shared_experts=2,
+         moe_shared_expert_intermediate_size=24),
+    # use_dsa False: plain MLA full attention, no indexer; attention biases (q_a, kv_a, o); a tied head
+    dict(D3_TEXT, _raw=True, num_hidden_layers=5, use_dsa=False, attention_bias=True, tie_word_embeddings=True,
+         **D3_SWA),
+    # use_sliding_window False: every layer indexed (the swa_* keys unused); a wider indexer over a larger q rank,
+    # an explicit mlp_layer_types, two shared experts
+    dict(D3_TEXT, _raw=True, num_hidden_layers=4, use_sliding_window=False, index_n_heads=4, index_head_dim=32,
+         q_lora_rank=48, mlp_layer_types=["sparse", "dense", "sparse", "dense"], n_shared_experts=2, **D3_SWA),
+    # hand-written per_layer_config (as transformers saves it): sliding, indexed and full layers mixed, the indexed
+    # layers with a q rank of their own (their indexer's wq_b reads it too); MoE by a moe_layer_freq list
+    dict(D3_TEXT, _raw=True, layer_types=[SW_, IX_, FA_, SW_, IX_, FA_],
+         per_layer_config={"0": D3_SWA_GEOM, "1": {"q_lora_rank": 40}, "3": D3_SWA_GEOM, "4": {"q_lora_rank": 40}},
+         first_k_dense_replace=0, moe_layer_freq=[0, 1, 1, 0, 1, 1]),
+    # the same mix through the class (saved resolved): MoE every third layer from layer 0, more experts
+    dict(D3_TEXT, layer_types=[IX_, SW_, FA_, SW_, SW_, IX_], n_routed_experts=6,
+         per_layer_config={"1": D3_SWA_GEOM, "3": D3_SWA_GEOM, "4": D3_SWA_GEOM},
+         first_k_dense_replace=0, moe_layer_freq=3),
+    # no swa_* keys: the sliding layer (2) takes the absolute defaults (64 heads, q/kv ranks 1024, nope 192, rope 64,
+    # v 128) whatever the global geometry
+    dict(D3_TEXT, _raw=True, num_hidden_layers=3),
+    # legacy layer_types: "full_attention" without use_dsa or per_layer_config is DSA (indexed, with its indexer)
+    dict(D3_TEXT, _raw=True, num_hidden_layers=4, layer_types=[FA_, SW_, SW_, FA_], **D3_SWA),
+]
+# the wrapper: a vision tower (patch conv + RMSNorm, q/k-normed attention blocks, dense or routed-expert MLPs by
+# mlp_layer_types, per-layer expert counts in per_layer_config; a 2-layer merger) and an audio encoder (three
+# stride-2 convs, RoPE attention layers, a LayerNorm + 2-linear adapter) over the text model. A small vision config
+# needs mlp_layer_types or pyramid_num_routed (else the 42-layer pyramid default raises); both adapters' out widths
+# must be the text hidden size; the wrapper's tie flag counts, not the text config's.
+D3_VIS = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=3, num_attention_heads=4, patch_size=4,
+              moe_intermediate_size=16, num_local_experts=4, num_experts_per_tok=2, adapter_in_dim=32,
+              adapter_out_dim=64, mlp_layer_types=["dense", "sparse", "sparse"])
+D3_AUD = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
+              downsample_hidden_size=8, feature_size=16, adapter_input_size=32, adapter_out_dim=64)
+VARIANTS["dots3_note"] = [
+    {},
+    # hand-written as published: the text keys at the top level (swa_* aliases), small towers
+    dict(D3_TEXT, _raw=True, vision_config=D3_VIS, audio_config=D3_AUD, **D3_SWA),
+    # the same under text_config, saved as transformers saves it
+    dict(text_config=dict(D3_TEXT, **D3_SWA), vision_config=D3_VIS, audio_config=D3_AUD),
+    # a pyramid of routed experts (saved as mlp_layer_types + per_layer_config: 2, 6 and 4 experts), 4 blocks of
+    # 6-px single-channel patches with qkv/proj biases, a 3x3 merge; an audio encoder without q/v/o biases, a
+    # feature size that is no multiple of 8; the wrapper's tie
+    dict(text_config=dict(D3_TEXT, **D3_SWA), tie_word_embeddings=True,
+         vision_config=dict(D3_VIS, num_hidden_layers=4, pyramid_num_routed=[-1, 2, 6, 4], patch_size=6,
+                            num_channels=1, spatial_merge_size=3, adapter_merge_size=3, attention_bias=True),
+         audio_config=dict(D3_AUD, num_hidden_layers=3, attention_bias=False, downsample_hidden_size=12,
+                           feature_size=20, intermediate_size=40)),
+    # hand-written legacy tower keys: embed_dim / num_heads / use_bias / pyramid_num_routed / capacity_factor, and
+    # the audio encoder's whisper_config with whisper_adapter_* widths; the text config's own tie (not read)
+    dict(_raw=True, text_config=dict(D3_TEXT, tie_word_embeddings=True, **D3_SWA),
+         vision_config=dict(embed_dim=48, num_heads=6, use_bias=True, intermediate_size=40, num_hidden_layers=3,
+                            patch_size=4, moe_intermediate_size=24, num_local_experts=8, capacity_factor=1,
+                            pyramid_num_routed=[2, -1, 3], adapter_in_dim=48, adapter_out_dim=64),
+         audio_config=dict(whisper_config=dict(d_model=48, encoder_layers=1, encoder_attention_heads=4,
+                                               encoder_ffn_dim=40, num_mel_bins=20),
+                           whisper_adapter_in_dim=48, whisper_adapter_out_dim=64, downsample_hidden_size=8)),
+    # an all-dense tower with MLP biases; a wider audio encoder; the text model without DSA (saved resolved)
+    dict(text_config=dict(D3_TEXT, use_dsa=False, num_hidden_layers=4, **D3_SWA),
+         vision_config=dict(D3_VIS, num_hidden_layers=2, mlp_layer_types=["dense", "dense"], mlp_bias=True,
+                            intermediate_size=40),
+         audio_config=dict(D3_AUD, hidden_size=48, num_attention_heads=6, intermediate_size=64, adapter_input_size=48,
+                           num_hidden_layers=1)),
+    # hand-written: the text keys at the top level with a per_layer_config and mixed layer_types, a tied head; the
+    # tower's per_layer_config as transformers saves it (6 experts on block 1, the global 4 on block 2)
+    dict(D3_TEXT, _raw=True, tie_word_embeddings=True, layer_types=[IX_, SW_, FA_, SW_, IX_, SW_],
+         per_layer_config={"1": D3_SWA_GEOM, "3": D3_SWA_GEOM, "5": D3_SWA_GEOM},
+         vision_config=dict(D3_VIS, per_layer_config={"1": {"num_local_experts": 6}}), audio_config=D3_AUD),
+]
+WRAPPERS |= {"dots3_note"}
