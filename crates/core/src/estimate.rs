@@ -131,6 +131,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     let task = task_memory(&r, engine.as_ref());
     let mut notes: Vec<Note> = image_note.into_iter().collect();
     notes.extend(scenario_notes(&r));
+    notes.extend(crate::positions::beyond_positions_note(&r));
     notes.extend(crate::attention_run::fallback_note(
         sc.attention,
         r.attention,
@@ -311,6 +312,12 @@ fn serving_engine(
             return Err(InputError::new(
                 "inference.engine",
                 "this model's cross-attention layers keep K/V over each request's images or encoder frames, which vLLM's and SGLang's KV-pool rules here do not model: choose the transformers engine for it",
+            ));
+        }
+        Engine::Vllm | Engine::Sglang | Engine::LlamaCpp if r.spec.arch == Arch::Bart => {
+            return Err(InputError::new(
+                "inference.engine",
+                "this engine does not run BART-family encoder-decoders (BART, mBART, Marian, Pegasus, M2M-100/NLLB, BlenderBot): choose the transformers engine for it",
             ));
         }
         Engine::Vllm => Some(ServingEngine::Vllm(VllmEngine {

@@ -31,6 +31,7 @@ pub use image_rule::rule_from_configs;
 mod video_rule;
 pub use video_rule::video_rule_from_config;
 mod audio_lm;
+mod bart;
 mod blip2;
 mod deepseek_ocr2;
 mod diffusion_gemma;
@@ -349,7 +350,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             None if model_type == "gemma3n_text" => import_gemma3n_text(cfg),
             None => import_decoder(cfg, Arch::Gemma3, model_type),
         },
-        Arch::T5 | Arch::Whisper => import_t5(cfg, model_type),
+        Arch::T5 | Arch::Whisper | Arch::Bart => import_t5(cfg, arch, model_type),
         Arch::Mamba | Arch::Mamba2 | Arch::Xlstm => modern::import_mamba(cfg, arch, model_type),
         // Multimodal wrappers (the language model is `text_config`) with
         // their vision tower; without a text_config the fields are read flat.
@@ -1025,10 +1026,13 @@ fn sliding_window(cfg: &Cfg, arch: Arch, layers: u64) -> Result<Option<SlidingWi
     }))
 }
 
-/// The encoder-decoder families: T5 and mT5, and Whisper (its own module).
-fn import_t5(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
-    if model_type == "whisper" {
-        return whisper::import_whisper(cfg);
+/// The encoder-decoder families: T5 and mT5, and Whisper and the BART family
+/// (their own modules).
+fn import_t5(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> {
+    match arch {
+        Arch::Whisper => return whisper::import_whisper(cfg),
+        Arch::Bart => return bart::import_bart(cfg, model_type),
+        _ => {}
     }
     let encoder = cfg.req(&["num_layers"], 1, MAX_LAYERS)?;
     let heads = cfg.req(&["num_heads"], 1, MAX_HEADS)?;

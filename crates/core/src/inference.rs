@@ -801,7 +801,8 @@ fn rotary_dim(spec: &ModelSpec) -> u64 {
         | Arch::Bloom
         | Arch::GptBigcode
         | Arch::T5
-        | Arch::Whisper => 0,
+        | Arch::Whisper
+        | Arch::Bart => 0,
         _ => match &spec.mla {
             Some(m) => m.qk_rope_head_dim,
             None => spec.head_dim(),

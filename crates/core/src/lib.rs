@@ -43,6 +43,7 @@ pub mod offload;
 pub mod overhead;
 pub mod parallel;
 pub mod plan;
+pub mod positions;
 pub mod reconcile;
 pub mod recurrent_state;
 pub mod report;

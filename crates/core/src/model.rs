@@ -63,6 +63,10 @@ pub enum Arch {
     /// text decoder with learned positions and cross-attention; LayerNorm,
     /// GELU MLPs, biases on q, v and o but not k.
     Whisper,
+    /// BART and its kin (mBART, Marian, Pegasus, M2M-100/NLLB, PLBart,
+    /// BlenderBot, MVP): a text encoder over the source tokens and a decoder
+    /// with cross-attention to it; LayerNorm, GELU MLPs, biases everywhere.
+    Bart,
     /// xLSTM: mLSTM blocks only (no attention), each with a gated MLP.
     Xlstm,
     DeepseekV2,

@@ -230,14 +230,15 @@ fn softmax_score_bytes(arch: Arch, act_bytes: u128, autocast: bool) -> u128 {
         Arch::Opt if sixteen => 8,
         Arch::GptNeox | Arch::Stablelm if sixteen => 6,
         Arch::Bert | Arch::T5 if autocast => 6,
-        // Whisper's `eager_attention_forward` softmaxes in the input dtype
+        // Whisper's and BART's `eager_attention_forward` softmax in the input dtype
         Arch::Gpt2
         | Arch::Bert
         | Arch::T5
         | Arch::Bloom
         | Arch::GptBigcode
         | Arch::Phi
-        | Arch::Whisper => {
+        | Arch::Whisper
+        | Arch::Bart => {
             if autocast {
                 6
             } else {

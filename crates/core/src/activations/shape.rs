@@ -106,7 +106,10 @@ pub fn act_fn(spec: &ModelSpec, framework: Framework) -> ActFn {
 
 /// Whether the architecture trains with dropout by default.
 pub fn has_dropout(spec: &ModelSpec) -> bool {
-    matches!(spec.arch, Arch::Gpt2 | Arch::Opt | Arch::Bert | Arch::T5)
+    matches!(
+        spec.arch,
+        Arch::Gpt2 | Arch::Opt | Arch::Bert | Arch::T5 | Arch::Bart
+    )
 }
 
 /// One saved-tensor term: a name, its bytes and the formula in words.

@@ -69,7 +69,7 @@ impl ArchRow {
 }
 
 /// Every architecture, in the order menus list them.
-pub const ARCHS: [ArchRow; 53] = [
+pub const ARCHS: [ArchRow; 54] = [
     // InternLM2 (remote code, InternVL's language model): Llama's layout
     // with q, k, v fused into one `wqkv` of the same size.
     row(Arch::Llama, "llama"),
@@ -126,6 +126,12 @@ pub const ARCHS: [ArchRow; 53] = [
     row(Arch::Whisper, "whisper")
         .plain_layer_norm()
         .biases(false, true)
+        .tied(),
+    // the families differ in their positions and extra norms, which the
+    // importer counts (`hf_config/bart.rs`)
+    row(Arch::Bart, "bart")
+        .plain_layer_norm()
+        .biases(true, true)
         .tied(),
     row(Arch::Xlstm, "xlstm"),
     row(Arch::DeepseekV2, "deepseek_v2"),
@@ -330,6 +336,21 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
     names(Arch::DebertaV2, &["deberta-v2"], &[]),
     names(Arch::T5, &["t5", "mt5"], &["t5"]),
     names(Arch::Whisper, &["whisper"], &[]),
+    names(
+        Arch::Bart,
+        &[
+            "bart",
+            "mbart",
+            "marian",
+            "pegasus",
+            "m2m_100",
+            "plbart",
+            "blenderbot",
+            "blenderbot-small",
+            "mvp",
+        ],
+        &[],
+    ),
     names(Arch::Xlstm, &["xlstm"], &[]),
     names(
         Arch::DeepseekV2,

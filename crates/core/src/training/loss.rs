@@ -130,7 +130,7 @@ pub(super) fn loss_bytes(r: &Resolved) -> (u128, String) {
             // the same (`float()` of fp32 is the same tensor).
             Framework::Transformers | Framework::HfTrainer | Framework::Deepspeed => {
                 let (base, logits, what) =
-                    if matches!(spec.arch, Arch::Opt | Arch::Whisper) && !fp32 {
+                    if matches!(spec.arch, Arch::Opt | Arch::Whisper | Arch::Bart) && !fp32 {
                         // OPT's head computes cross-entropy in the model dtype, no
                         // upcast: the hf-sdpa OPT-350m grid grows 0.994 MB per token,
                         // = 24 layers × 24·h + 8·V bytes. Whisper's

@@ -5,7 +5,8 @@ importer reads (so a formula is checked, not one number).
 For every (model_type, overrides) below: build `CONFIG_MAPPING[model_type](**overrides)`,
 write it to ../configs/variants_2026/<model_type>__<n>.json (n = 0 for the class
 defaults), build the model on the meta device (AutoModelForCausalLM, or
-AutoModelForImageTextToText for multimodal wrappers) and record
+AutoModelForImageTextToText for multimodal wrappers, or AutoModelForSeq2SeqLM for the
+encoder-decoders of variants_2026b.SEQ2SEQ: BartForConditionalGeneration, MarianMTModel, ...) and record
 `model.num_parameters()` in hf_variants_2026.csv. Run with HF_HUB_OFFLINE=1;
 nothing is downloaded:
 
@@ -13,7 +14,7 @@ nothing is downloaded:
 """
 import csv, json, os, sys, warnings
 import torch, transformers
-from transformers import AutoModelForImageClassification, AutoModelForCausalLM, AutoModelForImageTextToText, CONFIG_MAPPING
+from transformers import AutoModelForImageClassification, AutoModelForCausalLM, AutoModelForImageTextToText, AutoModelForSeq2SeqLM, CONFIG_MAPPING
 
 warnings.filterwarnings("ignore")
 SMALL = dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2,
@@ -574,6 +575,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import variants_2026b  # noqa: E402  (the third session's families)
 VARIANTS.update(variants_2026b.VARIANTS)
 CLASSIFIERS = {"shieldgemma2"}
+# encoder-decoders built as their generation class (AutoModelForCausalLM would build the decoder alone)
+SEQ2SEQ = variants_2026b.SEQ2SEQ
 class TextModelWithHead(torch.nn.Module):
     """A text config no CausalLM class maps (Step-3.5's `step3p5`): the text model its wrapper
     builds plus the wrapper's head, tied only by the config's own `tie_word_embeddings`."""
@@ -641,6 +644,8 @@ for t, variants in VARIANTS.items():
         auto = AutoModelForImageTextToText if t in WRAPPERS else AutoModelForCausalLM
         if t in CLASSIFIERS:  # ShieldGemma 2 is an image classifier around Gemma 3's whole model
             auto = AutoModelForImageClassification
+        if t in SEQ2SEQ:
+            auto = AutoModelForSeq2SeqLM
         with torch.device("meta"):
             if t in TEXT_MODELS:
                 model = TEXT_MODELS[t](cfg)

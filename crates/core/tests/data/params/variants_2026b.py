@@ -2312,3 +2312,136 @@ VARIANTS["dots3_note"] = [
          vision_config=dict(D3_VIS, per_layer_config={"1": {"num_local_experts": 6}}), audio_config=D3_AUD),
 ]
 WRAPPERS |= {"dots3_note"}
+# --- BART-style encoder-decoders, built as their generation classes (AutoModelForSeq2SeqLM: SEQ2SEQ) ---
+# Every family: `shared`, encoder.embed_tokens, decoder.embed_tokens and lm_head are four vocab x d_model
+# tables tied into one by tie_word_embeddings (false: four counted, `shared` unused); final_logits_bias is a
+# buffer; q/k/v/o and fc1/fc2 with biases; head count, activation and scale_embedding change no count.
+# Legacy Hub keys (normalize_before, add_final_layer_norm, normalize_embedding, static_position_embeddings,
+# extra_pos_embeddings, add_bias_logits, layernorm_variant) are read by no 5.24 class: the `_raw` configs below
+# carry them set against what the class builds. `num_hidden_layers` / `num_attention_heads` / `hidden_size` are
+# attribute_map aliases of encoder_layers / encoder_attention_heads / d_model and win over them when both are given.
+SEQ2SEQ = {"bart", "mbart", "marian", "pegasus", "m2m_100", "plbart", "blenderbot", "blenderbot-small", "mvp"}
+S2S_SMALL = dict(vocab_size=1000, d_model=64, encoder_layers=2, decoder_layers=3, encoder_ffn_dim=96,
+                 decoder_ffn_dim=160, encoder_attention_heads=4, decoder_attention_heads=8,
+                 max_position_embeddings=128)
+# untied, wider, fewer decoder layers, scaled embeddings, relu
+S2S_WIDE = dict(vocab_size=777, d_model=96, encoder_layers=3, decoder_layers=1, encoder_ffn_dim=200,
+                decoder_ffn_dim=72, encoder_attention_heads=6, decoder_attention_heads=3, max_position_embeddings=100,
+                tie_word_embeddings=False, scale_embedding=True, activation_function="relu")
+S2S_DEEP = dict(vocab_size=500, d_model=32, encoder_layers=1, decoder_layers=4, encoder_ffn_dim=128,
+                decoder_ffn_dim=48, encoder_attention_heads=2, decoder_attention_heads=4, max_position_embeddings=33)
+# BART: post-norm layers, learned positions with 2 extra rows (offset 2), layernorm_embedding, no final norm
+VARIANTS["bart"] = [
+    {},
+    S2S_SMALL,
+    S2S_WIDE,
+    dict(S2S_DEEP, scale_embedding=True),
+    # hand-written as facebook/bart-* configs read, the legacy flags flipped (ignored); num_hidden_layers (3)
+    # wins over encoder_layers (2)
+    dict(S2S_SMALL, _raw=True, model_type="bart", num_hidden_layers=3, normalize_before=True,
+         add_final_layer_norm=True, normalize_embedding=False, static_position_embeddings=True,
+         extra_pos_embeddings=0, add_bias_logits=True, pad_token_id=1, bos_token_id=0, eos_token_id=2,
+         decoder_start_token_id=2),
+]
+# mBART: BART's table and positions, pre-norm layers, a final LayerNorm after each stack
+VARIANTS["mbart"] = [
+    {},
+    dict(S2S_SMALL, scale_embedding=True),
+    S2S_WIDE,
+    S2S_DEEP,
+    # hand-written as facebook/mbart-large-cc25 reads, add_final_layer_norm / normalize_before false (ignored)
+    dict(S2S_DEEP, _raw=True, model_type="mbart", scale_embedding=True, add_final_layer_norm=False,
+         normalize_before=False, normalize_embedding=True, static_position_embeddings=False, add_bias_logits=False),
+]
+# Marian: post-norm, no layernorm_embedding or final norm, sinusoidal positions counted (a frozen nn.Embedding of
+# max_position_embeddings rows per stack); share_encoder_decoder_embeddings builds `shared` (vocab_size rows, the
+# decoder's decoder_vocab_size then unused); without it the encoder has vocab_size rows, the decoder and head
+# decoder_vocab_size, tied by tie_word_embeddings. pad_token_id must lie below both sizes (else nn.Embedding raises).
+MARIAN_IDS = dict(pad_token_id=1, decoder_start_token_id=1, eos_token_id=0)
+VARIANTS["marian"] = [
+    {},
+    dict(S2S_SMALL, scale_embedding=True, **MARIAN_IDS),
+    dict(S2S_WIDE, **MARIAN_IDS),
+    # separate vocabularies: encoder 1000 rows, decoder and its tied head 600
+    dict(S2S_SMALL, share_encoder_decoder_embeddings=False, decoder_vocab_size=600, **MARIAN_IDS),
+    dict(S2S_DEEP, share_encoder_decoder_embeddings=False, decoder_vocab_size=300, tie_word_embeddings=False,
+         **MARIAN_IDS),
+    # shared with a decoder_vocab_size of its own: tied, the decoder takes `shared` (1000 rows); untied, the decoder
+    # keeps 700 rows and the head has vocab_size
+    dict(S2S_SMALL, decoder_vocab_size=700, **MARIAN_IDS),
+    dict(S2S_SMALL, decoder_vocab_size=700, tie_word_embeddings=False, **MARIAN_IDS),
+    # Helsinki-NLP/opus-mt-en-de's shape (its config.json as published), written here, not downloaded
+    dict(vocab_size=58101, decoder_vocab_size=58101, d_model=512, encoder_layers=6, decoder_layers=6,
+         encoder_ffn_dim=2048, decoder_ffn_dim=2048, encoder_attention_heads=8, decoder_attention_heads=8,
+         max_position_embeddings=512, scale_embedding=True, activation_function="swish", pad_token_id=58100,
+         decoder_start_token_id=58100, eos_token_id=0),
+]
+# Pegasus: pre-norm, a final LayerNorm per stack, sinusoidal positions counted as Marian's, no layernorm_embedding
+VARIANTS["pegasus"] = [
+    {},
+    dict(S2S_SMALL, scale_embedding=True),
+    S2S_WIDE,
+    S2S_DEEP,
+    # hand-written as google/pegasus-* configs read, the legacy flags flipped (ignored)
+    dict(S2S_DEEP, _raw=True, model_type="pegasus", normalize_before=False, add_final_layer_norm=False,
+         normalize_embedding=True, static_position_embeddings=False, extra_pos_embeddings=2, scale_embedding=True),
+]
+# M2M100 (NLLB-200's dense checkpoints): pre-norm, a final LayerNorm per stack, sinusoidal positions in a
+# non-persistent buffer (not counted), no layernorm_embedding
+VARIANTS["m2m_100"] = [
+    {},
+    S2S_SMALL,
+    S2S_WIDE,
+    dict(S2S_DEEP, scale_embedding=False, encoder_layerdrop=0.0, decoder_layerdrop=0.0),
+    # hand-written: only sizes, the class's ids and scale_embedding
+    dict(_raw=True, model_type="m2m_100", vocab_size=900, d_model=48, encoder_layers=2, decoder_layers=2,
+         encoder_ffn_dim=64, decoder_ffn_dim=80, encoder_attention_heads=4, decoder_attention_heads=6,
+         max_position_embeddings=64),
+    # facebook/nllb-200-distilled-600M's shape (its config.json as published), written here, not downloaded
+    dict(vocab_size=256206, d_model=1024, encoder_layers=12, decoder_layers=12, encoder_ffn_dim=4096,
+         decoder_ffn_dim=4096, encoder_attention_heads=16, decoder_attention_heads=16, max_position_embeddings=1024,
+         scale_embedding=True, activation_function="relu", pad_token_id=1, bos_token_id=0, eos_token_id=2,
+         decoder_start_token_id=2),
+]
+# PLBART: BART's layout (post-norm, offset-2 learned positions, layernorm_embedding), scale_embedding by default
+VARIANTS["plbart"] = [
+    {},
+    S2S_SMALL,
+    S2S_WIDE,
+    dict(S2S_DEEP, scale_embedding=False),
+]
+# Blenderbot: pre-norm, a final LayerNorm per stack, learned positions without an offset, no layernorm_embedding
+VARIANTS["blenderbot"] = [
+    {},
+    dict(S2S_SMALL, pad_token_id=0, bos_token_id=1, eos_token_id=2),
+    S2S_WIDE,
+    S2S_DEEP,
+    # hand-written as facebook/blenderbot-3B reads (its legacy flags flipped, ignored)
+    dict(S2S_SMALL, _raw=True, model_type="blenderbot", normalize_before=False, add_final_layer_norm=False,
+         layernorm_variant="xlm", normalize_embedding=True, extra_pos_embeddings=2, extra_layer_norm=True,
+         static_position_embeddings=True),
+]
+# Blenderbot-small: post-norm, learned positions without an offset, layernorm_embedding, no final norm
+VARIANTS["blenderbot-small"] = [
+    {},
+    S2S_SMALL,
+    S2S_WIDE,
+    dict(S2S_DEEP, scale_embedding=True),
+    # hand-written as facebook/blenderbot_small-90M reads (its legacy flags flipped, ignored)
+    dict(S2S_DEEP, _raw=True, model_type="blenderbot-small", normalize_before=True, add_final_layer_norm=True,
+         layernorm_variant="prelayernorm", normalize_embedding=False, static_position_embeddings=True),
+]
+# MVP: BART's layout; use_prompt adds the decoder's self- and cross-attention prompts (each an Embedding of
+# prompt_length x d_model and d_model -> prompt_mid_dim -> 2 x decoder_layers x d_model, biased). The encoder's
+# prompt is never built in 5.24 (MvpModel passes use_prompt into MvpEncoder's `embed_tokens` argument).
+VARIANTS["mvp"] = [
+    {},
+    S2S_SMALL,
+    dict(S2S_SMALL, use_prompt=True, prompt_length=12, prompt_mid_dim=40),
+    dict(S2S_WIDE, use_prompt=True, prompt_length=5, prompt_mid_dim=100),
+    dict(S2S_DEEP, use_prompt=False, prompt_length=7, prompt_mid_dim=24),
+    # hand-written: prompts at the class's length (100) and width (800)
+    dict(_raw=True, model_type="mvp", vocab_size=600, d_model=64, encoder_layers=2, decoder_layers=2,
+         encoder_ffn_dim=96, decoder_ffn_dim=96, encoder_attention_heads=4, decoder_attention_heads=4,
+         max_position_embeddings=64, use_prompt=True),
+]

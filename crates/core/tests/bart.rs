@@ -1,0 +1,135 @@
+//! The BART-family encoder-decoders (transformers 5.24: BART, mBART,
+//! Marian, Pegasus, M2M-100, PLBart, BlenderBot, BlenderBot-Small, MVP):
+//! their parameter counts are in `params_2025.rs`; here the cache
+//! `generate()` leaves (`data/cache/seq2seq_cache.jsonl`: tiny random
+//! models on CPU, fp32 and bf16, three batch and length pairs) and the
+//! engines that do not run them.
+
+mod common;
+
+use common::{data_dir, one_gpu, resolved_config};
+use vramfit_core::estimate::estimate;
+use vramfit_core::hf_config::from_hf_config;
+use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes};
+use vramfit_core::precision::Dtype;
+use vramfit_core::scenario::{Engine, ModelSource, Scenario, TaskKind};
+
+/// After `generate()` of N tokens from a source of S, each decoder layer
+/// holds self-attention K/V over N positions (the start token and N − 1
+/// generated ones) and cross-attention K/V over the S source tokens:
+/// 2·b·d·(N + S) bytes per layer, which is the cache line's
+/// (source + new tokens) × bytes per token.
+#[test]
+fn the_cache_holds_the_decoder_tokens_and_the_source_as_generate_leaves_them() {
+    let text = std::fs::read_to_string(data_dir().join("cache/seq2seq_cache.jsonl"))
+        .expect("cache measurements");
+    let mut checked = 0;
+    for row in text.lines() {
+        let line: serde_json::Value = serde_json::from_str(row).expect("json line");
+        let model_type = line["model_type"].as_str().unwrap_or_default();
+        let spec = from_hf_config(&resolved_config(model_type, &line["config"]))
+            .unwrap_or_else(|e| panic!("{model_type}: {e}"));
+        let dtype = match line["dtype"].as_str() {
+            Some("bfloat16") => Dtype::Bf16,
+            _ => Dtype::Fp32,
+        };
+        let batch = u128::from(line["batch"].as_u64().expect("batch"));
+        let source = u128::from(line["source_len"].as_u64().expect("source"));
+        let new = u128::from(line["new_tokens"].as_u64().expect("new tokens"));
+        let shards = one_gpu(spec.layers);
+        let (per_token, _) = kv_bytes_per_token(&spec, dtype, &shards);
+        let ours = kv_cache_bytes(
+            &spec,
+            &shards,
+            (per_token, dtype),
+            batch,
+            (source + new, source),
+        );
+        let measured = line["self_bytes"].as_u64().expect("self")
+            + line["cross_bytes"].as_u64().expect("cross");
+        assert_eq!(
+            ours,
+            u128::from(measured),
+            "{model_type} {dtype:?} b={batch} S={source} N={new}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 18, "{checked} measurements");
+}
+
+/// vLLM, SGLang and llama.cpp do not run these models: the estimate says
+/// so, naming the engine field, instead of pricing a decoder alone.
+#[test]
+fn engines_without_these_models_are_refused_by_field() {
+    let text = std::fs::read_to_string(data_dir().join("configs/variants_2026/m2m_100__0.json"))
+        .expect("config");
+    let spec = from_hf_config(&text).expect("imports");
+    for engine in [Engine::Vllm, Engine::Sglang, Engine::LlamaCpp] {
+        let mut sc = Scenario {
+            model: ModelSource::Spec(Box::new(spec.clone())),
+            task: TaskKind::Inference,
+            ..Scenario::default()
+        };
+        sc.inference.engine = engine;
+        let e = estimate(&sc).expect_err("refused");
+        assert_eq!(e.field, "inference.engine", "{engine:?}: {e}");
+    }
+    let sc = Scenario {
+        model: ModelSource::Spec(Box::new(spec)),
+        task: TaskKind::Inference,
+        ..Scenario::default()
+    };
+    assert!(estimate(&sc).is_ok(), "transformers runs it");
+}
+
+/// The estimate's notes for a scenario on a model from `config`.
+fn position_notes(config: &str, task: TaskKind, tokens: (u64, u64)) -> Vec<String> {
+    let text = std::fs::read_to_string(data_dir().join(config)).expect("config");
+    let spec = from_hf_config(&text).expect("imports");
+    let mut sc = Scenario {
+        model: ModelSource::Spec(Box::new(spec)),
+        task,
+        ..Scenario::default()
+    };
+    sc.training.seq_len = tokens.0;
+    sc.inference.prompt_len = tokens.0;
+    sc.inference.new_tokens = tokens.1;
+    let report = estimate(&sc).expect("estimates");
+    report
+        .notes
+        .into_iter()
+        .filter(|n| n.code == "beyond_positions")
+        .map(|n| n.message)
+        .collect()
+}
+
+/// A sequence longer than a learned position table fails in transformers
+/// whatever the memory: GPT-2's 1,024 rows for prompt and generated tokens
+/// together; BART's encoder reads the prompt and its decoder the generated
+/// tokens, each within 1,024; M2M-100's sinusoids grow, and rotary models
+/// have no table.
+#[test]
+fn sequences_beyond_a_learned_position_table_are_named() {
+    let gpt2 = "configs/gpt2-xl.json";
+    assert!(position_notes(gpt2, TaskKind::Inference, (1000, 24)).is_empty());
+    let notes = position_notes(gpt2, TaskKind::Inference, (1000, 25));
+    assert!(
+        notes.len() == 1 && notes[0].starts_with("1025 tokens"),
+        "{notes:?}"
+    );
+    assert!(position_notes(gpt2, TaskKind::Training, (1024, 0)).is_empty());
+    assert_eq!(position_notes(gpt2, TaskKind::Training, (1025, 0)).len(), 1);
+    let bart = "configs/variants_2026/bart__0.json";
+    assert!(position_notes(bart, TaskKind::Inference, (1024, 1024)).is_empty());
+    let notes = position_notes(bart, TaskKind::Inference, (1024, 1025));
+    assert!(
+        notes.len() == 1 && notes[0].contains("generated"),
+        "{notes:?}"
+    );
+    let notes = position_notes(bart, TaskKind::Training, (1025, 0));
+    assert!(notes.len() == 1 && notes[0].contains("source"), "{notes:?}");
+    let m2m = "configs/variants_2026/m2m_100__0.json";
+    assert!(position_notes(m2m, TaskKind::Inference, (5000, 500)).is_empty());
+    let llama = "configs/meta-llama__Llama-2-13b-hf.json";
+    assert!(position_notes(llama, TaskKind::Inference, (8000, 500)).is_empty());
+}
