@@ -103,7 +103,7 @@ pub(super) fn eager_attention_terms(t: &mut Terms, l: &LayerShape, spec: &ModelS
         per_score * b * l.heads * s * s,
         format!("{per_score}·a·b·s²"),
     );
-    if l.dropout {
+    if probability_dropout(l, spec) {
         // 1-byte mask + the dropped probabilities P·V reads. Under
         // autocast P·V reads a 16-bit copy, already one of the score
         // bytes above; the fp32 dropout output is saved by nothing
@@ -153,7 +153,7 @@ pub(super) fn cross_attention_terms(
         ),
         Attention::Eager => {
             let per_score = eager_saved_score_bytes(spec, l.act_bytes, l.autocast)
-                + if l.dropout {
+                + if probability_dropout(l, spec) {
                     1 + attention_dropout_copy_bytes(attn_bytes, l.autocast)
                 } else {
                     0
@@ -165,6 +165,14 @@ pub(super) fn cross_attention_terms(
             );
         }
     }
+}
+
+/// Whether the attention drops its probabilities in training: the families
+/// with dropout do (GPT-2, OPT, BERT, T5: 0.1 by default), except BART's,
+/// whose `attention_dropout` is 0 by default (BART, mBART, Marian, Pegasus,
+/// BlenderBot, MVP; PLBart's and M2M-100's 0.1 is not modelled).
+fn probability_dropout(l: &LayerShape, spec: &ModelSpec) -> bool {
+    l.dropout && spec.arch != Arch::Bart
 }
 
 /// Bytes per score of the dropped probabilities that P·V saves, beyond the

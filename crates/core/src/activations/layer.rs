@@ -55,10 +55,13 @@ pub fn block_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn, block: Block) -
         super::hyper::hyper_terms(&mut t, l, hc);
     }
     if l.dropout {
+        // BART's decoder layers drop their cross-attention's output too
+        // (measured: `tests/data/bart/`)
+        let masks = 2 + u128::from(spec.arch == Arch::Bart && l.cross_seq > 0);
         t.push(
             "residual dropout masks",
-            2 * l.tokens() * l.hidden,
-            "2 × 1-byte b·s·h masks".into(),
+            masks * l.tokens() * l.hidden,
+            format!("{masks} × 1-byte b·s·h masks"),
         );
     }
     t.0
