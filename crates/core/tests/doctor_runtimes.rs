@@ -161,3 +161,17 @@ fn llama_cpp_graph_allocator() {
     assert_eq!(stack(&json), ("llama.cpp", "gpu"));
     assert_eq!(r.requested_bytes, Some(8_589_934_592));
 }
+
+/// cuDNN's status when PyTorch could not allocate the workspace a kernel
+/// asked for (`aten/src/ATen/native/cudnn`, `CUDNN_STATUS_NOT_ENOUGH_WORKSPACE`
+/// through `cudnn_frontend`): the card was full, as for cuBLAS's handle; a
+/// status that is not about memory stays not out of memory.
+#[test]
+fn cudnn_without_its_workspace() {
+    let (r, json) = read("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_ENOUGH_WORKSPACE");
+    assert_eq!(stack(&json), ("cublas", "gpu"));
+    assert!(r.out_of_memory);
+    assert!(codes(&r).contains(&"cublas_workspace"), "{:?}", codes(&r));
+    let other = parse_oom("RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR");
+    assert!(other.map_or(true, |o| !o.out_of_memory));
+}

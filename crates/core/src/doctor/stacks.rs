@@ -308,6 +308,9 @@ pub const SIGNATURES: &[Signature] = &[
     // cuBLAS / cuDNN
     oom("cublas_status_alloc_failed", F::Cublas, M::Gpu),
     oom("cudnn_status_alloc_failed", F::Cublas, M::Gpu),
+    // cuDNN could not get the workspace a convolution or attention kernel
+    // asked for: the card was full
+    oom("cudnn_status_not_enough_workspace", F::Cublas, M::Gpu),
     // `cublasCreate(handle)` failing: its workspace did not fit, the usual
     // cause when it is the first matrix multiply on a full card
     oom("cublas_status_not_initialized", F::Cublas, M::Gpu),
