@@ -38,6 +38,7 @@ mod diffusion_gemma;
 mod dots3_note;
 mod fast_vlm;
 mod fastvit;
+mod florence2;
 mod got_ocr2;
 mod hunyuan_vl;
 mod hy_v4_vl;
@@ -374,7 +375,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 64] = [
+const WRAPPERS_2026: [&str; 65] = [
     "chameleon",
     "emu3",
     "musicflamingo",
@@ -439,6 +440,7 @@ const WRAPPERS_2026: [&str; 64] = [
     "hyperclovax_vision_v2",
     "minicpm_ocr",
     "dots3_note",
+    "florence2",
 ];
 
 /// The wrappers whose text model the common importer reads as a named
@@ -580,10 +582,8 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         "mistral_large4" => mistral_large4::import_mistral_large4(cfg, |text| {
             import_decoder(text, Arch::DeepseekV3, "mistral_large4_text")
         }),
-        // its text class is fixed, its keys at the top level when published
-        "dots3_note" => dots3_note::import_dots3_note(cfg, |text| {
-            import_decoder(text, Arch::DeepseekV3, "dots3_note_text")
-        }),
+        "florence2" => florence2::import_florence2(cfg),
+        "dots3_note" => dots3_note::import_dots3_note(cfg),
         _ => qwen4_exp::import_qwen4_exp(cfg, import_decoder),
     }
 }

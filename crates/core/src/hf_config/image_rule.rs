@@ -123,7 +123,8 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "muse_spark"
         | "inkling2"
         | "inkling2_loop"
-        | "dots3_note" => true,
+        | "dots3_note"
+        | "florence2" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
         _ => false,
     }
@@ -388,6 +389,21 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
             patch: vision("patch_size", 14),
             max_crops: number(&pre, &[&["dynamic_hd"]], 36),
         }),
+        // Florence-2's CLIPImageProcessor resizes every image to its square
+        // (768 px); DaViT's strides (4·2·2·2) leave a grid of side / 32, and
+        // the projector adds one pooled token
+        "florence2" => {
+            let side = number(&pre, &[&["size", "height"], &["crop_size", "height"]], super::florence2::IMAGE_SIDE);
+            let stride: u64 = match field(&cfg, &["vision_config", "patch_stride"]).and_then(Value::as_array) {
+                Some(list) => list.iter().filter_map(Value::as_u64).product(),
+                None => 32,
+            };
+            let grid = (side / stride.max(1)).pow(2);
+            Ok(ImageRule::Fixed {
+                tower: grid,
+                language_model: grid + 1,
+            })
+        }
         "paligemma" => {
             let side = vision("image_size", 224) / vision("patch_size", 16).max(1);
             let tokens = side.saturating_mul(side);

@@ -2445,3 +2445,48 @@ VARIANTS["mvp"] = [
          encoder_ffn_dim=96, decoder_ffn_dim=96, encoder_attention_heads=4, decoder_attention_heads=4,
          max_position_embeddings=64, use_prompt=True),
 ]
+# --- Florence-2: a DaViT tower (per stage a ConvEmbed, then blocks of a spatial (window-attention) and a channel
+# (group-attention) half, each with two depthwise 3x3 position convs), a projector (bias-free linear, LayerNorm, a
+# learned row/column table of embed_dim[-1] halves; the cosine temporal table is a buffer, not counted) and BART
+# (text_config, model_type "bart"), built as Florence2ForConditionalGeneration (AutoModelForImageTextToText).
+# The wrapper's tie_word_embeddings ties lm_head to `shared`; text_config's ties encoder/decoder embed_tokens to it.
+FL_VIS = dict(depths=[1, 2], embed_dim=[32, 64], num_heads=[2, 4], num_groups=[2, 4], patch_size=[7, 3],
+              patch_stride=[4, 2], patch_padding=[3, 1], patch_prenorm=[False, True], window_size=4,
+              projection_dim=64, max_position_embeddings=20)
+VARIANTS["florence2"] = [
+    {},
+    # Florence-2-large's shape, typed from its model card / config.json as published (DaViT 256-512-1024-2048 with
+    # 8-16-32-64 heads and groups, depths 1-1-9-1, window 12; a 1024-wide BART-large of 12 + 12 layers, vocab 51289),
+    # written here, not downloaded
+    dict(vision_config=dict(embed_dim=[256, 512, 1024, 2048], num_heads=[8, 16, 32, 64], num_groups=[8, 16, 32, 64],
+                            depths=[1, 1, 9, 1], window_size=12, projection_dim=1024),
+         text_config=dict(model_type="bart", vocab_size=51289, d_model=1024, encoder_layers=12, decoder_layers=12,
+                          encoder_attention_heads=16, decoder_attention_heads=16, encoder_ffn_dim=4096,
+                          decoder_ffn_dim=4096, max_position_embeddings=1024)),
+    # two stages over a small BART
+    dict(vision_config=FL_VIS, text_config=dict(S2S_SMALL, model_type="bart")),
+    # three stages, a pre-norm first stage (LayerNorm over in_channels = 1) and a post-norm second, mlp_ratio 2.7
+    # (int(24 * 2.7) = 64, int(56 * 2.7) = 151), no qkv bias; an untied lm_head (the wrapper's flag)
+    dict(vision_config=dict(in_channels=1, depths=[2, 1, 3], embed_dim=[24, 40, 56], num_heads=[2, 4, 7],
+                            num_groups=[3, 5, 8], patch_size=[5, 2, 3], patch_stride=[2, 2, 3], patch_padding=[2, 0, 1],
+                            patch_prenorm=[True, False, True], window_size=3, mlp_ratio=2.7, qkv_bias=False,
+                            projection_dim=96, max_position_embeddings=33),
+         text_config=dict(S2S_WIDE, model_type="bart", tie_word_embeddings=True), tie_word_embeddings=False),
+    # four stages, an empty one, a last width of 46 (row and column tables 23 wide each; an odd last width cannot be
+    # built: the cosine temporal buffer fills its even and odd columns with embed_dim // 2 sines and cosines);
+    # text_config's own tie off (encoder / decoder embed_tokens apart from `shared`, lm_head still tied to `shared`);
+    # projection_dim (40) is not d_model (32): counted as built, though such a model cannot merge its image features
+    dict(vision_config=dict(depths=[1, 0, 2, 1], embed_dim=[16, 24, 36, 46], num_heads=[2, 3, 4, 2],
+                            num_groups=[4, 2, 6, 23], window_size=5, mlp_ratio=3.0, projection_dim=40,
+                            max_position_embeddings=7),
+         text_config=dict(S2S_DEEP, model_type="bart", tie_word_embeddings=False, max_position_embeddings=40)),
+    # hand-written: sub-configs without model_type (the text one is BART), every other key the class default's;
+    # both ties off (four vocab tables)
+    dict(_raw=True, tie_word_embeddings=False,
+         vision_config=dict(depths=[1, 1, 1, 1], embed_dim=[32, 64, 96, 128], num_heads=[2, 2, 4, 4],
+                            num_groups=[2, 2, 4, 4], projection_dim=128),
+         text_config=dict(vocab_size=500, d_model=128, encoder_layers=1, decoder_layers=2, encoder_ffn_dim=256,
+                          decoder_ffn_dim=192, encoder_attention_heads=4, decoder_attention_heads=2,
+                          max_position_embeddings=64, tie_word_embeddings=False)),
+]
+WRAPPERS |= {"florence2"}
