@@ -805,6 +805,16 @@ pub struct ModelSpec {
     /// output (Qwen3-Next, Qwen3.5): q_proj is twice as wide.
     #[serde(default)]
     pub gated_attention: bool,
+    /// The plain MLP's activation is ReLU where the family's is not
+    /// (M2M-100's `activation_function`): it saves its output once, for the
+    /// down projection.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub relu_mlp: bool,
+    /// Training drops the attention probabilities where the family's
+    /// default does not (a BART-family `attention_dropout` above 0: PLBart,
+    /// M2M-100).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub probability_dropout: bool,
     /// Parameters per layer of modules the fields above do not describe,
     /// counted by the importer from the config (DeepSeek-V3.2's indexer).
     #[serde(default)]

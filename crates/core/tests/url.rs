@@ -490,6 +490,9 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             // a number unlike the per-layer one, so a swapped key fails
             model_extra_params: x.layer_extra_params / 3 + hidden,
             gated_attention: x.gated_attention,
+            // BART-family activation and probability dropout on some shapes
+            relu_mlp: layers % 5 == 1,
+            probability_dropout: heads % 3 == 1,
             cross_attention_layers: x.cross_attention_layers,
             global_attention: x.global_attention,
             kv_sharing: x.kv_sharing,

@@ -168,11 +168,11 @@ pub(super) fn cross_attention_terms(
 }
 
 /// Whether the attention drops its probabilities in training: the families
-/// with dropout do (GPT-2, OPT, BERT, T5: 0.1 by default), except BART's,
-/// whose `attention_dropout` is 0 by default (BART, mBART, Marian, Pegasus,
-/// BlenderBot, MVP; PLBart's and M2M-100's 0.1 is not modelled).
+/// with dropout do (GPT-2, OPT, BERT, T5: 0.1 by default); BART's only with
+/// an `attention_dropout` above 0 (PLBart's and M2M-100's 0.1; BART's,
+/// mBART's, Marian's, Pegasus', BlenderBot's and MVP's default is 0).
 fn probability_dropout(l: &LayerShape, spec: &ModelSpec) -> bool {
-    l.dropout && spec.arch != Arch::Bart
+    l.dropout && (spec.arch != Arch::Bart || spec.probability_dropout)
 }
 
 /// Bytes per score of the dropped probabilities that P·V saves, beyond the

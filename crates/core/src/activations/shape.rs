@@ -100,6 +100,7 @@ pub fn act_fn(spec: &ModelSpec, framework: Framework) -> ActFn {
         // GPT-Neo's `gelu_new` is GPT-2's Python GELU
         (MlpKind::Plain, Arch::Gpt2 | Arch::GptNeo | Arch::Phi) => ActFn::PythonGelu,
         (MlpKind::Plain, Arch::Opt | Arch::T5) => ActFn::Relu,
+        (MlpKind::Plain, _) if spec.relu_mlp => ActFn::Relu,
         (MlpKind::Plain, _) => ActFn::Fused,
     }
 }

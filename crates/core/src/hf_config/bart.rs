@@ -169,6 +169,11 @@ pub(super) fn import_bart(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         out_bias: true,
         mlp_bias: Some(true),
         encoder_layers: Some(encoder),
+        relu_mlp: cfg.string("activation_function")? == Some("relu")
+            || (model_type == "m2m_100" && cfg.string("activation_function")?.is_none()),
+        probability_dropout: cfg
+            .float("attention_dropout", 0.0, 1.0)?
+            .map_or(matches!(model_type, "plbart" | "m2m_100"), |p| p > 0.0),
         params_override: Some(super::vlm::narrow(total, "config.json")?),
         ..ModelSpec::default()
     })

@@ -97,6 +97,8 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("pblock", spec.parallel_block, d.parallel_block),
         ("headb", spec.lm_head_bias, d.lm_head_bias),
         ("gattn", spec.gated_attention, d.gated_attention),
+        ("relu", spec.relu_mlp, d.relu_mlp),
+        ("pdrop", spec.probability_dropout, d.probability_dropout),
     ];
     for (key, value, default) in flags {
         if value != default {
@@ -508,7 +510,7 @@ const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 27] = [
 type PutFlag = fn(&mut ModelSpec, bool);
 
 /// The flags: key, where the value goes.
-const FLAG_FIELDS: [(&str, PutFlag); 9] = [
+const FLAG_FIELDS: [(&str, PutFlag); 11] = [
     ("tied", |s, b| s.tied_embeddings = b),
     ("qkvb", |s, b| s.qkv_bias = b),
     ("outb", |s, b| s.out_bias = b),
@@ -518,6 +520,8 @@ const FLAG_FIELDS: [(&str, PutFlag); 9] = [
     ("mlpb", |s, b| s.mlp_bias = Some(b)),
     ("fnorm", |s, b| s.final_norm = Some(b)),
     ("gattn", |s, b| s.gated_attention = b),
+    ("relu", |s, b| s.relu_mlp = b),
+    ("pdrop", |s, b| s.probability_dropout = b),
 ];
 
 fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {
