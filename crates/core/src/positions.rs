@@ -45,6 +45,10 @@ fn demands(r: &Resolved) -> Vec<(&'static str, &'static str, u128)> {
         u128::from(r.inference.prompt_len),
         u128::from(r.inference.new_tokens),
     );
+    if r.spec.arch == Arch::Bert {
+        // an encoder's forward reads the prompt and generates nothing
+        return vec![("the input", "输入", prompt)];
+    }
     match (encoder_decoder, fixed_encoder) {
         // the encoder reads the prompt; the decoder's last token is never fed back
         (true, false) => vec![

@@ -234,3 +234,26 @@ fn each_layer_saves_what_transformers_saves() {
     );
     assert_eq!(checked, 120);
 }
+
+/// An encoder's forward reads its input alone: BERT's 512 positions bound
+/// the prompt, whatever the new tokens (which mean nothing to it).
+#[test]
+fn an_encoder_is_bounded_by_its_input_alone() {
+    let run = |prompt: u64, new: u64| -> usize {
+        let mut sc = Scenario {
+            model: ModelSource::Catalog("bert-large-uncased".into()),
+            task: TaskKind::Inference,
+            ..Scenario::default()
+        };
+        sc.inference.prompt_len = prompt;
+        sc.inference.new_tokens = new;
+        let report = estimate(&sc).expect("estimates");
+        report
+            .notes
+            .iter()
+            .filter(|n| n.code == "beyond_positions")
+            .count()
+    };
+    assert_eq!(run(512, 128), 0);
+    assert_eq!(run(513, 0), 1);
+}
