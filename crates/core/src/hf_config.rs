@@ -583,7 +583,9 @@ fn import_2026_wrapper(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
             import_decoder(text, Arch::DeepseekV3, "mistral_large4_text")
         }),
         "florence2" => florence2::import_florence2(cfg),
-        "dots3_note" => dots3_note::import_dots3_note(cfg),
+        "dots3_note" => dots3_note::import_dots3_note(cfg, |text| {
+            import_decoder(text, Arch::DeepseekV3, "dots3_note_text")
+        }),
         _ => qwen4_exp::import_qwen4_exp(cfg, import_decoder),
     }
 }

@@ -365,13 +365,16 @@ fn mlp_dense(cfg: &Cfg, layers: u64) -> Result<Vec<bool>> {
 /// MoE blocks and merger, the audio encoder and its adapter; the head tied
 /// by the wrapper's flag only (default untied). Images go through
 /// Qwen2-VL's processor, videos through Qwen3-VL's.
-pub(super) fn import_dots3_note(cfg: &Cfg) -> Result<ModelSpec> {
+pub(super) fn import_dots3_note(
+    cfg: &Cfg,
+    import_text: impl Fn(&Cfg) -> Result<ModelSpec>,
+) -> Result<ModelSpec> {
     let mut text = match cfg.object("text_config")? {
         Some(text) => text,
         None => Cfg::new(cfg.obj, &cfg.prefix),
     };
     text.defaults = Defaults::Class("dots3_note_text");
-    let mut spec = super::import_decoder(&text, crate::model::Arch::DeepseekV3, "dots3_note_text")?;
+    let mut spec = import_text(&text)?;
     let counts = spec.param_counts();
     let body =
         u128::from(spec.params_override.unwrap_or(counts.total)) - u128::from(counts.lm_head);
