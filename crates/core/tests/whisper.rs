@@ -199,3 +199,20 @@ fn a_bare_config_is_the_class_defaults() {
     assert_eq!(spec.param_counts().total, 37_760_640);
     assert_eq!(spec.encoder_tokens, Some(1500));
 }
+
+/// `attribute_map`'s names win when a config gives both: transformers sets
+/// `num_hidden_layers` and `num_attention_heads` after the fields, so this
+/// model has 3 encoder layers, not 2 (217,152 parameters, counted by
+/// transformers 5.24 on the meta device).
+#[test]
+fn the_attribute_map_names_win_over_the_fields() {
+    let config = r#"{"model_type": "whisper", "encoder_layers": 2, "num_hidden_layers": 3,
+        "d_model": 64, "encoder_attention_heads": 4, "num_attention_heads": 8,
+        "decoder_attention_heads": 4, "decoder_layers": 2, "encoder_ffn_dim": 96,
+        "decoder_ffn_dim": 80, "vocab_size": 300, "num_mel_bins": 20,
+        "max_source_positions": 50, "max_target_positions": 40,
+        "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "decoder_start_token_id": 1}"#;
+    let spec = from_hf_config(config).expect("imports");
+    assert_eq!(spec.encoder_layers, Some(3));
+    assert_eq!(spec.total_params(), 217_152);
+}

@@ -23,10 +23,8 @@
 //! T5.
 
 use super::reader::{Cfg, VOCAB};
-use crate::error::{InputError, Result};
-use crate::model::{
-    Arch, MlpKind, ModelSpec, NormKind, MAX_DIM, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
-};
+use crate::error::Result;
+use crate::model::{Arch, MlpKind, ModelSpec, NormKind, MAX_DIM, MAX_POSITION};
 
 /// How a family builds what surrounds its layers.
 struct Family {
@@ -68,29 +66,14 @@ fn family(model_type: &str) -> Family {
 /// Reads a BART-family config.
 pub(super) fn import_bart(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     let f = family(model_type);
-    // `attribute_map`'s names win over the fields when both are given
-    let d = cfg.req(&["hidden_size", "d_model"], 1, MAX_DIM)?;
-    let encoder = cfg.req(&["num_hidden_layers", "encoder_layers"], 1, MAX_LAYERS)?;
-    let decoder = cfg.req(&["decoder_layers"], 1, MAX_LAYERS)?;
-    let heads = cfg.req(&["decoder_attention_heads"], 1, MAX_HEADS)?;
-    let encoder_heads = cfg.req(
-        &["num_attention_heads", "encoder_attention_heads"],
-        1,
-        MAX_HEADS,
-    )?;
-    for (key, h) in [
-        ("decoder_attention_heads", heads),
-        ("encoder_attention_heads", encoder_heads),
-    ] {
-        if !d.is_multiple_of(h) {
-            return Err(InputError::new(
-                cfg.field(key),
-                format!("is {h}: it must divide d_model ({d})"),
-            ));
-        }
-    }
-    let decoder_ffn = cfg.req(&["decoder_ffn_dim"], 1, MAX_DIM)?;
-    let encoder_ffn = cfg.req(&["encoder_ffn_dim"], 1, MAX_DIM)?;
+    let super::reader::EncoderDecoder {
+        width: d,
+        encoder,
+        decoder,
+        heads,
+        encoder_ffn,
+        decoder_ffn,
+    } = super::reader::encoder_decoder(cfg)?;
     let vocab = cfg.req(VOCAB, 1, MAX_DIM)?;
     let positions = cfg.req(&["max_position_embeddings"], 1, MAX_POSITION)?;
     let tied = cfg.flag("tie_word_embeddings", true)?;

@@ -272,13 +272,9 @@ fn per_layer_geometry(cfg: &Cfg, kinds: &[Kind], top: Geometry) -> Result<Vec<Ge
 
 /// `base` under the `per_layer_config` entry of `layer`, if any.
 fn overridden(table: &Cfg, layer: u64, base: Geometry) -> Result<Geometry> {
-    let entry = table.obj.iter().find(|(k, _)| {
-        k.chars().all(|c| c.is_ascii_digit()) && k.parse::<u64>().ok() == Some(layer)
-    });
-    let Some((name, Value::Object(o))) = entry else {
+    let Some(c) = entry_of(table, layer) else {
         return Ok(base);
     };
-    let c = Cfg::new(o, &format!("{}{name}.", table.prefix));
     let read = |key: &'static str, min: u64, current: u64| -> Result<u64> {
         Ok(c.int(&[key], min, MAX_DIM)?.unwrap_or(current))
     };
@@ -295,10 +291,7 @@ fn overridden(table: &Cfg, layer: u64, base: Geometry) -> Result<Geometry> {
         nope: read("qk_nope_head_dim", 0, base.nope)?,
         rope: read("qk_rope_head_dim", 0, base.rope)?,
         v: read("v_head_dim", 1, base.v)?,
-        bias: match o.get("attention_bias") {
-            Some(Value::Bool(b)) => *b,
-            _ => base.bias,
-        },
+        bias: c.flag("attention_bias", base.bias)?,
     })
 }
 
@@ -531,11 +524,20 @@ fn layer_entry<'a>(cfg: &Cfg<'a>, layer: u64) -> Option<Cfg<'a>> {
     let Some(Value::Object(table)) = cfg.obj.get("per_layer_config") else {
         return None;
     };
-    table.iter().find_map(|(k, entry)| match entry {
+    entry_of(
+        &Cfg::new(table, &format!("{}per_layer_config.", cfg.prefix)),
+        layer,
+    )
+}
+
+/// The entry of a `per_layer_config` table for `layer` (its key the layer's
+/// index), if any.
+fn entry_of<'a>(table: &Cfg<'a>, layer: u64) -> Option<Cfg<'a>> {
+    table.obj.iter().find_map(|(k, entry)| match entry {
         Value::Object(o)
             if k.chars().all(|c| c.is_ascii_digit()) && k.parse::<u64>().ok() == Some(layer) =>
         {
-            Some(Cfg::new(o, &format!("{}per_layer_config.{k}.", cfg.prefix)))
+            Some(Cfg::new(o, &format!("{}{k}.", table.prefix)))
         }
         _ => None,
     })

@@ -637,3 +637,45 @@ pub(super) fn dt_rank(cfg: &Cfg, key: &'static str, hidden: u64) -> Result<u64> 
         _ => cfg.req(&[key], 1, MAX_DIM),
     }
 }
+
+/// The two stacks of a Whisper- or BART-style encoder-decoder: its width,
+/// encoder and decoder layers, decoder heads and the two MLP widths.
+/// `attribute_map`'s names (`hidden_size`, `num_hidden_layers`,
+/// `num_attention_heads`: the encoder's) win over the fields when a config
+/// gives both, as transformers sets them last; every head count must divide
+/// the width.
+pub(super) struct EncoderDecoder {
+    pub(super) width: u64,
+    pub(super) encoder: u64,
+    pub(super) decoder: u64,
+    pub(super) heads: u64,
+    pub(super) encoder_ffn: u64,
+    pub(super) decoder_ffn: u64,
+}
+
+pub(super) fn encoder_decoder(cfg: &Cfg) -> Result<EncoderDecoder> {
+    let width = cfg.req(&["hidden_size", "d_model"], 1, crate::model::MAX_DIM)?;
+    let layers = |keys: &[&'static str]| cfg.req(keys, 1, crate::model::MAX_LAYERS);
+    let heads = |keys: &[&'static str]| cfg.req(keys, 1, crate::model::MAX_HEADS);
+    let decoder_heads = heads(&["decoder_attention_heads"])?;
+    let encoder_heads = heads(&["num_attention_heads", "encoder_attention_heads"])?;
+    for (key, h) in [
+        ("decoder_attention_heads", decoder_heads),
+        ("encoder_attention_heads", encoder_heads),
+    ] {
+        if !width.is_multiple_of(h) {
+            return Err(InputError::new(
+                cfg.field(key),
+                format!("is {h}: it must divide d_model ({width})"),
+            ));
+        }
+    }
+    Ok(EncoderDecoder {
+        width,
+        encoder: layers(&["num_hidden_layers", "encoder_layers"])?,
+        decoder: layers(&["decoder_layers"])?,
+        heads: decoder_heads,
+        encoder_ffn: cfg.req(&["encoder_ffn_dim"], 1, crate::model::MAX_DIM)?,
+        decoder_ffn: cfg.req(&["decoder_ffn_dim"], 1, crate::model::MAX_DIM)?,
+    })
+}

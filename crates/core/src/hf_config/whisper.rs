@@ -7,36 +7,18 @@
 
 use super::reader::{Cfg, VOCAB};
 use crate::error::{InputError, Result};
-use crate::model::{
-    Arch, MlpKind, ModelSpec, NormKind, MAX_DIM, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
-};
+use crate::model::{Arch, MlpKind, ModelSpec, NormKind, MAX_DIM, MAX_POSITION};
 
 /// Reads a Whisper config.
 pub(super) fn import_whisper(cfg: &Cfg) -> Result<ModelSpec> {
-    let d = cfg.req(&["d_model"], 1, MAX_DIM)?;
-    // `attribute_map`: num_hidden_layers and num_attention_heads are the
-    // encoder's (the class-defaults table keeps them under those names)
-    let encoder = cfg.req(&["encoder_layers", "num_hidden_layers"], 1, MAX_LAYERS)?;
-    let decoder = cfg.req(&["decoder_layers"], 1, MAX_LAYERS)?;
-    let heads = cfg.req(&["decoder_attention_heads"], 1, MAX_HEADS)?;
-    let encoder_heads = cfg.req(
-        &["encoder_attention_heads", "num_attention_heads"],
-        1,
-        MAX_HEADS,
-    )?;
-    for (key, h) in [
-        ("decoder_attention_heads", heads),
-        ("encoder_attention_heads", encoder_heads),
-    ] {
-        if !d.is_multiple_of(h) {
-            return Err(InputError::new(
-                cfg.field(key),
-                format!("is {h}: it must divide d_model ({d})"),
-            ));
-        }
-    }
-    let decoder_ffn = cfg.req(&["decoder_ffn_dim"], 1, MAX_DIM)?;
-    let encoder_ffn = cfg.req(&["encoder_ffn_dim"], 1, MAX_DIM)?;
+    let super::reader::EncoderDecoder {
+        width: d,
+        encoder,
+        decoder,
+        heads,
+        encoder_ffn,
+        decoder_ffn,
+    } = super::reader::encoder_decoder(cfg)?;
     // the layers' MLP width is the narrower stack's; the other stack's
     // extra width is counted beside the layers (its activations are not)
     let ffn = decoder_ffn.min(encoder_ffn);
