@@ -62,6 +62,27 @@ pub fn check_range(field: &str, value: u64, min: u64, max: u64) -> Result<u64> {
     }
 }
 
+/// The first of a run of range checks that failed: each check is one call
+/// that records, not a `?` copying the error at every place (kilobytes of
+/// the page's wasm over the validators' hundreds of checks). A value read
+/// after a failed check must not panic; [`RangeChecks::result`] ends a run.
+#[derive(Default)]
+pub struct RangeChecks(Option<InputError>);
+
+impl RangeChecks {
+    #[inline(never)]
+    pub fn check(&mut self, field: &'static str, value: u64, min: u64, max: u64) {
+        if self.0.is_none() {
+            self.0 = check_range(field, value, min, max).err();
+        }
+    }
+
+    /// The first failure, taken; `Ok` when every check passed.
+    pub fn result(&mut self) -> Result<()> {
+        self.0.take().map_or(Ok(()), Err)
+    }
+}
+
 /// Checked arithmetic on byte counts: every overflow becomes an error naming
 /// what was being computed, never a wrap or a panic.
 pub trait Checked: Sized {

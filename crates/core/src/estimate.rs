@@ -314,10 +314,13 @@ fn serving_engine(
                 "this model's cross-attention layers keep K/V over each request's images or encoder frames, which vLLM's and SGLang's KV-pool rules here do not model: choose the transformers engine for it",
             ));
         }
-        Engine::Vllm | Engine::Sglang | Engine::LlamaCpp if r.spec.arch == Arch::Bart => {
+        Engine::Vllm | Engine::Sglang | Engine::LlamaCpp
+            if r.spec.arch == Arch::Bart
+                || (r.spec.encoder_layers.is_some() && r.spec.arch != Arch::T5) =>
+        {
             return Err(InputError::new(
                 "inference.engine",
-                "this engine does not run BART-family encoder-decoders (BART, mBART, Marian, Pegasus, M2M-100/NLLB, BlenderBot): choose the transformers engine for it",
+                "this engine does not run BART-family encoder-decoders (BART, mBART, Marian, Pegasus, M2M-100/NLLB, BlenderBot) or T5Gemma: choose the transformers engine for it",
             ));
         }
         Engine::Vllm => Some(ServingEngine::Vllm(VllmEngine {

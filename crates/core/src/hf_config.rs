@@ -72,6 +72,8 @@ mod recurrent_gemma;
 mod shuffle;
 mod siglip;
 mod step3p7;
+mod t5;
+mod t5gemma;
 mod towers;
 mod unlimited_ocr;
 mod video_llama3;
@@ -85,8 +87,8 @@ use serde_json::{Map, Value};
 
 use crate::error::{InputError, Result};
 use crate::model::{
-    Arch, Mla, MlpKind, ModelSpec, Moe, NormKind, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS,
-    MAX_LAYERS, MAX_POSITION,
+    Arch, Mla, ModelSpec, Moe, SlidingWindow, MAX_DIM, MAX_EXPERTS, MAX_HEADS, MAX_LAYERS,
+    MAX_POSITION,
 };
 pub use checkpoint_quant::{checkpoint_weights, unmodelled_quantization};
 use reader::{Cfg, Defaults, HEADS, HIDDEN, KV_HEADS, LAYERS, POSITIONS, VOCAB};
@@ -293,6 +295,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         "idefics2" => return idefics2::import_idefics2(cfg, text_or(Arch::Mistral, "mistral")),
         "lfm2_vl" => return lfm2_vl::import_lfm2_vl(cfg, text_or(Arch::Lfm2, "lfm2")),
         "apertus1p5" => return apertus1p5::import(cfg, text_or(Arch::Apertus, "apertus1p5_text")),
+        "t5gemma" => return t5gemma::import_t5gemma(cfg, t5gemma_module),
         t if WRAPPERS_2026.contains(&t) => return import_2026_wrapper(cfg, model_type),
         // Step-3.7-Flash: its text config (`step3p5`) is Qwen3-MoE's layers
         // completed by `step3p7::complete_step3p5`.
@@ -302,9 +305,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             })
         }
         "internvl" => return shuffle::import_internvl(cfg, text_or(Arch::Qwen2, "qwen2")),
-        "internvl_chat" => {
-            return shuffle::import_internvl_chat(cfg, |text| import(text, text.defaults))
-        }
+        "internvl_chat" => return shuffle::import_internvl_chat(cfg, import_own_type),
         "paligemma" => return siglip::import_paligemma(cfg, text_or(Arch::Gemma, "gemma")),
         // Command A Vision: Aya Vision's modules without the projector's norm.
         "aya_vision" | "cohere2_vision" => {
@@ -375,7 +376,8 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 65] = [
+const WRAPPERS_2026: [&str; 66] = [
+    "t5gemma",
     "chameleon",
     "emu3",
     "musicflamingo",
@@ -1028,39 +1030,22 @@ fn sliding_window(cfg: &Cfg, arch: Arch, layers: u64) -> Result<Option<SlidingWi
     }))
 }
 
-/// The encoder-decoder families: T5 and mT5, and Whisper and the BART family
-/// (their own modules).
+/// A nested config read as the type it names, or its wrapper's default.
+fn import_own_type(cfg: &Cfg) -> Result<ModelSpec> {
+    import(cfg, cfg.defaults)
+}
+
+/// A T5Gemma stack's module config: Gemma 2's layers.
+fn t5gemma_module(module: &Cfg) -> Result<ModelSpec> {
+    import_decoder(module, Arch::Gemma2, "t5gemma")
+}
+
+/// The encoder-decoder families: T5 and its descendants, Whisper and the
+/// BART family (their own modules).
 fn import_t5(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> {
     match arch {
-        Arch::Whisper => return whisper::import_whisper(cfg),
-        Arch::Bart => return bart::import_bart(cfg, model_type),
-        _ => {}
+        Arch::Whisper => whisper::import_whisper(cfg),
+        Arch::Bart => bart::import_bart(cfg, model_type),
+        _ => t5::import_t5(cfg, model_type),
     }
-    let encoder = cfg.req(&["num_layers"], 1, MAX_LAYERS)?;
-    let heads = cfg.req(&["num_heads"], 1, MAX_HEADS)?;
-    let projection = cfg.string("feed_forward_proj")?.unwrap_or("relu");
-    Ok(ModelSpec {
-        name: model_type.to_string(),
-        arch: Arch::T5,
-        hidden: cfg.req(&["d_model"], 1, MAX_DIM)?,
-        layers: cfg
-            .int(&["num_decoder_layers"], 1, MAX_LAYERS)?
-            .unwrap_or(encoder),
-        heads,
-        kv_heads: heads,
-        head_dim: Some(cfg.req(&["d_kv"], 1, MAX_HEADS)?),
-        intermediate: cfg.req(&["d_ff"], 1, MAX_DIM)?,
-        vocab: cfg.req(VOCAB, 1, MAX_DIM)?,
-        // mT5 unties the head; T5 (v1.0) ties it.
-        tied_embeddings: cfg.flag("tie_word_embeddings", model_type == "t5")?,
-        mlp: if projection.starts_with("gated") {
-            MlpKind::Gated
-        } else {
-            MlpKind::Plain
-        },
-        norm: NormKind::Rms,
-        encoder_layers: Some(encoder),
-        relative_attention_buckets: cfg.int(&["relative_attention_num_buckets"], 1, MAX_DIM)?,
-        ..ModelSpec::default()
-    })
 }

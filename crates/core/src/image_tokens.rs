@@ -27,7 +27,7 @@
 
 use serde::Serialize;
 
-use crate::error::{check_range, InputError, Result};
+use crate::error::{check_range, InputError, RangeChecks, Result};
 use crate::scenario::limits::{MAX_IMAGE_SIZE, MAX_IMAGE_TILES, MAX_TOKENS};
 
 pub(crate) mod anyres;
@@ -553,12 +553,11 @@ impl ImageRule {
     /// searches are quadratic in the tile count.
     #[allow(clippy::too_many_lines)] // one arm per image rule, each a few range checks
     pub fn validate(&self) -> Result<()> {
-        let side =
-            |name: &str, v: u64| check_range(&format!("image rule: {name}"), v, 1, MAX_IMAGE_SIZE);
-        let tiles =
-            |name: &str, v: u64| check_range(&format!("image rule: {name}"), v, 1, MAX_IMAGE_TILES);
-        let count =
-            |name: &str, v: u64| check_range(&format!("image rule: {name}"), v, 1, MAX_TOKENS);
+        // Each check records the first field out of range and the match
+        // goes on: one call a check, not a `?` copying the error at each of
+        // some sixty places (kilobytes of the page's wasm); a value read
+        // after a failed check must therefore not panic.
+        let mut checks = RangeChecks::default();
         match self {
             ImageRule::QwenVl {
                 patch,
@@ -591,13 +590,13 @@ impl ImageRule {
                 max_pixels,
                 ..
             } => {
-                side("patch", *patch)?;
-                tiles("merge", *merge)?;
+                checks.check("image rule: patch", *patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: merge", *merge, 1, MAX_IMAGE_TILES);
                 if let ImageRule::Glm4v { temporal, .. } = self {
-                    tiles("temporal", *temporal)?;
+                    checks.check("image rule: temporal", *temporal, 1, MAX_IMAGE_TILES);
                 }
-                check_range("image rule: max_pixels", *max_pixels, 1, MAX_PIXELS)?;
-                check_range("image rule: min_pixels", *min_pixels, 1, *max_pixels)?;
+                checks.check("image rule: max_pixels", *max_pixels, 1, MAX_PIXELS);
+                checks.check("image rule: min_pixels", *min_pixels, 1, *max_pixels);
             }
             ImageRule::InternVl { .. }
             | ImageRule::AyaVision { .. }
@@ -605,27 +604,32 @@ impl ImageRule {
             | ImageRule::GotOcr2 { .. } => {
                 let [tile, patch, min_tiles, max_tiles, tokens_per_tile] =
                     self.tile_fields().unwrap_or_default();
-                side("tile", tile)?;
-                side("patch", patch)?;
-                tiles("max_tiles", max_tiles)?;
-                check_range("image rule: min_tiles", min_tiles, 1, max_tiles)?;
-                count("tokens_per_tile", tokens_per_tile)?;
+                checks.check("image rule: tile", tile, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: max_tiles", max_tiles, 1, MAX_IMAGE_TILES);
+                checks.check("image rule: min_tiles", min_tiles, 1, max_tiles);
+                checks.check(
+                    "image rule: tokens_per_tile",
+                    tokens_per_tile,
+                    1,
+                    MAX_TOKENS,
+                );
             }
             ImageRule::Fixed {
                 tower,
                 language_model,
             } => {
-                count("tower", *tower)?;
-                count("language_model", *language_model)?;
+                checks.check("image rule: tower", *tower, 1, MAX_TOKENS);
+                checks.check("image rule: language_model", *language_model, 1, MAX_TOKENS);
             }
             ImageRule::Mllama {
                 tile,
                 patch,
                 max_tiles,
             } => {
-                side("tile", *tile)?;
-                side("patch", *patch)?;
-                tiles("max_tiles", *max_tiles)?;
+                checks.check("image rule: tile", *tile, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", *patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: max_tiles", *max_tiles, 1, MAX_IMAGE_TILES);
             }
             ImageRule::Gemma3PanScan { .. } | ImageRule::Gemma4 { .. } => self.validate_gemma()?,
             ImageRule::MiniCpmV {
@@ -634,10 +638,15 @@ impl ImageRule {
                 scale,
                 max_slices,
             } => {
-                side("patch", *patch)?;
-                tiles("merge", *merge)?;
-                side("scale_resolution", *scale)?;
-                tiles("max_slice_nums", *max_slices)?;
+                checks.check("image rule: patch", *patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: merge", *merge, 1, MAX_IMAGE_TILES);
+                checks.check("image rule: scale_resolution", *scale, 1, MAX_IMAGE_SIZE);
+                checks.check(
+                    "image rule: max_slice_nums",
+                    *max_slices,
+                    1,
+                    MAX_IMAGE_TILES,
+                );
             }
             ImageRule::Pixtral {
                 patch,
@@ -649,9 +658,9 @@ impl ImageRule {
                 merge,
                 longest_edge,
             } => {
-                side("patch", *patch)?;
-                tiles("merge", *merge)?;
-                side("longest_edge", *longest_edge)?;
+                checks.check("image rule: patch", *patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: merge", *merge, 1, MAX_IMAGE_TILES);
+                checks.check("image rule: longest_edge", *longest_edge, 1, MAX_IMAGE_SIZE);
             }
             ImageRule::Idefics3 {
                 longest_edge,
@@ -659,10 +668,10 @@ impl ImageRule {
                 patch,
                 seq_len,
             } => {
-                side("longest_edge", *longest_edge)?;
-                side("tile", *tile)?;
-                side("patch", *patch)?;
-                count("seq_len", *seq_len)?;
+                checks.check("image rule: longest_edge", *longest_edge, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: tile", *tile, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", *patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: seq_len", *seq_len, 1, MAX_TOKENS);
             }
             ImageRule::Idefics2 {
                 patch,
@@ -671,10 +680,15 @@ impl ImageRule {
                 seq_len,
                 split: _,
             } => {
-                side("patch", *patch)?;
-                side("shortest_edge", *shortest_edge)?;
-                side("longest_edge", *longest_edge)?;
-                count("seq_len", *seq_len)?;
+                checks.check("image rule: patch", *patch, 1, MAX_IMAGE_SIZE);
+                checks.check(
+                    "image rule: shortest_edge",
+                    *shortest_edge,
+                    1,
+                    MAX_IMAGE_SIZE,
+                );
+                checks.check("image rule: longest_edge", *longest_edge, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: seq_len", *seq_len, 1, MAX_TOKENS);
             }
             ImageRule::Llama4 {
                 tile,
@@ -689,77 +703,87 @@ impl ImageRule {
                 max_tiles,
                 tokens_per_tile,
             } => {
-                side("tile", *tile)?;
-                check_range("image rule: patch", *patch, 1, *tile)?;
-                tiles("max_tiles", *max_tiles)?;
-                count("tokens_per_tile", *tokens_per_tile)?;
+                checks.check("image rule: tile", *tile, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", *patch, 1, *tile);
+                checks.check("image rule: max_tiles", *max_tiles, 1, MAX_IMAGE_TILES);
+                checks.check(
+                    "image rule: tokens_per_tile",
+                    *tokens_per_tile,
+                    1,
+                    MAX_TOKENS,
+                );
             }
             ImageRule::Lfm2Vl(t) => {
-                side("patch", t.patch)?;
-                check_range("image rule: factor", t.factor, 1, 16)?;
-                count("max_tokens", t.max_tokens)?;
-                check_range("image rule: min_tokens", t.min_tokens, 1, t.max_tokens)?;
-                check_range("image rule: tile", t.tile, t.patch, MAX_IMAGE_SIZE)?;
-                tiles("max_tiles", t.max_tiles)?;
-                check_range("image rule: min_tiles", t.min_tiles, 1, t.max_tiles)?;
-                check_range("image rule: tolerance_tenths", t.tolerance_tenths, 1, 1000)?;
+                checks.check("image rule: patch", t.patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: factor", t.factor, 1, 16);
+                checks.check("image rule: max_tokens", t.max_tokens, 1, MAX_TOKENS);
+                checks.check("image rule: min_tokens", t.min_tokens, 1, t.max_tokens);
+                checks.check("image rule: tile", t.tile, t.patch, MAX_IMAGE_SIZE);
+                checks.check("image rule: max_tiles", t.max_tiles, 1, MAX_IMAGE_TILES);
+                checks.check("image rule: min_tiles", t.min_tiles, 1, t.max_tiles);
+                checks.check("image rule: tolerance_tenths", t.tolerance_tenths, 1, 1000);
             }
             ImageRule::Glm5Next(c) => c.validate()?,
             ImageRule::Apertus1p5(g) => g.validate()?,
             ImageRule::PerceptionLm(t) => t.validate()?,
             ImageRule::DeepseekOcr2(v) => {
-                side("base", v.base)?;
-                side("tile", v.tile)?;
-                check_range("image rule: patch", v.patch, 1, v.tile.min(v.base))?;
-                check_range("image rule: fold", v.fold, 1, 64)?;
-                tiles("max_crops", v.max_crops)?;
-                check_range("image rule: min_crops", v.min_crops, 0, v.max_crops)?;
+                checks.check("image rule: base", v.base, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: tile", v.tile, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", v.patch, 1, v.tile.min(v.base));
+                checks.check("image rule: fold", v.fold, 1, 64);
+                checks.check("image rule: max_crops", v.max_crops, 1, MAX_IMAGE_TILES);
+                checks.check("image rule: min_crops", v.min_crops, 0, v.max_crops);
             }
             ImageRule::Radio(r) => {
-                side("patch", r.patch)?;
-                check_range("image rule: merge", r.merge, 1, 16)?;
-                count("budget", r.budget)?;
-                check_range("image rule: min_patches", r.min_patches, 1, r.budget)?;
-                check_range("image rule: extra", r.extra, 0, MAX_TOKENS)?;
+                checks.check("image rule: patch", r.patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: merge", r.merge, 1, 16);
+                checks.check("image rule: budget", r.budget, 1, MAX_TOKENS);
+                checks.check("image rule: min_patches", r.min_patches, 1, r.budget);
+                checks.check("image rule: extra", r.extra, 0, MAX_TOKENS);
             }
             ImageRule::Molmo2(c) => {
-                side("size", c.size)?;
-                check_range("image rule: patch", c.patch, 1, c.size)?;
+                checks.check("image rule: size", c.size, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", c.patch, 1, c.size);
                 // a crop keeps at least one patch of window past its margins
                 let margins = c.margins.0 + c.margins.1;
-                check_range("image rule: margins", margins, 0, c.size / c.patch - 1)?;
-                tiles("max_crops", c.max_crops)?;
-                check_range("image rule: pool_h", c.pool.0, 1, 64)?;
-                check_range("image rule: pool_w", c.pool.1, 1, 64)?;
+                checks.check(
+                    "image rule: margins",
+                    margins,
+                    0,
+                    (c.size / c.patch.max(1)).saturating_sub(1),
+                );
+                checks.check("image rule: max_crops", c.max_crops, 1, MAX_IMAGE_TILES);
+                checks.check("image rule: pool_h", c.pool.0, 1, 64);
+                checks.check("image rule: pool_w", c.pool.1, 1, 64);
             }
             ImageRule::Ovis2(t) => {
-                side("tile", t.tile)?;
-                check_range("image rule: patch", t.patch, 1, t.tile)?;
-                count("seq", t.seq)?;
-                tiles("max_tiles", t.max_tiles)?;
-                check_range("image rule: min_tiles", t.min_tiles, 1, t.max_tiles)?;
+                checks.check("image rule: tile", t.tile, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", t.patch, 1, t.tile);
+                checks.check("image rule: seq", t.seq, 1, MAX_TOKENS);
+                checks.check("image rule: max_tiles", t.max_tiles, 1, MAX_IMAGE_TILES);
+                checks.check("image rule: min_tiles", t.min_tiles, 1, t.max_tiles);
             }
             ImageRule::Inkling2 { cell, merge } => {
-                side("cell", *cell)?;
-                check_range("image rule: merge", *merge, 1, 16)?;
+                checks.check("image rule: cell", *cell, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: merge", *merge, 1, 16);
             }
             ImageRule::Muse {
                 patch,
                 merge,
                 max_tokens,
             } => {
-                side("patch", *patch)?;
-                check_range("image rule: merge", *merge, 1, 16)?;
-                count("max_tokens", *max_tokens)?;
+                checks.check("image rule: patch", *patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: merge", *merge, 1, 16);
+                checks.check("image rule: max_tokens", *max_tokens, 1, MAX_TOKENS);
             }
             ImageRule::Phi4Mm {
                 crop,
                 patch,
                 max_crops,
             } => {
-                side("crop", *crop)?;
-                check_range("image rule: patch", *patch, 1, *crop)?;
-                tiles("max_crops", *max_crops)?;
+                checks.check("image rule: crop", *crop, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", *patch, 1, *crop);
+                checks.check("image rule: max_crops", *max_crops, 1, MAX_IMAGE_TILES);
             }
             ImageRule::Step3p7 {
                 global,
@@ -768,11 +792,11 @@ impl ImageRule {
                 patch,
                 stride,
             } => {
-                side("global", *global)?;
-                side("crop", *crop)?;
-                side("max_side", *max_side)?;
-                check_range("image rule: patch", *patch, 1, *crop.min(global))?;
-                check_range("image rule: stride", *stride, 1, 64)?;
+                checks.check("image rule: global", *global, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: crop", *crop, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: max_side", *max_side, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", *patch, 1, *crop.min(global));
+                checks.check("image rule: stride", *stride, 1, 64);
             }
             ImageRule::KimiK25 {
                 patch,
@@ -780,10 +804,10 @@ impl ImageRule {
                 max_patches,
                 max_side,
             } => {
-                side("patch", *patch)?;
-                check_range("image rule: merge", *merge, 1, 16)?;
-                count("max_patches", *max_patches)?;
-                side("max_side", *max_side)?;
+                checks.check("image rule: patch", *patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: merge", *merge, 1, 16);
+                checks.check("image rule: max_patches", *max_patches, 1, MAX_TOKENS);
+                checks.check("image rule: max_side", *max_side, 1, MAX_IMAGE_SIZE);
             }
             ImageRule::LlavaNext {
                 crop,
@@ -791,9 +815,10 @@ impl ImageRule {
                 tile_tokens,
                 pinpoints,
             } => {
-                check_range("image rule: tile_tokens", *tile_tokens, 0, MAX_TOKENS)?;
-                side("crop", *crop)?;
-                side("patch", *patch)?;
+                checks.check("image rule: tile_tokens", *tile_tokens, 0, MAX_TOKENS);
+                checks.check("image rule: crop", *crop, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", *patch, 1, MAX_IMAGE_SIZE);
+                checks.result()?;
                 anyres::validate_pinpoints(pinpoints)?;
             }
             ImageRule::Aria {
@@ -803,9 +828,10 @@ impl ImageRule {
                 resolutions,
                 ..
             } => {
-                side("crop", *crop)?;
-                side("patch", *patch)?;
-                count("queries", *queries)?;
+                checks.check("image rule: crop", *crop, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", *patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: queries", *queries, 1, MAX_TOKENS);
+                checks.result()?;
                 anyres::validate_pinpoints(resolutions)?;
             }
             ImageRule::LlavaOneVision {
@@ -814,13 +840,14 @@ impl ImageRule {
                 max_patches,
                 pinpoints,
             } => {
-                side("crop", *crop)?;
-                side("patch", *patch)?;
-                tiles("max_patches", *max_patches)?;
+                checks.check("image rule: crop", *crop, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: patch", *patch, 1, MAX_IMAGE_SIZE);
+                checks.check("image rule: max_patches", *max_patches, 1, MAX_IMAGE_TILES);
+                checks.result()?;
                 anyres::validate_pinpoints(pinpoints)?;
             }
         }
-        Ok(())
+        checks.result()
     }
 }
 
@@ -852,7 +879,6 @@ impl ImageRule {
     /// Gemma 3's pan-and-scan and Gemma 4's cells: sizes in range, and a
     /// budget Gemma 4's processor takes.
     fn validate_gemma(&self) -> Result<()> {
-        let field = |name: &str| format!("image rule: {name}");
         match *self {
             ImageRule::Gemma3PanScan {
                 tower,
@@ -861,22 +887,22 @@ impl ImageRule {
                 max_crops,
                 min_ratio_tenths,
             } => {
-                check_range(&field("tower"), tower, 1, MAX_TOKENS)?;
-                check_range(&field("tokens"), tokens, 1, MAX_TOKENS)?;
-                check_range(&field("min_crop"), min_crop, 1, MAX_IMAGE_SIZE)?;
-                check_range(&field("max_crops"), max_crops, 1, MAX_IMAGE_TILES)?;
-                check_range(&field("min_ratio_tenths"), min_ratio_tenths, 0, 1000)?;
+                check_range("image rule: tower", tower, 1, MAX_TOKENS)?;
+                check_range("image rule: tokens", tokens, 1, MAX_TOKENS)?;
+                check_range("image rule: min_crop", min_crop, 1, MAX_IMAGE_SIZE)?;
+                check_range("image rule: max_crops", max_crops, 1, MAX_IMAGE_TILES)?;
+                check_range("image rule: min_ratio_tenths", min_ratio_tenths, 0, 1000)?;
             }
             ImageRule::Gemma4 {
                 patch,
                 pool,
                 soft_tokens,
             } => {
-                check_range(&field("patch"), patch, 1, MAX_IMAGE_SIZE)?;
-                check_range(&field("pool"), pool, 1, MAX_IMAGE_TILES)?;
+                check_range("image rule: patch", patch, 1, MAX_IMAGE_SIZE)?;
+                check_range("image rule: pool", pool, 1, MAX_IMAGE_TILES)?;
                 if !GEMMA4_SOFT_TOKENS.contains(&soft_tokens) {
                     return Err(InputError::new(
-                        field("soft_tokens"),
+                        "image rule: soft_tokens",
                         format!(
                             "{soft_tokens} is not a budget Gemma 4's processor takes: allowed 70, \
                              140, 280, 560 or 1120 (max_soft_tokens)"

@@ -221,8 +221,15 @@ pub fn kv_cache_bytes(
         }
         None => tokens,
     };
+    // an encoder-decoder's (`prompt` the source) windows its own tokens
+    // only: each layer's cross-attention keeps the whole source (T5Gemma,
+    // measured: tests/data/t5gemma/t5gemma_cache.jsonl)
+    let windowed = match spec.encoder_layers {
+        Some(_) => tokens.saturating_sub(prompt).min(window) + prompt,
+        None => tokens.min(window),
+    };
     let compressed = compressed_bytes_per_sequence(spec, shards, kv, tokens).map_or(0, |c| c.0);
-    batch * (full * tokens + sliding * tokens.min(window) + compressed)
+    batch * (full * tokens + sliding * windowed + compressed)
 }
 
 /// What transformers' dynamic cache keeps alive right after a prefill of

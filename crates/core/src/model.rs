@@ -774,6 +774,10 @@ pub struct ModelSpec {
     /// 32; DeBERTa: `position_buckets`).
     #[serde(default)]
     pub relative_attention_buckets: Option<u64>,
+    /// Every self-attention layer learns its own relative-position bias
+    /// (UMT5), where T5 learns one per stack in the first layer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub relative_bias_every_layer: bool,
     /// Kernel width of DeBERTa-v2's convolution after the first layer; 0: none.
     #[serde(default)]
     pub conv_kernel: u64,

@@ -251,7 +251,8 @@ fn only_replaced_engine_rules_refreeze() {
             };
             // each measured correction names its file and moved the row's
             // bytes by its own mechanism alone
-            let checks: [(&str, OnlyMoved); 4] = [
+            let checks: [(&str, OnlyMoved); 5] = [
+                (MEASURED_T5, t5_layers_only_moved),
                 (MEASURED_FP32, fp32_kept_only_moved),
                 (MEASURED_VIEWS, sliding_views_only_moved),
                 (MEASURED_KERNELS, eager_fallback_only_moved),
@@ -418,6 +419,34 @@ fn sliding_views_only_moved(row: &Value) {
 
 /// A check that a re-frozen row's bytes moved by one mechanism alone.
 type OnlyMoved = fn(&Value);
+
+/// How the re-freeze for T5's measured layers reads (2026-11-28): what each
+/// T5 encoder and decoder layer saves, measured on CPU against transformers
+/// 5.24 (`tests/data/t5/t5_layers.jsonl`): T5LayerNorm's 16-bit input, the
+/// gated GELU's Python intermediates, the cross-attention's q input, the
+/// decoder's third residual dropout and SDPA's boolean causal mask.
+const MEASURED_T5: &str = "2026-11-28: T5 layers measured on CPU";
+
+/// The row is a T5 training job and the correction only added saved
+/// tensors: every GPU's bytes grew from `before_t5_refreeze`, by less than
+/// a fifth.
+fn t5_layers_only_moved(row: &Value) {
+    let title = text(row, "title");
+    let scenario = decode(text(row, "link")).scenario;
+    let arch = match &scenario.model {
+        ModelSource::Spec(spec) => Some(spec.arch),
+        ModelSource::Catalog(id) => find_model(id).map(|m| m.spec.arch),
+        ModelSource::Params(_) => None,
+    };
+    assert_eq!(arch, Some(Arch::T5), "{title}: not a T5 model");
+    assert_eq!(scenario.task, TaskKind::Training, "{title}: not training");
+    let before: Vec<[u64; 3]> =
+        serde_json::from_value(row["before_t5_refreeze"].clone()).expect("the bytes before");
+    let after: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    for (b, a) in before.concat().iter().zip(after.concat()) {
+        assert!(a >= *b && a - b < b / 5, "{title}: {b} -> {a}");
+    }
+}
 
 /// How the re-freeze for transformers' eager fallback reads (2026-11-28):
 /// a class without SDPA (Gemma-2, gpt-oss) runs its default attention

@@ -480,6 +480,8 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             final_norm: mlp_bias.map(|b| !b),
             type_vocab: layers % 3,
             relative_attention_buckets: encoder_layers,
+            // UMT5's per-layer bias on some shapes
+            relative_bias_every_layer: layers % 4 == 3,
             conv_kernel: layers % 4,
             classifier_labels: heads % 5,
             qk_norm: x.qk_norm,

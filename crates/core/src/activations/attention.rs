@@ -1,7 +1,7 @@
 //! The attention block's saved tensors: fused (SDPA, FlashAttention) or
 //! eager self-attention, and an encoder-decoder's cross-attention.
 
-use super::shape::{LayerShape, NormSaves, Terms};
+use super::shape::{LayerShape, NormSaves, RmsWeight, Terms};
 use crate::model::kernels::EagerPath;
 use crate::model::{Arch, ModelSpec};
 use crate::scenario::Attention;
@@ -135,11 +135,31 @@ pub(super) fn cross_attention_terms(
     let big_b = l.act_bytes;
     let attn_bytes = l.compute_bytes();
     let (norm_in, norm_stat) = (norms.input, norms.stat);
+    // Gemma's norms keep an fp32 normalized tensor and `1 + weight`, and a
+    // sandwich layer (T5Gemma) norms before and after the cross-attention
+    let (cross_norms, normalized, offset) = match norms.rms {
+        Some(RmsWeight::GemmaOffset) => (if norms.count == 4 { 2 } else { 1 }, 4, 4 * l.hidden),
+        _ => (1, big_b, 0),
+    };
     t.push(
         "cross-attention norm",
-        norm_in * bsh + norm_stat * bs + big_b * bsh,
-        format!("{norm_in}·b·s·h + {norm_stat}·b·s + {big_b}·b·s·h"),
+        cross_norms * (norm_in * bsh + norm_stat * bs + normalized * bsh + offset),
+        format!(
+            "{cross_norms} × ({norm_in}·b·s·h + {norm_stat}·b·s + {normalized}·b·s·h + {offset})"
+        ),
     );
+    if norms.rms.is_some() {
+        // An RMSNorm keeps its normalized tensor for the weight's gradient;
+        // the weighted product is another tensor, q's input (measured on
+        // CPU: tests/data/t5/, `EncDecAttention.q`).
+        t.push("cross-attention q input", big_b * bsh, "B·b·s·h".into());
+    }
+    // eager attention repeats k and v to every query head (`repeat_kv`)
+    let kvd = if l.attention == Attention::Eager {
+        qd
+    } else {
+        kvd
+    };
     t.push(
         "cross-attention q, k, v, output",
         attn_bytes * (2 * bs * qd + 2 * b * src * kvd),

@@ -55,9 +55,9 @@ pub fn block_terms(l: &LayerShape, spec: &ModelSpec, act: ActFn, block: Block) -
         super::hyper::hyper_terms(&mut t, l, hc);
     }
     if l.dropout {
-        // BART's decoder layers drop their cross-attention's output too
-        // (measured: `tests/data/bart/`)
-        let masks = 2 + u128::from(spec.arch == Arch::Bart && l.cross_seq > 0);
+        // BART's and T5's decoder layers drop their cross-attention's
+        // output too (measured: `tests/data/bart/`, `tests/data/t5/`)
+        let masks = 2 + u128::from(matches!(spec.arch, Arch::Bart | Arch::T5) && l.cross_seq > 0);
         t.push(
             "residual dropout masks",
             masks * l.tokens() * l.hidden,
@@ -84,6 +84,24 @@ fn attention_block_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, norms:
         Attention::Sdpa if sdpa_falls_back_to_math(l, spec) => math_sdpa_terms(t, l),
         Attention::Sdpa | Attention::Flash => fused_attention_terms(t, l),
         Attention::Eager => eager_attention_terms(t, l, spec),
+    }
+    if spec.relative_bias_every_layer {
+        // UMT5's own bias table in every layer: its embedding keeps the
+        // (s, s) int64 bucket ids, without a batch dimension; with SDPA and
+        // no dropout the fused cross-attention keeps each layer's zero
+        // bias, (1, a, s, source) (measured on CPU: tests/data/t5/)
+        let zero_bias = l.cross_seq > 0 && l.attention != Attention::Eager && !l.dropout;
+        t.push(
+            "position buckets (int64), zero cross bias",
+            8 * l.seq * l.seq + u128::from(zero_bias) * l.act_bytes * l.heads * l.seq * l.cross_seq,
+            "8·s² (+ B·a·s·source, SDPA without dropout)".into(),
+        );
+    }
+    if l.attention == Attention::Sdpa && l.cross_seq > 0 && spec.arch == Arch::T5 {
+        // T5's decoder hands SDPA its position bias as a float mask that
+        // each layer rebuilds with `torch.where` over the boolean causal
+        // mask, which the `where` keeps (measured on CPU: tests/data/t5/)
+        t.push("causal mask (bool)", l.seq * l.seq, "s²".into());
     }
     if output_copied(l, spec) {
         // Whisper makes q, k and v contiguous head-major before SDPA, so
@@ -232,13 +250,15 @@ pub(super) fn feed_forward_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec
         ActFn::Fused => (1, "activation input"),
         ActFn::PythonGelu => (4, "gelu_new intermediates"),
         ActFn::Relu => (1, "relu output"),
+        ActFn::GatedPythonGelu => (6, "gelu_new intermediates, act(gate), up"),
     };
     t.push(
         "feed-forward",
         n * mlp_act * bsi,
         format!("{n}·{mlp_act}·b·s·i ({what})"),
     );
-    if l.dropout && spec.arch == Arch::T5 {
+    let t5_dropout = l.dropout && spec.arch == Arch::T5;
+    if t5_dropout {
         // T5DenseActDense drops out the intermediate itself (wi → act →
         // dropout → wo): a 1-byte mask and the dropped copy wo reads.
         t.push(
@@ -253,17 +273,18 @@ pub(super) fn feed_forward_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec
         l.linear_input(
             l.grads.gate_up,
             // A plain MLP has one up projection (`fc`), whatever the targets say.
-            if act == ActFn::Gated {
+            if act.is_gated() {
                 gate_up_lora
             } else {
                 gate_up_lora.min(1)
             },
             l.hidden,
-            if act == ActFn::Gated { 2 } else { 1 },
+            if act.is_gated() { 2 } else { 1 },
         ),
         "b·s·h (gate/up weight or LoRA grad)".into(),
     );
-    if act != ActFn::Relu {
+    // ReLU's output and T5's dropped copy are the down projection's input
+    if act != ActFn::Relu && !t5_dropout {
         t.push(
             "down_proj input",
             l.linear_input(
@@ -284,21 +305,13 @@ fn linear_outputs_term(t: &mut Terms, l: &LayerShape, act: ActFn) {
     let qd = l.heads * l.head_dim;
     let kvd = l.kv_heads * l.head_dim;
     let big_b = l.act_bytes;
-    let mlp_out = if act == ActFn::Gated {
-        2 * i + h
-    } else {
-        i + h
-    };
+    let mlp_out = if act.is_gated() { 2 * i + h } else { i + h };
     t.push(
         "linear outputs (adapter v2 scale grad)",
         big_b * l.tokens() * (qd + 2 * kvd + h + mlp_out),
         format!(
             "{big_b}·b·s·({qd} + 2·{kvd} + h + {})",
-            if act == ActFn::Gated {
-                "2·i + h"
-            } else {
-                "i + h"
-            }
+            if act.is_gated() { "2·i + h" } else { "i + h" }
         ),
     );
 }
@@ -352,8 +365,8 @@ fn fp32_linear_inputs_term(t: &mut Terms, l: &LayerShape, act: ActFn) {
     let (bs, h, i) = (l.tokens(), l.hidden, l.intermediate);
     let qd = l.heads * l.head_dim;
     let (linears_on_h, mlp_in): (u128, u128) = match act {
-        ActFn::Gated => (3, i), // attn, gate, up on h; down on i
-        _ => (2, i),            // attn, fc on h; proj on i
+        ActFn::Gated | ActFn::GatedPythonGelu => (3, i), // attn, gate, up on h; down on i
+        _ => (2, i),                                     // attn, fc on h; proj on i
     };
     let fp32 = 4 * bs * (linears_on_h * h + qd + mlp_in);
     let counted = l.act_bytes * bs * (2 * h + qd + mlp_in);

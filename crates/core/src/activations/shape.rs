@@ -89,12 +89,24 @@ pub enum ActFn {
     PythonGelu,
     /// ReLU saves its output, shared with the next linear's input.
     Relu,
+    /// T5's gated GELU (`feed_forward_proj: "gated-gelu"` runs `gelu_new`
+    /// on `wi_0`): the 4 Python GELU intermediates, then the product's two
+    /// operands (measured on CPU: `tests/data/t5/`).
+    GatedPythonGelu,
+}
+
+impl ActFn {
+    /// Two up projections (gate and up), both reading the norm's output.
+    pub fn is_gated(self) -> bool {
+        matches!(self, ActFn::Gated | ActFn::GatedPythonGelu)
+    }
 }
 
 /// litgpt writes its own blocks with `torch.nn.functional.gelu` (fused) for
 /// every plain MLP; transformers keeps each model's original activation.
 pub fn act_fn(spec: &ModelSpec, framework: Framework) -> ActFn {
     match (spec.mlp, spec.arch) {
+        (MlpKind::Gated, Arch::T5) => ActFn::GatedPythonGelu,
         (MlpKind::Gated, _) => ActFn::Gated,
         (MlpKind::Plain, _) if framework == Framework::Litgpt => ActFn::Fused,
         // GPT-Neo's `gelu_new` is GPT-2's Python GELU
@@ -131,6 +143,9 @@ impl Terms {
         self.push(name, u128::from(bytes), formula);
     }
 
+    // called at about a hundred places: one copy, not one inlined at each
+    // (kilobytes of the page's wasm)
+    #[inline(never)]
     pub(super) fn push(&mut self, name: &'static str, bytes: u128, formula: String) {
         if bytes > 0 {
             self.0.push(Term {
@@ -251,6 +266,12 @@ pub(super) fn norm_saves(l: &LayerShape, spec: &ModelSpec) -> NormSaves {
         _ => 2,
     };
     let (input, stat) = match spec.norm {
+        // T5LayerNorm multiplies the 16-bit input itself by the fp32 1/rms,
+        // so it keeps that input beside its fp32 copy (measured on CPU:
+        // tests/data/t5/, 8·h + 4 bytes per token in bf16 and fp32 alike)
+        NormKind::Rms if spec.arch == Arch::T5 && !l.autocast && l.act_bytes < 4 => {
+            (4 + l.act_bytes, 4)
+        }
         NormKind::Rms => (4, 4),
         NormKind::Layer => (if l.autocast { 4 } else { l.act_bytes }, 8),
     };

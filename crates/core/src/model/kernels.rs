@@ -59,7 +59,7 @@ impl HfKernels {
 /// are not all three: `tests/data/attention/attention_kernels.jsonl`, read
 /// from transformers 5.24's classes, lists every family; a test keeps this
 /// table equal to it for the families the importer reads.
-pub const WITHOUT_SDPA: [(&str, HfKernels); 62] = [
+pub const WITHOUT_SDPA: [(&str, HfKernels); 63] = [
     ("big_bird", HfKernels::EagerOnly),
     ("bigbird_pegasus", HfKernels::EagerOnly),
     ("blip", HfKernels::EagerOnly),
@@ -93,6 +93,7 @@ pub const WITHOUT_SDPA: [(&str, HfKernels); 62] = [
     ("layoutlmv2", HfKernels::EagerOnly),
     ("lilt", HfKernels::EagerOnly),
     ("longformer", HfKernels::EagerOnly),
+    ("longt5", HfKernels::EagerOnly),
     ("luke", HfKernels::EagerOnly),
     ("mamba", HfKernels::EagerOnly),
     ("mamba2", HfKernels::EagerOnly),

@@ -590,8 +590,7 @@ impl WideCounts {
                 };
                 layers.add_scaled(&decoder_layer, dense_count);
                 if spec.arch == Arch::T5 {
-                    // relative_attention_bias (buckets x heads) in the first layer of each stack
-                    other += 2 * x.heads * relative_buckets(spec);
+                    other += t5_position_tables(spec, &x, dim(encoder, MAX_LAYERS), dense_count);
                 }
             }
             None => {
@@ -710,6 +709,17 @@ fn encoder_extras(spec: &ModelSpec, x: &Dims, encoder_only: bool) -> u128 {
         other += labels * h + labels;
     }
     other
+}
+
+/// T5's relative_attention_bias tables (buckets × heads): one in the first
+/// layer of each stack, or one in every self-attention layer (UMT5).
+fn t5_position_tables(spec: &ModelSpec, x: &Dims, encoder: u128, decoder: u128) -> u128 {
+    let tables = if spec.relative_bias_every_layer {
+        encoder + decoder
+    } else {
+        2
+    };
+    tables * x.heads * relative_buckets(spec)
 }
 
 fn relative_buckets(spec: &ModelSpec) -> u128 {

@@ -89,6 +89,7 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
             put(key, n.to_string());
         }
     }
+    let rbl = d.relative_bias_every_layer;
     let flags = [
         ("tied", spec.tied_embeddings, d.tied_embeddings),
         ("qkvb", spec.qkv_bias, d.qkv_bias),
@@ -99,6 +100,7 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("gattn", spec.gated_attention, d.gated_attention),
         ("relu", spec.relu_mlp, d.relu_mlp),
         ("pdrop", spec.probability_dropout, d.probability_dropout),
+        ("rbl", spec.relative_bias_every_layer, rbl),
     ];
     for (key, value, default) in flags {
         if value != default {
@@ -510,7 +512,7 @@ const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 27] = [
 type PutFlag = fn(&mut ModelSpec, bool);
 
 /// The flags: key, where the value goes.
-const FLAG_FIELDS: [(&str, PutFlag); 11] = [
+const FLAG_FIELDS: [(&str, PutFlag); 12] = [
     ("tied", |s, b| s.tied_embeddings = b),
     ("qkvb", |s, b| s.qkv_bias = b),
     ("outb", |s, b| s.out_bias = b),
@@ -522,6 +524,7 @@ const FLAG_FIELDS: [(&str, PutFlag); 11] = [
     ("gattn", |s, b| s.gated_attention = b),
     ("relu", |s, b| s.relu_mlp = b),
     ("pdrop", |s, b| s.probability_dropout = b),
+    ("rbl", |s, b| s.relative_bias_every_layer = b),
 ];
 
 fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {

@@ -2,7 +2,7 @@
 
 For every `model_type` in transformers' CONFIG_MAPPING with a causal-LM or
 image-text-to-text class (an encoder: its sequence-classification
-class), this reads the class flags `_supports_sdpa` and
+class; LongT5, an encoder-decoder without one: its sequence-to-sequence class), this reads the class flags `_supports_sdpa` and
 `_supports_flash_attn` of the class that builds the language model, and
 `_compatible_flash_implementations`, the only flash kernels such a class
 loads (vLLM's FA3 build and FA4 for the families with attention sinks:
@@ -30,10 +30,13 @@ MAPPINGS = [
     # encoders (DistilBERT, MPNet, DeBERTa) have neither: their classifier
     modeling_auto.MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES,
 ]
+# encoder-decoders the importer reads that have no classifier: their generation class
+SEQ2SEQ_ONLY = {"longt5"}
 
 
 def model_class(model_type):
-    for mapping in MAPPINGS:
+    mappings = MAPPINGS + [modeling_auto.MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES] * (model_type in SEQ2SEQ_ONLY)
+    for mapping in mappings:
         name = mapping.get(model_type)
         if isinstance(name, (list, tuple)):
             name = name[0]

@@ -2490,3 +2490,50 @@ VARIANTS["florence2"] = [
                           max_position_embeddings=64, tie_word_embeddings=False)),
 ]
 WRAPPERS |= {"florence2"}
+# --- UMT5, built as its generation class (AutoModelForSeq2SeqLM) ---
+# All keep T5's layout: `shared` with encoder / decoder embed_tokens tied to it, q/k/v/o and wi(_0/_1)/wo without
+# biases, one RMS norm per sub-layer plus one per stack, lm_head tied to `shared` by tie_word_embeddings.
+# The difference counted: UMT5 gives every self-attention layer its own relative_attention_bias (buckets x heads;
+# T5 only the first of each stack). UMT5's config class forces
+# tie_word_embeddings to True as T5's does (the saved flag only sets the decoder's output scaling): its rows
+# are tied counts, and the importer reads the checkpoint's flag, as for T5 (README.md).
+SEQ2SEQ |= {"umt5"}
+T5_SMALL = dict(vocab_size=600, d_model=64, d_kv=16, d_ff=160, num_layers=2, num_decoder_layers=3, num_heads=4,
+                relative_attention_num_buckets=16)
+VARIANTS["umt5"] = [
+    {},
+    # google/umt5-small's shape as its model card's config.json reads (typed here, not downloaded): 8 + 8 layers of
+    # 512 wide, 6 heads of 64, gated-gelu 1024, 256,384 tokens, untied head
+    dict(vocab_size=256384, d_model=512, d_kv=64, d_ff=1024, num_layers=8, num_decoder_layers=8, num_heads=6,
+         feed_forward_proj="gated-gelu", tie_word_embeddings=False),
+    T5_SMALL,
+    dict(T5_SMALL, feed_forward_proj="relu", tie_word_embeddings=False, num_decoder_layers=1,
+         relative_attention_num_buckets=8),
+    # hand-written with the attribute_map names (num_hidden_layers is num_layers; no num_decoder_layers: symmetric)
+    dict(_raw=True, vocab_size=300, hidden_size=48, d_kv=8, d_ff=96, num_hidden_layers=3, num_attention_heads=6,
+         feed_forward_proj="gated-silu"),
+]
+# --- T5Gemma: Gemma-2 stacks as an encoder and a decoder (T5GemmaForConditionalGeneration) ---
+# `encoder` and `decoder` are two T5GemmaModuleConfig dicts; encoder and decoder each embed with their own table
+# (vocab x width), the head is tied to the decoder's by tie_word_embeddings; every layer has Gemma-2's four RMS
+# norms, a decoder layer adds cross-attention (k/v from the encoder's width) with its own pre and post norm; each
+# stack ends with a norm.
+SEQ2SEQ |= {"t5gemma"}
+TG_SMALL = dict(vocab_size=500, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                num_key_value_heads=2, head_dim=16, query_pre_attn_scalar=16)
+VARIANTS["t5gemma"] = [
+    {},
+    dict(tie_word_embeddings=False),
+    dict(encoder=TG_SMALL, decoder=dict(TG_SMALL, num_hidden_layers=3), vocab_size=500),
+    # biased attention, one head group, explicit layer kinds, untied
+    dict(encoder=dict(TG_SMALL, attention_bias=True, num_key_value_heads=1, layer_types=["full_attention"] * 2),
+         decoder=dict(TG_SMALL, attention_bias=True, num_key_value_heads=1, num_hidden_layers=1,
+                      layer_types=["sliding_attention"]),
+         vocab_size=500, tie_word_embeddings=False),
+    # T5Gemma-b-b's shape as its published config.json reads (typed here, not downloaded): 12 + 12 layers of 768,
+    # 12 heads of 64, MLP 2048
+    dict(encoder=dict(vocab_size=256000, hidden_size=768, intermediate_size=2048, num_hidden_layers=12,
+                      num_attention_heads=12, num_key_value_heads=12, head_dim=64, query_pre_attn_scalar=64),
+         decoder=dict(vocab_size=256000, hidden_size=768, intermediate_size=2048, num_hidden_layers=12,
+                      num_attention_heads=12, num_key_value_heads=12, head_dim=64, query_pre_attn_scalar=64)),
+]

@@ -1,0 +1,53 @@
+//! T5 and the encoder-decoders built on its layers (transformers 5.24's
+//! `modeling_t5.py`, `modeling_mt5.py`, `modeling_umt5.py`): an encoder over
+//! the source tokens and a decoder with cross-attention to it, unbiased
+//! projections, RMS norms before every sub-layer and once per stack, and a
+//! learned relative-position bias of `relative_attention_num_buckets` × heads.
+//! - T5 and mT5 learn the bias in the first layer of each stack, which
+//!   every layer reuses;
+//! - UMT5 learns one in every self-attention layer
+//!   ([`ModelSpec::relative_bias_every_layer`]).
+//!
+//! transformers 5.x ties the head of all three to `shared` whatever
+//! `tie_word_embeddings` says (the flag only sets the decoder's output
+//! scaling); their checkpoints, and transformers 4.x, keep the separate head
+//! the flag names, and so does the importer (`tests/data/params/README.md`).
+
+use super::reader::{Cfg, VOCAB};
+use crate::error::Result;
+use crate::model::{Arch, MlpKind, ModelSpec, NormKind, MAX_DIM, MAX_HEADS, MAX_LAYERS};
+
+pub(super) fn import_t5(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
+    // attribute_map's names win over the fields, as transformers sets them last
+    let encoder = cfg.req(&["num_hidden_layers", "num_layers"], 1, MAX_LAYERS)?;
+    let heads = cfg.req(&["num_attention_heads", "num_heads"], 1, MAX_HEADS)?;
+    let projection = cfg.string("feed_forward_proj")?.unwrap_or("relu");
+    Ok(ModelSpec {
+        name: model_type.to_string(),
+        arch: Arch::T5,
+        hidden: cfg.req(&["hidden_size", "d_model"], 1, MAX_DIM)?,
+        // absent, the config class copies the `num_layers` field before the
+        // attribute_map alias `num_hidden_layers` is set
+        layers: match cfg.int(&["num_decoder_layers"], 1, MAX_LAYERS)? {
+            Some(n) => n,
+            None => cfg.int(&["num_layers"], 1, MAX_LAYERS)?.unwrap_or(encoder),
+        },
+        heads,
+        kv_heads: heads,
+        head_dim: Some(cfg.req(&["d_kv"], 1, MAX_HEADS)?),
+        intermediate: cfg.req(&["d_ff"], 1, MAX_DIM)?,
+        vocab: cfg.req(VOCAB, 1, MAX_DIM)?,
+        // mT5 and UMT5 untie the head; T5 (v1.0) ties it.
+        tied_embeddings: cfg.flag("tie_word_embeddings", model_type == "t5")?,
+        mlp: if projection.starts_with("gated") {
+            MlpKind::Gated
+        } else {
+            MlpKind::Plain
+        },
+        norm: NormKind::Rms,
+        encoder_layers: Some(encoder),
+        relative_attention_buckets: cfg.int(&["relative_attention_num_buckets"], 1, MAX_DIM)?,
+        relative_bias_every_layer: model_type == "umt5",
+        ..ModelSpec::default()
+    })
+}
