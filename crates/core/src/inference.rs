@@ -5,7 +5,7 @@ use crate::compressed_kv::{
 };
 use crate::decimal::Decimal;
 use crate::dequant::{dequant_buffer_bytes, dequant_buffer_line};
-use crate::model::{Arch, ModelSpec};
+use crate::model::{Arch, ModelSpec, SlidingWindow};
 use crate::parallel::Shards;
 use crate::precision::Dtype;
 use crate::recurrent_state::state_bytes_per_sequence;
@@ -216,20 +216,22 @@ pub fn kv_cache_bytes(
     let (full, sliding) = shards.kv_split(spec, (per_token, kv.bytes().into()));
     let window = match &spec.sliding_window {
         Some(w) => {
-            let kept = if w.keeps_prompt { prompt } else { 0 };
+            let kept = if keeps_prompt(spec, w) { prompt } else { 0 };
             (w.window as u128).saturating_sub(1).max(1) + kept
         }
         None => tokens,
     };
-    // an encoder-decoder's (`prompt` the source) windows its own tokens
-    // only: each layer's cross-attention keeps the whole source (T5Gemma,
-    // measured: tests/data/t5gemma/t5gemma_cache.jsonl)
-    let windowed = match spec.encoder_layers {
-        Some(_) => tokens.saturating_sub(prompt).min(window) + prompt,
-        None => tokens.min(window),
-    };
     let compressed = compressed_bytes_per_sequence(spec, shards, kv, tokens).map_or(0, |c| c.0);
-    batch * (full * tokens + sliding * windowed + compressed)
+    batch * (full * tokens + sliding * tokens.min(window) + compressed)
+}
+
+/// Whether a sliding layer keeps the prompt beside its window: the layers
+/// that say so (`SlidingWindow::keeps_prompt`), and an encoder-decoder's,
+/// whose `prompt` is the source: each layer's cross-attention keeps it whole
+/// while its self-attention windows the generated tokens (T5Gemma, measured:
+/// tests/data/t5gemma/t5gemma_cache.jsonl).
+fn keeps_prompt(spec: &ModelSpec, w: &SlidingWindow) -> bool {
+    w.keeps_prompt || spec.encoder_layers.is_some()
 }
 
 /// What transformers' dynamic cache keeps alive right after a prefill of
@@ -957,7 +959,7 @@ fn cached_per_sequence(r: &Resolved, per_token: u128, context: u128) -> String {
     let Some(w) = r.spec.sliding_window.as_ref().filter(|_| sliding > 0) else {
         return format!("{context} tokens × {per_token} B/token");
     };
-    let kept = if w.keeps_prompt {
+    let kept = if keeps_prompt(r.spec, w) {
         format!(" + {}", r.inference.prompt_len)
     } else {
         String::new()

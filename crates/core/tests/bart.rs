@@ -7,11 +7,9 @@
 
 mod common;
 
-use common::{data_dir, one_gpu, resolved_config};
+use common::{data_dir, resolved_config};
 use vramfit_core::estimate::estimate;
 use vramfit_core::hf_config::from_hf_config;
-use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes};
-use vramfit_core::precision::Dtype;
 use vramfit_core::scenario::{Engine, ModelSource, Scenario, TaskKind};
 
 /// After `generate()` of N tokens from a source of S, each decoder layer
@@ -29,29 +27,9 @@ fn the_cache_holds_the_decoder_tokens_and_the_source_as_generate_leaves_them() {
         let model_type = line["model_type"].as_str().unwrap_or_default();
         let spec = from_hf_config(&resolved_config(model_type, &line["config"]))
             .unwrap_or_else(|e| panic!("{model_type}: {e}"));
-        let dtype = match line["dtype"].as_str() {
-            Some("bfloat16") => Dtype::Bf16,
-            _ => Dtype::Fp32,
-        };
-        let batch = u128::from(line["batch"].as_u64().expect("batch"));
-        let source = u128::from(line["source_len"].as_u64().expect("source"));
-        let new = u128::from(line["new_tokens"].as_u64().expect("new tokens"));
-        let shards = one_gpu(spec.layers);
-        let (per_token, _) = kv_bytes_per_token(&spec, dtype, &shards);
-        let ours = kv_cache_bytes(
-            &spec,
-            &shards,
-            (per_token, dtype),
-            batch,
-            (source + new, source),
-        );
-        let measured = line["self_bytes"].as_u64().expect("self")
-            + line["cross_bytes"].as_u64().expect("cross");
-        assert_eq!(
-            ours,
-            u128::from(measured),
-            "{model_type} {dtype:?} b={batch} S={source} N={new}"
-        );
+        let (ours, measured) =
+            common::generate_cache_bytes(&spec, &line, ["self_bytes", "cross_bytes"]);
+        assert_eq!(ours, measured, "{model_type} {}", line["dtype"]);
         checked += 1;
     }
     assert!(checked >= 18, "{checked} measurements");

@@ -125,8 +125,6 @@ fn each_layer_saves_what_transformers_saves() {
 /// (`data/t5/t5_cache.jsonl`: tiny random models on CPU, fp32 and bf16).
 #[test]
 fn the_cache_holds_the_decoder_tokens_and_the_source() {
-    use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes};
-    use vramfit_core::precision::Dtype;
     let text = std::fs::read_to_string(common::data_dir().join("t5/t5_cache.jsonl"))
         .expect("cache measurements");
     let mut checked = 0;
@@ -139,25 +137,12 @@ fn the_cache_holds_the_decoder_tokens_and_the_source() {
             continue;
         }
         let spec = from_hf_config(&line["config"].to_string()).expect("imports");
-        let dtype = match line["dtype"].as_str() {
-            Some("bfloat16") => Dtype::Bf16,
-            _ => Dtype::Fp32,
-        };
-        let batch = u128::from(line["batch"].as_u64().expect("batch"));
-        let source = u128::from(line["source_len"].as_u64().expect("source"));
-        let new = u128::from(line["new_tokens"].as_u64().expect("new tokens"));
-        let shards = common::one_gpu(spec.layers);
-        let (per_token, _) = kv_bytes_per_token(&spec, dtype, &shards);
-        let ours = kv_cache_bytes(
+        let (ours, measured) = common::generate_cache_bytes(
             &spec,
-            &shards,
-            (per_token, dtype),
-            batch,
-            (source + new, source),
+            &line,
+            ["self_attention_bytes", "cross_attention_bytes"],
         );
-        let measured = line["self_attention_bytes"].as_u64().expect("self")
-            + line["cross_attention_bytes"].as_u64().expect("cross");
-        assert_eq!(ours, u128::from(measured), "{row}");
+        assert_eq!(ours, measured, "{row}");
         checked += 1;
     }
     assert_eq!(checked, 16);

@@ -8,8 +8,6 @@ mod common;
 
 use common::data_dir;
 use vramfit_core::hf_config::from_hf_config;
-use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes};
-use vramfit_core::precision::Dtype;
 
 fn lines(file: &str) -> Vec<serde_json::Value> {
     std::fs::read_to_string(data_dir().join("t5gemma").join(file))
@@ -34,30 +32,9 @@ fn the_cache_holds_the_decoder_tokens_and_the_source() {
     let mut checked = 0;
     for line in lines("t5gemma_cache.jsonl") {
         let spec = from_hf_config(&config(&line)).expect("imports");
-        let dtype = match line["dtype"].as_str() {
-            Some("bfloat16") => Dtype::Bf16,
-            _ => Dtype::Fp32,
-        };
-        let batch = u128::from(line["batch"].as_u64().expect("batch"));
-        let source = u128::from(line["source_len"].as_u64().expect("source"));
-        let new = u128::from(line["new_tokens"].as_u64().expect("new tokens"));
-        let shards = common::one_gpu(spec.layers);
-        let (per_token, _) = kv_bytes_per_token(&spec, dtype, &shards);
-        let ours = kv_cache_bytes(
-            &spec,
-            &shards,
-            (per_token, dtype),
-            batch,
-            (source + new, source),
-        );
-        let measured = line["self_attention_bytes"].as_u64().expect("self")
-            + line["cross_attention_bytes"].as_u64().expect("cross");
-        assert_eq!(
-            ours,
-            u128::from(measured),
-            "{} {dtype:?} b={batch} S={source} N={new}",
-            line["size"]
-        );
+        let keys = ["self_attention_bytes", "cross_attention_bytes"];
+        let (ours, measured) = common::generate_cache_bytes(&spec, &line, keys);
+        assert_eq!(ours, measured, "{} {}", line["size"], line["dtype"]);
         checked += 1;
     }
     assert_eq!(checked, 24);

@@ -254,3 +254,29 @@ pub fn llama_8b(layers: u64) -> ModelSpec {
         ..llama_1b(layers)
     }
 }
+
+/// An encoder-decoder's cache after `generate()`, ours against a measured
+/// row (`batch`, `source_len`, `new_tokens`, `dtype`, and the self- and
+/// cross-attention bytes under `keys`): every decoder layer holds K/V over
+/// its decoder tokens and over the source, the cache line's
+/// (source + new) × bytes per token. Returns (ours, measured).
+#[allow(dead_code)]
+pub fn generate_cache_bytes(
+    spec: &ModelSpec,
+    line: &serde_json::Value,
+    keys: [&str; 2],
+) -> (u128, u128) {
+    use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes};
+    use vramfit_core::precision::Dtype;
+    let dtype = match line["dtype"].as_str() {
+        Some("bfloat16") => Dtype::Bf16,
+        _ => Dtype::Fp32,
+    };
+    let number = |k: &str| u128::from(line[k].as_u64().unwrap_or_else(|| panic!("{k}")));
+    let (batch, source) = (number("batch"), number("source_len"));
+    let shards = one_gpu(spec.layers);
+    let (per_token, _) = kv_bytes_per_token(spec, dtype, &shards);
+    let tokens = (source + number("new_tokens"), source);
+    let ours = kv_cache_bytes(spec, &shards, (per_token, dtype), batch, tokens);
+    (ours, number(keys[0]) + number(keys[1]))
+}
