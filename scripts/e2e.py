@@ -15,9 +15,12 @@ Checks, in order:
      shows a result;
   5. the importer worker (importer/, src/importer.rs) is not loaded with the
      page; a pasted config.json starts it and comes back as the link's model.
+Before them, that every glue file of the build lost wasm-bindgen's hashed
+names (scripts/short_names.py): the checks above then ran on renamed ones.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -163,7 +166,23 @@ def check_image_mix(browser):
           " kept in the field")
 
 
+def check_short_names(dist="dist"):
+    """No glue file beside its module still names a hashed import or shim."""
+    hashed = re.compile(r"\b(?:__wbg_|__wbindgen_|wasm_bindgen__)\w*_h?[0-9a-f]{16}\b")
+    glues = []
+    for folder, _, names in os.walk(dist):
+        for name in names:
+            if name.endswith(".js") and name[:-3] + "_bg.wasm" in names:
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    left = hashed.findall(f.read())
+                assert not left, f"{name} keeps {len(left)} hashed names, e.g. {left[0]}"
+                glues.append(name)
+    assert len(glues) >= 2, f"glue files found: {glues}"
+    print(f"0. {len(glues)} glue files with short names:", ", ".join(sorted(glues)))
+
+
 def main():
+    check_short_names()
     link = subprocess.run([VRAMFIT, "link", "--scenario", SCENARIO, "--base", BASE],
                           check=True, capture_output=True, text=True).stdout.strip()
     print("share link:", link)

@@ -27,6 +27,8 @@ import os
 import re
 import sys
 
+import short_names
+
 MANIFEST = "manifest.webmanifest"
 SERVICE_WORKER = "sw.js"
 TEMPLATE = os.path.join("public", SERVICE_WORKER)
@@ -178,7 +180,8 @@ def strip_glue_comments(js):
 
 def strip_glue(staging):
     """Every wasm-bindgen glue file of the build (`NAME.js` beside
-    `NAME_bg.wasm`), rewritten by strip_glue_comments."""
+    `NAME_bg.wasm`), rewritten by strip_glue_comments, then the names
+    between it and its module shortened (short_names.py)."""
     for folder, _, names in os.walk(staging):
         for name in names:
             stem = name.removesuffix(".js")
@@ -191,6 +194,7 @@ def strip_glue(staging):
             if stripped != js:
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(stripped)
+            short_names.shorten_files(os.path.join(folder, stem + "_bg.wasm"), path)
 
 
 def main():

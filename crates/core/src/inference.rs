@@ -852,19 +852,27 @@ fn prefill_bytes(r: &Resolved) -> (u128, String) {
     let act = r.compute.bytes() as u128;
     let mut bytes = layer_working_bytes(r, prompt);
     let mut formula = format!("b·{p}·(4·h + 3·i)·{act} B");
+    // p² (query, key) pairs, or LongT5's blocked ones: n blocks of L
+    // queries, K keys each
+    let pairs = crate::activations::encoder_score_pairs(r.spec, prompt);
+    let p2 = if r.spec.local_radius.is_some() {
+        "n·L·K"
+    } else {
+        "p²"
+    };
     if r.attention == Attention::Eager {
         // One layer's scores at their worst moment, and the model's 4-D
         // mask in the activation dtype (b·p² of them, measured beside).
         let scores = r.serving_dtype().bytes() as u128;
         let (per_score, mask) = crate::activations::eager_prefill_bytes(r.spec, scores);
-        bytes += per_score * batch * heads * prompt * prompt + mask * batch * prompt * prompt;
-        formula += &format!(" + {per_score}·b·a·p² (eager scores) + b·p²·{mask} (mask)");
+        bytes += per_score * batch * heads * pairs + mask * batch * pairs;
+        formula += &format!(" + {per_score}·b·a·{p2} (eager scores) + b·{p2}·{mask} (mask)");
     }
     if r.spec.arch == Arch::T5 {
         // The encoder's relative-position bias, (b, heads, p, p), lives
         // through the whole encoder pass (see training/saved.rs).
-        bytes += act * batch * heads * prompt * prompt;
-        formula += " + b·a·p²·B (T5 position bias)";
+        bytes += act * batch * heads * pairs;
+        formula += &format!(" + b·a·{p2}·B (T5 position bias)");
     }
     if let Some((scores, text)) = indexer_scores(r, batch, prompt) {
         bytes += scores;

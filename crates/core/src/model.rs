@@ -268,6 +268,14 @@ impl Indexer {
 }
 
 /// Some layers attend only to the last `window` tokens (Mistral, Gemma-2/3).
+/// LongT5's blocked encoder attention ([`ModelSpec::local_radius`],
+/// [`ModelSpec::global_block`]; 0: local only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalAttention {
+    pub radius: u64,
+    pub global_block: u64,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlidingWindow {
     pub window: u64,
@@ -778,6 +786,14 @@ pub struct ModelSpec {
     /// (UMT5), where T5 learns one per stack in the first layer.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub relative_bias_every_layer: bool,
+    /// LongT5's encoder attends within blocks of `local_radius + 1` tokens
+    /// and their two neighbours (`None`: full attention).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_radius: Option<u64>,
+    /// ... plus, for transient-global attention, one summary of every
+    /// `global_block_size` tokens (`None`: local attention only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_block: Option<u64>,
     /// Kernel width of DeBERTa-v2's convolution after the first layer; 0: none.
     #[serde(default)]
     pub conv_kernel: u64,
@@ -1092,6 +1108,14 @@ impl ModelSpec {
     pub fn head_dim(&self) -> u64 {
         self.head_dim
             .unwrap_or_else(|| self.hidden / self.heads.max(1))
+    }
+
+    /// The encoder's blocked attention, when it has one (LongT5).
+    pub fn local_attention(&self) -> Option<LocalAttention> {
+        Some(LocalAttention {
+            radius: self.local_radius?,
+            global_block: self.global_block.unwrap_or(0),
+        })
     }
 
     /// The layer runs that save activations for the backward: every run
@@ -1491,6 +1515,12 @@ impl ModelSpec {
         check_range("model.type_vocab", self.type_vocab, 0, MAX_DIM)?;
         if let Some(b) = self.relative_attention_buckets {
             check_range("model.relative_attention_buckets", b, 1, MAX_DIM)?;
+        }
+        if let Some(r) = self.local_radius {
+            check_range("model.local_radius", r, 0, MAX_POSITION)?;
+        }
+        if let Some(g) = self.global_block {
+            check_range("model.global_block", g, 1, MAX_POSITION)?;
         }
         // Real DeBERTa models use 3; anything wider than 64 is a typo.
         check_range("model.conv_kernel", self.conv_kernel, 0, 64)?;

@@ -3,6 +3,7 @@
 //! trainable parameter); the fused kernel (`fused=True`) updates in place.
 
 use vramfit_core::estimate::estimate;
+use vramfit_core::precision::{TrainingPrecision, WeightFormat};
 use vramfit_core::report::Part;
 use vramfit_core::scenario::{Checkpointing, ModelSource, Optimizer, Scenario, TaskKind};
 
@@ -56,4 +57,30 @@ fn optimizers_without_a_fused_kernel_keep_their_step() {
         estimate(&lion).expect("lion").gpus[0].peak_allocated_bytes,
         estimate(&fused).expect("lion").gpus[0].peak_allocated_bytes
     );
+}
+
+/// transformers' Adafactor steps one tensor at a time in fp32: `grad**2 +
+/// eps` beside its operand and `_approx_sq_grad`'s update beside the old
+/// one; a 16-bit parameter also has `grad.float()` and `p.float()` alive.
+/// Llama-3-8B's largest tensor is its 128,256 × 4,096 embedding.
+#[test]
+fn adafactor_steps_its_largest_tensor_in_fp32_copies() {
+    let embedding: u64 = 128_256 * 4_096;
+    let step = |precision| {
+        let mut sc = full_finetune("meta-llama/Meta-Llama-3-8B");
+        sc.training.optimizer = Optimizer::Adafactor;
+        sc.training_precision = precision;
+        if precision == TrainingPrecision::Amp {
+            sc.weights = WeightFormat::Fp32;
+        }
+        let e = estimate(&sc).expect("adafactor");
+        e.gpus[0]
+            .lines
+            .iter()
+            .find(|l| l.part == Part::OptimizerStep)
+            .expect("a step line")
+            .bytes
+    };
+    assert_eq!(step(TrainingPrecision::Pure16), 4 * 4 * embedding);
+    assert_eq!(step(TrainingPrecision::Amp), 2 * 4 * embedding);
 }

@@ -482,6 +482,9 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             relative_attention_buckets: encoder_layers,
             // UMT5's per-layer bias on some shapes
             relative_bias_every_layer: layers % 4 == 3,
+            // LongT5's blocks, local or transient-global, on some shapes
+            local_radius: encoder_layers.map(|e| e * 7),
+            global_block: encoder_layers.filter(|e| e % 2 == 0).map(|e| e + 3),
             conv_kernel: layers % 4,
             classifier_labels: heads % 5,
             qk_norm: x.qk_norm,

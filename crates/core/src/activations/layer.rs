@@ -4,6 +4,7 @@ use super::attention::{
     cross_attention_terms, eager_attention_terms, fused_attention_terms, math_sdpa_terms,
     sdpa_falls_back_to_math,
 };
+use super::local_attention::local_attention_terms;
 use super::shape::{
     norm_saves, qk_norm_rows, ActFn, LayerShape, LoraActs, NormSaves, RmsWeight, Term, Terms,
 };
@@ -80,10 +81,12 @@ fn attention_block_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, norms:
         "b·s·h (q/k/v weight or LoRA grad)".into(),
     );
     qk_norm_terms(t, l, spec);
-    match l.attention {
-        Attention::Sdpa if sdpa_falls_back_to_math(l, spec) => math_sdpa_terms(t, l),
-        Attention::Sdpa | Attention::Flash => fused_attention_terms(t, l),
-        Attention::Eager => eager_attention_terms(t, l, spec),
+    match (spec.local_attention(), l.attention) {
+        // LongT5's encoder layers (no cross-attention) attend in blocks
+        (Some(local), _) if l.cross_seq == 0 => local_attention_terms(t, l, local),
+        (_, Attention::Sdpa) if sdpa_falls_back_to_math(l, spec) => math_sdpa_terms(t, l),
+        (_, Attention::Sdpa | Attention::Flash) => fused_attention_terms(t, l),
+        (_, Attention::Eager) => eager_attention_terms(t, l, spec),
     }
     if spec.relative_bias_every_layer {
         // UMT5's own bias table in every layer: its embedding keeps the

@@ -2254,6 +2254,25 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "longt5",
+        &[
+            ("d_ff", 2048),
+            ("d_kv", 64),
+            ("d_model", 512),
+            ("global_block_size", 16),
+            ("head_dim", 64),
+            ("hidden_size", 512),
+            ("local_radius", 127),
+            ("num_attention_heads", 8),
+            ("num_heads", 8),
+            ("num_hidden_layers", 6),
+            ("num_layers", 6),
+            ("relative_attention_num_buckets", 32),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 32128),
+        ],
+    ),
+    (
         "m2m_100",
         &[
             ("d_model", 1024),

@@ -6,7 +6,11 @@
 //! - T5 and mT5 learn the bias in the first layer of each stack, which
 //!   every layer reuses;
 //! - UMT5 learns one in every self-attention layer
-//!   ([`ModelSpec::relative_bias_every_layer`]).
+//!   ([`ModelSpec::relative_bias_every_layer`]);
+//! - LongT5 (`modeling_longt5.py`) attends in its encoder within blocks of
+//!   `local_radius + 1` tokens and their neighbours, and with
+//!   `encoder_attention_type = "transient-global"` also to one summary of
+//!   every `global_block_size` tokens ([`ModelSpec::local_radius`]).
 //!
 //! transformers 5.x ties the head of all three to `shared` whatever
 //! `tie_word_embeddings` says (the flag only sets the decoder's output
@@ -14,14 +18,21 @@
 //! the flag names, and so does the importer (`tests/data/params/README.md`).
 
 use super::reader::{Cfg, VOCAB};
-use crate::error::Result;
-use crate::model::{Arch, MlpKind, ModelSpec, NormKind, MAX_DIM, MAX_HEADS, MAX_LAYERS};
+use crate::error::{InputError, Result};
+use crate::model::{
+    Arch, MlpKind, ModelSpec, NormKind, MAX_DIM, MAX_HEADS, MAX_LAYERS, MAX_POSITION,
+};
 
 pub(super) fn import_t5(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     // attribute_map's names win over the fields, as transformers sets them last
     let encoder = cfg.req(&["num_hidden_layers", "num_layers"], 1, MAX_LAYERS)?;
     let heads = cfg.req(&["num_attention_heads", "num_heads"], 1, MAX_HEADS)?;
     let projection = cfg.string("feed_forward_proj")?.unwrap_or("relu");
+    let (local_radius, global_block) = if model_type == "longt5" {
+        long_t5_attention(cfg)?
+    } else {
+        (None, None)
+    };
     Ok(ModelSpec {
         name: model_type.to_string(),
         arch: Arch::T5,
@@ -37,8 +48,8 @@ pub(super) fn import_t5(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         head_dim: Some(cfg.req(&["d_kv"], 1, MAX_HEADS)?),
         intermediate: cfg.req(&["d_ff"], 1, MAX_DIM)?,
         vocab: cfg.req(VOCAB, 1, MAX_DIM)?,
-        // mT5 and UMT5 untie the head; T5 (v1.0) ties it.
-        tied_embeddings: cfg.flag("tie_word_embeddings", model_type == "t5")?,
+        // mT5 and UMT5 untie the head; T5 (v1.0) and LongT5's class tie it.
+        tied_embeddings: cfg.flag("tie_word_embeddings", matches!(model_type, "t5" | "longt5"))?,
         mlp: if projection.starts_with("gated") {
             MlpKind::Gated
         } else {
@@ -48,6 +59,28 @@ pub(super) fn import_t5(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         encoder_layers: Some(encoder),
         relative_attention_buckets: cfg.int(&["relative_attention_num_buckets"], 1, MAX_DIM)?,
         relative_bias_every_layer: model_type == "umt5",
+        local_radius,
+        global_block,
         ..ModelSpec::default()
     })
+}
+
+/// LongT5's encoder attention: the radius (class default 127) and, for
+/// transient-global attention, the summary block (default 16).
+fn long_t5_attention(cfg: &Cfg) -> Result<(Option<u64>, Option<u64>)> {
+    let radius = cfg.int(&["local_radius"], 0, MAX_POSITION)?.unwrap_or(127);
+    let global = match cfg.string("encoder_attention_type")?.unwrap_or("local") {
+        "local" => None,
+        "transient-global" => Some(
+            cfg.int(&["global_block_size"], 1, MAX_POSITION)?
+                .unwrap_or(16),
+        ),
+        other => {
+            return Err(InputError::new(
+                cfg.field("encoder_attention_type"),
+                format!("{other:?} is not one of LongT5's: \"local\", \"transient-global\""),
+            ))
+        }
+    };
+    Ok((Some(radius), global))
 }

@@ -713,13 +713,16 @@ fn encoder_extras(spec: &ModelSpec, x: &Dims, encoder_only: bool) -> u128 {
 
 /// T5's relative_attention_bias tables (buckets × heads): one in the first
 /// layer of each stack, or one in every self-attention layer (UMT5).
+/// LongT5's transient-global encoder adds a bias table for the summaries
+/// in its first layer and a norm over them in every layer.
 fn t5_position_tables(spec: &ModelSpec, x: &Dims, encoder: u128, decoder: u128) -> u128 {
     let tables = if spec.relative_bias_every_layer {
         encoder + decoder
     } else {
         2
     };
-    tables * x.heads * relative_buckets(spec)
+    let global = u128::from(spec.global_block.is_some());
+    (tables + global) * x.heads * relative_buckets(spec) + global * encoder * x.h
 }
 
 fn relative_buckets(spec: &ModelSpec) -> u128 {

@@ -63,6 +63,20 @@ pub(super) fn step_bytes(r: &Resolved) -> (u128, String) {
     if r.shards.optimizer_offloaded() || t.optimizer_in_backward {
         return (0, String::new());
     }
+    if t.optimizer == Optimizer::Adafactor {
+        // transformers' Adafactor.step, one tensor at a time: `update =
+        // grad**2 + eps` beside its operand, then `_approx_sq_grad`'s new
+        // update beside the old: two fp32 copies of the largest tensor; a
+        // 16-bit parameter adds `grad.float()` and `p.float()`, two more.
+        // On an H100 this closes Llama-3-8B's and Mistral-7B's bf16
+        // Adafactor peaks (h100_measured.jsonl); fp32 rows measured 2
+        // (cpu/optimizer_states.csv).
+        let copies = if r.adapter_dtype.bytes() < 4 { 4 } else { 2 };
+        return (
+            copies * largest_trainable_elements(r) * 4,
+            format!("{copies} × largest tensor in fp32 (Adafactor)"),
+        );
+    }
     if t.framework == Framework::HfTrainer {
         // A for-loop step holds temporaries of one tensor at a time: ≈ 2× the
         // largest (cpu/optimizer_states.csv, for-loop rows).
@@ -85,11 +99,6 @@ pub(super) fn step_bytes(r: &Resolved) -> (u128, String) {
         Optimizer::Adam | Optimizer::Adamw | Optimizer::Lion => (
             r.shards.optimizer(r.trainable_bytes()),
             "one trainable-parameter-sized temporary (foreach step, the CUDA default)".to_string(),
-        ),
-        // HF Adafactor: ≈ 2× the largest tensor in fp32 (optimizer_states.csv).
-        Optimizer::Adafactor => (
-            2 * largest_trainable_elements(r) * 4,
-            "2 × largest tensor in fp32 (Adafactor)".to_string(),
         ),
         _ => (0, String::new()),
     }

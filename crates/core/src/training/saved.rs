@@ -456,10 +456,12 @@ fn outside_layers(
     };
     // T5 adds a learned relative-position bias to every layer's scores: one
     // (b, heads, s, s) tensor per stack (encoder over the input, decoder over
-    // the targets), built in the first layer and kept by all of them.
+    // the targets), built in the first layer and kept by all of them;
+    // LongT5's encoder bias is blocked like its scores.
     if r.spec.arch == Arch::T5 {
         let target = r.decoder_tokens();
-        bytes += act_dtype * base.batch * base.heads * (seq * seq + target * target);
+        let source = crate::activations::encoder_score_pairs(r.spec, seq);
+        bytes += act_dtype * base.batch * base.heads * (source + target * target);
     }
     bytes += crate::activations::encoder_stem_bytes(
         r.spec,
@@ -723,7 +725,7 @@ fn formula(
         } else {
             format!("(4+2·{act_dtype})·b·s·h")
         },
-        if r.spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·(s² + t²)") } else if outside.head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else if let Some(frames) = r.spec.encoder_tokens { format!(" + encoder stem, final norm and output {act_dtype}·b·(stem + 2·{frames}·h) + 8·b·{frames}") } else if cross_image_tokens(r) > 0 { format!(" + image states and cross-attention mask {act_dtype}·b·v·(h + s), v = {}", cross_image_tokens(r)) } else { String::new() },
+        if r.spec.arch == Arch::T5 { format!(" + position bias {act_dtype}·b·a·({} + t²)", if r.spec.local_radius.is_some() { "n·L·K" } else { "s²" }) } else if outside.head_output > 0 { format!(" + head output (adapter v2 scale grad) {act_dtype}·b·s·V") } else if let Some(frames) = r.spec.encoder_tokens { format!(" + encoder stem, final norm and output {act_dtype}·b·(stem + 2·{frames}·h) + 8·b·{frames}") } else if cross_image_tokens(r) > 0 { format!(" + image states and cross-attention mask {act_dtype}·b·v·(h + s), v = {}", cross_image_tokens(r)) } else { String::new() },
         if autocast_copies > 0 { format!(" + autocast 16-bit weight copies {autocast_copies}") } else { String::new() },
         if vision > 0 { format!(" + vision tower {vision}{}{}", if t.freeze_vision { " (frozen, PEFT-hooked)" } else { "" }, vision_rule(r)) } else { String::new() },
     )

@@ -79,6 +79,8 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("npl", spec.norms_per_layer),
         ("embd", spec.embed_proj_dim),
         ("rab", spec.relative_attention_buckets),
+        ("lrad", spec.local_radius),
+        ("gblk", spec.global_block),
         ("attl", spec.attention_layers),
         ("mlpl", spec.mlp_layers),
         ("gruns", spec.grad_runs),
@@ -470,7 +472,7 @@ type PutNumber = fn(&mut ModelSpec, u64);
 
 /// The whole-number fields: key, allowed range, where the value goes (one
 /// table instead of a match arm each: the page's wasm is smaller).
-const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 27] = [
+const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 29] = [
     ("h", 0, MAX_DIM, |s, n| s.hidden = n),
     ("l", 0, MAX_LAYERS, |s, n| s.layers = n),
     ("heads", 0, MAX_HEADS, |s, n| s.heads = n),
@@ -496,6 +498,8 @@ const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 27] = [
     ("rab", 0, MAX_DIM, |s, n| {
         s.relative_attention_buckets = Some(n)
     }),
+    ("lrad", 0, MAX_POSITION, |s, n| s.local_radius = Some(n)),
+    ("gblk", 1, MAX_POSITION, |s, n| s.global_block = Some(n)),
     ("attl", 0, MAX_LAYERS, |s, n| s.attention_layers = Some(n)),
     ("mlpl", 0, MAX_LAYERS, |s, n| s.mlp_layers = Some(n)),
     ("gruns", 0, MAX_LAYERS, |s, n| s.grad_runs = Some(n)),

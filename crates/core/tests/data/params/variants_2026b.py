@@ -2537,3 +2537,22 @@ VARIANTS["t5gemma"] = [
          decoder=dict(vocab_size=256000, hidden_size=768, intermediate_size=2048, num_hidden_layers=12,
                       num_attention_heads=12, num_key_value_heads=12, head_dim=64, query_pre_attn_scalar=64)),
 ]
+# --- LongT5: T5's stacks with a blocked encoder attention (LongT5ForConditionalGeneration) ---
+# local attention has T5's parameters; transient-global adds a summary bias table (buckets x heads) in the encoder's
+# first layer and a summary RMS norm (d_model) in every encoder layer. The class ties the head whatever the config
+# says (LongT5Config.__post_init__).
+SEQ2SEQ |= {"longt5"}
+LT5_SMALL = dict(vocab_size=500, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_decoder_layers=3, num_heads=4,
+                 local_radius=8, relative_attention_num_buckets=16)
+VARIANTS["longt5"] = [
+    {},
+    # google/long-t5-tglobal-base's shape as its model card's config.json reads (typed here, not downloaded):
+    # 12 + 12 layers of 768, 12 heads of 64, gated-gelu 2048, transient-global over blocks of 16
+    dict(vocab_size=32128, d_model=768, d_kv=64, d_ff=2048, num_layers=12, num_decoder_layers=12, num_heads=12,
+         feed_forward_proj="gated-gelu", encoder_attention_type="transient-global", global_block_size=16),
+    LT5_SMALL,
+    dict(LT5_SMALL, encoder_attention_type="transient-global", global_block_size=4, feed_forward_proj="gated-gelu"),
+    # hand-written with the attribute_map names (no num_decoder_layers: symmetric)
+    dict(_raw=True, vocab_size=300, hidden_size=48, d_kv=8, d_ff=96, num_hidden_layers=3, num_attention_heads=6,
+         encoder_attention_type="transient-global", local_radius=3),
+]
