@@ -89,7 +89,10 @@ cd "$(dirname "$0")/.."
 # per-layer bias and T5Gemma's cross-attention norms, after wasm-opt strips
 # the producers and target-features sections and image-rule validation
 # records its first failure instead of a `?` at each check (LongT5's local
-# attention, +0.75 KB, left out).
+# attention, +0.75 KB, left out); 396.6 KB, 2026-11-29, with the names
+# between the wasm and its glue shortened (scripts/short_names.py: -4.7 KB,
+# wasm-bindgen's hashed import and shim names), then LongT5's blocked
+# encoder attention (+1.7 KB) and Adafactor's fp32 copies.
 BUDGET_BYTES=400000
 
 if [ "${1:-}" != "--no-build" ]; then

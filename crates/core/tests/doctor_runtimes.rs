@@ -175,3 +175,26 @@ fn cudnn_without_its_workspace() {
     let other = parse_oom("RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR");
     assert!(other.map_or(true, |o| !o.out_of_memory));
 }
+
+/// vLLM V1's start-up check (`vllm/v1/core/kv_cache_utils.py`,
+/// `check_enough_kv_cache_memory`), as an engine core logs it: the pool
+/// cannot hold one request of `max_model_len`. The 4 GiB are a KV pool, not
+/// a score matrix, and the largest context it holds is the fix.
+#[test]
+fn vllm_v1_kv_cache_check() {
+    let (r, json) = read(
+        "(EngineCore_DP0 pid=18799) ERROR 10-08 20:33:48 [core.py:708] ValueError: To serve at least \
+         one request with the models's max seq len (40960), (5.62 GiB KV cache is needed, which is \
+         larger than the available KV cache memory (4.50 GiB). Based on the available memory, the \
+         estimated maximum model length is 32768. Try increasing `gpu_memory_utilization` or \
+         decreasing `max_model_len` when initializing the engine.",
+    );
+    assert_eq!(stack(&json), ("vllm", "gpu"));
+    assert_eq!(json["requested_bytes"], gib(5.62));
+    assert_eq!(json["free_bytes"], gib(4.50));
+    let found = codes(&r);
+    assert!(found.contains(&"vllm_kv_cache"), "{found:?}");
+    assert!(!found.contains(&"attention_matrix"), "{found:?}");
+    let advice = &r.diagnoses.iter().find(|d| d.code == "vllm_kv_cache").expect("vLLM").message;
+    assert!(advice.contains("--max-model-len 32768 or less"), "{advice}");
+}

@@ -69,9 +69,13 @@ pub fn diagnose(report: &OomReport) -> Vec<Diagnosis> {
     found.extend(segment_size(report));
     found.extend(request_exceeds_card(report));
     found.extend(fragmentation(report));
-    // llama.cpp allocates whole buffers (weights, cache, compute), never
-    // one score matrix or logits tensor
-    if report.framework != Framework::LlamaCpp {
+    // llama.cpp allocates whole buffers (weights, cache, compute), and the
+    // servers' own checks (vLLM's and SGLang's KV pools, Ollama's
+    // scheduler) size pools: none is one score matrix or logits tensor
+    if !matches!(
+        report.framework,
+        Framework::LlamaCpp | Framework::Vllm | Framework::Sglang | Framework::Ollama
+    ) {
         found.extend(attention_matrix(report));
         found.extend(logits(report));
     }
