@@ -54,6 +54,7 @@ mod minimax_m3_vl;
 mod mistral_large4;
 mod mllama;
 mod modern;
+mod modernbert_decoder;
 mod moe_layouts;
 mod moe_variants;
 mod molmo2;
@@ -851,6 +852,9 @@ fn import_decoder(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> 
     }
     spec.sliding_window = sliding_window(cfg, arch, layers)?;
     modern::complete(cfg, arch, model_type, &mut spec)?;
+    if model_type == "modernbert-decoder" {
+        modernbert_decoder::complete(cfg, &mut spec)?;
+    }
     Ok(spec)
 }
 

@@ -195,6 +195,11 @@ fn vllm_v1_kv_cache_check() {
     let found = codes(&r);
     assert!(found.contains(&"vllm_kv_cache"), "{found:?}");
     assert!(!found.contains(&"attention_matrix"), "{found:?}");
-    let advice = &r.diagnoses.iter().find(|d| d.code == "vllm_kv_cache").expect("vLLM").message;
+    let advice = &r
+        .diagnoses
+        .iter()
+        .find(|d| d.code == "vllm_kv_cache")
+        .expect("vLLM")
+        .message;
     assert!(advice.contains("--max-model-len 32768 or less"), "{advice}");
 }

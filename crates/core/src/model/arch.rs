@@ -383,7 +383,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
     ),
     names(Arch::ClipVision, &["clip_vision_model", "clip"], &[]),
     names(Arch::Llava, &["llava"], &[]),
-    names(Arch::Stablelm, &["stablelm"], &[]),
+    names(Arch::Stablelm, &["stablelm", "modernbert-decoder"], &[]),
     names(Arch::GptOss, &["gpt_oss"], &["gpt_oss"]),
     names(Arch::Llama4, &["llama4_text", "llama4"], &[]),
     names(Arch::Glm4, &["glm4"], &[]),

@@ -37,6 +37,9 @@ COMMON = dict(vocab_size=VOCAB, hidden_size=64, num_attention_heads=4, num_key_v
 # model_type -> (kwargs for AutoConfig.for_model, model class name or None for AutoModelForCausalLM)
 TINY = {
     "olmo2": dict(num_hidden_layers=2),
+    # ModernBERT's decoder: layers 0 and 3 global (every third from the first), 1 and 2 within
+    # local_attention // 2 = WINDOW tokens
+    "modernbert-decoder": dict(num_hidden_layers=4, local_attention=2 * WINDOW),
     "cohere2": dict(num_hidden_layers=4, sliding_window=WINDOW,
                     layer_types=["sliding_attention"] * 3 + ["full_attention"]),
     "exaone4": dict(num_hidden_layers=4, sliding_window=WINDOW, sliding_window_pattern="LLLG",
@@ -367,7 +370,7 @@ RELEVANT = ("block_types", "lru_width", "conv1d_width", "attention_window_size",
             "swa_num_key_value_heads", "swa_head_dim", "sliding_window_size", "d_rel", "rel_extent", "conv_kernel_size",
             "unpadded_vocab_size", "n_layers_per_attn_res_block", "loop_layer_index_start", "loop_layer_index_end",
             "loop_num_passes", "loop_gate_rank", "n_shared_experts", "mlp_layer_types", "num_layers_per_stack",
-            "H_cycles", "L_cycles")
+            "H_cycles", "L_cycles", "local_attention")
 
 
 def config_summary(cfg):

@@ -2556,3 +2556,21 @@ VARIANTS["longt5"] = [
     dict(_raw=True, vocab_size=300, hidden_size=48, d_kv=8, d_ff=96, num_hidden_layers=3, num_attention_heads=6,
          encoder_attention_type="transient-global", local_radius=3),
 ]
+# --- ModernBERT's decoder (ModernBertDecoderForCausalLM): ModernBERT's layers run causally, every
+# global_attn_every_n_layers-th layer global, the others within local_attention // 2 tokens; a dense + norm head
+# before the (tied, biased) vocabulary projection.
+MBD_SMALL = dict(vocab_size=500, hidden_size=64, intermediate_size=96, num_hidden_layers=5, num_attention_heads=4,
+                 local_attention=16, pad_token_id=0)
+VARIANTS["modernbert-decoder"] = [
+    {},
+    # jhu-clsp's ettin-decoder-150m shape as its model card's config.json reads (typed here, not downloaded):
+    # 22 layers of 768, 12 heads, GeGLU 1152, 50,368 tokens, global every 3rd layer, local window 128
+    dict(vocab_size=50368, hidden_size=768, intermediate_size=1152, num_hidden_layers=22, num_attention_heads=12,
+         local_attention=128),
+    MBD_SMALL,
+    dict(MBD_SMALL, attention_bias=True, mlp_bias=True, norm_bias=True, classifier_bias=True, decoder_bias=False,
+         tie_word_embeddings=False, num_hidden_layers=4),
+    # hand-written as older configs on the Hub read: the legacy global_attn_every_n_layers, no layer_types
+    dict(_raw=True, vocab_size=300, hidden_size=48, intermediate_size=80, num_hidden_layers=7,
+         num_attention_heads=6, global_attn_every_n_layers=2, local_attention=8, pad_token_id=0),
+]
