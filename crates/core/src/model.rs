@@ -724,6 +724,11 @@ pub struct ModelSpec {
     pub out_bias: bool,
     #[serde(default)]
     pub moe: Option<Moe>,
+    /// Of `encoder_layers`, those whose feed-forward is [`ModelSpec::moe`]
+    /// (Switch Transformers' sparse encoder layers; the decoder's are the
+    /// layers beside `moe.dense_layers`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub encoder_moe_layers: u64,
     #[serde(default)]
     pub mla: Option<Mla>,
     #[serde(default)]
@@ -1522,6 +1527,17 @@ impl ModelSpec {
         if let Some(g) = self.global_block {
             check_range("model.global_block", g, 1, MAX_POSITION)?;
         }
+        let encoder_moe = if self.moe.is_some() {
+            self.encoder_layers.unwrap_or(0)
+        } else {
+            0
+        };
+        check_range(
+            "model.encoder_moe_layers",
+            self.encoder_moe_layers,
+            0,
+            encoder_moe,
+        )?;
         // Real DeBERTa models use 3; anything wider than 64 is a typo.
         check_range("model.conv_kernel", self.conv_kernel, 0, 64)?;
         check_range(

@@ -1,7 +1,7 @@
-//! T5, UMT5 and LongT5 against transformers 5.24: what each encoder and
-//! decoder layer saves for backward and the cache `generate()` leaves,
-//! measured on CPU (`data/t5/`, which also holds Switch Transformers'
-//! layers, not yet modelled).
+//! T5, UMT5, LongT5 and Switch Transformers against transformers 5.24: what
+//! each encoder and decoder layer saves for backward and the cache
+//! `generate()` leaves, measured on CPU (`data/t5/`; Switch's sparse
+//! layers' routing tensors are measured, not yet modelled).
 
 mod common;
 
@@ -30,10 +30,11 @@ fn each_layer_saves_what_transformers_saves() {
     let mut checked = 0;
     for line in rows() {
         let model_type = line["config"]["model_type"].as_str().expect("type");
-        // Switch's experts are measured, not yet modelled: the importer
-        // refuses them
-        if model_type == "switch_transformers" {
-            assert!(from_hf_config(&line["config"].to_string()).is_err());
+        // Switch's sparse layers save routing tensors (fp32 router input,
+        // jitter and softmax, int64 indices, per kept token its gathered
+        // input; formula in data/t5/README.md) that the estimate does not
+        // model for any MoE yet: its dense layers are checked
+        if model_type == "switch_transformers" && line["layer_kind"] != "dense" {
             continue;
         }
         let spec = from_hf_config(&line["config"].to_string()).expect("imports");
@@ -116,11 +117,12 @@ fn each_layer_saves_what_transformers_saves() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(checked, 160);
+    assert_eq!(checked, 176);
 }
 
-/// After `generate()` of N tokens from a source of S, each of UMT5's and
-/// LongT5's decoder layers holds self-attention K/V over N positions and
+/// After `generate()` of N tokens from a source of S, each of UMT5's,
+/// LongT5's and Switch's decoder layers holds self-attention K/V over N
+/// positions and
 /// cross-attention K/V over the S source tokens, as T5's
 /// (`data/t5/t5_cache.jsonl`: tiny random models on CPU, fp32 and bf16).
 #[test]
@@ -130,9 +132,6 @@ fn the_cache_holds_the_decoder_tokens_and_the_source() {
     let mut checked = 0;
     for row in text.lines() {
         let line: serde_json::Value = serde_json::from_str(row).expect("json line");
-        if line["config"]["model_type"] == "switch_transformers" {
-            continue;
-        }
         let spec = from_hf_config(&line["config"].to_string()).expect("imports");
         let (ours, measured) = common::generate_cache_bytes(
             &spec,
@@ -142,5 +141,5 @@ fn the_cache_holds_the_decoder_tokens_and_the_source() {
         assert_eq!(ours, measured, "{row}");
         checked += 1;
     }
-    assert_eq!(checked, 32);
+    assert_eq!(checked, 48);
 }

@@ -485,6 +485,12 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             // LongT5's blocks, local or transient-global, on some shapes
             local_radius: encoder_layers.map(|e| e * 7),
             global_block: encoder_layers.filter(|e| e % 2 == 0).map(|e| e + 3),
+            // Switch's sparse encoder layers where the shape has experts
+            encoder_moe_layers: if moe.is_some() {
+                encoder_layers.map_or(0, |e| e / 2)
+            } else {
+                0
+            },
             conv_kernel: layers % 4,
             classifier_labels: heads % 5,
             qk_norm: x.qk_norm,

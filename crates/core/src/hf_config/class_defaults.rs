@@ -3524,6 +3524,28 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "switch_transformers",
+        &[
+            ("d_ff", 2048),
+            ("d_kv", 64),
+            ("d_model", 768),
+            ("decoder_sparse_step", 4),
+            ("hidden_size", 768),
+            ("num_attention_heads", 12),
+            ("num_decoder_layers", 12),
+            ("num_experts", 8),
+            ("num_heads", 12),
+            ("num_hidden_layers", 12),
+            ("num_layers", 12),
+            ("num_sparse_decoder_layers", 3),
+            ("num_sparse_encoder_layers", 3),
+            ("relative_attention_num_buckets", 32),
+            ("router_bias", 0),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 32128),
+        ],
+    ),
+    (
         "t5",
         &[
             ("d_ff", 2048),

@@ -334,7 +334,11 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
         &["bert", "deberta_v2"],
     ),
     names(Arch::DebertaV2, &["deberta-v2"], &[]),
-    names(Arch::T5, &["t5", "mt5", "umt5", "longt5"], &["t5"]),
+    names(
+        Arch::T5,
+        &["t5", "mt5", "umt5", "longt5", "switch_transformers"],
+        &["t5"],
+    ),
     names(Arch::Whisper, &["whisper"], &[]),
     names(
         Arch::Bart,

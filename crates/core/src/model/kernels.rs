@@ -59,7 +59,7 @@ impl HfKernels {
 /// are not all three: `tests/data/attention/attention_kernels.jsonl`, read
 /// from transformers 5.24's classes, lists every family; a test keeps this
 /// table equal to it for the families the importer reads.
-pub const WITHOUT_SDPA: [(&str, HfKernels); 63] = [
+pub const WITHOUT_SDPA: [(&str, HfKernels); 64] = [
     ("big_bird", HfKernels::EagerOnly),
     ("bigbird_pegasus", HfKernels::EagerOnly),
     ("blip", HfKernels::EagerOnly),
@@ -114,6 +114,7 @@ pub const WITHOUT_SDPA: [(&str, HfKernels); 63] = [
     ("roformer", HfKernels::EagerOnly),
     ("rwkv", HfKernels::EagerOnly),
     ("squeezebert", HfKernels::EagerOnly),
+    ("switch_transformers", HfKernels::EagerOnly),
     ("t5gemma", HfKernels::FlashOrEager),
     ("tapas", HfKernels::EagerOnly),
     ("trocr", HfKernels::EagerOnly),

@@ -565,32 +565,37 @@ impl WideCounts {
             Some(moe) => dim(moe.dense_layers, MAX_LAYERS).min(mlp_count),
             None => mlp_count,
         };
+        // Switch Transformers' sparse encoder layers
+        let encoder_moe = dim(spec.encoder_moe_layers, MAX_LAYERS);
         if let Some(moe) = &spec.moe {
             let (moe_block, unused) = x.moe_layer(moe, WideLayer::default());
-            let moe_count = mlp_count - dense_count;
+            let moe_count = mlp_count - dense_count + encoder_moe;
             layers.add_scaled(&moe_block, moe_count);
             inactive = moe_count * unused;
         }
 
         match spec.encoder_layers {
             Some(encoder) => {
-                // Encoder-decoder (T5): the encoder layers are dense self-attention
+                // Encoder-decoder (T5): the encoder layers are self-attention
                 // blocks; each decoder layer adds cross-attention and its norm.
-                let mut dense_layer = attention;
-                dense_layer.add_scaled(&norms, 1);
-                dense_layer.add_scaled(&dense_block, 1);
-                layers.add_scaled(&dense_layer, dim(encoder, MAX_LAYERS));
-                let decoder_layer = WideLayer {
-                    q: dense_layer.q * 2,
-                    k: dense_layer.k * 2,
-                    v: dense_layer.v * 2,
-                    o: dense_layer.o * 2,
-                    norms: dense_layer.norms + x.norm_width * h,
-                    ..dense_layer
+                // A sparse layer's experts are counted above.
+                let encoder = dim(encoder, MAX_LAYERS);
+                let mut block = attention;
+                block.add_scaled(&norms, 1);
+                layers.add_scaled(&block, encoder);
+                layers.add_scaled(&dense_block, encoder - encoder_moe.min(encoder));
+                let decoder_block = WideLayer {
+                    q: block.q * 2,
+                    k: block.k * 2,
+                    v: block.v * 2,
+                    o: block.o * 2,
+                    norms: block.norms + x.norm_width * h,
+                    ..block
                 };
-                layers.add_scaled(&decoder_layer, dense_count);
+                layers.add_scaled(&decoder_block, decoder_layers);
+                layers.add_scaled(&dense_block, dense_count);
                 if spec.arch == Arch::T5 {
-                    other += t5_position_tables(spec, &x, dim(encoder, MAX_LAYERS), dense_count);
+                    other += t5_position_tables(spec, &x, encoder, decoder_layers);
                 }
             }
             None => {

@@ -58,6 +58,7 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("cls", spec.classifier_labels, d.classifier_labels),
         ("lxp", spec.layer_extra_params, d.layer_extra_params),
         ("mxp", spec.model_extra_params, d.model_extra_params),
+        ("emoe", spec.encoder_moe_layers, d.encoder_moe_layers),
         (
             "xattl",
             spec.cross_attention_layers,
@@ -142,14 +143,6 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
     if spec.eager_path != d.eager_path {
         put("eap", spec.eager_path.key().to_owned());
     }
-    if let Some(m) = &spec.moe {
-        if m.router_bias {
-            put("moerb", bool_text(true));
-        }
-        if m.latent > 0 {
-            put("moelat", m.latent.to_string());
-        }
-    }
     if let Some(r) = &spec.recurrent {
         put("rec", recurrent_text(r));
     }
@@ -201,10 +194,19 @@ fn attention_variants(spec: &ModelSpec) -> Vec<(String, String)> {
     out
 }
 
-/// Gemma 4's layer variants (`gatt`, `kvsh`, `ple`; see `set_layer_variant`).
+/// The experts' router bias and latent width (`moerb`, `moelat`), and Gemma
+/// 4's layer variants (`gatt`, `kvsh`, `ple`; see `set_layer_variant`).
 fn layer_variants(spec: &ModelSpec) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     let mut put = |key: &str, value: String| out.push((format!("{PREFIX}{key}"), value));
+    if let Some(m) = &spec.moe {
+        if m.router_bias {
+            put("moerb", bool_text(true));
+        }
+        if m.latent > 0 {
+            put("moelat", m.latent.to_string());
+        }
+    }
     if let Some(g) = &spec.global_attention {
         let keys = u64::from(g.values_from_keys);
         put(
@@ -472,7 +474,7 @@ type PutNumber = fn(&mut ModelSpec, u64);
 
 /// The whole-number fields: key, allowed range, where the value goes (one
 /// table instead of a match arm each: the page's wasm is smaller).
-const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 29] = [
+const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 30] = [
     ("h", 0, MAX_DIM, |s, n| s.hidden = n),
     ("l", 0, MAX_LAYERS, |s, n| s.layers = n),
     ("heads", 0, MAX_HEADS, |s, n| s.heads = n),
@@ -509,6 +511,7 @@ const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 29] = [
     }),
     ("mxp", 0, MAX_TOTAL_PARAMS, |s, n| s.model_extra_params = n),
     ("xattl", 0, MAX_LAYERS, |s, n| s.cross_attention_layers = n),
+    ("emoe", 0, MAX_LAYERS, |s, n| s.encoder_moe_layers = n),
     ("f32p", 0, MAX_TOTAL_PARAMS, |s, n| s.fp32_params = n),
 ];
 

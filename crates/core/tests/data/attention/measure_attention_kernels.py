@@ -2,7 +2,7 @@
 
 For every `model_type` in transformers' CONFIG_MAPPING with a causal-LM or
 image-text-to-text class (an encoder: its sequence-classification
-class; LongT5, an encoder-decoder without one: its sequence-to-sequence class), this reads the class flags `_supports_sdpa` and
+class; LongT5 and Switch Transformers, encoder-decoders without one: their sequence-to-sequence class), this reads the class flags `_supports_sdpa` and
 `_supports_flash_attn` of the class that builds the language model, and
 `_compatible_flash_implementations`, the only flash kernels such a class
 loads (vLLM's FA3 build and FA4 for the families with attention sinks:
@@ -31,7 +31,7 @@ MAPPINGS = [
     modeling_auto.MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES,
 ]
 # encoder-decoders the importer reads that have no classifier: their generation class
-SEQ2SEQ_ONLY = {"longt5"}
+SEQ2SEQ_ONLY = {"longt5", "switch_transformers"}
 
 
 def model_class(model_type):

@@ -2574,3 +2574,21 @@ VARIANTS["modernbert-decoder"] = [
     dict(_raw=True, vocab_size=300, hidden_size=48, intermediate_size=80, num_hidden_layers=7,
          num_attention_heads=6, global_attn_every_n_layers=2, local_attention=8, pad_token_id=0),
 ]
+# --- Switch Transformers: T5's stacks with top-1 routed ReLU experts in every step-th layer
+# (SwitchTransformersForConditionalGeneration); step = layers // num_sparse_* (recomputed by __post_init__)
+SEQ2SEQ |= {"switch_transformers"}
+SW_SMALL = dict(vocab_size=500, d_model=64, d_kv=16, d_ff=128, num_layers=4, num_decoder_layers=5, num_heads=4,
+                num_experts=4, relative_attention_num_buckets=16)
+VARIANTS["switch_transformers"] = [
+    {},
+    # google/switch-base-8's shape as its model card's config.json reads (typed here, not downloaded): 12 + 12
+    # layers of 768, 12 heads of 64, 8 experts of 3072, every other layer sparse
+    dict(vocab_size=32128, d_model=768, d_kv=64, d_ff=3072, num_layers=12, num_decoder_layers=12, num_heads=12,
+         num_experts=8, num_sparse_encoder_layers=6, num_sparse_decoder_layers=6),
+    SW_SMALL,
+    # every layer sparse, a biased router, untied head, one sparse decoder layer by the num_sparse=0 rule
+    dict(SW_SMALL, num_sparse_encoder_layers=4, num_sparse_decoder_layers=0, router_bias=True,
+         tie_word_embeddings=False),
+    # more sparse layers asked than there are: step 0, no sparse encoder layer
+    dict(SW_SMALL, num_layers=2, num_sparse_encoder_layers=3, num_sparse_decoder_layers=2),
+]
