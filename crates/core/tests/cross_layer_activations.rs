@@ -39,6 +39,7 @@ fn shape(row: &serde_json::Value) -> LayerShape {
         fp32_linear_inputs: false,
         cross_seq: n("vision_tokens"),
         streams: 1,
+        window_mask: false,
     }
 }
 

@@ -251,8 +251,9 @@ fn only_replaced_engine_rules_refreeze() {
             };
             // each measured correction names its file and moved the row's
             // bytes by its own mechanism alone
-            let checks: [(&str, OnlyMoved); 6] = [
+            let checks: [(&str, OnlyMoved); 7] = [
                 (MEASURED_T5, t5_layers_only_moved),
+                (MEASURED_WINDOW_MASK, window_mask_only_moved),
                 (MEASURED_ADAFACTOR, adafactor_step_only_moved),
                 (MEASURED_FP32, fp32_kept_only_moved),
                 (MEASURED_VIEWS, sliding_views_only_moved),
@@ -446,6 +447,36 @@ fn t5_layers_only_moved(row: &Value) {
     let after: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
     for (b, a) in before.concat().iter().zip(after.concat()) {
         assert!(a >= *b && a - b < b / 5, "{title}: {b} -> {a}");
+    }
+}
+
+/// How the re-freeze for SDPA's sliding-window mask reads (2026-11-29):
+/// transformers hands SDPA a boolean mask on a sliding layer over at least
+/// its window, which SDPA turns into an additive (b, 1, s, s) one it keeps
+/// for backward, one per layer (`tests/data/modernbert_decoder/`).
+const MEASURED_WINDOW_MASK: &str = "2026-11-29: SDPA's sliding-window mask measured on CPU";
+
+/// The row trains a model with sliding layers, and each GPU's bytes grew by
+/// whole b·s² masks (1 to 4 bytes each), at most one per sliding layer.
+fn window_mask_only_moved(row: &Value) {
+    let title = text(row, "title");
+    let scenario = decode(text(row, "link")).scenario;
+    assert_eq!(scenario.task, TaskKind::Training, "{title}: not training");
+    let ModelSource::Spec(spec) = &scenario.model else {
+        panic!("{title}: not a custom model");
+    };
+    let sliding = u64::from(spec.sliding_window.as_ref().map_or(0, |w| w.layers as u32));
+    let t = &scenario.training;
+    let mask = u64::from(t.micro_batch) * u64::from(t.seq_len).pow(2);
+    let before: Vec<[u64; 3]> = serde_json::from_value(row["before_window_mask_refreeze"].clone())
+        .expect("the bytes before");
+    let after: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    for (b, a) in before.iter().zip(&after) {
+        let moved = a[0] - b[0];
+        assert!(
+            moved > 0 && moved % mask == 0 && moved <= 4 * sliding * mask,
+            "{title}: allocated moved {moved}, masks of {mask}, {sliding} sliding layers"
+        );
     }
 }
 

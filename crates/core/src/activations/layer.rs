@@ -88,6 +88,17 @@ fn attention_block_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, norms:
         (_, Attention::Sdpa | Attention::Flash) => fused_attention_terms(t, l),
         (_, Attention::Eager) => eager_attention_terms(t, l, spec),
     }
+    if l.window_mask && l.attention == Attention::Sdpa {
+        // SDPA turns transformers' boolean sliding-window mask into an
+        // additive (b, 1, s, s) one in the activation dtype
+        // (`convert_boolean_attn_mask`) and keeps it for backward, a new one
+        // in every sliding layer (measured on CPU: tests/data/modernbert_decoder/)
+        t.push(
+            "sliding-window mask",
+            l.act_bytes * l.batch * l.seq * l.seq,
+            "B·b·s²".into(),
+        );
+    }
     if spec.relative_bias_every_layer {
         // UMT5's own bias table in every layer: its embedding keeps the
         // (s, s) int64 bucket ids, without a batch dimension; with SDPA and

@@ -33,6 +33,9 @@ pub struct LayerShape {
     /// Copies of the hidden state in the residual stream: 1, or a
     /// hyper-connected model's streams (what a checkpointed layer keeps).
     pub streams: u128,
+    /// A sliding-window layer over at least its window: transformers hands
+    /// SDPA a boolean mask, which it turns into an additive one it keeps.
+    pub window_mask: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -184,6 +184,7 @@ fn layer_shape(r: &Resolved, act_dtype: u128) -> LayerShape {
             .hyper_connections
             .as_ref()
             .map_or(1, |hc| hc.streams as u128),
+        window_mask: false,
     }
 }
 
@@ -250,20 +251,39 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
     let source = spec.encoder_tokens.map_or(seq, u128::from);
     let stacks = match encoder {
         Some(e) => vec![
-            (e as u128, source, 0),
-            (spec.layers as u128, target, source),
+            (e as u128, source, 0, false),
+            (spec.layers as u128, target, source, false),
         ],
-        // only the runs that keep autograd save (HRM-Text's `grad_runs`)
-        None => vec![(u128::from(spec.saving_runs()), seq, 0)],
+        // only the runs that keep autograd save (HRM-Text's `grad_runs`);
+        // transformers' sliding layers over at least their window keep
+        // SDPA's mask (`_ignore_causal_mask_sdpa` skips it below the window)
+        None => {
+            let runs = u128::from(spec.saving_runs());
+            let masked = spec
+                .sliding_window
+                .as_ref()
+                .filter(|w| {
+                    base.attention == Attention::Sdpa
+                        && r.training.framework.is_hugging_face()
+                        && seq >= u128::from(w.window)
+                })
+                .map_or(0, |w| u128::from(w.layers).min(runs));
+            vec![(runs - masked, seq, 0, false), (masked, seq, 0, true)]
+        }
     };
     let mut terms = Vec::new();
     let (mut kept, mut full, mut layer_count) = (0u128, 0u128, 0u128);
     let mut largest_layer_full = 0;
     let (mut compiled, mut compile_uncovered, mut op_sac) = (false, false, false);
-    for &(layers, tokens, cross_seq) in &stacks {
+    for &(layers, tokens, cross_seq, window_mask) in &stacks {
+        // a stack without layers (no sliding one, or no other) is no stack
+        if layers == 0 && stacks.iter().any(|s| s.0 > 0) {
+            continue;
+        }
         let stack_shape = LayerShape {
             seq: tokens,
             cross_seq,
+            window_mask,
             ..base.clone()
         };
         // Under torch.compile the partitioned forward saves its own set

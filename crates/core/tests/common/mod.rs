@@ -219,6 +219,7 @@ pub fn plain_layer_shape(
         fp32_linear_inputs: false,
         cross_seq: 0,
         streams: 1,
+        window_mask: false,
     }
 }
 
