@@ -465,9 +465,9 @@ fn window_mask_only_moved(row: &Value) {
     let ModelSource::Spec(spec) = &scenario.model else {
         panic!("{title}: not a custom model");
     };
-    let sliding = u64::from(spec.sliding_window.as_ref().map_or(0, |w| w.layers as u32));
+    let sliding = spec.sliding_window.as_ref().map_or(0, |w| w.layers);
     let t = &scenario.training;
-    let mask = u64::from(t.micro_batch) * u64::from(t.seq_len).pow(2);
+    let mask = t.micro_batch * t.seq_len.pow(2);
     let before: Vec<[u64; 3]> = serde_json::from_value(row["before_window_mask_refreeze"].clone())
         .expect("the bytes before");
     let after: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
