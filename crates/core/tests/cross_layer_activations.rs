@@ -40,6 +40,7 @@ fn shape(row: &serde_json::Value) -> LayerShape {
         cross_seq: n("vision_tokens"),
         streams: 1,
         window_mask: false,
+        routed_experts: 0,
     }
 }
 

@@ -36,6 +36,9 @@ pub struct LayerShape {
     /// A sliding-window layer over at least its window: transformers hands
     /// SDPA a boolean mask, which it turns into an additive one it keeps.
     pub window_mask: bool,
+    /// Experts a Switch Transformers layer routes its tokens to; 0: a
+    /// dense feed-forward.
+    pub routed_experts: u128,
 }
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -185,6 +185,7 @@ fn layer_shape(r: &Resolved, act_dtype: u128) -> LayerShape {
             .as_ref()
             .map_or(1, |hc| hc.streams as u128),
         window_mask: false,
+        routed_experts: 0,
     }
 }
 
@@ -250,10 +251,24 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
     // Whisper's encoder runs over its fixed frames, whatever the input
     let source = spec.encoder_tokens.map_or(seq, u128::from);
     let stacks = match encoder {
-        Some(e) => vec![
-            (e as u128, source, 0, false),
-            (spec.layers as u128, target, source, false),
-        ],
+        Some(e) => {
+            let (e, decoder) = (u128::from(e), u128::from(spec.layers));
+            // Switch Transformers' sparse layers route their tokens
+            let (encoder_sparse, decoder_sparse, experts) = match &spec.moe {
+                Some(m) if spec.arch == Arch::T5 => (
+                    u128::from(spec.encoder_moe_layers).min(e),
+                    decoder - u128::from(m.dense_layers).min(decoder),
+                    u128::from(m.experts),
+                ),
+                _ => (0, 0, 0),
+            };
+            vec![
+                (e - encoder_sparse, source, 0, false, 0),
+                (encoder_sparse, source, 0, false, experts),
+                (decoder - decoder_sparse, target, source, false, 0),
+                (decoder_sparse, target, source, false, experts),
+            ]
+        }
         // only the runs that keep autograd save (HRM-Text's `grad_runs`);
         // transformers' sliding layers over at least their window keep
         // SDPA's mask (`_ignore_causal_mask_sdpa` skips it below the window)
@@ -268,14 +283,14 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
                         && seq >= u128::from(w.window)
                 })
                 .map_or(0, |w| u128::from(w.layers).min(runs));
-            vec![(runs - masked, seq, 0, false), (masked, seq, 0, true)]
+            vec![(runs - masked, seq, 0, false, 0), (masked, seq, 0, true, 0)]
         }
     };
     let mut terms = Vec::new();
     let (mut kept, mut full, mut layer_count) = (0u128, 0u128, 0u128);
     let mut largest_layer_full = 0;
     let (mut compiled, mut compile_uncovered, mut op_sac) = (false, false, false);
-    for &(layers, tokens, cross_seq, window_mask) in &stacks {
+    for &(layers, tokens, cross_seq, window_mask, routed_experts) in &stacks {
         // a stack without layers (no sliding one, or no other) is no stack
         if layers == 0 && stacks.iter().any(|s| s.0 > 0) {
             continue;
@@ -284,6 +299,7 @@ fn layer_stacks(r: &Resolved, base: &LayerShape) -> Stacks {
             seq: tokens,
             cross_seq,
             window_mask,
+            routed_experts,
             ..base.clone()
         };
         // Under torch.compile the partitioned forward saves its own set

@@ -220,6 +220,7 @@ pub fn plain_layer_shape(
         cross_seq: 0,
         streams: 1,
         window_mask: false,
+        routed_experts: 0,
     }
 }
 
