@@ -868,6 +868,13 @@ fn prefill_bytes(r: &Resolved) -> (u128, String) {
         bytes += per_score * batch * heads * pairs + mask * batch * pairs;
         formula += &format!(" + {per_score}·b·a·{p2} (eager scores) + b·{p2}·{mask} (mask)");
     }
+    if let Some(w) = sdpa_window_masked(r, prompt) {
+        // SDPA makes an additive (b, 1, p, p) mask of transformers'
+        // boolean one in each sliding layer, freed after it (kept for
+        // backward in training: tests/data/modernbert_decoder/)
+        bytes += act * batch * prompt * prompt;
+        formula += &format!(" + {act}·b·p² (sliding-window mask, window {})", w.window);
+    }
     if r.spec.arch == Arch::T5 {
         // The encoder's relative-position bias, (b, heads, p, p), lives
         // through the whole encoder pass (see training/saved.rs).
@@ -879,6 +886,18 @@ fn prefill_bytes(r: &Resolved) -> (u128, String) {
         formula += &text;
     }
     (bytes, formula)
+}
+
+/// The window of transformers' sliding layers when SDPA gets them a mask:
+/// a prompt of at least the window (below it `_ignore_causal_mask_sdpa`
+/// skips the mask).
+fn sdpa_window_masked<'a>(r: &'a Resolved, prompt: u128) -> Option<&'a SlidingWindow> {
+    let transformers_sdpa =
+        r.attention == Attention::Sdpa && r.inference.engine == Engine::Transformers;
+    r.spec
+        .sliding_window
+        .as_ref()
+        .filter(|w| transformers_sdpa && w.layers > 0 && prompt >= u128::from(w.window))
 }
 
 /// DeepSeek Sparse Attention's indexer as transformers runs it

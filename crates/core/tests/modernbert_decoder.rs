@@ -113,3 +113,37 @@ fn sliding_layers_keep_a_mask_from_their_window_on() {
         activations(&unwindowed, 64, Framework::Litgpt)
     );
 }
+
+/// A transformers SDPA prefill of a prompt as long as the window holds one
+/// sliding layer's additive mask, e·b·p², at a time; a shorter prompt none.
+#[test]
+fn an_sdpa_prefill_over_the_window_holds_one_mask() {
+    use vramfit_core::scenario::{ModelSource, Scenario, TaskKind};
+    use vramfit_core::Part;
+    let config = std::fs::read_to_string(
+        common::data_dir().join("configs/variants_2026/modernbert-decoder__2.json"),
+    )
+    .expect("config");
+    let spec = from_hf_config(&config).expect("imports");
+    // FlashAttention windows in the kernel: the same estimate but the mask
+    let activations = |attention, prompt: u64| {
+        let mut sc = Scenario {
+            model: ModelSource::Spec(Box::new(spec.clone())),
+            task: TaskKind::Inference,
+            attention,
+            ..Scenario::default()
+        };
+        sc.inference.prompt_len = prompt;
+        sc.inference.new_tokens = 1;
+        sc.inference.batch = 3;
+        common::part_bytes(&sc, Part::Activations)
+    };
+    // bf16, 3 prompts
+    for (prompt, masks) in [(2048, 1), (8, 1), (7, 0)] {
+        assert_eq!(
+            activations(Attention::Sdpa, prompt) - activations(Attention::Flash, prompt),
+            masks * 2 * 3 * prompt * prompt,
+            "prompt {prompt}"
+        );
+    }
+}
