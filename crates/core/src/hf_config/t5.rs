@@ -37,6 +37,8 @@ pub(super) fn import_t5(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     } else {
         (None, None)
     };
+    // absent, the config class copies the `num_layers` field before the
+    // attribute_map alias `num_hidden_layers` is set
     let decoder_layers = match cfg.int(&["num_decoder_layers"], 1, MAX_LAYERS)? {
         Some(n) => n,
         None => cfg.int(&["num_layers"], 1, MAX_LAYERS)?.unwrap_or(encoder),
@@ -46,6 +48,8 @@ pub(super) fn import_t5(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
     } else {
         (None, 0)
     };
+    // mT5 and UMT5 untie the head; the classes of T5 (v1.0), LongT5 and
+    // Switch tie it
     let tied_embeddings = cfg.flag(
         "tie_word_embeddings",
         matches!(model_type, "t5" | "longt5" | "switch_transformers"),
@@ -59,15 +63,12 @@ pub(super) fn import_t5(cfg: &Cfg, model_type: &str) -> Result<ModelSpec> {
         name: model_type.to_string(),
         arch: Arch::T5,
         hidden,
-        // absent, the config class copies the `num_layers` field before the
-        // attribute_map alias `num_hidden_layers` is set
         layers: decoder_layers,
         heads,
         kv_heads: heads,
         head_dim: Some(cfg.req(&["d_kv"], 1, MAX_HEADS)?),
         intermediate: cfg.req(&["d_ff"], 1, MAX_DIM)?,
         vocab,
-        // mT5 and UMT5 untie the head; T5 (v1.0) and LongT5's class tie it.
         tied_embeddings,
         model_extra_params: 2 * vocab * hidden * u64::from(own_stack_tables),
         mlp: if projection.starts_with("gated") {
