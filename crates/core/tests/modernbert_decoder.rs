@@ -11,14 +11,9 @@ use vramfit_core::scenario::{Attention, Framework};
 
 #[test]
 fn each_layer_saves_what_transformers_saves() {
-    let text = std::fs::read_to_string(
-        common::data_dir().join("modernbert_decoder/modernbert_decoder_layers.jsonl"),
-    )
-    .expect("measurements");
     let mut failures = Vec::new();
     let mut checked = 0;
-    for row in text.lines() {
-        let line: serde_json::Value = serde_json::from_str(row).expect("json line");
+    for (line, _) in common::json_lines("modernbert_decoder/modernbert_decoder_layers.jsonl") {
         let spec = from_hf_config(&line["config"].to_string()).expect("imports");
         let act_bytes: u128 = if line["dtype"] == "float32" { 4 } else { 2 };
         let batch = u128::from(line["batch"].as_u64().expect("batch"));
@@ -38,10 +33,8 @@ fn each_layer_saves_what_transformers_saves() {
             .iter()
             .map(|t| t.bytes)
             .sum();
-        // The CPU's LayerNorm keeps its mean and 1/std in the activation
-        // dtype, where CUDA's (which the estimate models) keeps them in
-        // fp32: two norms, two statistics per token.
-        let cpu_stats = 4 * batch * seq * (4 - act_bytes);
+        // two LayerNorms, their statistics in the activation dtype on CPU
+        let cpu_stats = common::cpu_norm_stats(2, batch * seq, act_bytes);
         let want = u128::from(line["layer_bytes"].as_u64().expect("measured"));
         if ours - cpu_stats != want {
             failures.push(format!(

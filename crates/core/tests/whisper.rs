@@ -14,13 +14,6 @@ use vramfit_core::inference::{kv_bytes_per_token, kv_cache_bytes};
 use vramfit_core::precision::Dtype;
 use vramfit_core::scenario::{Attention, Engine, Framework, ModelSource, Scenario, TaskKind};
 
-/// LayerNorm statistics (mean and 1/std per token): fp32 on CUDA, which the
-/// estimate models, and in the activation dtype on CPU, where these rows
-/// were measured.
-fn cpu_norm_stats(norms: u128, tokens: u128, act_bytes: u128) -> u128 {
-    norms * tokens * (8 - 2 * act_bytes)
-}
-
 #[test]
 fn each_layer_saves_what_transformers_saves() {
     let text = std::fs::read_to_string(data_dir().join("whisper/whisper_layers.jsonl"))
@@ -47,8 +40,10 @@ fn each_layer_saves_what_transformers_saves() {
         };
         let ours =
             |l: &LayerShape| -> u128 { layer_terms(l, &spec, act).iter().map(|t| t.bytes).sum() };
-        let encoder = ours(&shape(frames, 0)) - cpu_norm_stats(2, batch * frames, act_bytes);
-        let decoder = ours(&shape(labels, frames)) - cpu_norm_stats(3, batch * labels, act_bytes);
+        let encoder =
+            ours(&shape(frames, 0)) - common::cpu_norm_stats(2, batch * frames, act_bytes);
+        let decoder =
+            ours(&shape(labels, frames)) - common::cpu_norm_stats(3, batch * labels, act_bytes);
         let want = |k: &str| u128::from(line[k].as_u64().expect("measured"));
         if (encoder, decoder) != (want("encoder_layer_bytes"), want("decoder_layer_bytes")) {
             failures.push(format!(

@@ -259,14 +259,15 @@ fn qk_norm_weight(spec: &ModelSpec) -> Option<RmsWeight> {
 pub(super) fn feed_forward_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, act: ActFn) {
     let bsi = l.tokens() * l.intermediate;
     let mlp_act = l.compute_bytes();
-    if l.routed_experts > 0 {
+    let routed = l.routed_experts > 0;
+    if routed {
         // Switch Transformers' top-1 router (`SwitchTransformersTop1Router`):
         // the fp32 input and its jitter noise, the fp32 softmax and int64
         // expert ids; then per routed token its int64 (row, token) pair,
-        // the gathered input, the weighted output and `index_add_`'s
-        // source, its weight, and the expert's ReLU output (measured on
-        // CPU: tests/data/t5/). Every token counts as kept, an upper bound
-        // where the capacity drops some.
+        // the gathered input (the expert's input), the weighted output and
+        // `index_add_`'s source, and its weight; the expert's ReLU and
+        // dropout below (measured on CPU: tests/data/t5/). Every token
+        // counts as kept, an upper bound where the capacity drops some.
         let tokens = l.tokens();
         t.push(
             "router (fp32 input, jitter, softmax, ids)",
@@ -275,17 +276,9 @@ pub(super) fn feed_forward_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec
         );
         t.push(
             "routed tokens",
-            tokens * (16 + mlp_act * (3 * l.hidden + 1 + l.intermediate)),
-            format!("b·s·(16 + {mlp_act}·(3·h + 1 + i))"),
+            tokens * (16 + mlp_act * (3 * l.hidden + 1)),
+            format!("b·s·(16 + {mlp_act}·(3·h + 1))"),
         );
-        if l.dropout {
-            t.push(
-                "feed-forward dropout",
-                (1 + mlp_act) * bsi,
-                format!("(1 + {mlp_act})·b·s·i mask + dropped copy"),
-            );
-        }
-        return;
     }
     let (n, what) = match act {
         ActFn::Gated => (3, "gate, act(gate), up"),
@@ -308,6 +301,10 @@ pub(super) fn feed_forward_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec
             (1 + mlp_act) * bsi,
             format!("(1 + {mlp_act})·b·s·i mask + dropped copy"),
         );
+    }
+    // a routed token's gathered input is the expert's input, counted above
+    if routed {
+        return;
     }
     let gate_up_lora = l.lora_modules_on(&[LoraTarget::Gate, LoraTarget::Up]);
     t.push(

@@ -32,6 +32,12 @@ pub fn json_lines(relative: &str) -> Vec<(serde_json::Value, String)> {
         .collect()
 }
 
+/// What CPU LayerNorms keep less than CUDA's, which the estimate models:
+/// their mean and 1/std (2 per token) in the activation dtype, not fp32.
+pub fn cpu_norm_stats(norms: u128, tokens: u128, act_bytes: u128) -> u128 {
+    norms * tokens * (8 - 2 * act_bytes)
+}
+
 /// Splits one CSV line, honouring double-quoted fields.
 pub fn csv_fields(line: &str) -> Vec<String> {
     let mut fields = Vec::new();
