@@ -186,7 +186,11 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
         },
     });
     let (slack, slack_formula, releasable) = cache_on_card(
-        allocator_slack(&r, per_step_bytes(&lines, task.churn)),
+        at_least(
+            allocator_slack(&r, per_step_bytes(&lines, task.churn)),
+            task.peak_allocated,
+            task.reserved_floor,
+        ),
         peak_allocated + (context + outside_torch) as u128 + paged_bytes(&lines),
         capacity,
     );
@@ -410,6 +414,8 @@ struct TaskMemory {
     /// Serving's per-step churn; training's is read off its lines.
     churn: Option<u128>,
     serving: Option<ServingPool>,
+    /// Training: what stays reserved by the end of the step.
+    reserved_floor: Option<(u128, String)>,
 }
 
 fn task_memory(r: &Resolved, engine: Option<&ServingEngine>) -> TaskMemory {
@@ -424,6 +430,7 @@ fn task_memory(r: &Resolved, engine: Option<&ServingEngine>) -> TaskMemory {
             kv_per_token: 0,
             churn: Some(churn),
             serving: None,
+            reserved_floor: m.reserved_floor,
         };
     }
     let m = inference_memory(r, engine);
@@ -439,6 +446,7 @@ fn task_memory(r: &Resolved, engine: Option<&ServingEngine>) -> TaskMemory {
         kv_per_token: m.kv_per_token,
         churn: Some(m.per_step),
         serving: m.serving,
+        reserved_floor: None,
     }
 }
 
@@ -603,10 +611,27 @@ fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String, u128) {
         },
         empty_cache_after_load: r.empty_cache_after_load,
         expandable_segments: r.expandable_segments,
+        churn_percent: crate::overhead::churn_percent(r),
     };
     let unreleasable = split_segment_bytes(&cache);
     let (bytes, formula) = allocator_slack_bytes(cache);
     (bytes, formula, unreleasable)
+}
+
+/// The cache reaches at least what `floor` says stays reserved (beyond
+/// `peak_allocated`, both without the workspaces); that part is whole free
+/// segments, which the allocator can release when a `cudaMalloc` fails.
+fn at_least(
+    (slack, formula, unreleasable): (u128, String, u128),
+    peak_allocated: u128,
+    floor: Option<(u128, String)>,
+) -> (u128, String, u128) {
+    match floor {
+        Some((reserved, why)) if reserved > peak_allocated + slack => {
+            (reserved - peak_allocated, why, unreleasable)
+        }
+        _ => (slack, formula, unreleasable),
+    }
 }
 
 /// The allocator's cache at the peak on the chosen card ([`used_within_card`]:

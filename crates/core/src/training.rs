@@ -7,6 +7,7 @@ mod loss;
 pub(crate) use loss::freed_logits_block;
 mod lines;
 mod optimizer;
+mod reuse;
 mod saved;
 use lines::Lines;
 mod sharded;
@@ -31,6 +32,10 @@ pub struct TrainingMemory {
     /// the activations line counts at the peak: they pass through the
     /// caching allocator all the same, so the allocator's churn counts them.
     pub rebuilt_off_peak: u128,
+    /// Reserved by the end of the step when the gradients and the step's
+    /// temporaries outgrow the blocks forward freed ([`reuse`]), with its
+    /// formula.
+    pub reserved_floor: Option<(u128, String)>,
 }
 
 /// Bytes of each term alive on the GPU, which the peak's phases add up.
@@ -61,7 +66,7 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
     let states = optimizer_states(r, &mut lines);
     let (loss_bytes, loss_formula) = loss::loss_bytes(r);
     let kept_loss = loss::compiled_loss_kept_to_backward_end(r);
-    let (act_bytes, act_formula, recompute) = saved::activation_bytes(r, loss_bytes);
+    let (act_bytes, act_formula, recompute, fixed) = saved::activation_bytes(r, loss_bytes);
     let (rebuilt_at_peak, act_formula) = recompute_beyond_loss(recompute, loss_bytes, act_formula);
     let (indexer, act_formula) = indexer_beyond_loss(r, loss_bytes + rebuilt_at_peak, act_formula);
     let recompute_at_peak = rebuilt_at_peak + indexer;
@@ -113,6 +118,16 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
     };
     let accumulating = gradients_alive_in_backward(r);
     let (peak, phase) = alive.peak(accumulating);
+    let transients = reuse::Transients {
+        activations: alive.activations,
+        fixed: fixed.min(alive.activations),
+        loss: alive.loss,
+        gradients: if accumulating { 0 } else { alive.gradients },
+        step: alive.step,
+        rebuilt: recompute > 0,
+    };
+    let reserved_floor = reuse::fresh_segments(r, &transients)
+        .map(|(fresh, formula)| (alive.backward(accumulating) + fresh, formula));
     mark_not_at_peak(&mut lines.gpu, phase, accumulating);
     if let (Phase::EndOfBackward, Some(bytes)) = (phase, kept_loss) {
         // At this peak the loss line holds what the compiled loss still keeps.
@@ -131,6 +146,7 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
         peak_allocated: peak,
         peak_phase: phase.name(),
         rebuilt_off_peak: recompute - rebuilt_at_peak,
+        reserved_floor,
     }
 }
 
@@ -458,16 +474,26 @@ impl Phase {
 }
 
 impl Alive {
-    /// The largest of the three moments, and which it is.
-    fn peak(&self, accumulating: bool) -> (u128, Phase) {
-        let held = self.weights + self.master + self.states;
-        let backward = held
+    /// Weights, master weights and optimizer states.
+    fn held(&self) -> u128 {
+        self.weights + self.master + self.states
+    }
+
+    /// Forward and backward: everything held, saved and the loss.
+    fn backward(&self, accumulating: bool) -> u128 {
+        self.held()
             + self.activations
             + self.loss
             + self.dequant
             + self.buckets
             + self.gathered
-            + if accumulating { self.gradients } else { 0 };
+            + if accumulating { self.gradients } else { 0 }
+    }
+
+    /// The largest of the three moments, and which it is.
+    fn peak(&self, accumulating: bool) -> (u128, Phase) {
+        let held = self.held();
+        let backward = self.backward(accumulating);
         let step = held + self.gradients + self.step + self.buckets;
         let backward_end =
             held + self.gradients + self.buckets + self.embedding_grad + self.loss_to_backward_end;

@@ -50,7 +50,7 @@ fn expandable_segments_keep_only_the_freed_logits_block() {
 }
 
 #[test]
-fn fixed_segments_add_a_tenth_of_the_per_step_tensors() {
+fn fixed_segments_add_a_twentieth_of_the_per_step_tensors() {
     let sc = llama_step(4, 1024);
     let mut expandable = sc.clone();
     expandable.expandable_segments = true;
@@ -58,12 +58,88 @@ fn fixed_segments_add_a_tenth_of_the_per_step_tensors() {
     let per_step = part(&report, Part::Activations)
         + part(&report, Part::LogitsLoss)
         + part(&report, Part::OptimizerStep);
-    assert_eq!(slack(&sc) - slack(&expandable), per_step / 10);
+    assert_eq!(slack(&sc) - slack(&expandable), per_step * 5 / 100);
     // Expandable segments move reserved, never the live tensors.
     assert_eq!(
         report.gpus[0].peak_allocated_bytes,
         estimate(&expandable).expect("estimates").gpus[0].peak_allocated_bytes
     );
+}
+
+/// The measured Llama-3-8B SGD step at 1 × 2048 tokens, no checkpointing
+/// (`h100_measured.jsonl`: 30.28 GiB allocated, 40.16 GiB reserved).
+fn llama3_sgd_step() -> (Scenario, u64) {
+    let id = "vfm-h100-llama3-8b-full-bf16-sgd-mb1-s2048-nogc-sdpa-reserved";
+    let case = parse_cases(include_str!("data/groundtruth/h100_measured.jsonl"))
+        .into_iter()
+        .map(|c| c.expect("parses"))
+        .find(|c| c.id == id)
+        .expect("the case");
+    (
+        case_scenario(&case).expect("translates"),
+        case.measured.bytes.expect("measured bytes"),
+    )
+}
+
+fn cache_formula(report: &Estimate) -> String {
+    report.gpus[0]
+        .lines
+        .iter()
+        .find(|l| l.part == Part::AllocatorSlack)
+        .map(|l| l.formula.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn gradients_larger_than_the_freed_blocks_take_new_segments() {
+    // An MLP projection's gradient, 4096 × 14336 in bf16 (117 MB), fits
+    // in no b·s·i activation block of 2048 × 14336 × 2 B (59 MB): the
+    // freed activations stay cached beside the gradients' new segments.
+    let (sc, measured) = llama3_sgd_step();
+    let report = estimate(&sc).expect("estimates");
+    let g = &report.gpus[0];
+    assert!(cache_formula(&report).contains("new segments"));
+    let error = g.peak_reserved_bytes as f64 / measured as f64 - 1.0;
+    assert!(error.abs() < 0.03, "reserved off by {error:.3}");
+    // The cache alone is about a third of what is allocated at the peak.
+    let cache = g.peak_reserved_bytes - g.peak_allocated_bytes;
+    assert!(cache > g.peak_allocated_bytes / 5, "cache {cache}");
+    // Eight sequences make every activation block 470 MB: the gradients
+    // fit in them, and the cache is the split-segment share again.
+    let mut wide = sc.clone();
+    wide.training.micro_batch = 8;
+    let wide = estimate(&wide).expect("estimates");
+    assert!(!cache_formula(&wide).contains("new segments"));
+    let g = &wide.gpus[0];
+    assert!(g.peak_reserved_bytes - g.peak_allocated_bytes < cache);
+    // Expandable segments map freed pages to any size: no such cache.
+    let mut expandable = sc;
+    expandable.expandable_segments = true;
+    assert!(!cache_formula(&estimate(&expandable).expect("estimates")).contains("new segments"));
+}
+
+#[test]
+fn the_cache_never_falls_as_the_batch_grows() {
+    // From 1 to 2 sequences the MLP gradients come to fit in the b·s·i
+    // blocks (117 MB at 2 × 2048): the estimate keeps what the run just
+    // short of that needed, so the solver's search over batches holds.
+    let (sc, _) = llama3_sgd_step();
+    let mut last = 0;
+    for (b, s) in [
+        (1, 2048),
+        (1, 3000),
+        (1, 4095),
+        (2, 2048),
+        (2, 2100),
+        (3, 2048),
+    ] {
+        let mut run = sc.clone();
+        run.training.micro_batch = b;
+        run.training.seq_len = s;
+        let used = estimate(&run).expect("estimates").gpus[0].device_used_bytes;
+        assert!(used >= last, "b {b} s {s}: {used} < {last}");
+        last = used;
+    }
 }
 
 #[test]

@@ -9,10 +9,10 @@ pub static TABLE: &[BandRow] = &[
     BandRow { regime: "inference/transformers", metric: MetricClass::Allocated, cases: 25, p10_permille: -4, p90_permille: 0, under_permille: 680 },
     BandRow { regime: "inference/transformers", metric: MetricClass::Total, cases: 44, p10_permille: -38, p90_permille: -5, under_permille: 931 },
     BandRow { regime: "training/adapters/hf", metric: MetricClass::Allocated, cases: 33, p10_permille: -18, p90_permille: 5, under_permille: 333 },
-    BandRow { regime: "training/adapters/hf", metric: MetricClass::Total, cases: 60, p10_permille: -55, p90_permille: 61, under_permille: 466 },
+    BandRow { regime: "training/adapters/hf", metric: MetricClass::Total, cases: 60, p10_permille: -66, p90_permille: 24, under_permille: 700 },
     BandRow { regime: "training/adapters/litgpt", metric: MetricClass::Allocated, cases: 31, p10_permille: -62, p90_permille: 50, under_permille: 419 },
     BandRow { regime: "training/adapters/torchtune", metric: MetricClass::Total, cases: 6, p10_permille: -111, p90_permille: 2, under_permille: 666 },
     BandRow { regime: "training/forward_backward/hf", metric: MetricClass::Allocated, cases: 13, p10_permille: -20, p90_permille: 19, under_permille: 230 },
     BandRow { regime: "training/full/hf", metric: MetricClass::Allocated, cases: 77, p10_permille: -17, p90_permille: 13, under_permille: 805 },
-    BandRow { regime: "training/full/hf", metric: MetricClass::Total, cases: 161, p10_permille: -119, p90_permille: 98, under_permille: 428 },
+    BandRow { regime: "training/full/hf", metric: MetricClass::Total, cases: 161, p10_permille: -59, p90_permille: 67, under_permille: 447 },
 ];

@@ -13,10 +13,12 @@ use crate::scenario::{Attention, Checkpointing, Framework, KbitPrep, Method};
 use crate::trainable::ADAPTER_START_LAYER;
 
 /// Saved activations of the whole model on one GPU: the bytes, the formula,
-/// and (separately) the extra layer recomputed in backward under checkpointing.
+/// (separately) the extra layer recomputed in backward under checkpointing,
+/// and the part of the bytes the text's length does not scale (autocast's
+/// weight copies, the vision tower's).
 /// `loss` is the loss's transient: layers rebuilt in backward come after
 /// it, so they add to the peak only beyond it (see `recompute_beyond_loss`).
-pub(super) fn activation_bytes(r: &Resolved, loss: u128) -> (u128, String, u128) {
+pub(super) fn activation_bytes(r: &Resolved, loss: u128) -> (u128, String, u128, u128) {
     let t = r.training;
     let act_dtype = activation_dtype_bytes(r);
     let base = layer_shape(r, act_dtype);
@@ -26,16 +28,7 @@ pub(super) fn activation_bytes(r: &Resolved, loss: u128) -> (u128, String, u128)
     let mut total = shards.tp_activations(stacks.per_layer * graph.layers * graph.in_flight);
     let outside = outside_layers(r, &base, act_dtype, stacks.compiled);
     total += outside.bytes;
-    // Autocast keeps a 16-bit copy of every linear weight until backward (cpu/README §2).
-    let autocast_copies = if r.autocast {
-        2 * r.counts.layers.linear() as u128 + 2 * r.counts.lm_head.max(r.counts.embedding) as u128
-    } else if r.kbit_prep == KbitPrep::Fp32 {
-        // The fp32 head's 16-bit autocast copy, saved by its matmul (measured:
-        // a bf16 vocab × hidden leaf among the saved tensors, tests/data/qlora).
-        2 * r.counts.lm_head.max(r.counts.embedding) as u128
-    } else {
-        0
-    };
+    let autocast_copies = autocast_copy_bytes(r);
     total += autocast_copies;
     let kbit_residual = kbit_fp32_residual(r, base.batch * base.seq * base.hidden * graph.layers);
     total += shards.tp_activations(kbit_residual);
@@ -62,10 +55,11 @@ pub(super) fn activation_bytes(r: &Resolved, loss: u128) -> (u128, String, u128)
                 total,
                 formula_offloaded(r, &stacks, &outside, recompute),
                 recompute,
+                0,
             );
         }
         // A model of one layer: bringing two back costs more than keeping all.
-        return (without, formula_offloaded(r, &stacks, &outside, 0), 0);
+        return (without, formula_offloaded(r, &stacks, &outside, 0), 0, 0);
     }
     // Checkpointing a model of one or two layers saves nothing; it never
     // keeps more than running without it.
@@ -86,7 +80,21 @@ pub(super) fn activation_bytes(r: &Resolved, loss: u128) -> (u128, String, u128)
             " + fp32 residual stream of the checkpointed layers (fp32 norms before 4-bit linears) {kbit_residual}"
         ));
     }
-    (total, formula, recompute)
+    (total, formula, recompute, autocast_copies + vision)
+}
+
+/// Autocast keeps a 16-bit copy of every linear weight until backward
+/// (cpu/README §2).
+fn autocast_copy_bytes(r: &Resolved) -> u128 {
+    if r.autocast {
+        2 * r.counts.layers.linear() as u128 + 2 * r.counts.lm_head.max(r.counts.embedding) as u128
+    } else if r.kbit_prep == KbitPrep::Fp32 {
+        // The fp32 head's 16-bit autocast copy, saved by its matmul (measured:
+        // a bf16 vocab × hidden leaf among the saved tensors, tests/data/qlora).
+        2 * r.counts.lm_head.max(r.counts.embedding) as u128
+    } else {
+        0
+    }
 }
 
 /// Extra bytes of the checkpointed layer inputs when a QLoRA recipe keeps
