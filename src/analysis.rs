@@ -4,6 +4,7 @@
 
 use crate::i18n::part_key;
 use vramfit_core::report::{Counter, Estimate, GpuReport, Part};
+use vramfit_core::short_sort::sort_by_key;
 
 /// The lines alive at the peak (what the stacked bar draws), largest first
 /// within each counter so the bar reads allocated, then reserved, then device.
@@ -24,19 +25,6 @@ pub fn bar_lines(report: &GpuReport) -> Vec<(Part, u64, Counter)> {
         (rank(counter), std::cmp::Reverse(bytes))
     });
     lines
-}
-
-/// `items.sort_by_key(key)` (stable: the same order) for the views' short
-/// lists: insertion, as fast for a dozen items, where the standard library's
-/// sort costs the wasm 4 KB of code for each type it sorts.
-pub fn sort_by_key<T, K: Ord>(items: &mut [T], key: impl Fn(&T) -> K) {
-    for i in 1..items.len() {
-        let mut j = i;
-        while j > 0 && key(&items[j - 1]) > key(&items[j]) {
-            items.swap(j - 1, j);
-            j -= 1;
-        }
-    }
 }
 
 /// GPUs whose breakdowns are identical, drawn once: `(first index, last index, report)`.
@@ -147,27 +135,6 @@ pub fn downsample(points: &[(f64, u64)], max: usize) -> Vec<(f64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_short_sort_orders_as_the_standard_stable_sort() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        for len in 0..40 {
-            for _ in 0..50 {
-                let items: Vec<(u64, usize)> = (0..len)
-                    .map(|i| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        (seed % 5, i)
-                    })
-                    .collect();
-                let (mut ours, mut std) = (items.clone(), items);
-                sort_by_key(&mut ours, |x| x.0);
-                std.sort_by_key(|x| x.0);
-                assert_eq!(ours, std);
-            }
-        }
-    }
 
     #[test]
     fn downsampling_keeps_peaks_and_the_bound() {

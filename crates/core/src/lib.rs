@@ -49,6 +49,7 @@ pub mod recurrent_state;
 pub mod report;
 pub mod resolved;
 pub mod serving;
+pub mod short_sort;
 pub mod trainable;
 pub mod training;
 pub mod vision;

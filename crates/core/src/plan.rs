@@ -237,15 +237,7 @@ impl Ord for Node {
 /// The multiset of applied changes, order-free.
 fn key(applied: &[TechniqueId]) -> Vec<TechniqueId> {
     let mut k = applied.to_vec();
-    // Insertion (stable, as `sort`): a plan holds a handful of changes, and
-    // the standard sort would cost the web app's wasm 4 KB for this type.
-    for i in 1..k.len() {
-        let mut j = i;
-        while j > 0 && k[j - 1] > k[j] {
-            k.swap(j - 1, j);
-            j -= 1;
-        }
-    }
+    crate::short_sort::sort_by_key(&mut k, |&t| t);
     k
 }
 

@@ -329,18 +329,7 @@ fn allocator_cache_only_moved(row: &Value) {
         .unwrap_or(&row["gpus"])
         .clone();
     let now: Vec<[u64; 3]> = serde_json::from_value(after).expect("gpus triples");
-    assert_eq!(before.len(), now.len(), "{title}: GPU count");
-    for (b, n) in before.iter().zip(&now) {
-        assert!(
-            close(&[n[0]], &[b[0]]),
-            "{title}: allocated moved {b:?} -> {n:?}"
-        );
-        assert_eq!(
-            n[2] - n[1],
-            b[2] - b[1],
-            "{title}: device used moved beside reserved"
-        );
-    }
+    only_the_cache_moved(title, &before, &now);
 }
 
 /// How the fp32-kept parameters' correction reads (2026-11-27): what a
@@ -438,17 +427,11 @@ fn before_reuse(row: &Value) -> &Value {
     row.get("before_reuse_refreeze").unwrap_or(&row["gpus"])
 }
 
-/// A training row whose allocated bytes stayed and whose device used moved
-/// with reserved, byte for byte (the cache alone moved).
-fn reuse_only_moved(row: &Value) {
-    let title = text(row, "title");
-    let scenario = decode(text(row, "link")).scenario;
-    assert_eq!(scenario.task, TaskKind::Training, "{title}: not training");
-    let before: Vec<[u64; 3]> = serde_json::from_value(row["before_reuse_refreeze"].clone())
-        .unwrap_or_else(|e| panic!("{title}: before_reuse_refreeze: {e}"));
-    let now: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+/// Every GPU's allocated peak stayed (within [`REFINEMENT`]) and device
+/// used moved with reserved, byte for byte.
+fn only_the_cache_moved(title: &str, before: &[[u64; 3]], now: &[[u64; 3]]) {
     assert_eq!(before.len(), now.len(), "{title}: GPU count");
-    for (b, n) in before.iter().zip(&now) {
+    for (b, n) in before.iter().zip(now) {
         assert!(
             close(&[n[0]], &[b[0]]),
             "{title}: allocated moved {b:?} -> {n:?}"
@@ -459,6 +442,18 @@ fn reuse_only_moved(row: &Value) {
             "{title}: device used moved beside reserved"
         );
     }
+}
+
+/// A training row whose allocated bytes stayed and whose device used moved
+/// with reserved, byte for byte (the cache alone moved).
+fn reuse_only_moved(row: &Value) {
+    let title = text(row, "title");
+    let scenario = decode(text(row, "link")).scenario;
+    assert_eq!(scenario.task, TaskKind::Training, "{title}: not training");
+    let before: Vec<[u64; 3]> = serde_json::from_value(row["before_reuse_refreeze"].clone())
+        .unwrap_or_else(|e| panic!("{title}: before_reuse_refreeze: {e}"));
+    let now: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    only_the_cache_moved(title, &before, &now);
 }
 
 /// How the re-freeze for T5's measured layers reads (2026-11-28): what each

@@ -285,7 +285,7 @@ pub fn EmbedSnippet() -> impl IntoView {
             list.push(e);
         }
         // Keep the panel's order, whatever the clicking order.
-        crate::analysis::sort_by_key(&mut list, |x| Exposed::all().position(|a| a == *x));
+        vramfit_core::short_sort::sort_by_key(&mut list, |x| Exposed::all().position(|a| a == *x));
         chosen.set(Some(list));
     };
     view! {

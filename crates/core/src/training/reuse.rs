@@ -66,7 +66,7 @@ pub(super) fn fresh_segments(r: &Resolved, t: &Transients) -> Option<(u128, Stri
     let mut requests = gradient_tensors(r, t.gradients);
     let step = step_tensors(r, &requests, t.step);
     requests.extend(step);
-    largest_first(&mut requests);
+    crate::short_sort::sort_by_key(&mut requests, |r| std::cmp::Reverse(r.0));
     let pools = [
         Pool {
             bytes: t.activations,
@@ -159,18 +159,6 @@ fn fresh_at(
         fresh += left;
     }
     fresh
-}
-
-/// Larger tensors first, by insertion: a dozen classes, where the
-/// standard sort would cost the web app's wasm 4 KB for this type.
-fn largest_first(requests: &mut Requests) {
-    for i in 1..requests.len() {
-        let mut j = i;
-        while j > 0 && requests[j - 1].0 < requests[j].0 {
-            requests.swap(j - 1, j);
-            j -= 1;
-        }
-    }
 }
 
 /// The largest block of a layer's saved tensors (its widest b·s tensor)
