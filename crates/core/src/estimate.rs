@@ -187,7 +187,7 @@ pub fn estimate_with_model(sc: &Scenario, spec: &ModelSpec) -> Result<Estimate> 
     });
     let (slack, slack_formula, releasable) = cache_on_card(
         at_least(
-            allocator_slack(&r, per_step_bytes(&lines, task.churn)),
+            allocator_slack(&r, per_step_bytes(&lines, task.churn), task.stream_pools),
             task.peak_allocated,
             task.reserved_floor,
         ),
@@ -416,6 +416,8 @@ struct TaskMemory {
     serving: Option<ServingPool>,
     /// Training: what stays reserved by the end of the step.
     reserved_floor: Option<(u128, String)>,
+    /// Training: blocks cached for the collectives' streams.
+    stream_pools: Option<(u128, String)>,
 }
 
 fn task_memory(r: &Resolved, engine: Option<&ServingEngine>) -> TaskMemory {
@@ -431,6 +433,7 @@ fn task_memory(r: &Resolved, engine: Option<&ServingEngine>) -> TaskMemory {
             churn: Some(churn),
             serving: None,
             reserved_floor: m.reserved_floor,
+            stream_pools: m.stream_pools,
         };
     }
     let m = inference_memory(r, engine);
@@ -447,6 +450,7 @@ fn task_memory(r: &Resolved, engine: Option<&ServingEngine>) -> TaskMemory {
         churn: Some(m.per_step),
         serving: m.serving,
         reserved_floor: None,
+        stream_pools: None,
     }
 }
 
@@ -578,7 +582,11 @@ fn llama_cpp_loads(r: &Resolved) -> bool {
 
 /// The cache at the peak, its formula and the part of it split segments
 /// hold ([`split_segment_bytes`]).
-fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String, u128) {
+fn allocator_slack(
+    r: &Resolved,
+    per_step: u128,
+    stream_pools: Option<(u128, String)>,
+) -> (u128, String, u128) {
     if llama_cpp_loads(r) {
         return (
             0,
@@ -612,6 +620,7 @@ fn allocator_slack(r: &Resolved, per_step: u128) -> (u128, String, u128) {
         empty_cache_after_load: r.empty_cache_after_load,
         expandable_segments: r.expandable_segments,
         churn_percent: crate::overhead::churn_percent(r),
+        stream_pools,
     };
     let unreleasable = split_segment_bytes(&cache);
     let (bytes, formula) = allocator_slack_bytes(cache);

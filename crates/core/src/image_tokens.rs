@@ -1013,7 +1013,7 @@ fn tile_grid(
             }
         }
     }
-    grids.sort_by_key(|(cols, rows)| cols * rows);
+    crate::short_sort::sort_by_key(&mut grids, |(cols, rows)| cols * rows);
     let aspect = width as f64 / height as f64;
     let area = (width * height) as f64;
     let mut best = (1, 1);

@@ -59,6 +59,8 @@ pub struct AllocatorCache {
     pub expandable_segments: bool,
     /// The share of per-step tensors split segments hold ([`churn_percent`]).
     pub churn_percent: u128,
+    /// Blocks cached for the collectives' own streams, with their formula.
+    pub stream_pools: Option<(u128, String)>,
 }
 
 /// The caching allocator keeps freed blocks for reuse; at the peak these
@@ -81,7 +83,10 @@ pub fn allocator_slack_bytes(cache: AllocatorCache) -> (u128, String) {
         bytes += load;
         terms.push(format!("{formula} (loading)"));
     }
-    if let Some((block, formula)) = cache.stranded_block {
+    for (block, formula) in [cache.stranded_block, cache.stream_pools]
+        .into_iter()
+        .flatten()
+    {
         bytes += block;
         terms.push(formula);
     }
@@ -113,12 +118,14 @@ pub fn split_segment_bytes(cache: &AllocatorCache) -> u128 {
 /// The share of per-step tensors split segments hold.
 /// * Training: [`CHURN_SLACK_PERCENT`], beside the blocks the gradients
 ///   outgrow (`training/reuse.rs`).
-/// * Data-parallel training (DDP, ZeRO, FSDP): [`SIDE_STREAM_CHURN_PERCENT`].
+/// * Data-parallel training (DDP, ZeRO): [`SIDE_STREAM_CHURN_PERCENT`].
 ///   The caching allocator pools free blocks by stream
 ///   (`CUDACachingAllocator.cpp`: a block is reused only by the stream that
 ///   freed it), and these run their all-reduces, all-gathers and
 ///   reduce-scatters on streams of their own, so their buffers and the
-///   compute stream's tensors cannot share blocks.
+///   compute stream's tensors cannot share blocks. FSDP's streams count
+///   as their own pools instead (`training/sharded.rs`), beside training's
+///   share.
 /// * Generation: [`GENERATION_CHURN_PERCENT`]. Each step's tensors are a
 ///   little larger than the last's (the dynamic cache concatenates a token
 ///   onto every layer's keys and values), so a freed block is always a
@@ -126,7 +133,10 @@ pub fn split_segment_bytes(cache: &AllocatorCache) -> u128 {
 pub fn churn_percent(r: &Resolved) -> u128 {
     if !r.is_training() {
         GENERATION_CHURN_PERCENT
-    } else if r.shards.strategy != crate::scenario::Strategy::None {
+    } else if !matches!(
+        r.shards.strategy,
+        crate::scenario::Strategy::None | crate::scenario::Strategy::Fsdp
+    ) {
         SIDE_STREAM_CHURN_PERCENT
     } else {
         CHURN_SLACK_PERCENT
@@ -139,8 +149,8 @@ pub fn churn_percent(r: &Resolved) -> u128 {
 /// training too.
 pub const GENERATION_CHURN_PERCENT: u128 = 10;
 
-/// The share with collectives on side streams: one rank of FSDP1/FSDP2 and
-/// DeepSpeed ZeRO-1/2/3 jobs measured on an H100
+/// The share with collectives on side streams: one rank of DeepSpeed
+/// ZeRO-1/2/3 jobs measured on an H100
 /// (`tests/data/sharded/sharded_cases.jsonl`): reserved median |error|
 /// 6.1 % at 10 %, every run under at 5 %.
 pub const SIDE_STREAM_CHURN_PERCENT: u128 = 10;

@@ -36,6 +36,9 @@ pub struct TrainingMemory {
     /// temporaries outgrow the blocks forward freed ([`reuse`]), with its
     /// formula.
     pub reserved_floor: Option<(u128, String)>,
+    /// Blocks cached for the collectives' own streams, with their formula
+    /// (FSDP: `sharded::fsdp_stream_pools`).
+    pub stream_pools: Option<(u128, String)>,
 }
 
 /// Bytes of each term alive on the GPU, which the peak's phases add up.
@@ -126,8 +129,31 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
         step: alive.step,
         rebuilt: recompute > 0,
     };
-    let reserved_floor = reuse::fresh_segments(r, &transients)
-        .map(|(fresh, formula)| (alive.backward(accumulating) + fresh, formula));
+    let fresh = reuse::fresh_segments(r, &transients);
+    // FSDP's pools and its reduce-scatter inputs' new segments add to the
+    // compute stream's cache; elsewhere the new segments are a floor beside
+    // the backward's live tensors.
+    let pools = sharded::fsdp_stream_pools(r, transients.gradients)
+        .or_else(|| sharded::zero3_stream_pool(r));
+    let (reserved_floor, stream_pools) = match (pools, fresh) {
+        (Some((pools, formula)), Some((fresh, why))) => {
+            // Beyond the peak's live tensors (the envelope keeps backward +
+            // fresh from falling as tokens grow; a later peak reuses them).
+            let beyond = (alive.backward(accumulating) + fresh).saturating_sub(peak);
+            (
+                None,
+                Some((
+                    pools + beyond,
+                    format!("{formula}; {why}, {beyond} beyond the peak"),
+                )),
+            )
+        }
+        (Some(pools), None) => (None, Some(pools)),
+        (None, fresh) => (
+            fresh.map(|(fresh, formula)| (alive.backward(accumulating) + fresh, formula)),
+            None,
+        ),
+    };
     mark_not_at_peak(&mut lines.gpu, phase, accumulating);
     if let (Phase::EndOfBackward, Some(bytes)) = (phase, kept_loss) {
         // At this peak the loss line holds what the compiled loss still keeps.
@@ -147,6 +173,7 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
         peak_phase: phase.name(),
         rebuilt_off_peak: recompute - rebuilt_at_peak,
         reserved_floor,
+        stream_pools,
     }
 }
 

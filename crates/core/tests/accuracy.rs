@@ -173,8 +173,11 @@ fn h100_measured_runs() {
 /// under PyTorch's fake process group (`data/sharded/sharded_cases.jsonl`,
 /// written from `sharded.jsonl` by `to_cases.py`; README there), read
 /// through the case translator as any measured run: the live-tensor peak
-/// within 1 % on every run; the allocator's cache still off on some (the
-/// 8B FSDP2 run's fp32 reduce-scatter buffers stay cached: −24 %).
+/// within 1 % on every run. Peak reserved was median 5.8 %, p90 13.3 %
+/// before FSDP's stream pools were counted (`training/sharded.rs`; the 8B
+/// FSDP2 run −24 %), and ZeRO-3's flat reduce bucket on its own stream;
+/// now 1.3 % and 6.3 %, every run within 8 % (ZeRO-3's 8B run with
+/// everything offloaded the worst, −7.6 %).
 #[test]
 fn sharded_runs_through_the_case_translator() {
     let scores = scored_file(
@@ -186,10 +189,13 @@ fn sharded_runs_through_the_case_translator() {
     assert_eq!(allocated.len(), 20, "every run scored");
     let worst = allocated.last().copied().unwrap_or(1.0);
     assert!(worst <= 0.01, "peak_allocated worst |error| {worst:.4}");
-    let (median, p90) = median_p90(&sorted_errors(&scores, "peak_reserved"));
+    let reserved = sorted_errors(&scores, "peak_reserved");
+    let (median, p90) = median_p90(&reserved);
     eprintln!("sharded peak_reserved: median {median:.4}, p90 {p90:.4}");
-    assert!(median <= 0.07, "peak_reserved median |error| {median:.3}");
-    assert!(p90 <= 0.15, "peak_reserved p90 |error| {p90:.3}");
+    assert!(median <= 0.02, "peak_reserved median |error| {median:.3}");
+    assert!(p90 <= 0.07, "peak_reserved p90 |error| {p90:.3}");
+    let worst = reserved.last().copied().unwrap_or(1.0);
+    assert!(worst <= 0.08, "peak_reserved worst |error| {worst:.4}");
 }
 
 /// Every case of a JSONL file, scored.

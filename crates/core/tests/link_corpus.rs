@@ -251,8 +251,9 @@ fn only_replaced_engine_rules_refreeze() {
             };
             // each measured correction names its file and moved the row's
             // bytes by its own mechanism alone
-            let checks: [(&str, OnlyMoved); 8] = [
+            let checks: [(&str, OnlyMoved); 9] = [
                 (MEASURED_REUSE, reuse_only_moved),
+                (MEASURED_STREAMS, streams_only_moved),
                 (MEASURED_T5, t5_layers_only_moved),
                 (MEASURED_WINDOW_MASK, window_mask_only_moved),
                 (MEASURED_ADAFACTOR, adafactor_step_only_moved),
@@ -421,10 +422,35 @@ type OnlyMoved = fn(&Value);
 /// `tests/data/sharded/sharded_cases.jsonl`.
 const MEASURED_REUSE: &str = "2026-11-29: allocator cache measured on an H100";
 
-/// A row's bytes before the re-freeze of [`MEASURED_REUSE`]: what the
-/// earlier re-freezes' checks compare with.
+/// A row's bytes before the re-freezes of [`MEASURED_REUSE`] and
+/// [`MEASURED_STREAMS`]: what the earlier re-freezes' checks compare with.
 fn before_reuse(row: &Value) -> &Value {
-    row.get("before_reuse_refreeze").unwrap_or(&row["gpus"])
+    row.get("before_reuse_refreeze")
+        .or_else(|| row.get("before_streams_refreeze"))
+        .unwrap_or(&row["gpus"])
+}
+
+/// How the re-freeze for the collectives' stream pools reads (2026-11-29):
+/// the all-gather and reduce-scatter outputs cached for FSDP's own streams,
+/// its reduce-scatter inputs larger than the loss's freed blocks in new
+/// segments, and ZeRO-3's flat gradient bucket on its reduce stream
+/// (`training/sharded.rs`), measured on one rank of 1, 2 and 8
+/// (`tests/data/sharded/sharded.jsonl`).
+const MEASURED_STREAMS: &str = "2026-11-29: the collectives' stream pools measured on an H100";
+
+/// An FSDP or ZeRO-3 training row whose cache alone moved since
+/// `before_streams_refreeze`.
+fn streams_only_moved(row: &Value) {
+    let title = text(row, "title");
+    let link = text(row, "link");
+    assert!(
+        link.contains("par=fsdp") || link.contains("par=zero3"),
+        "{title}: neither FSDP nor ZeRO-3"
+    );
+    let before: Vec<[u64; 3]> = serde_json::from_value(row["before_streams_refreeze"].clone())
+        .unwrap_or_else(|e| panic!("{title}: before_streams_refreeze: {e}"));
+    let now: Vec<[u64; 3]> = serde_json::from_value(row["gpus"].clone()).expect("gpus triples");
+    only_the_cache_moved(title, &before, &now);
 }
 
 /// Every GPU's allocated peak stayed (within [`REFINEMENT`]) and device

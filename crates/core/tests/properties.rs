@@ -137,6 +137,23 @@ proptest! {
         prop_assert!(used(&estimate_with_model(&longer, &spec).unwrap()) >= base);
     }
 
+    /// FSDP's reduce-scatter inputs take new segments while the loss's
+    /// freed blocks are smaller than them: the envelope over fewer tokens
+    /// keeps the estimate from falling when more tokens make them fit.
+    #[test]
+    fn fsdp_memory_grows_with_batch_and_sequence(spec in arb_spec(), sc in arb_training(), extra in 1u64..8, gpus in prop::sample::select(vec![1u64, 2, 8])) {
+        let mut sc = sc;
+        sc.parallel.gpus = gpus;
+        sc.parallel.strategy = Sharding::Fsdp;
+        let base = used(&estimate_with_model(&sc, &spec).unwrap());
+        let mut bigger = sc.clone();
+        bigger.training.micro_batch += extra;
+        prop_assert!(used(&estimate_with_model(&bigger, &spec).unwrap()) >= base);
+        let mut longer = sc.clone();
+        longer.training.seq_len += extra * 64;
+        prop_assert!(used(&estimate_with_model(&longer, &spec).unwrap()) >= base);
+    }
+
     #[test]
     fn memory_grows_with_layers_and_hidden(spec in arb_spec(), sc in arb_training()) {
         let base = used(&estimate_with_model(&sc, &spec).unwrap());

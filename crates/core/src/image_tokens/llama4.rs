@@ -93,7 +93,7 @@ pub fn cohere2_canvas(width: u64, height: u64, tile: u64, max_tiles: u64) -> (u6
     let mut grids: Vec<(u64, u64)> = (1..=max)
         .flat_map(|cols| (1..=max / cols).map(move |rows| (rows, cols)))
         .collect();
-    grids.sort_by_key(|&(rows, cols)| rows * cols);
+    crate::short_sort::sort_by_key(&mut grids, |&(rows, cols)| rows * cols);
     let scale = |&(rows, cols): &(u64, u64)| {
         let w = (cols * tile) as f64 / width.max(1) as f64;
         let h = (rows * tile) as f64 / height.max(1) as f64;

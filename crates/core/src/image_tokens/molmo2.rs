@@ -63,7 +63,7 @@ fn tiling(height: i64, width: i64, window_px: u64, max_crops: u64) -> (u64, u64)
     let mut grids: Vec<(u64, u64)> = (1..=max_crops)
         .flat_map(|r| (1..=max_crops / r).map(move |c| (r, c)))
         .collect();
-    grids.sort_by_key(|&(r, c)| (r * c, r));
+    crate::short_sort::sort_by_key(&mut grids, |&(r, c)| (r * c, r));
     // x / 0 is +inf and x / a negative side negative, as in the processor.
     let scale = |&(r, c): &(u64, u64)| {
         let by = |n: u64, d: i64| (n * window_px) as f32 / d as f32;

@@ -53,19 +53,29 @@ pub(super) struct Transients {
 }
 
 /// Bytes of new segments the gradients and the step's temporaries need
-/// beyond the blocks forward freed, and the rule's formula; `None` where
-/// the rule does not apply (sharded or model-parallel runs, expandable
-/// segments, whose one growing range hands freed pages to any size).
+/// beyond the blocks forward freed (with FSDP: its reduce-scatter inputs,
+/// the compute stream's only requests of that size), and the rule's
+/// formula; `None` where the rule does not apply (ZeRO or model-parallel
+/// runs, expandable segments, whose one growing range hands freed pages to
+/// any size).
 pub(super) fn fresh_segments(r: &Resolved, t: &Transients) -> Option<(u128, String)> {
     let s = &r.shards;
     let plain = matches!(s.strategy, Strategy::None | Strategy::Ddp) && s.tp * s.pp == 1;
-    if !plain || r.expandable_segments || t.gradients + t.step == 0 {
+    let fsdp = s.strategy == Strategy::Fsdp && s.training;
+    if !(plain || fsdp) || r.expandable_segments || t.gradients + t.step == 0 {
         return None;
     }
     let (activation_block, loss_block) = block_sizes(r);
-    let mut requests = gradient_tensors(r, t.gradients);
-    let step = step_tensors(r, &requests, t.step);
-    requests.extend(step);
+    let (mut requests, what) = if fsdp {
+        (
+            super::sharded::fsdp_reduce_inputs(r),
+            "FSDP's reduce-scatter inputs",
+        )
+    } else {
+        let gradients = gradient_tensors(r, t.gradients);
+        let step = step_tensors(r, &gradients, t.step);
+        ([gradients, step].concat(), "gradients and step temporaries")
+    };
     crate::short_sort::sort_by_key(&mut requests, |r| std::cmp::Reverse(r.0));
     let pools = [
         Pool {
@@ -104,7 +114,7 @@ pub(super) fn fresh_segments(r: &Resolved, t: &Transients) -> Option<(u128, Stri
     Some((
         fresh,
         format!(
-            "forward's freed blocks stay cached; gradients and step temporaries larger than them (activations ≤ {activation_block} B{}, loss ≤ {loss_block} B) take new segments: {fresh}",
+            "forward's freed blocks stay cached; {what} larger than them (activations ≤ {activation_block} B{}, loss ≤ {loss_block} B) take new segments: {fresh}",
             if t.rebuilt { ", rebuilt per layer in backward" } else { "" }
         ),
     ))

@@ -37,22 +37,106 @@ pub(super) fn fsdp_gathered(r: &Resolved) -> Option<(u128, String)> {
     if s.strategy != Strategy::Fsdp || !s.training {
         return None;
     }
+    let (root, layer) = fsdp_units(r);
+    let replica = r.weights.total / (s.tp * s.pp);
+    let bytes = gathered_bytes(r, root + layer).min(replica);
+    Some((
+        bytes,
+        format!(
+            "FSDP at the loss's backward: the root unit (embedding, head, final norm: {root} params) and one layer ({layer} params) gathered × {:.2} B/param",
+            Decimal(r.weights.total as f64 / r.counts.total.max(1) as f64)
+        ),
+    ))
+}
+
+/// `params` parameters gathered on one GPU, in the weights' bytes per
+/// parameter (over TP × PP).
+fn gathered_bytes(r: &Resolved, params: u128) -> u128 {
+    let total = u128::from(r.counts.total.max(1));
+    params * r.weights.total / total / (r.shards.tp * r.shards.pp)
+}
+
+/// FSDP's units: the root's parameters (embedding, head, final norm) and
+/// one decoder layer's.
+fn fsdp_units(r: &Resolved) -> (u128, u128) {
+    let s = &r.shards;
     let c = &r.counts;
     let total = u128::from(c.total.max(1));
     let root = u128::from(c.embedding + c.lm_head + c.other);
     let in_layers = total
         .saturating_sub(root)
         .saturating_sub(u128::from(c.vision + c.projector));
-    let layer = in_layers / s.layers.max(1);
-    let replica = r.weights.total / (s.tp * s.pp);
-    let bytes = ((root + layer) * r.weights.total / total / (s.tp * s.pp)).min(replica);
+    (root, in_layers / s.layers.max(1))
+}
+
+/// FSDP2 runs its collectives on streams of their own, and the caching
+/// allocator keeps a freed block for the stream that allocated it
+/// (`CUDACachingAllocator.cpp`), so these pools stay reserved beside the
+/// compute stream's cache (`_fully_shard/_fsdp_collectives.py`):
+/// * the all-gather outputs, allocated on the copy-in stream: the root
+///   unit's as forward starts, then a layer's and the next one's
+///   (prefetched), which split the root's freed block where they fit;
+/// * the reduce-scatter outputs, allocated on the reduce-scatter stream:
+///   the sharded gradients, freed between steps (`zero_grad`), so not
+///   alive at the loss's backward (`gradients`: their bytes; 0 when they
+///   stay allocated or go to the CPU).
+///
+/// Measured on one rank of 1, 2 and 8 on an H100 (`tests/data/sharded/`):
+/// Llama-3.2-1B's reserved beyond allocated grows by the gradient shards'
+/// bytes as the world shrinks (3.68, 5.51, 7.85 GiB at 8, 2, 1 ranks).
+/// `None` unless FSDP trains with its shards on the GPU.
+pub(super) fn fsdp_stream_pools(r: &Resolved, gradients: u128) -> Option<(u128, String)> {
+    let s = &r.shards;
+    if s.strategy != Strategy::Fsdp || !s.training {
+        return None;
+    }
+    let (root, layer) = fsdp_units(r);
+    let gathered = gathered_bytes(r, root.max(2 * layer));
+    let shards = if s.params_offloaded() { 0 } else { gradients };
     Some((
-        bytes,
+        gathered + shards,
         format!(
-            "FSDP at the loss's backward: the root unit (embedding, head, final norm: {root} params) and one layer ({layer} params) gathered × {:.2} B/param",
-            Decimal(r.weights.total as f64 / total as f64)
+            "FSDP's stream pools: all-gather outputs max(root, 2 layers) {gathered} + reduce-scatter outputs (the gradient shards) {shards}"
         ),
     ))
+}
+
+/// DeepSpeed ZeRO-3 reduces each full gradient bucket on its
+/// `reduce_and_partition_stream`, where `reduce_scatter_coalesced`
+/// (`deepspeed/runtime/comm/coalesced_collectives.py`) first concatenates
+/// the bucket's gradients, rank by rank, into one flat buffer: a block of
+/// up to `reduce_bucket_size` 16-bit elements cached for that stream alone.
+/// Measured on one rank of 8 on an H100 (`tests/data/sharded/`): the
+/// default 5e8-element bucket's runs reserve 1.1 to 1.5 GiB more beyond
+/// allocated than the Trainer's h² bucket's. `None` for other layouts.
+pub(super) fn zero3_stream_pool(r: &Resolved) -> Option<(u128, String)> {
+    let s = &r.shards;
+    if s.strategy != Strategy::Zero3 || !s.training || r.training.optimizer_in_backward {
+        return None;
+    }
+    let elements = u128::from(crate::zero3::reduce_bucket_elements(r)).min(r.trainable);
+    let bytes = elements * r.trainable_dtype.bytes() as u128 / (s.tp * s.pp);
+    Some((
+        bytes,
+        format!("ZeRO-3's reduce stream: one flat gradient bucket, {elements} elements ({bytes})"),
+    ))
+}
+
+/// FSDP2's reduce-scatter inputs, allocated on the compute stream in the
+/// gradients' reduce dtype as each unit's backward ends
+/// (`foreach_reduce`): the root's, and a layer's with the next one's in
+/// flight, as (one tensor's bytes, all of them).
+pub(super) fn fsdp_reduce_inputs(r: &Resolved) -> Vec<(u128, u128)> {
+    let (root, layer) = fsdp_units(r);
+    let split = r.shards.tp * r.shards.pp;
+    // Mixed precision reduces into the fp32 shards' dtype.
+    let bytes = if fsdp_mixed_precision(r) {
+        4
+    } else {
+        r.trainable_dtype.bytes() as u128
+    };
+    let (root, layer) = (root * bytes / split, layer * bytes / split);
+    vec![(root, root), (layer, 2 * layer)]
 }
 
 /// DeepSpeed ZeRO with its optimizer on the CPU: gradients leave the GPU
