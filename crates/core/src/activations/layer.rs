@@ -287,11 +287,20 @@ pub(super) fn feed_forward_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec
         ActFn::Relu => (1, "relu output"),
         ActFn::GatedPythonGelu => (6, "gelu_new intermediates, act(gate), up"),
     };
-    t.push(
-        "feed-forward",
-        n * mlp_act * bsi,
-        format!("{n}·{mlp_act}·b·s·i ({what})"),
-    );
+    // Under autocast `torch.pow` runs in fp32 (its CUDA fp32 list, PyTorch's
+    // "Automatic Mixed Precision" notes), so gelu_new's chain is fp32 from
+    // the cube on: the cube's cast input, tanh's output and 1 + tanh keep 4
+    // bytes, 0.5·x 2 (measured on an H100: GPT-2 under AMP at 8 × 1024,
+    // tests/data/groundtruth/h100_measured.jsonl, was 11.5 % low).
+    let (per, formula) = if act == ActFn::PythonGelu && l.autocast {
+        (
+            4 + 4 + 2 + 4,
+            format!("(4+4+2+4)·b·s·i ({what}, fp32 from the cube under autocast)"),
+        )
+    } else {
+        (n * mlp_act, format!("{n}·{mlp_act}·b·s·i ({what})"))
+    };
+    t.push("feed-forward", per * bsi, formula);
     let t5_dropout = l.dropout && spec.arch == Arch::T5;
     if t5_dropout {
         // T5DenseActDense drops out the intermediate itself (wi → act →

@@ -13,6 +13,6 @@ pub static TABLE: &[BandRow] = &[
     BandRow { regime: "training/adapters/litgpt", metric: MetricClass::Allocated, cases: 31, p10_permille: -62, p90_permille: 50, under_permille: 419 },
     BandRow { regime: "training/adapters/torchtune", metric: MetricClass::Total, cases: 6, p10_permille: -111, p90_permille: 2, under_permille: 666 },
     BandRow { regime: "training/forward_backward/hf", metric: MetricClass::Allocated, cases: 13, p10_permille: -20, p90_permille: 19, under_permille: 230 },
-    BandRow { regime: "training/full/hf", metric: MetricClass::Allocated, cases: 77, p10_permille: -17, p90_permille: 13, under_permille: 805 },
-    BandRow { regime: "training/full/hf", metric: MetricClass::Total, cases: 161, p10_permille: -59, p90_permille: 67, under_permille: 447 },
+    BandRow { regime: "training/full/hf", metric: MetricClass::Allocated, cases: 77, p10_permille: -15, p90_permille: 18, under_permille: 792 },
+    BandRow { regime: "training/full/hf", metric: MetricClass::Total, cases: 161, p10_permille: -32, p90_permille: 67, under_permille: 434 },
 ];

@@ -124,10 +124,15 @@ pub(super) fn zero3_stream_pool(r: &Resolved) -> Option<(u128, String)> {
 
 /// FSDP2's reduce-scatter inputs, allocated on the compute stream in the
 /// gradients' reduce dtype as each unit's backward ends
-/// (`foreach_reduce`): the root's, and a layer's with the next one's in
-/// flight, as (one tensor's bytes, all of them).
+/// (`foreach_reduce`, over the parameters with gradients: adapters alone
+/// under LoRA): the root's, and a layer's with the next one's in flight, as
+/// (one tensor's bytes, all of them).
 pub(super) fn fsdp_reduce_inputs(r: &Resolved) -> Vec<(u128, u128)> {
-    let (root, layer) = fsdp_units(r);
+    let (root, layer) = if crate::trainable::trains_every_weight(r.training.method) {
+        fsdp_units(r)
+    } else {
+        (0, r.trainable / r.shards.layers.max(1))
+    };
     let split = r.shards.tp * r.shards.pp;
     // Mixed precision reduces into the fp32 shards' dtype.
     let bytes = if fsdp_mixed_precision(r) {
