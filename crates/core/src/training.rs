@@ -37,7 +37,7 @@ pub struct TrainingMemory {
     /// formula.
     pub reserved_floor: Option<(u128, String)>,
     /// Blocks cached for the collectives' own streams, with their formula
-    /// (FSDP: `sharded::fsdp_stream_pools`).
+    /// (`sharded::fsdp_stream_pools`, `sharded::zero3_stream_pool`).
     pub stream_pools: Option<(u128, String)>,
 }
 
@@ -135,11 +135,12 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
     // the backward's live tensors.
     let pools = sharded::fsdp_stream_pools(r, transients.gradients)
         .or_else(|| sharded::zero3_stream_pool(r));
+    let backward = alive.backward(accumulating);
     let (reserved_floor, stream_pools) = match (pools, fresh) {
         (Some((pools, formula)), Some((fresh, why))) => {
             // Beyond the peak's live tensors (the envelope keeps backward +
             // fresh from falling as tokens grow; a later peak reuses them).
-            let beyond = (alive.backward(accumulating) + fresh).saturating_sub(peak);
+            let beyond = (backward + fresh).saturating_sub(peak);
             (
                 None,
                 Some((
@@ -150,7 +151,7 @@ pub fn training_memory(r: &Resolved) -> TrainingMemory {
         }
         (Some(pools), None) => (None, Some(pools)),
         (None, fresh) => (
-            fresh.map(|(fresh, formula)| (alive.backward(accumulating) + fresh, formula)),
+            fresh.map(|(fresh, formula)| (backward + fresh, formula)),
             None,
         ),
     };

@@ -101,6 +101,23 @@ fn arb_training() -> impl Strategy<Value = Scenario> {
         })
 }
 
+/// Device used never falls with `extra` more sequences or `extra × 64`
+/// more tokens per sequence.
+fn grows_with_batch_and_sequence(
+    spec: &ModelSpec,
+    sc: &Scenario,
+    extra: u64,
+) -> Result<(), TestCaseError> {
+    let base = used(&estimate_with_model(sc, spec).unwrap());
+    let mut bigger = sc.clone();
+    bigger.training.micro_batch += extra;
+    prop_assert!(used(&estimate_with_model(&bigger, spec).unwrap()) >= base);
+    let mut longer = sc.clone();
+    longer.training.seq_len += extra * 64;
+    prop_assert!(used(&estimate_with_model(&longer, spec).unwrap()) >= base);
+    Ok(())
+}
+
 fn used(e: &Estimate) -> u64 {
     e.headline_gpu().device_used_bytes
 }
@@ -128,13 +145,7 @@ proptest! {
 
     #[test]
     fn memory_grows_with_batch_and_sequence(spec in arb_spec(), sc in arb_training(), extra in 1u64..8) {
-        let base = used(&estimate_with_model(&sc, &spec).unwrap());
-        let mut bigger = sc.clone();
-        bigger.training.micro_batch += extra;
-        prop_assert!(used(&estimate_with_model(&bigger, &spec).unwrap()) >= base);
-        let mut longer = sc.clone();
-        longer.training.seq_len += extra * 64;
-        prop_assert!(used(&estimate_with_model(&longer, &spec).unwrap()) >= base);
+        grows_with_batch_and_sequence(&spec, &sc, extra)?;
     }
 
     /// FSDP's reduce-scatter inputs take new segments while the loss's
@@ -145,13 +156,7 @@ proptest! {
         let mut sc = sc;
         sc.parallel.gpus = gpus;
         sc.parallel.strategy = Sharding::Fsdp;
-        let base = used(&estimate_with_model(&sc, &spec).unwrap());
-        let mut bigger = sc.clone();
-        bigger.training.micro_batch += extra;
-        prop_assert!(used(&estimate_with_model(&bigger, &spec).unwrap()) >= base);
-        let mut longer = sc.clone();
-        longer.training.seq_len += extra * 64;
-        prop_assert!(used(&estimate_with_model(&longer, &spec).unwrap()) >= base);
+        grows_with_batch_and_sequence(&spec, &sc, extra)?;
     }
 
     #[test]
