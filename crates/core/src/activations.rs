@@ -19,6 +19,7 @@ mod cross_layer;
 mod hyper;
 mod layer;
 mod local_attention;
+mod merged_attention;
 mod op_sac;
 mod recurrent;
 mod shape;

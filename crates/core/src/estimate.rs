@@ -324,7 +324,7 @@ fn serving_engine(
         {
             return Err(InputError::new(
                 "inference.engine",
-                "this engine does not run BART-family encoder-decoders (BART, mBART, Marian, Pegasus, M2M-100/NLLB, BlenderBot) or T5Gemma: choose the transformers engine for it",
+                "this engine does not run BART-family encoder-decoders (BART, mBART, Marian, Pegasus, M2M-100/NLLB, BlenderBot), T5Gemma or T5Gemma 2: choose the transformers engine for it",
             ));
         }
         Engine::Vllm => Some(ServingEngine::Vllm(VllmEngine {

@@ -75,6 +75,7 @@ mod siglip;
 mod step3p7;
 mod t5;
 mod t5gemma;
+mod t5gemma2;
 mod towers;
 mod unlimited_ocr;
 mod video_llama3;
@@ -297,6 +298,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
         "lfm2_vl" => return lfm2_vl::import_lfm2_vl(cfg, text_or(Arch::Lfm2, "lfm2")),
         "apertus1p5" => return apertus1p5::import(cfg, text_or(Arch::Apertus, "apertus1p5_text")),
         "t5gemma" => return t5gemma::import_t5gemma(cfg, t5gemma_module),
+        "t5gemma2" => return t5gemma2::import_t5gemma2(cfg, t5gemma2_stack),
         t if WRAPPERS_2026.contains(&t) => return import_2026_wrapper(cfg, model_type),
         // Step-3.7-Flash: its text config (`step3p5`) is Qwen3-MoE's layers
         // completed by `step3p7::complete_step3p5`.
@@ -377,8 +379,9 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
 }
 
 /// The `model_type`s of [`import_2026_wrapper`].
-const WRAPPERS_2026: [&str; 66] = [
+const WRAPPERS_2026: [&str; 67] = [
     "t5gemma",
+    "t5gemma2",
     "chameleon",
     "emu3",
     "musicflamingo",
@@ -1042,6 +1045,11 @@ fn import_own_type(cfg: &Cfg) -> Result<ModelSpec> {
 /// A T5Gemma stack's module config: Gemma 2's layers.
 fn t5gemma_module(module: &Cfg) -> Result<ModelSpec> {
     import_decoder(module, Arch::Gemma2, "t5gemma")
+}
+
+/// A T5Gemma 2 stack's config: Gemma 3's layers.
+fn t5gemma2_stack(stack: &Cfg) -> Result<ModelSpec> {
+    import_decoder(stack, Arch::Gemma3, "t5gemma2")
 }
 
 /// The encoder-decoder families: T5 and its descendants, Whisper and the

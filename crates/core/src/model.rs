@@ -791,6 +791,12 @@ pub struct ModelSpec {
     /// (UMT5), where T5 learns one per stack in the first layer.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub relative_bias_every_layer: bool,
+    /// Each decoder layer of an encoder-decoder reads the encoder through
+    /// its own attention (T5Gemma 2's `T5Gemma2MergedAttention`): the same
+    /// q/k/v/o project the encoder's output, whose keys and values follow
+    /// the decoder's in one softmax, so there is no cross-attention block.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub merged_cross_attention: bool,
     /// LongT5's encoder attends within blocks of `local_radius + 1` tokens
     /// and their two neighbours (`None`: full attention).
     #[serde(default, skip_serializing_if = "Option::is_none")]

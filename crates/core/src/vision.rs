@@ -223,6 +223,12 @@ pub fn with_image_tokens(sc: &Scenario, spec: &ModelSpec) -> Result<Option<(Scen
         ));
     }
     *text = total;
+    // An encoder-decoder's images are the encoder's: its decoder trains on
+    // the text target alone (Florence-2, T5Gemma 2)
+    let encoder_decoder = spec.encoder_layers.is_some_and(|e| e > 0);
+    if encoder_decoder && sc.task == TaskKind::Training && out.training.target_len.is_none() {
+        out.training.target_len = Some(text_tokens);
+    }
     Ok(Some((out, note::image_note(&sized, text_tokens, total))))
 }
 

@@ -337,3 +337,35 @@ fn the_importer_reads_each_familys_eager_path() {
     }
     assert_eq!(eager_path_for("llama"), EagerPath::Architecture);
 }
+
+/// A sliding layer over its window gets transformers' mask, and with it
+/// SDPA keeps k and v repeated to every query head beside the mask in the
+/// activation dtype; one key-value head's repeat is a view (Gemma 3 and
+/// Mistral, masked or not, one or two key-value heads, fp32 and bf16,
+/// batch 1 and 2; `data/attention/masked_gqa.jsonl`, saved-tensor hooks).
+#[test]
+fn a_masked_sliding_layer_keeps_k_and_v_at_every_query_head() {
+    use vramfit_core::activations::{act_fn, layer_terms, LayerShape};
+    let mut checked = 0;
+    for (line, _) in json_lines("attention/masked_gqa.jsonl") {
+        let mut config = line["config"].clone();
+        config["model_type"] = line["model_type"].clone();
+        let spec = vramfit_core::hf_config::from_hf_config(&config.to_string()).expect("imports");
+        let act_bytes: u128 = if line["dtype"] == "float32" { 4 } else { 2 };
+        let batch = u128::from(line["batch"].as_u64().expect("batch"));
+        let seq = u128::from(line["seq"].as_u64().expect("seq"));
+        let shape = LayerShape {
+            attention: Attention::Sdpa,
+            window_mask: line["masked"] == true,
+            ..common::plain_layer_shape(&spec, batch, seq, act_bytes)
+        };
+        let ours: u128 = layer_terms(&shape, &spec, act_fn(&spec, Framework::Transformers))
+            .iter()
+            .map(|t| t.bytes)
+            .sum();
+        let want = u128::from(line["layer_bytes"].as_u64().expect("measured"));
+        assert_eq!(ours, want, "{line}");
+        checked += 1;
+    }
+    assert_eq!(checked, 32);
+}

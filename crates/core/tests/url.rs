@@ -482,6 +482,8 @@ fn model_source() -> impl Strategy<Value = ModelSource> {
             relative_attention_buckets: encoder_layers,
             // UMT5's per-layer bias on some shapes
             relative_bias_every_layer: layers % 4 == 3,
+            // T5Gemma 2's merged attention on some encoder-decoders
+            merged_cross_attention: encoder_layers.is_some_and(|e| e % 3 == 1),
             // LongT5's blocks, local or transient-global, on some shapes
             local_radius: encoder_layers.map(|e| e * 7),
             global_block: encoder_layers.filter(|e| e % 2 == 0).map(|e| e + 3),

@@ -10,7 +10,17 @@ use crate::scenario::Attention;
 pub(super) fn fused_attention_terms(t: &mut Terms, l: &LayerShape) {
     let bs = l.tokens();
     let qd = l.heads * l.head_dim;
-    let kvd = l.kv_heads * l.head_dim;
+    // Handed a mask (a sliding layer over its window), transformers repeats
+    // k and v to every query head before SDPA (`use_gqa_in_sdpa` holds only
+    // without one) and SDPA keeps the repeat; one key-value head's repeat
+    // is a stride-0 view, kept one head wide (measured on CPU:
+    // tests/data/attention/masked_gqa.jsonl)
+    let repeated = l.window_mask && l.attention == Attention::Sdpa && l.kv_heads > 1;
+    let kvd = if repeated {
+        qd
+    } else {
+        l.kv_heads * l.head_dim
+    };
     let attn_bytes = l.compute_bytes();
     t.push(
         "q, k, v",
@@ -208,7 +218,7 @@ fn attention_dropout_copy_bytes(attn_bytes: u128, autocast: bool) -> u128 {
 
 /// Bytes per score a family's eager layer saves: its own path where it has
 /// one ([`EagerPath`]), else its architecture's ([`eager_score_bytes`]).
-fn eager_saved_score_bytes(spec: &ModelSpec, act_bytes: u128, autocast: bool) -> u128 {
+pub(super) fn eager_saved_score_bytes(spec: &ModelSpec, act_bytes: u128, autocast: bool) -> u128 {
     match spec.eager_path {
         EagerPath::InputDtypeSinks if act_bytes == 2 || autocast => 2,
         EagerPath::InputDtypeSinks => act_bytes,

@@ -5,8 +5,10 @@ use super::attention::{
     sdpa_falls_back_to_math,
 };
 use super::local_attention::local_attention_terms;
+use super::merged_attention::merged_attention_terms;
 use super::shape::{
-    norm_saves, qk_norm_rows, ActFn, LayerShape, LoraActs, NormSaves, RmsWeight, Term, Terms,
+    norm_saves, qk_norm_rows, qk_norm_weight, ActFn, LayerShape, LoraActs, NormSaves, RmsWeight,
+    Term, Terms,
 };
 use crate::model::{Arch, ModelSpec, QkNorm};
 use crate::scenario::{Attention, Checkpointing, LoraTarget};
@@ -84,6 +86,8 @@ fn attention_block_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, norms:
     match (spec.local_attention(), l.attention) {
         // LongT5's encoder layers (no cross-attention) attend in blocks
         (Some(local), _) if l.cross_seq == 0 => local_attention_terms(t, l, local),
+        // T5Gemma 2: the cross-attention is the self-attention's own
+        _ if spec.merged_cross_attention => merged_attention_terms(t, l, spec),
         (_, Attention::Sdpa) if sdpa_falls_back_to_math(l, spec) => math_sdpa_terms(t, l),
         (_, Attention::Sdpa | Attention::Flash) => fused_attention_terms(t, l),
         (_, Attention::Eager) => eager_attention_terms(t, l, spec),
@@ -127,7 +131,7 @@ fn attention_block_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec, norms:
             "b·s·h (o weight or LoRA grad)".into(),
         );
     }
-    if l.cross_seq > 0 {
+    if l.cross_seq > 0 && !spec.merged_cross_attention {
         cross_attention_terms(t, l, spec, norms);
         if output_copied(l, spec) {
             t.push(
@@ -236,22 +240,6 @@ fn qk_norm_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec) {
             4 * width,
             format!("4·{width}"),
         );
-    }
-}
-
-/// The RMSNorm module of the architecture's q/k norms, where its saves were
-/// measured or are the same module: Qwen3 and Qwen3-MoE (`Qwen3RMSNorm`,
-/// `Qwen3MoeRMSNorm`, the same code) and Gemma-3 (`Gemma3RMSNorm`, GemmaRMSNorm's
-/// code). Other families with q/k norms (OLMo-2's fp32 product, Cohere's
-/// LayerNorm, Hunyuan, EXAONE-4, Apertus) were not measured and keep no term.
-fn qk_norm_weight(spec: &ModelSpec) -> Option<RmsWeight> {
-    if spec.qk_norm_kind() == QkNorm::Off {
-        return None;
-    }
-    match spec.arch {
-        Arch::Qwen3 | Arch::Qwen3Moe => Some(RmsWeight::InputDtype),
-        Arch::Gemma3 => Some(RmsWeight::GemmaOffset),
-        _ => None,
     }
 }
 

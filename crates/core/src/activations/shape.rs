@@ -311,3 +311,19 @@ pub(super) fn qk_norm_rows(spec: &ModelSpec, l: &LayerShape) -> Option<(u128, &'
         QkNorm::Full => Some((2, "2")),
     }
 }
+
+/// The RMSNorm module of the architecture's q/k norms, where its saves were
+/// measured or are the same module: Qwen3 and Qwen3-MoE (`Qwen3RMSNorm`,
+/// `Qwen3MoeRMSNorm`, the same code) and Gemma-3 (`Gemma3RMSNorm`, GemmaRMSNorm's
+/// code). Other families with q/k norms (OLMo-2's fp32 product, Cohere's
+/// LayerNorm, Hunyuan, EXAONE-4, Apertus) were not measured and keep no term.
+pub(super) fn qk_norm_weight(spec: &ModelSpec) -> Option<RmsWeight> {
+    if spec.qk_norm_kind() == QkNorm::Off {
+        return None;
+    }
+    match spec.arch {
+        Arch::Qwen3 | Arch::Qwen3Moe => Some(RmsWeight::InputDtype),
+        Arch::Gemma3 => Some(RmsWeight::GemmaOffset),
+        _ => None,
+    }
+}

@@ -3579,6 +3579,38 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "t5gemma2_decoder",
+        &[
+            ("attention_bias", 0),
+            ("head_dim", 256),
+            ("hidden_size", 2304),
+            ("intermediate_size", 9216),
+            ("max_position_embeddings", 131072),
+            ("num_attention_heads", 8),
+            ("num_hidden_layers", 26),
+            ("num_key_value_heads", 4),
+            ("sliding_window", 4096),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 262208),
+        ],
+    ),
+    (
+        "t5gemma2_text",
+        &[
+            ("attention_bias", 0),
+            ("head_dim", 256),
+            ("hidden_size", 2304),
+            ("intermediate_size", 9216),
+            ("max_position_embeddings", 131072),
+            ("num_attention_heads", 8),
+            ("num_hidden_layers", 26),
+            ("num_key_value_heads", 4),
+            ("sliding_window", 4096),
+            ("tie_word_embeddings", 1),
+            ("vocab_size", 262208),
+        ],
+    ),
+    (
         "umt5",
         &[
             ("d_ff", 1024),

@@ -126,6 +126,7 @@ pub(super) fn applies(model_type: &str, has_tower: bool) -> bool {
         | "dots3_note"
         | "florence2" => true,
         "gemma3" | "gemma4" | "llama4" | "qwen3_5" | "qwen3_5_moe" | "shieldgemma2" => has_tower,
+        "t5gemma2" => true,
         _ => false,
     }
 }
@@ -147,6 +148,29 @@ pub fn rule_from_configs(config: &str, preprocessor: Option<&str>) -> Result<Ima
         )
     })?;
     Ok(rule)
+}
+
+/// Gemma 3's processor: each image resized to the tower's square of
+/// `side`² patches and pooled to `tokens`, or with `do_pan_and_scan` its
+/// crops too.
+fn gemma3(side: u64, tokens: u64, pre: &Value) -> ImageRule {
+    if pre.get("do_pan_and_scan").and_then(Value::as_bool) == Some(true) {
+        let ratio = pre
+            .get("pan_and_scan_min_ratio_to_activate")
+            .and_then(Value::as_f64)
+            .unwrap_or(1.2);
+        return ImageRule::Gemma3PanScan {
+            tower: side.saturating_mul(side),
+            tokens,
+            min_crop: number(pre, &[&["pan_and_scan_min_crop_size"]], 256),
+            max_crops: number(pre, &[&["pan_and_scan_max_num_crops"]], 4),
+            min_ratio_tenths: (ratio * 10.0).round() as u64,
+        };
+    }
+    ImageRule::Fixed {
+        tower: side.saturating_mul(side),
+        language_model: tokens,
+    }
 }
 
 #[allow(clippy::too_many_lines)] // one arm per VLM family, each naming its processor's keys
@@ -424,23 +448,17 @@ fn read_rule(config: &str, preprocessor: Option<&str>) -> Result<ImageRule> {
         "gemma3" => {
             let side = vision("image_size", 896) / vision("patch_size", 14).max(1);
             let tokens = number(&cfg, &[&["mm_tokens_per_image"]], 256);
-            if pre.get("do_pan_and_scan").and_then(Value::as_bool) == Some(true) {
-                let ratio = pre
-                    .get("pan_and_scan_min_ratio_to_activate")
-                    .and_then(Value::as_f64)
-                    .unwrap_or(1.2);
-                return Ok(ImageRule::Gemma3PanScan {
-                    tower: side.saturating_mul(side),
-                    tokens,
-                    min_crop: number(&pre, &[&["pan_and_scan_min_crop_size"]], 256),
-                    max_crops: number(&pre, &[&["pan_and_scan_max_num_crops"]], 4),
-                    min_ratio_tenths: (ratio * 10.0).round() as u64,
-                });
-            }
-            Ok(ImageRule::Fixed {
-                tower: side.saturating_mul(side),
-                language_model: tokens,
-            })
+            Ok(gemma3(side, tokens, &pre))
+        }
+        // T5Gemma 2: Gemma 3's processor over the encoder's tower (SigLIP's
+        // class defaults, 224 px in 16 px patches, when it is not given)
+        "t5gemma2" => {
+            let tower = |key: &str, default: u64| {
+                number(&cfg, &[&["encoder", "vision_config", key]], default)
+            };
+            let side = tower("image_size", 224) / tower("patch_size", 16).max(1);
+            let tokens = number(&cfg, &[&["encoder", "mm_tokens_per_image"]], 256);
+            Ok(gemma3(side, tokens, &pre))
         }
         // Gemma 3n: every image resized to 768 × 768 (its SigLIP processor),
         // of which MobileNet-V5's multi-scale fusion adapter leaves a 16 × 16

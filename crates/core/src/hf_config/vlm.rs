@@ -289,6 +289,15 @@ pub(super) fn import_gemma3(
     spec.tied_embeddings = cfg.flag("tie_word_embeddings", true)?;
     let mut v = cfg.required_object("vision_config", "gemma3")?;
     v.defaults = Defaults::SiglipVision;
+    spec.name = "gemma3".to_string();
+    spec.vision = Some(gemma3_tower(&v, spec.hidden)?);
+    Ok(spec)
+}
+
+/// Gemma 3's SigLIP tower (`vision_config`, SigLIP's class defaults where
+/// it is silent) and its `Gemma3MultiModalProjector` into a `text_hidden`
+/// wide model; T5Gemma 2's encoder builds the same two.
+pub(super) fn gemma3_tower(v: &Cfg, text_hidden: u64) -> Result<VisionTower> {
     if let Some(other) = v
         .string("model_type")?
         .filter(|t| *t != "siglip_vision_model")
@@ -311,14 +320,12 @@ pub(super) fn import_gemma3(
     let dw = d as u128;
     // Gemma3MultiModalProjector: mm_input_projection_weight (d × text hidden)
     // and mm_soft_emb_norm = Gemma3RMSNorm(d) (a weight only).
-    let projector = dw * spec.hidden as u128 + dw;
-    spec.name = "gemma3".to_string();
-    spec.vision = Some(counted(
+    let projector = dw * text_hidden as u128 + dw;
+    counted(
         siglip_shape(d, layers, heads, m, image, patch),
         tower,
         projector,
-    )?);
-    Ok(spec)
+    )
 }
 
 /// A SigLIP encoder's parameters (`SiglipVisionTransformer`; Idefics3's and

@@ -305,6 +305,24 @@ impl<'a> Dims<'a> {
         }
     }
 
+    /// An encoder-decoder's decoder layer over its encoder layer's
+    /// attention and norms: cross-attention and its norm beside them, or,
+    /// under T5Gemma 2's merged attention (which reads the encoder with the
+    /// self-attention's own projections), the encoder layer's shape.
+    fn decoder_block(&self, block: WideLayer) -> WideLayer {
+        if self.spec.merged_cross_attention {
+            return block;
+        }
+        WideLayer {
+            q: block.q * 2,
+            k: block.k * 2,
+            v: block.v * 2,
+            o: block.o * 2,
+            norms: block.norms + self.norm_width * self.h,
+            ..block
+        }
+    }
+
     /// How many of the decoder's layers are cross-attention layers.
     fn cross_count(&self, decoder_layers: u128) -> u128 {
         dim(self.spec.cross_attention_layers, MAX_LAYERS).min(decoder_layers)
@@ -584,14 +602,7 @@ impl WideCounts {
                 block.add_scaled(&norms, 1);
                 layers.add_scaled(&block, encoder);
                 layers.add_scaled(&dense_block, encoder - encoder_moe.min(encoder));
-                let decoder_block = WideLayer {
-                    q: block.q * 2,
-                    k: block.k * 2,
-                    v: block.v * 2,
-                    o: block.o * 2,
-                    norms: block.norms + x.norm_width * h,
-                    ..block
-                };
+                let decoder_block = x.decoder_block(block);
                 layers.add_scaled(&decoder_block, decoder_layers);
                 layers.add_scaled(&dense_block, dense_count);
                 if spec.arch == Arch::T5 {

@@ -104,6 +104,7 @@ pub(super) fn encode(spec: &ModelSpec) -> Vec<(String, String)> {
         ("relu", spec.relu_mlp, d.relu_mlp),
         ("pdrop", spec.probability_dropout, d.probability_dropout),
         ("rbl", spec.relative_bias_every_layer, rbl),
+        ("mxa", spec.merged_cross_attention, d.merged_cross_attention),
     ];
     for (key, value, default) in flags {
         if value != default {
@@ -519,7 +520,7 @@ const NUMBER_FIELDS: [(&str, u64, u64, PutNumber); 30] = [
 type PutFlag = fn(&mut ModelSpec, bool);
 
 /// The flags: key, where the value goes.
-const FLAG_FIELDS: [(&str, PutFlag); 12] = [
+const FLAG_FIELDS: [(&str, PutFlag); 13] = [
     ("tied", |s, b| s.tied_embeddings = b),
     ("qkvb", |s, b| s.qkv_bias = b),
     ("outb", |s, b| s.out_bias = b),
@@ -532,6 +533,7 @@ const FLAG_FIELDS: [(&str, PutFlag); 12] = [
     ("relu", |s, b| s.relu_mlp = b),
     ("pdrop", |s, b| s.probability_dropout = b),
     ("rbl", |s, b| s.relative_bias_every_layer = b),
+    ("mxa", |s, b| s.merged_cross_attention = b),
 ];
 
 fn set(spec: &mut ModelSpec, field: &str, v: &str) -> Result<(), String> {

@@ -1,0 +1,99 @@
+//! T5Gemma 2's attention (transformers 5.24 `modeling_t5gemma2.py`):
+//! `T5Gemma2SelfAttention` in the encoder and `T5Gemma2MergedAttention` in
+//! the decoder ([`ModelSpec::merged_cross_attention`]).
+//!
+//! Both stacks always hand the attention a materialized mask ("no
+//! `is_causal` skip"): SDPA converts it to the activation dtype and keeps
+//! it, and transformers repeats k and v to every query head before SDPA
+//! (`use_gqa_in_sdpa` is false whenever a mask is given). A decoder layer
+//! projects the encoder's output with its own k and v, k-norms it with
+//! the same norm (which keeps its fp32 input, statistics, normalized
+//! output and `1 + weight` a second time) and attends over its own keys
+//! and then the source's in one softmax. Measured with saved-tensor hooks
+//! on CPU: `tests/data/t5gemma2/t5gemma2_layers.jsonl`.
+
+use super::attention::eager_saved_score_bytes;
+use super::shape::{qk_norm_weight, LayerShape, RmsWeight, Terms};
+use crate::model::{ModelSpec, QkNorm};
+use crate::scenario::Attention;
+
+/// The attention core of an encoder layer (`l.cross_seq` 0) or a decoder
+/// layer (keys over its `l.seq` tokens and the `l.cross_seq` source tokens).
+pub(super) fn merged_attention_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec) {
+    let (b, s, src) = (l.batch, l.seq, l.cross_seq);
+    let keys = s + src;
+    let qd = l.heads * l.head_dim;
+    let kvd = l.kv_heads * l.head_dim;
+    let attn_bytes = l.compute_bytes();
+    // `repeat_kv` of one key-value head is a stride-0 view: SDPA keeps the
+    // view (its storage one head wide); eager `matmul` broadcasts it at
+    // b = 1 and copies it to every head beyond
+    let one_head = l.kv_heads == 1;
+    let kv_width = match l.attention {
+        Attention::Flash => kvd,
+        Attention::Sdpa if one_head => kvd,
+        Attention::Eager if one_head && b == 1 => kvd,
+        Attention::Sdpa | Attention::Eager => qd,
+    };
+    t.push(
+        "q, k and v over target and source (repeated), attention output",
+        attn_bytes * (b * s * qd + 2 * b * keys * kv_width) + l.o_proj_input(),
+        format!("{attn_bytes}·(b·s·{qd} + 2·b·(s + {src})·{kv_width}) + o_proj input"),
+    );
+    match l.attention {
+        Attention::Eager => {
+            let per_score = eager_saved_score_bytes(spec, l.act_bytes, l.autocast);
+            t.push(
+                "attention scores",
+                per_score * b * l.heads * s * keys,
+                format!("{per_score}·a·b·s·(s + {src})"),
+            );
+        }
+        Attention::Sdpa | Attention::Flash => {
+            t.push("logsumexp", 4 * b * l.heads * s, "4·a·b·s".into());
+            if l.attention == Attention::Sdpa {
+                t.push(
+                    "attention mask (activation dtype)",
+                    l.act_bytes * b * s * keys,
+                    format!("B·b·s·(s + {src})"),
+                );
+            }
+        }
+    }
+    if src > 0 {
+        source_key_norm_terms(t, l, spec);
+    }
+}
+
+/// The k norm over the source's keys, as the layer's q/k norm terms count
+/// it over its own (see `qk_norm_terms`).
+fn source_key_norm_terms(t: &mut Terms, l: &LayerShape, spec: &ModelSpec) {
+    let Some(rms) = qk_norm_weight(spec) else {
+        return;
+    };
+    let (rows, weight) = match spec.qk_norm_kind() {
+        QkNorm::Off => return,
+        QkNorm::Head | QkNorm::PerHead => (l.kv_heads, l.head_dim),
+        QkNorm::Full => (1, l.kv_heads * l.head_dim),
+    };
+    let keys = l.batch * l.cross_seq;
+    let kvd = l.kv_heads * l.head_dim;
+    let normalized = match (l.grads.norms, rms) {
+        (false, _) => 0,
+        (true, RmsWeight::InputDtype) => l.compute_bytes(),
+        (true, RmsWeight::GemmaOffset) => 4,
+    };
+    let offset = if rms == RmsWeight::GemmaOffset {
+        4 * weight
+    } else {
+        0
+    };
+    t.push(
+        "source keys' k norm",
+        keys * ((4 + normalized) * kvd + 4 * rows) + offset,
+        format!(
+            "b·{}·((4 + {normalized})·{kvd} + 4·{rows}) + {offset}",
+            l.cross_seq
+        ),
+    );
+}

@@ -1,0 +1,146 @@
+//! T5Gemma 2 (transformers 5.24 `T5Gemma2ForConditionalGeneration`): Gemma
+//! 3's layers as an encoder with Gemma 3's SigLIP tower and a decoder whose
+//! merged attention reads the encoder. Its parameter counts, its cache
+//! after `generate()` and what its layers save in training, against the
+//! measurements in `data/t5gemma2/` (meta device; tiny random models on CPU).
+
+mod common;
+
+use common::data_dir;
+use vramfit_core::hf_config::from_hf_config;
+
+fn lines(file: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(data_dir().join("t5gemma2").join(file))
+        .expect("measurements")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect()
+}
+
+fn config(line: &serde_json::Value) -> String {
+    let mut cfg = line["config"].clone();
+    cfg["model_type"] = "t5gemma2".into();
+    cfg.to_string()
+}
+
+/// The class defaults, the three checkpoints' shapes and four variants
+/// (untied, a deeper encoder, attention biases, the tower left to SigLIP's
+/// defaults) count what transformers instantiates, to the parameter, the
+/// vision tower included.
+#[test]
+fn parameters_equal_what_transformers_builds() {
+    let mut checked = 0;
+    for line in lines("t5gemma2_params.jsonl") {
+        let spec = from_hf_config(&config(&line)).expect("imports");
+        let counts = spec.param_counts();
+        assert_eq!(
+            counts.total,
+            line["params"].as_u64().expect("count"),
+            "{}",
+            line["name"]
+        );
+        let tower = spec.vision.as_ref().expect("a tower").params;
+        assert_eq!(
+            tower,
+            line["vision_tower_params"].as_u64(),
+            "{}",
+            line["name"]
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 8);
+}
+
+/// After `generate()` of N tokens from a source of S (an image's tokens
+/// among them), every decoder layer holds its own keys and values over the
+/// N decoder tokens (a sliding layer its window less one) and the
+/// encoder's over the S source tokens.
+#[test]
+fn the_cache_holds_the_decoder_tokens_and_the_source() {
+    let mut checked = 0;
+    for line in lines("t5gemma2_cache.jsonl") {
+        let spec = from_hf_config(&config(&line)).expect("imports");
+        let keys = ["self_attention_bytes", "cross_attention_bytes"];
+        let (ours, measured) = common::generate_cache_bytes(&spec, &line, keys);
+        assert_eq!(ours, measured, "{} {}", line["size"], line["dtype"]);
+        checked += 1;
+    }
+    assert_eq!(checked, 32);
+}
+
+/// An encoder whose heads differ from the decoder's is refused by field;
+/// one of another depth imports.
+#[test]
+fn an_encoder_of_another_shape_is_refused_by_field() {
+    let stack = |heads: u64, layers: u64| {
+        serde_json::json!({"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": layers,
+            "num_attention_heads": heads, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 500})
+    };
+    let cfg = serde_json::json!({"model_type": "t5gemma2",
+        "encoder": {"text_config": stack(8, 2)}, "decoder": stack(4, 2)});
+    let e = from_hf_config(&cfg.to_string()).expect_err("refused");
+    assert_eq!(
+        e.field, "config.json: encoder.text_config.hidden_size",
+        "{e}"
+    );
+    let cfg = serde_json::json!({"model_type": "t5gemma2",
+        "encoder": {"text_config": stack(4, 6)}, "decoder": stack(4, 2)});
+    let spec = from_hf_config(&cfg.to_string()).expect("another depth imports");
+    assert_eq!((spec.encoder_layers, spec.layers), (Some(6), 2));
+    assert!(spec.merged_cross_attention);
+}
+
+/// What each encoder and decoder layer saves for backward, against the
+/// layer differences measured with saved-tensor hooks (eager and SDPA,
+/// fp32 and bf16, batch 1 and 2, three source and target lengths, and one
+/// key-value head, whose repeat SDPA keeps as a view). A decoder layer's
+/// merged attention keeps its keys and values over the target and the
+/// source, the source's k-normed, and SDPA the mask over both.
+#[test]
+fn each_layer_saves_what_transformers_saves() {
+    use vramfit_core::activations::{act_fn, layer_terms, LayerShape};
+    use vramfit_core::scenario::{Attention, Framework};
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for line in lines("t5gemma2_layers.jsonl") {
+        let spec = from_hf_config(&config(&line)).expect("imports");
+        let act_bytes = if line["dtype"] == "float32" { 4 } else { 2 };
+        let attention = if line["attn"] == "eager" {
+            Attention::Eager
+        } else {
+            Attention::Sdpa
+        };
+        let number = |k: &str| u128::from(line[k].as_u64().expect(k));
+        let (batch, source, target) = (number("batch"), number("source_len"), number("target_len"));
+        let act = act_fn(&spec, Framework::Transformers);
+        let ours = |seq, cross_seq| -> u128 {
+            let l = LayerShape {
+                attention,
+                cross_seq,
+                ..common::plain_layer_shape(&spec, batch, seq, act_bytes)
+            };
+            layer_terms(&l, &spec, act).iter().map(|t| t.bytes).sum()
+        };
+        let (encoder, decoder) = (ours(source, 0), ours(target, source));
+        let want = (number("encoder_layer_bytes"), number("decoder_layer_bytes"));
+        if (encoder, decoder) != want {
+            failures.push(format!(
+                "{} {} b={batch} S={source} T={target}: encoder {encoder} vs {} ({:+}), decoder {decoder} vs {} ({:+})",
+                line["attn"],
+                line["dtype"],
+                want.0,
+                encoder as i128 - want.0 as i128,
+                want.1,
+                decoder as i128 - want.1 as i128,
+            ));
+        }
+        checked += 1;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(checked, 28);
+}
