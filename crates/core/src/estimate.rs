@@ -327,6 +327,14 @@ fn serving_engine(
                 "this engine does not run BART-family encoder-decoders (BART, mBART, Marian, Pegasus, M2M-100/NLLB, BlenderBot), T5Gemma or T5Gemma 2: choose the transformers engine for it",
             ));
         }
+        // vLLM's, SGLang's and llama.cpp's model registries have no RWKV-4
+        // (llama.cpp's RWKV architectures are RWKV-6 and RWKV-7)
+        Engine::Vllm | Engine::Sglang | Engine::LlamaCpp if r.spec.arch == Arch::Rwkv => {
+            return Err(InputError::new(
+                "inference.engine",
+                "this engine does not run RWKV-4: choose the transformers engine for it",
+            ));
+        }
         Engine::Vllm => Some(ServingEngine::Vllm(VllmEngine {
             total,
             limits: engine_limits(r, gpu, total),
@@ -366,19 +374,27 @@ fn serving_engine(
 }
 
 /// xLSTM trains through `mlstm_kernels`' Triton kernels (transformers'
-/// native path fails in 16 bits), whose saved tensors are not modelled.
+/// native path fails in 16 bits), RWKV-4 through the WKV CUDA kernel
+/// transformers compiles at load; neither's saved tensors are modelled.
 fn refuse_unmodelled_training(sc: &Scenario, spec: &ModelSpec) -> Result<()> {
-    let mlstm = spec
+    use crate::model::RecurrentKind;
+    if sc.task != crate::scenario::TaskKind::Training {
+        return Ok(());
+    }
+    let kind = spec
         .recurrent
         .as_ref()
-        .is_some_and(|r| r.layers > 0 && r.kind == crate::model::RecurrentKind::Mlstm);
-    if sc.task == crate::scenario::TaskKind::Training && mlstm {
-        return Err(InputError::new(
-            "task",
-            "training an xLSTM (mLSTM layers) is not modelled yet: its activations depend on mlstm_kernels' chunkwise kernels; inference is",
-        ));
-    }
-    Ok(())
+        .filter(|r| r.layers > 0)
+        .map(|r| r.kind);
+    let what = match kind {
+        Some(RecurrentKind::Mlstm) => "an xLSTM (mLSTM layers) is not modelled yet: its activations depend on mlstm_kernels' chunkwise kernels",
+        Some(RecurrentKind::Rwkv) => "an RWKV-4 model is not modelled yet: its activations depend on the WKV CUDA kernel transformers compiles at load",
+        _ => return Ok(()),
+    };
+    Err(InputError::new(
+        "task",
+        format!("training {what}; inference is"),
+    ))
 }
 
 /// Tensor parallelism splits the attention heads, pipeline parallelism the layers.

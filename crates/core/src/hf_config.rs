@@ -70,6 +70,7 @@ mod qwen4_exp;
 mod qwen_omni;
 mod reader;
 mod recurrent_gemma;
+mod rwkv;
 mod shuffle;
 mod siglip;
 mod step3p7;
@@ -356,7 +357,7 @@ fn import(cfg: &Cfg, defaults: Defaults) -> Result<ModelSpec> {
             None => import_decoder(cfg, Arch::Gemma3, model_type),
         },
         Arch::T5 | Arch::Whisper | Arch::Bart => import_t5(cfg, arch, model_type),
-        Arch::Mamba | Arch::Mamba2 | Arch::Xlstm => modern::import_mamba(cfg, arch, model_type),
+        a if modern::recurrent_only(a) => modern::import_mamba(cfg, a, model_type),
         // Multimodal wrappers (the language model is `text_config`) with
         // their vision tower; without a text_config the fields are read flat.
         Arch::Llama4 if model_type == "llama4" && cfg.obj.contains_key("text_config") => {

@@ -860,7 +860,7 @@ fn prefill_bytes(r: &Resolved) -> (u128, String) {
     } else {
         "p²"
     };
-    if r.attention == Attention::Eager {
+    if r.attention == Attention::Eager && r.spec.attention_layer_count() > 0 {
         // One layer's scores at their worst moment, and the model's 4-D
         // mask in the activation dtype (b·p² of them, measured beside).
         let scores = r.serving_dtype().bytes() as u128;

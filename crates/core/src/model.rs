@@ -69,6 +69,9 @@ pub enum Arch {
     Bart,
     /// xLSTM: mLSTM blocks only (no attention), each with a gated MLP.
     Xlstm,
+    /// RWKV-4: time-mixing (WKV) blocks only, each with a channel-mixing
+    /// feed-forward (relu² between `key` and `value`, gated by `receptance`).
+    Rwkv,
     DeepseekV2,
     DeepseekV3,
     /// A CLIP vision tower alone: every parameter is in `vision`.
@@ -353,6 +356,12 @@ pub enum RecurrentKind {
     /// head's q/k width (`qk_dim_factor · hidden / heads`), `inner` the
     /// value width of all heads.
     Mlstm,
+    /// RWKV-4's time mixing (`RwkvSelfAttention`): key, value and
+    /// receptance over `inner` = `attention_hidden_size` channels, a WKV
+    /// recurrence with a numerator, denominator and running maximum per
+    /// channel, and a token shift (the previous token's input) before it
+    /// and before the channel mixing.
+    Rwkv,
 }
 
 /// Layers whose token mixer is recurrent (see [`RecurrentKind`]).

@@ -46,6 +46,10 @@ pub fn state_elements(r: &Recurrent) -> (u128, u128) {
         // `xLSTMCache.rnn_state`: C (heads, d_qk, d_v), n (heads, d_qk) and
         // m (heads, 1), in the model's dtype
         RecurrentKind::Mlstm => (0, heads * (state * (inner / heads + 1) + 1)),
+        // `RwkvModel`'s five (batch, hidden, layers) states: the two token
+        // shifts (the last token's input to each mixing) and the WKV
+        // numerator, denominator and running maximum
+        RecurrentKind::Rwkv => (2 * inner, 3 * inner),
     }
 }
 
@@ -102,6 +106,9 @@ fn recurrent_bytes(
             // `_rnn_scan` accumulates in `acc_dtype=torch.float32` and the
             // layer keeps that state as it is
             | RecurrentKind::RgLru
+            // `RwkvModel` creates the WKV states in fp32, the token shifts
+            // in the model's dtype
+            | RecurrentKind::Rwkv
     ) && matches!(engine, Engine::Transformers | Engine::Litgpt);
     let state_b = if fp32_in_torch || r.state_fp32 { 4 } else { b };
     // Tensor parallelism splits the channels (and heads) of every state.
@@ -141,7 +148,10 @@ impl RecurrentKind {
     pub fn has_fused_kernels(self) -> bool {
         !matches!(
             self,
-            RecurrentKind::Lightning | RecurrentKind::RgLru | RecurrentKind::Mlstm
+            RecurrentKind::Lightning
+                | RecurrentKind::RgLru
+                | RecurrentKind::Mlstm
+                | RecurrentKind::Rwkv
         )
     }
 
@@ -156,6 +166,7 @@ impl RecurrentKind {
             RecurrentKind::KimiDelta => "Kimi Delta Attention",
             RecurrentKind::RgLru => "RG-LRU",
             RecurrentKind::Mlstm => "mLSTM",
+            RecurrentKind::Rwkv => "RWKV",
         }
     }
 }

@@ -335,9 +335,9 @@ fn out_of_range_values_name_the_field_and_range() {
 
 #[test]
 fn unknown_model_type_lists_supported_ones() {
-    let e = err(r#"{"model_type": "rwkv", "hidden_size": 8}"#);
+    let e = err(r#"{"model_type": "doge", "hidden_size": 8}"#);
     assert_eq!(e.field, "config.json: model_type");
-    assert!(e.message.contains("\"rwkv\" is not supported"), "{e}");
+    assert!(e.message.contains("\"doge\" is not supported"), "{e}");
     assert!(
         e.message.contains("llama") && e.message.contains("gpt_oss"),
         "{e}"
@@ -379,8 +379,8 @@ fn oversized_models_are_rejected_not_wrapped() {
 fn the_architecture_table_is_the_one_source_of_names() {
     use vramfit_core::model::arch::{by_case_name, by_model_type, model_types, ARCHS, NAMES};
     use vramfit_core::url::Choice;
-    let err = vramfit_core::hf_config::from_hf_config(r#"{"model_type": "rwkv"}"#)
-        .expect_err("rwkv is not modelled yet");
+    let err = vramfit_core::hf_config::from_hf_config(r#"{"model_type": "doge"}"#)
+        .expect_err("doge is not modelled yet");
     assert_eq!(err.field, "config.json: model_type");
     for t in model_types() {
         assert!(err.message.contains(t), "{t} missing from: {}", err.message);

@@ -199,8 +199,8 @@ pub fn mixer_terms(l: &LayerShape, rec: &Recurrent, kernels: MixerKernels) -> Ve
         RecurrentKind::ShortConv => short_conv(&mut t, d, rec, fused),
         RecurrentKind::Lightning => lightning(&mut t, d, rec),
         RecurrentKind::RgLru => rg_lru(&mut t, d, rec),
-        // not reached: an mLSTM model's training is refused (estimate.rs)
-        RecurrentKind::Mlstm => {}
+        // not reached: an mLSTM or RWKV model's training is refused (estimate.rs)
+        RecurrentKind::Mlstm | RecurrentKind::Rwkv => {}
     }
     t.0
 }

@@ -3343,6 +3343,17 @@ pub(super) static CLASS_DEFAULTS: &[(&str, &[(&str, u64)])] = &[
         ],
     ),
     (
+        "rwkv",
+        &[
+            ("context_length", 1024),
+            ("hidden_size", 4096),
+            ("max_position_embeddings", 1024),
+            ("num_hidden_layers", 32),
+            ("tie_word_embeddings", 0),
+            ("vocab_size", 50277),
+        ],
+    ),
+    (
         "sam_vision_model",
         &[
             ("hidden_size", 768),

@@ -586,11 +586,19 @@ fn ernie_moe(cfg: &Cfg, layers: u64) -> Result<Moe> {
     })
 }
 
+/// The families whose every layer is recurrent, read by [`import_mamba`].
+pub(super) fn recurrent_only(arch: Arch) -> bool {
+    matches!(arch, Arch::Mamba | Arch::Mamba2 | Arch::Xlstm | Arch::Rwkv)
+}
+
 /// Mamba-1 or Mamba-2 alone: no attention, no feed-forward, one norm per
-/// layer; xLSTM's recurrent-only blocks are read by their own module.
+/// layer; xLSTM's and RWKV-4's recurrent-only blocks are read by their own
+/// modules.
 pub(super) fn import_mamba(cfg: &Cfg, arch: Arch, model_type: &str) -> Result<ModelSpec> {
-    if arch == Arch::Xlstm {
-        return super::xlstm::import_xlstm(cfg);
+    match arch {
+        Arch::Xlstm => return super::xlstm::import_xlstm(cfg),
+        Arch::Rwkv => return super::rwkv::import_rwkv(cfg),
+        _ => {}
     }
     let hidden = cfg.req(HIDDEN, 1, MAX_DIM)?;
     let layers = cfg.req(LAYERS, 1, MAX_LAYERS)?;

@@ -69,7 +69,7 @@ impl ArchRow {
 }
 
 /// Every architecture, in the order menus list them.
-pub const ARCHS: [ArchRow; 54] = [
+pub const ARCHS: [ArchRow; 55] = [
     // InternLM2 (remote code, InternVL's language model): Llama's layout
     // with q, k, v fused into one `wqkv` of the same size.
     row(Arch::Llama, "llama"),
@@ -134,6 +134,8 @@ pub const ARCHS: [ArchRow; 54] = [
         .biases(true, true)
         .tied(),
     row(Arch::Xlstm, "xlstm"),
+    // RWKV-4: LayerNorms, an unbiased up/down channel mixing, untied.
+    row(Arch::Rwkv, "rwkv").plain_layer_norm(),
     row(Arch::DeepseekV2, "deepseek_v2"),
     // DeepSeek-V3.2 adds a lightning indexer to each layer (hf_config::modern).
     // Kimi K2 ships model_type "kimi_k2" with DeepseekV3ForCausalLM (its
@@ -356,6 +358,7 @@ pub const NAMES: [ArchNames; ARCHS.len()] = [
         &[],
     ),
     names(Arch::Xlstm, &["xlstm"], &[]),
+    names(Arch::Rwkv, &["rwkv"], &[]),
     names(
         Arch::DeepseekV2,
         &["deepseek_v2", "minicpm3"],
@@ -524,6 +527,6 @@ mod tests {
             Some(Arch::Stablelm)
         );
         assert_eq!(by_model_type("mamba").map(|r| r.arch), Some(Arch::Mamba));
-        assert!(by_model_type("rwkv").is_none());
+        assert!(by_model_type("doge").is_none());
     }
 }

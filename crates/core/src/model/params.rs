@@ -428,6 +428,16 @@ impl<'a> Dims<'a> {
                 layer.biases = proj_bias * (2 * qk + 2 * inner + h) + 2 * heads;
                 layer.norms = inner + proj_bias * inner;
             }
+            RecurrentKind::Rwkv => {
+                // time mixing: key, value and receptance (h -> inner) and
+                // output (inner -> h); the channel mixing's receptance
+                // (h -> h) beside its key and value (the MLP)
+                layer.mixer = 4 * h * inner + h * h;
+                // time_decay and time_first per channel; the token-shift
+                // mixes, three before the time mixing, two before the
+                // channel mixing
+                layer.biases = 2 * inner + 5 * h;
+            }
             RecurrentKind::Lightning => {
                 // qkv_proj, output_gate, out_proj; RMSNorm over heads·d
                 layer.mixer = h * 3 * inner + h * inner + inner * h;

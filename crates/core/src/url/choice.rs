@@ -129,6 +129,7 @@ choice!(RecurrentKind {
     KimiDelta => "kimi_delta",
     RgLru => "rg_lru",
     Mlstm => "mlstm",
+    Rwkv => "rwkv",
 });
 /// Architectures are keyed by the one architecture table (`model::arch`).
 impl Choice for Arch {
