@@ -144,3 +144,81 @@ fn each_layer_saves_what_transformers_saves() {
     );
     assert_eq!(checked, 28);
 }
+
+/// Images go through Gemma 3's processor over the encoder's tower: the
+/// same rule as a Gemma 3 config with that tower (256 tokens an image, or
+/// pan-and-scan's crops when the preprocessor asks), read from
+/// `encoder.vision_config` and `encoder.mm_tokens_per_image`; a tower left
+/// to SigLIP's defaults is 224 px in 16 px patches.
+#[test]
+fn images_take_gemma3s_processor_over_the_encoders_tower() {
+    use vramfit_core::hf_config::rule_from_configs;
+    use vramfit_core::image_tokens::ImageRule;
+    let rows = lines("t5gemma2_params.jsonl");
+    let named = |name: &str| {
+        rows.iter()
+            .find(|r| r["name"] == name)
+            .expect("a measured config")
+            .clone()
+    };
+    let t5 = named("4b-4b");
+    let gemma3 = serde_json::json!({"model_type": "gemma3",
+        "vision_config": t5["config"]["encoder"]["vision_config"],
+        "mm_tokens_per_image": t5["config"]["encoder"]["mm_tokens_per_image"]});
+    let pan_and_scan = r#"{"do_pan_and_scan": true, "pan_and_scan_min_crop_size": 256,
+        "pan_and_scan_max_num_crops": 4, "pan_and_scan_min_ratio_to_activate": 1.2}"#;
+    for pre in [None, Some(pan_and_scan)] {
+        let ours = rule_from_configs(&config(&t5), pre).expect("a rule");
+        assert_eq!(
+            ours,
+            rule_from_configs(&gemma3.to_string(), pre).expect("a rule")
+        );
+    }
+    assert_eq!(
+        rule_from_configs(&config(&t5), None).expect("a rule"),
+        ImageRule::Fixed {
+            tower: 64 * 64,
+            language_model: 256
+        }
+    );
+    let bare = rule_from_configs(&config(&named("270m-default-vision")), None).expect("a rule");
+    assert_eq!(
+        bare,
+        ImageRule::Fixed {
+            tower: 14 * 14,
+            language_model: 256
+        }
+    );
+}
+
+/// In training, an image's 256 tokens lengthen the encoder's source, not
+/// the decoder's target: the loss runs over the text target alone.
+#[test]
+fn images_lengthen_the_source_not_the_target() {
+    use vramfit_core::report::Part;
+    use vramfit_core::scenario::{Method, ModelSource, Scenario, TaskKind};
+    let line = lines("t5gemma2_params.jsonl")
+        .into_iter()
+        .find(|r| r["name"] == "270m-270m")
+        .expect("the 270M-270M");
+    let spec = from_hf_config(&config(&line)).expect("imports");
+    let vocab = u64::from(u32::try_from(spec.vocab).expect("vocab"));
+    let mut sc = Scenario {
+        model: ModelSource::Spec(Box::new(spec)),
+        task: TaskKind::Training,
+        ..Scenario::default()
+    };
+    sc.training.method = Method::Lora;
+    sc.training.micro_batch = 2;
+    sc.training.seq_len = 512;
+    sc.training.images_per_sample = 1;
+    let e = vramfit_core::estimate(&sc).expect("estimates");
+    let logits = e.gpus[0]
+        .lines
+        .iter()
+        .find(|l| l.part == Part::LogitsLoss)
+        .expect("a loss line");
+    // 12 B per logit (fp32 log-softmax and two fp32 gradients) over the
+    // 2 × 512 target tokens, not 2 × 768
+    assert_eq!(logits.bytes, 12 * 2 * 512 * vocab, "{}", logits.formula);
+}
