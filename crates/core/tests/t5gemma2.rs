@@ -92,17 +92,46 @@ fn an_encoder_of_another_shape_is_refused_by_field() {
 
 /// What each encoder and decoder layer saves for backward, against the
 /// layer differences measured with saved-tensor hooks (eager and SDPA,
-/// fp32 and bf16, batch 1 and 2, three source and target lengths, and one
-/// key-value head, whose repeat SDPA keeps as a view). A decoder layer's
+/// fp32 and bf16, batch 1 and 2, three source and target lengths; one
+/// key-value head, whose repeat SDPA keeps as a view; PEFT LoRA on q and v
+/// or on q, k, v and o over the frozen model). A decoder layer's
 /// merged attention keeps its keys and values over the target and the
 /// source, the source's k-normed, and SDPA the mask over both.
 #[test]
 fn each_layer_saves_what_transformers_saves() {
-    use vramfit_core::activations::{act_fn, layer_terms, LayerShape};
-    use vramfit_core::scenario::{Attention, Framework};
+    use vramfit_core::activations::{act_fn, layer_terms, GradNeeds, LayerShape, LoraActs};
+    use vramfit_core::scenario::{Attention, Framework, LoraTarget};
     let mut failures = Vec::new();
     let mut checked = 0;
     for line in lines("t5gemma2_layers.jsonl") {
+        // PEFT's adapters on the frozen model: no base weight needs its input
+        let lora = line["lora"]["targets"].as_array().map(|targets| LoraActs {
+            rank: 8,
+            targets: targets
+                .iter()
+                .map(|t| match t.as_str() {
+                    Some("q") => LoraTarget::Q,
+                    Some("k") => LoraTarget::K,
+                    Some("v") => LoraTarget::V,
+                    _ => LoraTarget::O,
+                })
+                .collect(),
+            dropout: false,
+            per_module_fp32: true,
+            fused_qkv: false,
+        });
+        let grads = if lora.is_some() {
+            GradNeeds {
+                norms: false,
+                qkv: false,
+                o: false,
+                gate_up: false,
+                down: false,
+                linear_outputs: false,
+            }
+        } else {
+            GradNeeds::all()
+        };
         let spec = from_hf_config(&config(&line)).expect("imports");
         let act_bytes = if line["dtype"] == "float32" { 4 } else { 2 };
         let attention = if line["attn"] == "eager" {
@@ -117,6 +146,8 @@ fn each_layer_saves_what_transformers_saves() {
             let l = LayerShape {
                 attention,
                 cross_seq,
+                grads,
+                lora: lora.clone(),
                 ..common::plain_layer_shape(&spec, batch, seq, act_bytes)
             };
             layer_terms(&l, &spec, act).iter().map(|t| t.bytes).sum()
@@ -125,9 +156,10 @@ fn each_layer_saves_what_transformers_saves() {
         let want = (number("encoder_layer_bytes"), number("decoder_layer_bytes"));
         if (encoder, decoder) != want {
             failures.push(format!(
-                "{} {} b={batch} S={source} T={target}: encoder {encoder} vs {} ({:+}), decoder {decoder} vs {} ({:+})",
+                "{} {} {} b={batch} S={source} T={target}: encoder {encoder} vs {} ({:+}), decoder {decoder} vs {} ({:+})",
                 line["attn"],
                 line["dtype"],
+                line["lora"]["targets"],
                 want.0,
                 encoder as i128 - want.0 as i128,
                 want.1,
@@ -142,7 +174,7 @@ fn each_layer_saves_what_transformers_saves() {
         failures.len(),
         failures.join("\n")
     );
-    assert_eq!(checked, 28);
+    assert_eq!(checked, 36);
 }
 
 /// Images go through Gemma 3's processor over the encoder's tower: the

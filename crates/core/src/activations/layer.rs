@@ -367,7 +367,7 @@ pub(super) fn lora_terms(t: &mut Terms, l: &LayerShape, lo: &LoraActs) {
         n * a_bytes * bs * lo.rank,
         format!("{n} targets × {a_bytes}·b·s·r"),
     );
-    if lo.per_module_fp32 {
+    if l.lora_copies_per_module() {
         // Each adapted module: its input cast to fp32 (4 B) and, with
         // dropout, the 1-byte mask; under autocast also the 16-bit copy
         // lora_A's matmul casts.

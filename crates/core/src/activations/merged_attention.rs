@@ -15,7 +15,7 @@
 use super::attention::eager_saved_score_bytes;
 use super::shape::{qk_norm_weight, LayerShape, RmsWeight, Terms};
 use crate::model::{ModelSpec, QkNorm};
-use crate::scenario::Attention;
+use crate::scenario::{Attention, LoraTarget};
 
 /// The attention core of an encoder layer (`l.cross_seq` 0) or a decoder
 /// layer (keys over its `l.seq` tokens and the `l.cross_seq` source tokens).
@@ -35,10 +35,16 @@ pub(super) fn merged_attention_terms(t: &mut Terms, l: &LayerShape, spec: &Model
         Attention::Eager if one_head && b == 1 => kvd,
         Attention::Sdpa | Attention::Eager => qd,
     };
+    // SDPA keeps its output, which o_proj reads; eager attention keeps
+    // only what o_proj's weight or adapter needs
+    let output = match l.attention {
+        Attention::Eager => l.o_proj_input(),
+        Attention::Sdpa | Attention::Flash => (attn_bytes * b * s * qd).max(l.o_proj_input()),
+    };
     t.push(
         "q, k and v over target and source (repeated), attention output",
-        attn_bytes * (b * s * qd + 2 * b * keys * kv_width) + l.o_proj_input(),
-        format!("{attn_bytes}·(b·s·{qd} + 2·b·(s + {src})·{kv_width}) + o_proj input"),
+        attn_bytes * (b * s * qd + 2 * b * keys * kv_width) + output,
+        format!("{attn_bytes}·(b·s·{qd} + 2·b·(s + {src})·{kv_width}) + output"),
     );
     match l.attention {
         Attention::Eager => {
@@ -62,7 +68,43 @@ pub(super) fn merged_attention_terms(t: &mut Terms, l: &LayerShape, spec: &Model
     }
     if src > 0 {
         source_key_norm_terms(t, l, spec);
+        source_adapter_terms(t, l);
     }
+}
+
+/// LoRA on k or v runs its adapter over the source too: each adapted
+/// module's A output over the source tokens and, where it copies its input
+/// (a 16-bit model's fp32 cast, or dropout), that copy; an fp32 model's
+/// encoder output is one tensor every layer shares, not a layer's.
+fn source_adapter_terms(t: &mut Terms, l: &LayerShape) {
+    let Some(lo) = &l.lora else {
+        return;
+    };
+    let adapted = lo
+        .targets
+        .iter()
+        .filter(|x| matches!(x, LoraTarget::K | LoraTarget::V))
+        .count() as u128;
+    if adapted == 0 {
+        return;
+    }
+    let tokens = l.batch * l.cross_seq;
+    let a_bytes = if lo.per_module_fp32 { 4 } else { l.act_bytes };
+    let per_input = if l.lora_copies_per_module() {
+        4 + u128::from(lo.dropout) + if l.autocast { 2 } else { 0 }
+    } else if lo.dropout {
+        l.act_bytes + 1
+    } else {
+        0
+    };
+    t.push(
+        "LoRA on k and v over the source",
+        adapted * tokens * (a_bytes * lo.rank + per_input * l.hidden),
+        format!(
+            "{adapted} targets × b·{}·({a_bytes}·r + {per_input}·h)",
+            l.cross_seq
+        ),
+    );
 }
 
 /// The k norm over the source's keys, as the layer's q/k norm terms count

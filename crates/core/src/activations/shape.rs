@@ -185,7 +185,10 @@ impl LayerShape {
     /// Each module applies its own dropout to the input (litgpt and
     /// torchtune `LoRALinear`), so each keeps a dropped copy and a mask.
     pub(super) fn lora_modules_on(&self, targets: &[LoraTarget]) -> u128 {
-        let Some(lo) = self.lora.as_ref().filter(|lo| !lo.per_module_fp32) else {
+        if self.lora_copies_per_module() {
+            return 0;
+        }
+        let Some(lo) = self.lora.as_ref() else {
             return 0;
         };
         let adapted = lo.targets.iter().filter(|x| targets.contains(x)).count() as u128;
@@ -195,6 +198,15 @@ impl LayerShape {
         } else {
             adapted
         }
+    }
+
+    /// Whether each PEFT-style adapted module keeps its own fp32 copy of its
+    /// input: a 16-bit or autocast input's `.to(float32)` is a new tensor,
+    /// an fp32 one's is the input itself, which the modules reading it
+    /// share (measured on CPU: tests/data/t5gemma2/, fp32 LoRA rows).
+    pub(super) fn lora_copies_per_module(&self) -> bool {
+        self.lora.as_ref().is_some_and(|lo| lo.per_module_fp32)
+            && (self.act_bytes != 4 || self.autocast)
     }
 
     /// Input of a group of linears: saved for their weight gradient or LoRA's A.

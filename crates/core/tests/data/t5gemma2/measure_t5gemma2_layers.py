@@ -22,7 +22,8 @@ query_pre_attn_scalar 16, sliding_window 4096 (longer than every sequence), defa
 SigLIP tower of one 32-wide layer (no image is passed). Class defaults otherwise (dropout 0).
 Grid: eager and sdpa × fp32 / bf16 × batch 1 / 2 × (source, target) in (32, 16), (64, 32),
 (48, 48) = 24 rows; and with one key-value head (the 270M and 1B checkpoints'), eager and sdpa ×
-fp32 × batch 1 / 2 × (32, 16) = 4 rows. Seeds fixed.
+fp32 × batch 1 / 2 × (32, 16) = 4 rows; and PEFT LoRA (rank 8, no dropout, the base frozen) on q and v
+or on q, k, v and o, SDPA, fp32 / bf16 × batch 1 / 2 × (32, 16) = 8 rows (peft 0.21.2). Seeds fixed.
 
 Run: HF_HUB_OFFLINE=1 /work/venv/bin/python measure_t5gemma2_layers.py > t5gemma2_layers.jsonl
      HF_HUB_OFFLINE=1 /work/venv/bin/python measure_t5gemma2_layers.py --explain ATTN DTYPE
@@ -57,11 +58,18 @@ def config_kwargs(n_enc, n_dec, kv=2):
     return dict(encoder=enc, decoder=dec)
 
 
-def build(n_enc, n_dec, dtype, attn, kv=2):
+def build(n_enc, n_dec, dtype, attn, kv=2, lora=None):
     torch.manual_seed(0)
     cfg = T5Gemma2Config(**copy.deepcopy(config_kwargs(n_enc, n_dec, kv)), attn_implementation=attn)
     model = T5Gemma2ForConditionalGeneration(cfg).to(DTYPES[dtype]).train()
     assert model.model.decoder.config._attn_implementation == attn
+    if lora is not None:
+        # PEFT's defaults otherwise (no dropout here, adapters upcast to fp32)
+        import peft
+        targets = [f"{t}_proj" for t in lora]
+        lc = peft.LoraConfig(r=8, lora_alpha=16, lora_dropout=0.0, target_modules=targets,
+                             task_type="SEQ_2_SEQ_LM")
+        model = peft.get_peft_model(model, lc).train()
     return model
 
 
@@ -118,6 +126,22 @@ def main():
                           "batch": batch, "source_len": source, "target_len": target,
                           "encoder_layer_bytes": enc, "decoder_layer_bytes": dec,
                           "one_layer_each_bytes": base, "versions": versions}))
+    # LoRA (PEFT, rank 8) on the base model frozen: the merged attention runs
+    # k_proj and v_proj over the source too, through their adapters
+    versions["peft"] = __import__("peft").__version__
+    for targets in (["q", "v"], ["q", "k", "v", "o"]):
+        for dtype in DTYPES:
+            for batch in (1, 2):
+                source, target = 32, 16
+                x, y = inputs(batch, source, target)
+                base = saved_bytes(build(1, 1, dtype, "sdpa", 2, targets), x, y)
+                enc = saved_bytes(build(2, 1, dtype, "sdpa", 2, targets), x, y) - base
+                dec = saved_bytes(build(1, 2, dtype, "sdpa", 2, targets), x, y) - base
+                print(json.dumps({"config": config_kwargs(1, 1, 2), "attn": "sdpa", "dtype": dtype,
+                                  "batch": batch, "source_len": source, "target_len": target,
+                                  "lora": {"rank": 8, "targets": targets},
+                                  "encoder_layer_bytes": enc, "decoder_layer_bytes": dec,
+                                  "one_layer_each_bytes": base, "versions": versions}))
 
 
 if __name__ == "__main__":
