@@ -6,14 +6,12 @@
 
 mod common;
 
-use common::data_dir;
 use vramfit_core::hf_config::from_hf_config;
 
 fn lines(file: &str) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(data_dir().join("t5gemma2").join(file))
-        .expect("measurements")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json line"))
+    common::json_lines(&format!("t5gemma2/{file}"))
+        .into_iter()
+        .map(|(line, _)| line)
         .collect()
 }
 

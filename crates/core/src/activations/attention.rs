@@ -10,17 +10,8 @@ use crate::scenario::Attention;
 pub(super) fn fused_attention_terms(t: &mut Terms, l: &LayerShape) {
     let bs = l.tokens();
     let qd = l.heads * l.head_dim;
-    // Handed a mask (a sliding layer over its window), transformers repeats
-    // k and v to every query head before SDPA (`use_gqa_in_sdpa` holds only
-    // without one) and SDPA keeps the repeat; one key-value head's repeat
-    // is a stride-0 view, kept one head wide (measured on CPU:
-    // tests/data/attention/masked_gqa.jsonl)
-    let repeated = l.window_mask && l.attention == Attention::Sdpa && l.kv_heads > 1;
-    let kvd = if repeated {
-        qd
-    } else {
-        l.kv_heads * l.head_dim
-    };
+    // a sliding layer over its window is handed a mask
+    let kvd = l.sdpa_kv_width(l.window_mask);
     let attn_bytes = l.compute_bytes();
     t.push(
         "q, k, v",
@@ -93,15 +84,7 @@ pub(super) fn eager_attention_terms(t: &mut Terms, l: &LayerShape, spec: &ModelS
     let (b, s) = (l.batch, l.seq);
     let qd = l.heads * l.head_dim;
     let attn_bytes = l.compute_bytes();
-    // One kv head at b = 1: `matmul` broadcasts the stride-0 `repeat_kv`
-    // view, so K and V stay at kv size (cpu/README §2; under autocast only V).
-    let broadcast = l.kv_heads == 1 && b == 1;
-    let kvd = l.kv_heads * l.head_dim;
-    let (k_width, v_width) = match (broadcast, l.autocast) {
-        (true, false) => (kvd, kvd),
-        (true, true) => (qd, kvd),
-        (false, _) => (qd, qd),
-    };
+    let (k_width, v_width) = eager_kv_widths(l);
     t.push(
         "q, k, v (repeated), attention output",
         attn_bytes * b * s * (qd + k_width + v_width) + l.o_proj_input(),
@@ -124,6 +107,20 @@ pub(super) fn eager_attention_terms(t: &mut Terms, l: &LayerShape, spec: &ModelS
             (1 + dropped) * b * l.heads * s * s,
             format!("(1 + {dropped})·a·b·s² mask + dropped probs"),
         );
+    }
+}
+
+/// Widths eager attention keeps K and V at, repeated to every query head
+/// (`repeat_kv`): one kv head at b = 1 is a stride-0 view `matmul`
+/// broadcasts, so K and V stay at kv size (cpu/README §2; under autocast
+/// only V, K's 16-bit cast being a copy).
+pub(super) fn eager_kv_widths(l: &LayerShape) -> (u128, u128) {
+    let qd = l.heads * l.head_dim;
+    let kvd = l.kv_heads * l.head_dim;
+    match (l.kv_heads == 1 && l.batch == 1, l.autocast) {
+        (true, false) => (kvd, kvd),
+        (true, true) => (qd, kvd),
+        (false, _) => (qd, qd),
     }
 }
 

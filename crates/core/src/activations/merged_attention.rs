@@ -12,7 +12,7 @@
 //! and then the source's in one softmax. Measured with saved-tensor hooks
 //! on CPU: `tests/data/t5gemma2/t5gemma2_layers.jsonl`.
 
-use super::attention::eager_saved_score_bytes;
+use super::attention::{eager_kv_widths, eager_saved_score_bytes};
 use super::shape::{qk_norm_weight, LayerShape, RmsWeight, Terms};
 use crate::model::{ModelSpec, QkNorm};
 use crate::scenario::{Attention, LoraTarget};
@@ -23,17 +23,11 @@ pub(super) fn merged_attention_terms(t: &mut Terms, l: &LayerShape, spec: &Model
     let (b, s, src) = (l.batch, l.seq, l.cross_seq);
     let keys = s + src;
     let qd = l.heads * l.head_dim;
-    let kvd = l.kv_heads * l.head_dim;
     let attn_bytes = l.compute_bytes();
-    // `repeat_kv` of one key-value head is a stride-0 view: SDPA keeps the
-    // view (its storage one head wide); eager `matmul` broadcasts it at
-    // b = 1 and copies it to every head beyond
-    let one_head = l.kv_heads == 1;
-    let kv_width = match l.attention {
-        Attention::Flash => kvd,
-        Attention::Sdpa if one_head => kvd,
-        Attention::Eager if one_head && b == 1 => kvd,
-        Attention::Sdpa | Attention::Eager => qd,
+    // the model always hands the attention its mask
+    let (k_width, v_width) = match l.attention {
+        Attention::Eager => eager_kv_widths(l),
+        Attention::Sdpa | Attention::Flash => (l.sdpa_kv_width(true), l.sdpa_kv_width(true)),
     };
     // SDPA keeps its output, which o_proj reads; eager attention keeps
     // only what o_proj's weight or adapter needs
@@ -43,8 +37,8 @@ pub(super) fn merged_attention_terms(t: &mut Terms, l: &LayerShape, spec: &Model
     };
     t.push(
         "q, k and v over target and source (repeated), attention output",
-        attn_bytes * (b * s * qd + 2 * b * keys * kv_width) + output,
-        format!("{attn_bytes}·(b·s·{qd} + 2·b·(s + {src})·{kv_width}) + output"),
+        attn_bytes * (b * s * qd + b * keys * (k_width + v_width)) + output,
+        format!("{attn_bytes}·(b·s·{qd} + b·(s + {src})·({k_width} + {v_width})) + output"),
     );
     match l.attention {
         Attention::Eager => {

@@ -200,6 +200,19 @@ impl LayerShape {
         }
     }
 
+    /// Width SDPA keeps k and v at. Handed a mask, transformers repeats
+    /// them to every query head before SDPA (`use_gqa_in_sdpa` holds only
+    /// without one) and SDPA keeps the repeat; one key-value head's repeat
+    /// is a stride-0 view, kept one head wide (measured on CPU:
+    /// tests/data/attention/masked_gqa.jsonl).
+    pub(super) fn sdpa_kv_width(&self, masked: bool) -> u128 {
+        if masked && self.attention == Attention::Sdpa && self.kv_heads > 1 {
+            self.heads * self.head_dim
+        } else {
+            self.kv_heads * self.head_dim
+        }
+    }
+
     /// Whether each PEFT-style adapted module keeps its own fp32 copy of its
     /// input: a 16-bit or autocast input's `.to(float32)` is a new tensor,
     /// an fp32 one's is the input itself, which the modules reading it

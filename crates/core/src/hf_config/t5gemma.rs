@@ -27,37 +27,7 @@ pub(super) fn import_t5gemma(
     };
     let encoder = module("encoder")?;
     let mut spec = module("decoder")?;
-    let shape = |s: &ModelSpec| {
-        (
-            s.hidden,
-            s.heads,
-            s.kv_heads,
-            s.head_dim(),
-            s.intermediate,
-            s.vocab,
-            s.qkv_bias,
-        )
-    };
-    if shape(&encoder) != shape(&spec) {
-        return Err(InputError::new(
-            cfg.field("encoder"),
-            format!(
-                "has width {}, {} heads ({} key-value) of {}, an MLP of {} and {} tokens, the decoder {}, {} ({}) of {}, {} and {}: vramfit models an encoder and a decoder of one shape",
-                encoder.hidden,
-                encoder.heads,
-                encoder.kv_heads,
-                encoder.head_dim(),
-                encoder.intermediate,
-                encoder.vocab,
-                spec.hidden,
-                spec.heads,
-                spec.kv_heads,
-                spec.head_dim(),
-                spec.intermediate,
-                spec.vocab
-            ),
-        ));
-    }
+    one_shape(&encoder, &spec, cfg.field("encoder"))?;
     spec.name = "t5gemma".to_string();
     spec.arch = Arch::Gemma2;
     spec.encoder_layers = Some(encoder.layers);
@@ -74,4 +44,43 @@ pub(super) fn import_t5gemma(
     let extra = u128::from(spec.vocab) * h + u128::from(spec.layers) * (h + biases);
     spec.model_extra_params = u64::try_from(extra).unwrap_or(u64::MAX);
     Ok(spec)
+}
+
+/// An encoder of the decoder's shape (width, heads, key-value heads and
+/// their width, MLP, vocabulary, q/k/v biases): the estimate models one
+/// for both stacks, so another is refused at `field`.
+pub(super) fn one_shape(encoder: &ModelSpec, decoder: &ModelSpec, field: String) -> Result<()> {
+    let shape = |s: &ModelSpec| {
+        (
+            s.hidden,
+            s.heads,
+            s.kv_heads,
+            s.head_dim(),
+            s.intermediate,
+            s.vocab,
+            s.qkv_bias,
+        )
+    };
+    if shape(encoder) == shape(decoder) {
+        return Ok(());
+    }
+    let describe = |s: &ModelSpec| {
+        format!(
+            "width {}, {} heads ({} key-value) of {}, an MLP of {} and {} tokens",
+            s.hidden,
+            s.heads,
+            s.kv_heads,
+            s.head_dim(),
+            s.intermediate,
+            s.vocab
+        )
+    };
+    Err(InputError::new(
+        field,
+        format!(
+            "the encoder has {}, the decoder {}: vramfit models an encoder and a decoder of one shape",
+            describe(encoder),
+            describe(decoder)
+        ),
+    ))
 }

@@ -21,7 +21,7 @@
 use serde_json::{Map, Value};
 
 use super::reader::{Cfg, Defaults};
-use crate::error::{InputError, Result};
+use crate::error::Result;
 use crate::model::{Arch, ModelSpec};
 
 /// Reads a T5Gemma 2 config; `gemma3` imports one stack's Gemma 3 layers.
@@ -37,37 +37,7 @@ pub(super) fn import_t5gemma2(
     let mut decoder_cfg = cfg.object_or_empty("decoder", &empty)?;
     decoder_cfg.defaults = Defaults::Class("t5gemma2_decoder");
     let mut spec = gemma3(&decoder_cfg)?;
-    let shape = |s: &ModelSpec| {
-        (
-            s.hidden,
-            s.heads,
-            s.kv_heads,
-            s.head_dim(),
-            s.intermediate,
-            s.vocab,
-            s.qkv_bias,
-        )
-    };
-    if shape(&encoder) != shape(&spec) {
-        return Err(InputError::new(
-            text.field("hidden_size"),
-            format!(
-                "gives width {}, {} heads ({} key-value) of {}, an MLP of {} and {} tokens, the decoder {}, {} ({}) of {}, {} and {}: vramfit models an encoder and a decoder of one shape (transformers itself requires the width and vocabulary to match)",
-                encoder.hidden,
-                encoder.heads,
-                encoder.kv_heads,
-                encoder.head_dim(),
-                encoder.intermediate,
-                encoder.vocab,
-                spec.hidden,
-                spec.heads,
-                spec.kv_heads,
-                spec.head_dim(),
-                spec.intermediate,
-                spec.vocab
-            ),
-        ));
-    }
+    super::t5gemma::one_shape(&encoder, &spec, text.field("hidden_size"))?;
     let mut vision = encoder_cfg.object_or_empty("vision_config", &empty)?;
     vision.defaults = Defaults::SiglipVision;
     spec.vision = Some(super::vlm::gemma3_tower(&vision, spec.hidden)?);
