@@ -98,7 +98,7 @@ cd "$(dirname "$0")/.."
 # (training/reuse.rs; insertion order instead of the standard sort, -2.0 KB);
 # 397.4 KB with FSDP's and ZeRO-3's stream pools and gelu_new's fp32 chain
 # under autocast, the image-tile grids ordered by insertion instead of three
-# instances of the standard stable sort (-4.1 KB); 398.3 KB, 2026-11-29, with
+# instances of the standard stable sort (-4.1 KB); 398.4 KB, 2026-11-29, with
 # T5Gemma 2's merged attention, RWKV-4's state and SDPA's repeated keys and
 # values under a mask.
 BUDGET_BYTES=400000
